@@ -1,0 +1,135 @@
+#include "pair_histogram_cpu.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace pairhist::cpu {
+namespace {
+
+// Columns of b handled per sweep: the bin-index buffer and three coordinate columns stay in L1
+// (4 * 1024 * (4 + 3 * sizeof(T)) bytes), while the partial histogram lives in L2.
+constexpr int64_t kTileColumns = 1024;
+
+/// Thread-private 32-bit partial histogram with one extra bin that swallows uncounted pairs, so the
+/// update loop needs no branch. Flushed into the 64-bit result before any counter can overflow.
+class PartialHistogram {
+ public:
+  PartialHistogram(int nbins, uint64_t* target) : target_(target), nbins_(nbins) {
+    counts_.assign(static_cast<size_t>(nbins) + 1, 0);
+  }
+  ~PartialHistogram() { flush(); }
+
+  void add(const int32_t* bins, int64_t n) {
+    if (pending_ + static_cast<uint64_t>(n) > kMaxPending) flush();
+    pending_ += static_cast<uint64_t>(n);
+    uint32_t* c = counts_.data();
+    for (int64_t k = 0; k < n; ++k) ++c[bins[k]];
+  }
+
+  void flush() {
+    if (pending_ == 0) return;
+    for (int k = 0; k < nbins_; ++k) target_[k] += counts_[k];
+    std::fill(counts_.begin(), counts_.end(), 0u);
+    pending_ = 0;
+  }
+
+ private:
+  static constexpr uint64_t kMaxPending = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> counts_;
+  uint64_t* target_;
+  uint64_t pending_ = 0;
+  int nbins_;
+};
+
+template <BoxKind K, class T>
+uint64_t histogram_blocked(Coords<T> a, Coords<T> b, bool same, int64_t row_begin, int64_t row_end,
+                           const HistogramParams<T>& p, uint64_t* hist) {
+  if (same) b = a;
+  PartialHistogram partial(p.nbins, hist);
+  alignas(64) int32_t bins[kTileColumns];
+  uint64_t examined = 0;
+  const T* bx = b.x();
+  const T* by = b.y();
+  const T* bz = b.z();
+  const Box<T> box = p.box;
+  const T scale = p.scale;
+  const int nbins = p.nbins;
+  for (int64_t j0 = 0; j0 < b.n; j0 += kTileColumns) {
+    const int64_t j1 = std::min(b.n, j0 + kTileColumns);
+    for (int64_t i = row_begin; i < row_end; ++i) {
+      // Same species: only j > i, so the tile starts after the diagonal.
+      const int64_t jstart = same ? std::max(j0, i + 1) : j0;
+      if (jstart >= j1) continue;
+      const T xi = a.x()[i], yi = a.y()[i], zi = a.z()[i];
+      const int64_t n = j1 - jstart;
+      for (int64_t k = 0; k < n; ++k) {
+        const int64_t j = jstart + k;
+        const T d2 = distance2<K>(box, fp::sub(bx[j], xi), fp::sub(by[j], yi), fp::sub(bz[j], zi));
+        bins[k] = bin_of(d2, scale, nbins);
+      }
+      partial.add(bins, n);
+      examined += static_cast<uint64_t>(n);
+    }
+  }
+  return examined;
+}
+
+}  // namespace
+
+template <class T>
+uint64_t histogram_pairs(Coords<T> a, Coords<T> b, bool same_species, int64_t row_begin,
+                         int64_t row_end, const HistogramParams<T>& params, uint64_t* hist) {
+  row_begin = std::max<int64_t>(0, row_begin);
+  row_end = std::min(row_end, a.n);
+  if (row_begin >= row_end || params.nbins <= 0) return 0;
+  switch (params.box.kind) {
+    case BoxKind::orthorhombic:
+      return histogram_blocked<BoxKind::orthorhombic>(a, b, same_species, row_begin, row_end,
+                                                      params, hist);
+    case BoxKind::triclinic:
+      return histogram_blocked<BoxKind::triclinic>(a, b, same_species, row_begin, row_end, params,
+                                                   hist);
+    default:
+      return histogram_blocked<BoxKind::none>(a, b, same_species, row_begin, row_end, params,
+                                              hist);
+  }
+}
+
+template <class T>
+void histogram_pairs_reference(Coords<T> a, Coords<T> b, bool same_species,
+                               const HistogramParams<T>& params, uint64_t* hist) {
+  if (same_species) b = a;
+  for (int64_t i = 0; i < a.n; ++i) {
+    for (int64_t j = same_species ? i + 1 : 0; j < b.n; ++j) {
+      const T dx = fp::sub(b.x()[j], a.x()[i]);
+      const T dy = fp::sub(b.y()[j], a.y()[i]);
+      const T dz = fp::sub(b.z()[j], a.z()[i]);
+      T d2;
+      switch (params.box.kind) {
+        case BoxKind::orthorhombic:
+          d2 = distance2<BoxKind::orthorhombic>(params.box, dx, dy, dz);
+          break;
+        case BoxKind::triclinic:
+          d2 = distance2<BoxKind::triclinic>(params.box, dx, dy, dz);
+          break;
+        default:
+          d2 = distance2<BoxKind::none>(params.box, dx, dy, dz);
+      }
+      const int k = bin_of(d2, params.scale, params.nbins);
+      if (k < params.nbins) ++hist[k];
+    }
+  }
+}
+
+template uint64_t histogram_pairs<float>(Coords<float>, Coords<float>, bool, int64_t, int64_t,
+                                         const HistogramParams<float>&, uint64_t*);
+template uint64_t histogram_pairs<double>(Coords<double>, Coords<double>, bool, int64_t, int64_t,
+                                          const HistogramParams<double>&, uint64_t*);
+template void histogram_pairs_reference<float>(Coords<float>, Coords<float>, bool,
+                                               const HistogramParams<float>&, uint64_t*);
+template void histogram_pairs_reference<double>(Coords<double>, Coords<double>, bool,
+                                                const HistogramParams<double>&, uint64_t*);
+
+}  // namespace pairhist::cpu

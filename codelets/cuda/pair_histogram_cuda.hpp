@@ -1,0 +1,34 @@
+// CUDA pair-histogram kernels. Plain CUDA: no StarPU here. Launchers enqueue on the given stream
+// and return the launch status; they never allocate or synchronise.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "pairhist/geometry.hpp"
+
+namespace pairhist::cuda {
+
+enum class HistogramKernel : int {
+  shared_memory = 0,  // a block's 32-bit partial histogram in shared memory (bins must fit)
+  global_memory = 1,  // atomics straight into the 64-bit histogram (any width)
+};
+
+/// Largest bin count the shared-memory kernel accepts on the given device.
+int max_shared_memory_bins(int device);
+
+/// Adds the histogram of pairs (i in a, j in b) to hist (device memory, nbins uint64 values).
+/// a and b are device arrays in structure-of-arrays form (x[0..n), y, z). With same_species
+/// only pairs i < j of a are counted and b is ignored. Rows [row_begin, row_end) of a.
+template <class T>
+cudaError_t launch_pair_histogram(HistogramKernel kernel, const T* a, int64_t na, const T* b,
+                                  int64_t nb, bool same_species, int64_t row_begin,
+                                  int64_t row_end, const HistogramParams<T>& params,
+                                  unsigned long long* hist, cudaStream_t stream);
+
+/// dst[k] += src[k] for k < n (64-bit histogram reduction).
+cudaError_t launch_add_histogram(unsigned long long* dst, const unsigned long long* src,
+                                 int64_t n, cudaStream_t stream);
+
+}  // namespace pairhist::cuda

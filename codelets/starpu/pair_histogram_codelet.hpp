@@ -1,0 +1,59 @@
+// StarPU glue for the pair-histogram kernels: the task arguments, the codelet (CPU blocked,
+// CUDA shared-memory, CUDA global-memory implementations), its perfmodel, and the init/redux
+// codelets that let StarPU sum 64-bit partial histograms (STARPU_REDUX).
+#pragma once
+
+#include <starpu.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "pairhist/geometry.hpp"
+
+namespace pairhist::codelets {
+
+enum class Precision : int { single = 0, double_ = 1 };
+
+/// Arguments of one pair-histogram task, handed over as the task's cl_arg (a plain struct).
+/// Buffers: coordinates of species a (R), of species b unless same_species (R), the pair's
+/// uint64 histogram (REDUX). Coordinates are vectors of 3*n values in x..., y..., z... order.
+struct PairHistogramArgs {
+  Precision precision = Precision::single;
+  int same_species = 0;
+  int64_t row_begin = 0;
+  int64_t row_end = 0;
+  uint64_t pairs = 0;  // pairs this task examines: the size its perfmodel is keyed on
+  HistogramParams<float> single_params;
+  HistogramParams<double> double_params;
+  int nbins() const { return precision == Precision::single ? single_params.nbins : double_params.nbins; }
+  BoxKind box_kind() const {
+    return precision == Precision::single ? single_params.box.kind : double_params.box.kind;
+  }
+};
+
+/// Tasks and pairs each worker executed, for the run summary.
+struct WorkerCounters {
+  std::atomic<uint64_t> tasks[STARPU_NMAXWORKERS];
+  std::atomic<uint64_t> pairs[STARPU_NMAXWORKERS];
+  std::atomic<uint64_t> seconds_ns[STARPU_NMAXWORKERS];  // CPU: kernel time; CUDA: submit time
+  void reset();
+};
+WorkerCounters& worker_counters();
+
+/// Implementation indices inside the codelet, per architecture.
+enum CudaImpl : unsigned { kCudaShared = 0, kCudaGlobal = 1 };
+
+starpu_codelet* pair_histogram_codelet();
+starpu_codelet* histogram_init_codelet();
+starpu_codelet* histogram_redux_codelet();
+
+#ifdef STARPU_USE_CUDA
+// Implemented in pair_histogram_codelet_cuda.cpp.
+void pair_histogram_cuda_shared(void* buffers[], void* cl_arg);
+void pair_histogram_cuda_global(void* buffers[], void* cl_arg);
+void histogram_init_cuda(void* buffers[], void* cl_arg);
+void histogram_redux_cuda(void* buffers[], void* cl_arg);
+int cuda_can_execute(unsigned workerid, starpu_task* task, unsigned nimpl);
+#endif
+
+}  // namespace pairhist::codelets

@@ -1,0 +1,90 @@
+// CUDA implementations of the StarPU codelets: unpack buffers and arguments, launch on the
+// worker's own stream (STARPU_CUDA_ASYNC: StarPU waits for the stream, we never synchronise).
+#include <starpu.h>
+
+#include <chrono>
+
+#include "../cuda/pair_histogram_cuda.hpp"
+#include "pair_histogram_codelet.hpp"
+
+namespace pairhist::codelets {
+namespace {
+
+int shared_bins_of_worker[STARPU_NMAXWORKERS];  // filled lazily by the worker thread itself
+
+template <class T>
+void launch(cuda::HistogramKernel kernel, void* buffers[], const PairHistogramArgs& args,
+            const HistogramParams<T>& params) {
+  const auto* a = reinterpret_cast<const T*>(STARPU_VECTOR_GET_PTR(buffers[0]));
+  const int64_t na = STARPU_VECTOR_GET_NX(buffers[0]) / 3;
+  const T* b = a;
+  int64_t nb = na;
+  int hist_index = 1;
+  if (!args.same_species) {
+    b = reinterpret_cast<const T*>(STARPU_VECTOR_GET_PTR(buffers[1]));
+    nb = STARPU_VECTOR_GET_NX(buffers[1]) / 3;
+    hist_index = 2;
+  }
+  auto* hist = reinterpret_cast<unsigned long long*>(STARPU_VECTOR_GET_PTR(buffers[hist_index]));
+  const cudaError_t err =
+      cuda::launch_pair_histogram(kernel, a, na, b, nb, args.same_species != 0, args.row_begin,
+                                  args.row_end, params, hist, starpu_cuda_get_local_stream());
+  if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
+}
+
+void run(cuda::HistogramKernel kernel, void* buffers[], void* cl_arg) {
+  const auto& args = *static_cast<const PairHistogramArgs*>(cl_arg);
+  const auto start = std::chrono::steady_clock::now();
+  if (args.precision == Precision::single)
+    launch<float>(kernel, buffers, args, args.single_params);
+  else
+    launch<double>(kernel, buffers, args, args.double_params);
+  const int w = starpu_worker_get_id();
+  if (w >= 0) {
+    auto& c = worker_counters();
+    c.tasks[w] += 1;
+    c.pairs[w] += args.pairs;
+    c.seconds_ns[w] += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                 std::chrono::steady_clock::now() - start)
+                                                 .count());
+  }
+}
+
+}  // namespace
+
+void pair_histogram_cuda_shared(void* buffers[], void* cl_arg) {
+  run(cuda::HistogramKernel::shared_memory, buffers, cl_arg);
+}
+
+void pair_histogram_cuda_global(void* buffers[], void* cl_arg) {
+  run(cuda::HistogramKernel::global_memory, buffers, cl_arg);
+}
+
+void histogram_init_cuda(void* buffers[], void*) {
+  const cudaError_t err = cudaMemsetAsync(reinterpret_cast<void*>(STARPU_VECTOR_GET_PTR(buffers[0])),
+                                          0, STARPU_VECTOR_GET_NX(buffers[0]) * sizeof(uint64_t),
+                                          starpu_cuda_get_local_stream());
+  if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
+}
+
+void histogram_redux_cuda(void* buffers[], void*) {
+  const cudaError_t err = cuda::launch_add_histogram(
+      reinterpret_cast<unsigned long long*>(STARPU_VECTOR_GET_PTR(buffers[0])),
+      reinterpret_cast<const unsigned long long*>(STARPU_VECTOR_GET_PTR(buffers[1])),
+      static_cast<int64_t>(STARPU_VECTOR_GET_NX(buffers[0])), starpu_cuda_get_local_stream());
+  if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
+}
+
+// The shared-memory kernel takes only histograms whose bins fit in a block's shared memory; the
+// global-memory kernel is kept for those (its atomics make it slower whenever both can run).
+int cuda_can_execute(unsigned workerid, starpu_task* task, unsigned nimpl) {
+  if (starpu_worker_get_type(static_cast<int>(workerid)) != STARPU_CUDA_WORKER) return 1;
+  int& max_bins = shared_bins_of_worker[workerid];
+  if (max_bins == 0)
+    max_bins = cuda::max_shared_memory_bins(starpu_worker_get_devid(static_cast<int>(workerid)));
+  const int nbins = static_cast<const PairHistogramArgs*>(task->cl_arg)->nbins();
+  const bool fits = nbins <= max_bins;
+  return nimpl == kCudaShared ? fits : !fits;
+}
+
+}  // namespace pairhist::codelets

@@ -1,0 +1,28 @@
+// The `pairhist` command.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+
+#include "pairhist/errors.hpp"
+#include "run_command.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "pairhist: pair-distance histograms and radial distribution functions of molecular "
+      "dynamics trajectories on all CPU cores and GPUs (StarPU)"};
+  app.set_version_flag("--version", "pairhist 0.1.0");
+  app.require_subcommand(1);
+  pairhist::add_run_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const pairhist::UsageError& e) {
+    std::fprintf(stderr, "pairhist: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pairhist: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

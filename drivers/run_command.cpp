@@ -1,0 +1,174 @@
+#include "run_command.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+
+#include "hdf5_writer.hpp"
+#include "pairhist/errors.hpp"
+#include "text_writers.hpp"
+#include "trajectory_job.hpp"
+
+namespace pairhist {
+namespace {
+
+struct RunArgs {
+  JobOptions job;
+  std::vector<std::string> species;
+  std::string output = "pairhist-out";
+  std::string precision = "single";
+  bool progress = false;
+  bool quiet = false;
+};
+
+std::string effective_config(const RunArgs& a) {
+  std::ostringstream s;
+  s.precision(17);
+  s << "trajectory = \"" << a.job.trajectory << "\"\n";
+  s << "topology = \"" << a.job.topology << "\"\n";
+  for (const auto& sp : a.job.species)
+    s << "species." << sp.name << " = \"" << sp.selection << "\"\n";
+  s << "rmax = " << a.job.r_max << "\nnbins = " << a.job.nbins << "\nunits = \"" << a.job.units
+    << "\"\nprecision = \"" << a.precision << "\"\nfirst = " << a.job.first
+    << "\nlast = " << a.job.last << "\nstep = " << a.job.step << "\n";
+  return s.str();
+}
+
+/// A progress line on stderr at most once a second, only where a person is watching.
+std::function<void(int64_t)> make_progress(bool forced) {
+  if (!forced && !isatty(STDERR_FILENO)) return nullptr;
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+  auto start = std::make_shared<std::chrono::steady_clock::time_point>(
+      std::chrono::steady_clock::now());
+  return [last, start](int64_t frames) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - *last < std::chrono::seconds(1)) return;
+    *last = now;
+    const double s = std::chrono::duration<double>(now - *start).count();
+    std::fprintf(stderr, "\rpairhist: %lld frames submitted (%.1f frames/s)",
+                 static_cast<long long>(frames), s > 0 ? frames / s : 0.0);
+    std::fflush(stderr);
+  };
+}
+
+void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<std::string>& files) {
+  const auto& r = out.result;
+  std::printf("pairhist run: %s\n", a.job.trajectory.c_str());
+  std::printf("  frames        : %zu (%s box, %s precision)\n", r.frame_indices.size(),
+              r.box_kind.c_str(), r.precision.c_str());
+  std::printf("  species       :");
+  for (const auto& s : r.species)
+    std::printf(" %s=%lld", s.name.c_str(), static_cast<long long>(s.count));
+  std::printf("\n  histograms    : %zu pairs, %d bins up to %g %s\n", r.pairs.size(), r.nbins,
+              r.r_max, r.length_unit.c_str());
+  uint64_t counted = 0;
+  for (const auto& p : r.pairs)
+    for (uint64_t c : p.counts) counted += c;
+  std::printf("  pairs         : %llu examined, %llu within r_max\n",
+              static_cast<unsigned long long>(out.pairs_examined),
+              static_cast<unsigned long long>(counted));
+  std::printf("  time          : %.3f s, %.3f bapps (%llu tasks)\n", out.seconds,
+              out.seconds > 0 ? out.pairs_examined / out.seconds * 1e-9 : 0.0,
+              static_cast<unsigned long long>(out.tasks));
+  std::printf("  workers       : %d CPU, %d CUDA, scheduler %s\n", out.cpu_workers,
+              out.cuda_workers, out.scheduler.c_str());
+  for (const auto& w : out.workers) {
+    if (w.tasks == 0) continue;
+    std::printf("    %-28s %6llu tasks %14llu pairs %9.3f s in kernels\n", w.name.c_str(),
+                static_cast<unsigned long long>(w.tasks), static_cast<unsigned long long>(w.pairs),
+                w.kernel_seconds);
+  }
+  std::printf("  output        :");
+  for (const auto& f : files) std::printf(" %s", f.c_str());
+  std::printf("\n");
+  if (r.volumes.empty())
+    std::printf("  note          : no periodic box, so no volume: counts only, no g(r)\n");
+}
+
+/// Fails before any work if the results could not be written: an existing non-directory, or no
+/// write permission where the directory would be created. The directory itself is created only
+/// when results exist, so a failed run leaves nothing behind.
+void check_output_directory(const std::string& output) {
+  namespace fs = std::filesystem;
+  fs::path p = fs::absolute(output);
+  if (fs::exists(p) && !fs::is_directory(p))
+    throw UsageError("output " + output + " exists and is not a directory");
+  while (!fs::exists(p)) p = p.parent_path();
+  if (!fs::is_directory(p) || access(p.c_str(), W_OK | X_OK) != 0)
+    throw UsageError("output directory " + output + " cannot be written (" + p.string() +
+                     " is not writable)");
+}
+
+void run(RunArgs& a) {
+  for (const auto& s : a.species) a.job.species.push_back(parse_species(s));
+  if (a.precision == "single")
+    a.job.precision = Precision::single;
+  else if (a.precision == "double")
+    a.job.precision = Precision::double_;
+  else
+    throw UsageError("--precision must be single or double");
+  // Check the inputs exist before any work, so a typo costs nothing and leaves nothing behind.
+  for (const auto& f : {a.job.trajectory, a.job.topology})
+    if (!std::filesystem::is_regular_file(f)) throw InputError(f + ": no such file");
+  check_output_directory(a.output);
+  if (!a.quiet) a.job.progress = make_progress(a.progress);
+
+  const JobOutcome out = run_trajectory_job(a.job);
+  if (a.job.progress) std::fprintf(stderr, "\n");
+
+  std::filesystem::create_directories(a.output);
+  const std::filesystem::path dir(a.output);
+  std::vector<std::string> files = {(dir / "pairhist.h5").string(), (dir / "rdf.csv").string()};
+  io::write_hdf5(files[0], out.result, effective_config(a));
+  io::write_rdf_csv(files[1], out.result);
+  if (!out.result.volumes.empty()) {
+    files.push_back((dir / "rdf.xvg").string());
+    io::write_xvg(files[2], out.result);
+  }
+  if (!a.quiet) print_summary(a, out, files);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Pair-distance histograms and g(r) of every species pair of a trajectory");
+  cmd->add_option("trajectory", args->job.trajectory, "Trajectory (.xtc)")->required();
+  cmd->add_option("--top,-s", args->job.topology, "Topology with atom names (.gro)")->required();
+  cmd->add_option("--species", args->species,
+                  "NAME=SELECTION, repeatable; SELECTION is comma-separated atom-name globs "
+                  "(e.g. --species O=OW --species H=HW1,HW2)")
+      ->required();
+  cmd->add_option("--rmax", args->job.r_max, "Largest distance histogrammed (in --units)")
+      ->required();
+  cmd->add_option("--nbins", args->job.nbins, "Number of bins from 0 to rmax")->required();
+  cmd->add_option("--units", args->job.units, "Length unit of --rmax and of the output")
+      ->check(CLI::IsMember({"nm", "angstrom"}))
+      ->capture_default_str();
+  cmd->add_option("--precision", args->precision, "Kernel precision")
+      ->check(CLI::IsMember({"single", "double"}))
+      ->capture_default_str();
+  cmd->add_option("-o,--output", args->output, "Output directory")->capture_default_str();
+  cmd->add_option("--first", args->job.first, "First frame (0-based)")->capture_default_str();
+  cmd->add_option("--last", args->job.last, "Last frame, inclusive (-1: end)")
+      ->capture_default_str();
+  cmd->add_option("--step", args->job.step, "Use every step-th frame")->capture_default_str();
+  cmd->add_option("--sched", args->job.scheduler,
+                  "StarPU scheduler (lws, eager, dmda, dmdas, random, ...); default: "
+                  "$STARPU_SCHED or StarPU's default");
+  cmd->add_option("--ncpu", args->job.ncpu, "CPU workers (-1: all cores)")->capture_default_str();
+  cmd->add_option("--ncuda", args->job.ncuda, "CUDA workers (-1: all GPUs)")->capture_default_str();
+  cmd->add_option("--frames-in-flight", args->job.frames_in_flight,
+                  "Frames whose coordinates are held at once")
+      ->capture_default_str();
+  cmd->add_flag("--progress", args->progress, "Show progress even when stderr is not a terminal");
+  cmd->add_flag("-q,--quiet", args->quiet, "No summary, no progress");
+  cmd->callback([args]() { run(*args); });
+}
+
+}  // namespace pairhist

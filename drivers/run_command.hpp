@@ -1,0 +1,11 @@
+// `pairhist run`: histograms and g(r) of a trajectory, written to an output directory.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace pairhist {
+
+/// Adds the `run` subcommand to app; its callback runs the job.
+void add_run_command(CLI::App& app);
+
+}  // namespace pairhist

@@ -1,0 +1,179 @@
+#include "trajectory_job.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "gro_reader.hpp"
+#include "pairhist/errors.hpp"
+#include "selection.hpp"
+#include "xtc_reader.hpp"
+
+namespace pairhist {
+
+SpeciesSpec parse_species(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw UsageError("--species expects NAME=SELECTION (e.g. O=OW or H=HW1,HW2), got '" + text +
+                     "'");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+namespace {
+
+double length_factor(const std::string& units) {
+  // Trajectories store nm; the user's unit only changes r_max, edges and volumes reported.
+  if (units == "nm") return 1.0;
+  if (units == "angstrom" || units == "A") return 10.0;
+  throw UsageError("unknown length unit '" + units + "' (use nm or angstrom)");
+}
+
+std::string format_length(double v, const std::string& unit) {
+  std::ostringstream s;
+  s.precision(6);
+  s << v << ' ' << unit;
+  return s.str();
+}
+
+void check_options(const JobOptions& o) {
+  if (o.species.empty()) throw UsageError("no species given (use --species NAME=SELECTION)");
+  if (!(o.r_max > 0) || !std::isfinite(o.r_max)) throw UsageError("--rmax must be positive");
+  if (o.nbins <= 0) throw UsageError("--nbins must be positive");
+  if (o.step <= 0) throw UsageError("--step must be positive");
+  if (o.first < 0) throw UsageError("--first must be >= 0");
+  for (size_t i = 0; i < o.species.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (o.species[i].name == o.species[j].name)
+        throw UsageError("species '" + o.species[i].name + "' is defined twice");
+}
+
+/// Atom indices of every species, checked against each other: the same atom in two species
+/// would be paired with itself.
+std::vector<std::vector<int>> resolve_species(const JobOptions& o, const io::Topology& top) {
+  std::vector<std::vector<int>> atoms;
+  std::vector<int> owner(static_cast<size_t>(top.natoms()), -1);
+  for (size_t s = 0; s < o.species.size(); ++s) {
+    atoms.push_back(io::select_atoms_by_name(top, o.species[s].selection, o.topology));
+    for (int a : atoms.back()) {
+      int& own = owner[static_cast<size_t>(a)];
+      if (own >= 0)
+        throw UsageError("species '" + o.species[static_cast<size_t>(own)].name + "' and '" +
+                         o.species[s].name + "' overlap (atom " + std::to_string(a + 1) + " " +
+                         top.atom_names[static_cast<size_t>(a)] + ")");
+      own = static_cast<int>(s);
+    }
+  }
+  return atoms;
+}
+
+BoxMatrix to_matrix(const std::array<float, 9>& box) {
+  BoxMatrix m;
+  for (int i = 0; i < 9; ++i) m[i] = box[i];
+  return m;
+}
+
+}  // namespace
+
+JobOutcome run_trajectory_job(const JobOptions& o) {
+  check_options(o);
+  const double factor = length_factor(o.units);
+  const double r_max_nm = o.r_max / factor;
+
+  const io::Topology top = io::read_gro(o.topology);
+  const auto atoms = resolve_species(o, top);
+  io::XtcReader reader(o.trajectory);
+  if (reader.natoms() != top.natoms())
+    throw InputError(o.trajectory + ": frame 0: " + std::to_string(reader.natoms()) +
+                     " atoms, but topology " + o.topology + " has " +
+                     std::to_string(top.natoms()));
+
+  JobOutcome out;
+  HistogramResult& res = out.result;
+  for (size_t s = 0; s < o.species.size(); ++s)
+    res.species.push_back({o.species[s].name, o.species[s].selection,
+                           static_cast<int64_t>(atoms[s].size())});
+  res.r_max = o.r_max;
+  res.nbins = o.nbins;
+  res.length_unit = factor == 1.0 ? "nm" : "angstrom";
+  res.precision = o.precision == Precision::single ? "single" : "double";
+
+  const auto start = std::chrono::steady_clock::now();
+  io::TrajectoryFrame frame;
+  std::vector<std::vector<float>> species_xyz(atoms.size());
+  for (size_t s = 0; s < atoms.size(); ++s) species_xyz[s].resize(atoms[s].size() * 3);
+  std::vector<const float*> species_ptr;
+  for (auto& v : species_xyz) species_ptr.push_back(v.data());
+
+  std::unique_ptr<HistogramEngine> engine;
+  BoxKind kind = BoxKind::none;
+  int64_t index = -1;
+  while (reader.next(frame)) {
+    ++index;
+    if (o.last >= 0 && index > o.last) break;
+    if (index < o.first || (index - o.first) % o.step != 0) continue;
+    const std::string where = o.trajectory + ": frame " + std::to_string(index) + ": ";
+    const BoxMatrix box = to_matrix(frame.box);
+    if (const std::string problem = box_problem(box); !problem.empty())
+      throw InputError(where + problem);
+    const BoxKind frame_kind = classify_box(box);
+    if (!engine) {
+      kind = frame_kind;
+      EngineConfig config;
+      for (const auto& a : atoms) config.species_sizes.push_back(static_cast<int64_t>(a.size()));
+      config.r_max = r_max_nm;
+      config.nbins = o.nbins;
+      config.precision = o.precision;
+      config.box_kind = kind;
+      config.scheduler = o.scheduler;
+      config.ncpu = o.ncpu;
+      config.ncuda = o.ncuda;
+      config.frames_in_flight = o.frames_in_flight;
+      engine = std::make_unique<HistogramEngine>(config);
+    } else if (static_cast<int>(frame_kind) > static_cast<int>(kind) ||
+               (kind != BoxKind::none && frame_kind == BoxKind::none)) {
+      throw InputError(where + "box changes from " + box_kind_name(kind) + " to " +
+                       box_kind_name(frame_kind));
+    }
+    const double limit = max_minimum_image_rmax(box);
+    if (r_max_nm > limit)
+      throw InputError(where + "r_max " + format_length(o.r_max, res.length_unit) +
+                       " exceeds the minimum-image limit " +
+                       format_length(limit * factor, res.length_unit) +
+                       " of this frame's box (half its shortest lattice vector)");
+    for (size_t s = 0; s < atoms.size(); ++s) {
+      float* dst = species_xyz[s].data();
+      for (int a : atoms[s]) {
+        const float* src = &frame.xyz[3 * static_cast<size_t>(a)];
+        *dst++ = src[0];
+        *dst++ = src[1];
+        *dst++ = src[2];
+      }
+    }
+    engine->submit_frame(species_ptr, box);
+    res.frame_indices.push_back(index);
+    res.frame_times.push_back(frame.time);
+    if (kind != BoxKind::none) res.volumes.push_back(box_volume(box) * factor * factor * factor);
+    if (o.progress) o.progress(static_cast<int64_t>(res.frame_indices.size()));
+  }
+  if (!engine)
+    throw InputError(o.trajectory + ": no frame selected (the file has " +
+                     std::to_string(index + 1) + " frames)");
+
+  const auto histograms = engine->finish();
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto pairs = species_pairs(static_cast<int>(atoms.size()));
+  for (size_t p = 0; p < pairs.size(); ++p) {
+    PairHistogram h{pairs[p].first, pairs[p].second, histograms[p]};
+    out.pairs_examined += res.pairs_per_frame(h) * res.frame_indices.size();
+    res.pairs.push_back(std::move(h));
+  }
+  res.box_kind = box_kind_name(kind);
+  out.workers = engine->activity();
+  out.cpu_workers = engine->cpu_workers();
+  out.cuda_workers = engine->cuda_workers();
+  out.scheduler = engine->scheduler();
+  out.tasks = engine->tasks_submitted();
+  return out;
+}
+
+}  // namespace pairhist

@@ -1,0 +1,55 @@
+// A whole histogram run over a trajectory: read frames, feed the task library, collect counts.
+// Shared by the `pairhist run` command and the integration tests.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "pairhist/engine.hpp"
+#include "pairhist/result.hpp"
+
+namespace pairhist {
+
+struct SpeciesSpec {
+  std::string name;
+  std::string selection;  // comma-separated atom-name globs
+};
+
+struct JobOptions {
+  std::string trajectory;  // .xtc
+  std::string topology;    // .gro
+  std::vector<SpeciesSpec> species;
+  double r_max = 0;            // in `units`
+  int nbins = 0;
+  std::string units = "nm";    // nm | angstrom
+  Precision precision = Precision::single;
+  int64_t first = 0;           // frame selection: first, last (inclusive; -1 = end), step
+  int64_t last = -1;
+  int64_t step = 1;
+  std::string scheduler;
+  int ncpu = -1;
+  int ncuda = -1;
+  int frames_in_flight = 4;
+  std::function<void(int64_t frames_done)> progress;  // called after each submitted frame
+};
+
+struct JobOutcome {
+  HistogramResult result;
+  double seconds = 0;           // from the first frame read to the last histogram collected
+  uint64_t pairs_examined = 0;  // all pairs of all frames, within r_max or not
+  std::vector<WorkerActivity> workers;
+  int cpu_workers = 0;
+  int cuda_workers = 0;
+  std::string scheduler;
+  uint64_t tasks = 0;
+};
+
+/// Parses a `--species NAME=SELECTION` value.
+SpeciesSpec parse_species(const std::string& text);
+
+/// Runs the job; throws InputError / UsageError with one-line messages on bad input.
+JobOutcome run_trajectory_job(const JobOptions& options);
+
+}  // namespace pairhist

@@ -1,0 +1,72 @@
+// The pairhist task library: turns frames into StarPU tasks and accumulates exact 64-bit pair
+// histograms. Usable inside another StarPU application: it calls starpu_init itself (StarPU counts
+// the calls, so a host that initialised StarPU first keeps its own configuration) and waits only
+// on its own data, never on all tasks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pairhist/box_setup.hpp"
+
+namespace pairhist {
+
+enum class Precision { single, double_ };
+
+struct EngineConfig {
+  std::vector<int64_t> species_sizes;  // atoms per species, fixed for the whole run
+  double r_max = 0;                    // same length unit as the coordinates
+  int nbins = 0;
+  Precision precision = Precision::single;
+  BoxKind box_kind = BoxKind::none;
+  int frames_in_flight = 4;            // frame buffers registered at once (memory bound)
+  uint64_t max_pairs_per_task = uint64_t(1) << 28;  // larger pairs are split into row tiles
+  std::string scheduler;               // StarPU scheduling policy; empty: STARPU_SCHED or default
+  int ncpu = -1;                       // CPU workers; -1: StarPU's default (all cores)
+  int ncuda = -1;                      // CUDA workers; -1: all GPUs
+};
+
+struct WorkerActivity {
+  int id = 0;
+  std::string name;
+  bool is_cuda = false;
+  uint64_t tasks = 0;
+  uint64_t pairs = 0;
+  double kernel_seconds = 0;  // CPU: time in the kernel; CUDA: time to enqueue launches
+};
+
+/// Species pairs in the order histograms are returned: (a, b) with a <= b, a-major.
+std::vector<std::pair<int, int>> species_pairs(int nspecies);
+
+class HistogramEngine {
+ public:
+  explicit HistogramEngine(const EngineConfig& config);
+  ~HistogramEngine();
+  HistogramEngine(const HistogramEngine&) = delete;
+  HistogramEngine& operator=(const HistogramEngine&) = delete;
+
+  /// Copies one frame and submits its tasks. species_xyz[s] points to species_sizes[s] atoms as
+  /// x,y,z triples. Blocks only while all frame buffers are still in use by earlier frames.
+  void submit_frame(const std::vector<const float*>& species_xyz, const BoxMatrix& box);
+
+  /// Waits for this engine's tasks and returns the histograms in species_pairs() order.
+  /// Callable once; the engine cannot take frames afterwards.
+  std::vector<std::vector<uint64_t>> finish();
+
+  int cpu_workers() const;
+  int cuda_workers() const;
+  std::string scheduler() const;
+  uint64_t frames_submitted() const;
+  uint64_t tasks_submitted() const;
+  /// Per-worker tasks and pairs since the engine started (complete after finish()).
+  std::vector<WorkerActivity> activity() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pairhist

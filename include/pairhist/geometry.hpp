@@ -1,0 +1,136 @@
+// Periodic boxes, minimum image and distance -> bin: the single source of truth shared by the CPU
+// and CUDA kernels. Results must be bit-identical on both, so every operation here is spelled out:
+// on the device through the explicitly rounded intrinsics (never contracted into FMAs), on the
+// host with -ffp-contract=off (set by CMake for every target that includes this header).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define PH_HD __host__ __device__ __forceinline__
+#else
+#define PH_HD inline
+#endif
+
+namespace pairhist {
+
+enum class BoxKind : int { none = 0, orthorhombic = 1, triclinic = 2 };
+
+/// A periodic cell in GROMACS's lower-triangular form: a = (ax,0,0), b = (bx,by,0), c = (cx,cy,cz).
+/// The inverse diagonal is stored so CPU and GPU multiply by the very same rounded value.
+template <class T>
+struct Box {
+  BoxKind kind = BoxKind::none;
+  T ax = 0, bx = 0, by = 0, cx = 0, cy = 0, cz = 0;
+  T inv_ax = 0, inv_by = 0, inv_cz = 0;
+};
+
+/// What a kernel needs besides coordinates. Bin k of a pair at distance r is
+///   k = floor( fl(fl(sqrt(d2)) * scale) ),  scale = fl(nbins / r_max),
+/// with d2 the squared minimum-image distance summed as (dx*dx + dy*dy) + dz*dz, each operation
+/// rounded to T. The pair is counted iff that product is < nbins.
+template <class T>
+struct HistogramParams {
+  Box<T> box;
+  T scale = 0;
+  int nbins = 0;
+};
+
+namespace fp {
+// Explicitly rounded arithmetic: identical on host and device, never fused.
+#if defined(__CUDA_ARCH__)
+PH_HD float add(float a, float b) { return __fadd_rn(a, b); }
+PH_HD float sub(float a, float b) { return __fsub_rn(a, b); }
+PH_HD float mul(float a, float b) { return __fmul_rn(a, b); }
+PH_HD float sqrt(float a) { return __fsqrt_rn(a); }
+PH_HD float rint(float a) { return ::rintf(a); }
+PH_HD double add(double a, double b) { return __dadd_rn(a, b); }
+PH_HD double sub(double a, double b) { return __dsub_rn(a, b); }
+PH_HD double mul(double a, double b) { return __dmul_rn(a, b); }
+PH_HD double sqrt(double a) { return __dsqrt_rn(a); }
+PH_HD double rint(double a) { return ::rint(a); }
+#else
+template <class T>
+PH_HD T add(T a, T b) { return a + b; }
+template <class T>
+PH_HD T sub(T a, T b) { return a - b; }
+template <class T>
+PH_HD T mul(T a, T b) { return a * b; }
+PH_HD float sqrt(float a) { return std::sqrt(a); }
+PH_HD double sqrt(double a) { return std::sqrt(a); }
+PH_HD float rint(float a) { return std::rint(a); }
+PH_HD double rint(double a) { return std::rint(a); }
+#endif
+}  // namespace fp
+
+template <class T>
+PH_HD T norm2(T dx, T dy, T dz) {
+  return fp::add(fp::add(fp::mul(dx, dx), fp::mul(dy, dy)), fp::mul(dz, dz));
+}
+
+/// Rectangular cell: per-component shift by the nearest whole box length.
+template <class T>
+PH_HD void wrap_orthorhombic(const Box<T>& box, T& dx, T& dy, T& dz) {
+  dx = fp::sub(dx, fp::mul(box.ax, fp::rint(fp::mul(dx, box.inv_ax))));
+  dy = fp::sub(dy, fp::mul(box.by, fp::rint(fp::mul(dy, box.inv_by))));
+  dz = fp::sub(dz, fp::mul(box.cz, fp::rint(fp::mul(dz, box.inv_cz))));
+}
+
+/// Triclinic cell: reduce along c, then b, then a (each removes the component its vector alone
+/// carries), then search the 26 neighbouring images, because the reduced vector is not always the
+/// shortest one in a skewed cell. Exact for r below half the shortest lattice vector in a GROMACS
+/// reduced box (|bx|,|cx| <= ax/2, |cy| <= by/2).
+template <class T>
+PH_HD T distance2_triclinic(const Box<T>& box, T dx, T dy, T dz) {
+  T s = fp::rint(fp::mul(dz, box.inv_cz));
+  dx = fp::sub(dx, fp::mul(s, box.cx));
+  dy = fp::sub(dy, fp::mul(s, box.cy));
+  dz = fp::sub(dz, fp::mul(s, box.cz));
+  s = fp::rint(fp::mul(dy, box.inv_by));
+  dx = fp::sub(dx, fp::mul(s, box.bx));
+  dy = fp::sub(dy, fp::mul(s, box.by));
+  s = fp::rint(fp::mul(dx, box.inv_ax));
+  dx = fp::sub(dx, fp::mul(s, box.ax));
+  T best = norm2(dx, dy, dz);
+  for (int k = -1; k <= 1; ++k) {
+    const T zk = fp::add(dz, fp::mul(T(k), box.cz));
+    const T yk = fp::add(dy, fp::mul(T(k), box.cy));
+    const T xk = fp::add(dx, fp::mul(T(k), box.cx));
+    for (int j = -1; j <= 1; ++j) {
+      const T yj = fp::add(yk, fp::mul(T(j), box.by));
+      const T xj = fp::add(xk, fp::mul(T(j), box.bx));
+      for (int i = -1; i <= 1; ++i) {
+        const T xi = fp::add(xj, fp::mul(T(i), box.ax));
+        const T d2 = norm2(xi, yj, zk);
+        best = d2 < best ? d2 : best;
+      }
+    }
+  }
+  return best;
+}
+
+/// Squared (minimum-image) distance of the displacement (dx, dy, dz) = p_b - p_a.
+template <BoxKind K, class T>
+PH_HD T distance2(const Box<T>& box, T dx, T dy, T dz) {
+  if constexpr (K == BoxKind::orthorhombic) {
+    wrap_orthorhombic(box, dx, dy, dz);
+    return norm2(dx, dy, dz);
+  } else if constexpr (K == BoxKind::triclinic) {
+    return distance2_triclinic(box, dx, dy, dz);
+  } else {
+    (void)box;
+    return norm2(dx, dy, dz);
+  }
+}
+
+/// Bin of a squared distance; nbins means "not counted" (r beyond r_max, or NaN).
+template <class T>
+PH_HD int bin_of(T d2, T scale, int nbins) {
+  const T x = fp::mul(fp::sqrt(d2), scale);
+  // Clamp first, convert after: a select the compilers vectorise, and NaN also maps to nbins.
+  const T clamped = x < T(nbins) ? x : T(nbins);
+  return static_cast<int>(clamped);
+}
+
+}  // namespace pairhist

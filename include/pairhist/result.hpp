@@ -1,0 +1,44 @@
+// The accumulated outcome of a histogram run: what writers and the g(r) normalisation consume.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pairhist {
+
+struct SpeciesInfo {
+  std::string name;
+  std::string selection;  // the selection text the user gave, for the record
+  int64_t count = 0;      // atoms per frame
+};
+
+/// Counts of one species pair (a <= b, indices into HistogramResult::species). Bin k holds the
+/// pairs with floor(r * nbins / r_max) == k; same-species pairs are counted once (i < j).
+struct PairHistogram {
+  int a = 0;
+  int b = 0;
+  std::vector<uint64_t> counts;
+};
+
+struct HistogramResult {
+  std::vector<SpeciesInfo> species;
+  std::vector<PairHistogram> pairs;
+  double r_max = 0;               // in length_unit
+  int nbins = 0;
+  std::string length_unit = "nm"; // "nm" or "angstrom"
+  std::string box_kind = "none";  // none | orthorhombic | triclinic
+  std::string precision = "single";
+  std::vector<int64_t> frame_indices;  // trajectory frame index of every frame that was histogrammed
+  std::vector<double> frame_times;     // ps
+  std::vector<double> volumes;         // per frame, in length_unit^3; empty when there is no box
+
+  /// Number of pairs a frame contributes to pair p: N(N-1)/2 same species, N_A*N_B otherwise.
+  uint64_t pairs_per_frame(const PairHistogram& p) const {
+    const auto na = static_cast<uint64_t>(species[p.a].count);
+    const auto nb = static_cast<uint64_t>(species[p.b].count);
+    return p.a == p.b ? na * (na - 1) / 2 : na * nb;
+  }
+};
+
+}  // namespace pairhist

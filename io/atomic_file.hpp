@@ -1,0 +1,44 @@
+// Write-then-rename output, so a reader never sees a half-written result file and an interrupted
+// run never destroys the previous one.
+#pragma once
+
+#include <string>
+
+namespace pairhist::io {
+
+/// Owns a temporary file next to `final_path`. The caller writes to temp_path() with any API
+/// (ofstream, HDF5, ...) and calls commit() once the file is complete and closed. If commit() is
+/// never reached (an exception unwinds past this object) the temporary file is deleted and
+/// `final_path` is left untouched.
+///
+/// The temporary lives in the same directory as the target because rename() is only atomic
+/// within one file system. No fsync is done: the guarantee is against partial files from crashes
+/// of this process, not against power loss.
+class AtomicOutput {
+ public:
+  /// Throws OutputError if `final_path` has no file name component. Creates nothing on disk.
+  explicit AtomicOutput(std::string final_path);
+  ~AtomicOutput();
+
+  AtomicOutput(const AtomicOutput&) = delete;
+  AtomicOutput& operator=(const AtomicOutput&) = delete;
+  AtomicOutput(AtomicOutput&&) = delete;
+  AtomicOutput& operator=(AtomicOutput&&) = delete;
+
+  const std::string& final_path() const { return final_path_; }
+  /// `<dir>/.<name>.tmp.<pid>`: hidden, and unique per process so concurrent runs writing the
+  /// same target do not clobber each other's temporaries.
+  const std::string& temp_path() const { return temp_path_; }
+
+  /// Renames the temporary onto the final path (replacing an existing file). Throws OutputError
+  /// naming both paths if the rename fails; the temporary is then still removed by the destructor.
+  void commit();
+  bool committed() const { return committed_; }
+
+ private:
+  std::string final_path_;
+  std::string temp_path_;
+  bool committed_ = false;
+};
+
+}  // namespace pairhist::io

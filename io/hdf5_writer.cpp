@@ -1,0 +1,271 @@
+#include "hdf5_writer.hpp"
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "atomic_file.hpp"
+#include "pairhist/errors.hpp"
+#include "rdf.hpp"
+
+namespace pairhist::io {
+
+namespace {
+
+constexpr const char* kVersion = "0.1.0";
+
+/// Owns an HDF5 identifier. Closing in the destructor ignores failures: it only runs on the error
+/// path or after an explicit, checked close().
+class Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
+  ~Handle() {
+    if (id_ >= 0) closer_(id_);
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+
+  hid_t get() const { return id_; }
+  herr_t close() {
+    const herr_t status = id_ >= 0 ? closer_(id_) : 0;
+    id_ = -1;
+    return status;
+  }
+
+ private:
+  hid_t id_;
+  Closer closer_;
+};
+
+/// HDF5 prints its whole error stack to stderr by default; we report one OutputError line
+/// instead. The previous handler is restored so a host program's own HDF5 use is unaffected.
+class SilenceHdf5Errors {
+ public:
+  SilenceHdf5Errors() {
+    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  }
+  ~SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+  SilenceHdf5Errors(const SilenceHdf5Errors&) = delete;
+  SilenceHdf5Errors& operator=(const SilenceHdf5Errors&) = delete;
+
+ private:
+  H5E_auto2_t func_ = nullptr;
+  void* data_ = nullptr;
+};
+
+class Writer {
+ public:
+  explicit Writer(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw OutputError("cannot write HDF5 file '" + path_ + "': " + what);
+  }
+  hid_t check(hid_t id, const std::string& what) const {
+    if (id < 0) fail(what);
+    return id;
+  }
+  void check(herr_t status, const char* what, const std::string& name) const {
+    if (status < 0) fail(std::string(what) + " '" + name + "' failed");
+  }
+
+  Handle group(hid_t parent, const std::string& name) const {
+    return Handle(check(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                        "creating group '" + name + "' failed"),
+                  H5Gclose);
+  }
+
+  void dataset(hid_t parent, const std::string& name, hid_t file_type, hid_t mem_type,
+               const void* data, size_t n) const {
+    const hsize_t dims[1] = {static_cast<hsize_t>(n)};
+    Handle space(check(H5Screate_simple(1, dims, nullptr), "creating dataspace for '" + name + "'"),
+                 H5Sclose);
+    write_dataset(parent, name, file_type, mem_type, data, space);
+  }
+
+  void scalar_dataset(hid_t parent, const std::string& name, hid_t file_type, hid_t mem_type,
+                      const void* data) const {
+    Handle space(check(H5Screate(H5S_SCALAR), "creating dataspace for '" + name + "'"), H5Sclose);
+    write_dataset(parent, name, file_type, mem_type, data, space);
+  }
+
+  void attribute(hid_t obj, const std::string& name, hid_t file_type, hid_t mem_type,
+                 const void* data) const {
+    Handle space(check(H5Screate(H5S_SCALAR), "creating dataspace for attribute '" + name + "'"),
+                 H5Sclose);
+    Handle attr(
+        check(H5Acreate2(obj, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+              "creating attribute '" + name + "' failed"),
+        H5Aclose);
+    check(H5Awrite(attr.get(), mem_type, data), "writing attribute", name);
+    check(attr.close(), "closing attribute", name);
+  }
+
+  void string_attribute(hid_t obj, const std::string& name, const std::string& value) const {
+    // Variable-length strings keep only a heap reference in the object header, so long texts do
+    // not hit the 64 KiB limit of compact attribute storage; h5py reads them back as str.
+    Handle type(check(H5Tcopy(H5T_C_S1), "creating string type"), H5Tclose);
+    check(H5Tset_size(type.get(), H5T_VARIABLE), "sizing string type for", name);
+    check(H5Tset_cset(type.get(), H5T_CSET_UTF8), "setting character set for", name);
+    const char* text = value.c_str();
+    attribute(obj, name, type.get(), type.get(), &text);
+  }
+
+ private:
+  void write_dataset(hid_t parent, const std::string& name, hid_t file_type, hid_t mem_type,
+                     const void* data, const Handle& space) const {
+    Handle set(check(H5Dcreate2(parent, name.c_str(), file_type, space.get(), H5P_DEFAULT,
+                                H5P_DEFAULT, H5P_DEFAULT),
+                     "creating dataset '" + name + "' failed"),
+               H5Dclose);
+    check(H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), "writing dataset",
+          name);
+    check(set.close(), "closing dataset", name);
+  }
+
+  std::string path_;
+};
+
+std::string pair_name(const HistogramResult& res, const PairHistogram& p) {
+  const int lo = p.a <= p.b ? p.a : p.b;
+  const int hi = p.a <= p.b ? p.b : p.a;
+  return res.species[lo].name + "," + res.species[hi].name;
+}
+
+void validate(const HistogramResult& res) {
+  if (res.frame_indices.empty()) {
+    throw UsageError("nothing to write: no frames were histogrammed");
+  }
+  std::set<std::string> seen;
+  for (const auto& s : res.species) {
+    // '/' would create nested groups and '.' names the current group in HDF5 paths; ',' would
+    // make the "A,B" pair dataset names ambiguous.
+    if (s.name.empty() || s.name == "." || s.name.find_first_of("/,") != std::string::npos) {
+      throw UsageError("species name '" + s.name +
+                       "' cannot be written to HDF5 (it must be non-empty and contain no '/' "
+                       "or ',')");
+    }
+    if (!seen.insert(s.name).second) {
+      throw UsageError("species name '" + s.name + "' is used twice");
+    }
+  }
+  for (const auto& p : res.pairs) {
+    if (p.a < 0 || p.b < 0 || static_cast<size_t>(p.a) >= res.species.size() ||
+        static_cast<size_t>(p.b) >= res.species.size()) {
+      throw std::logic_error("pair histogram refers to a species that does not exist");
+    }
+    if (p.counts.size() != static_cast<size_t>(res.nbins)) {
+      throw std::logic_error("pair histogram has " + std::to_string(p.counts.size()) +
+                             " bins, expected " + std::to_string(res.nbins));
+    }
+  }
+}
+
+}  // namespace
+
+void write_hdf5(const std::string& path, const HistogramResult& res,
+                const std::string& config_text) {
+  validate(res);
+  // Normalise before touching the disk, so a normalisation error leaves no partial output.
+  const bool have_box = !res.volumes.empty();
+  std::vector<RdfCurve> curves;
+  if (have_box) {
+    for (const auto& p : res.pairs) curves.push_back(compute_rdf(res, p));
+  }
+  const std::vector<double> edges = bin_edges(res.r_max, res.nbins);
+  const std::vector<double> centres = bin_centres(res.r_max, res.nbins);
+
+  AtomicOutput out(path);
+  SilenceHdf5Errors quiet;
+  const Writer w(path);
+  {
+    Handle file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+                H5Fclose);
+    if (file.get() < 0) {
+      w.fail("cannot create the file (does the directory exist and is it writable?)");
+    }
+
+    {
+      // CADISHI names each block by the frame number it was written at; a whole-run histogram is
+      // one block named after its last frame.
+      Handle block = w.group(file.get(), std::to_string(res.frame_indices.back()));
+      {
+        Handle hist = w.group(block.get(), "histograms");
+        for (const auto& p : res.pairs) {
+          w.dataset(hist.get(), pair_name(res, p), H5T_STD_U64LE, H5T_NATIVE_UINT64,
+                    p.counts.data(), p.counts.size());
+        }
+        w.dataset(hist.get(), "radii", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, centres.data(),
+                  centres.size());
+        w.check(hist.close(), "closing group", "histograms");
+      }
+      {
+        Handle numbers = w.group(block.get(), "particle_numbers");
+        for (const auto& s : res.species) {
+          const int64_t n = s.count;
+          w.scalar_dataset(numbers.get(), s.name, H5T_STD_I64LE, H5T_NATIVE_INT64, &n);
+        }
+        w.check(numbers.close(), "closing group", "particle_numbers");
+      }
+      if (have_box) {
+        Handle volumes = w.group(block.get(), "volumes");
+        double mean = 0;
+        for (double v : res.volumes) mean += v;
+        mean /= static_cast<double>(res.volumes.size());
+        w.scalar_dataset(volumes.get(), "box", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &mean);
+        w.check(volumes.close(), "closing group", "volumes");
+      }
+      w.check(block.close(), "closing group", std::to_string(res.frame_indices.back()));
+    }
+
+    {
+      Handle meta = w.group(file.get(), "pairhist");
+      w.string_attribute(meta.get(), "version", kVersion);
+      w.string_attribute(meta.get(), "length_unit", res.length_unit);
+      w.attribute(meta.get(), "r_max", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &res.r_max);
+      const int64_t nbins = res.nbins;
+      w.attribute(meta.get(), "nbins", H5T_STD_I64LE, H5T_NATIVE_INT64, &nbins);
+      w.string_attribute(meta.get(), "box_kind", res.box_kind);
+      w.string_attribute(meta.get(), "precision", res.precision);
+      const int64_t n_frames = static_cast<int64_t>(res.frame_indices.size());
+      w.attribute(meta.get(), "n_frames", H5T_STD_I64LE, H5T_NATIVE_INT64, &n_frames);
+      w.string_attribute(meta.get(), "config", config_text);
+
+      w.dataset(meta.get(), "bin_edges", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, edges.data(),
+                edges.size());
+      w.dataset(meta.get(), "frame_indices", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                res.frame_indices.data(), res.frame_indices.size());
+      w.dataset(meta.get(), "frame_times", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                res.frame_times.data(), res.frame_times.size());
+      if (have_box) {
+        w.dataset(meta.get(), "volumes", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, res.volumes.data(),
+                  res.volumes.size());
+        Handle rdf = w.group(meta.get(), "rdf");
+        Handle coordination = w.group(meta.get(), "coordination");
+        for (size_t i = 0; i < res.pairs.size(); ++i) {
+          const std::string name = pair_name(res, res.pairs[i]);
+          w.dataset(rdf.get(), name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, curves[i].g.data(),
+                    curves[i].g.size());
+          w.dataset(coordination.get(), name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                    curves[i].coordination.data(), curves[i].coordination.size());
+        }
+        w.check(rdf.close(), "closing group", "rdf");
+        w.check(coordination.close(), "closing group", "coordination");
+      }
+      w.check(meta.close(), "closing group", "pairhist");
+    }
+
+    // Every object is closed by now, so this really flushes and closes the file; its failure
+    // (e.g. disk full) must stop the rename.
+    w.check(file.close(), "closing file", path);
+  }
+  out.commit();
+}
+
+}  // namespace pairhist::io

@@ -1,0 +1,31 @@
+// HDF5 output of a histogram run, laid out like CADISHI's histogram files plus pairhist metadata.
+#pragma once
+
+#include <string>
+
+#include "pairhist/result.hpp"
+
+namespace pairhist::io {
+
+/// Writes `res` to `path` atomically (temporary file + rename). Layout:
+///
+///   /<last frame index>/histograms/<A>,<B>   uint64 [nbins]  pair counts summed over frames
+///   /<last frame index>/histograms/radii     float64 [nbins] bin centres
+///   /<last frame index>/particle_numbers/<S> int64 scalar    atoms of species S per frame
+///   /<last frame index>/volumes/box          float64 scalar  mean box volume (only with a box)
+///   /pairhist                                 attributes version, length_unit, r_max, nbins,
+///                                             box_kind, precision, n_frames, config
+///   /pairhist/bin_edges                       float64 [nbins+1]
+///   /pairhist/frame_indices                   int64 [n_frames]
+///   /pairhist/frame_times                     float64 [n_frames], ps
+///   /pairhist/volumes                         float64 [n_frames] (only with a box)
+///   /pairhist/rdf/<A>,<B>                     float64 [nbins] g(r) (only with a box)
+///   /pairhist/coordination/<A>,<B>            float64 [nbins] (only with a box)
+///
+/// String attributes are variable-length UTF-8, so an arbitrarily long config text fits.
+/// Throws UsageError for results that cannot be written (no frames, species names that are not
+/// valid HDF5 link names) and OutputError, naming `path`, for any HDF5 or file system failure.
+void write_hdf5(const std::string& path, const HistogramResult& res,
+                const std::string& config_text);
+
+}  // namespace pairhist::io

@@ -1,0 +1,110 @@
+#include "rdf.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "pairhist/errors.hpp"
+
+namespace pairhist::io {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+void check_binning(double r_max, int nbins) {
+  if (!(r_max > 0) || !std::isfinite(r_max)) {
+    throw UsageError("r_max must be a positive finite distance, got " + std::to_string(r_max));
+  }
+  if (nbins <= 0) throw UsageError("nbins must be positive, got " + std::to_string(nbins));
+}
+
+}  // namespace
+
+std::vector<double> bin_edges(double r_max, int nbins) {
+  check_binning(r_max, nbins);
+  std::vector<double> edges(static_cast<size_t>(nbins) + 1);
+  // k * r_max / nbins rather than accumulating a width, so the last edge is exactly r_max and
+  // edges match the binning rule floor(r * nbins / r_max) without drift.
+  for (int k = 0; k <= nbins; ++k) edges[k] = k * r_max / nbins;
+  return edges;
+}
+
+std::vector<double> bin_centres(double r_max, int nbins) {
+  check_binning(r_max, nbins);
+  std::vector<double> centres(static_cast<size_t>(nbins));
+  for (int k = 0; k < nbins; ++k) centres[k] = (k + 0.5) * r_max / nbins;
+  return centres;
+}
+
+RdfCurve compute_rdf(const HistogramResult& res, const PairHistogram& p) {
+  const size_t n_frames = res.frame_indices.size();
+  if (n_frames == 0) throw UsageError("cannot normalise g(r): no frames were histogrammed");
+  if (res.volumes.empty()) {
+    throw UsageError(
+        "g(r) needs the box volume, but the trajectory has no periodic box; only the raw pair "
+        "counts can be written");
+  }
+  if (res.volumes.size() != n_frames) {
+    throw std::logic_error("HistogramResult has " + std::to_string(res.volumes.size()) +
+                           " volumes for " + std::to_string(n_frames) + " frames");
+  }
+  if (p.counts.size() != static_cast<size_t>(res.nbins)) {
+    throw std::logic_error("pair histogram has " + std::to_string(p.counts.size()) +
+                           " bins, expected " + std::to_string(res.nbins));
+  }
+  if (p.a < 0 || p.b < 0 || static_cast<size_t>(p.a) >= res.species.size() ||
+      static_cast<size_t>(p.b) >= res.species.size()) {
+    throw std::logic_error("pair histogram refers to a species that does not exist");
+  }
+
+  // Under NPT the volume changes every frame. The ideal-gas expectation for a frame is
+  // N_pairs * shell / V_f, so the frame-averaged expectation is N_pairs * shell * <1/V>;
+  // normalising by that makes g = 1 exactly for an uncorrelated system. Using 1/<V> instead would
+  // bias g by <V><1/V> >= 1 (Jensen), which grows with the volume fluctuations.
+  double mean_inv_volume = 0;
+  for (size_t f = 0; f < n_frames; ++f) {
+    const double v = res.volumes[f];
+    if (!(v > 0) || !std::isfinite(v)) {
+      throw InputError("frame " + std::to_string(res.frame_indices[f]) +
+                       " has a non-positive box volume (" + std::to_string(v) + ")");
+    }
+    mean_inv_volume += 1.0 / v;
+  }
+  mean_inv_volume /= static_cast<double>(n_frames);
+
+  const double na = static_cast<double>(res.species[p.a].count);
+  const double nb = static_cast<double>(res.species[p.b].count);
+  const bool same = p.a == p.b;
+  const double n_pairs = same ? na * (na - 1) / 2 : na * nb;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double frames = static_cast<double>(n_frames);
+
+  const std::vector<double> edges = bin_edges(res.r_max, res.nbins);
+  RdfCurve curve;
+  curve.r = bin_centres(res.r_max, res.nbins);
+  curve.g.resize(res.nbins);
+  curve.coordination.resize(res.nbins);
+
+  // Cumulate in integers: counts can exceed 2^53 in long runs, and summing doubles would lose the
+  // low bits before they are divided down.
+  uint64_t cumulative = 0;
+  for (int k = 0; k < res.nbins; ++k) {
+    const double lo = edges[k];
+    const double hi = edges[k + 1];
+    // The exact shell volume rather than 4 pi r^2 dr: the latter is badly wrong in the first bins
+    // where r is comparable to the bin width.
+    const double shell = 4.0 / 3.0 * kPi * (hi * hi * hi - lo * lo * lo);
+    const double mean_count = static_cast<double>(p.counts[k]) / frames;
+    curve.g[k] = n_pairs > 0 ? mean_count / (n_pairs * shell * mean_inv_volume) : nan;
+
+    cumulative += p.counts[k];
+    const double per_atom = static_cast<double>(cumulative) / (frames * na);
+    curve.coordination[k] = na > 0 ? (same ? 2 * per_atom : per_atom) : nan;
+  }
+  return curve;
+}
+
+}  // namespace pairhist::io

@@ -1,0 +1,511 @@
+#include "xtc_reader.hpp"
+
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <system_error>
+
+#include "pairhist/errors.hpp"
+
+namespace pairhist::io {
+
+namespace {
+
+constexpr int32_t kMagicClassic = 1995;
+constexpr int32_t kMagicLarge = 2023;  // GROMACS 2023+: 64-bit compressed byte count
+constexpr int kMaxUncompressedAtoms = 9;
+
+// Fixed per-frame words: magic, natoms, step, time, box[9], natoms again.
+constexpr size_t kFrameHeaderBytes = 14 * 4;
+// Compressed-coordinate header: precision, minint[3], maxint[3], smallidx, then the byte count.
+constexpr size_t kPackedHeaderBytes = 8 * 4;
+
+// One decode iteration (a full-size atom plus a run of up to ten small ones) can read about 104
+// bytes; the overrun check runs once per iteration, so the buffer carries this much zero padding
+// and the bit reader never needs a per-read bounds check.
+constexpr size_t kPackedPadding = 128;
+
+// Number of values of a run-length delta at each "small index": magic[i]^3 fits in i bits, which
+// is why the index doubles as the bit width of a packed triplet. The values are fixed by the
+// format. Indices below 9 are unused.
+constexpr uint32_t kMagicInts[] = {
+    0,        0,        0,       0,       0,       0,       0,       0,       0,       8,
+    10,       12,       16,      20,      25,      32,      40,      50,      64,      80,
+    101,      128,      161,     203,     256,     322,     406,     512,     645,     812,
+    1024,     1290,     1625,    2048,    2580,    3250,    4096,    5060,    6501,    8192,
+    10321,    13003,    16384,   20642,   26007,   32768,   41285,   52015,   65536,   82570,
+    104031,   131072,   165140,  208063,  262144,  330280,  416127,  524287,  660561,  832255,
+    1048576,  1321122,  1664510, 2097152, 2642245, 3329021, 4194304, 5284491, 6658042, 8388607,
+    10568983, 13316085, 16777216};
+constexpr int kFirstSmallIdx = 9;
+constexpr int kSmallIdxEnd = static_cast<int>(sizeof(kMagicInts) / sizeof(kMagicInts[0]));
+static_assert(kSmallIdxEnd == 73, "XTC magic-int table must have 73 entries");
+
+inline uint32_t load_be32(const unsigned char* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
+}
+
+inline uint64_t load_be64(const unsigned char* p) {
+  return (uint64_t{load_be32(p)} << 32) | load_be32(p + 4);
+}
+
+inline int32_t be_int32(const unsigned char* p) {
+  return static_cast<int32_t>(load_be32(p));
+}
+
+inline float be_float(const unsigned char* p) {
+  const uint32_t bits = load_be32(p);
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+inline uint64_t byte_swap64(uint64_t v) {
+#if defined(__GNUC__) || defined(__clang__)
+  return __builtin_bswap64(v);
+#else
+  v = ((v & 0x00ff00ff00ff00ffULL) << 8) | ((v >> 8) & 0x00ff00ff00ff00ffULL);
+  v = ((v & 0x0000ffff0000ffffULL) << 16) | ((v >> 16) & 0x0000ffff0000ffffULL);
+  return (v << 32) | (v >> 32);
+#endif
+}
+
+// Bits needed to write `size` itself (not size - 1): the format defines widths this way.
+int bit_length(uint64_t size) {
+  int bits = 0;
+  while (size != 0) {
+    ++bits;
+    size >>= 1;
+  }
+  return bits;
+}
+
+// Bit length of s0*s1*s2 for sizes up to 2^24, whose product needs up to 72 bits.
+int bit_length_of_product(const uint32_t s[3]) {
+  const uint64_t p01 = uint64_t{s[0]} * s[1];  // <= 48 bits
+  const uint64_t lo = (p01 & 0xffffffffULL) * s[2];
+  const uint64_t hi = (p01 >> 32) * s[2] + (lo >> 32);
+  return hi != 0 ? 32 + bit_length(hi) : bit_length(lo & 0xffffffffULL);
+}
+
+// Division by a per-frame constant through a floating-point reciprocal: hardware 64-bit division
+// dominated decode time. For v < 2^50 the estimate is within one of the true quotient, so a
+// single correction step makes the result exact.
+class Divisor {
+ public:
+  static constexpr uint64_t kExactBelow = uint64_t{1} << 50;
+
+  Divisor() = default;
+  explicit Divisor(uint32_t d) : d_(d), inv_(1.0 / d) {}
+
+  uint32_t value() const { return d_; }
+
+  // Quotient of v / d; the remainder goes to *rem. Requires v < kExactBelow.
+  uint64_t divide(uint64_t v, uint32_t* rem) const {
+    int64_t q = static_cast<int64_t>(static_cast<double>(static_cast<int64_t>(v)) * inv_);
+    int64_t r = static_cast<int64_t>(v) - q * int64_t{d_};
+    if (r < 0) {
+      --q;
+      r += d_;
+    } else if (r >= int64_t{d_}) {
+      ++q;
+      r -= d_;
+    }
+    *rem = static_cast<uint32_t>(r);
+    return static_cast<uint64_t>(q);
+  }
+
+ private:
+  uint32_t d_ = 1;
+  double inv_ = 1.0;
+};
+
+// MSB-first bit stream over a zero-padded buffer. Bounds are checked by the caller once per
+// decode iteration, which the padding makes safe.
+class BitReader {
+ public:
+  explicit BitReader(const unsigned char* data) : data_(data) {}
+
+  uint64_t position() const { return pos_; }
+
+  // Next n bits (1 <= n <= 32) as an unsigned big-endian number.
+  uint32_t bits(int n) {
+    const uint64_t w = window();
+    pos_ += static_cast<uint64_t>(n);
+    return static_cast<uint32_t>(w >> (64 - n));
+  }
+
+  // Reads an n-bit packed triplet (1 <= n <= 72) and splits it by the mixed radix sizes
+  // (sizes[0] is implied). The encoder emits the big number in 8-bit chunks, least significant
+  // chunk first, each chunk MSB-first; the last chunk holds the n % 8 leftover bits.
+  void triplet(int n, const Divisor& size1, const Divisor& size2, uint32_t out[3]) {
+    if (n <= 56) {
+      const uint64_t w = window();  // holds at least 57 valid bits
+      pos_ += static_cast<uint64_t>(n);
+      const int full_bits = (n >> 3) * 8;
+      const int rem = n & 7;
+      const uint64_t low = byte_swap64(w & ~(~uint64_t{0} >> full_bits));
+      // The split shift yields 0 for rem == 0 without an out-of-range shift.
+      const uint64_t high = ((w << full_bits) >> 1) >> (63 - rem);
+      uint64_t v = low | (high << full_bits);
+      if (v < Divisor::kExactBelow) {
+        v = size2.divide(v, &out[2]);
+        out[0] = static_cast<uint32_t>(size1.divide(v, &out[1]));
+      } else {
+        out[2] = static_cast<uint32_t>(v % size2.value());
+        v /= size2.value();
+        out[1] = static_cast<uint32_t>(v % size1.value());
+        out[0] = static_cast<uint32_t>(v / size1.value());
+      }
+      return;
+    }
+    triplet_wide(n, size1.value(), size2.value(), out);
+  }
+
+ private:
+  uint64_t window() const { return load_be64(data_ + (pos_ >> 3)) << (pos_ & 7); }
+
+  // Values wider than 56 bits (very large boxes or small-index steps near the table's end):
+  // schoolbook base-256 long division over the little-endian chunks.
+  void triplet_wide(int n, uint32_t size1, uint32_t size2, uint32_t out[3]) {
+    uint32_t chunk[9] = {};
+    int nchunks = 0;
+    for (; n >= 8; n -= 8) chunk[nchunks++] = bits(8);
+    if (n > 0) chunk[nchunks++] = bits(n);
+    const uint32_t divisors[3] = {0, size1, size2};
+    for (int k = 2; k >= 1; --k) {
+      uint64_t rest = 0;
+      for (int j = nchunks - 1; j >= 0; --j) {
+        rest = (rest << 8) | chunk[j];
+        chunk[j] = static_cast<uint32_t>(rest / divisors[k]);
+        rest %= divisors[k];
+      }
+      out[k] = static_cast<uint32_t>(rest);
+    }
+    out[0] = chunk[0] | (chunk[1] << 8) | (chunk[2] << 16) | (chunk[3] << 24);
+  }
+
+  const unsigned char* data_;
+  uint64_t pos_ = 0;
+};
+
+// Reciprocals of the magic ints, computed once for all readers.
+const Divisor* small_divisor_table() {
+  static const std::array<Divisor, kSmallIdxEnd> table = [] {
+    std::array<Divisor, kSmallIdxEnd> t{};
+    for (int i = kFirstSmallIdx; i < kSmallIdxEnd; ++i) t[i] = Divisor(kMagicInts[i]);
+    return t;
+  }();
+  return table.data();
+}
+
+struct PackedHeader {
+  float precision = 0;
+  int32_t minint[3] = {};
+  int32_t maxint[3] = {};
+  int32_t smallidx = 0;
+  uint64_t nbytes = 0;
+};
+
+// Decodes one frame's compressed coordinates. Returns an empty string on success, otherwise a
+// description of the corruption. Integers are carried in int64 so that corrupt input can only
+// produce wrong numbers, never signed overflow.
+std::string decode_packed(const unsigned char* data, const PackedHeader& h, int natoms,
+                          float* out) {
+  // Match GROMACS bit for bit: the reciprocal is formed in double, rounded to float, and each
+  // coordinate is the float product (float)int * inv.
+  const float inv = static_cast<float>(1.0 / static_cast<double>(h.precision));
+  if (!std::isfinite(inv) || !(inv > 0)) return "precision has no finite inverse";
+
+  uint32_t sizeint[3];
+  int64_t minint[3];
+  bool wide = false;
+  for (int d = 0; d < 3; ++d) {
+    const int64_t size = int64_t{h.maxint[d]} - h.minint[d] + 1;
+    if (size < 1 || size > std::numeric_limits<int32_t>::max()) {
+      return "invalid coordinate range [" + std::to_string(h.minint[d]) + ", " +
+             std::to_string(h.maxint[d]) + "]";
+    }
+    sizeint[d] = static_cast<uint32_t>(size);
+    minint[d] = h.minint[d];
+    wide = wide || size > 0xffffff;
+  }
+  // Ranges above 2^24 cannot be multiplied together, so they are stored one integer at a time.
+  int dim_bits[3] = {0, 0, 0};
+  int triplet_bits = 0;
+  if (wide) {
+    for (int d = 0; d < 3; ++d) dim_bits[d] = bit_length(sizeint[d]);
+  } else {
+    triplet_bits = bit_length_of_product(sizeint);
+  }
+
+  int smallidx = h.smallidx;
+  if (smallidx < kFirstSmallIdx || smallidx >= kSmallIdxEnd) {
+    return "initial small index " + std::to_string(smallidx) + " outside [" +
+           std::to_string(kFirstSmallIdx) + ", " + std::to_string(kSmallIdxEnd - 1) + "]";
+  }
+
+  const Divisor big_size1(sizeint[1]), big_size2(sizeint[2]);
+  const Divisor* const small_divisors = small_divisor_table();
+
+  const uint64_t nbits = h.nbytes * 8;
+  BitReader in(data);
+  int64_t atom = 0;
+  int run = 0;  // persists: a cleared flag bit means "same run length as before"
+  uint32_t q[3];
+  auto emit = [&out, inv](const int64_t c[3]) {
+    out[0] = static_cast<float>(c[0]) * inv;
+    out[1] = static_cast<float>(c[1]) * inv;
+    out[2] = static_cast<float>(c[2]) * inv;
+    out += 3;
+  };
+
+  while (atom < natoms) {
+    if (in.position() > nbits) {
+      return "compressed data ends before atom " + std::to_string(atom);
+    }
+    int64_t big[3];
+    if (wide) {
+      for (int d = 0; d < 3; ++d) big[d] = int64_t{in.bits(dim_bits[d])} + minint[d];
+    } else {
+      in.triplet(triplet_bits, big_size1, big_size2, q);
+      for (int d = 0; d < 3; ++d) big[d] = int64_t{q[d]} + minint[d];
+    }
+    ++atom;
+
+    int smaller_step = 0;
+    if (in.bits(1) != 0) {
+      const int code = static_cast<int>(in.bits(5));
+      smaller_step = code % 3 - 1;
+      run = code - code % 3;
+    }
+
+    if (run > 0) {
+      const int nsmall = run / 3;
+      if (atom + nsmall > natoms) {
+        return "run of " + std::to_string(nsmall) + " atoms after atom " +
+               std::to_string(atom - 1) + " exceeds natoms";
+      }
+      const uint32_t small_size = kMagicInts[smallidx];
+      const int64_t small_half = small_size / 2;
+      const Divisor& small_div = small_divisors[smallidx];
+      int64_t ref[3];
+      in.triplet(smallidx, small_div, small_div, q);
+      for (int d = 0; d < 3; ++d) ref[d] = big[d] + int64_t{q[d]} - small_half;
+      // The encoder swaps the first two atoms of a run (it compresses water better), so the
+      // first delta-coded atom is written before the full-size one and becomes the reference.
+      emit(ref);
+      emit(big);
+      for (int k = 1; k < nsmall; ++k) {
+        in.triplet(smallidx, small_div, small_div, q);
+        for (int d = 0; d < 3; ++d) ref[d] += int64_t{q[d]} - small_half;
+        emit(ref);
+      }
+      atom += nsmall;
+    } else {
+      emit(big);
+    }
+
+    smallidx += smaller_step;
+    if (smallidx < kFirstSmallIdx || smallidx >= kSmallIdxEnd) {
+      return "small index " + std::to_string(smallidx) + " out of range after atom " +
+             std::to_string(atom - 1);
+    }
+  }
+  if (in.position() > nbits) {
+    return "compressed data ends inside the last atoms (" + std::to_string(in.position()) +
+           " bits read, " + std::to_string(nbits) + " present)";
+  }
+  return {};
+}
+
+}  // namespace
+
+void XtcReader::FileCloser::operator()(std::FILE* f) const {
+  if (f != nullptr) std::fclose(f);
+}
+
+XtcReader::XtcReader(const std::string& path) : path_(path) {
+  file_.reset(std::fopen(path.c_str(), "rb"));
+  if (!file_) {
+    throw InputError(path + ": cannot open XTC file: " + std::strerror(errno));
+  }
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  file_size_ = std::numeric_limits<uint64_t>::max();  // unknown for pipes and devices
+  if (!ec && std::filesystem::is_regular_file(status)) {
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec) file_size_ = size;
+  }
+
+  // Peek at magic and natoms only; next() re-uses these bytes so nothing is read twice.
+  pending_size_ = read_bytes(pending_.data(), 8);
+  if (pending_size_ == 0) throw InputError(path + ": frame 0: empty file, not an XTC trajectory");
+  if (pending_size_ >= 4) {
+    const int32_t magic = be_int32(pending_.data());
+    if (magic != kMagicClassic && magic != kMagicLarge) {
+      throw InputError(path + ": frame 0: not an XTC file (magic number " + std::to_string(magic) +
+                       ", expected 1995 or 2023)");
+    }
+  }
+  if (pending_size_ < 8) {
+    throw InputError(path +
+                     ": frame 0: truncated file inside the frame header (no complete frame)");
+  }
+  natoms_ = be_int32(pending_.data() + 4);
+  if (natoms_ < 0) {
+    throw InputError(path + ": frame 0: negative atom count " + std::to_string(natoms_));
+  }
+}
+
+XtcReader::~XtcReader() = default;
+XtcReader::XtcReader(XtcReader&&) noexcept = default;
+XtcReader& XtcReader::operator=(XtcReader&&) noexcept = default;
+
+void XtcReader::fail(const std::string& problem) {
+  const int64_t frame = frames_read_;
+  std::string msg = path_ + ": frame " + std::to_string(frame) + ": " + problem;
+  msg += frame > 0 ? " (last complete frame is " + std::to_string(frame - 1) + ")"
+                   : " (no complete frame)";
+  error_ = msg;
+  throw InputError(msg);
+}
+
+size_t XtcReader::read_bytes(void* dst, size_t n) {
+  auto* p = static_cast<unsigned char*>(dst);
+  size_t got = 0;
+  while (got < n) {
+    const size_t r = std::fread(p + got, 1, n - got, file_.get());
+    if (r == 0) break;
+    got += r;
+  }
+  if (got < n && std::ferror(file_.get())) {
+    const std::string why = std::strerror(errno);
+    // The constructor has no frame context yet; both paths report the same way.
+    fail("read error: " + why);
+  }
+  offset_ += got;
+  return got;
+}
+
+uint64_t XtcReader::bytes_left_in_file(uint64_t wanted) {
+  if (file_size_ == std::numeric_limits<uint64_t>::max()) return file_size_;
+  if (file_size_ < offset_ || file_size_ - offset_ < wanted) {
+    // The trajectory may still be growing (a running simulation); look again before judging.
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path_, ec);
+    if (!ec) file_size_ = size;
+  }
+  return file_size_ >= offset_ ? file_size_ - offset_ : 0;
+}
+
+bool XtcReader::next(TrajectoryFrame& frame) {
+  if (!error_.empty()) throw InputError(error_);
+
+  unsigned char head[kFrameHeaderBytes];
+  std::memcpy(head, pending_.data(), pending_size_);
+  const size_t have = pending_size_;
+  pending_size_ = 0;
+  const size_t got = have + read_bytes(head + have, kFrameHeaderBytes - have);
+  if (got == 0) return false;
+  if (got < kFrameHeaderBytes) fail("truncated file inside the frame header");
+
+  const int32_t magic = be_int32(head);
+  if (magic != kMagicClassic && magic != kMagicLarge) {
+    fail("bad magic number " + std::to_string(magic) + " (corrupt file or not an XTC)");
+  }
+  const int32_t natoms = be_int32(head + 4);
+  if (natoms != natoms_) {
+    fail("atom count " + std::to_string(natoms) + " differs from " + std::to_string(natoms_) +
+         " in the first frame");
+  }
+  frame.step = be_int32(head + 8);
+  const float time = be_float(head + 12);
+  if (!std::isfinite(time)) fail("non-finite time");
+  frame.time = time;
+  for (int k = 0; k < 9; ++k) {
+    frame.box[k] = be_float(head + 16 + 4 * k);
+    if (!std::isfinite(frame.box[k])) fail("non-finite box component");
+  }
+  const int32_t coord_count = be_int32(head + 52);
+  if (coord_count != natoms_) {
+    fail("coordinate block holds " + std::to_string(coord_count) + " atoms, header says " +
+         std::to_string(natoms_));
+  }
+  frame.xyz.resize(static_cast<size_t>(natoms_) * 3);
+
+  if (natoms_ <= kMaxUncompressedAtoms) {
+    // Tiny systems are stored as plain XDR floats.
+    unsigned char raw[kMaxUncompressedAtoms * 3 * 4];
+    const size_t need = static_cast<size_t>(natoms_) * 12;
+    if (read_bytes(raw, need) < need) fail("truncated file inside the coordinates");
+    for (size_t k = 0; k < frame.xyz.size(); ++k) {
+      frame.xyz[k] = be_float(raw + 4 * k);
+      if (!std::isfinite(frame.xyz[k])) fail("non-finite coordinate");
+    }
+    frame.precision = 0;
+    ++frames_read_;
+    return true;
+  }
+
+  unsigned char packed_head[kPackedHeaderBytes + 8];
+  const size_t count_bytes = magic == kMagicLarge ? 8 : 4;
+  const size_t packed_head_bytes = kPackedHeaderBytes + count_bytes;
+  if (read_bytes(packed_head, packed_head_bytes) < packed_head_bytes) {
+    fail("truncated file inside the compressed-coordinate header");
+  }
+  PackedHeader ph;
+  ph.precision = be_float(packed_head);
+  if (!std::isfinite(ph.precision) || !(ph.precision > 0)) fail("invalid precision");
+  for (int d = 0; d < 3; ++d) {
+    ph.minint[d] = be_int32(packed_head + 4 + 4 * d);
+    ph.maxint[d] = be_int32(packed_head + 16 + 4 * d);
+  }
+  ph.smallidx = be_int32(packed_head + 28);
+  if (magic == kMagicLarge) {
+    const uint64_t n = load_be64(packed_head + 32);
+    if (n > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      fail("negative compressed data size");
+    }
+    ph.nbytes = n;
+  } else {
+    const int32_t n = be_int32(packed_head + 32);
+    if (n < 0) fail("negative compressed data size " + std::to_string(n));
+    ph.nbytes = static_cast<uint64_t>(n);
+  }
+  // An atom costs at least 2 bits and at most 102 bits (3 x 32 + flag + run length); bounds
+  // outside that are corrupt and would otherwise drive huge allocations.
+  const uint64_t n_atoms = static_cast<uint64_t>(natoms_);
+  if (ph.nbytes * 4 + 4 < n_atoms) {
+    fail("compressed data size " + std::to_string(ph.nbytes) + " bytes is too small for " +
+         std::to_string(natoms_) + " atoms");
+  }
+  if (ph.nbytes > 16 * n_atoms + 64) {
+    fail("compressed data size " + std::to_string(ph.nbytes) + " bytes is too large for " +
+         std::to_string(natoms_) + " atoms");
+  }
+  const uint64_t padded = (ph.nbytes + 3) & ~uint64_t{3};  // XDR opaque data is 4-byte aligned
+  const uint64_t left = bytes_left_in_file(padded);
+  if (padded > left) {
+    fail("truncated file: compressed data needs " + std::to_string(padded) + " bytes, " +
+         std::to_string(left) + " left");
+  }
+  const size_t need = static_cast<size_t>(padded);
+  if (packed_.size() < need + kPackedPadding) packed_.resize(need + kPackedPadding);
+  std::memset(packed_.data() + need, 0, kPackedPadding);
+  if (read_bytes(packed_.data(), need) < need) {
+    fail("truncated file inside the compressed coordinates");
+  }
+
+  const std::string problem = decode_packed(packed_.data(), ph, natoms_, frame.xyz.data());
+  if (!problem.empty()) fail("corrupt compressed coordinates: " + problem);
+  frame.precision = ph.precision;
+  ++frames_read_;
+  return true;
+}
+
+}  // namespace pairhist::io

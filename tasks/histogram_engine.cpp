@@ -1,0 +1,233 @@
+#include <starpu.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "../codelets/starpu/pair_histogram_codelet.hpp"
+#include "pairhist/engine.hpp"
+#include "pairhist/errors.hpp"
+#include "row_tiles.hpp"
+
+namespace pairhist {
+
+std::vector<std::pair<int, int>> species_pairs(int nspecies) {
+  std::vector<std::pair<int, int>> pairs;
+  for (int a = 0; a < nspecies; ++a)
+    for (int b = a; b < nspecies; ++b) pairs.emplace_back(a, b);
+  return pairs;
+}
+
+namespace {
+
+/// One frame's coordinates, species by species, in pinned memory registered with StarPU. Slots
+/// are reused round-robin; acquiring a slot for writing waits for the tasks still reading it.
+struct FrameSlot {
+  std::vector<void*> buffers;
+  std::vector<starpu_data_handle_t> handles;  // nullptr for empty species
+};
+
+}  // namespace
+
+struct HistogramEngine::Impl {
+  EngineConfig config;
+  size_t value_size = sizeof(float);
+  std::vector<FrameSlot> slots;
+  std::vector<starpu_data_handle_t> accumulators;  // one uint64 histogram per species pair
+  std::vector<std::pair<int, int>> pairs;
+  uint64_t frames = 0;
+  uint64_t tasks = 0;
+  bool finished = false;
+
+  explicit Impl(const EngineConfig& c) : config(c) {
+    if (config.nbins <= 0) throw UsageError("the number of bins must be positive");
+    if (!(config.r_max > 0)) throw UsageError("r_max must be positive");
+    if (config.frames_in_flight < 1) config.frames_in_flight = 1;
+    if (config.max_pairs_per_task < 1) config.max_pairs_per_task = 1;
+    value_size = config.precision == Precision::single ? sizeof(float) : sizeof(double);
+
+    starpu_conf conf;
+    starpu_conf_init(&conf);
+    if (!config.scheduler.empty()) conf.sched_policy_name = config.scheduler.c_str();
+    if (config.ncpu >= 0) conf.ncpus = config.ncpu;
+    if (config.ncuda >= 0) conf.ncuda = config.ncuda;
+    conf.nopencl = 0;
+    const int ret = starpu_init(&conf);
+    if (ret == -ENODEV) throw std::runtime_error("StarPU found no worker to run on");
+    if (ret != 0) throw std::runtime_error("starpu_init failed: " + std::string(std::strerror(-ret)));
+    codelets::worker_counters().reset();
+
+    pairs = species_pairs(static_cast<int>(config.species_sizes.size()));
+    for (size_t p = 0; p < pairs.size(); ++p) {
+      starpu_data_handle_t h;
+      starpu_vector_data_register(&h, -1, 0, static_cast<uint32_t>(config.nbins), sizeof(uint64_t));
+      starpu_data_set_reduction_methods(h, codelets::histogram_redux_codelet(),
+                                        codelets::histogram_init_codelet());
+      accumulators.push_back(h);
+    }
+    slots.resize(static_cast<size_t>(config.frames_in_flight));
+    for (auto& slot : slots) {
+      for (int64_t n : config.species_sizes) {
+        void* buffer = nullptr;
+        starpu_data_handle_t handle = nullptr;
+        if (n > 0) {
+          const size_t values = static_cast<size_t>(n) * 3;
+          if (values > UINT32_MAX) throw UsageError("a species has too many atoms for StarPU 1.3 vectors");
+          if (starpu_malloc(&buffer, values * value_size) != 0)
+            throw std::runtime_error("out of memory for frame buffers");
+          starpu_vector_data_register(&handle, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(buffer),
+                                      static_cast<uint32_t>(values), value_size);
+        }
+        slot.buffers.push_back(buffer);
+        slot.handles.push_back(handle);
+      }
+    }
+  }
+
+  ~Impl() {
+    if (!finished) release_data();
+    starpu_shutdown();
+  }
+
+  void release_data() {
+    for (auto& slot : slots) {
+      for (size_t s = 0; s < slot.handles.size(); ++s) {
+        if (slot.handles[s]) starpu_data_unregister(slot.handles[s]);
+        if (slot.buffers[s]) starpu_free(slot.buffers[s]);
+      }
+    }
+    slots.clear();
+    for (auto h : accumulators) starpu_data_unregister(h);
+    accumulators.clear();
+    finished = true;
+  }
+
+  template <class T>
+  void gather(const float* xyz, int64_t n, void* out) {
+    // Structure of arrays: the kernels read x, y and z as separate unit-stride columns.
+    T* x = static_cast<T*>(out);
+    T* y = x + n;
+    T* z = y + n;
+    for (int64_t i = 0; i < n; ++i) {
+      x[i] = static_cast<T>(xyz[3 * i]);
+      y[i] = static_cast<T>(xyz[3 * i + 1]);
+      z[i] = static_cast<T>(xyz[3 * i + 2]);
+    }
+  }
+
+  codelets::PairHistogramArgs base_args(const BoxMatrix& box) const {
+    codelets::PairHistogramArgs args;
+    args.precision = config.precision == Precision::single ? codelets::Precision::single
+                                                           : codelets::Precision::double_;
+    args.single_params = {make_box<float>(box, config.box_kind),
+                          bin_scale<float>(config.r_max, config.nbins), config.nbins};
+    args.double_params = {make_box<double>(box, config.box_kind),
+                          bin_scale<double>(config.r_max, config.nbins), config.nbins};
+    return args;
+  }
+
+  void submit(const std::vector<const float*>& xyz, const BoxMatrix& box) {
+    if (finished) throw std::logic_error("HistogramEngine: submit_frame after finish");
+    if (xyz.size() != config.species_sizes.size())
+      throw std::invalid_argument("HistogramEngine: one coordinate array per species expected");
+    FrameSlot& slot = slots[frames % slots.size()];
+    for (size_t s = 0; s < slot.handles.size(); ++s) {
+      if (!slot.handles[s]) continue;
+      starpu_data_acquire(slot.handles[s], STARPU_W);  // waits for the previous frame's readers
+      if (config.precision == Precision::single)
+        gather<float>(xyz[s], config.species_sizes[s], slot.buffers[s]);
+      else
+        gather<double>(xyz[s], config.species_sizes[s], slot.buffers[s]);
+      starpu_data_release(slot.handles[s]);
+    }
+    const codelets::PairHistogramArgs base = base_args(box);
+    for (size_t p = 0; p < pairs.size(); ++p) {
+      const auto [a, b] = pairs[p];
+      const bool same = a == b;
+      const int64_t na = config.species_sizes[a];
+      const int64_t nb = config.species_sizes[b];
+      for (const RowTile& tile : split_rows(na, nb, same, config.max_pairs_per_task)) {
+        auto* args = static_cast<codelets::PairHistogramArgs*>(malloc(sizeof(base)));
+        if (!args) throw std::bad_alloc();
+        *args = base;
+        args->same_species = same;
+        args->row_begin = tile.row_begin;
+        args->row_end = tile.row_end;
+        args->pairs = tile.pairs;
+        int ret;
+        if (same) {
+          ret = starpu_task_insert(codelets::pair_histogram_codelet(), STARPU_R, slot.handles[a],
+                                   STARPU_REDUX, accumulators[p], STARPU_CL_ARGS, args,
+                                   sizeof(*args), STARPU_NAME, "pair_histogram", 0);
+        } else {
+          ret = starpu_task_insert(codelets::pair_histogram_codelet(), STARPU_R, slot.handles[a],
+                                   STARPU_R, slot.handles[b], STARPU_REDUX, accumulators[p],
+                                   STARPU_CL_ARGS, args, sizeof(*args), STARPU_NAME,
+                                   "pair_histogram", 0);
+        }
+        if (ret != 0) throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
+        ++tasks;
+      }
+    }
+    ++frames;
+  }
+
+  std::vector<std::vector<uint64_t>> collect() {
+    if (finished) throw std::logic_error("HistogramEngine: finish called twice");
+    std::vector<std::vector<uint64_t>> result;
+    for (auto h : accumulators) {
+      // Acquiring for reading waits for this pair's tasks and folds the per-worker copies.
+      starpu_data_acquire(h, STARPU_R);
+      const auto* data = reinterpret_cast<const uint64_t*>(starpu_vector_get_local_ptr(h));
+      result.emplace_back(data, data + config.nbins);
+      starpu_data_release(h);
+    }
+    release_data();
+    return result;
+  }
+};
+
+HistogramEngine::HistogramEngine(const EngineConfig& config) : impl_(new Impl(config)) {}
+HistogramEngine::~HistogramEngine() = default;
+
+void HistogramEngine::submit_frame(const std::vector<const float*>& species_xyz,
+                                   const BoxMatrix& box) {
+  impl_->submit(species_xyz, box);
+}
+
+std::vector<std::vector<uint64_t>> HistogramEngine::finish() { return impl_->collect(); }
+
+int HistogramEngine::cpu_workers() const {
+  return static_cast<int>(starpu_cpu_worker_get_count());
+}
+int HistogramEngine::cuda_workers() const {
+  return static_cast<int>(starpu_cuda_worker_get_count());
+}
+std::string HistogramEngine::scheduler() const {
+  starpu_sched_policy* policy = starpu_sched_ctx_get_sched_policy(0);
+  return policy && policy->policy_name ? policy->policy_name : "";
+}
+uint64_t HistogramEngine::frames_submitted() const { return impl_->frames; }
+uint64_t HistogramEngine::tasks_submitted() const { return impl_->tasks; }
+
+std::vector<WorkerActivity> HistogramEngine::activity() const {
+  std::vector<WorkerActivity> out;
+  const auto& counters = codelets::worker_counters();
+  const unsigned n = starpu_worker_get_count();
+  for (unsigned w = 0; w < n; ++w) {
+    WorkerActivity a;
+    a.id = static_cast<int>(w);
+    char name[128];
+    starpu_worker_get_name(static_cast<int>(w), name, sizeof(name));
+    a.name = name;
+    a.is_cuda = starpu_worker_get_type(static_cast<int>(w)) == STARPU_CUDA_WORKER;
+    a.tasks = counters.tasks[w];
+    a.pairs = counters.pairs[w];
+    a.kernel_seconds = static_cast<double>(counters.seconds_ns[w]) * 1e-9;
+    out.push_back(a);
+  }
+  return out;
+}
+
+}  // namespace pairhist

@@ -1,0 +1,201 @@
+// The `pairhist` command end to end on the bundled sample, and its behaviour on bad input.
+#include <doctest/doctest.h>
+#include <hdf5.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kData = PAIRHIST_DATA_DIR;
+const std::string kXtc = kData + "/spce_water.xtc";
+const std::string kGro = kData + "/spce_water.gro";
+
+struct Result {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs pairhist with the given arguments (a shell string), capturing stdout and stderr.
+Result run_pairhist(const std::string& args, const fs::path& scratch) {
+  const fs::path out = scratch / "stdout.txt", err = scratch / "stderr.txt";
+  const std::string cmd = std::string(PAIRHIST_BINARY) + " " + args + " >" + out.string() +
+                          " 2>" + err.string();
+  const int raw = std::system(cmd.c_str());
+  Result r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  std::ifstream o(out), e(err);
+  std::stringstream so, se;
+  so << o.rdbuf();
+  se << e.rdbuf();
+  r.out = so.str();
+  r.err = se.str();
+  return r;
+}
+
+fs::path scratch_dir(const char* name) {
+  const fs::path d = fs::temp_directory_path() /
+                     ("pairhist-cli-" + std::to_string(getpid()) + "-" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+int count_lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+/// Columns of a CSV with '#' comments: header names, then rows.
+struct Csv {
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> rows;
+  int column(const std::string& name) const {
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return static_cast<int>(i);
+    return -1;
+  }
+};
+
+Csv read_csv(const fs::path& path) {
+  Csv csv;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::stringstream ss(line);
+    std::vector<std::string> cells;
+    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+    if (csv.names.empty()) {
+      csv.names = cells;
+      continue;
+    }
+    std::vector<double> row;
+    for (const auto& c : cells) row.push_back(std::stod(c));
+    csv.rows.push_back(row);
+  }
+  return csv;
+}
+
+std::vector<uint64_t> read_counts(const fs::path& file, const std::string& dataset) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  const hid_t d = H5Dopen2(f, dataset.c_str(), H5P_DEFAULT);
+  REQUIRE(d >= 0);
+  const hid_t space = H5Dget_space(d);
+  std::vector<uint64_t> v(static_cast<size_t>(H5Sget_simple_extent_npoints(space)));
+  REQUIRE(H5Dread(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0);
+  H5Sclose(space);
+  H5Dclose(d);
+  H5Fclose(f);
+  return v;
+}
+
+uint64_t parse_after(const std::string& text, const std::string& key) {
+  const auto pos = text.find(key);
+  REQUIRE(pos != std::string::npos);
+  return std::stoull(text.substr(pos + key.size()));
+}
+
+}  // namespace
+
+TEST_CASE("pairhist --help and run --help describe the command") {
+  const fs::path d = scratch_dir("help");
+  Result r = run_pairhist("--help", d);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("run") != std::string::npos);
+  r = run_pairhist("run --help", d);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("--species") != std::string::npos);
+  CHECK(r.out.find("--rmax") != std::string::npos);
+  fs::remove_all(d);
+}
+
+TEST_CASE("pairhist run on the SPC/E sample: O-O first peak, exact pair totals, all outputs") {
+  const fs::path d = scratch_dir("sample");
+  const fs::path out = d / "out";
+  const Result r = run_pairhist("run " + kXtc + " --top " + kGro +
+                                    " --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240"
+                                    " -o " + out.string() + " --ncpu 2",
+                                d);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  for (const char* f : {"pairhist.h5", "rdf.csv", "rdf.xvg"}) CHECK(fs::exists(out / f));
+
+  // Every pair of every frame is examined: 101 frames of 884 O and 1768 H.
+  const uint64_t per_frame = 884ull * 883 / 2 + 884ull * 1768 + 1768ull * 1767 / 2;
+  CHECK(parse_after(r.out, "pairs         : ") == 101 * per_frame);
+  uint64_t counted = 0;
+  for (const char* pair : {"O,O", "O,H", "H,H"}) {
+    const auto counts = read_counts(out / "pairhist.h5", std::string("/100/histograms/") + pair);
+    CHECK(counts.size() == 240);
+    for (uint64_t c : counts) counted += c;
+  }
+  CHECK(parse_after(r.out, "examined, ") == counted);
+
+  const Csv csv = read_csv(out / "rdf.csv");
+  const int r_col = csv.column("r_nm"), g_col = csv.column("g_O-O");
+  REQUIRE(r_col >= 0);
+  REQUIRE(g_col >= 0);
+  REQUIRE(csv.rows.size() == 240);
+  size_t peak = 0;
+  for (size_t k = 0; k < csv.rows.size(); ++k)
+    if (csv.rows[k][g_col] > csv.rows[peak][g_col]) peak = k;
+  MESSAGE("O-O first peak at r = " << csv.rows[peak][r_col] << " nm, g = "
+                                   << csv.rows[peak][g_col]);
+  CHECK(csv.rows[peak][r_col] >= 0.27);
+  CHECK(csv.rows[peak][r_col] <= 0.29);
+  CHECK(csv.rows[peak][g_col] >= 2.5);
+  CHECK(csv.rows[peak][g_col] <= 3.5);
+  // Far from the molecule, liquid water is structureless.
+  CHECK(csv.rows.back()[g_col] == doctest::Approx(1.0).epsilon(0.05));
+  fs::remove_all(d);
+}
+
+TEST_CASE("bad input: one-line error, non-zero exit, no output left behind") {
+  const fs::path d = scratch_dir("bad");
+  const fs::path out = d / "out";
+  const std::string common = " -o " + out.string() + " --ncpu 1";
+  struct Bad {
+    std::string args;
+    std::string expect;  // in the message
+  };
+  // A copy of the sample cut in the middle of frame 10.
+  const fs::path truncated = d / "truncated.xtc";
+  {
+    std::ifstream in(kXtc, std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
+    std::ofstream o(truncated, std::ios::binary);
+    o.write(bytes.data(), static_cast<std::streamsize>(bytes.size() * 105 / 1010));
+  }
+  const std::vector<Bad> cases = {
+      {"run " + (d / "missing.xtc").string() + " --top " + kGro +
+           " --species O=OW --rmax 1 --nbins 10",
+       "missing.xtc"},
+      {"run " + kXtc + " --top " + kGro + " --species X=NOSUCH --rmax 1 --nbins 10", "NOSUCH"},
+      {"run " + kXtc + " --top " + kGro + " --species O=OW --rmax 0 --nbins 10", "rmax"},
+      {"run " + kXtc + " --top " + kGro + " --species O=OW --rmax -1 --nbins 10", "rmax"},
+      {"run " + kXtc + " --top " + kGro + " --species O=OW --rmax 1 --nbins 0", "nbins"},
+      {"run " + truncated.string() + " --top " + kGro + " --species O=OW --rmax 1 --nbins 10",
+       "last complete frame is 9"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.args);
+    const Result r = run_pairhist(c.args + common, d);
+    CHECK(r.status != 0);
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.find(c.expect) != std::string::npos);
+    CHECK(r.err.find("error") != std::string::npos);
+    CHECK_FALSE(fs::exists(out));
+  }
+  fs::remove_all(d);
+}

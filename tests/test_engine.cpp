@@ -1,0 +1,112 @@
+// The task library end to end on CPU workers: histograms are exact and do not depend on the
+// scheduler, the number of workers or how pairs are cut into tasks.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "engine_reference.hpp"
+#include "gro_reader.hpp"
+#include "pairhist/errors.hpp"
+#include "xtc_reader.hpp"
+#include "trajectory_job.hpp"
+
+using namespace pairhist;
+
+TEST_CASE("engine equals the reference and is identical under every scheduler") {
+  for (BoxKind kind : {BoxKind::none, BoxKind::orthorhombic, BoxKind::triclinic}) {
+    CAPTURE(box_kind_name(kind));
+    // Species of very different sizes, including a single atom and an empty one.
+    const auto frames = test::make_frames({700, 333, 1, 0, 50}, 3, kind);
+    EngineConfig config = test::engine_config(frames, kind, 250, 1.0, Precision::single);
+    const auto expected = test::reference_histograms<float>(frames, config);
+    for (const char* sched : {"lws", "eager", "dmda", "random", "dmdas", "ws"}) {
+      for (int ncpu : {1, 2}) {
+        for (uint64_t max_pairs : {uint64_t(1) << 28, uint64_t(5000)}) {
+          CAPTURE(sched);
+          CAPTURE(ncpu);
+          CAPTURE(max_pairs);
+          config.scheduler = sched;
+          config.ncpu = ncpu;
+          config.ncuda = 0;
+          config.max_pairs_per_task = max_pairs;
+          config.frames_in_flight = ncpu;  // 1 forces every frame to wait for a free buffer
+          REQUIRE(test::run_engine(frames, config) == expected);
+        }
+      }
+    }
+    config.precision = Precision::double_;
+    config.scheduler = "dmda";
+    REQUIRE(test::run_engine(frames, config) ==
+            test::reference_histograms<double>(frames, config));
+  }
+}
+
+TEST_CASE("a trajectory job on the sample equals the reference, frame selection respected") {
+  JobOptions o;
+  o.trajectory = std::string(PAIRHIST_DATA_DIR) + "/spce_water.xtc";
+  o.topology = std::string(PAIRHIST_DATA_DIR) + "/spce_water.gro";
+  o.species = {parse_species("O=OW"), parse_species("H=HW1,HW2")};
+  o.r_max = 1.2;
+  o.nbins = 120;
+  o.first = 3;
+  o.last = 12;
+  o.step = 4;  // frames 3, 7, 11
+  o.ncpu = 2;
+  o.ncuda = 0;
+  const JobOutcome out = run_trajectory_job(o);
+  const auto& r = out.result;
+  REQUIRE(r.frame_indices == std::vector<int64_t>{3, 7, 11});
+  REQUIRE(r.species.size() == 2);
+  CHECK(r.species[0].count == 884);
+  CHECK(r.species[1].count == 1768);
+  CHECK(r.box_kind == "orthorhombic");
+  CHECK(r.volumes.size() == 3);
+  CHECK(out.pairs_examined == 3 * (884ull * 883 / 2 + 884ull * 1768 + 1768ull * 1767 / 2));
+
+  // Reference: re-read the same frames and count with the plain loop.
+  io::XtcReader reader(o.trajectory);
+  io::Topology top = io::read_gro(o.topology);
+  test::RandomFrames f;
+  f.sizes = {884, 1768};
+  io::TrajectoryFrame frame;
+  for (int64_t index = 0; reader.next(frame); ++index) {
+    if (index != 3 && index != 7 && index != 11) continue;
+    BoxMatrix box;
+    for (int i = 0; i < 9; ++i) box[i] = frame.box[i];
+    f.boxes.push_back(box);
+    std::vector<float> o_xyz, h_xyz;
+    for (int a = 0; a < top.natoms(); ++a) {
+      auto& dst = top.atom_names[a] == "OW" ? o_xyz : h_xyz;
+      dst.insert(dst.end(), &frame.xyz[3 * a], &frame.xyz[3 * a + 3]);
+    }
+    f.xyz.push_back({o_xyz, h_xyz});
+  }
+  EngineConfig c = test::engine_config(f, BoxKind::orthorhombic, o.nbins, o.r_max, Precision::single);
+  const auto expected = test::reference_histograms<float>(f, c);
+  REQUIRE(r.pairs.size() == 3);
+  for (size_t p = 0; p < 3; ++p) CHECK(r.pairs[p].counts == expected[p]);
+}
+
+TEST_CASE("job errors are one line and name the problem") {
+  JobOptions o;
+  o.trajectory = std::string(PAIRHIST_DATA_DIR) + "/spce_water.xtc";
+  o.topology = std::string(PAIRHIST_DATA_DIR) + "/spce_water.gro";
+  o.species = {parse_species("O=OW")};
+  o.nbins = 10;
+  o.r_max = 2.0;  // beyond half the ~3 nm box
+  try {
+    run_trajectory_job(o);
+    FAIL("expected an error");
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("frame 0") != std::string::npos);
+    CHECK(msg.find("minimum-image limit") != std::string::npos);
+    CHECK(msg.find('\n') == std::string::npos);
+  }
+  o.r_max = 1.0;
+  o.species = {parse_species("X=NOPE")};
+  CHECK_THROWS_AS(run_trajectory_job(o), InputError);
+  o.species = {parse_species("O=OW"), parse_species("O2=O*")};
+  CHECK_THROWS_AS(run_trajectory_job(o), UsageError);  // overlapping species
+  CHECK_THROWS_AS(parse_species("novalue"), UsageError);
+}

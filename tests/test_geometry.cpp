@@ -1,0 +1,89 @@
+// Geometry: hand-computed minimum images and bins, then random displacements against the
+// brute-force lattice search.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "double_reference.hpp"
+#include "pairhist/box_setup.hpp"
+#include "random_points.hpp"
+
+using namespace pairhist;
+
+TEST_CASE("bin_of: floor of r * nbins / r_max, r_max itself and NaN are not counted") {
+  const double scale = bin_scale<double>(5.0, 10);  // 2 bins per unit
+  CHECK(bin_of(4.0, scale, 10) == 4);               // r = 2
+  CHECK(bin_of(0.0, scale, 10) == 0);
+  CHECK(bin_of(24.0, scale, 10) == 9);               // r = 4.899
+  CHECK(bin_of(25.0, scale, 10) == 10);              // r = r_max: outside
+  CHECK(bin_of(1e30, scale, 10) == 10);
+  CHECK(bin_of(std::nan(""), scale, 10) == 10);
+  CHECK(bin_of(2.25f, bin_scale<float>(5.0, 10), 10) == 3);  // r = 1.5 -> 3.0 exactly
+}
+
+TEST_CASE("orthorhombic minimum image, hand-computed") {
+  const BoxMatrix m{10, 0, 0, 0, 20, 0, 0, 0, 30};
+  REQUIRE(classify_box(m) == BoxKind::orthorhombic);
+  const Box<double> box = make_box<double>(m, BoxKind::orthorhombic);
+  CHECK(distance2<BoxKind::orthorhombic>(box, 9.0, 0.0, 0.0) == doctest::Approx(1.0));
+  CHECK(distance2<BoxKind::orthorhombic>(box, -9.0, 19.0, 29.0) == doctest::Approx(3.0));
+  CHECK(distance2<BoxKind::orthorhombic>(box, 31.0, -41.0, 61.0) == doctest::Approx(3.0));
+  CHECK(distance2<BoxKind::orthorhombic>(box, 3.0, 4.0, 0.0) == doctest::Approx(25.0));
+  CHECK(max_minimum_image_rmax(m) == doctest::Approx(5.0));
+}
+
+TEST_CASE("rhombic dodecahedron: lattice vectors vanish, inradius is 0.5") {
+  const BoxMatrix m = test::rhombic_dodecahedron();
+  REQUIRE(classify_box(m) == BoxKind::triclinic);
+  CHECK(box_problem(m).empty());
+  CHECK(shortest_lattice_vector(m) == doctest::Approx(1.0).epsilon(1e-7));
+  CHECK(max_minimum_image_rmax(m) == doctest::Approx(0.5).epsilon(1e-7));
+  const Box<double> box = make_box<double>(m, BoxKind::triclinic);
+  CHECK(distance2<BoxKind::triclinic>(box, 0.5, 0.5, 0.70710678) == doctest::Approx(0.0));
+  CHECK(distance2<BoxKind::triclinic>(box, 1.5, -0.5, 0.70710678) == doctest::Approx(0.0));
+  // (0.5, 0.5, 0.7) is c minus 0.00710678 in z.
+  CHECK(std::sqrt(distance2<BoxKind::triclinic>(box, 0.5, 0.5, 0.7)) ==
+        doctest::Approx(0.00710678).epsilon(1e-6));
+  // (0.5, 0.5, 0) has four images at the same distance sqrt(0.5) in the plane; c - it is
+  // (0, 0, 0.707) of the same length: the minimum is sqrt(0.5).
+  CHECK(std::sqrt(distance2<BoxKind::triclinic>(box, 0.5, 0.5, 0.0)) ==
+        doctest::Approx(std::sqrt(0.5)).epsilon(1e-7));
+}
+
+TEST_CASE("box checks: zero box is none, upper-triangular entries and bad diagonals refused") {
+  CHECK(classify_box(BoxMatrix{}) == BoxKind::none);
+  CHECK(box_problem(BoxMatrix{}).empty());
+  CHECK_FALSE(box_problem(BoxMatrix{1, 0.1, 0, 0, 1, 0, 0, 0, 1}).empty());
+  CHECK_FALSE(box_problem(BoxMatrix{1, 0, 0, 0, 0, 0, 0, 0, 1}).empty());
+  CHECK_FALSE(box_problem(BoxMatrix{1, 0, 0, 0, NAN, 0, 0, 0, 1}).empty());
+}
+
+template <BoxKind K>
+void check_random_displacements(const BoxMatrix& m, int samples) {
+  const Box<double> box = make_box<double>(m, K);
+  const double limit = max_minimum_image_rmax(m);
+  const double span = 3 * std::fmax(m[0], std::fmax(m[4], m[8]));
+  int checked = 0;
+  for (int s = 0; s < samples; ++s) {
+    const auto p = test::random_points(2, -span, span);
+    const double ref = test::reference_distance(m, &p[0], &p[3]);
+    const double got =
+        std::sqrt(distance2<K>(box, p[3] - p[0], p[4] - p[1], p[5] - p[2]));
+    if (ref < limit) {
+      // Exact for every pair the histogram can count.
+      REQUIRE(got == doctest::Approx(ref).epsilon(1e-12));
+      ++checked;
+    } else {
+      CHECK(got >= ref * (1 - 1e-12));  // never shorter than the true minimum image
+    }
+  }
+  CHECK(checked > 0);
+}
+
+TEST_CASE("minimum image agrees with a brute-force lattice search on random boxes") {
+  for (int trial = 0; trial < 20; ++trial) {
+    check_random_displacements<BoxKind::orthorhombic>(test::random_orthorhombic(0.5, 3.0), 2000);
+    check_random_displacements<BoxKind::triclinic>(test::random_triclinic(0.8, 2.0), 2000);
+  }
+  check_random_displacements<BoxKind::triclinic>(test::rhombic_dodecahedron(), 20000);
+}

@@ -1,0 +1,133 @@
+// GPU suite (label "gpu", run on the device machine by scripts/gpu-suite.sh): the CUDA kernels
+// against the CPU kernel bit for bit on fresh random inputs, and the task library with CUDA
+// workers against CPU-only runs.
+#include <cuda_runtime_api.h>
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "../codelets/cpu/pair_histogram_cpu.hpp"
+#include "../codelets/cuda/pair_histogram_cuda.hpp"
+#include "engine_reference.hpp"
+
+using namespace pairhist;
+
+namespace {
+
+#define CUDA_REQUIRE(call)                                              \
+  do {                                                                  \
+    const cudaError_t err_ = (call);                                    \
+    INFO(#call << ": " << cudaGetErrorString(err_));                    \
+    REQUIRE(err_ == cudaSuccess);                                       \
+  } while (0)
+
+template <class T>
+struct DeviceArray {
+  T* ptr = nullptr;
+  explicit DeviceArray(const std::vector<T>& host) {
+    CUDA_REQUIRE(cudaMalloc(reinterpret_cast<void**>(&ptr), std::max<size_t>(1, host.size()) * sizeof(T)));
+    if (!host.empty())
+      CUDA_REQUIRE(cudaMemcpy(ptr, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  ~DeviceArray() { cudaFree(ptr); }
+  std::vector<T> get(size_t n) const {
+    std::vector<T> h(n);
+    CUDA_REQUIRE(cudaMemcpy(h.data(), ptr, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+  }
+};
+
+template <class T>
+void check_gpu_equals_cpu(cuda::HistogramKernel kernel, BoxKind kind, int64_t na, int64_t nb,
+                          bool same, int nbins) {
+  CAPTURE(static_cast<int>(kernel));
+  CAPTURE(box_kind_name(kind));
+  CAPTURE(na);
+  CAPTURE(nb);
+  CAPTURE(same);
+  CAPTURE(nbins);
+  CAPTURE(sizeof(T));
+  BoxMatrix box{};
+  if (kind == BoxKind::orthorhombic) box = test::random_orthorhombic(2.0, 3.0);
+  if (kind == BoxKind::triclinic) box = test::random_triclinic(2.0, 3.0);
+  const double r_max = kind == BoxKind::none ? 3.0 : max_minimum_image_rmax(box);
+  const auto a = test::to_soa<T>(test::random_points(na, -2.0, 5.0));
+  const auto b = test::to_soa<T>(test::random_points(nb, -2.0, 5.0));
+  const HistogramParams<T> p{make_box<T>(box, kind), bin_scale<T>(r_max, nbins), nbins};
+
+  // Poison: random starting counts; the kernels must add exactly on top of them.
+  std::vector<uint64_t> poison(static_cast<size_t>(nbins));
+  for (auto& v : poison) v = test::rng()() >> 4;
+  std::vector<uint64_t> expected = poison;
+  cpu::histogram_pairs(cpu::Coords<T>{a.data(), na}, cpu::Coords<T>{b.data(), nb}, same, 0, na, p,
+                       expected.data());
+
+  DeviceArray<T> da(a), db(b);
+  DeviceArray<uint64_t> dh(poison);
+  CUDA_REQUIRE(cuda::launch_pair_histogram(kernel, da.ptr, na, db.ptr, nb, same, 0, na, p,
+                                           reinterpret_cast<unsigned long long*>(dh.ptr), 0));
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  REQUIRE(dh.get(static_cast<size_t>(nbins)) == expected);
+}
+
+}  // namespace
+
+TEST_CASE("a CUDA device is present") {
+  int n = 0;
+  CUDA_REQUIRE(cudaGetDeviceCount(&n));
+  REQUIRE(n > 0);
+  cudaDeviceProp prop;
+  CUDA_REQUIRE(cudaGetDeviceProperties(&prop, 0));
+  MESSAGE("device 0: " << prop.name << ", " << prop.multiProcessorCount << " SMs, shared-memory "
+                       << "kernel up to " << cuda::max_shared_memory_bins(0) << " bins");
+}
+
+TEST_CASE("CUDA kernels equal the CPU kernel bit for bit, every box, precision and size") {
+  for (auto kernel : {cuda::HistogramKernel::shared_memory, cuda::HistogramKernel::global_memory}) {
+    for (BoxKind kind : {BoxKind::none, BoxKind::orthorhombic, BoxKind::triclinic}) {
+      for (int64_t n : {0, 1, 2, 255, 257, 2049, 5000}) {
+        check_gpu_equals_cpu<float>(kernel, kind, n, n, true, 1000);
+        check_gpu_equals_cpu<double>(kernel, kind, n, n, true, 333);
+        check_gpu_equals_cpu<float>(kernel, kind, n, 3001 - n / 2, false, 10000);
+        check_gpu_equals_cpu<double>(kernel, kind, n, 7, false, 5);
+      }
+    }
+  }
+  // The widest histogram the shared-memory kernel takes, and one bin more for the global one.
+  const int widest = cuda::max_shared_memory_bins(0);
+  check_gpu_equals_cpu<float>(cuda::HistogramKernel::shared_memory, BoxKind::orthorhombic, 3000,
+                              3000, true, widest);
+  check_gpu_equals_cpu<float>(cuda::HistogramKernel::global_memory, BoxKind::orthorhombic, 3000,
+                              3000, true, widest + 1);
+}
+
+TEST_CASE("engine with CUDA workers equals CPU-only runs, under several schedulers") {
+  for (BoxKind kind : {BoxKind::none, BoxKind::orthorhombic, BoxKind::triclinic}) {
+    CAPTURE(box_kind_name(kind));
+    const auto frames = test::make_frames({4000, 2500, 1, 0, 300}, 4, kind);
+    for (int nbins : {500, 100000}) {  // the second needs the global-memory kernel
+      CAPTURE(nbins);
+      EngineConfig config = test::engine_config(frames, kind, nbins, 1.0, Precision::single);
+      config.ncuda = 0;
+      config.ncpu = 4;
+      config.scheduler = "lws";
+      const auto cpu_only = test::run_engine(frames, config);
+      REQUIRE(cpu_only == test::reference_histograms<float>(frames, config));
+      for (const char* sched : {"dmda", "eager", "lws"}) {
+        CAPTURE(sched);
+        config.scheduler = sched;
+        config.ncuda = -1;
+        config.ncpu = 0;  // GPU only
+        REQUIRE(test::run_engine(frames, config) == cpu_only);
+        config.ncpu = 4;  // GPU and CPU together
+        config.max_pairs_per_task = 200000;
+        REQUIRE(test::run_engine(frames, config) == cpu_only);
+        config.max_pairs_per_task = uint64_t(1) << 28;
+      }
+      config.precision = Precision::double_;
+      config.scheduler = "dmda";
+      REQUIRE(test::run_engine(frames, config) ==
+              test::reference_histograms<double>(frames, config));
+    }
+  }
+}

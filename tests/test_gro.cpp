@@ -1,0 +1,213 @@
+// read_gro on the bundled sample (cross-checked against the XTC written from it) and on small
+// hand-written files, well-formed and malformed.
+#include <doctest/doctest.h>
+#include <stdlib.h>
+
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gro_reader.hpp"
+#include "pairhist/errors.hpp"
+#include "xtc_reader.hpp"
+
+namespace fs = std::filesystem;
+using pairhist::InputError;
+using pairhist::io::read_gro;
+using pairhist::io::Topology;
+
+namespace {
+
+const std::string kDataDir = PAIRHIST_DATA_DIR;
+
+/// A fresh, uniquely named directory holding one file at a time, removed afterwards.
+struct TempGro {
+  fs::path dir;
+  TempGro() {
+    std::string pattern = (fs::temp_directory_path() / "pairhist-gro-XXXXXX").string();
+    REQUIRE_MESSAGE(::mkdtemp(pattern.data()) != nullptr, "mkdtemp failed");
+    dir = pattern;
+  }
+  ~TempGro() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string write(const std::string& text) const {
+    const std::string path = (dir / "test.gro").string();
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    REQUIRE(out.good());
+    return path;
+  }
+};
+
+std::string error_of(const std::string& path) {
+  try {
+    read_gro(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// Three SPC/E-like atoms in the default %8.3f layout.
+const std::string kTitle = "two waters, t= 0.0\n";
+const std::string kAtom1 = "    1SOL     OW    1   0.126   1.624   1.679\n";
+const std::string kAtom2 = "    1SOL    HW1    2   0.190   1.661   1.747\n";
+const std::string kAtom3 = "    2SOL    HW2    3  -0.177   1.568   1.613\n";
+const std::string kBox = "   1.86206   1.86206   1.86206\n";
+
+}  // namespace
+
+TEST_CASE("read_gro reads the sample topology consistently with the sample trajectory") {
+  const Topology top = read_gro(kDataDir + "/spce_water.gro");
+  pairhist::io::XtcReader xtc(kDataDir + "/spce_water.xtc");
+  REQUIRE(top.natoms() == xtc.natoms());
+  REQUIRE(top.natoms() % 3 == 0);
+  REQUIRE(top.residue_names.size() == static_cast<size_t>(top.natoms()));
+  REQUIRE(top.residue_numbers.size() == static_cast<size_t>(top.natoms()));
+  REQUIRE(top.xyz.size() == 3 * static_cast<size_t>(top.natoms()));
+  CHECK(!top.title.empty());
+
+  int pattern_errors = 0;
+  for (int i = 0; i < top.natoms(); ++i) {
+    static const char* const kNames[3] = {"OW", "HW1", "HW2"};
+    if (top.residue_names[i] != "SOL" || top.atom_names[i] != kNames[i % 3] ||
+        top.residue_numbers[i] != (i / 3 + 1) % 100000) {
+      if (pattern_errors++ < 5) {
+        MESSAGE("atom " << i << ": " << top.residue_numbers[i] << " '" << top.residue_names[i]
+                        << "' '" << top.atom_names[i] << "'");
+      }
+    }
+  }
+  CHECK(pattern_errors == 0);
+
+  // The trajectory starts from this structure and box (its first frame may differ by the XTC
+  // rounding and by the initial constraint step, both far below 0.01 nm).
+  pairhist::io::TrajectoryFrame frame;
+  REQUIRE(xtc.next(frame));
+  for (size_t k = 0; k < 9; ++k) CHECK(top.box[k] == doctest::Approx(frame.box[k]).epsilon(1e-5));
+  CHECK(top.box[0] > 0);
+  CHECK(top.box[1] == 0);
+  double worst = 0;
+  for (size_t k = 0; k < top.xyz.size(); ++k) {
+    worst = std::max(worst, std::fabs(double{top.xyz[k]} - frame.xyz[k]));
+  }
+  CHECK(worst < 0.01);
+}
+
+TEST_CASE("read_gro parses fields, CRLF, variable precision and triclinic boxes") {
+  TempGro tmp;
+  SUBCASE("default layout") {
+    const Topology top = read_gro(tmp.write(kTitle + "    3\n" + kAtom1 + kAtom2 + kAtom3 + kBox));
+    CHECK(top.title == "two waters, t= 0.0");
+    REQUIRE(top.natoms() == 3);
+    CHECK(top.atom_names[1] == "HW1");
+    CHECK(top.residue_names[2] == "SOL");
+    CHECK(top.residue_numbers[2] == 2);
+    CHECK(top.xyz[6] == -0.177f);
+    CHECK(top.xyz[8] == 1.613f);
+    CHECK(top.box == std::array<float, 9>{1.86206f, 0, 0, 0, 1.86206f, 0, 0, 0, 1.86206f});
+  }
+  SUBCASE("CRLF line ends") {
+    std::string text = kTitle + "    3\n" + kAtom1 + kAtom2 + kAtom3 + kBox;
+    std::string crlf;
+    for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+    const Topology top = read_gro(tmp.write(crlf));
+    REQUIRE(top.natoms() == 3);
+    CHECK(top.atom_names[2] == "HW2");
+    CHECK(top.xyz[8] == 1.613f);
+    CHECK(top.box[8] == 1.86206f);
+  }
+  SUBCASE("five decimals with velocities") {
+    const std::string text =
+        kTitle + "2\n" +
+        "    1SOL     OW    1   0.12345   1.62401  -1.67900 0.123456 -0.5000000 "
+        "1.0000000\n"
+        "    1SOL    HW1    2  10.19000   1.66100   1.74700\n" +
+        kBox;
+    const Topology top = read_gro(tmp.write(text));
+    REQUIRE(top.natoms() == 2);
+    CHECK(top.xyz[0] == 0.12345f);
+    CHECK(top.xyz[2] == -1.679f);
+    CHECK(top.xyz[3] == 10.19f);
+  }
+  SUBCASE("triclinic box: v1x v2y v3z v1y v1z v2x v2z v3x v3y") {
+    const Topology top =
+        read_gro(tmp.write(kTitle + "1\n" + kAtom1 + " 3 4 5 0.1 0.2 0.3 0.4 0.5 0.6\n"));
+    CHECK(top.box == std::array<float, 9>{3, 0.1f, 0.2f, 0.3f, 4, 0.4f, 0.5f, 0.6f, 5});
+  }
+  SUBCASE("further frames after the box are ignored") {
+    const std::string frame = kTitle + "1\n" + kAtom1 + kBox;
+    CHECK(read_gro(tmp.write(frame + frame)).natoms() == 1);
+  }
+}
+
+TEST_CASE("malformed GRO files give InputError with the line number") {
+  TempGro tmp;
+  SUBCASE("missing file") {
+    const std::string missing = (tmp.dir / "none.gro").string();
+    CHECK(contains(error_of(missing), missing));
+  }
+  SUBCASE("empty file") {
+    CHECK(contains(error_of(tmp.write("")), "line 1: empty"));
+  }
+  SUBCASE("non-numeric atom count") {
+    CHECK(contains(error_of(tmp.write(kTitle + "three\n" + kAtom1)), "line 2: bad atom count"));
+  }
+  SUBCASE("short atom line") {
+    const std::string path =
+        tmp.write(kTitle + "    3\n" + kAtom1 + kAtom2.substr(0, 30) + "\n" + kAtom3 + kBox);
+    const std::string msg = error_of(path);
+    CHECK(contains(msg, path + ": line 4: "));
+    CHECK(contains(msg, "too short"));
+  }
+  SUBCASE("bad coordinate") {
+    std::string bad = kAtom3;
+    bad.replace(33, 1, "x");  // inside the y field
+    const std::string msg = error_of(tmp.write(kTitle + "    3\n" + kAtom1 + kAtom2 + bad + kBox));
+    CHECK(contains(msg, "line 5: bad y coordinate"));
+  }
+  SUBCASE("bad residue number") {
+    std::string bad = kAtom2;
+    bad[3] = 'Q';
+    CHECK(contains(error_of(tmp.write(kTitle + "3\n" + kAtom1 + bad + kAtom3 + kBox)),
+                   "line 4: bad residue number"));
+  }
+  SUBCASE("atom count one too large: the box line is read as an atom") {
+    const std::string msg =
+        error_of(tmp.write(kTitle + "    4\n" + kAtom1 + kAtom2 + kAtom3 + kBox));
+    CHECK(contains(msg, "line 6: "));
+    CHECK(contains(msg, "atom count"));
+  }
+  SUBCASE("atom count much too large") {
+    const std::string msg =
+        error_of(tmp.write(kTitle + "   10\n" + kAtom1 + kAtom2 + kAtom3 + kBox));
+    CHECK(contains(msg, "line 6: "));
+    CHECK(contains(msg, "atom count"));
+  }
+  SUBCASE("atom count too small: an atom line is read as the box") {
+    const std::string msg =
+        error_of(tmp.write(kTitle + "    2\n" + kAtom1 + kAtom2 + kAtom3 + kBox));
+    CHECK(contains(msg, "line 5: bad box line"));
+  }
+  SUBCASE("missing box line") {
+    CHECK(contains(error_of(tmp.write(kTitle + "    3\n" + kAtom1 + kAtom2 + kAtom3)),
+                   "line 6: missing box line"));
+  }
+  SUBCASE("box line with a wrong number of values") {
+    CHECK(contains(error_of(tmp.write(kTitle + "1\n" + kAtom1 + " 3 4\n")),
+                   "line 4: box line must hold 3 or 9 numbers"));
+  }
+  SUBCASE("no decimal points in the coordinates") {
+    CHECK(
+        contains(error_of(tmp.write(kTitle + "1\n" + "    1SOL     OW    1   1   2   3\n" + kBox)),
+                 "line 3: cannot find the decimal points"));
+  }
+}
