@@ -45,6 +45,13 @@ constexpr int kFirstSmallIdx = 9;
 constexpr int kSmallIdxEnd = static_cast<int>(sizeof(kMagicInts) / sizeof(kMagicInts[0]));
 static_assert(kSmallIdxEnd == 73, "XTC magic-int table must have 73 entries");
 
+// The decode loop calls a few small helpers per atom; GCC does not always inline them on its own.
+#if defined(__GNUC__) || defined(__clang__)
+#define PAIRHIST_XTC_INLINE inline __attribute__((always_inline))
+#else
+#define PAIRHIST_XTC_INLINE inline
+#endif
+
 inline uint32_t load_be32(const unsigned char* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
 }
@@ -105,7 +112,7 @@ class Divisor {
   uint32_t value() const { return d_; }
 
   // Quotient of v / d; the remainder goes to *rem. Requires v < kExactBelow.
-  uint64_t divide(uint64_t v, uint32_t* rem) const {
+  PAIRHIST_XTC_INLINE uint64_t divide(uint64_t v, uint32_t* rem) const {
     int64_t q = static_cast<int64_t>(static_cast<double>(static_cast<int64_t>(v)) * inv_);
     int64_t r = static_cast<int64_t>(v) - q * int64_t{d_};
     if (r < 0) {
@@ -133,7 +140,7 @@ class BitReader {
   uint64_t position() const { return pos_; }
 
   // Next n bits (1 <= n <= 32) as an unsigned big-endian number.
-  uint32_t bits(int n) {
+  PAIRHIST_XTC_INLINE uint32_t bits(int n) {
     const uint64_t w = window();
     pos_ += static_cast<uint64_t>(n);
     return static_cast<uint32_t>(w >> (64 - n));
@@ -142,7 +149,8 @@ class BitReader {
   // Reads an n-bit packed triplet (1 <= n <= 72) and splits it by the mixed radix sizes
   // (sizes[0] is implied). The encoder emits the big number in 8-bit chunks, least significant
   // chunk first, each chunk MSB-first; the last chunk holds the n % 8 leftover bits.
-  void triplet(int n, const Divisor& size1, const Divisor& size2, uint32_t out[3]) {
+  PAIRHIST_XTC_INLINE void triplet(int n, const Divisor& size1, const Divisor& size2,
+                                   uint32_t out[3]) {
     if (n <= 56) {
       const uint64_t w = window();  // holds at least 57 valid bits
       pos_ += static_cast<uint64_t>(n);

@@ -11,11 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "test_paths.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kData = PAIRHIST_DATA_DIR;
+const std::string kData = pairhist::test::data_dir();
 const std::string kXtc = kData + "/spce_water.xtc";
 const std::string kGro = kData + "/spce_water.gro";
 
@@ -28,7 +30,7 @@ struct Result {
 /// Runs pairhist with the given arguments (a shell string), capturing stdout and stderr.
 Result run_pairhist(const std::string& args, const fs::path& scratch) {
   const fs::path out = scratch / "stdout.txt", err = scratch / "stderr.txt";
-  const std::string cmd = std::string(PAIRHIST_BINARY) + " " + args + " >" + out.string() +
+  const std::string cmd = pairhist::test::pairhist_binary() + " " + args + " >" + out.string() +
                           " 2>" + err.string();
   const int raw = std::system(cmd.c_str());
   Result r;

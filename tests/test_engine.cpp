@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine_reference.hpp"
+#include "test_paths.hpp"
 #include "gro_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "xtc_reader.hpp"
@@ -43,8 +44,8 @@ TEST_CASE("engine equals the reference and is identical under every scheduler") 
 
 TEST_CASE("a trajectory job on the sample equals the reference, frame selection respected") {
   JobOptions o;
-  o.trajectory = std::string(PAIRHIST_DATA_DIR) + "/spce_water.xtc";
-  o.topology = std::string(PAIRHIST_DATA_DIR) + "/spce_water.gro";
+  o.trajectory = test::data_dir() + "/spce_water.xtc";
+  o.topology = test::data_dir() + "/spce_water.gro";
   o.species = {parse_species("O=OW"), parse_species("H=HW1,HW2")};
   o.r_max = 1.2;
   o.nbins = 120;
@@ -89,8 +90,8 @@ TEST_CASE("a trajectory job on the sample equals the reference, frame selection 
 
 TEST_CASE("job errors are one line and name the problem") {
   JobOptions o;
-  o.trajectory = std::string(PAIRHIST_DATA_DIR) + "/spce_water.xtc";
-  o.topology = std::string(PAIRHIST_DATA_DIR) + "/spce_water.gro";
+  o.trajectory = test::data_dir() + "/spce_water.xtc";
+  o.topology = test::data_dir() + "/spce_water.gro";
   o.species = {parse_species("O=OW")};
   o.nbins = 10;
   o.r_max = 2.0;  // beyond half the ~3 nm box

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# GPU test suite. CI has no GPU, so this runs in two halves:
+#   scripts/gpu-suite.sh stage      (here) build with CUDA, copy binaries + the shared libraries the
+#                                   device machine lacks into .gpu/ (git-ignored, carried there)
+#   scripts/gpu-suite.sh device     (on the GPU machine, repo root) run the suites from .gpu/,
+#                                   logs to $OUT (or .gpu/out)
+# With the device tool: stage here, then run `bash scripts/gpu-suite.sh device` with carry [".gpu"].
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+stage=$repo/.gpu
+build=${PAIRHIST_BUILD_DIR:-$repo/build}
+
+stage_here() {
+  command -v /usr/local/cuda/bin/nvcc >/dev/null || { echo "gpu-suite: nvcc not found" >&2; exit 1; }
+  bash "$repo/scripts/install-deps.sh"
+  bash "$repo/scripts/build-starpu.sh"
+  cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build" -j"$(nproc)"
+  rm -rf "$stage" && mkdir -p "$stage/bin" "$stage/lib"
+  cp "$build"/tests/test_* "$stage/bin/" 2>/dev/null || true
+  rm -f "$stage"/bin/*.a
+  cp "$build/drivers/pairhist" "$stage/bin/"
+  # Every shared library outside the base system and CUDA, which the device machine has.
+  for f in "$stage"/bin/*; do ldd "$f"; done | awk '/=> \// {print $3}' | sort -u |
+    grep -Ev '/(libc|libm|libdl|librt|libresolv|libpthread|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so|/usr/local/cuda' |
+    while read -r lib; do cp -L "$lib" "$stage/lib/"; done
+  git -C "$repo" rev-parse --short HEAD >"$stage/commit"
+  du -sh "$stage"
+}
+
+run_on_device() {
+  out=${OUT:-$stage/out}
+  mkdir -p "$out"
+  export LD_LIBRARY_PATH="$stage/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+  export PAIRHIST_DATA_DIR="$repo/data" PAIRHIST_BINARY="$stage/bin/pairhist"
+  export STARPU_HOME="$out/starpu-home" STARPU_SILENT=1 STARPU_SCHED=
+  {
+    echo "# pairhist GPU suite, commit $(cat "$stage/commit"), $(date -u +%Y-%m-%dT%H:%MZ)"
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+    echo "host: $(nproc) cores"
+    if ldd "$stage/bin/pairhist" | grep "not found"; then echo "missing libraries"; exit 1; fi
+  } | tee "$out/gpu-suite.log"
+  status=0
+  for t in test_gpu test_geometry test_cpu_kernel test_row_tiles test_engine test_cli; do
+    echo "== $t" | tee -a "$out/gpu-suite.log"
+    start=$(date +%s.%N)
+    if "$stage/bin/$t" >"$out/$t.log" 2>&1; then r=passed; else r=FAILED; status=1; fi
+    printf '%s %s in %.1f s: %s\n' "$t" "$r" "$(echo "$(date +%s.%N) - $start" | bc)" \
+      "$(grep -E '^\[doctest\] (test cases|assertions)' "$out/$t.log" | tr '\n' ' ')" |
+      tee -a "$out/gpu-suite.log"
+    [ $r = passed ] || tail -30 "$out/$t.log"
+  done
+  grep -h "MESSAGE" -A1 "$out/test_gpu.log" | tee -a "$out/gpu-suite.log" || true
+  echo "== demo with all CPU cores and the GPU" | tee -a "$out/gpu-suite.log"
+  "$stage/bin/pairhist" run "$repo/data/spce_water.xtc" --top "$repo/data/spce_water.gro" \
+    --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240 -o "$out/demo" 2>&1 |
+    tee -a "$out/gpu-suite.log" || status=1
+  rm -rf "$out/demo" "$out/starpu-home"
+  echo "gpu-suite: $([ $status = 0 ] && echo all passed || echo FAILURES)" | tee -a "$out/gpu-suite.log"
+  return $status
+}
+
+case "${1:-}" in
+  stage) stage_here ;;
+  device) run_on_device ;;
+  *) echo "usage: $0 stage|device" >&2; exit 2 ;;
+esac
