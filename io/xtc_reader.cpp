@@ -99,36 +99,67 @@ int bit_length_of_product(const uint32_t s[3]) {
   return hi != 0 ? 32 + bit_length(hi) : bit_length(lo & 0xffffffffULL);
 }
 
-// Division by a per-frame constant through a floating-point reciprocal: hardware 64-bit division
-// dominated decode time. For v < 2^50 the estimate is within one of the true quotient, so a
-// single correction step makes the result exact.
-class Divisor {
+// Exact v / d for v < 2^56 by a multiply-high with a precomputed reciprocal (Granlund and
+// Montgomery, "Division by invariant integers using multiplication", 1994, theorem 4.2). Decode
+// needs two divisions per packed triplet, and 64-bit hardware division is slow on many CPUs.
+class Reciprocal {
  public:
-  static constexpr uint64_t kExactBelow = uint64_t{1} << 50;
+  Reciprocal() = default;
+#if defined(__SIZEOF_INT128__)
+  explicit Reciprocal(uint64_t d) {
+    if (d <= 1) return;  // the multiplier for 1 does not fit in 64 bits; v passes through
+    int l = 0;
+    while ((uint64_t{1} << l) < d) ++l;
+    // A shift of at least 64 lets quotient() use only the high word; l >= 8 ensures that and
+    // keeps m below 2^64 for every d >= 2.
+    l = l < 8 ? 8 : l;
+    shift_ = 56 + l - 64;
+    pass_ = 0;
+    m_ = static_cast<uint64_t>(((U128{1} << (56 + l)) + d - 1) / d);
+  }
 
-  Divisor() = default;
-  explicit Divisor(uint32_t d) : d_(d), inv_(1.0 / d) {}
-
-  uint32_t value() const { return d_; }
-
-  // Quotient of v / d; the remainder goes to *rem. Requires v < kExactBelow.
-  PAIRHIST_XTC_INLINE uint64_t divide(uint64_t v, uint32_t* rem) const {
-    int64_t q = static_cast<int64_t>(static_cast<double>(static_cast<int64_t>(v)) * inv_);
-    int64_t r = static_cast<int64_t>(v) - q * int64_t{d_};
-    if (r < 0) {
-      --q;
-      r += d_;
-    } else if (r >= int64_t{d_}) {
-      ++q;
-      r -= d_;
-    }
-    *rem = static_cast<uint32_t>(r);
-    return static_cast<uint64_t>(q);
+  PAIRHIST_XTC_INLINE uint64_t quotient(uint64_t v) const {
+    return (static_cast<uint64_t>((U128{v} * m_) >> 64) >> shift_) + (v & pass_);
   }
 
  private:
-  uint32_t d_ = 1;
-  double inv_ = 1.0;
+  __extension__ typedef unsigned __int128 U128;
+  uint64_t m_ = 0;
+  uint64_t pass_ = ~uint64_t{0};
+  int shift_ = 0;
+#else
+  explicit Reciprocal(uint64_t d) : d_(d) {}
+  PAIRHIST_XTC_INLINE uint64_t quotient(uint64_t v) const {
+    return v / d_;
+  }
+
+ private:
+  uint64_t d_ = 1;
+#endif
+};
+
+// Splits a packed triplet v = (x * s1 + y) * s2 + z into x, y, z. Both quotients are taken from v
+// itself so that they do not wait for each other.
+class Radix {
+ public:
+  Radix() = default;
+  Radix(uint32_t s1, uint32_t s2) : s1_(s1), s2_(s2), by_s2_(s2), by_s1s2_(uint64_t{s1} * s2) {}
+
+  uint32_t s1() const { return s1_; }
+  uint32_t s2() const { return s2_; }
+
+  // Requires v < 2^56.
+  PAIRHIST_XTC_INLINE void split(uint64_t v, uint32_t out[3]) const {
+    const uint64_t x_s1_plus_y = by_s2_.quotient(v);
+    const uint64_t x = by_s1s2_.quotient(v);
+    out[0] = static_cast<uint32_t>(x);
+    out[1] = static_cast<uint32_t>(x_s1_plus_y - x * s1_);
+    out[2] = static_cast<uint32_t>(v - x_s1_plus_y * s2_);
+  }
+
+ private:
+  uint32_t s1_ = 1, s2_ = 1;
+  Reciprocal by_s2_, by_s1s2_;
 };
 
 // MSB-first bit stream over a zero-padded buffer. Bounds are checked by the caller once per
@@ -146,11 +177,10 @@ class BitReader {
     return static_cast<uint32_t>(w >> (64 - n));
   }
 
-  // Reads an n-bit packed triplet (1 <= n <= 72) and splits it by the mixed radix sizes
-  // (sizes[0] is implied). The encoder emits the big number in 8-bit chunks, least significant
-  // chunk first, each chunk MSB-first; the last chunk holds the n % 8 leftover bits.
-  PAIRHIST_XTC_INLINE void triplet(int n, const Divisor& size1, const Divisor& size2,
-                                   uint32_t out[3]) {
+  // Reads an n-bit packed triplet (1 <= n <= 72) and splits it by `radix`. The encoder emits the
+  // big number in 8-bit chunks, least significant chunk first, each chunk MSB-first; the last chunk
+  // holds the n % 8 leftover bits.
+  PAIRHIST_XTC_INLINE void triplet(int n, const Radix& radix, uint32_t out[3]) {
     if (n <= 56) {
       const uint64_t w = window();  // holds at least 57 valid bits
       pos_ += static_cast<uint64_t>(n);
@@ -159,19 +189,10 @@ class BitReader {
       const uint64_t low = byte_swap64(w & ~(~uint64_t{0} >> full_bits));
       // The split shift yields 0 for rem == 0 without an out-of-range shift.
       const uint64_t high = ((w << full_bits) >> 1) >> (63 - rem);
-      uint64_t v = low | (high << full_bits);
-      if (v < Divisor::kExactBelow) {
-        v = size2.divide(v, &out[2]);
-        out[0] = static_cast<uint32_t>(size1.divide(v, &out[1]));
-      } else {
-        out[2] = static_cast<uint32_t>(v % size2.value());
-        v /= size2.value();
-        out[1] = static_cast<uint32_t>(v % size1.value());
-        out[0] = static_cast<uint32_t>(v / size1.value());
-      }
+      radix.split(low | (high << full_bits), out);
       return;
     }
-    triplet_wide(n, size1.value(), size2.value(), out);
+    triplet_wide(n, radix.s1(), radix.s2(), out);
   }
 
  private:
@@ -201,11 +222,11 @@ class BitReader {
   uint64_t pos_ = 0;
 };
 
-// Reciprocals of the magic ints, computed once for all readers.
-const Divisor* small_divisor_table() {
-  static const std::array<Divisor, kSmallIdxEnd> table = [] {
-    std::array<Divisor, kSmallIdxEnd> t{};
-    for (int i = kFirstSmallIdx; i < kSmallIdxEnd; ++i) t[i] = Divisor(kMagicInts[i]);
+// Radices of the run-length deltas, one per small index, computed once for all readers.
+const Radix* small_radix_table() {
+  static const std::array<Radix, kSmallIdxEnd> table = [] {
+    std::array<Radix, kSmallIdxEnd> t{};
+    for (int i = kFirstSmallIdx; i < kSmallIdxEnd; ++i) t[i] = Radix(kMagicInts[i], kMagicInts[i]);
     return t;
   }();
   return table.data();
@@ -257,8 +278,8 @@ std::string decode_packed(const unsigned char* data, const PackedHeader& h, int 
            std::to_string(kFirstSmallIdx) + ", " + std::to_string(kSmallIdxEnd - 1) + "]";
   }
 
-  const Divisor big_size1(sizeint[1]), big_size2(sizeint[2]);
-  const Divisor* const small_divisors = small_divisor_table();
+  const Radix big_radix(sizeint[1], sizeint[2]);
+  const Radix* const small_radices = small_radix_table();
 
   const uint64_t nbits = h.nbytes * 8;
   BitReader in(data);
@@ -280,7 +301,7 @@ std::string decode_packed(const unsigned char* data, const PackedHeader& h, int 
     if (wide) {
       for (int d = 0; d < 3; ++d) big[d] = int64_t{in.bits(dim_bits[d])} + minint[d];
     } else {
-      in.triplet(triplet_bits, big_size1, big_size2, q);
+      in.triplet(triplet_bits, big_radix, q);
       for (int d = 0; d < 3; ++d) big[d] = int64_t{q[d]} + minint[d];
     }
     ++atom;
@@ -300,16 +321,16 @@ std::string decode_packed(const unsigned char* data, const PackedHeader& h, int 
       }
       const uint32_t small_size = kMagicInts[smallidx];
       const int64_t small_half = small_size / 2;
-      const Divisor& small_div = small_divisors[smallidx];
+      const Radix& small_radix = small_radices[smallidx];
       int64_t ref[3];
-      in.triplet(smallidx, small_div, small_div, q);
+      in.triplet(smallidx, small_radix, q);
       for (int d = 0; d < 3; ++d) ref[d] = big[d] + int64_t{q[d]} - small_half;
       // The encoder swaps the first two atoms of a run (it compresses water better), so the
       // first delta-coded atom is written before the full-size one and becomes the reference.
       emit(ref);
       emit(big);
       for (int k = 1; k < nsmall; ++k) {
-        in.triplet(smallidx, small_div, small_div, q);
+        in.triplet(smallidx, small_radix, q);
         for (int d = 0; d < 3; ++d) ref[d] += int64_t{q[d]} - small_half;
         emit(ref);
       }

@@ -43,9 +43,9 @@ run_on_device() {
   status=0
   for t in test_gpu test_geometry test_cpu_kernel test_row_tiles test_engine test_cli; do
     echo "== $t" | tee -a "$out/gpu-suite.log"
-    start=$(date +%s.%N)
+    start=$(date +%s%N)
     if "$stage/bin/$t" >"$out/$t.log" 2>&1; then r=passed; else r=FAILED; status=1; fi
-    printf '%s %s in %.1f s: %s\n' "$t" "$r" "$(echo "$(date +%s.%N) - $start" | bc)" \
+    printf '%s %s in %s ms: %s\n' "$t" "$r" "$((($(date +%s%N) - start) / 1000000))" \
       "$(grep -E '^\[doctest\] (test cases|assertions)' "$out/$t.log" | tr '\n' ' ')" |
       tee -a "$out/gpu-suite.log"
     [ $r = passed ] || tail -30 "$out/$t.log"

@@ -247,21 +247,27 @@ void check_against_gmx_dump(const std::string& xtc) {
   CHECK(reader.frames_read() == static_cast<int64_t>(ref.size()));
 }
 
-/// A copy of the first `natoms` atoms of the sample, written by gmx trjconv.
+/// Runs `gmx trjconv` on the sample (selecting group 0 of `ndx`, or of the default groups) and
+/// returns the path of the written trajectory.
+std::string gmx_trjconv(const TempDir& tmp, const std::string& out_name, const std::string& args) {
+  const std::string out = tmp.file(out_name);
+  const std::string cmd = "echo 0 | " + shell_quote(gmx()) + " -quiet trjconv -f " +
+                          shell_quote(kSampleXtc) + " -o " + shell_quote(out) + " " + args + " >" +
+                          shell_quote(tmp.file("trjconv.log")) + " 2>&1";
+  REQUIRE_MESSAGE(run_shell(cmd), "gmx trjconv failed: " << cmd);
+  REQUIRE(fs::exists(out));
+  return out;
+}
+
+/// A copy of the first `natoms` atoms of the sample.
 std::string gmx_subset(const TempDir& tmp, int natoms) {
   const std::string ndx = tmp.file("first" + std::to_string(natoms) + ".ndx");
-  const std::string out = tmp.file("first" + std::to_string(natoms) + ".xtc");
   std::ofstream idx(ndx);
   idx << "[ first ]\n";
   for (int i = 1; i <= natoms; ++i) idx << i << (i % 10 == 0 ? '\n' : ' ');
   idx << '\n';
   idx.close();
-  const std::string cmd = "echo 0 | " + shell_quote(gmx()) + " -quiet trjconv -f " +
-                          shell_quote(kSampleXtc) + " -n " + shell_quote(ndx) + " -o " +
-                          shell_quote(out) + " >" + shell_quote(tmp.file("trjconv.log")) + " 2>&1";
-  REQUIRE_MESSAGE(run_shell(cmd), "gmx trjconv failed: " << cmd);
-  REQUIRE(fs::exists(out));
-  return out;
+  return gmx_trjconv(tmp, "first" + std::to_string(natoms) + ".xtc", "-n " + shell_quote(ndx));
 }
 
 }  // namespace
@@ -291,6 +297,33 @@ TEST_CASE("XtcReader reads small systems: plain floats up to 9 atoms, compressed
     TrajectoryFrame frame;
     REQUIRE(reader.next(frame));
     CHECK((natoms <= 9 ? frame.precision == 0 : frame.precision > 0));
+  }
+}
+
+TEST_CASE("XtcReader decodes high-precision files (wide integers, per-dimension packing)") {
+  // At 5 decimals a packed triplet exceeds 32 bits, at 6 it exceeds 56 bits (the long-division
+  // path), and from 7 the coordinate ranges exceed 2^24 so each integer is stored separately.
+  require_gmx();
+  TempDir tmp;
+  for (int ndec : {5, 6, 7, 8}) {
+    CAPTURE(ndec);
+    const std::string path = gmx_trjconv(tmp, "ndec" + std::to_string(ndec) + ".xtc",
+                                         "-e 3 -ndec " + std::to_string(ndec));
+    check_against_gmx_dump(path);
+    // The coordinates were 3-decimal values to begin with, so they must survive re-encoding at
+    // higher precision up to its rounding (half a unit) and float resolution.
+    XtcReader original(kSampleXtc), fine(path);
+    TrajectoryFrame a, b;
+    double worst = 0;
+    while (fine.next(b)) {
+      REQUIRE(original.next(a));
+      CHECK(b.precision == doctest::Approx(std::pow(10.0, ndec)));
+      for (size_t k = 0; k < a.xyz.size(); ++k) {
+        worst = std::max(worst, std::fabs(double{a.xyz[k]} - b.xyz[k]));
+      }
+    }
+    CHECK(fine.frames_read() > 1);
+    CHECK(worst <= 0.5 * std::pow(10.0, -ndec) + 1e-6);
   }
 }
 
