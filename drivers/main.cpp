@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "pairhist/errors.hpp"
+#include "bench_command.hpp"
 #include "run_command.hpp"
 
 int main(int argc, char** argv) {
@@ -13,6 +14,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "pairhist 0.1.0");
   app.require_subcommand(1);
   pairhist::add_run_command(app);
+  pairhist::add_bench_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

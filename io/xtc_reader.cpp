@@ -506,15 +506,16 @@ bool XtcReader::next(TrajectoryFrame& frame) {
     if (n < 0) fail("negative compressed data size " + std::to_string(n));
     ph.nbytes = static_cast<uint64_t>(n);
   }
-  // An atom costs at least 2 bits and at most 102 bits (3 x 32 + flag + run length); bounds
-  // outside that are corrupt and would otherwise drive huge allocations.
+  // An atom costs at least 2 bits (an integer of at least one bit plus the run flag) and at most
+  // 102 (3 x 32 + flag + run length); sizes outside that are corrupt and would otherwise drive
+  // huge allocations.
   const uint64_t n_atoms = static_cast<uint64_t>(natoms_);
-  if (ph.nbytes * 4 + 4 < n_atoms) {
-    fail("compressed data size " + std::to_string(ph.nbytes) + " bytes is too small for " +
-         std::to_string(natoms_) + " atoms");
-  }
   if (ph.nbytes > 16 * n_atoms + 64) {
     fail("compressed data size " + std::to_string(ph.nbytes) + " bytes is too large for " +
+         std::to_string(natoms_) + " atoms");
+  }
+  if (ph.nbytes * 4 + 4 < n_atoms) {
+    fail("compressed data size " + std::to_string(ph.nbytes) + " bytes is too small for " +
          std::to_string(natoms_) + " atoms");
   }
   const uint64_t padded = (ph.nbytes + 3) & ~uint64_t{3};  // XDR opaque data is 4-byte aligned

@@ -42,7 +42,7 @@ class XtcReader {
   /// Decodes the next frame into `frame`, reusing its storage. Returns false at a clean end of
   /// file (the file ends exactly after a frame). Throws InputError on truncation or corruption;
   /// the message names the file, the failing frame and the last complete frame. After a throw the
-  /// reader stays failed: further calls throw the same error.
+  /// reader stays failed (further calls throw the same error) and `frame` holds partial data.
   bool next(TrajectoryFrame& frame);
 
   /// Complete frames returned so far.
@@ -57,7 +57,8 @@ class XtcReader {
   [[noreturn]] void fail(const std::string& problem);
   // Reads exactly n bytes or reports how many were available.
   size_t read_bytes(void* dst, size_t n);
-  // Bytes between the read position and the end of the file; UINT64_MAX when unknown (pipe).
+  // Bytes between the read position and the end of the file, UINT64_MAX when unknown (pipe). The
+  // size is looked up again when fewer than `wanted` bytes seem left: the file may be growing.
   uint64_t bytes_left_in_file(uint64_t wanted);
 
   std::string path_;
@@ -70,7 +71,7 @@ class XtcReader {
 
   // The constructor reads the start of the first frame; next() consumes these bytes first so the
   // file never has to be rewound (it may be a pipe).
-  std::array<unsigned char, 16> pending_{};
+  std::array<unsigned char, 8> pending_{};
   size_t pending_size_ = 0;
 
   std::vector<unsigned char> packed_;  // compressed bytes of the current frame, plus zero padding

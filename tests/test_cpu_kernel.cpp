@@ -156,3 +156,17 @@ TEST_CASE("distances exactly on bin edges land in the upper bin") {
   for (int k = 1; k < 40; ++k) CHECK(h[static_cast<size_t>(k)] == uint64_t(40 - k));
   CHECK(h[0] == 0);
 }
+
+TEST_CASE("one bin counting beyond 2^32 in one kernel call stays exact") {
+  // 65,536 x 65,540 coincident points: 4,295,229,440 pairs in bin 0, above 2^32 - 1, so the
+  // 32-bit partial counters must be flushed during the call.
+  const int64_t na = 65536, nb = 65540;
+  const std::vector<float> a(3 * na, 0.5f), b(3 * nb, 0.5f);
+  const HistogramParams<float> p{Box<float>{}, bin_scale<float>(1.0, 4), 4};
+  std::vector<uint64_t> h(4, 0);
+  cpu::histogram_pairs(cpu::Coords<float>{a.data(), na}, cpu::Coords<float>{b.data(), nb}, false,
+                       0, na, p, h.data());
+  CHECK(h[0] == uint64_t(na) * uint64_t(nb));
+  CHECK(h[0] > uint64_t(UINT32_MAX));
+  CHECK(h[1] + h[2] + h[3] == 0);
+}

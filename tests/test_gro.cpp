@@ -11,6 +11,7 @@
 
 #include "gro_reader.hpp"
 #include "pairhist/errors.hpp"
+#include "test_paths.hpp"
 #include "xtc_reader.hpp"
 
 namespace fs = std::filesystem;
@@ -20,7 +21,7 @@ using pairhist::io::Topology;
 
 namespace {
 
-const std::string kDataDir = PAIRHIST_DATA_DIR;
+const std::string kDataDir = pairhist::test::data_dir();
 
 /// A fresh, uniquely named directory holding one file at a time, removed afterwards.
 struct TempGro {

@@ -1,6 +1,7 @@
 // XtcReader against GROMACS itself (`gmx dump` is the reference decoder), plus truncated, corrupt
 // and hand-made files. Needs gmx: PAIRHIST_GMX names the executable (default "gmx").
 #include <doctest/doctest.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 
 #include <array>
@@ -14,11 +15,11 @@
 #include <functional>
 #include <iterator>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "pairhist/errors.hpp"
+#include "test_paths.hpp"
 #include "xtc_reader.hpp"
 
 namespace fs = std::filesystem;
@@ -28,7 +29,7 @@ using pairhist::io::XtcReader;
 
 namespace {
 
-const std::string kSampleXtc = std::string(PAIRHIST_DATA_DIR) + "/spce_water.xtc";
+const std::string kSampleXtc = pairhist::test::data_dir() + "/spce_water.xtc";
 
 /// A fresh, uniquely named directory, removed with its contents afterwards.
 struct TempDir {

@@ -1,0 +1,75 @@
+#include "frame_prep.hpp"
+
+#include <cmath>
+
+namespace pairhist::capi {
+namespace {
+thread_local std::string last_error;
+}
+
+const char* last_error_message() { return last_error.c_str(); }
+
+int fail(const std::string& msg) {
+  last_error = msg;
+  return -1;
+}
+
+BoxMatrix frame_box(const ph_frame& f) {
+  BoxMatrix m;
+  for (int i = 0; i < 9; ++i) m[i] = f.box[i];
+  return m;
+}
+
+std::string frame_problem(const ph_frame* f) {
+  if (!f) return "frame is NULL";
+  if (f->n_species < 1) return "n_species must be at least 1";
+  if (!f->species_sizes) return "species_sizes is NULL";
+  if (!f->coordinates) return "coordinates is NULL";
+  for (int s = 0; s < f->n_species; ++s) {
+    if (f->species_sizes[s] < 0) return "species " + std::to_string(s) + " has a negative size";
+    if (f->species_sizes[s] > 0 && !f->coordinates[s])
+      return "species " + std::to_string(s) + " has atoms but no coordinates";
+  }
+  if (f->precision != PH_SINGLE && f->precision != PH_DOUBLE) return "unknown precision";
+  if (!(f->r_max > 0) || !std::isfinite(f->r_max)) return "r_max must be positive and finite";
+  if (f->n_bins < 1) return "n_bins must be positive";
+  const BoxMatrix m = frame_box(*f);
+  if (std::string p = box_problem(m); !p.empty()) return p;
+  // Orthorhombic minimum images are exact at any distance; the triclinic search only below half
+  // the shortest lattice vector.
+  const double limit = max_minimum_image_rmax(m);
+  if (classify_box(m) == BoxKind::triclinic && f->r_max > limit)
+    return "r_max " + std::to_string(f->r_max) + " exceeds the minimum-image limit " +
+           std::to_string(limit) + " of the triclinic box (half its shortest lattice vector)";
+  return "";
+}
+
+template <class T>
+std::vector<std::vector<T>> species_soa(const ph_frame& f) {
+  std::vector<std::vector<T>> out(static_cast<size_t>(f.n_species));
+  for (int s = 0; s < f.n_species; ++s) {
+    const int64_t n = f.species_sizes[s];
+    auto& v = out[static_cast<size_t>(s)];
+    v.resize(static_cast<size_t>(3 * n));
+    for (int64_t i = 0; i < n; ++i)
+      for (int c = 0; c < 3; ++c) {
+        const double x = f.precision == PH_SINGLE
+                             ? static_cast<const float*>(f.coordinates[s])[3 * i + c]
+                             : static_cast<const double*>(f.coordinates[s])[3 * i + c];
+        v[static_cast<size_t>(c * n + i)] = static_cast<T>(x);
+      }
+  }
+  return out;
+}
+
+template std::vector<std::vector<float>> species_soa<float>(const ph_frame&);
+template std::vector<std::vector<double>> species_soa<double>(const ph_frame&);
+
+}  // namespace pairhist::capi
+
+extern "C" {
+
+int ph_pair_count(int n_species) { return n_species < 1 ? 0 : n_species * (n_species + 1) / 2; }
+
+const char* ph_last_error(void) { return pairhist::capi::last_error_message(); }
+}

@@ -1,0 +1,33 @@
+// Shared by the CPU and GPU halves of the C API: argument checks, the error channel, and the
+// conversion of a frame into the kernels' structure-of-arrays form.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pairhist/box_setup.hpp"
+#include "pairhist/pairhist_c.h"
+
+namespace pairhist::capi {
+
+const char* last_error_message();
+
+/// Records msg as ph_last_error() and returns -1.
+int fail(const std::string& msg);
+
+/// Empty when the frame can be histogrammed, otherwise the reason.
+std::string frame_problem(const ph_frame* f);
+
+BoxMatrix frame_box(const ph_frame& f);
+
+/// Species coordinates as SoA in T (x[0..n), y, z), converted from the frame's precision.
+template <class T>
+std::vector<std::vector<T>> species_soa(const ph_frame& f);
+
+template <class T>
+HistogramParams<T> frame_params(const ph_frame& f) {
+  const BoxMatrix m = frame_box(f);
+  return {make_box<T>(m, classify_box(m)), bin_scale<T>(f.r_max, f.n_bins), f.n_bins};
+}
+
+}  // namespace pairhist::capi

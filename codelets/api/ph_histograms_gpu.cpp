@@ -1,0 +1,93 @@
+// ph_histograms_gpu: one call = copy the species in, one launch per pair on a private stream,
+// copy the histograms out. Built only with CUDA; ph_histograms_gpu_stub.cpp stands in otherwise.
+#include <cuda_runtime_api.h>
+
+#include "../cuda/pair_histogram_cuda.hpp"
+#include "frame_prep.hpp"
+
+namespace pairhist::capi {
+namespace {
+
+/// Owns device memory and the stream; frees them however the call ends.
+struct DeviceScope {
+  std::vector<void*> buffers;
+  cudaStream_t stream = nullptr;
+  ~DeviceScope() {
+    if (stream) cudaStreamDestroy(stream);
+    for (void* p : buffers) cudaFree(p);
+  }
+  template <class T>
+  cudaError_t alloc(T** p, size_t count) {
+    const cudaError_t err = cudaMalloc(reinterpret_cast<void**>(p), std::max<size_t>(count, 1) * sizeof(T));
+    if (err == cudaSuccess) buffers.push_back(*p);
+    return err;
+  }
+};
+
+#define PH_CUDA_TRY(call)                                                              \
+  do {                                                                                 \
+    const cudaError_t err_ = (call);                                                   \
+    if (err_ != cudaSuccess)                                                           \
+      return fail(std::string("ph_histograms_gpu: ") + #call + ": " + cudaGetErrorString(err_)); \
+  } while (0)
+
+template <class T>
+int histograms_gpu(const ph_frame& f, int device, uint64_t* out) {
+  PH_CUDA_TRY(cudaSetDevice(device));
+  const auto soa = species_soa<T>(f);
+  const HistogramParams<T> params = frame_params<T>(f);
+  const int npairs = ph_pair_count(f.n_species);
+  const size_t bins = static_cast<size_t>(f.n_bins);
+  const bool shared_fits = f.n_bins <= cuda::max_shared_memory_bins(device);
+  const auto kernel =
+      shared_fits ? cuda::HistogramKernel::shared_memory : cuda::HistogramKernel::global_memory;
+
+  DeviceScope scope;
+  PH_CUDA_TRY(cudaStreamCreateWithFlags(&scope.stream, cudaStreamNonBlocking));
+  std::vector<T*> coords(static_cast<size_t>(f.n_species), nullptr);
+  for (int s = 0; s < f.n_species; ++s) {
+    const auto& v = soa[static_cast<size_t>(s)];
+    PH_CUDA_TRY(scope.alloc(&coords[static_cast<size_t>(s)], v.size()));
+    PH_CUDA_TRY(cudaMemcpyAsync(coords[static_cast<size_t>(s)], v.data(), v.size() * sizeof(T),
+                                cudaMemcpyHostToDevice, scope.stream));
+  }
+  unsigned long long* hist = nullptr;
+  PH_CUDA_TRY(scope.alloc(&hist, npairs * bins));
+  PH_CUDA_TRY(cudaMemsetAsync(hist, 0, npairs * bins * sizeof(uint64_t), scope.stream));
+  int pair = 0;
+  for (int a = 0; a < f.n_species; ++a)
+    for (int b = a; b < f.n_species; ++b, ++pair)
+      PH_CUDA_TRY(cuda::launch_pair_histogram(
+          kernel, coords[static_cast<size_t>(a)], f.species_sizes[a], coords[static_cast<size_t>(b)],
+          f.species_sizes[b], a == b, 0, f.species_sizes[a], params, hist + pair * bins,
+          scope.stream));
+  std::vector<uint64_t> result(npairs * bins);
+  PH_CUDA_TRY(cudaMemcpyAsync(result.data(), hist, result.size() * sizeof(uint64_t),
+                              cudaMemcpyDeviceToHost, scope.stream));
+  PH_CUDA_TRY(cudaStreamSynchronize(scope.stream));
+  for (size_t k = 0; k < result.size(); ++k) out[k] += result[k];
+  return 0;
+}
+
+}  // namespace
+}  // namespace pairhist::capi
+
+extern "C" int ph_histograms_gpu(const ph_frame* frame, int device, uint64_t* histograms) {
+  using namespace pairhist::capi;
+  if (std::string p = frame_problem(frame); !p.empty()) return fail(p);
+  if (!histograms) return fail("histograms is NULL");
+  if (device < 0 || device >= ph_gpu_count())
+    return fail("ph_histograms_gpu: no CUDA device " + std::to_string(device));
+  try {
+    return frame->precision == PH_SINGLE ? histograms_gpu<float>(*frame, device, histograms)
+                                         : histograms_gpu<double>(*frame, device, histograms);
+  } catch (const std::exception& e) {
+    return fail(std::string("ph_histograms_gpu: ") + e.what());
+  }
+}
+
+extern "C" int ph_gpu_count(void) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
+  return n;
+}

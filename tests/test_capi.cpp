@@ -1,0 +1,91 @@
+// The plain C kernel API: equal to the reference on random multi-species frames, independent of
+// the thread count, and clear errors for bad frames.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "engine_reference.hpp"
+#include "pairhist/pairhist_c.h"
+
+using namespace pairhist;
+
+namespace {
+
+/// A ph_frame view of frame t of f (the pointers stay valid while f lives).
+struct FrameView {
+  std::vector<const void*> coords;
+  ph_frame frame{};
+  FrameView(const test::RandomFrames& f, size_t t, double r_max, int nbins) {
+    for (const auto& s : f.xyz[t]) coords.push_back(s.data());
+    frame.n_species = static_cast<int>(f.sizes.size());
+    frame.species_sizes = f.sizes.data();
+    frame.coordinates = coords.data();
+    frame.precision = PH_SINGLE;
+    for (int i = 0; i < 9; ++i) frame.box[i] = f.boxes[t][i];
+    frame.r_max = r_max;
+    frame.n_bins = nbins;
+  }
+};
+
+std::vector<uint64_t> flatten(const std::vector<std::vector<uint64_t>>& h) {
+  std::vector<uint64_t> out;
+  for (const auto& v : h) out.insert(out.end(), v.begin(), v.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("ph_histograms_cpu equals the reference for any thread count") {
+  for (BoxKind kind : {BoxKind::none, BoxKind::orthorhombic, BoxKind::triclinic}) {
+    CAPTURE(box_kind_name(kind));
+    const auto f = test::make_frames({900, 1, 0, 2500, 40}, 1, kind);
+    const EngineConfig config = test::engine_config(f, kind, 300, 1.0, Precision::single);
+    const auto expected = flatten(test::reference_histograms<float>(f, config));
+    FrameView view(f, 0, 1.0, 300);
+    REQUIRE(ph_pair_count(5) == 15);
+    for (int threads : {1, 2, 3, 0}) {
+      std::vector<uint64_t> got(expected.size(), 0);
+      REQUIRE(ph_histograms_cpu(&view.frame, threads, got.data()) == 0);
+      REQUIRE(got == expected);
+    }
+    // Counts are added: a second call doubles them.
+    std::vector<uint64_t> twice(expected.size(), 0);
+    ph_histograms_cpu(&view.frame, 2, twice.data());
+    ph_histograms_cpu(&view.frame, 2, twice.data());
+    for (size_t k = 0; k < twice.size(); ++k) REQUIRE(twice[k] == 2 * expected[k]);
+  }
+}
+
+TEST_CASE("ph_histograms_cpu in double precision equals the double reference") {
+  const auto f = test::make_frames({700, 300}, 1, BoxKind::triclinic);
+  const EngineConfig config = test::engine_config(f, BoxKind::triclinic, 77, 0.9, Precision::double_);
+  const auto expected = flatten(test::reference_histograms<double>(f, config));
+  std::vector<std::vector<double>> xyz;
+  for (const auto& s : f.xyz[0]) xyz.emplace_back(s.begin(), s.end());
+  std::vector<const void*> coords = {xyz[0].data(), xyz[1].data()};
+  FrameView view(f, 0, 0.9, 77);
+  view.frame.coordinates = coords.data();
+  view.frame.precision = PH_DOUBLE;
+  std::vector<uint64_t> got(expected.size(), 0);
+  REQUIRE(ph_histograms_cpu(&view.frame, 2, got.data()) == 0);
+  CHECK(got == expected);
+}
+
+TEST_CASE("bad frames are refused with a message") {
+  const auto f = test::make_frames({10, 10}, 1, BoxKind::triclinic);
+  std::vector<uint64_t> h(3 * 10, 0);
+  CHECK(ph_histograms_cpu(nullptr, 1, h.data()) == -1);
+  CHECK(std::string(ph_last_error()).find("NULL") != std::string::npos);
+  FrameView view(f, 0, 0.5, 10);
+  view.frame.r_max = 5.0;  // beyond half the shortest lattice vector (>= 2 nm)
+  CHECK(ph_histograms_cpu(&view.frame, 1, h.data()) == -1);
+  CHECK(std::string(ph_last_error()).find("minimum-image") != std::string::npos);
+  view.frame.r_max = 0.5;
+  view.frame.n_bins = 0;
+  CHECK(ph_histograms_cpu(&view.frame, 1, h.data()) == -1);
+  view.frame.n_bins = 10;
+  view.frame.box[1] = 0.3;  // not lower-triangular
+  CHECK(ph_histograms_cpu(&view.frame, 1, h.data()) == -1);
+  CHECK(std::string(ph_last_error()).find("lower-triangular") != std::string::npos);
+  for (uint64_t v : h) CHECK(v == 0);  // nothing written by failed calls
+}
