@@ -135,7 +135,7 @@ JobOutcome run_trajectory_job(const JobOptions& o) {
                        box_kind_name(frame_kind));
     }
     const double limit = max_minimum_image_rmax(box);
-    if (r_max_nm > limit)
+    if (!rmax_fits_minimum_image(r_max_nm, box))
       throw InputError(where + "r_max " + format_length(o.r_max, res.length_unit) +
                        " exceeds the minimum-image limit " +
                        format_length(limit * factor, res.length_unit) +

@@ -38,7 +38,7 @@ std::string frame_problem(const ph_frame* f) {
   // Orthorhombic minimum images are exact at any distance; the triclinic search only below half
   // the shortest lattice vector.
   const double limit = max_minimum_image_rmax(m);
-  if (classify_box(m) == BoxKind::triclinic && f->r_max > limit)
+  if (classify_box(m) == BoxKind::triclinic && !rmax_fits_minimum_image(f->r_max, m))
     return "r_max " + std::to_string(f->r_max) + " exceeds the minimum-image limit " +
            std::to_string(limit) + " of the triclinic box (half its shortest lattice vector)";
   return "";

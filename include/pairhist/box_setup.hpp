@@ -69,6 +69,13 @@ inline double max_minimum_image_rmax(const BoxMatrix& m) {
   return classify_box(m) == BoxKind::none ? INFINITY : 0.5 * shortest_lattice_vector(m);
 }
 
+/// Whether a minimum-image histogram up to r_max is exact in this box. Box vectors usually carry
+/// about 8 significant digits (0.70710678 for sqrt(1/2) in K3's dodecahedron, whose limit is then
+/// 0.49999999), so r_max within 1e-6 relative of the limit is accepted.
+inline bool rmax_fits_minimum_image(double r_max, const BoxMatrix& m) {
+  return r_max <= max_minimum_image_rmax(m) * (1 + 1e-6);
+}
+
 /// The kernels' form of a box, rounded once to T so every worker uses the same values.
 template <class T>
 Box<T> make_box(const BoxMatrix& m, BoxKind kind) {
