@@ -1,73 +1,148 @@
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 
 #include "pair_histogram_cuda.hpp"
 
 namespace pairhist::cuda {
 namespace {
 
-constexpr int kThreads = 256;  // rows of a per block, and columns of b per shared tile
-constexpr int kTilesPerBlock = 8;  // columns per block = 2048, so a block counts < 2^32 pairs
-__device__ __forceinline__ int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
-__device__ __forceinline__ int64_t max64(int64_t x, int64_t y) { return x > y ? x : y; }
-
-constexpr int64_t kColumnsPerBlock = int64_t(kThreads) * kTilesPerBlock;
-static_assert(int64_t(kThreads) * kColumnsPerBlock < (int64_t(1) << 32),
+// Block shape: kThreads threads, each holding kRows rows of a in registers, sweep columns of b
+// staged through shared memory kTile at a time. A block examines at most
+// kThreads * kRows * kColumnsPerBlock < 2^32 pairs, so 32-bit shared counters cannot overflow.
+constexpr int kThreads = 256;
+constexpr int kRows = 4;
+constexpr int kBlockRows = kThreads * kRows;
+constexpr int kTile = 256;
+constexpr int kTilesPerBlock = 8;
+constexpr int64_t kColumnsPerBlock = int64_t(kTile) * kTilesPerBlock;
+static_assert(int64_t(kBlockRows) * kColumnsPerBlock < (int64_t(1) << 32),
               "a block's 32-bit shared counters must not overflow");
 
-template <BoxKind K, class T, bool SharedHistogram>
-__global__ void __launch_bounds__(kThreads)
-    pair_histogram_kernel(const T* __restrict__ a, int64_t na, const T* __restrict__ b, int64_t nb,
-                          bool same, int64_t row_begin, int64_t row_end, HistogramParams<T> p,
-                          unsigned long long* __restrict__ hist) {
-  extern __shared__ unsigned int shared_counts[];  // nbins + 1 (the last swallows misses)
-  __shared__ T tile_x[kThreads], tile_y[kThreads], tile_z[kThreads];
+__device__ __forceinline__ int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
 
-  const int64_t block_row = row_begin + int64_t(blockIdx.x) * kThreads;
-  const int64_t j_begin = int64_t(blockIdx.y) * kColumnsPerBlock;
-  const int64_t j_end = min64(nb, j_begin + kColumnsPerBlock);
-  // Same species: a block whose columns all lie on or below the diagonal has nothing to count.
-  if (same && j_end <= block_row + 1) return;
+template <class T>
+struct alignas(4 * sizeof(T)) Point {
+  T x, y, z, w;
+};
 
-  if (SharedHistogram) {
-    for (int k = threadIdx.x; k <= p.nbins; k += kThreads) shared_counts[k] = 0;
-  }
-  const int64_t i = block_row + threadIdx.x;
-  const bool active = i < row_end;
-  T xi = 0, yi = 0, zi = 0;
-  if (active) {
-    xi = a[i];
-    yi = a[na + i];
-    zi = a[2 * na + i];
-  }
-  for (int64_t j0 = j_begin; j0 < j_end; j0 += kThreads) {
-    __syncthreads();
-    const int64_t jl = j0 + threadIdx.x;
-    if (jl < j_end) {
-      tile_x[threadIdx.x] = b[jl];
-      tile_y[threadIdx.x] = b[nb + jl];
-      tile_z[threadIdx.x] = b[2 * nb + jl];
-    }
-    __syncthreads();
-    if (!active) continue;
-    const int count = int(min64(kThreads, j_end - j0));
-    int first = 0;
-    if (same) first = int(max64(0, min64(count, i + 1 - j0)));
-    for (int jj = first; jj < count; ++jj) {
-      const T d2 = distance2<K>(p.box, fp::sub(tile_x[jj], xi), fp::sub(tile_y[jj], yi),
-                                fp::sub(tile_z[jj], zi));
+template <class T>
+__device__ __forceinline__ T quiet_nan();
+template <>
+__device__ __forceinline__ float quiet_nan<float>() {
+  return __int_as_float(0x7fc00000);
+}
+template <>
+__device__ __forceinline__ double quiet_nan<double>() {
+  return __longlong_as_double(0x7ff8000000000000ll);
+}
+
+/// Rows or columns past the end are NaN: their distances are NaN, whose bin is the miss bin, so
+/// the inner loop needs no bounds checks.
+template <class T>
+__device__ __forceinline__ Point<T> load_point(const T* __restrict__ soa, int64_t n, int64_t i,
+                                               int64_t end) {
+  if (i < end) return {soa[i], soa[n + i], soa[2 * n + i], T(0)};
+  const T nan = quiet_nan<T>();
+  return {nan, nan, nan, nan};
+}
+
+/// Counts pairs (i, j) whose bin lies in [bin_begin, bin_begin + window) into shared counters;
+/// with Windowed == false the window is all nbins bins plus the miss bin.
+template <BoxKind K, class T, bool Windowed, bool Diagonal>
+__device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const int64_t row0,
+                                           const Point<T>* tile, int64_t j0,
+                                           const HistogramParams<T>& p, int bin_begin, int window,
+                                           unsigned int* counts) {
+#pragma unroll 2
+  for (int jj = 0; jj < kTile; ++jj) {
+    const Point<T> q = tile[jj];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      if (Diagonal && j0 + jj <= row0 + int64_t(r) * kThreads) continue;
+      const T d2 = distance2<K>(p.box, fp::sub(q.x, rows[r].x), fp::sub(q.y, rows[r].y),
+                                fp::sub(q.z, rows[r].z));
       const int bin = bin_of(d2, p.scale, p.nbins);
-      if (SharedHistogram) {
-        atomicAdd(&shared_counts[bin], 1u);
-      } else if (bin < p.nbins) {
-        atomicAdd(&hist[bin], 1ull);
+      if (Windowed) {
+        const unsigned local = static_cast<unsigned>(bin - bin_begin);
+        if (local < static_cast<unsigned>(window)) atomicAdd(&counts[local], 1u);
+      } else {
+        atomicAdd(&counts[bin], 1u);
       }
     }
   }
-  if (SharedHistogram) {
+}
+
+template <BoxKind K, class T, bool Windowed>
+__global__ void __launch_bounds__(kThreads)
+    shared_histogram_kernel(const T* __restrict__ a, int64_t na, const T* __restrict__ b,
+                            int64_t nb, bool same, int64_t row_begin, int64_t row_end,
+                            HistogramParams<T> p, int window, unsigned long long* __restrict__ hist) {
+  extern __shared__ unsigned int counts[];  // window bins (+ the miss bin when not windowed)
+  __shared__ Point<T> tile[kTile];
+
+  const int64_t block_row = row_begin + int64_t(blockIdx.x) * kBlockRows;
+  const int64_t j_begin = int64_t(blockIdx.y) * kColumnsPerBlock;
+  const int64_t j_end = min64(nb, j_begin + kColumnsPerBlock);
+  // Same species: nothing to count where every column lies on or below the diagonal.
+  if (same && j_end <= block_row + 1) return;
+  const int bin_begin = Windowed ? int(blockIdx.z) * window : 0;
+  const int slots = Windowed ? min(window, p.nbins - bin_begin) : p.nbins + 1;
+
+  for (int k = threadIdx.x; k < slots; k += kThreads) counts[k] = 0;
+  Point<T> rows[kRows];
+  const int64_t row0 = block_row + threadIdx.x;
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) rows[r] = load_point(a, na, row0 + int64_t(r) * kThreads, row_end);
+  // Diagonal blocks (same species, some columns j <= some row i) check j > i per pair.
+  const bool diagonal = same && j_begin <= block_row + kBlockRows - 1;
+
+  for (int64_t j0 = j_begin; j0 < j_end; j0 += kTile) {
     __syncthreads();
-    for (int k = threadIdx.x; k < p.nbins; k += kThreads) {
-      const unsigned int c = shared_counts[k];
-      if (c) atomicAdd(&hist[k], static_cast<unsigned long long>(c));
+    tile[threadIdx.x] = load_point(b, nb, j0 + threadIdx.x, j_end);
+    __syncthreads();
+    if (diagonal)
+      count_tile<K, T, Windowed, true>(rows, row0, tile, j0, p, bin_begin, slots, counts);
+    else
+      count_tile<K, T, Windowed, false>(rows, row0, tile, j0, p, bin_begin, slots, counts);
+  }
+  __syncthreads();
+  const int flush = Windowed ? slots : p.nbins;
+  for (int k = threadIdx.x; k < flush; k += kThreads) {
+    const unsigned int c = counts[k];
+    if (c) atomicAdd(&hist[bin_begin + k], static_cast<unsigned long long>(c));
+  }
+}
+
+/// Wide histograms without shared memory: one 64-bit global atomic per counted pair.
+template <BoxKind K, class T>
+__global__ void __launch_bounds__(kThreads)
+    global_histogram_kernel(const T* __restrict__ a, int64_t na, const T* __restrict__ b,
+                            int64_t nb, bool same, int64_t row_begin, int64_t row_end,
+                            HistogramParams<T> p, unsigned long long* __restrict__ hist) {
+  __shared__ Point<T> tile[kTile];
+  const int64_t block_row = row_begin + int64_t(blockIdx.x) * kBlockRows;
+  const int64_t j_begin = int64_t(blockIdx.y) * kColumnsPerBlock;
+  const int64_t j_end = min64(nb, j_begin + kColumnsPerBlock);
+  if (same && j_end <= block_row + 1) return;
+  Point<T> rows[kRows];
+  const int64_t row0 = block_row + threadIdx.x;
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) rows[r] = load_point(a, na, row0 + int64_t(r) * kThreads, row_end);
+  for (int64_t j0 = j_begin; j0 < j_end; j0 += kTile) {
+    __syncthreads();
+    tile[threadIdx.x] = load_point(b, nb, j0 + threadIdx.x, j_end);
+    __syncthreads();
+    for (int jj = 0; jj < kTile; ++jj) {
+      const Point<T> q = tile[jj];
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        if (same && j0 + jj <= row0 + int64_t(r) * kThreads) continue;
+        const T d2 = distance2<K>(p.box, fp::sub(q.x, rows[r].x), fp::sub(q.y, rows[r].y),
+                                  fp::sub(q.z, rows[r].z));
+        const int bin = bin_of(d2, p.scale, p.nbins);
+        if (bin < p.nbins) atomicAdd(&hist[bin], 1ull);
+      }
     }
   }
 }
@@ -79,6 +154,19 @@ __global__ void add_histogram_kernel(unsigned long long* dst, const unsigned lon
     dst[k] += src[k];
 }
 
+/// Bins per shared-memory window: all of them when they fit, else equal windows. More, narrower
+/// windows raise occupancy but repeat the distance work once per window; PAIRHIST_CUDA_WINDOW
+/// overrides the choice for measurements.
+int window_bins(int nbins, int max_bins) {
+  if (const char* env = std::getenv("PAIRHIST_CUDA_WINDOW")) {
+    const int w = std::atoi(env);
+    if (w > 0) return std::min(w, max_bins);
+  }
+  if (nbins + 1 <= max_bins) return nbins + 1;
+  const int windows = (nbins + max_bins - 1) / max_bins;
+  return (nbins + windows - 1) / windows;
+}
+
 template <BoxKind K, class T>
 cudaError_t launch_for_box(HistogramKernel kernel, const T* a, int64_t na, const T* b, int64_t nb,
                            bool same, int64_t row_begin, int64_t row_end,
@@ -86,28 +174,29 @@ cudaError_t launch_for_box(HistogramKernel kernel, const T* a, int64_t na, const
                            cudaStream_t stream) {
   const int64_t rows = row_end - row_begin;
   const int64_t columns = same ? na : nb;
-  const int64_t grid_x = (rows + kThreads - 1) / kThreads;
+  const int64_t grid_x = (rows + kBlockRows - 1) / kBlockRows;
   const int64_t grid_y = (columns + kColumnsPerBlock - 1) / kColumnsPerBlock;
   if (grid_x > 0x7fffffff || grid_y > 65535) return cudaErrorInvalidConfiguration;
-  const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y));
   const T* columns_ptr = same ? a : b;
-  if (kernel == HistogramKernel::shared_memory) {
-    const size_t shared_bytes = (static_cast<size_t>(p.nbins) + 1) * sizeof(unsigned int);
-    int device = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess) return err;
-    if (p.nbins > max_shared_memory_bins(device)) return cudaErrorInvalidValue;
-    auto* fn = pair_histogram_kernel<K, T, true>;
-    err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(shared_bytes));
-    if (err != cudaSuccess) return err;
-    fn<<<grid, kThreads, shared_bytes, stream>>>(a, na, columns_ptr, columns, same, row_begin,
-                                                 row_end, p, hist);
-  } else {
-    pair_histogram_kernel<K, T, false>
-        <<<grid, kThreads, 0, stream>>>(a, na, columns_ptr, columns, same, row_begin, row_end, p,
-                                        hist);
+  if (kernel == HistogramKernel::global_memory) {
+    global_histogram_kernel<K, T><<<dim3(unsigned(grid_x), unsigned(grid_y)), kThreads, 0, stream>>>(
+        a, na, columns_ptr, columns, same, row_begin, row_end, p, hist);
+    return cudaGetLastError();
   }
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  const int window = window_bins(p.nbins, max_shared_memory_bins(device) + 1);
+  const bool windowed = window < p.nbins + 1;
+  const int windows = windowed ? (p.nbins + window - 1) / window : 1;
+  const size_t shared_bytes = static_cast<size_t>(window) * sizeof(unsigned int);
+  const dim3 grid{unsigned(grid_x), unsigned(grid_y), unsigned(windows)};
+  auto* fn = windowed ? shared_histogram_kernel<K, T, true> : shared_histogram_kernel<K, T, false>;
+  err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(shared_bytes));
+  if (err != cudaSuccess) return err;
+  fn<<<grid, kThreads, shared_bytes, stream>>>(a, na, columns_ptr, columns, same, row_begin,
+                                               row_end, p, window, hist);
   return cudaGetLastError();
 }
 
@@ -118,8 +207,8 @@ int max_shared_memory_bins(int device) {
   if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
       cudaSuccess)
     return 0;
-  // Leave room for the static coordinate tiles (3 * kThreads * sizeof(double)) and the miss bin.
-  const int static_bytes = 3 * kThreads * static_cast<int>(sizeof(double));
+  // Leave room for the static coordinate tile and the miss bin.
+  const int static_bytes = kTile * static_cast<int>(sizeof(Point<double>));
   return (optin - static_bytes) / static_cast<int>(sizeof(unsigned int)) - 1;
 }
 

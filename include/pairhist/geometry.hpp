@@ -1,7 +1,8 @@
 // Periodic boxes, minimum image and distance -> bin: the single source of truth shared by the CPU
 // and CUDA kernels. Results must be bit-identical on both, so every operation here is spelled out:
-// on the device through the explicitly rounded intrinsics (never contracted into FMAs), on the
-// host with -ffp-contract=off (set by CMake for every target that includes this header).
+// on the device through explicitly rounded intrinsics, on the host with -ffp-contract=off (set by
+// CMake for every target that includes this header). Fused multiply-adds are used only where
+// written (fp::fma): IEEE fma is correctly rounded on both sides, so they agree as well.
 #pragma once
 
 #include <cmath>
@@ -11,6 +12,12 @@
 #define PH_HD __host__ __device__ __forceinline__
 #else
 #define PH_HD inline
+#endif
+#if defined(__CUDA_ARCH__)
+#define PH_UNROLL3 _Pragma("unroll")
+#else
+// Fully unrolled image loops let the compiler vectorise the loop over pairs around them.
+#define PH_UNROLL3 _Pragma("GCC unroll 3")
 #endif
 
 namespace pairhist {
@@ -45,11 +52,15 @@ PH_HD float sub(float a, float b) { return __fsub_rn(a, b); }
 PH_HD float mul(float a, float b) { return __fmul_rn(a, b); }
 PH_HD float sqrt(float a) { return __fsqrt_rn(a); }
 PH_HD float rint(float a) { return ::rintf(a); }
+PH_HD float fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+PH_HD float min(float a, float b) { return ::fminf(a, b); }
 PH_HD double add(double a, double b) { return __dadd_rn(a, b); }
 PH_HD double sub(double a, double b) { return __dsub_rn(a, b); }
 PH_HD double mul(double a, double b) { return __dmul_rn(a, b); }
 PH_HD double sqrt(double a) { return __dsqrt_rn(a); }
 PH_HD double rint(double a) { return ::rint(a); }
+PH_HD double fma(double a, double b, double c) { return __fma_rn(a, b, c); }
+PH_HD double min(double a, double b) { return ::fmin(a, b); }
 #else
 template <class T>
 PH_HD T add(T a, T b) { return a + b; }
@@ -61,20 +72,33 @@ PH_HD float sqrt(float a) { return std::sqrt(a); }
 PH_HD double sqrt(double a) { return std::sqrt(a); }
 PH_HD float rint(float a) { return std::rint(a); }
 PH_HD double rint(double a) { return std::rint(a); }
+PH_HD float fma(float a, float b, float c) { return std::fma(a, b, c); }
+PH_HD double fma(double a, double b, double c) { return std::fma(a, b, c); }
+// a < b ? a : b, which maps NaN to b exactly like fminf does on the device.
+template <class T>
+PH_HD T min(T a, T b) { return a < b ? a : b; }
 #endif
 }  // namespace fp
 
+/// dx*dx + dy*dy + dz*dz as fma(dx, dx, fma(dy, dy, dz*dz)).
 template <class T>
 PH_HD T norm2(T dx, T dy, T dz) {
-  return fp::add(fp::add(fp::mul(dx, dx), fp::mul(dy, dy)), fp::mul(dz, dz));
+  return fp::fma(dx, dx, fp::fma(dy, dy, fp::mul(dz, dz)));
 }
 
-/// Rectangular cell: per-component shift by the nearest whole box length.
+/// d - n * L in one rounding.
+template <class T>
+PH_HD T shift(T d, T n, T length) {
+  return fp::fma(-n, length, d);
+}
+
+/// Rectangular cell: per-component shift by the nearest whole box length (exact minimum image at
+/// any distance).
 template <class T>
 PH_HD void wrap_orthorhombic(const Box<T>& box, T& dx, T& dy, T& dz) {
-  dx = fp::sub(dx, fp::mul(box.ax, fp::rint(fp::mul(dx, box.inv_ax))));
-  dy = fp::sub(dy, fp::mul(box.by, fp::rint(fp::mul(dy, box.inv_by))));
-  dz = fp::sub(dz, fp::mul(box.cz, fp::rint(fp::mul(dz, box.inv_cz))));
+  dx = shift(dx, fp::rint(fp::mul(dx, box.inv_ax)), box.ax);
+  dy = shift(dy, fp::rint(fp::mul(dy, box.inv_by)), box.by);
+  dz = shift(dz, fp::rint(fp::mul(dz, box.inv_cz)), box.cz);
 }
 
 /// Triclinic cell: reduce along c, then b, then a (each removes the component its vector alone
@@ -84,24 +108,24 @@ PH_HD void wrap_orthorhombic(const Box<T>& box, T& dx, T& dy, T& dz) {
 template <class T>
 PH_HD T distance2_triclinic(const Box<T>& box, T dx, T dy, T dz) {
   T s = fp::rint(fp::mul(dz, box.inv_cz));
-  dx = fp::sub(dx, fp::mul(s, box.cx));
-  dy = fp::sub(dy, fp::mul(s, box.cy));
-  dz = fp::sub(dz, fp::mul(s, box.cz));
+  dx = shift(dx, s, box.cx);
+  dy = shift(dy, s, box.cy);
+  dz = shift(dz, s, box.cz);
   s = fp::rint(fp::mul(dy, box.inv_by));
-  dx = fp::sub(dx, fp::mul(s, box.bx));
-  dy = fp::sub(dy, fp::mul(s, box.by));
+  dx = shift(dx, s, box.bx);
+  dy = shift(dy, s, box.by);
   s = fp::rint(fp::mul(dx, box.inv_ax));
-  dx = fp::sub(dx, fp::mul(s, box.ax));
+  dx = shift(dx, s, box.ax);
   T best = norm2(dx, dy, dz);
-  for (int k = -1; k <= 1; ++k) {
-    const T zk = fp::add(dz, fp::mul(T(k), box.cz));
-    const T yk = fp::add(dy, fp::mul(T(k), box.cy));
-    const T xk = fp::add(dx, fp::mul(T(k), box.cx));
-    for (int j = -1; j <= 1; ++j) {
-      const T yj = fp::add(yk, fp::mul(T(j), box.by));
-      const T xj = fp::add(xk, fp::mul(T(j), box.bx));
-      for (int i = -1; i <= 1; ++i) {
-        const T xi = fp::add(xj, fp::mul(T(i), box.ax));
+  PH_UNROLL3 for (int k = -1; k <= 1; ++k) {
+    const T zk = fp::fma(T(k), box.cz, dz);
+    const T yk = fp::fma(T(k), box.cy, dy);
+    const T xk = fp::fma(T(k), box.cx, dx);
+    PH_UNROLL3 for (int j = -1; j <= 1; ++j) {
+      const T yj = fp::fma(T(j), box.by, yk);
+      const T xj = fp::fma(T(j), box.bx, xk);
+      PH_UNROLL3 for (int i = -1; i <= 1; ++i) {
+        const T xi = fp::fma(T(i), box.ax, xj);
         const T d2 = norm2(xi, yj, zk);
         best = d2 < best ? d2 : best;
       }
@@ -127,10 +151,8 @@ PH_HD T distance2(const Box<T>& box, T dx, T dy, T dz) {
 /// Bin of a squared distance; nbins means "not counted" (r beyond r_max, or NaN).
 template <class T>
 PH_HD int bin_of(T d2, T scale, int nbins) {
-  const T x = fp::mul(fp::sqrt(d2), scale);
-  // Clamp first, convert after: a select the compilers vectorise, and NaN also maps to nbins.
-  const T clamped = x < T(nbins) ? x : T(nbins);
-  return static_cast<int>(clamped);
+  // Clamp first, convert after: a min the compilers vectorise, and NaN also maps to nbins.
+  return static_cast<int>(fp::min(fp::mul(fp::sqrt(d2), scale), T(nbins)));
 }
 
 }  // namespace pairhist
