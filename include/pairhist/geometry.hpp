@@ -15,6 +15,8 @@
 #endif
 #if defined(__CUDA_ARCH__)
 #define PH_UNROLL3 _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define PH_UNROLL3  // the host side of a .cu file runs no kernels
 #else
 // Fully unrolled image loops let the compiler vectorise the loop over pairs around them.
 #define PH_UNROLL3 _Pragma("GCC unroll 3")
