@@ -140,6 +140,10 @@ JobOutcome run_trajectory_job(const JobOptions& o) {
                        " exceeds the minimum-image limit " +
                        format_length(limit * factor, res.length_unit) +
                        " of this frame's box (half its shortest lattice vector)");
+    if (frame_kind == BoxKind::triclinic &&
+        triclinic_images(box, r_max_nm).size() > static_cast<size_t>(kMaxImages))
+      throw InputError(where + "triclinic box too skewed for an exact minimum image (reduce it "
+                               "first, e.g. with gmx trjconv -pbc)");
     for (size_t s = 0; s < atoms.size(); ++s) {
       float* dst = species_xyz[s].data();
       for (int a : atoms[s]) {

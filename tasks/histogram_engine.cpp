@@ -120,10 +120,8 @@ struct HistogramEngine::Impl {
     codelets::PairHistogramArgs args;
     args.precision = config.precision == Precision::single ? codelets::Precision::single
                                                            : codelets::Precision::double_;
-    args.single_params = {make_box<float>(box, config.box_kind),
-                          bin_scale<float>(config.r_max, config.nbins), config.nbins};
-    args.double_params = {make_box<double>(box, config.box_kind),
-                          bin_scale<double>(config.r_max, config.nbins), config.nbins};
+    args.single_params = make_params<float>(box, config.box_kind, config.r_max, config.nbins);
+    args.double_params = make_params<double>(box, config.box_kind, config.r_max, config.nbins);
     return args;
   }
 

@@ -61,8 +61,7 @@ std::vector<std::vector<uint64_t>> reference_histograms(const RandomFrames& f,
   const auto pairs = species_pairs(static_cast<int>(f.sizes.size()));
   std::vector<std::vector<uint64_t>> out(pairs.size(), std::vector<uint64_t>(c.nbins, 0));
   for (size_t t = 0; t < f.xyz.size(); ++t) {
-    const HistogramParams<T> p{make_box<T>(f.boxes[t], c.box_kind), bin_scale<T>(c.r_max, c.nbins),
-                               c.nbins};
+    const HistogramParams<T> p = make_params<T>(f.boxes[t], c.box_kind, c.r_max, c.nbins);
     std::vector<std::vector<T>> soa;
     for (const auto& s : f.xyz[t]) soa.push_back(to_soa<T>(std::vector<double>(s.begin(), s.end())));
     for (size_t k = 0; k < pairs.size(); ++k) {

@@ -49,7 +49,7 @@ template <class T>
 uint64_t check_pairs_against_double(const std::vector<double>& pa, const std::vector<double>& pb,
                                     bool same, const Case& c, int nbins, double max_coordinate) {
   const double tolerance = 16 * std::numeric_limits<T>::epsilon() * max_coordinate * nbins / c.r_max;
-  const HistogramParams<T> p{make_box<T>(c.box, c.kind), bin_scale<T>(c.r_max, nbins), nbins};
+  const HistogramParams<T> p = make_params<T>(c.box, c.kind, c.r_max, nbins);
   const size_t na = pa.size() / 3, nb = same ? na : pb.size() / 3;
   const std::vector<double>& qb = same ? pa : pb;
   uint64_t counted = 0, off_edge = 0;
@@ -91,7 +91,7 @@ void check_kernel_equals_plain_loop(const Case& c, int64_t na, int64_t nb, bool 
   const auto pb = test::random_points(nb, -2 * span, 3 * span);
   const auto a = test::to_soa<T>(pa);
   const auto b = test::to_soa<T>(pb);
-  const HistogramParams<T> p{make_box<T>(c.box, c.kind), bin_scale<T>(c.r_max, nbins), nbins};
+  const HistogramParams<T> p = make_params<T>(c.box, c.kind, c.r_max, nbins);
 
   // Poison: start from random counts, so a kernel that overwrites instead of adding fails.
   std::vector<uint64_t> poison(static_cast<size_t>(nbins));

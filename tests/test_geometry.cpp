@@ -24,7 +24,7 @@ TEST_CASE("bin_of: floor of r * nbins / r_max, r_max itself and NaN are not coun
 TEST_CASE("orthorhombic minimum image, hand-computed") {
   const BoxMatrix m{10, 0, 0, 0, 20, 0, 0, 0, 30};
   REQUIRE(classify_box(m) == BoxKind::orthorhombic);
-  const Box<double> box = make_box<double>(m, BoxKind::orthorhombic);
+  const Box<double> box = make_box<double>(m, BoxKind::orthorhombic, max_minimum_image_rmax(m));
   CHECK(distance2<BoxKind::orthorhombic>(box, 9.0, 0.0, 0.0) == doctest::Approx(1.0));
   CHECK(distance2<BoxKind::orthorhombic>(box, -9.0, 19.0, 29.0) == doctest::Approx(3.0));
   CHECK(distance2<BoxKind::orthorhombic>(box, 31.0, -41.0, 61.0) == doctest::Approx(3.0));
@@ -38,7 +38,7 @@ TEST_CASE("rhombic dodecahedron: lattice vectors vanish, inradius is 0.5") {
   CHECK(box_problem(m).empty());
   CHECK(shortest_lattice_vector(m) == doctest::Approx(1.0).epsilon(1e-7));
   CHECK(max_minimum_image_rmax(m) == doctest::Approx(0.5).epsilon(1e-7));
-  const Box<double> box = make_box<double>(m, BoxKind::triclinic);
+  const Box<double> box = make_box<double>(m, BoxKind::triclinic, max_minimum_image_rmax(m));
   CHECK(distance2<BoxKind::triclinic>(box, 0.5, 0.5, 0.70710678) == doctest::Approx(0.0));
   CHECK(distance2<BoxKind::triclinic>(box, 1.5, -0.5, 0.70710678) == doctest::Approx(0.0));
   // (0.5, 0.5, 0.7) is c minus 0.00710678 in z.
@@ -60,7 +60,7 @@ TEST_CASE("box checks: zero box is none, upper-triangular entries and bad diagon
 
 template <BoxKind K>
 void check_random_displacements(const BoxMatrix& m, int samples) {
-  const Box<double> box = make_box<double>(m, K);
+  const Box<double> box = make_box<double>(m, K, max_minimum_image_rmax(m));
   const double limit = max_minimum_image_rmax(m);
   const double span = 3 * std::fmax(m[0], std::fmax(m[4], m[8]));
   int checked = 0;
@@ -86,4 +86,41 @@ TEST_CASE("minimum image agrees with a brute-force lattice search on random boxe
     check_random_displacements<BoxKind::triclinic>(test::random_triclinic(0.8, 2.0), 2000);
   }
   check_random_displacements<BoxKind::triclinic>(test::rhombic_dodecahedron(), 20000);
+}
+
+TEST_CASE("strongly skewed cells: same lattice written with long, slanted vectors stays exact") {
+  std::uniform_int_distribution<int> shear(-2, 2);
+  int tested = 0, refused = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const BoxMatrix r = test::random_triclinic(0.8, 2.0);
+    // b' = b + p a, c' = c + q b + s a: a unimodular change of basis, the lattice is unchanged.
+    const int p = shear(test::rng()), q = shear(test::rng()), s = shear(test::rng());
+    BoxMatrix m = r;
+    m[3] = r[3] + p * r[0];
+    m[6] = r[6] + q * r[3] + s * r[0];
+    m[7] = r[7] + q * r[4];
+    const double limit = max_minimum_image_rmax(r);
+    CHECK(max_minimum_image_rmax(m) == doctest::Approx(limit));
+    if (triclinic_images(m, limit).size() > static_cast<size_t>(kMaxImages)) {
+      CHECK_THROWS_AS(make_box<double>(m, BoxKind::triclinic, limit), std::invalid_argument);
+      ++refused;
+      continue;
+    }
+    const Box<double> box = make_box<double>(m, BoxKind::triclinic, limit);
+    for (int k = 0; k < 500; ++k) {
+      const auto pts = test::random_points(2, -6.0, 6.0);
+      const double ref = test::reference_distance(r, &pts[0], &pts[3]);
+      if (ref >= limit) continue;
+      const double got = std::sqrt(
+          distance2<BoxKind::triclinic>(box, pts[3] - pts[0], pts[4] - pts[1], pts[5] - pts[2]));
+      REQUIRE(got == doctest::Approx(ref).epsilon(1e-12));
+      ++tested;
+    }
+  }
+  MESSAGE("skewed cells: " << tested << " pairs checked, " << refused << " cells refused");
+  CHECK(tested > 1000);
+}
+
+TEST_CASE("the rhombic dodecahedron at its inradius searches 8 translations") {
+  CHECK(triclinic_images(test::rhombic_dodecahedron(), 0.5).size() == 8);
 }

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "../codelets/cpu/pair_histogram_cpu.hpp"
 #include "../codelets/cuda/pair_histogram_cuda.hpp"
@@ -54,7 +55,7 @@ void check_gpu_equals_cpu(cuda::HistogramKernel kernel, BoxKind kind, int64_t na
   const double r_max = kind == BoxKind::none ? 3.0 : max_minimum_image_rmax(box);
   const auto a = test::to_soa<T>(test::random_points(na, -2.0, 5.0));
   const auto b = test::to_soa<T>(test::random_points(nb, -2.0, 5.0));
-  const HistogramParams<T> p{make_box<T>(box, kind), bin_scale<T>(r_max, nbins), nbins};
+  const HistogramParams<T> p = make_params<T>(box, kind, r_max, nbins);
 
   // Poison: random starting counts; the kernels must add exactly on top of them.
   std::vector<uint64_t> poison(static_cast<size_t>(nbins));
@@ -94,12 +95,32 @@ TEST_CASE("CUDA kernels equal the CPU kernel bit for bit, every box, precision a
       }
     }
   }
-  // The widest histogram the shared-memory kernel takes, and one bin more for the global one.
+  // The widest histogram one shared-memory window holds, one bin more (two windows), and a
+  // forced narrow window that leaves a short last window.
   const int widest = cuda::max_shared_memory_bins(0);
-  check_gpu_equals_cpu<float>(cuda::HistogramKernel::shared_memory, BoxKind::orthorhombic, 3000,
-                              3000, true, widest);
-  check_gpu_equals_cpu<float>(cuda::HistogramKernel::global_memory, BoxKind::orthorhombic, 3000,
-                              3000, true, widest + 1);
+  for (int nbins : {widest, widest + 1, 100000}) {
+    check_gpu_equals_cpu<float>(cuda::HistogramKernel::shared_memory, BoxKind::orthorhombic, 3000,
+                                3000, true, nbins);
+    check_gpu_equals_cpu<float>(cuda::HistogramKernel::global_memory, BoxKind::none, 2000, 1000,
+                                false, nbins);
+  }
+  setenv("PAIRHIST_CUDA_WINDOW", "333", 1);
+  check_gpu_equals_cpu<float>(cuda::HistogramKernel::shared_memory, BoxKind::triclinic, 2500, 2500,
+                              true, 1000);
+  check_gpu_equals_cpu<double>(cuda::HistogramKernel::shared_memory, BoxKind::none, 700, 3000,
+                               false, 1000);
+  unsetenv("PAIRHIST_CUDA_WINDOW");
+}
+
+TEST_CASE("small cross pairs (rows and columns swapped inside the launcher) stay exact") {
+  for (BoxKind kind : {BoxKind::none, BoxKind::orthorhombic, BoxKind::triclinic}) {
+    for (int64_t na : {1, 100, 1023}) {
+      check_gpu_equals_cpu<float>(cuda::HistogramKernel::shared_memory, kind, na, 150000, false,
+                                  8000);
+      check_gpu_equals_cpu<double>(cuda::HistogramKernel::shared_memory, kind, na, 5000, false,
+                                   500);
+    }
+  }
 }
 
 TEST_CASE("engine with CUDA workers equals CPU-only runs, under several schedulers") {

@@ -41,6 +41,9 @@ std::string frame_problem(const ph_frame* f) {
   if (classify_box(m) == BoxKind::triclinic && !rmax_fits_minimum_image(f->r_max, m))
     return "r_max " + std::to_string(f->r_max) + " exceeds the minimum-image limit " +
            std::to_string(limit) + " of the triclinic box (half its shortest lattice vector)";
+  if (classify_box(m) == BoxKind::triclinic &&
+      triclinic_images(m, f->r_max).size() > static_cast<size_t>(kMaxImages))
+    return "triclinic box too skewed for an exact minimum image (reduce it first)";
   return "";
 }
 

@@ -27,7 +27,7 @@ std::vector<std::vector<T>> species_soa(const ph_frame& f);
 template <class T>
 HistogramParams<T> frame_params(const ph_frame& f) {
   const BoxMatrix m = frame_box(f);
-  return {make_box<T>(m, classify_box(m)), bin_scale<T>(f.r_max, f.n_bins), f.n_bins};
+  return make_params<T>(m, classify_box(m), f.r_max, f.n_bins);
 }
 
 }  // namespace pairhist::capi

@@ -38,9 +38,8 @@ int histograms_gpu(const ph_frame& f, int device, uint64_t* out) {
   const HistogramParams<T> params = frame_params<T>(f);
   const int npairs = ph_pair_count(f.n_species);
   const size_t bins = static_cast<size_t>(f.n_bins);
-  const bool shared_fits = f.n_bins <= cuda::max_shared_memory_bins(device);
-  const auto kernel =
-      shared_fits ? cuda::HistogramKernel::shared_memory : cuda::HistogramKernel::global_memory;
+  // Shared-memory counters win even where the bins need several windows (measured: docs/).
+  const auto kernel = cuda::HistogramKernel::shared_memory;
 
   DeviceScope scope;
   PH_CUDA_TRY(cudaStreamCreateWithFlags(&scope.stream, cudaStreamNonBlocking));

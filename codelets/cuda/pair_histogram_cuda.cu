@@ -51,11 +51,11 @@ __device__ __forceinline__ Point<T> load_point(const T* __restrict__ soa, int64_
 /// with Windowed == false the window is all nbins bins plus the miss bin.
 template <BoxKind K, class T, bool Windowed, bool Diagonal>
 __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const int64_t row0,
-                                           const Point<T>* tile, int64_t j0,
+                                           const Point<T>* tile, int64_t j0, int columns,
                                            const HistogramParams<T>& p, int bin_begin, int window,
                                            unsigned int* counts) {
 #pragma unroll 2
-  for (int jj = 0; jj < kTile; ++jj) {
+  for (int jj = 0; jj < columns; ++jj) {
     const Point<T> q = tile[jj];
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
@@ -101,10 +101,13 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
     tile[threadIdx.x] = load_point(b, nb, j0 + threadIdx.x, j_end);
     __syncthreads();
+    // A short last tile (small species) is swept only as far as it has columns.
+    const int columns = static_cast<int>(min64(kTile, j_end - j0));
     if (diagonal)
-      count_tile<K, T, Windowed, true>(rows, row0, tile, j0, p, bin_begin, slots, counts);
+      count_tile<K, T, Windowed, true>(rows, row0, tile, j0, columns, p, bin_begin, slots, counts);
     else
-      count_tile<K, T, Windowed, false>(rows, row0, tile, j0, p, bin_begin, slots, counts);
+      count_tile<K, T, Windowed, false>(rows, row0, tile, j0, columns, p, bin_begin, slots,
+                                        counts);
   }
   __syncthreads();
   const int flush = Windowed ? slots : p.nbins;
@@ -133,7 +136,8 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
     tile[threadIdx.x] = load_point(b, nb, j0 + threadIdx.x, j_end);
     __syncthreads();
-    for (int jj = 0; jj < kTile; ++jj) {
+    const int columns = static_cast<int>(min64(kTile, j_end - j0));
+    for (int jj = 0; jj < columns; ++jj) {
       const Point<T> q = tile[jj];
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
@@ -220,6 +224,14 @@ cudaError_t launch_pair_histogram(HistogramKernel kernel, const T* a, int64_t na
   row_begin = std::max<int64_t>(0, row_begin);
   row_end = std::min(row_end, na);
   if (row_begin >= row_end || params.nbins <= 0 || (!same_species && nb <= 0)) return cudaSuccess;
+  // Blocks take kBlockRows rows: when all of a is fewer rows than b has, let b supply the rows.
+  // Distances are symmetric bit for bit (every operation commutes with negating the
+  // displacement, and the image search is symmetric), so the counts do not change.
+  if (!same_species && row_begin == 0 && row_end == na && na < kBlockRows && nb > na) {
+    std::swap(a, b);
+    std::swap(na, nb);
+    row_end = na;
+  }
   switch (params.box.kind) {
     case BoxKind::orthorhombic:
       return launch_for_box<BoxKind::orthorhombic>(kernel, a, na, b, nb, same_species, row_begin,

@@ -11,11 +11,11 @@
 namespace pairhist::cuda {
 
 enum class HistogramKernel : int {
-  shared_memory = 0,  // a block's 32-bit partial histogram in shared memory (bins must fit)
-  global_memory = 1,  // atomics straight into the 64-bit histogram (any width)
+  shared_memory = 0,  // 32-bit partial histograms in shared memory; wide ones in bin windows
+  global_memory = 1,  // atomics straight into the 64-bit histogram
 };
 
-/// Largest bin count the shared-memory kernel accepts on the given device.
+/// Largest bin count the shared-memory kernel counts in one window on the given device.
 int max_shared_memory_bins(int device);
 
 /// Adds the histogram of pairs (i in a, j in b) to hist (device memory, nbins uint64 values).

@@ -75,8 +75,9 @@ void histogram_redux_cuda(void* buffers[], void*) {
   if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
 }
 
-// The shared-memory kernel takes only histograms whose bins fit in a block's shared memory; the
-// global-memory kernel is kept for those (its atomics make it slower whenever both can run).
+// The shared-memory kernel takes every histogram (in bin windows when it is wide); the
+// global-memory kernel is offered only for wide ones, where the model-based schedulers weigh
+// repeated windows against global atomics.
 int cuda_can_execute(unsigned workerid, starpu_task* task, unsigned nimpl) {
   if (starpu_worker_get_type(static_cast<int>(workerid)) != STARPU_CUDA_WORKER) return 1;
   int& max_bins = shared_bins_of_worker[workerid];
@@ -84,7 +85,7 @@ int cuda_can_execute(unsigned workerid, starpu_task* task, unsigned nimpl) {
     max_bins = cuda::max_shared_memory_bins(starpu_worker_get_devid(static_cast<int>(workerid)));
   const int nbins = static_cast<const PairHistogramArgs*>(task->cl_arg)->nbins();
   const bool fits = nbins <= max_bins;
-  return nimpl == kCudaShared ? fits : !fits;
+  return nimpl == kCudaShared ? 1 : !fits;
 }
 
 }  // namespace pairhist::codelets

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "pairhist/geometry.hpp"
 
@@ -47,20 +49,33 @@ inline std::string box_problem(const BoxMatrix& m) {
 
 inline double box_volume(const BoxMatrix& m) { return m[0] * m[4] * m[8]; }
 
-/// Length of the shortest non-zero lattice vector. The minimum image is unique (and a min-image
-/// histogram exact) only for r below half of it. Searching combinations up to +-2 of each vector
-/// finds it for any reduced (GROMACS-style) cell.
+/// Calls fn(x, y, z) for every non-zero lattice vector of the lower-triangular cell m that can be
+/// shorter than `reach` (a superset: coefficient bounds from |L_z|, |L_y|, |L_x| <= reach).
+template <class Fn>
+void for_each_lattice_vector(const BoxMatrix& m, double reach, Fn&& fn) {
+  const int kmax = static_cast<int>(std::ceil(reach / m[8]));
+  const int jmax = static_cast<int>(std::ceil((reach + kmax * std::fabs(m[7])) / m[4]));
+  const int imax = static_cast<int>(
+      std::ceil((reach + jmax * std::fabs(m[3]) + kmax * std::fabs(m[6])) / m[0]));
+  for (int k = -kmax; k <= kmax; ++k)
+    for (int j = -jmax; j <= jmax; ++j)
+      for (int i = -imax; i <= imax; ++i)
+        if (i != 0 || j != 0 || k != 0)
+          fn(i * m[0] + j * m[3] + k * m[6], j * m[4] + k * m[7], k * m[8]);
+}
+
+/// Length of the shortest non-zero lattice vector of a periodic cell (any lower-triangular basis,
+/// however skewed). The minimum image is unique, and a min-image histogram exact, only for r
+/// below half of it.
 inline double shortest_lattice_vector(const BoxMatrix& m) {
-  double best = INFINITY;
-  for (int i = -2; i <= 2; ++i)
-    for (int j = -2; j <= 2; ++j)
-      for (int k = -2; k <= 2; ++k) {
-        if (i == 0 && j == 0 && k == 0) continue;
-        const double x = i * m[0] + j * m[3] + k * m[6];
-        const double y = i * m[1] + j * m[4] + k * m[7];
-        const double z = i * m[2] + j * m[5] + k * m[8];
-        best = std::min(best, std::sqrt(x * x + y * y + z * z));
-      }
+  double reach = INFINITY;  // no lattice vector is shorter than the shortest basis vector
+  for (int v = 0; v < 3; ++v)
+    reach = std::fmin(reach, std::sqrt(m[3 * v] * m[3 * v] + m[3 * v + 1] * m[3 * v + 1] +
+                                       m[3 * v + 2] * m[3 * v + 2]));
+  double best = reach;
+  for_each_lattice_vector(m, reach, [&](double x, double y, double z) {
+    best = std::fmin(best, std::sqrt(x * x + y * y + z * z));
+  });
   return best;
 }
 
@@ -76,9 +91,32 @@ inline bool rmax_fits_minimum_image(double r_max, const BoxMatrix& m) {
   return r_max <= max_minimum_image_rmax(m) * (1 + 1e-6);
 }
 
-/// The kernels' form of a box, rounded once to T so every worker uses the same values.
+/// Lattice vectors L that can make a reduced triclinic displacement d (in the brick
+/// |x| <= ax/2, |y| <= by/2, |z| <= cz/2) shorter than r_max: those whose -L lies within r_max of
+/// the brick. Any minimum image below r_max is d + L for one of them (or d itself), so searching
+/// them is exact; for GROMACS-reduced cells there are a handful (8 for a rhombic dodecahedron at
+/// its inradius). Rows of the returned vector: x, y, z.
+inline std::vector<std::array<double, 3>> triclinic_images(const BoxMatrix& m, double r_max) {
+  const double half[3] = {0.5 * m[0], 0.5 * m[4], 0.5 * m[8]};
+  const double reach = r_max + std::sqrt(half[0] * half[0] + half[1] * half[1] + half[2] * half[2]);
+  std::vector<std::array<double, 3>> images;
+  for_each_lattice_vector(m, reach, [&](double x, double y, double z) {
+    const double l[3] = {x, y, z};
+    double gap2 = 0;  // squared distance from -L to the brick
+    for (int c = 0; c < 3; ++c) {
+      const double g = std::fmax(std::fabs(l[c]) - half[c], 0.0);
+      gap2 += g * g;
+    }
+    if (gap2 < r_max * r_max) images.push_back({x, y, z});
+  });
+  return images;
+}
+
+/// The kernels' form of a box for histograms up to r_max, rounded once to T so every worker uses
+/// the same values. Throws std::invalid_argument for a triclinic cell so skewed that more than
+/// kMaxImages translations would have to be searched (reduce the cell first).
 template <class T>
-Box<T> make_box(const BoxMatrix& m, BoxKind kind) {
+Box<T> make_box(const BoxMatrix& m, BoxKind kind, double r_max) {
   Box<T> b;
   b.kind = kind;
   if (kind == BoxKind::none) return b;
@@ -91,7 +129,21 @@ Box<T> make_box(const BoxMatrix& m, BoxKind kind) {
   b.inv_ax = static_cast<T>(1.0 / m[0]);
   b.inv_by = static_cast<T>(1.0 / m[4]);
   b.inv_cz = static_cast<T>(1.0 / m[8]);
-  if (kind == BoxKind::orthorhombic) b.bx = b.cx = b.cy = 0;
+  if (kind == BoxKind::orthorhombic) {
+    b.bx = b.cx = b.cy = 0;
+    return b;
+  }
+  const auto images = triclinic_images(m, r_max);
+  if (images.size() > static_cast<size_t>(kMaxImages))
+    throw std::invalid_argument("triclinic box too skewed: " + std::to_string(images.size()) +
+                                " lattice translations to search (at most " +
+                                std::to_string(kMaxImages) + "); reduce the box first");
+  b.nimages = static_cast<int>(images.size());
+  for (int i = 0; i < b.nimages; ++i) {
+    b.image_x[i] = static_cast<T>(images[static_cast<size_t>(i)][0]);
+    b.image_y[i] = static_cast<T>(images[static_cast<size_t>(i)][1]);
+    b.image_z[i] = static_cast<T>(images[static_cast<size_t>(i)][2]);
+  }
   return b;
 }
 
@@ -99,6 +151,12 @@ Box<T> make_box(const BoxMatrix& m, BoxKind kind) {
 template <class T>
 T bin_scale(double r_max, int nbins) {
   return static_cast<T>(static_cast<double>(nbins) / r_max);
+}
+
+/// Everything a kernel needs for one frame: box, bin scale and bin count.
+template <class T>
+HistogramParams<T> make_params(const BoxMatrix& m, BoxKind kind, double r_max, int nbins) {
+  return {make_box<T>(m, kind, r_max), bin_scale<T>(r_max, nbins), nbins};
 }
 
 }  // namespace pairhist

@@ -13,26 +13,25 @@
 #else
 #define PH_HD inline
 #endif
-#if defined(__CUDA_ARCH__)
-#define PH_UNROLL3 _Pragma("unroll")
-#elif defined(__CUDACC__)
-#define PH_UNROLL3  // the host side of a .cu file runs no kernels
-#else
-// Fully unrolled image loops let the compiler vectorise the loop over pairs around them.
-#define PH_UNROLL3 _Pragma("GCC unroll 3")
-#endif
 
 namespace pairhist {
 
 enum class BoxKind : int { none = 0, orthorhombic = 1, triclinic = 2 };
 
+/// Most lattice vectors a triclinic displacement is compared against after reduction.
+constexpr int kMaxImages = 32;
+
 /// A periodic cell in GROMACS's lower-triangular form: a = (ax,0,0), b = (bx,by,0), c = (cx,cy,cz).
-/// The inverse diagonal is stored so CPU and GPU multiply by the very same rounded value.
+/// The inverse diagonal is stored so CPU and GPU multiply by the very same rounded value. For a
+/// triclinic cell, `image` lists the lattice vectors that can bring a reduced displacement closer
+/// than r_max (computed on the host by make_box, see box_setup.hpp).
 template <class T>
 struct Box {
   BoxKind kind = BoxKind::none;
   T ax = 0, bx = 0, by = 0, cx = 0, cy = 0, cz = 0;
   T inv_ax = 0, inv_by = 0, inv_cz = 0;
+  int nimages = 0;
+  T image_x[kMaxImages] = {}, image_y[kMaxImages] = {}, image_z[kMaxImages] = {};
 };
 
 /// What a kernel needs besides coordinates. Bin k of a pair at distance r is
@@ -103,12 +102,10 @@ PH_HD void wrap_orthorhombic(const Box<T>& box, T& dx, T& dy, T& dz) {
   dz = shift(dz, fp::rint(fp::mul(dz, box.inv_cz)), box.cz);
 }
 
-/// Triclinic cell: reduce along c, then b, then a (each removes the component its vector alone
-/// carries), then search the 26 neighbouring images, because the reduced vector is not always the
-/// shortest one in a skewed cell. Exact for r below half the shortest lattice vector in a GROMACS
-/// reduced box (|bx|,|cx| <= ax/2, |cy| <= by/2).
+/// Triclinic cell, step 1: reduce along c, then b, then a (each removes the component its vector
+/// alone carries). The result lies in the brick |x| <= ax/2, |y| <= by/2, |z| <= cz/2.
 template <class T>
-PH_HD T distance2_triclinic(const Box<T>& box, T dx, T dy, T dz) {
+PH_HD void reduce_triclinic(const Box<T>& box, T& dx, T& dy, T& dz) {
   T s = fp::rint(fp::mul(dz, box.inv_cz));
   dx = shift(dx, s, box.cx);
   dy = shift(dy, s, box.cy);
@@ -118,21 +115,21 @@ PH_HD T distance2_triclinic(const Box<T>& box, T dx, T dy, T dz) {
   dy = shift(dy, s, box.by);
   s = fp::rint(fp::mul(dx, box.inv_ax));
   dx = shift(dx, s, box.ax);
+}
+
+/// Triclinic cell, step 2: squared length of the reduced displacement moved by candidate image m.
+template <class T>
+PH_HD T image_norm2(const Box<T>& box, int m, T dx, T dy, T dz) {
+  return norm2(fp::add(dx, box.image_x[m]), fp::add(dy, box.image_y[m]), fp::add(dz, box.image_z[m]));
+}
+
+/// Exact minimum image in a triclinic cell for every distance below the r_max the box was made
+/// for: the reduced vector, or one of the few lattice translations that can beat it.
+template <class T>
+PH_HD T distance2_triclinic(const Box<T>& box, T dx, T dy, T dz) {
+  reduce_triclinic(box, dx, dy, dz);
   T best = norm2(dx, dy, dz);
-  PH_UNROLL3 for (int k = -1; k <= 1; ++k) {
-    const T zk = fp::fma(T(k), box.cz, dz);
-    const T yk = fp::fma(T(k), box.cy, dy);
-    const T xk = fp::fma(T(k), box.cx, dx);
-    PH_UNROLL3 for (int j = -1; j <= 1; ++j) {
-      const T yj = fp::fma(T(j), box.by, yk);
-      const T xj = fp::fma(T(j), box.bx, xk);
-      PH_UNROLL3 for (int i = -1; i <= 1; ++i) {
-        const T xi = fp::fma(T(i), box.ax, xj);
-        const T d2 = norm2(xi, yj, zk);
-        best = d2 < best ? d2 : best;
-      }
-    }
-  }
+  for (int m = 0; m < box.nimages; ++m) best = fp::min(image_norm2(box, m, dx, dy, dz), best);
   return best;
 }
 
