@@ -7,17 +7,19 @@
 namespace pairhist::cuda {
 namespace {
 
-// Block shape: kThreads threads, each holding kRows rows of a in registers, sweep columns of b
-// staged through shared memory kTile at a time. A block examines at most
-// kThreads * kRows * kColumnsPerBlock < 2^32 pairs, so 32-bit shared counters cannot overflow.
+// Block shape: kThreads threads, each holding kRows rows of a in registers, sweep a run of columns
+// of b staged through shared memory kTile at a time. A block examines at most
+// kBlockRows * kMaxColumnsPerBlock < 2^32 pairs, so 32-bit shared counters cannot overflow.
 constexpr int kThreads = 256;
 constexpr int kRows = 4;
 constexpr int kBlockRows = kThreads * kRows;
 constexpr int kTile = 256;
-constexpr int kTilesPerBlock = 8;
-constexpr int64_t kColumnsPerBlock = int64_t(kTile) * kTilesPerBlock;
-static_assert(int64_t(kBlockRows) * kColumnsPerBlock < (int64_t(1) << 32),
+constexpr int64_t kMaxColumnsPerBlock = int64_t(kTile) * 4096;
+static_assert(int64_t(kBlockRows) * kMaxColumnsPerBlock < (int64_t(1) << 32),
               "a block's 32-bit shared counters must not overflow");
+// Enough blocks to fill the GPU several times over (the same-species triangle leaves some idle),
+// while each block's zeroing and flushing of its histogram stays small against its pairs.
+constexpr int64_t kTargetBlocks = 8192;
 
 __device__ __forceinline__ int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
 
@@ -47,8 +49,40 @@ __device__ __forceinline__ Point<T> load_point(const T* __restrict__ soa, int64_
   return {nan, nan, nan, nan};
 }
 
+/// Correctly rounded square roots of kRows values, bit-identical to __fsqrt_rn: CUDA's own fast
+/// path (the same five instructions), and its slow path only when some lane of the warp has an
+/// argument outside the fast path's range (zero, denormal, huge, NaN), so the common case pays no
+/// per-value branch. All lanes of the warp must call it together.
+__device__ __forceinline__ void sqrt_rn_rows(float (&x)[kRows]) {
+  bool slow = false;
+  float root[kRows];
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    float rsq, s, half;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(rsq) : "f"(x[r]));
+    asm("mul.rn.ftz.f32 %0, %1, %2;" : "=f"(s) : "f"(x[r]), "f"(rsq));
+    asm("mul.rn.ftz.f32 %0, %1, 0f3F000000;" : "=f"(half) : "f"(rsq));
+    root[r] = __fmaf_rn(__fmaf_rn(-s, s, x[r]), half, s);
+    slow |= static_cast<unsigned>(__float_as_uint(x[r]) - 0x0d000000u) > 0x727fffffu;
+  }
+  if (__any_sync(0xffffffffu, slow)) {
+#pragma unroll
+    for (int r = 0; r < kRows; ++r)
+      if (static_cast<unsigned>(__float_as_uint(x[r]) - 0x0d000000u) > 0x727fffffu)
+        root[r] = __fsqrt_rn(x[r]);
+  }
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) x[r] = root[r];
+}
+
+__device__ __forceinline__ void sqrt_rn_rows(double (&x)[kRows]) {
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) x[r] = fp::sqrt(x[r]);
+}
+
 /// Counts pairs (i, j) whose bin lies in [bin_begin, bin_begin + window) into shared counters;
-/// with Windowed == false the window is all nbins bins plus the miss bin.
+/// with Windowed == false the window is all nbins bins plus the miss bin. Every lane runs every
+/// step (no per-lane early exits): sqrt_rn_rows votes across the warp.
 template <BoxKind K, class T, bool Windowed, bool Diagonal>
 __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const int64_t row0,
                                            const Point<T>* tile, int64_t j0, int columns,
@@ -57,16 +91,20 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
 #pragma unroll 2
   for (int jj = 0; jj < columns; ++jj) {
     const Point<T> q = tile[jj];
+    T r[kRows];
 #pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      if (Diagonal && j0 + jj <= row0 + int64_t(r) * kThreads) continue;
-      const T d2 = distance2<K>(p.box, fp::sub(q.x, rows[r].x), fp::sub(q.y, rows[r].y),
-                                fp::sub(q.z, rows[r].z));
-      const int bin = bin_of(d2, p.scale, p.nbins);
+    for (int k = 0; k < kRows; ++k)
+      r[k] = distance2<K>(p.box, fp::sub(q.x, rows[k].x), fp::sub(q.y, rows[k].y),
+                          fp::sub(q.z, rows[k].z));
+    sqrt_rn_rows(r);
+#pragma unroll
+    for (int k = 0; k < kRows; ++k) {
+      const int bin = bin_of_distance(r[k], p.scale, p.nbins);
+      const bool above_diagonal = !Diagonal || j0 + jj > row0 + int64_t(k) * kThreads;
       if (Windowed) {
         const unsigned local = static_cast<unsigned>(bin - bin_begin);
-        if (local < static_cast<unsigned>(window)) atomicAdd(&counts[local], 1u);
-      } else {
+        if (above_diagonal && local < static_cast<unsigned>(window)) atomicAdd(&counts[local], 1u);
+      } else if (above_diagonal) {
         atomicAdd(&counts[bin], 1u);
       }
     }
@@ -77,13 +115,14 @@ template <BoxKind K, class T, bool Windowed>
 __global__ void __launch_bounds__(kThreads)
     shared_histogram_kernel(const T* __restrict__ a, int64_t na, const T* __restrict__ b,
                             int64_t nb, bool same, int64_t row_begin, int64_t row_end,
-                            HistogramParams<T> p, int window, unsigned long long* __restrict__ hist) {
+                            int64_t columns_per_block, HistogramParams<T> p, int window,
+                            unsigned long long* __restrict__ hist) {
   extern __shared__ unsigned int counts[];  // window bins (+ the miss bin when not windowed)
   __shared__ Point<T> tile[kTile];
 
   const int64_t block_row = row_begin + int64_t(blockIdx.x) * kBlockRows;
-  const int64_t j_begin = int64_t(blockIdx.y) * kColumnsPerBlock;
-  const int64_t j_end = min64(nb, j_begin + kColumnsPerBlock);
+  const int64_t j_begin = int64_t(blockIdx.y) * columns_per_block;
+  const int64_t j_end = min64(nb, j_begin + columns_per_block);
   // Same species: nothing to count where every column lies on or below the diagonal.
   if (same && j_end <= block_row + 1) return;
   const int bin_begin = Windowed ? int(blockIdx.z) * window : 0;
@@ -122,11 +161,12 @@ template <BoxKind K, class T>
 __global__ void __launch_bounds__(kThreads)
     global_histogram_kernel(const T* __restrict__ a, int64_t na, const T* __restrict__ b,
                             int64_t nb, bool same, int64_t row_begin, int64_t row_end,
-                            HistogramParams<T> p, unsigned long long* __restrict__ hist) {
+                            int64_t columns_per_block, HistogramParams<T> p,
+                            unsigned long long* __restrict__ hist) {
   __shared__ Point<T> tile[kTile];
   const int64_t block_row = row_begin + int64_t(blockIdx.x) * kBlockRows;
-  const int64_t j_begin = int64_t(blockIdx.y) * kColumnsPerBlock;
-  const int64_t j_end = min64(nb, j_begin + kColumnsPerBlock);
+  const int64_t j_begin = int64_t(blockIdx.y) * columns_per_block;
+  const int64_t j_end = min64(nb, j_begin + columns_per_block);
   if (same && j_end <= block_row + 1) return;
   Point<T> rows[kRows];
   const int64_t row0 = block_row + threadIdx.x;
@@ -179,12 +219,17 @@ cudaError_t launch_for_box(HistogramKernel kernel, const T* a, int64_t na, const
   const int64_t rows = row_end - row_begin;
   const int64_t columns = same ? na : nb;
   const int64_t grid_x = (rows + kBlockRows - 1) / kBlockRows;
-  const int64_t grid_y = (columns + kColumnsPerBlock - 1) / kColumnsPerBlock;
+  const int64_t tiles = (columns + kTile - 1) / kTile;
+  const int64_t wanted_y = std::max<int64_t>(1, kTargetBlocks / std::max<int64_t>(grid_x, 1));
+  const int64_t tiles_per_block = std::min<int64_t>(
+      kMaxColumnsPerBlock / kTile, std::max<int64_t>(1, (tiles + wanted_y - 1) / wanted_y));
+  const int64_t columns_per_block = tiles_per_block * kTile;
+  const int64_t grid_y = (columns + columns_per_block - 1) / columns_per_block;
   if (grid_x > 0x7fffffff || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const T* columns_ptr = same ? a : b;
   if (kernel == HistogramKernel::global_memory) {
     global_histogram_kernel<K, T><<<dim3(unsigned(grid_x), unsigned(grid_y)), kThreads, 0, stream>>>(
-        a, na, columns_ptr, columns, same, row_begin, row_end, p, hist);
+        a, na, columns_ptr, columns, same, row_begin, row_end, columns_per_block, p, hist);
     return cudaGetLastError();
   }
   int device = 0;
@@ -200,7 +245,7 @@ cudaError_t launch_for_box(HistogramKernel kernel, const T* a, int64_t na, const
                              static_cast<int>(shared_bytes));
   if (err != cudaSuccess) return err;
   fn<<<grid, kThreads, shared_bytes, stream>>>(a, na, columns_ptr, columns, same, row_begin,
-                                               row_end, p, window, hist);
+                                               row_end, columns_per_block, p, window, hist);
   return cudaGetLastError();
 }
 

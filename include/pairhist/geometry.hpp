@@ -147,11 +147,17 @@ PH_HD T distance2(const Box<T>& box, T dx, T dy, T dz) {
   }
 }
 
-/// Bin of a squared distance; nbins means "not counted" (r beyond r_max, or NaN).
+/// Bin of a distance r = fl(sqrt(d2)); nbins means "not counted" (r beyond r_max, or NaN).
+template <class T>
+PH_HD int bin_of_distance(T r, T scale, int nbins) {
+  // Clamp first, convert after: a min the compilers vectorise, and NaN also maps to nbins.
+  return static_cast<int>(fp::min(fp::mul(r, scale), T(nbins)));
+}
+
+/// Bin of a squared distance.
 template <class T>
 PH_HD int bin_of(T d2, T scale, int nbins) {
-  // Clamp first, convert after: a min the compilers vectorise, and NaN also maps to nbins.
-  return static_cast<int>(fp::min(fp::mul(fp::sqrt(d2), scale), T(nbins)));
+  return bin_of_distance(fp::sqrt(d2), scale, nbins);
 }
 
 }  // namespace pairhist
