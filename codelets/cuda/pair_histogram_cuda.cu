@@ -133,10 +133,11 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t row0 = block_row + threadIdx.x;
 #pragma unroll
   for (int r = 0; r < kRows; ++r) rows[r] = load_point(a, na, row0 + int64_t(r) * kThreads, row_end);
-  // Diagonal blocks (same species, some columns j <= some row i) check j > i per pair.
-  const bool diagonal = same && j_begin <= block_row + kBlockRows - 1;
-
   for (int64_t j0 = j_begin; j0 < j_end; j0 += kTile) {
+    // Same species: tiles wholly at or below the diagonal are skipped; tiles that cross it check
+    // j > i per pair. Both decisions are uniform across the block.
+    if (same && j0 + kTile - 1 <= block_row) continue;
+    const bool diagonal = same && j0 <= block_row + kBlockRows - 1;
     __syncthreads();
     tile[threadIdx.x] = load_point(b, nb, j0 + threadIdx.x, j_end);
     __syncthreads();
