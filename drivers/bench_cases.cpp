@@ -7,7 +7,9 @@
 
 namespace pairhist {
 
-std::vector<std::string> standard_case_names() { return {"K1", "K2", "K3", "K4", "K5", "K6", "F1"}; }
+std::vector<std::string> standard_case_names() {
+  return {"K1", "K2", "K3", "K4", "K5", "K6", "F1"};
+}
 
 BenchCase standard_case(const std::string& name, int64_t n) {
   BenchCase c;

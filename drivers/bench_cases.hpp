@@ -12,8 +12,8 @@ namespace pairhist {
 struct BenchCase {
   std::string name;
   std::vector<int64_t> species_sizes;
-  BoxMatrix box{};        // rows; zeros = no box
-  double extent = 1.0;    // points uniform in [0, extent)^3
+  BoxMatrix box{};      // rows; zeros = no box
+  double extent = 1.0;  // points uniform in [0, extent)^3
   double r_max = 0;
   int nbins = 0;
   int frames = 1;

@@ -99,7 +99,8 @@ Measurement measure(const BenchArgs& a, const BenchCase& c, int device_id) {
                                    : ph_histograms_gpu(&frame, device_id, hist.data());
       if (rc != 0) throw UsageError(ph_last_error());
     }
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (r >= 0) m.seconds.push_back(s);
   }
   m.counted = std::accumulate(hist.begin(), hist.end(), uint64_t(0));
@@ -117,7 +118,8 @@ Measurement measure_plain(const BenchArgs& a, const BenchCase& c) {
     const auto start = std::chrono::steady_clock::now();
     plain_loop_histogram(xyz[0].data(), c.species_sizes[0], static_cast<float>(c.r_max), c.nbins,
                          hist.data());
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (r >= 0) m.seconds.push_back(s);
   }
   m.counted = std::accumulate(hist.begin(), hist.end(), uint64_t(0));
@@ -133,22 +135,32 @@ void report(const BenchArgs& a, const BenchCase& c, const std::string& device, i
   for (int64_t s : c.species_sizes) n += s;
   const char* box = box_kind_name(classify_box(c.box));
   if (a.json) {
-    nlohmann::json j = {{"case", c.name},         {"n", n},
-                        {"species", c.species_sizes}, {"frames", c.frames},
-                        {"bins", c.nbins},        {"r_max", c.r_max},
-                        {"box", box},             {"precision", a.precision},
-                        {"device", device},       {"threads", threads},
-                        {"impl", impl},           {"bapps_median", bapps},
-                        {"seconds_median", med},  {"seconds_min", *lo},
-                        {"seconds_max", *hi},     {"repeats", m.seconds.size()},
-                        {"pairs", m.pairs},       {"counted_pairs", m.counted}};
+    nlohmann::json j = {{"case", c.name},
+                        {"n", n},
+                        {"species", c.species_sizes},
+                        {"frames", c.frames},
+                        {"bins", c.nbins},
+                        {"r_max", c.r_max},
+                        {"box", box},
+                        {"precision", a.precision},
+                        {"device", device},
+                        {"threads", threads},
+                        {"impl", impl},
+                        {"bapps_median", bapps},
+                        {"seconds_median", med},
+                        {"seconds_min", *lo},
+                        {"seconds_max", *hi},
+                        {"repeats", m.seconds.size()},
+                        {"pairs", m.pairs},
+                        {"counted_pairs", m.counted}};
     std::printf("%s\n", j.dump().c_str());
   } else {
-    std::printf("%-3s n=%-9lld bins=%-6d box=%-12s %-6s %-6s threads=%-3d %-6s %9.3f bapps  "
-                "median %.4f s [%.4f, %.4f] counted %llu\n",
-                c.name.c_str(), static_cast<long long>(n), c.nbins, box, a.precision.c_str(),
-                device.c_str(), threads, impl.c_str(), bapps, med, *lo, *hi,
-                static_cast<unsigned long long>(m.counted));
+    std::printf(
+        "%-3s n=%-9lld bins=%-6d box=%-12s %-6s %-6s threads=%-3d %-6s %9.3f bapps  "
+        "median %.4f s [%.4f, %.4f] counted %llu\n",
+        c.name.c_str(), static_cast<long long>(n), c.nbins, box, a.precision.c_str(),
+        device.c_str(), threads, impl.c_str(), bapps, med, *lo, *hi,
+        static_cast<unsigned long long>(m.counted));
   }
   std::fflush(stdout);
 }
@@ -166,9 +178,10 @@ void run(const BenchArgs& a) {
   } else if (a.device != "cpu") {
     throw UsageError("--device must be cpu, gpu or gpu:N");
   }
-  const int threads = device_id < 0 ? (a.threads > 0 ? a.threads
-                                                     : static_cast<int>(std::thread::hardware_concurrency()))
-                                    : 0;
+  const int threads =
+      device_id < 0
+          ? (a.threads > 0 ? a.threads : static_cast<int>(std::thread::hardware_concurrency()))
+          : 0;
   const Measurement m = measure(a, c, device_id);
   report(a, c, device, threads, device_id < 0 ? "cpu" : "cuda", m);
   if (a.plain) {
@@ -194,8 +207,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--case", a->case_name, "K1..K6 or F1")->capture_default_str();
   cmd->add_option("--n", a->n, "Scale the case to about n atoms (0: as defined)");
   cmd->add_option("--bins", a->bins, "Override the number of bins");
-  cmd->add_option("--box", a->box, "Override the box: none, orthorhombic or triclinic (unit cell "
-                                   "scaled to the case)")
+  cmd->add_option("--box", a->box,
+                  "Override the box: none, orthorhombic or triclinic (unit cell "
+                  "scaled to the case)")
       ->check(CLI::IsMember({"none", "orthorhombic", "triclinic"}));
   cmd->add_option("--frames", a->frames, "Override the number of frames");
   cmd->add_option("--precision", a->precision)
@@ -206,8 +220,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--repeats", a->repeats, "Timed repeats")->capture_default_str();
   cmd->add_option("--warmup", a->warmup, "Untimed repeats first")->capture_default_str();
   cmd->add_flag("--json", a->json, "One JSON object per measurement");
-  cmd->add_flag("--plain", a->plain,
-                "Also time the plain single-thread loop (float, sqrt, histogram++) on the same data");
+  cmd->add_flag(
+      "--plain", a->plain,
+      "Also time the plain single-thread loop (float, sqrt, histogram++) on the same data");
   cmd->callback([a]() { run(*a); });
 }
 

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <exception>
 
-#include "pairhist/errors.hpp"
 #include "bench_command.hpp"
+#include "pairhist/errors.hpp"
 #include "run_command.hpp"
 
 int main(int argc, char** argv) {

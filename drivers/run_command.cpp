@@ -42,8 +42,8 @@ std::string effective_config(const RunArgs& a) {
 std::function<void(int64_t)> make_progress(bool forced) {
   if (!forced && !isatty(STDERR_FILENO)) return nullptr;
   auto last = std::make_shared<std::chrono::steady_clock::time_point>();
-  auto start = std::make_shared<std::chrono::steady_clock::time_point>(
-      std::chrono::steady_clock::now());
+  auto start =
+      std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
   return [last, start](int64_t frames) {
     const auto now = std::chrono::steady_clock::now();
     if (now - *last < std::chrono::seconds(1)) return;

@@ -84,14 +84,13 @@ JobOutcome run_trajectory_job(const JobOptions& o) {
   io::XtcReader reader(o.trajectory);
   if (reader.natoms() != top.natoms())
     throw InputError(o.trajectory + ": frame 0: " + std::to_string(reader.natoms()) +
-                     " atoms, but topology " + o.topology + " has " +
-                     std::to_string(top.natoms()));
+                     " atoms, but topology " + o.topology + " has " + std::to_string(top.natoms()));
 
   JobOutcome out;
   HistogramResult& res = out.result;
   for (size_t s = 0; s < o.species.size(); ++s)
-    res.species.push_back({o.species[s].name, o.species[s].selection,
-                           static_cast<int64_t>(atoms[s].size())});
+    res.species.push_back(
+        {o.species[s].name, o.species[s].selection, static_cast<int64_t>(atoms[s].size())});
   res.r_max = o.r_max;
   res.nbins = o.nbins;
   res.length_unit = factor == 1.0 ? "nm" : "angstrom";
@@ -142,8 +141,9 @@ JobOutcome run_trajectory_job(const JobOptions& o) {
                        " of this frame's box (half its shortest lattice vector)");
     if (frame_kind == BoxKind::triclinic &&
         triclinic_images(box, r_max_nm).size() > static_cast<size_t>(kMaxImages))
-      throw InputError(where + "triclinic box too skewed for an exact minimum image (reduce it "
-                               "first, e.g. with gmx trjconv -pbc)");
+      throw InputError(where +
+                       "triclinic box too skewed for an exact minimum image (reduce it "
+                       "first, e.g. with gmx trjconv -pbc)");
     for (size_t s = 0; s < atoms.size(); ++s) {
       float* dst = species_xyz[s].data();
       for (int a : atoms[s]) {

@@ -21,11 +21,11 @@ struct JobOptions {
   std::string trajectory;  // .xtc
   std::string topology;    // .gro
   std::vector<SpeciesSpec> species;
-  double r_max = 0;            // in `units`
+  double r_max = 0;  // in `units`
   int nbins = 0;
-  std::string units = "nm";    // nm | angstrom
+  std::string units = "nm";  // nm | angstrom
   Precision precision = Precision::single;
-  int64_t first = 0;           // frame selection: first, last (inclusive; -1 = end), step
+  int64_t first = 0;  // frame selection: first, last (inclusive; -1 = end), step
   int64_t last = -1;
   int64_t step = 1;
   std::string scheduler;

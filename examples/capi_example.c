@@ -51,7 +51,8 @@ int main(void) {
       fprintf(stderr, "ph_histograms_gpu: %s\n", ph_last_error());
       return 1;
     }
-    printf("GPU histograms %s the CPU's\n", memcmp(gpu, hist, sizeof(hist)) ? "DIFFER from" : "equal");
+    printf("GPU histograms %s the CPU's\n",
+           memcmp(gpu, hist, sizeof(hist)) ? "DIFFER from" : "equal");
     ok = ok && memcmp(gpu, hist, sizeof(hist)) == 0;
   }
 

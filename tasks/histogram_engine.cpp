@@ -55,7 +55,8 @@ struct HistogramEngine::Impl {
     conf.nopencl = 0;
     const int ret = starpu_init(&conf);
     if (ret == -ENODEV) throw std::runtime_error("StarPU found no worker to run on");
-    if (ret != 0) throw std::runtime_error("starpu_init failed: " + std::string(std::strerror(-ret)));
+    if (ret != 0)
+      throw std::runtime_error("starpu_init failed: " + std::string(std::strerror(-ret)));
     codelets::worker_counters().reset();
 
     pairs = species_pairs(static_cast<int>(config.species_sizes.size()));
@@ -73,7 +74,8 @@ struct HistogramEngine::Impl {
         starpu_data_handle_t handle = nullptr;
         if (n > 0) {
           const size_t values = static_cast<size_t>(n) * 3;
-          if (values > UINT32_MAX) throw UsageError("a species has too many atoms for StarPU 1.3 vectors");
+          if (values > UINT32_MAX)
+            throw UsageError("a species has too many atoms for StarPU 1.3 vectors");
           if (starpu_malloc(&buffer, values * value_size) != 0)
             throw std::runtime_error("out of memory for frame buffers");
           starpu_vector_data_register(&handle, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(buffer),
@@ -164,7 +166,8 @@ struct HistogramEngine::Impl {
                                    STARPU_CL_ARGS, args, sizeof(*args), STARPU_NAME,
                                    "pair_histogram", 0);
         }
-        if (ret != 0) throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
+        if (ret != 0)
+          throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
         ++tasks;
       }
     }
@@ -194,7 +197,9 @@ void HistogramEngine::submit_frame(const std::vector<const float*>& species_xyz,
   impl_->submit(species_xyz, box);
 }
 
-std::vector<std::vector<uint64_t>> HistogramEngine::finish() { return impl_->collect(); }
+std::vector<std::vector<uint64_t>> HistogramEngine::finish() {
+  return impl_->collect();
+}
 
 int HistogramEngine::cpu_workers() const {
   return static_cast<int>(starpu_cpu_worker_get_count());
@@ -206,8 +211,12 @@ std::string HistogramEngine::scheduler() const {
   starpu_sched_policy* policy = starpu_sched_ctx_get_sched_policy(0);
   return policy && policy->policy_name ? policy->policy_name : "";
 }
-uint64_t HistogramEngine::frames_submitted() const { return impl_->frames; }
-uint64_t HistogramEngine::tasks_submitted() const { return impl_->tasks; }
+uint64_t HistogramEngine::frames_submitted() const {
+  return impl_->frames;
+}
+uint64_t HistogramEngine::tasks_submitted() const {
+  return impl_->tasks;
+}
 
 std::vector<WorkerActivity> HistogramEngine::activity() const {
   std::vector<WorkerActivity> out;

@@ -12,8 +12,8 @@ namespace pairhist::test {
 
 struct RandomFrames {
   std::vector<int64_t> sizes;
-  std::vector<BoxMatrix> boxes;                       // per frame
-  std::vector<std::vector<std::vector<float>>> xyz;   // [frame][species] x,y,z triples
+  std::vector<BoxMatrix> boxes;                      // per frame
+  std::vector<std::vector<std::vector<float>>> xyz;  // [frame][species] x,y,z triples
 };
 
 inline RandomFrames make_frames(const std::vector<int64_t>& sizes, int frames, BoxKind kind) {
@@ -63,7 +63,8 @@ std::vector<std::vector<uint64_t>> reference_histograms(const RandomFrames& f,
   for (size_t t = 0; t < f.xyz.size(); ++t) {
     const HistogramParams<T> p = make_params<T>(f.boxes[t], c.box_kind, c.r_max, c.nbins);
     std::vector<std::vector<T>> soa;
-    for (const auto& s : f.xyz[t]) soa.push_back(to_soa<T>(std::vector<double>(s.begin(), s.end())));
+    for (const auto& s : f.xyz[t])
+      soa.push_back(to_soa<T>(std::vector<double>(s.begin(), s.end())));
     for (size_t k = 0; k < pairs.size(); ++k) {
       const auto [a, b] = pairs[k];
       cpu::histogram_pairs_reference(cpu::Coords<T>{soa[a].data(), f.sizes[a]},

@@ -60,6 +60,8 @@ inline BoxMatrix random_triclinic(double lo, double hi) {
 }
 
 /// The rhombic dodecahedron (xy-square) of DESIGN.md's K3 case, side 1.
-inline BoxMatrix rhombic_dodecahedron() { return {1, 0, 0, 0, 1, 0, 0.5, 0.5, 0.70710678}; }
+inline BoxMatrix rhombic_dodecahedron() {
+  return {1, 0, 0, 0, 1, 0, 0.5, 0.5, 0.70710678};
+}
 
 }  // namespace pairhist::test

@@ -58,7 +58,8 @@ TEST_CASE("ph_histograms_cpu equals the reference for any thread count") {
 
 TEST_CASE("ph_histograms_cpu in double precision equals the double reference") {
   const auto f = test::make_frames({700, 300}, 1, BoxKind::triclinic);
-  const EngineConfig config = test::engine_config(f, BoxKind::triclinic, 77, 0.9, Precision::double_);
+  const EngineConfig config =
+      test::engine_config(f, BoxKind::triclinic, 77, 0.9, Precision::double_);
   const auto expected = flatten(test::reference_histograms<double>(f, config));
   std::vector<std::vector<double>> xyz;
   for (const auto& s : f.xyz[0]) xyz.emplace_back(s.begin(), s.end());

@@ -30,8 +30,8 @@ struct Result {
 /// Runs pairhist with the given arguments (a shell string), capturing stdout and stderr.
 Result run_pairhist(const std::string& args, const fs::path& scratch) {
   const fs::path out = scratch / "stdout.txt", err = scratch / "stderr.txt";
-  const std::string cmd = pairhist::test::pairhist_binary() + " " + args + " >" + out.string() +
-                          " 2>" + err.string();
+  const std::string cmd =
+      pairhist::test::pairhist_binary() + " " + args + " >" + out.string() + " 2>" + err.string();
   const int raw = std::system(cmd.c_str());
   Result r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
@@ -45,8 +45,8 @@ Result run_pairhist(const std::string& args, const fs::path& scratch) {
 }
 
 fs::path scratch_dir(const char* name) {
-  const fs::path d = fs::temp_directory_path() /
-                     ("pairhist-cli-" + std::to_string(getpid()) + "-" + name);
+  const fs::path d =
+      fs::temp_directory_path() / ("pairhist-cli-" + std::to_string(getpid()) + "-" + name);
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -127,7 +127,8 @@ TEST_CASE("pairhist run on the SPC/E sample: O-O first peak, exact pair totals, 
   const fs::path out = d / "out";
   const Result r = run_pairhist("run " + kXtc + " --top " + kGro +
                                     " --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240"
-                                    " -o " + out.string() + " --ncpu 2",
+                                    " -o " +
+                                    out.string() + " --ncpu 2",
                                 d);
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
@@ -152,8 +153,8 @@ TEST_CASE("pairhist run on the SPC/E sample: O-O first peak, exact pair totals, 
   size_t peak = 0;
   for (size_t k = 0; k < csv.rows.size(); ++k)
     if (csv.rows[k][g_col] > csv.rows[peak][g_col]) peak = k;
-  MESSAGE("O-O first peak at r = " << csv.rows[peak][r_col] << " nm, g = "
-                                   << csv.rows[peak][g_col]);
+  MESSAGE("O-O first peak at r = " << csv.rows[peak][r_col]
+                                   << " nm, g = " << csv.rows[peak][g_col]);
   CHECK(csv.rows[peak][r_col] >= 0.27);
   CHECK(csv.rows[peak][r_col] <= 0.29);
   CHECK(csv.rows[peak][g_col] >= 2.5);

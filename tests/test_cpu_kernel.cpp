@@ -48,7 +48,8 @@ std::vector<uint64_t> run_kernel(const std::vector<T>& a, const std::vector<T>& 
 template <class T>
 uint64_t check_pairs_against_double(const std::vector<double>& pa, const std::vector<double>& pb,
                                     bool same, const Case& c, int nbins, double max_coordinate) {
-  const double tolerance = 16 * std::numeric_limits<T>::epsilon() * max_coordinate * nbins / c.r_max;
+  const double tolerance =
+      16 * std::numeric_limits<T>::epsilon() * max_coordinate * nbins / c.r_max;
   const HistogramParams<T> p = make_params<T>(c.box, c.kind, c.r_max, nbins);
   const size_t na = pa.size() / 3, nb = same ? na : pb.size() / 3;
   const std::vector<double>& qb = same ? pa : pb;
@@ -79,7 +80,7 @@ uint64_t check_pairs_against_double(const std::vector<double>& pa, const std::ve
     }
   }
   MESSAGE(std::string(c.name) << (sizeof(T) == 4 ? " float" : " double") << ": " << off_edge
-                 << " pairs rounded across a bin edge");
+                              << " pairs rounded across a bin edge");
   return counted;
 }
 
@@ -99,8 +100,8 @@ void check_kernel_equals_plain_loop(const Case& c, int64_t na, int64_t nb, bool 
   const auto got = run_kernel(a, b, same, p, poison);
 
   std::vector<uint64_t> expected = poison;
-  cpu::histogram_pairs_reference(cpu::Coords<T>{a.data(), na}, cpu::Coords<T>{b.data(), nb},
-                                 same, p, expected.data());
+  cpu::histogram_pairs_reference(cpu::Coords<T>{a.data(), na}, cpu::Coords<T>{b.data(), nb}, same,
+                                 p, expected.data());
   REQUIRE(got == expected);
 
   // Split into row tiles: the sum must not change.
@@ -110,8 +111,8 @@ void check_kernel_equals_plain_loop(const Case& c, int64_t na, int64_t nb, bool 
     examined += cpu::histogram_pairs(cpu::Coords<T>{a.data(), na}, cpu::Coords<T>{b.data(), nb},
                                      same, r, r + 7, p, tiled.data());
   for (size_t k = 0; k < tiled.size(); ++k) REQUIRE(tiled[k] + poison[k] == got[k]);
-  const uint64_t all = same ? uint64_t(na) * uint64_t(na > 0 ? na - 1 : 0) / 2
-                            : uint64_t(na) * uint64_t(nb);
+  const uint64_t all =
+      same ? uint64_t(na) * uint64_t(na > 0 ? na - 1 : 0) / 2 : uint64_t(na) * uint64_t(nb);
   CHECK(examined == all);
 }
 
@@ -136,8 +137,10 @@ TEST_CASE("float and double bins differ from the exact distance only within roun
     const double span = std::fmax(c.box[0], 1.0);
     const auto pa = test::random_points(700, -span, 2 * span);
     const auto pb = test::random_points(600, -span, 2 * span);
-    const uint64_t nf = check_pairs_against_double<float>(pa, pb, false, c, 10000, 2 * span + c.box[0]);
-    const uint64_t nd = check_pairs_against_double<double>(pa, pa, true, c, 10000, 2 * span + c.box[0]);
+    const uint64_t nf =
+        check_pairs_against_double<float>(pa, pb, false, c, 10000, 2 * span + c.box[0]);
+    const uint64_t nd =
+        check_pairs_against_double<double>(pa, pa, true, c, 10000, 2 * span + c.box[0]);
     CHECK(nf > 0);
     CHECK(nd > 0);
   }
@@ -150,8 +153,8 @@ TEST_CASE("distances exactly on bin edges land in the upper bin") {
   const auto a = test::to_soa<float>(line);
   const HistogramParams<float> p{Box<float>{}, bin_scale<float>(10.0, 40), 40};
   std::vector<uint64_t> h(40, 0);
-  cpu::histogram_pairs(cpu::Coords<float>{a.data(), 40}, cpu::Coords<float>{a.data(), 40}, true,
-                       0, 40, p, h.data());
+  cpu::histogram_pairs(cpu::Coords<float>{a.data(), 40}, cpu::Coords<float>{a.data(), 40}, true, 0,
+                       40, p, h.data());
   // Distance k * 0.25 occurs 40 - k times and belongs to bin k.
   for (int k = 1; k < 40; ++k) CHECK(h[static_cast<size_t>(k)] == uint64_t(40 - k));
   CHECK(h[0] == 0);
@@ -164,8 +167,8 @@ TEST_CASE("one bin counting beyond 2^32 in one kernel call stays exact") {
   const std::vector<float> a(3 * na, 0.5f), b(3 * nb, 0.5f);
   const HistogramParams<float> p{Box<float>{}, bin_scale<float>(1.0, 4), 4};
   std::vector<uint64_t> h(4, 0);
-  cpu::histogram_pairs(cpu::Coords<float>{a.data(), na}, cpu::Coords<float>{b.data(), nb}, false,
-                       0, na, p, h.data());
+  cpu::histogram_pairs(cpu::Coords<float>{a.data(), na}, cpu::Coords<float>{b.data(), nb}, false, 0,
+                       na, p, h.data());
   CHECK(h[0] == uint64_t(na) * uint64_t(nb));
   CHECK(h[0] > uint64_t(UINT32_MAX));
   CHECK(h[1] + h[2] + h[3] == 0);

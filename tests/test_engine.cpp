@@ -5,11 +5,11 @@
 #include <string>
 
 #include "engine_reference.hpp"
-#include "test_paths.hpp"
 #include "gro_reader.hpp"
 #include "pairhist/errors.hpp"
-#include "xtc_reader.hpp"
+#include "test_paths.hpp"
 #include "trajectory_job.hpp"
+#include "xtc_reader.hpp"
 
 using namespace pairhist;
 
@@ -37,8 +37,7 @@ TEST_CASE("engine equals the reference and is identical under every scheduler") 
     }
     config.precision = Precision::double_;
     config.scheduler = "dmda";
-    REQUIRE(test::run_engine(frames, config) ==
-            test::reference_histograms<double>(frames, config));
+    REQUIRE(test::run_engine(frames, config) == test::reference_histograms<double>(frames, config));
   }
 }
 
@@ -82,7 +81,8 @@ TEST_CASE("a trajectory job on the sample equals the reference, frame selection 
     }
     f.xyz.push_back({o_xyz, h_xyz});
   }
-  EngineConfig c = test::engine_config(f, BoxKind::orthorhombic, o.nbins, o.r_max, Precision::single);
+  EngineConfig c =
+      test::engine_config(f, BoxKind::orthorhombic, o.nbins, o.r_max, Precision::single);
   const auto expected = test::reference_histograms<float>(f, c);
   REQUIRE(r.pairs.size() == 3);
   for (size_t p = 0; p < 3; ++p) CHECK(r.pairs[p].counts == expected[p]);

@@ -14,8 +14,8 @@ TEST_CASE("bin_of: floor of r * nbins / r_max, r_max itself and NaN are not coun
   const double scale = bin_scale<double>(5.0, 10);  // 2 bins per unit
   CHECK(bin_of(4.0, scale, 10) == 4);               // r = 2
   CHECK(bin_of(0.0, scale, 10) == 0);
-  CHECK(bin_of(24.0, scale, 10) == 9);               // r = 4.899
-  CHECK(bin_of(25.0, scale, 10) == 10);              // r = r_max: outside
+  CHECK(bin_of(24.0, scale, 10) == 9);   // r = 4.899
+  CHECK(bin_of(25.0, scale, 10) == 10);  // r = r_max: outside
   CHECK(bin_of(1e30, scale, 10) == 10);
   CHECK(bin_of(std::nan(""), scale, 10) == 10);
   CHECK(bin_of(2.25f, bin_scale<float>(5.0, 10), 10) == 3);  // r = 1.5 -> 3.0 exactly
@@ -67,8 +67,7 @@ void check_random_displacements(const BoxMatrix& m, int samples) {
   for (int s = 0; s < samples; ++s) {
     const auto p = test::random_points(2, -span, span);
     const double ref = test::reference_distance(m, &p[0], &p[3]);
-    const double got =
-        std::sqrt(distance2<K>(box, p[3] - p[0], p[4] - p[1], p[5] - p[2]));
+    const double got = std::sqrt(distance2<K>(box, p[3] - p[0], p[4] - p[1], p[5] - p[2]));
     if (ref < limit) {
       // Exact for every pair the histogram can count.
       REQUIRE(got == doctest::Approx(ref).epsilon(1e-12));

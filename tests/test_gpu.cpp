@@ -16,18 +16,19 @@ using namespace pairhist;
 
 namespace {
 
-#define CUDA_REQUIRE(call)                                              \
-  do {                                                                  \
-    const cudaError_t err_ = (call);                                    \
-    INFO(#call << ": " << cudaGetErrorString(err_));                    \
-    REQUIRE(err_ == cudaSuccess);                                       \
+#define CUDA_REQUIRE(call)                           \
+  do {                                               \
+    const cudaError_t err_ = (call);                 \
+    INFO(#call << ": " << cudaGetErrorString(err_)); \
+    REQUIRE(err_ == cudaSuccess);                    \
   } while (0)
 
 template <class T>
 struct DeviceArray {
   T* ptr = nullptr;
   explicit DeviceArray(const std::vector<T>& host) {
-    CUDA_REQUIRE(cudaMalloc(reinterpret_cast<void**>(&ptr), std::max<size_t>(1, host.size()) * sizeof(T)));
+    CUDA_REQUIRE(
+        cudaMalloc(reinterpret_cast<void**>(&ptr), std::max<size_t>(1, host.size()) * sizeof(T)));
     if (!host.empty())
       CUDA_REQUIRE(cudaMemcpy(ptr, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
   }

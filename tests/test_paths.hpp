@@ -13,7 +13,11 @@ inline std::string env_or(const char* name, const char* fallback) {
   return v && *v ? v : fallback;
 }
 
-inline std::string data_dir() { return env_or("PAIRHIST_DATA_DIR", PAIRHIST_DATA_DIR); }
-inline std::string pairhist_binary() { return env_or("PAIRHIST_BINARY", PAIRHIST_BINARY); }
+inline std::string data_dir() {
+  return env_or("PAIRHIST_DATA_DIR", PAIRHIST_DATA_DIR);
+}
+inline std::string pairhist_binary() {
+  return env_or("PAIRHIST_BINARY", PAIRHIST_BINARY);
+}
 
 }  // namespace pairhist::test

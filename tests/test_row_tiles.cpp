@@ -13,8 +13,8 @@ void check_tiles(int64_t na, int64_t nb, bool same, uint64_t max_pairs) {
   CAPTURE(same);
   CAPTURE(max_pairs);
   const auto tiles = split_rows(na, nb, same, max_pairs);
-  const uint64_t total = same ? uint64_t(na) * uint64_t(na > 0 ? na - 1 : 0) / 2
-                              : uint64_t(na) * uint64_t(nb);
+  const uint64_t total =
+      same ? uint64_t(na) * uint64_t(na > 0 ? na - 1 : 0) / 2 : uint64_t(na) * uint64_t(nb);
   uint64_t sum = 0;
   int64_t next = 0;
   for (const auto& t : tiles) {

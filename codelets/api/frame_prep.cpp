@@ -7,7 +7,9 @@ namespace {
 thread_local std::string last_error;
 }
 
-const char* last_error_message() { return last_error.c_str(); }
+const char* last_error_message() {
+  return last_error.c_str();
+}
 
 int fail(const std::string& msg) {
   last_error = msg;
@@ -72,7 +74,11 @@ template std::vector<std::vector<double>> species_soa<double>(const ph_frame&);
 
 extern "C" {
 
-int ph_pair_count(int n_species) { return n_species < 1 ? 0 : n_species * (n_species + 1) / 2; }
+int ph_pair_count(int n_species) {
+  return n_species < 1 ? 0 : n_species * (n_species + 1) / 2;
+}
 
-const char* ph_last_error(void) { return pairhist::capi::last_error_message(); }
+const char* ph_last_error(void) {
+  return pairhist::capi::last_error_message();
+}
 }

@@ -4,9 +4,9 @@
 
 #include <cstring>
 
-#include "row_tiles.hpp"
 #include "../cpu/pair_histogram_cpu.hpp"
 #include "frame_prep.hpp"
+#include "row_tiles.hpp"
 
 namespace pairhist::capi {
 namespace {
@@ -45,8 +45,8 @@ int histograms_cpu(const ph_frame& f, int n_threads, uint64_t* out) {
       const WorkItem& item = work[w];
       const cpu::Coords<T> ca{soa[static_cast<size_t>(item.a)].data(), f.species_sizes[item.a]};
       const cpu::Coords<T> cb{soa[static_cast<size_t>(item.b)].data(), f.species_sizes[item.b]};
-      cpu::histogram_pairs(ca, cb, item.a == item.b, item.tile.row_begin, item.tile.row_end,
-                           params, mine.data() + static_cast<size_t>(item.pair) * bins);
+      cpu::histogram_pairs(ca, cb, item.a == item.b, item.tile.row_begin, item.tile.row_end, params,
+                           mine.data() + static_cast<size_t>(item.pair) * bins);
     }
   }
   for (const auto& p : partial)

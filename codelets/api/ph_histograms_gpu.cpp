@@ -18,16 +18,17 @@ struct DeviceScope {
   }
   template <class T>
   cudaError_t alloc(T** p, size_t count) {
-    const cudaError_t err = cudaMalloc(reinterpret_cast<void**>(p), std::max<size_t>(count, 1) * sizeof(T));
+    const cudaError_t err =
+        cudaMalloc(reinterpret_cast<void**>(p), std::max<size_t>(count, 1) * sizeof(T));
     if (err == cudaSuccess) buffers.push_back(*p);
     return err;
   }
 };
 
-#define PH_CUDA_TRY(call)                                                              \
-  do {                                                                                 \
-    const cudaError_t err_ = (call);                                                   \
-    if (err_ != cudaSuccess)                                                           \
+#define PH_CUDA_TRY(call)                                                                        \
+  do {                                                                                           \
+    const cudaError_t err_ = (call);                                                             \
+    if (err_ != cudaSuccess)                                                                     \
       return fail(std::string("ph_histograms_gpu: ") + #call + ": " + cudaGetErrorString(err_)); \
   } while (0)
 
@@ -56,10 +57,10 @@ int histograms_gpu(const ph_frame& f, int device, uint64_t* out) {
   int pair = 0;
   for (int a = 0; a < f.n_species; ++a)
     for (int b = a; b < f.n_species; ++b, ++pair)
-      PH_CUDA_TRY(cuda::launch_pair_histogram(
-          kernel, coords[static_cast<size_t>(a)], f.species_sizes[a], coords[static_cast<size_t>(b)],
-          f.species_sizes[b], a == b, 0, f.species_sizes[a], params, hist + pair * bins,
-          scope.stream));
+      PH_CUDA_TRY(cuda::launch_pair_histogram(kernel, coords[static_cast<size_t>(a)],
+                                              f.species_sizes[a], coords[static_cast<size_t>(b)],
+                                              f.species_sizes[b], a == b, 0, f.species_sizes[a],
+                                              params, hist + pair * bins, scope.stream));
   std::vector<uint64_t> result(npairs * bins);
   PH_CUDA_TRY(cudaMemcpyAsync(result.data(), hist, result.size() * sizeof(uint64_t),
                               cudaMemcpyDeviceToHost, scope.stream));

@@ -54,7 +54,7 @@ uint64_t histogram_blocked(Coords<T> a, Coords<T> b, bool same, int64_t row_begi
   const T* bx = b.x();
   const T* by = b.y();
   const T* bz = b.z();
-  const Box<T>& box = p.box;
+  const Box<T> box = p.box;  // a local copy: the compiler may keep it in registers
   const T scale = p.scale;
   const int nbins = p.nbins;
   for (int64_t j0 = 0; j0 < b.n; j0 += kTileColumns) {
@@ -111,8 +111,7 @@ uint64_t histogram_pairs(Coords<T> a, Coords<T> b, bool same_species, int64_t ro
       return histogram_blocked<BoxKind::triclinic>(a, b, same_species, row_begin, row_end, params,
                                                    hist);
     default:
-      return histogram_blocked<BoxKind::none>(a, b, same_species, row_begin, row_end, params,
-                                              hist);
+      return histogram_blocked<BoxKind::none>(a, b, same_species, row_begin, row_end, params, hist);
   }
 }
 

@@ -21,7 +21,9 @@ static_assert(int64_t(kBlockRows) * kMaxColumnsPerBlock < (int64_t(1) << 32),
 // while each block's zeroing and flushing of its histogram stays small against its pairs.
 constexpr int64_t kTargetBlocks = 8192;
 
-__device__ __forceinline__ int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
+__device__ __forceinline__ int64_t min64(int64_t x, int64_t y) {
+  return x < y ? x : y;
+}
 
 template <class T>
 struct alignas(4 * sizeof(T)) Point {
@@ -132,7 +134,8 @@ __global__ void __launch_bounds__(kThreads)
   Point<T> rows[kRows];
   const int64_t row0 = block_row + threadIdx.x;
 #pragma unroll
-  for (int r = 0; r < kRows; ++r) rows[r] = load_point(a, na, row0 + int64_t(r) * kThreads, row_end);
+  for (int r = 0; r < kRows; ++r)
+    rows[r] = load_point(a, na, row0 + int64_t(r) * kThreads, row_end);
   for (int64_t j0 = j_begin; j0 < j_end; j0 += kTile) {
     // Same species: tiles wholly at or below the diagonal are skipped; tiles that cross it check
     // j > i per pair. Both decisions are uniform across the block.
@@ -146,8 +149,7 @@ __global__ void __launch_bounds__(kThreads)
     if (diagonal)
       count_tile<K, T, Windowed, true>(rows, row0, tile, j0, columns, p, bin_begin, slots, counts);
     else
-      count_tile<K, T, Windowed, false>(rows, row0, tile, j0, columns, p, bin_begin, slots,
-                                        counts);
+      count_tile<K, T, Windowed, false>(rows, row0, tile, j0, columns, p, bin_begin, slots, counts);
   }
   __syncthreads();
   const int flush = Windowed ? slots : p.nbins;
@@ -172,7 +174,8 @@ __global__ void __launch_bounds__(kThreads)
   Point<T> rows[kRows];
   const int64_t row0 = block_row + threadIdx.x;
 #pragma unroll
-  for (int r = 0; r < kRows; ++r) rows[r] = load_point(a, na, row0 + int64_t(r) * kThreads, row_end);
+  for (int r = 0; r < kRows; ++r)
+    rows[r] = load_point(a, na, row0 + int64_t(r) * kThreads, row_end);
   for (int64_t j0 = j_begin; j0 < j_end; j0 += kTile) {
     __syncthreads();
     tile[threadIdx.x] = load_point(b, nb, j0 + threadIdx.x, j_end);
@@ -229,8 +232,9 @@ cudaError_t launch_for_box(HistogramKernel kernel, const T* a, int64_t na, const
   if (grid_x > 0x7fffffff || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const T* columns_ptr = same ? a : b;
   if (kernel == HistogramKernel::global_memory) {
-    global_histogram_kernel<K, T><<<dim3(unsigned(grid_x), unsigned(grid_y)), kThreads, 0, stream>>>(
-        a, na, columns_ptr, columns, same, row_begin, row_end, columns_per_block, p, hist);
+    global_histogram_kernel<K, T>
+        <<<dim3(unsigned(grid_x), unsigned(grid_y)), kThreads, 0, stream>>>(
+            a, na, columns_ptr, columns, same, row_begin, row_end, columns_per_block, p, hist);
     return cudaGetLastError();
   }
   int device = 0;
@@ -264,9 +268,9 @@ int max_shared_memory_bins(int device) {
 
 template <class T>
 cudaError_t launch_pair_histogram(HistogramKernel kernel, const T* a, int64_t na, const T* b,
-                                  int64_t nb, bool same_species, int64_t row_begin,
-                                  int64_t row_end, const HistogramParams<T>& params,
-                                  unsigned long long* hist, cudaStream_t stream) {
+                                  int64_t nb, bool same_species, int64_t row_begin, int64_t row_end,
+                                  const HistogramParams<T>& params, unsigned long long* hist,
+                                  cudaStream_t stream) {
   row_begin = std::max<int64_t>(0, row_begin);
   row_end = std::min(row_end, na);
   if (row_begin >= row_end || params.nbins <= 0 || (!same_species && nb <= 0)) return cudaSuccess;

@@ -23,12 +23,12 @@ int max_shared_memory_bins(int device);
 /// only pairs i < j of a are counted and b is ignored. Rows [row_begin, row_end) of a.
 template <class T>
 cudaError_t launch_pair_histogram(HistogramKernel kernel, const T* a, int64_t na, const T* b,
-                                  int64_t nb, bool same_species, int64_t row_begin,
-                                  int64_t row_end, const HistogramParams<T>& params,
-                                  unsigned long long* hist, cudaStream_t stream);
+                                  int64_t nb, bool same_species, int64_t row_begin, int64_t row_end,
+                                  const HistogramParams<T>& params, unsigned long long* hist,
+                                  cudaStream_t stream);
 
 /// dst[k] += src[k] for k < n (64-bit histogram reduction).
-cudaError_t launch_add_histogram(unsigned long long* dst, const unsigned long long* src,
-                                 int64_t n, cudaStream_t stream);
+cudaError_t launch_add_histogram(unsigned long long* dst, const unsigned long long* src, int64_t n,
+                                 cudaStream_t stream);
 
 }  // namespace pairhist::cuda

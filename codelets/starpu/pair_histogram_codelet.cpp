@@ -149,7 +149,8 @@ starpu_codelet* pair_histogram_codelet() {
 }
 
 starpu_codelet* histogram_init_codelet() {
-  static starpu_codelet cl = make_simple_codelet(histogram_init_cpu, kInitCuda, 1, "histogram_init");
+  static starpu_codelet cl =
+      make_simple_codelet(histogram_init_cpu, kInitCuda, 1, "histogram_init");
   return &cl;
 }
 

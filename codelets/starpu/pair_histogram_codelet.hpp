@@ -25,7 +25,9 @@ struct PairHistogramArgs {
   uint64_t pairs = 0;  // pairs this task examines: the size its perfmodel is keyed on
   HistogramParams<float> single_params;
   HistogramParams<double> double_params;
-  int nbins() const { return precision == Precision::single ? single_params.nbins : double_params.nbins; }
+  int nbins() const {
+    return precision == Precision::single ? single_params.nbins : double_params.nbins;
+  }
   BoxKind box_kind() const {
     return precision == Precision::single ? single_params.box.kind : double_params.box.kind;
   }

@@ -61,9 +61,9 @@ void pair_histogram_cuda_global(void* buffers[], void* cl_arg) {
 }
 
 void histogram_init_cuda(void* buffers[], void*) {
-  const cudaError_t err = cudaMemsetAsync(reinterpret_cast<void*>(STARPU_VECTOR_GET_PTR(buffers[0])),
-                                          0, STARPU_VECTOR_GET_NX(buffers[0]) * sizeof(uint64_t),
-                                          starpu_cuda_get_local_stream());
+  const cudaError_t err = cudaMemsetAsync(
+      reinterpret_cast<void*>(STARPU_VECTOR_GET_PTR(buffers[0])), 0,
+      STARPU_VECTOR_GET_NX(buffers[0]) * sizeof(uint64_t), starpu_cuda_get_local_stream());
   if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
 }
 

@@ -18,9 +18,12 @@ using BoxMatrix = std::array<double, 9>;
 
 inline const char* box_kind_name(BoxKind k) {
   switch (k) {
-    case BoxKind::orthorhombic: return "orthorhombic";
-    case BoxKind::triclinic: return "triclinic";
-    default: return "none";
+    case BoxKind::orthorhombic:
+      return "orthorhombic";
+    case BoxKind::triclinic:
+      return "triclinic";
+    default:
+      return "none";
   }
 }
 
@@ -47,7 +50,9 @@ inline std::string box_problem(const BoxMatrix& m) {
   return "";
 }
 
-inline double box_volume(const BoxMatrix& m) { return m[0] * m[4] * m[8]; }
+inline double box_volume(const BoxMatrix& m) {
+  return m[0] * m[4] * m[8];
+}
 
 /// Calls fn(x, y, z) for every non-zero lattice vector of the lower-triangular cell m that can be
 /// shorter than `reach` (a superset: coefficient bounds from |L_z|, |L_y|, |L_x| <= reach).
@@ -55,8 +60,8 @@ template <class Fn>
 void for_each_lattice_vector(const BoxMatrix& m, double reach, Fn&& fn) {
   const int kmax = static_cast<int>(std::ceil(reach / m[8]));
   const int jmax = static_cast<int>(std::ceil((reach + kmax * std::fabs(m[7])) / m[4]));
-  const int imax = static_cast<int>(
-      std::ceil((reach + jmax * std::fabs(m[3]) + kmax * std::fabs(m[6])) / m[0]));
+  const int imax =
+      static_cast<int>(std::ceil((reach + jmax * std::fabs(m[3]) + kmax * std::fabs(m[6])) / m[0]));
   for (int k = -kmax; k <= kmax; ++k)
     for (int j = -jmax; j <= jmax; ++j)
       for (int i = -imax; i <= imax; ++i)

@@ -48,32 +48,72 @@ struct HistogramParams {
 namespace fp {
 // Explicitly rounded arithmetic: identical on host and device, never fused.
 #if defined(__CUDA_ARCH__)
-PH_HD float add(float a, float b) { return __fadd_rn(a, b); }
-PH_HD float sub(float a, float b) { return __fsub_rn(a, b); }
-PH_HD float mul(float a, float b) { return __fmul_rn(a, b); }
-PH_HD float sqrt(float a) { return __fsqrt_rn(a); }
-PH_HD float fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
-PH_HD float min(float a, float b) { return ::fminf(a, b); }
-PH_HD double add(double a, double b) { return __dadd_rn(a, b); }
-PH_HD double sub(double a, double b) { return __dsub_rn(a, b); }
-PH_HD double mul(double a, double b) { return __dmul_rn(a, b); }
-PH_HD double sqrt(double a) { return __dsqrt_rn(a); }
-PH_HD double fma(double a, double b, double c) { return __fma_rn(a, b, c); }
-PH_HD double min(double a, double b) { return ::fmin(a, b); }
+PH_HD float add(float a, float b) {
+  return __fadd_rn(a, b);
+}
+PH_HD float sub(float a, float b) {
+  return __fsub_rn(a, b);
+}
+PH_HD float mul(float a, float b) {
+  return __fmul_rn(a, b);
+}
+PH_HD float sqrt(float a) {
+  return __fsqrt_rn(a);
+}
+PH_HD float fma(float a, float b, float c) {
+  return __fmaf_rn(a, b, c);
+}
+PH_HD float min(float a, float b) {
+  return ::fminf(a, b);
+}
+PH_HD double add(double a, double b) {
+  return __dadd_rn(a, b);
+}
+PH_HD double sub(double a, double b) {
+  return __dsub_rn(a, b);
+}
+PH_HD double mul(double a, double b) {
+  return __dmul_rn(a, b);
+}
+PH_HD double sqrt(double a) {
+  return __dsqrt_rn(a);
+}
+PH_HD double fma(double a, double b, double c) {
+  return __fma_rn(a, b, c);
+}
+PH_HD double min(double a, double b) {
+  return ::fmin(a, b);
+}
 #else
 template <class T>
-PH_HD T add(T a, T b) { return a + b; }
+PH_HD T add(T a, T b) {
+  return a + b;
+}
 template <class T>
-PH_HD T sub(T a, T b) { return a - b; }
+PH_HD T sub(T a, T b) {
+  return a - b;
+}
 template <class T>
-PH_HD T mul(T a, T b) { return a * b; }
-PH_HD float sqrt(float a) { return std::sqrt(a); }
-PH_HD double sqrt(double a) { return std::sqrt(a); }
-PH_HD float fma(float a, float b, float c) { return std::fma(a, b, c); }
-PH_HD double fma(double a, double b, double c) { return std::fma(a, b, c); }
+PH_HD T mul(T a, T b) {
+  return a * b;
+}
+PH_HD float sqrt(float a) {
+  return std::sqrt(a);
+}
+PH_HD double sqrt(double a) {
+  return std::sqrt(a);
+}
+PH_HD float fma(float a, float b, float c) {
+  return std::fma(a, b, c);
+}
+PH_HD double fma(double a, double b, double c) {
+  return std::fma(a, b, c);
+}
 // a < b ? a : b, which maps NaN to b exactly like fminf does on the device.
 template <class T>
-PH_HD T min(T a, T b) { return a < b ? a : b; }
+PH_HD T min(T a, T b) {
+  return a < b ? a : b;
+}
 #endif
 }  // namespace fp
 
@@ -85,8 +125,8 @@ PH_HD T norm2(T dx, T dy, T dz) {
 
 /// The integer nearest to d * inv (ties to even), computed as fl(fma(d, inv, M) - M) with
 /// M = 1.5 * 2^(digits - 1): an FMA and a subtraction, where rint would be a quarter-rate
-/// conversion on the GPU. Exact for |d * inv| < 2^22 (float) or 2^51 (double): displacements up to four
-/// million box lengths in single precision.
+/// conversion on the GPU. Exact for |d * inv| < 2^22 (float) or 2^51 (double): displacements up to
+/// four million box lengths in single precision.
 template <class T>
 PH_HD T nearest_integer(T d, T inv) {
   constexpr T magic = sizeof(T) == 4 ? T(12582912.0) : T(6755399441055744.0);
@@ -126,7 +166,8 @@ PH_HD void reduce_triclinic(const Box<T>& box, T& dx, T& dy, T& dz) {
 /// Triclinic cell, step 2: squared length of the reduced displacement moved by candidate image m.
 template <class T>
 PH_HD T image_norm2(const Box<T>& box, int m, T dx, T dy, T dz) {
-  return norm2(fp::add(dx, box.image_x[m]), fp::add(dy, box.image_y[m]), fp::add(dz, box.image_z[m]));
+  return norm2(fp::add(dx, box.image_x[m]), fp::add(dy, box.image_y[m]),
+               fp::add(dz, box.image_z[m]));
 }
 
 /// Exact minimum image in a triclinic cell for every distance below the r_max the box was made

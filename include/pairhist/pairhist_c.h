@@ -37,11 +37,11 @@ typedef enum { PH_SINGLE = 0, PH_DOUBLE = 1 } ph_precision;
 
 typedef struct {
   int n_species;
-  const int64_t* species_sizes;    /* atoms of each species */
-  const void* const* coordinates;  /* per species: x,y,z triples, float (PH_SINGLE) or double */
+  const int64_t* species_sizes;   /* atoms of each species */
+  const void* const* coordinates; /* per species: x,y,z triples, float (PH_SINGLE) or double */
   ph_precision precision;
-  double box[9];                   /* box vectors as rows a, b, c (GROMACS lower-triangular
-                                      form); all zero = no periodic box */
+  double box[9]; /* box vectors as rows a, b, c (GROMACS lower-triangular
+                    form); all zero = no periodic box */
   double r_max;
   int n_bins;
 } ph_frame;

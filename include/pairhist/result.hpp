@@ -24,14 +24,15 @@ struct PairHistogram {
 struct HistogramResult {
   std::vector<SpeciesInfo> species;
   std::vector<PairHistogram> pairs;
-  double r_max = 0;               // in length_unit
+  double r_max = 0;  // in length_unit
   int nbins = 0;
-  std::string length_unit = "nm"; // "nm" or "angstrom"
-  std::string box_kind = "none";  // none | orthorhombic | triclinic
+  std::string length_unit = "nm";  // "nm" or "angstrom"
+  std::string box_kind = "none";   // none | orthorhombic | triclinic
   std::string precision = "single";
-  std::vector<int64_t> frame_indices;  // trajectory frame index of every frame that was histogrammed
-  std::vector<double> frame_times;     // ps
-  std::vector<double> volumes;         // per frame, in length_unit^3; empty when there is no box
+  std::vector<int64_t>
+      frame_indices;                // trajectory frame index of every frame that was histogrammed
+  std::vector<double> frame_times;  // ps
+  std::vector<double> volumes;      // per frame, in length_unit^3; empty when there is no box
 
   /// Number of pairs a frame contributes to pair p: N(N-1)/2 same species, N_A*N_B otherwise.
   uint64_t pairs_per_frame(const PairHistogram& p) const {
