@@ -7,16 +7,12 @@
 namespace pairhist::cuda {
 namespace {
 
-// Block shape: kThreads threads, each holding kRows rows of a in registers, sweep a run of columns
-// of b staged through shared memory kTile at a time. A block examines at most
-// kBlockRows * kMaxColumnsPerBlock < 2^32 pairs, so 32-bit shared counters cannot overflow.
+// Block shape: kThreads threads (1024 for wide histograms, see Shape), each holding kRows rows of
+// a in registers, sweep a run of columns of b staged through shared memory a tile at a time.
 constexpr int kThreads = 256;
 constexpr int kRows = 4;
 constexpr int kBlockRows = kThreads * kRows;
 constexpr int kTile = 256;
-constexpr int64_t kMaxColumnsPerBlock = int64_t(kTile) * 4096;
-static_assert(int64_t(kBlockRows) * kMaxColumnsPerBlock < (int64_t(1) << 32),
-              "a block's 32-bit shared counters must not overflow");
 // Enough blocks to fill the GPU several times over (the same-species triangle leaves some idle),
 // while each block's zeroing and flushing of its histogram stays small against its pairs.
 constexpr int64_t kTargetBlocks = 8192;
@@ -85,7 +81,7 @@ __device__ __forceinline__ void sqrt_rn_rows(double (&x)[kRows]) {
 /// Counts pairs (i, j) whose bin lies in [bin_begin, bin_begin + window) into shared counters;
 /// with Windowed == false the window is all nbins bins plus the miss bin. Every lane runs every
 /// step (no per-lane early exits): sqrt_rn_rows votes across the warp.
-template <BoxKind K, class T, bool Windowed, bool Diagonal>
+template <int Threads, BoxKind K, class T, bool Windowed, bool Diagonal>
 __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const int64_t row0,
                                            const Point<T>* tile, int64_t j0, int columns,
                                            const HistogramParams<T>& p, int bin_begin, int window,
@@ -102,7 +98,7 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
 #pragma unroll
     for (int k = 0; k < kRows; ++k) {
       const int bin = bin_of_distance(r[k], p.scale, p.nbins);
-      const bool above_diagonal = !Diagonal || j0 + jj > row0 + int64_t(k) * kThreads;
+      const bool above_diagonal = !Diagonal || j0 + jj > row0 + int64_t(k) * Threads;
       if (Windowed) {
         const unsigned local = static_cast<unsigned>(bin - bin_begin);
         if (above_diagonal && local < static_cast<unsigned>(window)) atomicAdd(&counts[local], 1u);
@@ -113,16 +109,28 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
   }
 }
 
-template <BoxKind K, class T, bool Windowed>
-__global__ void __launch_bounds__(kThreads)
+/// Threads per block of the shared-memory kernel: 256 while several blocks fit on an SM; 1024 when
+/// a wide histogram's window fills the shared memory, so the one block per SM still has 32 warps
+/// to hide latency.
+template <int Threads>
+struct Shape {
+  static constexpr int block_rows = Threads * kRows;
+  static constexpr int tile = Threads;
+  // Columns per block such that block_rows * columns < 2^32 (32-bit shared counters).
+  static constexpr int64_t max_columns = ((int64_t(1) << 32) - 1) / block_rows / tile * tile;
+};
+
+template <int Threads, BoxKind K, class T, bool Windowed>
+__global__ void __launch_bounds__(Threads)
     shared_histogram_kernel(const T* __restrict__ a, int64_t na, const T* __restrict__ b,
                             int64_t nb, bool same, int64_t row_begin, int64_t row_end,
                             int64_t columns_per_block, HistogramParams<T> p, int window,
                             unsigned long long* __restrict__ hist) {
+  using S = Shape<Threads>;
   extern __shared__ unsigned int counts[];  // window bins (+ the miss bin when not windowed)
-  __shared__ Point<T> tile[kTile];
+  __shared__ Point<T> tile[S::tile];
 
-  const int64_t block_row = row_begin + int64_t(blockIdx.x) * kBlockRows;
+  const int64_t block_row = row_begin + int64_t(blockIdx.x) * S::block_rows;
   const int64_t j_begin = int64_t(blockIdx.y) * columns_per_block;
   const int64_t j_end = min64(nb, j_begin + columns_per_block);
   // Same species: nothing to count where every column lies on or below the diagonal.
@@ -130,30 +138,32 @@ __global__ void __launch_bounds__(kThreads)
   const int bin_begin = Windowed ? int(blockIdx.z) * window : 0;
   const int slots = Windowed ? min(window, p.nbins - bin_begin) : p.nbins + 1;
 
-  for (int k = threadIdx.x; k < slots; k += kThreads) counts[k] = 0;
+  for (int k = threadIdx.x; k < slots; k += Threads) counts[k] = 0;
   Point<T> rows[kRows];
   const int64_t row0 = block_row + threadIdx.x;
 #pragma unroll
   for (int r = 0; r < kRows; ++r)
-    rows[r] = load_point(a, na, row0 + int64_t(r) * kThreads, row_end);
-  for (int64_t j0 = j_begin; j0 < j_end; j0 += kTile) {
+    rows[r] = load_point(a, na, row0 + int64_t(r) * Threads, row_end);
+  for (int64_t j0 = j_begin; j0 < j_end; j0 += S::tile) {
     // Same species: tiles wholly at or below the diagonal are skipped; tiles that cross it check
     // j > i per pair. Both decisions are uniform across the block.
-    if (same && j0 + kTile - 1 <= block_row) continue;
-    const bool diagonal = same && j0 <= block_row + kBlockRows - 1;
+    if (same && j0 + S::tile - 1 <= block_row) continue;
+    const bool diagonal = same && j0 <= block_row + S::block_rows - 1;
     __syncthreads();
     tile[threadIdx.x] = load_point(b, nb, j0 + threadIdx.x, j_end);
     __syncthreads();
     // A short last tile (small species) is swept only as far as it has columns.
-    const int columns = static_cast<int>(min64(kTile, j_end - j0));
+    const int columns = static_cast<int>(min64(S::tile, j_end - j0));
     if (diagonal)
-      count_tile<K, T, Windowed, true>(rows, row0, tile, j0, columns, p, bin_begin, slots, counts);
+      count_tile<Threads, K, T, Windowed, true>(rows, row0, tile, j0, columns, p, bin_begin,
+                                                slots, counts);
     else
-      count_tile<K, T, Windowed, false>(rows, row0, tile, j0, columns, p, bin_begin, slots, counts);
+      count_tile<Threads, K, T, Windowed, false>(rows, row0, tile, j0, columns, p, bin_begin,
+                                                 slots, counts);
   }
   __syncthreads();
   const int flush = Windowed ? slots : p.nbins;
-  for (int k = threadIdx.x; k < flush; k += kThreads) {
+  for (int k = threadIdx.x; k < flush; k += Threads) {
     const unsigned int c = counts[k];
     if (c) atomicAdd(&hist[bin_begin + k], static_cast<unsigned long long>(c));
   }
@@ -202,17 +212,58 @@ __global__ void add_histogram_kernel(unsigned long long* dst, const unsigned lon
     dst[k] += src[k];
 }
 
-/// Bins per shared-memory window: all of them when they fit, else equal windows. More, narrower
-/// windows raise occupancy but repeat the distance work once per window; PAIRHIST_CUDA_WINDOW
-/// overrides the choice for measurements.
+/// Bins per shared-memory window of a wide histogram: equal windows as wide as max_bins allows.
+/// More, narrower windows would repeat the distance work once per window; PAIRHIST_CUDA_WINDOW
+/// overrides the choice for measurements and tests.
 int window_bins(int nbins, int max_bins) {
   if (const char* env = std::getenv("PAIRHIST_CUDA_WINDOW")) {
     const int w = std::atoi(env);
     if (w > 0) return std::min(w, max_bins);
   }
-  if (nbins + 1 <= max_bins) return nbins + 1;
   const int windows = (nbins + max_bins - 1) / max_bins;
   return (nbins + windows - 1) / windows;
+}
+
+/// Bins one block of the shared-memory kernel can hold next to its coordinate tile.
+int shared_bins(int device, int tile_bytes) {
+  int optin = 0;
+  if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
+      cudaSuccess)
+    return 0;
+  return (optin - tile_bytes) / static_cast<int>(sizeof(unsigned int));
+}
+
+/// Columns per block: enough blocks to fill the GPU several times over, few enough that each
+/// block's zeroing and flushing of its histogram stays small against its pairs.
+int64_t columns_per_block(int64_t grid_x, int64_t columns, int tile, int64_t max_columns) {
+  const int64_t tiles = (columns + tile - 1) / tile;
+  const int64_t wanted_y = std::max<int64_t>(1, kTargetBlocks / std::max<int64_t>(grid_x, 1));
+  const int64_t tiles_per_block =
+      std::min<int64_t>(max_columns / tile, std::max<int64_t>(1, (tiles + wanted_y - 1) / wanted_y));
+  return tiles_per_block * tile;
+}
+
+template <int Threads, BoxKind K, class T>
+cudaError_t launch_shared(const T* a, int64_t na, const T* columns_ptr, int64_t columns, bool same,
+                          int64_t row_begin, int64_t row_end, const HistogramParams<T>& p,
+                          int window, bool windowed, unsigned long long* hist,
+                          cudaStream_t stream) {
+  using S = Shape<Threads>;
+  const int64_t grid_x = (row_end - row_begin + S::block_rows - 1) / S::block_rows;
+  const int64_t cpb = columns_per_block(grid_x, columns, S::tile, S::max_columns);
+  const int64_t grid_y = (columns + cpb - 1) / cpb;
+  if (grid_x > 0x7fffffff || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const int windows = windowed ? (p.nbins + window - 1) / window : 1;
+  const size_t shared_bytes = static_cast<size_t>(window) * sizeof(unsigned int);
+  const dim3 grid{unsigned(grid_x), unsigned(grid_y), unsigned(windows)};
+  auto* fn = windowed ? shared_histogram_kernel<Threads, K, T, true>
+                      : shared_histogram_kernel<Threads, K, T, false>;
+  cudaError_t err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(shared_bytes));
+  if (err != cudaSuccess) return err;
+  fn<<<grid, Threads, shared_bytes, stream>>>(a, na, columns_ptr, columns, same, row_begin,
+                                              row_end, cpb, p, window, hist);
+  return cudaGetLastError();
 }
 
 template <BoxKind K, class T>
@@ -220,50 +271,38 @@ cudaError_t launch_for_box(HistogramKernel kernel, const T* a, int64_t na, const
                            bool same, int64_t row_begin, int64_t row_end,
                            const HistogramParams<T>& p, unsigned long long* hist,
                            cudaStream_t stream) {
-  const int64_t rows = row_end - row_begin;
   const int64_t columns = same ? na : nb;
-  const int64_t grid_x = (rows + kBlockRows - 1) / kBlockRows;
-  const int64_t tiles = (columns + kTile - 1) / kTile;
-  const int64_t wanted_y = std::max<int64_t>(1, kTargetBlocks / std::max<int64_t>(grid_x, 1));
-  const int64_t tiles_per_block = std::min<int64_t>(
-      kMaxColumnsPerBlock / kTile, std::max<int64_t>(1, (tiles + wanted_y - 1) / wanted_y));
-  const int64_t columns_per_block = tiles_per_block * kTile;
-  const int64_t grid_y = (columns + columns_per_block - 1) / columns_per_block;
-  if (grid_x > 0x7fffffff || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const T* columns_ptr = same ? a : b;
   if (kernel == HistogramKernel::global_memory) {
-    global_histogram_kernel<K, T>
-        <<<dim3(unsigned(grid_x), unsigned(grid_y)), kThreads, 0, stream>>>(
-            a, na, columns_ptr, columns, same, row_begin, row_end, columns_per_block, p, hist);
+    using S = Shape<kThreads>;
+    const int64_t grid_x = (row_end - row_begin + S::block_rows - 1) / S::block_rows;
+    const int64_t cpb = columns_per_block(grid_x, columns, S::tile, S::max_columns);
+    const int64_t grid_y = (columns + cpb - 1) / cpb;
+    if (grid_x > 0x7fffffff || grid_y > 65535) return cudaErrorInvalidConfiguration;
+    global_histogram_kernel<K, T><<<dim3(unsigned(grid_x), unsigned(grid_y)), kThreads, 0, stream>>>(
+        a, na, columns_ptr, columns, same, row_begin, row_end, cpb, p, hist);
     return cudaGetLastError();
   }
   int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
+  const cudaError_t err = cudaGetDevice(&device);
   if (err != cudaSuccess) return err;
-  const int window = window_bins(p.nbins, max_shared_memory_bins(device) + 1);
-  const bool windowed = window < p.nbins + 1;
-  const int windows = windowed ? (p.nbins + window - 1) / window : 1;
-  const size_t shared_bytes = static_cast<size_t>(window) * sizeof(unsigned int);
-  const dim3 grid{unsigned(grid_x), unsigned(grid_y), unsigned(windows)};
-  auto* fn = windowed ? shared_histogram_kernel<K, T, true> : shared_histogram_kernel<K, T, false>;
-  err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             static_cast<int>(shared_bytes));
-  if (err != cudaSuccess) return err;
-  fn<<<grid, kThreads, shared_bytes, stream>>>(a, na, columns_ptr, columns, same, row_begin,
-                                               row_end, columns_per_block, p, window, hist);
-  return cudaGetLastError();
+  // Narrow histograms: 256-thread blocks, several per SM. Wide ones: 1024-thread blocks, one per
+  // SM, windows as wide as the shared memory allows.
+  const int narrow_slots = shared_bins(device, kThreads * int(sizeof(Point<T>)));
+  if (p.nbins + 1 <= narrow_slots && !std::getenv("PAIRHIST_CUDA_WINDOW"))
+    return launch_shared<kThreads, K>(a, na, columns_ptr, columns, same, row_begin, row_end, p,
+                                      p.nbins + 1, false, hist, stream);
+  const int wide_slots = shared_bins(device, 1024 * int(sizeof(Point<T>)));
+  const int window = window_bins(p.nbins, wide_slots);
+  return launch_shared<1024, K>(a, na, columns_ptr, columns, same, row_begin, row_end, p, window,
+                                true, hist, stream);
 }
 
 }  // namespace
 
 int max_shared_memory_bins(int device) {
-  int optin = 0;
-  if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
-      cudaSuccess)
-    return 0;
-  // Leave room for the static coordinate tile and the miss bin.
-  const int static_bytes = kTile * static_cast<int>(sizeof(Point<double>));
-  return (optin - static_bytes) / static_cast<int>(sizeof(unsigned int)) - 1;
+  // One window of 256-thread blocks, double-precision tile, less the miss bin.
+  return shared_bins(device, kThreads * static_cast<int>(sizeof(Point<double>))) - 1;
 }
 
 template <class T>

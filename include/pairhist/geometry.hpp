@@ -13,6 +13,11 @@
 #else
 #define PH_HD inline
 #endif
+#if defined(__CUDA_ARCH__)
+#define PH_DEVICE_UNROLL4 _Pragma("unroll 4")
+#else
+#define PH_DEVICE_UNROLL4
+#endif
 
 namespace pairhist {
 
@@ -176,7 +181,9 @@ template <class T>
 PH_HD T distance2_triclinic(const Box<T>& box, T dx, T dy, T dz) {
   reduce_triclinic(box, dx, dy, dz);
   T best = norm2(dx, dy, dz);
-  for (int m = 0; m < box.nimages; ++m) best = fp::min(image_norm2(box, m, dx, dy, dz), best);
+  PH_DEVICE_UNROLL4 for (int m = 0; m < box.nimages; ++m) {
+    best = fp::min(image_norm2(box, m, dx, dy, dz), best);
+  }
   return best;
 }
 
