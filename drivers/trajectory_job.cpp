@@ -7,7 +7,7 @@
 #include "gro_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "selection.hpp"
-#include "xtc_reader.hpp"
+#include "trajectory_reader.hpp"
 
 namespace pairhist {
 
@@ -81,7 +81,8 @@ JobOutcome run_trajectory_job(const JobOptions& o) {
 
   const io::Topology top = io::read_gro(o.topology);
   const auto atoms = resolve_species(o, top);
-  io::XtcReader reader(o.trajectory);
+  const auto reader_ptr = io::open_trajectory(o.trajectory);
+  io::TrajectoryReader& reader = *reader_ptr;
   if (reader.natoms() != top.natoms())
     throw InputError(o.trajectory + ": frame 0: " + std::to_string(reader.natoms()) +
                      " atoms, but topology " + o.topology + " has " + std::to_string(top.natoms()));

@@ -11,43 +11,36 @@
 #include <string>
 #include <vector>
 
-namespace pairhist::io {
+#include "trajectory_reader.hpp"
 
-struct TrajectoryFrame {
-  int64_t step = 0;
-  double time = 0;  // ps
-  // Box vectors as rows: a = box[0..2], b = box[3..5], c = box[6..8], nm; all zero = no box.
-  std::array<float, 9> box{};
-  std::vector<float> xyz;  // natoms * 3, nm, atom-major (x0 y0 z0 x1 ...)
-  float precision = 0;     // XTC precision of this frame (0 for uncompressed small frames)
-};
+namespace pairhist::io {
 
 /// Reads an XTC file frame by frame. Both the classic layout (magic 1995, 32-bit byte count) and
 /// the GROMACS 2023+ large-system layout (magic 2023, 64-bit byte count) are accepted, also mixed
 /// within one file. Not thread-safe; use one reader per thread.
-class XtcReader {
+class XtcReader : public TrajectoryReader {
  public:
   /// Opens `path` and reads the first frame header to learn natoms. Throws InputError if the file
   /// cannot be opened, is empty, or does not start with an XTC magic number.
   explicit XtcReader(const std::string& path);
-  ~XtcReader();
+  ~XtcReader() override;
 
   XtcReader(const XtcReader&) = delete;
   XtcReader& operator=(const XtcReader&) = delete;
   XtcReader(XtcReader&&) noexcept;
   XtcReader& operator=(XtcReader&&) noexcept;
 
-  int natoms() const { return natoms_; }
+  int natoms() const override { return natoms_; }
 
   /// Decodes the next frame into `frame`, reusing its storage. Returns false at a clean end of
   /// file (the file ends exactly after a frame). Throws InputError on truncation or corruption;
   /// the message names the file, the failing frame and the last complete frame. After a throw the
   /// reader stays failed (further calls throw the same error) and `frame` holds partial data.
-  bool next(TrajectoryFrame& frame);
+  bool next(TrajectoryFrame& frame) override;
 
   /// Complete frames returned so far.
-  int64_t frames_read() const { return frames_read_; }
-  const std::string& path() const { return path_; }
+  int64_t frames_read() const override { return frames_read_; }
+  const std::string& path() const override { return path_; }
 
  private:
   struct FileCloser {

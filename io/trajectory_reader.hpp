@@ -1,0 +1,41 @@
+// The interface every trajectory reader implements, and the factory that picks one by file type.
+// Readers stream: one frame in memory at a time, whatever the file size.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pairhist::io {
+
+struct TrajectoryFrame {
+  int64_t step = 0;
+  double time = 0;  // ps (0 when the format has no time)
+  // Box vectors as rows: a = box[0..2], b = box[3..5], c = box[6..8], nm, in GROMACS's
+  // lower-triangular form (a along x, b in the xy plane); all zero = no periodic box.
+  std::array<float, 9> box{};
+  std::vector<float> xyz;  // natoms * 3, nm, atom-major (x0 y0 z0 x1 ...)
+  float precision = 0;     // XTC precision of this frame; 0 for formats without one
+};
+
+class TrajectoryReader {
+ public:
+  virtual ~TrajectoryReader() = default;
+  /// Atoms per frame (known once the reader is constructed).
+  virtual int natoms() const = 0;
+  /// Reads the next frame into `frame`, reusing its storage. Returns false at a clean end of
+  /// file. Throws InputError on truncation or corruption, with a one-line message naming the
+  /// file, the failing frame and the last complete frame.
+  virtual bool next(TrajectoryFrame& frame) = 0;
+  /// Complete frames returned so far.
+  virtual int64_t frames_read() const = 0;
+  virtual const std::string& path() const = 0;
+};
+
+/// Opens a trajectory, choosing the reader by file extension (.xtc). Throws InputError for a
+/// missing file or an unknown extension (the message lists the supported ones).
+std::unique_ptr<TrajectoryReader> open_trajectory(const std::string& path);
+
+}  // namespace pairhist::io
