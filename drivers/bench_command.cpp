@@ -152,7 +152,8 @@ void report(const BenchArgs& a, const BenchCase& c, const std::string& device, i
                         {"seconds_max", *hi},
                         {"repeats", m.seconds.size()},
                         {"pairs", m.pairs},
-                        {"counted_pairs", m.counted}};
+                        {"counted_pairs", m.counted},
+                        {"dropped_pairs", m.pairs - m.counted}};
     std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf(

@@ -68,9 +68,10 @@ void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<st
   uint64_t counted = 0;
   for (const auto& p : r.pairs)
     for (uint64_t c : p.counts) counted += c;
-  std::printf("  pairs         : %llu examined, %llu within r_max\n",
+  std::printf("  pairs         : %llu examined, %llu within r_max, %llu beyond (not counted)\n",
               static_cast<unsigned long long>(out.pairs_examined),
-              static_cast<unsigned long long>(counted));
+              static_cast<unsigned long long>(counted),
+              static_cast<unsigned long long>(out.pairs_examined - counted));
   std::printf("  time          : %.3f s, %.3f bapps (%llu tasks)\n", out.seconds,
               out.seconds > 0 ? out.pairs_examined / out.seconds * 1e-9 : 0.0,
               static_cast<unsigned long long>(out.tasks));

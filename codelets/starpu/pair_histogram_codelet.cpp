@@ -15,6 +15,16 @@ void WorkerCounters::reset() {
   }
 }
 
+void WorkerCounters::record(uint64_t task_pairs, std::chrono::steady_clock::time_point start) {
+  const int w = starpu_worker_get_id();
+  if (w < 0) return;
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::steady_clock::now() - start);
+  tasks[w] += 1;
+  pairs[w] += task_pairs;
+  seconds_ns[w] += static_cast<uint64_t>(ns.count());
+}
+
 WorkerCounters& worker_counters() {
   static WorkerCounters counters;
   return counters;
@@ -44,15 +54,7 @@ void pair_histogram_cpu(void* buffers[], void* cl_arg) {
     run_cpu<float>(buffers, args, args.single_params);
   else
     run_cpu<double>(buffers, args, args.double_params);
-  const int w = starpu_worker_get_id();
-  if (w >= 0) {
-    auto& c = worker_counters();
-    c.tasks[w] += 1;
-    c.pairs[w] += args.pairs;
-    c.seconds_ns[w] += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                                 std::chrono::steady_clock::now() - start)
-                                                 .count());
-  }
+  worker_counters().record(args.pairs, start);
 }
 
 void histogram_init_cpu(void* buffers[], void*) {

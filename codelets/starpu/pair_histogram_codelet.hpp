@@ -6,6 +6,7 @@
 #include <starpu.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 
 #include "pairhist/geometry.hpp"
@@ -39,6 +40,8 @@ struct WorkerCounters {
   std::atomic<uint64_t> pairs[STARPU_NMAXWORKERS];
   std::atomic<uint64_t> seconds_ns[STARPU_NMAXWORKERS];  // CPU: kernel time; CUDA: submit time
   void reset();
+  /// Counts one task of the calling worker that started at `start`.
+  void record(uint64_t task_pairs, std::chrono::steady_clock::time_point start);
 };
 WorkerCounters& worker_counters();
 

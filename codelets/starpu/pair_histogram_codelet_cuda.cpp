@@ -39,15 +39,7 @@ void run(cuda::HistogramKernel kernel, void* buffers[], void* cl_arg) {
     launch<float>(kernel, buffers, args, args.single_params);
   else
     launch<double>(kernel, buffers, args, args.double_params);
-  const int w = starpu_worker_get_id();
-  if (w >= 0) {
-    auto& c = worker_counters();
-    c.tasks[w] += 1;
-    c.pairs[w] += args.pairs;
-    c.seconds_ns[w] += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                                 std::chrono::steady_clock::now() - start)
-                                                 .count());
-  }
+  worker_counters().record(args.pairs, start);
 }
 
 }  // namespace
