@@ -7,5 +7,9 @@ bash "$repo/scripts/setup.sh"
 "$repo/build/drivers/pairhist" run "$repo/data/spce_water.xtc" --top "$repo/data/spce_water.gro" \
   --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240 -o "$repo/results" "$@"
 echo
-echo "First rows of $repo/results/rdf.csv (r in nm, raw counts, g(r), coordination number):"
-grep -v '^#' "$repo/results/rdf.csv" | head -n 4
+# The maximum of g_O-O (third column) is the first hydration shell.
+awk -F, '/^#/ || $1 == "r_nm" { next }
+         $3 > best { best = $3; r = $1 }
+         END { printf "O-O g(r) first peak: r = %s nm, g = %.2f (liquid water: 0.27-0.29 nm, ~3)\n", r, best }' \
+  "$repo/results/rdf.csv"
+echo "Open $repo/results/rdf.xvg with xmgrace, or read rdf.csv / pairhist.h5."
