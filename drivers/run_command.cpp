@@ -2,12 +2,16 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <sstream>
 
+#include "activity_report.hpp"
+#include "atomic_file.hpp"
 #include "hdf5_writer.hpp"
 #include "pairhist/errors.hpp"
 #include "text_writers.hpp"
@@ -21,6 +25,7 @@ struct RunArgs {
   std::vector<std::string> species;
   std::string output = "pairhist-out";
   std::string precision = "single";
+  std::string report;
   bool progress = false;
   bool quiet = false;
 };
@@ -75,13 +80,21 @@ void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<st
   std::printf("  time          : %.3f s, %.3f bapps (%llu tasks)\n", out.seconds,
               out.seconds > 0 ? out.pairs_examined / out.seconds * 1e-9 : 0.0,
               static_cast<unsigned long long>(out.tasks));
+  const RunActivity& act = out.activity;
   std::printf("  workers       : %d CPU, %d CUDA, scheduler %s\n", out.cpu_workers,
               out.cuda_workers, out.scheduler.c_str());
-  for (const auto& w : out.workers) {
+  std::printf("  tasks         : %llu CPU, %llu CUDA shared-memory, %llu CUDA global-memory\n",
+              static_cast<unsigned long long>(act.tasks_cpu),
+              static_cast<unsigned long long>(act.tasks_cuda_shared),
+              static_cast<unsigned long long>(act.tasks_cuda_global));
+  std::printf("  makespan      : %.3f s of tasks, tail idle %.3f s (%.1f%%)\n",
+              act.makespan_seconds, act.tail_idle_seconds,
+              act.makespan_seconds > 0 ? 100 * act.tail_idle_seconds / act.makespan_seconds : 0.0);
+  for (const auto& w : act.workers) {
     if (w.tasks == 0) continue;
-    std::printf("    %-28s %6llu tasks %14llu pairs %9.3f s in kernels\n", w.name.c_str(),
+    std::printf("    %-28s %6llu tasks %14llu pairs  busy %7.3f s  idle %7.3f s\n", w.name.c_str(),
                 static_cast<unsigned long long>(w.tasks), static_cast<unsigned long long>(w.pairs),
-                w.kernel_seconds);
+                w.busy_seconds, std::max(0.0, act.makespan_seconds - w.busy_seconds));
   }
   std::printf("  output        :");
   for (const auto& f : files) std::printf(" %s", f.c_str());
@@ -130,6 +143,15 @@ void run(RunArgs& a) {
     files.push_back((dir / "rdf.xvg").string());
     io::write_xvg(files[2], out.result);
   }
+  if (!a.report.empty()) {
+    io::AtomicOutput report(a.report);
+    std::ofstream json(report.temp_path());
+    json << activity_json(out).dump(2) << '\n';
+    json.close();
+    if (!json) throw OutputError(a.report + ": cannot write the report");
+    report.commit();
+    files.push_back(a.report);
+  }
   if (!a.quiet) print_summary(a, out, files);
 }
 
@@ -167,6 +189,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--frames-in-flight", args->job.frames_in_flight,
                   "Frames whose coordinates are held at once")
       ->capture_default_str();
+  cmd->add_option("--report", args->report,
+                  "Also write the run summary and per-worker activity as JSON to this file");
   cmd->add_flag("--progress", args->progress, "Show progress even when stderr is not a terminal");
   cmd->add_flag("-q,--quiet", args->quiet, "No summary, no progress");
   cmd->callback([args]() { run(*args); });

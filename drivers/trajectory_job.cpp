@@ -173,7 +173,7 @@ JobOutcome run_trajectory_job(const JobOptions& o) {
     res.pairs.push_back(std::move(h));
   }
   res.box_kind = box_kind_name(kind);
-  out.workers = engine->activity();
+  out.activity = engine->activity();
   out.cpu_workers = engine->cpu_workers();
   out.cuda_workers = engine->cuda_workers();
   out.scheduler = engine->scheduler();

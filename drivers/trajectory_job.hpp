@@ -39,7 +39,7 @@ struct JobOutcome {
   HistogramResult result;
   double seconds = 0;           // from the first frame read to the last histogram collected
   uint64_t pairs_examined = 0;  // all pairs of all frames, within r_max or not
-  std::vector<WorkerActivity> workers;
+  RunActivity activity;
   int cpu_workers = 0;
   int cuda_workers = 0;
   std::string scheduler;

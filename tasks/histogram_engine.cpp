@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 
 #include "../codelets/starpu/pair_histogram_codelet.hpp"
@@ -30,8 +32,20 @@ struct FrameSlot {
 
 }  // namespace
 
+/// Per-worker clocks filled by the task callbacks from StarPU's profiling information.
+struct WorkerClock {
+  uint64_t tasks = 0;
+  uint64_t pairs = 0;
+  double busy_us = 0;
+  double last_end_us = 0;
+};
+
 struct HistogramEngine::Impl {
   EngineConfig config;
+  std::mutex clock_mutex;
+  std::vector<WorkerClock> clocks = std::vector<WorkerClock>(STARPU_NMAXWORKERS);
+  double start_us = 0;
+  double last_end_us = 0;
   size_t value_size = sizeof(float);
   std::vector<FrameSlot> slots;
   std::vector<starpu_data_handle_t> accumulators;  // one uint64 histogram per species pair
@@ -57,7 +71,11 @@ struct HistogramEngine::Impl {
     if (ret == -ENODEV) throw std::runtime_error("StarPU found no worker to run on");
     if (ret != 0)
       throw std::runtime_error("starpu_init failed: " + std::string(std::strerror(-ret)));
-    codelets::worker_counters().reset();
+    codelets::implementation_counters().reset();
+    // Per-task start and end times feed the activity report (busy time, tail idle). The callback
+    // argument is this engine, which StarPU must not free (the _NFREE variant below).
+    starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+    start_us = starpu_timing_now();
 
     pairs = species_pairs(static_cast<int>(config.species_sizes.size()));
     for (size_t p = 0; p < pairs.size(); ++p) {
@@ -90,6 +108,25 @@ struct HistogramEngine::Impl {
   ~Impl() {
     if (!finished) release_data();
     starpu_shutdown();
+  }
+
+  static void on_task_done(void* arg) {
+    auto* self = static_cast<Impl*>(arg);
+    starpu_task* task = starpu_task_get_current();
+    if (!task || !task->profiling_info) return;
+    const starpu_profiling_task_info& info = *task->profiling_info;
+    const int w = info.workerid;
+    if (w < 0 || w >= STARPU_NMAXWORKERS) return;
+    const double start = starpu_timing_timespec_to_us(const_cast<timespec*>(&info.start_time));
+    const double end = starpu_timing_timespec_to_us(const_cast<timespec*>(&info.end_time));
+    const auto* args = static_cast<const codelets::PairHistogramArgs*>(task->cl_arg);
+    std::lock_guard<std::mutex> lock(self->clock_mutex);
+    WorkerClock& c = self->clocks[static_cast<size_t>(w)];
+    c.tasks += 1;
+    c.pairs += args ? args->pairs : 0;
+    c.busy_us += end - start;
+    c.last_end_us = std::max(c.last_end_us, end);
+    self->last_end_us = std::max(self->last_end_us, end);
   }
 
   void release_data() {
@@ -159,12 +196,13 @@ struct HistogramEngine::Impl {
         if (same) {
           ret = starpu_task_insert(codelets::pair_histogram_codelet(), STARPU_R, slot.handles[a],
                                    STARPU_REDUX, accumulators[p], STARPU_CL_ARGS, args,
-                                   sizeof(*args), STARPU_NAME, "pair_histogram", 0);
+                                   sizeof(*args), STARPU_CALLBACK_WITH_ARG_NFREE, on_task_done,
+                                   this, STARPU_NAME, "pair_histogram", 0);
         } else {
-          ret = starpu_task_insert(codelets::pair_histogram_codelet(), STARPU_R, slot.handles[a],
-                                   STARPU_R, slot.handles[b], STARPU_REDUX, accumulators[p],
-                                   STARPU_CL_ARGS, args, sizeof(*args), STARPU_NAME,
-                                   "pair_histogram", 0);
+          ret = starpu_task_insert(
+              codelets::pair_histogram_codelet(), STARPU_R, slot.handles[a], STARPU_R,
+              slot.handles[b], STARPU_REDUX, accumulators[p], STARPU_CL_ARGS, args, sizeof(*args),
+              STARPU_CALLBACK_WITH_ARG_NFREE, on_task_done, this, STARPU_NAME, "pair_histogram", 0);
         }
         if (ret != 0)
           throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
@@ -218,23 +256,37 @@ uint64_t HistogramEngine::tasks_submitted() const {
   return impl_->tasks;
 }
 
-std::vector<WorkerActivity> HistogramEngine::activity() const {
-  std::vector<WorkerActivity> out;
-  const auto& counters = codelets::worker_counters();
+RunActivity HistogramEngine::activity() const {
+  RunActivity run;
+  const auto& counters = codelets::implementation_counters();
+  run.tasks_cpu = counters.tasks[0];
+  run.tasks_cuda_shared = counters.tasks[1];
+  run.tasks_cuda_global = counters.tasks[2];
+  run.pairs_cpu = counters.pairs[0];
+  run.pairs_cuda_shared = counters.pairs[1];
+  run.pairs_cuda_global = counters.pairs[2];
+  std::lock_guard<std::mutex> lock(impl_->clock_mutex);
+  const double origin = impl_->start_us;
+  run.makespan_seconds = std::max(0.0, impl_->last_end_us - origin) * 1e-6;
+  double first_done = INFINITY;  // earliest "last task ended" among workers that ran tasks
   const unsigned n = starpu_worker_get_count();
   for (unsigned w = 0; w < n; ++w) {
+    const WorkerClock& c = impl_->clocks[w];
     WorkerActivity a;
     a.id = static_cast<int>(w);
     char name[128];
     starpu_worker_get_name(static_cast<int>(w), name, sizeof(name));
     a.name = name;
     a.is_cuda = starpu_worker_get_type(static_cast<int>(w)) == STARPU_CUDA_WORKER;
-    a.tasks = counters.tasks[w];
-    a.pairs = counters.pairs[w];
-    a.kernel_seconds = static_cast<double>(counters.seconds_ns[w]) * 1e-9;
-    out.push_back(a);
+    a.tasks = c.tasks;
+    a.pairs = c.pairs;
+    a.busy_seconds = c.busy_us * 1e-6;
+    a.last_end_seconds = c.tasks ? (c.last_end_us - origin) * 1e-6 : 0;
+    if (c.tasks) first_done = std::min(first_done, a.last_end_seconds);
+    run.workers.push_back(a);
   }
-  return out;
+  run.tail_idle_seconds = std::isfinite(first_done) ? run.makespan_seconds - first_done : 0;
+  return run;
 }
 
 }  // namespace pairhist

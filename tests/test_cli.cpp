@@ -125,14 +125,23 @@ TEST_CASE("pairhist --help and run --help describe the command") {
 TEST_CASE("pairhist run on the SPC/E sample: O-O first peak, exact pair totals, all outputs") {
   const fs::path d = scratch_dir("sample");
   const fs::path out = d / "out";
-  const Result r = run_pairhist("run " + kXtc + " --top " + kGro +
-                                    " --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240"
-                                    " -o " +
-                                    out.string() + " --ncpu 2",
-                                d);
+  const Result r =
+      run_pairhist("run " + kXtc + " --top " + kGro +
+                       " --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240"
+                       " -o " +
+                       out.string() + " --ncpu 2 --report " + (out / "report.json").string(),
+                   d);
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
-  for (const char* f : {"pairhist.h5", "rdf.csv", "rdf.xvg"}) CHECK(fs::exists(out / f));
+  for (const char* f : {"pairhist.h5", "rdf.csv", "rdf.xvg", "report.json"})
+    CHECK(fs::exists(out / f));
+  {
+    std::ifstream in(out / "report.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    CHECK(text.str().find("\"tail_idle_seconds\"") != std::string::npos);
+    CHECK(text.str().find("\"pairs_examined\": 35") != std::string::npos);
+  }
 
   // Every pair of every frame is examined: 101 frames of 884 O and 1768 H.
   const uint64_t per_frame = 884ull * 883 / 2 + 884ull * 1768 + 1768ull * 1767 / 2;

@@ -86,6 +86,23 @@ TEST_CASE("a trajectory job on the sample equals the reference, frame selection 
   const auto expected = test::reference_histograms<float>(f, c);
   REQUIRE(r.pairs.size() == 3);
   for (size_t p = 0; p < 3; ++p) CHECK(r.pairs[p].counts == expected[p]);
+
+  // The activity report accounts for every task and pair exactly once.
+  const RunActivity& act = out.activity;
+  uint64_t tasks = 0, pairs = 0;
+  for (const auto& w : act.workers) {
+    tasks += w.tasks;
+    pairs += w.pairs;
+    CHECK(w.busy_seconds >= 0);
+    CHECK(w.last_end_seconds <= act.makespan_seconds + 1e-9);
+  }
+  CHECK(tasks == out.tasks);
+  CHECK(pairs == out.pairs_examined);
+  CHECK(act.tasks_cpu == out.tasks);
+  CHECK(act.pairs_cpu == out.pairs_examined);
+  CHECK(act.makespan_seconds > 0);
+  CHECK(act.tail_idle_seconds >= 0);
+  CHECK(act.tail_idle_seconds <= act.makespan_seconds);
 }
 
 TEST_CASE("job errors are one line and name the problem") {

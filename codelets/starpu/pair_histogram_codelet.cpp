@@ -1,32 +1,25 @@
 #include "pair_histogram_codelet.hpp"
 
-#include <chrono>
 #include <cstring>
 
 #include "../cpu/pair_histogram_cpu.hpp"
 
 namespace pairhist::codelets {
 
-void WorkerCounters::reset() {
-  for (int w = 0; w < STARPU_NMAXWORKERS; ++w) {
-    tasks[w] = 0;
-    pairs[w] = 0;
-    seconds_ns[w] = 0;
+void ImplementationCounters::reset() {
+  for (int i = 0; i < kImplementations; ++i) {
+    tasks[i] = 0;
+    pairs[i] = 0;
   }
 }
 
-void WorkerCounters::record(uint64_t task_pairs, std::chrono::steady_clock::time_point start) {
-  const int w = starpu_worker_get_id();
-  if (w < 0) return;
-  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-      std::chrono::steady_clock::now() - start);
-  tasks[w] += 1;
-  pairs[w] += task_pairs;
-  seconds_ns[w] += static_cast<uint64_t>(ns.count());
+void ImplementationCounters::record(Implementation impl, uint64_t task_pairs) {
+  tasks[static_cast<int>(impl)] += 1;
+  pairs[static_cast<int>(impl)] += task_pairs;
 }
 
-WorkerCounters& worker_counters() {
-  static WorkerCounters counters;
+ImplementationCounters& implementation_counters() {
+  static ImplementationCounters counters;
   return counters;
 }
 
@@ -49,12 +42,11 @@ void run_cpu(void* buffers[], const PairHistogramArgs& args, const HistogramPara
 
 void pair_histogram_cpu(void* buffers[], void* cl_arg) {
   const auto& args = *static_cast<const PairHistogramArgs*>(cl_arg);
-  const auto start = std::chrono::steady_clock::now();
   if (args.precision == Precision::single)
     run_cpu<float>(buffers, args, args.single_params);
   else
     run_cpu<double>(buffers, args, args.double_params);
-  worker_counters().record(args.pairs, start);
+  implementation_counters().record(Implementation::cpu, args.pairs);
 }
 
 void histogram_init_cpu(void* buffers[], void*) {

@@ -6,7 +6,6 @@
 #include <starpu.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 
 #include "pairhist/geometry.hpp"
@@ -34,16 +33,18 @@ struct PairHistogramArgs {
   }
 };
 
-/// Tasks and pairs each worker executed, for the run summary.
-struct WorkerCounters {
-  std::atomic<uint64_t> tasks[STARPU_NMAXWORKERS];
-  std::atomic<uint64_t> pairs[STARPU_NMAXWORKERS];
-  std::atomic<uint64_t> seconds_ns[STARPU_NMAXWORKERS];  // CPU: kernel time; CUDA: submit time
+/// Which implementation ran a task, for the run summary.
+enum class Implementation : int { cpu = 0, cuda_shared = 1, cuda_global = 2 };
+constexpr int kImplementations = 3;
+
+/// Tasks and pairs per implementation since the last reset.
+struct ImplementationCounters {
+  std::atomic<uint64_t> tasks[kImplementations];
+  std::atomic<uint64_t> pairs[kImplementations];
   void reset();
-  /// Counts one task of the calling worker that started at `start`.
-  void record(uint64_t task_pairs, std::chrono::steady_clock::time_point start);
+  void record(Implementation impl, uint64_t task_pairs);
 };
-WorkerCounters& worker_counters();
+ImplementationCounters& implementation_counters();
 
 /// Implementation indices inside the codelet, per architecture.
 enum CudaImpl : unsigned { kCudaShared = 0, kCudaGlobal = 1 };

@@ -2,8 +2,6 @@
 // worker's own stream (STARPU_CUDA_ASYNC: StarPU waits for the stream, we never synchronise).
 #include <starpu.h>
 
-#include <chrono>
-
 #include "../cuda/pair_histogram_cuda.hpp"
 #include "pair_histogram_codelet.hpp"
 
@@ -34,12 +32,14 @@ void launch(cuda::HistogramKernel kernel, void* buffers[], const PairHistogramAr
 
 void run(cuda::HistogramKernel kernel, void* buffers[], void* cl_arg) {
   const auto& args = *static_cast<const PairHistogramArgs*>(cl_arg);
-  const auto start = std::chrono::steady_clock::now();
   if (args.precision == Precision::single)
     launch<float>(kernel, buffers, args, args.single_params);
   else
     launch<double>(kernel, buffers, args, args.double_params);
-  worker_counters().record(args.pairs, start);
+  implementation_counters().record(kernel == cuda::HistogramKernel::shared_memory
+                                       ? Implementation::cuda_shared
+                                       : Implementation::cuda_global,
+                                   args.pairs);
 }
 
 }  // namespace

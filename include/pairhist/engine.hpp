@@ -35,7 +35,18 @@ struct WorkerActivity {
   bool is_cuda = false;
   uint64_t tasks = 0;
   uint64_t pairs = 0;
-  double kernel_seconds = 0;  // CPU: time in the kernel; CUDA: time to enqueue launches
+  double busy_seconds = 0;      // sum of task durations (StarPU profiling: start to end)
+  double last_end_seconds = 0;  // end of this worker's last task, from the engine's start
+};
+
+/// How the run used the machine, from StarPU's per-task profiling.
+struct RunActivity {
+  double makespan_seconds = 0;   // engine start to the end of its last task
+  double tail_idle_seconds = 0;  // from the first worker (that ran tasks) running out of work for
+                                 // good to the end of the last task
+  uint64_t tasks_cpu = 0, tasks_cuda_shared = 0, tasks_cuda_global = 0;
+  uint64_t pairs_cpu = 0, pairs_cuda_shared = 0, pairs_cuda_global = 0;
+  std::vector<WorkerActivity> workers;
 };
 
 /// Species pairs in the order histograms are returned: (a, b) with a <= b, a-major.
@@ -61,8 +72,9 @@ class HistogramEngine {
   std::string scheduler() const;
   uint64_t frames_submitted() const;
   uint64_t tasks_submitted() const;
-  /// Per-worker tasks and pairs since the engine started (complete after finish()).
-  std::vector<WorkerActivity> activity() const;
+  /// Per-worker and per-implementation activity since the engine started (complete after
+  /// finish()).
+  RunActivity activity() const;
 
  private:
   struct Impl;

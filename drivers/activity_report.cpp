@@ -1,0 +1,38 @@
+#include "activity_report.hpp"
+
+namespace pairhist {
+
+nlohmann::json activity_json(const JobOutcome& out) {
+  const RunActivity& a = out.activity;
+  nlohmann::json workers = nlohmann::json::array();
+  for (const auto& w : a.workers)
+    workers.push_back({{"id", w.id},
+                       {"name", w.name},
+                       {"kind", w.is_cuda ? "cuda" : "cpu"},
+                       {"tasks", w.tasks},
+                       {"pairs", w.pairs},
+                       {"busy_seconds", w.busy_seconds},
+                       {"idle_seconds", std::max(0.0, a.makespan_seconds - w.busy_seconds)},
+                       {"last_task_end_seconds", w.last_end_seconds}});
+  uint64_t counted = 0;
+  for (const auto& p : out.result.pairs)
+    for (uint64_t c : p.counts) counted += c;
+  return {{"frames", out.result.frame_indices.size()},
+          {"pairs_examined", out.pairs_examined},
+          {"pairs_counted", counted},
+          {"seconds", out.seconds},
+          {"bapps", out.seconds > 0 ? out.pairs_examined / out.seconds * 1e-9 : 0.0},
+          {"scheduler", out.scheduler},
+          {"cpu_workers", out.cpu_workers},
+          {"cuda_workers", out.cuda_workers},
+          {"tasks", out.tasks},
+          {"makespan_seconds", a.makespan_seconds},
+          {"tail_idle_seconds", a.tail_idle_seconds},
+          {"implementations",
+           {{"cpu", {{"tasks", a.tasks_cpu}, {"pairs", a.pairs_cpu}}},
+            {"cuda_shared", {{"tasks", a.tasks_cuda_shared}, {"pairs", a.pairs_cuda_shared}}},
+            {"cuda_global", {{"tasks", a.tasks_cuda_global}, {"pairs", a.pairs_cuda_global}}}}},
+          {"workers", workers}};
+}
+
+}  // namespace pairhist
