@@ -26,6 +26,7 @@ struct RunArgs {
   std::string output = "pairhist-out";
   std::string precision = "single";
   std::string report;
+  std::string schedule = "tasks";
   bool progress = false;
   bool quiet = false;
 };
@@ -128,6 +129,7 @@ void run(RunArgs& a) {
   // Check the inputs exist before any work, so a typo costs nothing and leaves nothing behind.
   for (const auto& f : {a.job.trajectory, a.job.topology})
     if (!std::filesystem::is_regular_file(f)) throw InputError(f + ": no such file");
+  a.job.whole_frames = a.schedule == "static";
   check_output_directory(a.output);
   if (!a.quiet) a.job.progress = make_progress(a.progress);
 
@@ -184,6 +186,11 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--sched", args->job.scheduler,
                   "StarPU scheduler (lws, eager, dmda, dmdas, random, ...); default: "
                   "$STARPU_SCHED or StarPU's default");
+  cmd->add_option("--schedule", args->schedule,
+                  "tasks: one task per (frame, pair, row tile), placed by StarPU; static: one task "
+                  "per whole frame from a shared queue (CADISHI's design, for comparison)")
+      ->check(CLI::IsMember({"tasks", "static"}))
+      ->capture_default_str();
   cmd->add_option("--ncpu", args->job.ncpu, "CPU workers (-1: all cores)")->capture_default_str();
   cmd->add_option("--ncuda", args->job.ncuda, "CUDA workers (-1: all GPUs)")->capture_default_str();
   cmd->add_option("--frames-in-flight", args->job.frames_in_flight,

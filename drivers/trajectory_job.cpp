@@ -125,6 +125,7 @@ JobOutcome run_trajectory_job(const JobOptions& o) {
       config.precision = o.precision;
       config.box_kind = kind;
       config.scheduler = o.scheduler;
+      config.whole_frames = o.whole_frames;
       config.ncpu = o.ncpu;
       config.ncuda = o.ncuda;
       config.frames_in_flight = o.frames_in_flight;

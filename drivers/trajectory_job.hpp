@@ -29,6 +29,7 @@ struct JobOptions {
   int64_t last = -1;
   int64_t step = 1;
   std::string scheduler;
+  bool whole_frames = false;  // --schedule static: one task per frame (CADISHI's design)
   int ncpu = -1;
   int ncuda = -1;
   int frames_in_flight = 4;

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <stdexcept>
 
+#include "../codelets/starpu/frame_histogram_codelet.hpp"
 #include "../codelets/starpu/pair_histogram_codelet.hpp"
 #include "pairhist/engine.hpp"
 #include "pairhist/errors.hpp"
@@ -60,6 +62,11 @@ struct HistogramEngine::Impl {
     if (config.frames_in_flight < 1) config.frames_in_flight = 1;
     if (config.max_pairs_per_task < 1) config.max_pairs_per_task = 1;
     value_size = config.precision == Precision::single ? sizeof(float) : sizeof(double);
+    if (config.whole_frames && config.species_sizes.size() > codelets::kMaxFrameSpecies)
+      throw UsageError("whole-frame tasks take at most " +
+                       std::to_string(codelets::kMaxFrameSpecies) + " species");
+    // A shared queue is the baseline's point: workers take whole frames in order.
+    if (config.whole_frames && config.scheduler.empty()) config.scheduler = "eager";
 
     starpu_conf conf;
     starpu_conf_init(&conf);
@@ -119,11 +126,14 @@ struct HistogramEngine::Impl {
     if (w < 0 || w >= STARPU_NMAXWORKERS) return;
     const double start = starpu_timing_timespec_to_us(const_cast<timespec*>(&info.start_time));
     const double end = starpu_timing_timespec_to_us(const_cast<timespec*>(&info.end_time));
-    const auto* args = static_cast<const codelets::PairHistogramArgs*>(task->cl_arg);
+    const uint64_t pairs =
+        task->cl == codelets::frame_histogram_codelet()
+            ? static_cast<const codelets::FrameHistogramArgs*>(task->cl_arg)->pairs
+            : static_cast<const codelets::PairHistogramArgs*>(task->cl_arg)->pairs;
     std::lock_guard<std::mutex> lock(self->clock_mutex);
     WorkerClock& c = self->clocks[static_cast<size_t>(w)];
     c.tasks += 1;
-    c.pairs += args ? args->pairs : 0;
+    c.pairs += pairs;
     c.busy_us += end - start;
     c.last_end_us = std::max(c.last_end_us, end);
     self->last_end_us = std::max(self->last_end_us, end);
@@ -178,6 +188,11 @@ struct HistogramEngine::Impl {
         gather<double>(xyz[s], config.species_sizes[s], slot.buffers[s]);
       starpu_data_release(slot.handles[s]);
     }
+    if (config.whole_frames) {
+      submit_whole_frame(slot, box);
+      ++frames;
+      return;
+    }
     const codelets::PairHistogramArgs base = base_args(box);
     for (size_t p = 0; p < pairs.size(); ++p) {
       const auto [a, b] = pairs[p];
@@ -210,6 +225,44 @@ struct HistogramEngine::Impl {
       }
     }
     ++frames;
+  }
+
+  /// The baseline's single task: every species (R) and every pair's accumulator (REDUX).
+  void submit_whole_frame(FrameSlot& slot, const BoxMatrix& box) {
+    auto* args =
+        static_cast<codelets::FrameHistogramArgs*>(malloc(sizeof(codelets::FrameHistogramArgs)));
+    if (!args) throw std::bad_alloc();
+    new (args) codelets::FrameHistogramArgs();
+    const codelets::PairHistogramArgs base = base_args(box);
+    args->precision = base.precision;
+    args->single_params = base.single_params;
+    args->double_params = base.double_params;
+    std::vector<starpu_data_descr> descrs;
+    args->nspecies = static_cast<int>(config.species_sizes.size());
+    for (int s = 0; s < args->nspecies; ++s) {
+      args->species_size[s] = config.species_sizes[static_cast<size_t>(s)];
+      args->coord_buffer[s] = -1;
+      if (!slot.handles[static_cast<size_t>(s)]) continue;
+      args->coord_buffer[s] = static_cast<int>(descrs.size());
+      descrs.push_back({slot.handles[static_cast<size_t>(s)], STARPU_R});
+    }
+    args->npairs = static_cast<int>(pairs.size());
+    for (size_t p = 0; p < pairs.size(); ++p) {
+      const auto [a, b] = pairs[p];
+      args->pair_a[p] = a;
+      args->pair_b[p] = b;
+      args->hist_buffer[p] = static_cast<int>(descrs.size());
+      descrs.push_back({accumulators[p], STARPU_REDUX});
+      args->pairs += pairs_in_rows(config.species_sizes[a], config.species_sizes[b], a == b, 0,
+                                   config.species_sizes[a]);
+    }
+    const int ret = starpu_task_insert(
+        codelets::frame_histogram_codelet(), STARPU_DATA_MODE_ARRAY, descrs.data(),
+        static_cast<int>(descrs.size()), STARPU_CL_ARGS, args, sizeof(*args),
+        STARPU_CALLBACK_WITH_ARG_NFREE, on_task_done, this, STARPU_NAME, "frame_histogram", 0);
+    if (ret != 0)
+      throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
+    ++tasks;
   }
 
   std::vector<std::vector<uint64_t>> collect() {

@@ -147,6 +147,12 @@ TEST_CASE("engine with CUDA workers equals CPU-only runs, under several schedule
         REQUIRE(test::run_engine(frames, config) == cpu_only);
         config.max_pairs_per_task = uint64_t(1) << 28;
       }
+      config.whole_frames = true;  // the whole-frame baseline with the GPU and the CPUs
+      config.scheduler = "";
+      config.ncpu = 4;
+      config.ncuda = -1;
+      REQUIRE(test::run_engine(frames, config) == cpu_only);
+      config.whole_frames = false;
       config.precision = Precision::double_;
       config.scheduler = "dmda";
       REQUIRE(test::run_engine(frames, config) ==

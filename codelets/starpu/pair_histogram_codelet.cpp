@@ -63,11 +63,7 @@ void histogram_redux_cpu(void* buffers[], void*) {
 
 // The perfmodel is keyed on the work itself: pairs, bins, box kind and precision.
 uint32_t pair_histogram_footprint(starpu_task* task) {
-  const auto& args = *static_cast<const PairHistogramArgs*>(task->cl_arg);
-  uint32_t h = starpu_hash_crc32c_be_n(&args.pairs, sizeof(args.pairs), 0);
-  h = starpu_hash_crc32c_be(static_cast<uint32_t>(args.nbins()), h);
-  h = starpu_hash_crc32c_be(static_cast<uint32_t>(args.box_kind()), h);
-  return starpu_hash_crc32c_be(static_cast<uint32_t>(args.precision), h);
+  return work_footprint(*static_cast<const PairHistogramArgs*>(task->cl_arg));
 }
 
 size_t pair_histogram_size(starpu_task* task, unsigned) {

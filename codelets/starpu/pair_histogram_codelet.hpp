@@ -49,6 +49,15 @@ ImplementationCounters& implementation_counters();
 /// Implementation indices inside the codelet, per architecture.
 enum CudaImpl : unsigned { kCudaShared = 0, kCudaGlobal = 1 };
 
+/// Perfmodel footprint of a task's work: pairs, bins, box kind and precision.
+template <class Args>
+uint32_t work_footprint(const Args& args) {
+  uint32_t h = starpu_hash_crc32c_be_n(&args.pairs, sizeof(args.pairs), 0);
+  h = starpu_hash_crc32c_be(static_cast<uint32_t>(args.nbins()), h);
+  h = starpu_hash_crc32c_be(static_cast<uint32_t>(args.box_kind()), h);
+  return starpu_hash_crc32c_be(static_cast<uint32_t>(args.precision), h);
+}
+
 starpu_codelet* pair_histogram_codelet();
 starpu_codelet* histogram_init_codelet();
 starpu_codelet* histogram_redux_codelet();

@@ -24,9 +24,10 @@ struct EngineConfig {
   BoxKind box_kind = BoxKind::none;
   int frames_in_flight = 4;  // frame buffers registered at once (memory bound)
   uint64_t max_pairs_per_task = uint64_t(1) << 28;  // larger pairs are split into row tiles
-  std::string scheduler;  // StarPU scheduling policy; empty: STARPU_SCHED or default
-  int ncpu = -1;          // CPU workers; -1: StarPU's default (all cores)
-  int ncuda = -1;         // CUDA workers; -1: all GPUs
+  std::string scheduler;      // StarPU scheduling policy; empty: STARPU_SCHED or default
+  bool whole_frames = false;  // baseline: one task per frame from a shared queue (CADISHI)
+  int ncpu = -1;              // CPU workers; -1: StarPU's default (all cores)
+  int ncuda = -1;             // CUDA workers; -1: all GPUs
 };
 
 struct WorkerActivity {

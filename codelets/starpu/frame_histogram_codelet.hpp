@@ -1,0 +1,43 @@
+// The static-schedule baseline (CADISHI's design, `pairhist run --schedule static`): one task
+// histograms every species pair of a whole frame, so each worker takes whole frames from a
+// shared queue. Kept to measure what the fine-grained task graph gains.
+#pragma once
+
+#include <starpu.h>
+
+#include "pair_histogram_codelet.hpp"
+
+namespace pairhist::codelets {
+
+constexpr int kMaxFrameSpecies = 16;
+constexpr int kMaxFramePairs = kMaxFrameSpecies * (kMaxFrameSpecies + 1) / 2;
+
+/// cl_arg of a frame task. Buffers: the coordinates of every non-empty species (R), then one
+/// uint64 histogram per pair (REDUX), in the order of pair_a/pair_b.
+struct FrameHistogramArgs {
+  Precision precision = Precision::single;
+  int nspecies = 0;
+  int npairs = 0;
+  int coord_buffer[kMaxFrameSpecies] = {};  // buffer index of each species, -1 when empty
+  int64_t species_size[kMaxFrameSpecies] = {};
+  int pair_a[kMaxFramePairs] = {};
+  int pair_b[kMaxFramePairs] = {};
+  int hist_buffer[kMaxFramePairs] = {};
+  uint64_t pairs = 0;  // all pairs of the frame
+  HistogramParams<float> single_params;
+  HistogramParams<double> double_params;
+  int nbins() const {
+    return precision == Precision::single ? single_params.nbins : double_params.nbins;
+  }
+  BoxKind box_kind() const {
+    return precision == Precision::single ? single_params.box.kind : double_params.box.kind;
+  }
+};
+
+starpu_codelet* frame_histogram_codelet();
+
+#ifdef STARPU_USE_CUDA
+void frame_histogram_cuda(void* buffers[], void* cl_arg);  // frame_histogram_codelet_cuda.cpp
+#endif
+
+}  // namespace pairhist::codelets
