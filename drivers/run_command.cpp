@@ -163,8 +163,12 @@ void add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand(
       "run", "Pair-distance histograms and g(r) of every species pair of a trajectory");
-  cmd->add_option("trajectory", args->job.trajectory, "Trajectory (.xtc)")->required();
-  cmd->add_option("--top,-s", args->job.topology, "Topology with atom names (.gro)")->required();
+  cmd->add_option("trajectory", args->job.trajectory,
+                  "Trajectory (.xtc, .dcd, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump)")
+      ->required();
+  cmd->add_option("--top,-s", args->job.topology,
+                  "Topology with atom names (.gro, .xyz/.extxyz, LAMMPS dump: types as names)")
+      ->required();
   cmd->add_option("--species", args->species,
                   "NAME=SELECTION, repeatable; SELECTION is comma-separated atom-name globs "
                   "(e.g. --species O=OW --species H=HW1,HW2)")

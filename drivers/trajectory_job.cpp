@@ -4,9 +4,9 @@
 #include <cmath>
 #include <sstream>
 
-#include "gro_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "selection.hpp"
+#include "topology_reader.hpp"
 #include "trajectory_reader.hpp"
 
 namespace pairhist {
@@ -79,7 +79,7 @@ JobOutcome run_trajectory_job(const JobOptions& o) {
   const double factor = length_factor(o.units);
   const double r_max_nm = o.r_max / factor;
 
-  const io::Topology top = io::read_gro(o.topology);
+  const io::Topology top = io::read_topology(o.topology);
   const auto atoms = resolve_species(o, top);
   const auto reader_ptr = io::open_trajectory(o.trajectory);
   io::TrajectoryReader& reader = *reader_ptr;

@@ -211,3 +211,23 @@ TEST_CASE("bad input: one-line error, non-zero exit, no output left behind") {
   }
   fs::remove_all(d);
 }
+
+TEST_CASE("pairhist run reads other formats: extended XYZ and LAMMPS dump (triclinic)") {
+  const fs::path d = scratch_dir("formats");
+  const std::string fx = kData + "/fixtures/";
+  for (const std::string& file :
+       {std::string("ase_triclinic.extxyz"), std::string("lmp_triclinic.lammpstrj")}) {
+    CAPTURE(file);
+    const fs::path out = d / file;
+    const std::string species =
+        file.find("lmp") == 0 ? "--species A=1 --species B=2" : "--species A=* ";
+    const Result r = run_pairhist("run " + fx + file + " --top " + fx + file + " " + species +
+                                      " --rmax 0.4 --nbins 40 --ncpu 1 -o " + out.string(),
+                                  d);
+    INFO(r.out << r.err);
+    CHECK(r.status == 0);
+    CHECK(r.out.find("triclinic box") != std::string::npos);
+    CHECK(fs::exists(out / "rdf.csv"));
+  }
+  fs::remove_all(d);
+}

@@ -1,0 +1,26 @@
+#include "topology_reader.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "lammps_dump_reader.hpp"
+#include "pairhist/errors.hpp"
+#include "xyz_reader.hpp"
+
+namespace pairhist::io {
+
+Topology read_topology(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".gro") return read_gro(path);
+  if (ext == ".xyz" || ext == ".extxyz") return read_xyz_topology(path);
+  if (ext == ".lammpstrj" || ext == ".lammpsdump" || ext == ".dump")
+    return read_lammps_dump_topology(path);
+  if (!std::filesystem::exists(path)) throw InputError(path + ": no such file");
+  throw InputError(path + ": unknown topology format '" + ext +
+                   "' (supported: .gro, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump)");
+}
+
+}  // namespace pairhist::io
