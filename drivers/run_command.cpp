@@ -164,10 +164,11 @@ void add_run_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "run", "Pair-distance histograms and g(r) of every species pair of a trajectory");
   cmd->add_option("trajectory", args->job.trajectory,
-                  "Trajectory (.xtc, .dcd, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump)")
+                  "Trajectory (.xtc, .trr, .pdb, .dcd, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump)")
       ->required();
-  cmd->add_option("--top,-s", args->job.topology,
-                  "Topology with atom names (.gro, .xyz/.extxyz, LAMMPS dump: types as names)")
+  cmd->add_option(
+         "--top,-s", args->job.topology,
+         "Topology with atom names (.gro, .pdb, .xyz/.extxyz, LAMMPS dump: types as names)")
       ->required();
   cmd->add_option("--species", args->species,
                   "NAME=SELECTION, repeatable; SELECTION is comma-separated atom-name globs "

@@ -6,6 +6,7 @@
 
 #include "lammps_dump_reader.hpp"
 #include "pairhist/errors.hpp"
+#include "pdb_reader.hpp"
 #include "xyz_reader.hpp"
 
 namespace pairhist::io {
@@ -15,12 +16,13 @@ Topology read_topology(const std::string& path) {
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (ext == ".gro") return read_gro(path);
+  if (ext == ".pdb" || ext == ".ent") return read_pdb_topology(path);
   if (ext == ".xyz" || ext == ".extxyz") return read_xyz_topology(path);
   if (ext == ".lammpstrj" || ext == ".lammpsdump" || ext == ".dump")
     return read_lammps_dump_topology(path);
   if (!std::filesystem::exists(path)) throw InputError(path + ": no such file");
   throw InputError(path + ": unknown topology format '" + ext +
-                   "' (supported: .gro, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump)");
+                   "' (supported: .gro, .pdb, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump)");
 }
 
 }  // namespace pairhist::io

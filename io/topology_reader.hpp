@@ -7,7 +7,7 @@
 
 namespace pairhist::io {
 
-/// Reads the topology of `path` by extension: .gro, .xyz/.extxyz (species column),
+/// Reads the topology of `path` by extension: .gro, .pdb, .xyz/.extxyz (species column),
 /// .lammpstrj/.lammpsdump/.dump (atom types as names). Throws InputError otherwise.
 Topology read_topology(const std::string& path);
 

@@ -7,6 +7,8 @@
 #include "dcd_reader.hpp"
 #include "lammps_dump_reader.hpp"
 #include "pairhist/errors.hpp"
+#include "pdb_reader.hpp"
+#include "trr_reader.hpp"
 #include "xtc_reader.hpp"
 #include "xyz_reader.hpp"
 
@@ -17,13 +19,16 @@ std::unique_ptr<TrajectoryReader> open_trajectory(const std::string& path) {
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (ext == ".xtc") return std::make_unique<XtcReader>(path);
+  if (ext == ".trr") return std::make_unique<TrrReader>(path);
+  if (ext == ".pdb" || ext == ".ent") return std::make_unique<PdbReader>(path);
   if (ext == ".dcd") return std::make_unique<DcdReader>(path);
   if (ext == ".xyz" || ext == ".extxyz") return std::make_unique<XyzReader>(path);
   if (ext == ".lammpstrj" || ext == ".lammpsdump" || ext == ".dump")
     return std::make_unique<LammpsDumpReader>(path);
   if (!std::filesystem::exists(path)) throw InputError(path + ": no such file");
-  throw InputError(path + ": unknown trajectory format '" + ext +
-                   "' (supported: .xtc, .dcd, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump)");
+  throw InputError(
+      path + ": unknown trajectory format '" + ext +
+      "' (supported: .xtc, .trr, .pdb, .dcd, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump)");
 }
 
 }  // namespace pairhist::io

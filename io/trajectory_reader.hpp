@@ -34,7 +34,7 @@ class TrajectoryReader {
   virtual const std::string& path() const = 0;
 };
 
-/// Opens a trajectory, choosing the reader by file extension (.xtc, .dcd, .xyz/.extxyz,
+/// Opens a trajectory, choosing the reader by file extension (.xtc, .trr, .pdb, .dcd, .xyz/.extxyz,
 /// .lammpstrj/.lammpsdump/.dump). Throws InputError for a
 /// missing file or an unknown extension (the message lists the supported ones).
 std::unique_ptr<TrajectoryReader> open_trajectory(const std::string& path);
