@@ -6,6 +6,7 @@
 #include "bench_command.hpp"
 #include "pairhist/errors.hpp"
 #include "run_command.hpp"
+#include "synth_command.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   pairhist::add_run_command(app);
   pairhist::add_bench_command(app);
+  pairhist::add_synth_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

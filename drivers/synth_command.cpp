@@ -13,6 +13,7 @@
 
 #include "atomic_file.hpp"
 #include "bench_cases.hpp"
+#include "pairhist/box_setup.hpp"
 #include "pairhist/errors.hpp"
 #include "trajectory_reader.hpp"
 #include "xtc_writer.hpp"
@@ -157,8 +158,21 @@ SynthResult synth_case(const SynthOptions& o) {
     r.run_args.push_back("--species");
     r.run_args.push_back(s + "=" + s);
   }
+  // `run` refuses distances beyond the minimum-image limit of the box it reads; bench's K2
+  // r_max (the farthest image in a unit cube) is above it, so the run command stops there.
+  BoxMatrix written_box{};
+  for (size_t k = 0; k < 9; ++k) written_box[k] = frame.box[k];
+  const double limit = max_minimum_image_rmax(written_box) / to_nm;
+  double r_max = c.r_max;
+  if (!(r_max <= limit)) {
+    r_max = limit;
+    r.note = "r_max " + format_number(c.r_max) + " of the case exceeds the minimum-image limit " +
+             format_number(limit) + " of its box, which `pairhist run` enforces; the run command " +
+             "uses " + format_number(limit) + " with the case's " + std::to_string(c.nbins) +
+             " bins";
+  }
   r.run_args.insert(r.run_args.end(),
-                    {"--rmax", format_number(c.r_max), "--nbins", std::to_string(c.nbins)});
+                    {"--rmax", format_number(r_max), "--nbins", std::to_string(c.nbins)});
   if (case_is_angstrom(c)) r.run_args.insert(r.run_args.end(), {"--units", "angstrom"});
   r.run_args.insert(r.run_args.end(), {"-o", (fs::path(o.output) / (c.name + "-run")).string()});
   r.run_command = "pairhist";
@@ -201,6 +215,7 @@ void run_synth(SynthArgs& a) {
                  "%.1f frames/s) and %s\n",
                  r.xtc_path.c_str(), r.natoms, r.frames, r.precision, r.xtc_bytes / 1e6,
                  r.seconds > 0 ? r.frames / r.seconds : 0.0, r.gro_path.c_str());
+    if (!r.note.empty()) std::fprintf(stderr, "pairhist synth: note: %s\n", r.note.c_str());
   }
   // Alone on stdout, so scripts can capture and run it.
   std::printf("%s\n", r.run_command.c_str());

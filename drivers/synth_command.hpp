@@ -35,6 +35,8 @@ struct SynthResult {
   // way `pairhist bench` does, and the same as one shell-quoted line.
   std::vector<std::string> run_args;
   std::string run_command;
+  // Non-empty where the run command cannot match the case exactly (K2's r_max, see synth_case).
+  std::string note;
 };
 
 /// Writes <output>/<case>.xtc and <output>/<case>.gro.
@@ -45,7 +47,9 @@ struct SynthResult {
 /// step t and time t ps. K cases are defined in a unit cube and are written as they are, in nm;
 /// F1 is defined in Angstrom (150 A cube, r_max 300 A) and is written converted to nm, with
 /// `--units angstrom` in the run command. Periodic cases (K2, K3) carry their box in every frame
-/// and in the GRO file; the others have a zero box (no periodicity). Both files appear atomically.
+/// and in the GRO file; the others have a zero box (no periodicity). The run command's --rmax is
+/// the case's, cut to the box's minimum-image limit that `pairhist run` enforces (K2: 0.5 nm
+/// instead of sqrt(3)/2, explained in SynthResult::note). Both files appear atomically.
 /// Throws UsageError for an unknown case or bad option, OutputError if the files cannot be written.
 SynthResult synth_case(const SynthOptions& options);
 
