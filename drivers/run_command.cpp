@@ -64,8 +64,9 @@ std::function<void(int64_t)> make_progress(bool forced) {
 void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<std::string>& files) {
   const auto& r = out.result;
   std::printf("pairhist run: %s\n", a.job.trajectory.c_str());
-  std::printf("  frames        : %zu (%s box, %s precision)\n", r.frame_indices.size(),
-              r.box_kind.c_str(), r.precision.c_str());
+  const std::string box = r.box_kind == "none" ? "no box" : r.box_kind + " box";
+  std::printf("  frames        : %zu (%s, %s precision)\n", r.frame_indices.size(), box.c_str(),
+              r.precision.c_str());
   std::printf("  species       :");
   for (const auto& s : r.species)
     std::printf(" %s=%lld", s.name.c_str(), static_cast<long long>(s.count));
