@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "pairhist/errors.hpp"
+#include "text_lines.hpp"
 
 namespace pairhist::io {
 
@@ -19,32 +20,9 @@ namespace {
 
 constexpr double kAngstromToNm = 0.1;
 
-void split_ws(const std::string& s, std::vector<std::string>& out) {
-  out.clear();
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    const size_t start = i;
-    while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    if (i > start) out.push_back(s.substr(start, i - start));
-  }
-}
-
-bool parse_double(const std::string& s, double& v) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  v = std::strtod(s.c_str(), &end);
-  return end == s.c_str() + s.size() && errno != ERANGE && std::isfinite(v);
-}
-
-bool parse_int(const std::string& s, long long& v) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  v = std::strtoll(s.c_str(), &end, 10);
-  return end == s.c_str() + s.size() && errno != ERANGE;
-}
+using text::parse_double;
+using text::parse_int;
+using text::split_ws;
 
 bool starts_with(const std::string& s, const char* prefix) {
   return s.compare(0, std::strlen(prefix), prefix) == 0;

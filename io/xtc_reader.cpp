@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "pairhist/errors.hpp"
+#include "xdr_stream.hpp"
 
 namespace pairhist::io {
 
@@ -52,24 +53,9 @@ static_assert(kSmallIdxEnd == 73, "XTC magic-int table must have 73 entries");
 #define PAIRHIST_XTC_INLINE inline
 #endif
 
-inline uint32_t load_be32(const unsigned char* p) {
-  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
-}
-
-inline uint64_t load_be64(const unsigned char* p) {
-  return (uint64_t{load_be32(p)} << 32) | load_be32(p + 4);
-}
-
-inline int32_t be_int32(const unsigned char* p) {
-  return static_cast<int32_t>(load_be32(p));
-}
-
-inline float be_float(const unsigned char* p) {
-  const uint32_t bits = load_be32(p);
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
+using xdr::be_float;
+using xdr::be_int32;
+using xdr::load_be64;
 
 inline uint64_t byte_swap64(uint64_t v) {
 #if defined(__GNUC__) || defined(__clang__)

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "pairhist/errors.hpp"
+#include "text_lines.hpp"
 
 namespace pairhist::io {
 
@@ -22,32 +23,9 @@ std::string lower(std::string s) {
   return s;
 }
 
-void split_ws(const std::string& s, std::vector<std::string>& out) {
-  out.clear();
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    const size_t start = i;
-    while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    if (i > start) out.push_back(s.substr(start, i - start));
-  }
-}
-
-bool parse_double(const std::string& s, double& v) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  v = std::strtod(s.c_str(), &end);
-  return end == s.c_str() + s.size() && errno != ERANGE && std::isfinite(v);
-}
-
-bool parse_int(const std::string& s, long long& v) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  v = std::strtoll(s.c_str(), &end, 10);
-  return end == s.c_str() + s.size() && errno != ERANGE;
-}
+using text::parse_double;
+using text::parse_int;
+using text::split_ws;
 
 // Extended-XYZ comment line as key/value pairs; keys lower-cased (ASE reads them that way too).
 // Bare words become keys with the value "T", as in the extxyz grammar.

@@ -12,6 +12,7 @@
 #include "gro_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "test_paths.hpp"
+#include "test_support.hpp"
 #include "xtc_reader.hpp"
 
 namespace fs = std::filesystem;
@@ -19,24 +20,17 @@ using pairhist::InputError;
 using pairhist::io::read_gro;
 using pairhist::io::Topology;
 
+using pairhist::test::contains;
+
 namespace {
 
 const std::string kDataDir = pairhist::test::data_dir();
 
 /// A fresh, uniquely named directory holding one file at a time, removed afterwards.
-struct TempGro {
-  fs::path dir;
-  TempGro() {
-    std::string pattern = (fs::temp_directory_path() / "pairhist-gro-XXXXXX").string();
-    REQUIRE_MESSAGE(::mkdtemp(pattern.data()) != nullptr, "mkdtemp failed");
-    dir = pattern;
-  }
-  ~TempGro() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
+struct TempGro : pairhist::test::TempDir {
+  TempGro() : TempDir("gro") {}
   std::string write(const std::string& text) const {
-    const std::string path = (dir / "test.gro").string();
+    const std::string path = file("test.gro");
     std::ofstream out(path, std::ios::binary);
     out << text;
     REQUIRE(out.good());
@@ -45,16 +39,7 @@ struct TempGro {
 };
 
 std::string error_of(const std::string& path) {
-  try {
-    read_gro(path);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
+  return pairhist::test::input_error_of([&] { read_gro(path); });
 }
 
 // Three SPC/E-like atoms in the default %8.3f layout.

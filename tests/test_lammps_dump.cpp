@@ -20,6 +20,7 @@
 #include "lammps_dump_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "test_paths.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 using pairhist::InputError;
@@ -29,58 +30,18 @@ using pairhist::io::TrajectoryFrame;
 
 namespace {
 
-std::string fixture(const std::string& name) {
-  return pairhist::test::data_dir() + "/fixtures/" + name;
-}
+using pairhist::test::contains;
+using pairhist::test::fixture;
+using pairhist::test::input_error_of;
+using pairhist::test::read_all;
+using pairhist::test::write_all;
 
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "pairhist-lmp-XXXXXX").string();
-    REQUIRE_MESSAGE(::mkdtemp(pattern.data()) != nullptr, "mkdtemp failed");
-    dir = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string file(const std::string& name) const { return (dir / name).string(); }
+struct TempDir : pairhist::test::TempDir {
+  TempDir() : pairhist::test::TempDir("lmp") {}
 };
 
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_all(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  REQUIRE_MESSAGE(out.good(), "cannot write " << path);
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-std::string input_error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 std::string read_to_end(const std::string& path, int64_t* frames = nullptr) {
-  int64_t n = 0;
-  const std::string msg = input_error_of([&] {
-    LammpsDumpReader reader(path);
-    TrajectoryFrame frame;
-    while (reader.next(frame)) ++n;
-  });
-  if (frames != nullptr) *frames = n;
-  return msg;
+  return pairhist::test::read_to_end_with<LammpsDumpReader>(path, frames);
 }
 
 // "frame STEP" then "id x y z" lines (Angstrom, sorted by id), from the fixture script's

@@ -22,6 +22,7 @@
 #include "gro_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "test_paths.hpp"
+#include "test_support.hpp"
 #include "trr_reader.hpp"
 #include "xtc_reader.hpp"
 
@@ -36,74 +37,30 @@ namespace {
 const std::string kSampleXtc = pairhist::test::data_dir() + "/spce_water.xtc";
 const std::string kSampleGro = pairhist::test::data_dir() + "/spce_water.gro";
 
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "pairhist-trr-XXXXXX").string();
-    REQUIRE_MESSAGE(::mkdtemp(pattern.data()) != nullptr, "mkdtemp failed");
-    dir = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string file(const std::string& name) const { return (dir / name).string(); }
+using pairhist::test::append_be32;
+using pairhist::test::contains;
+using pairhist::test::get_be32;
+using pairhist::test::gmx;
+using pairhist::test::input_error_of;
+using pairhist::test::put_be32;
+using pairhist::test::read_all;
+using pairhist::test::require_gmx;
+using pairhist::test::run_shell;
+using pairhist::test::shell_quote;
+using pairhist::test::write_all;
+
+struct TempDir : pairhist::test::TempDir {
+  TempDir() : pairhist::test::TempDir("trr") {}
 };
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string gmx() {
-  const char* env = std::getenv("PAIRHIST_GMX");
-  return env != nullptr && *env != '\0' ? env : "gmx";
-}
-
-bool run_shell(const std::string& cmd) {
-  const int status = std::system(cmd.c_str());
-  return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-void require_gmx() {
-  static const bool found = run_shell(shell_quote(gmx()) + " -quiet -version >/dev/null 2>&1");
-  REQUIRE_MESSAGE(found, "GROMACS executable '" << gmx()
-                                                << "' not found or not runnable: install GROMACS "
-                                                   "or set PAIRHIST_GMX to the gmx binary");
+std::string read_to_end(const std::string& path, int64_t* frames = nullptr) {
+  return pairhist::test::read_to_end_with<TrrReader>(path, frames);
 }
 
 /// The double-precision build next to gmx (Debian's gmx_d), or "" when there is none.
 std::string gmx_double() {
   if (const char* env = std::getenv("PAIRHIST_GMX_D"); env != nullptr && *env != '\0') return env;
   return run_shell("gmx_d -quiet -version >/dev/null 2>&1") ? "gmx_d" : "";
-}
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_all(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  REQUIRE_MESSAGE(out.good(), "cannot write " << path);
-}
-
-uint32_t get_be32(const std::string& b, size_t at) {
-  uint32_t v = 0;
-  for (size_t k = 0; k < 4; ++k) v = (v << 8) | static_cast<unsigned char>(b[at + k]);
-  return v;
-}
-
-void put_be32(std::string& b, size_t at, uint32_t v) {
-  for (size_t k = 0; k < 4; ++k) b[at + k] = static_cast<char>((v >> (24 - 8 * k)) & 0xff);
-}
-
-void append_be32(std::string& b, uint32_t v) {
-  b.append(4, '\0');
-  put_be32(b, b.size() - 4, v);
 }
 
 void append_real(std::string& b, double v, bool dbl) {
@@ -165,30 +122,6 @@ std::vector<size_t> record_starts(const std::string& b) {
   }
   REQUIRE(pos == b.size());
   return starts;
-}
-
-std::string input_error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-std::string read_to_end(const std::string& path, int64_t* frames = nullptr) {
-  int64_t n = 0;
-  const std::string msg = input_error_of([&] {
-    TrrReader reader(path);
-    TrajectoryFrame frame;
-    while (reader.next(frame)) ++n;
-  });
-  if (frames != nullptr) *frames = n;
-  return msg;
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
 }
 
 // ---- gmx dump reference -------------------------------------------------------------------

@@ -24,6 +24,7 @@
 #include "pairhist/errors.hpp"
 #include "synth_command.hpp"
 #include "test_paths.hpp"
+#include "test_support.hpp"
 #include "xtc_reader.hpp"
 #include "xtc_writer.hpp"
 
@@ -36,52 +37,19 @@ using pairhist::io::XtcWriter;
 
 namespace {
 
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "pairhist-xtcw-XXXXXX").string();
-    REQUIRE_MESSAGE(::mkdtemp(pattern.data()) != nullptr, "mkdtemp failed");
-    dir = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string file(const std::string& name) const { return (dir / name).string(); }
-  size_t entries() const {
-    return static_cast<size_t>(
-        std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
-  }
+using pairhist::test::capture;
+using pairhist::test::gmx;
+using pairhist::test::shell_quote;
+
+struct TempDir : pairhist::test::TempDir {
+  TempDir() : pairhist::test::TempDir("xtcw") {}
 };
-
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string gmx_binary() {
-  const char* env = std::getenv("PAIRHIST_GMX");
-  return env != nullptr && *env != '\0' ? env : "gmx";
-}
-
-/// Runs `cmd` in a shell and returns its exit status (-1 if it did not exit normally) and output.
-int capture(const std::string& cmd, std::string& output) {
-  output.clear();
-  FILE* pipe = ::popen((cmd + " 2>&1").c_str(), "r");
-  REQUIRE_MESSAGE(pipe != nullptr, "cannot run " << cmd);
-  char buf[4096];
-  size_t got;
-  while ((got = std::fread(buf, 1, sizeof buf, pipe)) > 0) output.append(buf, got);
-  const int status = ::pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 /// GROMACS is the reference reader; CI installs it, so its absence is a failure.
 void require_gmx() {
   std::string out;
-  static const bool found = capture(quote(gmx_binary()) + " -quiet -version", out) == 0;
-  REQUIRE_MESSAGE(found, "GROMACS executable '" << gmx_binary()
+  static const bool found = capture(shell_quote(gmx()) + " -quiet -version", out) == 0;
+  REQUIRE_MESSAGE(found, "GROMACS executable '" << gmx()
                                                 << "' not runnable: install GROMACS or set "
                                                    "PAIRHIST_GMX");
 }
@@ -179,7 +147,7 @@ struct DumpFrame {
 
 std::vector<DumpFrame> gmx_dump(const std::string& xtc) {
   std::string out;
-  const std::string cmd = quote(gmx_binary()) + " -quiet dump -f " + quote(xtc);
+  const std::string cmd = shell_quote(gmx()) + " -quiet dump -f " + shell_quote(xtc);
   REQUIRE_MESSAGE(capture(cmd, out) == 0, "failed: " << cmd << "\n" << out);
   std::vector<DumpFrame> frames;
   size_t pos = 0;
@@ -214,7 +182,7 @@ std::vector<DumpFrame> gmx_dump(const std::string& xtc) {
 void check_with_gmx(const std::string& xtc, int natoms, float precision,
                     const std::vector<TrajectoryFrame>& frames) {
   std::string out;
-  const std::string cmd = quote(gmx_binary()) + " -quiet check -f " + quote(xtc);
+  const std::string cmd = shell_quote(gmx()) + " -quiet check -f " + shell_quote(xtc);
   REQUIRE_MESSAGE(capture(cmd, out) == 0, "failed: " << cmd << "\n" << out);
   CHECK_MESSAGE(out.find("rror") == std::string::npos, out);
   // gmx check's summary table: "Coords  <frames>  <timestep>".

@@ -18,6 +18,7 @@
 
 #include "pairhist/errors.hpp"
 #include "test_paths.hpp"
+#include "test_support.hpp"
 #include "xyz_reader.hpp"
 
 namespace fs = std::filesystem;
@@ -28,90 +29,20 @@ using pairhist::io::XyzReader;
 
 namespace {
 
-std::string fixture(const std::string& name) {
-  return pairhist::test::data_dir() + "/fixtures/" + name;
-}
+using pairhist::test::contains;
+using pairhist::test::fixture;
+using pairhist::test::input_error_of;
+using pairhist::test::read_all;
+using pairhist::test::read_reference;
+using pairhist::test::RefFrame;
+using pairhist::test::write_all;
 
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "pairhist-xyz-XXXXXX").string();
-    REQUIRE_MESSAGE(::mkdtemp(pattern.data()) != nullptr, "mkdtemp failed");
-    dir = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string file(const std::string& name) const { return (dir / name).string(); }
+struct TempDir : pairhist::test::TempDir {
+  TempDir() : pairhist::test::TempDir("xyz") {}
 };
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_all(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  REQUIRE_MESSAGE(out.good(), "cannot write " << path);
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-std::string input_error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 std::string read_to_end(const std::string& path, int64_t* frames = nullptr) {
-  int64_t n = 0;
-  const std::string msg = input_error_of([&] {
-    XyzReader reader(path);
-    TrajectoryFrame frame;
-    while (reader.next(frame)) ++n;
-  });
-  if (frames != nullptr) *frames = n;
-  return msg;
-}
-
-struct RefFrame {
-  std::array<double, 9> box{};  // Angstrom
-  std::vector<double> xyz;      // Angstrom
-};
-
-// Reads the "frame K / box ... / x y z" reference text written by the fixture script.
-std::vector<RefFrame> read_reference(const std::string& path) {
-  std::ifstream in(path);
-  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
-  std::vector<RefFrame> frames;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream s(line);
-    if (line.rfind("frame", 0) == 0) {
-      frames.emplace_back();
-    } else if (line.rfind("box", 0) == 0) {
-      std::string word;
-      s >> word;
-      for (double& v : frames.back().box) s >> v;
-      REQUIRE(!s.fail());
-    } else {
-      double x, y, z;
-      s >> x >> y >> z;
-      REQUIRE_MESSAGE(!s.fail(), "bad reference line " << line);
-      frames.back().xyz.insert(frames.back().xyz.end(), {x, y, z});
-    }
-  }
-  REQUIRE(!frames.empty());
-  return frames;
+  return pairhist::test::read_to_end_with<XyzReader>(path, frames);
 }
 
 // Converts a reference frame (Angstrom) into nm.
