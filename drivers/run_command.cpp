@@ -173,7 +173,8 @@ void add_run_command(CLI::App& app) {
       ->required();
   cmd->add_option("--species", args->species,
                   "NAME=SELECTION, repeatable; SELECTION is comma-separated atom-name globs "
-                  "(e.g. --species O=OW --species H=HW1,HW2)")
+                  "(O=OW, H=HW1,HW2) or an expression with name, resname, resid, index, all, "
+                  "and, or, not, parentheses (\"Na=resname NA and not resid 1-10\")")
       ->required();
   cmd->add_option("--rmax", args->job.r_max, "Largest distance histogrammed (in --units)")
       ->required();

@@ -53,7 +53,7 @@ std::vector<std::vector<int>> resolve_species(const JobOptions& o, const io::Top
   std::vector<std::vector<int>> atoms;
   std::vector<int> owner(static_cast<size_t>(top.natoms()), -1);
   for (size_t s = 0; s < o.species.size(); ++s) {
-    atoms.push_back(io::select_atoms_by_name(top, o.species[s].selection, o.topology));
+    atoms.push_back(io::select_atoms(top, o.species[s].selection, o.topology));
     for (int a : atoms.back()) {
       int& own = owner[static_cast<size_t>(a)];
       if (own >= 0)

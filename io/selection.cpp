@@ -2,33 +2,192 @@
 
 #include <fnmatch.h>
 
+#include <cctype>
+#include <cstdlib>
+#include <functional>
 #include <sstream>
 
 #include "pairhist/errors.hpp"
 
 namespace pairhist::io {
+namespace {
 
-std::vector<int> select_atoms_by_name(const Topology& topology, const std::string& selection,
-                                      const std::string& topology_path) {
-  std::vector<std::string> patterns;
+using Mask = std::vector<char>;
+
+bool is_keyword(const std::string& t) {
+  return t == "name" || t == "resname" || t == "resid" || t == "index" || t == "all" ||
+         t == "and" || t == "or" || t == "not";
+}
+
+std::vector<std::string> tokenize(const std::string& text) {
+  std::vector<std::string> tokens;
+  std::string current;
+  auto flush = [&] {
+    if (!current.empty()) tokens.push_back(current);
+    current.clear();
+  };
+  for (char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      flush();
+    } else if (c == '(' || c == ')') {
+      flush();
+      tokens.emplace_back(1, c);
+    } else {
+      current += c;
+    }
+  }
+  flush();
+  return tokens;
+}
+
+/// Recursive-descent evaluation over all atoms at once: every node yields a mask.
+class Parser {
+ public:
+  /// `text` is parsed; `shown` (what the user wrote) appears in error messages.
+  Parser(const Topology& top, const std::string& text, const std::string& shown)
+      : top_(top), text_(shown) {
+    tokens_ = tokenize(text);
+  }
+
+  Mask parse() {
+    Mask m = expression();
+    if (pos_ != tokens_.size()) fail("unexpected '" + tokens_[pos_] + "'");
+    return m;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw UsageError("selection '" + text_ + "': " + problem);
+  }
+  bool at(const char* t) const { return pos_ < tokens_.size() && tokens_[pos_] == t; }
+  bool at_operand_end() const {
+    return pos_ >= tokens_.size() || tokens_[pos_] == ")" || tokens_[pos_] == "(" ||
+           is_keyword(tokens_[pos_]);
+  }
+
+  Mask expression() {
+    Mask m = conjunction();
+    while (at("or")) {
+      ++pos_;
+      const Mask r = conjunction();
+      for (size_t i = 0; i < m.size(); ++i) m[i] = m[i] || r[i];
+    }
+    return m;
+  }
+
+  Mask conjunction() {
+    Mask m = factor();
+    while (at("and")) {
+      ++pos_;
+      const Mask r = factor();
+      for (size_t i = 0; i < m.size(); ++i) m[i] = m[i] && r[i];
+    }
+    return m;
+  }
+
+  Mask factor() {
+    if (pos_ >= tokens_.size()) fail("expression ends too early");
+    const std::string t = tokens_[pos_++];
+    if (t == "not") {
+      Mask m = factor();
+      for (auto& v : m) v = !v;
+      return m;
+    }
+    if (t == "(") {
+      Mask m = expression();
+      if (!at(")")) fail("missing ')'");
+      ++pos_;
+      return m;
+    }
+    if (t == "all") return Mask(static_cast<size_t>(top_.natoms()), 1);
+    if (t == "name") return by_pattern(top_.atom_names, t);
+    if (t == "resname") return by_pattern(top_.residue_names, t);
+    if (t == "resid") return by_range(t, [&](int i) { return top_.residue_numbers[i]; });
+    if (t == "index") return by_range(t, [](int i) { return i + 1; });
+    fail("unknown keyword '" + t + "' (name, resname, resid, index, all, and, or, not)");
+  }
+
+  Mask by_pattern(const std::vector<std::string>& values, const std::string& keyword) {
+    std::vector<std::string> patterns;
+    while (!at_operand_end()) patterns.push_back(tokens_[pos_++]);
+    if (patterns.empty()) fail("'" + keyword + "' needs at least one pattern");
+    if (values.size() != static_cast<size_t>(top_.natoms()))
+      fail("the topology has no " + keyword + " information");
+    Mask m(values.size(), 0);
+    for (size_t i = 0; i < values.size(); ++i)
+      for (const auto& p : patterns)
+        if (fnmatch(p.c_str(), values[i].c_str(), 0) == 0) {
+          m[i] = 1;
+          break;
+        }
+    return m;
+  }
+
+  Mask by_range(const std::string& keyword, const std::function<int(int)>& value_of) {
+    std::vector<std::pair<long, long>> ranges;
+    while (!at_operand_end()) {
+      const std::string r = tokens_[pos_++];
+      const auto sep = r.find_first_of("-:", 1);
+      char* end = nullptr;
+      const long lo = std::strtol(r.c_str(), &end, 10);
+      long hi = lo;
+      bool ok = end && end != r.c_str() && (*end == '\0' || end == r.c_str() + sep);
+      if (ok && sep != std::string::npos) {
+        const char* s = r.c_str() + sep + 1;
+        hi = std::strtol(s, &end, 10);
+        ok = end != s && *end == '\0';
+      }
+      if (!ok || hi < lo) fail("'" + r + "' is not a number or range A-B for " + keyword);
+      ranges.emplace_back(lo, hi);
+    }
+    if (ranges.empty()) fail("'" + keyword + "' needs at least one number or range");
+    if (keyword == "resid" && top_.residue_numbers.size() != static_cast<size_t>(top_.natoms()))
+      fail("the topology has no residue numbers");
+    Mask m(static_cast<size_t>(top_.natoms()), 0);
+    for (int i = 0; i < top_.natoms(); ++i) {
+      const long v = value_of(i);
+      for (const auto& [lo, hi] : ranges)
+        if (v >= lo && v <= hi) {
+          m[static_cast<size_t>(i)] = 1;
+          break;
+        }
+    }
+    return m;
+  }
+
+  const Topology& top_;
+  const std::string& text_;
+  std::vector<std::string> tokens_;
+  size_t pos_ = 0;
+};
+
+/// The plain form: comma-separated atom-name globs, written as a `name` expression.
+std::string as_expression(const std::string& selection) {
+  const auto tokens = tokenize(selection);
+  if (!tokens.empty() && (is_keyword(tokens[0]) || tokens[0] == "(")) return selection;
+  std::string expr = "name";
   std::stringstream in(selection);
   for (std::string item; std::getline(in, item, ',');) {
     const auto b = item.find_first_not_of(" \t");
     const auto e = item.find_last_not_of(" \t");
-    if (b != std::string::npos) patterns.push_back(item.substr(b, e - b + 1));
+    if (b != std::string::npos) expr += " " + item.substr(b, e - b + 1);
   }
-  if (patterns.empty()) throw UsageError("empty selection '" + selection + "'");
+  return expr;
+}
+
+}  // namespace
+
+std::vector<int> select_atoms(const Topology& topology, const std::string& selection,
+                              const std::string& topology_path) {
+  const std::string expr = as_expression(selection);
+  if (tokenize(expr).size() < 2 && expr != "all")
+    throw UsageError("empty selection '" + selection + "'");
+  const Mask mask = Parser(topology, expr, selection).parse();
   std::vector<int> atoms;
-  for (int i = 0; i < topology.natoms(); ++i) {
-    for (const auto& p : patterns) {
-      if (fnmatch(p.c_str(), topology.atom_names[static_cast<size_t>(i)].c_str(), 0) == 0) {
-        atoms.push_back(i);
-        break;
-      }
-    }
-  }
+  for (size_t i = 0; i < mask.size(); ++i)
+    if (mask[i]) atoms.push_back(static_cast<int>(i));
   if (atoms.empty())
-    throw InputError(topology_path + ": selection '" + selection + "' matches no atom name");
+    throw InputError(topology_path + ": selection '" + selection + "' matches no atom");
   return atoms;
 }
 
