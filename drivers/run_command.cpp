@@ -102,7 +102,7 @@ void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<st
   for (const auto& f : files) std::printf(" %s", f.c_str());
   std::printf("\n");
   if (r.volumes.empty())
-    std::printf("  note          : no periodic box, so no volume: counts only, no g(r)\n");
+    std::printf("  note          : no periodic box and no --volume: counts only, no g(r)\n");
 }
 
 /// Fails before any work if the results could not be written: an existing non-directory, or no
@@ -185,6 +185,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--precision", args->precision, "Kernel precision")
       ->check(CLI::IsMember({"single", "double"}))
       ->capture_default_str();
+  cmd->add_option("--volume", args->job.volume,
+                  "Volume (in --units cubed) to normalise g(r) by when the trajectory has no "
+                  "periodic box; without it such runs write counts only");
   cmd->add_option("-o,--output", args->output, "Output directory")->capture_default_str();
   cmd->add_option("--first", args->job.first, "First frame (0-based)")->capture_default_str();
   cmd->add_option("--last", args->job.last, "Last frame, inclusive (-1: end)")

@@ -41,6 +41,7 @@ void check_options(const JobOptions& o) {
   if (o.nbins <= 0) throw UsageError("--nbins must be positive");
   if (o.step <= 0) throw UsageError("--step must be positive");
   if (o.first < 0) throw UsageError("--first must be >= 0");
+  if (o.volume < 0 || !std::isfinite(o.volume)) throw UsageError("--volume must be positive");
   for (size_t i = 0; i < o.species.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (o.species[i].name == o.species[j].name)
@@ -158,7 +159,10 @@ JobOutcome run_trajectory_job(const JobOptions& o) {
     engine->submit_frame(species_ptr, box);
     res.frame_indices.push_back(index);
     res.frame_times.push_back(frame.time);
-    if (kind != BoxKind::none) res.volumes.push_back(box_volume(box) * factor * factor * factor);
+    if (kind != BoxKind::none)
+      res.volumes.push_back(box_volume(box) * factor * factor * factor);
+    else if (o.volume > 0)
+      res.volumes.push_back(o.volume);  // the user's, already in their units
     if (o.progress) o.progress(static_cast<int64_t>(res.frame_indices.size()));
   }
   if (!engine)

@@ -231,3 +231,22 @@ TEST_CASE("pairhist run reads other formats: extended XYZ and LAMMPS dump (tricl
   }
   fs::remove_all(d);
 }
+
+TEST_CASE("no periodic box: counts only, or g(r) with the volume the user gives") {
+  const fs::path d = scratch_dir("volume");
+  const std::string xyz = kData + "/fixtures/ase_plain.xyz";
+  const std::string common =
+      "run " + xyz + " --top " + xyz + " --species A=* --rmax 0.5 " + "--nbins 10 --ncpu 1 -o ";
+  Result r = run_pairhist(common + (d / "counts").string(), d);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("counts only") != std::string::npos);
+  CHECK_FALSE(fs::exists(d / "counts" / "rdf.xvg"));
+  r = run_pairhist(common + (d / "gr").string() + " --volume 27", d);
+  INFO(r.out << r.err);
+  CHECK(r.status == 0);
+  CHECK(fs::exists(d / "gr" / "rdf.xvg"));
+  r = run_pairhist(common + (d / "bad").string() + " --volume -1", d);
+  CHECK(r.status != 0);
+  CHECK_FALSE(fs::exists(d / "bad"));
+  fs::remove_all(d);
+}
