@@ -84,6 +84,17 @@ struct HistogramEngine::Impl {
     starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
     start_us = starpu_timing_now();
 
+    try {
+      allocate_data();
+    } catch (...) {
+      // The destructor does not run for a half-built object: give back what was taken.
+      release_data();
+      starpu_shutdown();
+      throw;
+    }
+  }
+
+  void allocate_data() {
     pairs = species_pairs(static_cast<int>(config.species_sizes.size()));
     for (size_t p = 0; p < pairs.size(); ++p) {
       starpu_data_handle_t h;
@@ -95,19 +106,19 @@ struct HistogramEngine::Impl {
     slots.resize(static_cast<size_t>(config.frames_in_flight));
     for (auto& slot : slots) {
       for (int64_t n : config.species_sizes) {
-        void* buffer = nullptr;
-        starpu_data_handle_t handle = nullptr;
-        if (n > 0) {
-          const size_t values = static_cast<size_t>(n) * 3;
-          if (values > UINT32_MAX)
-            throw UsageError("a species has too many atoms for StarPU 1.3 vectors");
-          if (starpu_malloc(&buffer, values * value_size) != 0)
-            throw std::runtime_error("out of memory for frame buffers");
-          starpu_vector_data_register(&handle, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(buffer),
-                                      static_cast<uint32_t>(values), value_size);
+        slot.buffers.push_back(nullptr);
+        slot.handles.push_back(nullptr);
+        if (n <= 0) continue;
+        const size_t values = static_cast<size_t>(n) * 3;
+        if (values > UINT32_MAX)
+          throw UsageError("a species has too many atoms for StarPU 1.3 vectors");
+        if (starpu_malloc(&slot.buffers.back(), values * value_size) != 0) {
+          slot.buffers.back() = nullptr;
+          throw std::runtime_error("out of memory for frame buffers");
         }
-        slot.buffers.push_back(buffer);
-        slot.handles.push_back(handle);
+        starpu_vector_data_register(&slot.handles.back(), STARPU_MAIN_RAM,
+                                    reinterpret_cast<uintptr_t>(slot.buffers.back()),
+                                    static_cast<uint32_t>(values), value_size);
       }
     }
   }

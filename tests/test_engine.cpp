@@ -128,3 +128,16 @@ TEST_CASE("job errors are one line and name the problem") {
   CHECK_THROWS_AS(run_trajectory_job(o), UsageError);  // overlapping species
   CHECK_THROWS_AS(parse_species("novalue"), UsageError);
 }
+
+TEST_CASE("an engine that cannot be built releases StarPU, and the next one works") {
+  EngineConfig bad;
+  bad.species_sizes = {10, 2000000000};  // 6e9 values: more than a StarPU 1.3 vector holds
+  bad.r_max = 1.0;
+  bad.nbins = 10;
+  bad.ncpu = 1;
+  CHECK_THROWS_AS(HistogramEngine{bad}, UsageError);
+  const auto frames = test::make_frames({50, 20}, 1, BoxKind::none);
+  EngineConfig good = test::engine_config(frames, BoxKind::none, 10, 1.0, Precision::single);
+  good.ncpu = 1;
+  CHECK(test::run_engine(frames, good) == test::reference_histograms<float>(frames, good));
+}
