@@ -41,6 +41,7 @@ void check_options(const JobOptions& o) {
   if (o.nbins <= 0) throw UsageError("--nbins must be positive");
   if (o.step <= 0) throw UsageError("--step must be positive");
   if (o.first < 0) throw UsageError("--first must be >= 0");
+  if (o.interval < 0) throw UsageError("--interval must be >= 0");
   if (o.volume < 0 || !std::isfinite(o.volume)) throw UsageError("--volume must be positive");
   for (size_t i = 0; i < o.species.size(); ++i)
     for (size_t j = 0; j < i; ++j)
@@ -108,72 +109,110 @@ JobOutcome run_trajectory_job(const JobOptions& o) {
   std::unique_ptr<HistogramEngine> engine;
   BoxKind kind = BoxKind::none;
   int64_t index = -1;
-  while (reader.next(frame)) {
-    ++index;
-    if (o.last >= 0 && index > o.last) break;
-    if (index < o.first || (index - o.first) % o.step != 0) continue;
-    const std::string where = o.trajectory + ": frame " + std::to_string(index) + ": ";
-    const BoxMatrix box = to_matrix(frame.box);
-    if (const std::string problem = box_problem(box); !problem.empty())
-      throw InputError(where + problem);
-    const BoxKind frame_kind = classify_box(box);
-    if (!engine) {
-      kind = frame_kind;
-      EngineConfig config;
-      for (const auto& a : atoms) config.species_sizes.push_back(static_cast<int64_t>(a.size()));
-      config.r_max = r_max_nm;
-      config.nbins = o.nbins;
-      config.precision = o.precision;
-      config.box_kind = kind;
-      config.scheduler = o.scheduler;
-      config.whole_frames = o.whole_frames;
-      config.ncpu = o.ncpu;
-      config.ncuda = o.ncuda;
-      config.frames_in_flight = o.frames_in_flight;
-      engine = std::make_unique<HistogramEngine>(config);
-    } else if (static_cast<int>(frame_kind) > static_cast<int>(kind) ||
-               (kind != BoxKind::none && frame_kind == BoxKind::none)) {
-      throw InputError(where + "box changes from " + box_kind_name(kind) + " to " +
-                       box_kind_name(frame_kind));
-    }
-    const double limit = max_minimum_image_rmax(box);
-    if (!rmax_fits_minimum_image(r_max_nm, box))
-      throw InputError(where + "r_max " + format_length(o.r_max, res.length_unit) +
-                       " exceeds the minimum-image limit " +
-                       format_length(limit * factor, res.length_unit) +
-                       " of this frame's box (half its shortest lattice vector)");
-    if (frame_kind == BoxKind::triclinic &&
-        triclinic_images(box, r_max_nm).size() > static_cast<size_t>(kMaxImages))
-      throw InputError(where +
-                       "triclinic box too skewed for an exact minimum image (reduce it "
-                       "first, e.g. with gmx trjconv -pbc)");
-    for (size_t s = 0; s < atoms.size(); ++s) {
-      float* dst = species_xyz[s].data();
-      for (int a : atoms[s]) {
-        const float* src = &frame.xyz[3 * static_cast<size_t>(a)];
-        *dst++ = src[0];
-        *dst++ = src[1];
-        *dst++ = src[2];
+  const auto pairs = species_pairs(static_cast<int>(atoms.size()));
+  std::vector<std::vector<uint64_t>> totals(pairs.size(),
+                                            std::vector<uint64_t>(static_cast<size_t>(o.nbins)));
+  size_t block_begin = 0;  // first frame (index into res.frame_indices) of the open interval
+  auto close_block = [&](std::vector<std::vector<uint64_t>> counts) {
+    for (size_t p = 0; p < pairs.size(); ++p)
+      for (size_t k = 0; k < totals[p].size(); ++k) totals[p][k] += counts[p][k];
+    if (o.interval > 0) res.intervals.push_back({block_begin, res.frame_indices.size(), counts});
+    block_begin = res.frame_indices.size();
+  };
+  // The result as far as completed intervals go: what is safe to write now.
+  auto snapshot = [&]() {
+    HistogramResult snap = res;
+    const size_t frames = snap.intervals.empty() ? 0 : snap.intervals.back().frame_end;
+    snap.frame_indices.resize(frames);
+    snap.frame_times.resize(frames);
+    if (!snap.volumes.empty()) snap.volumes.resize(frames);
+    snap.box_kind = box_kind_name(kind);
+    for (size_t p = 0; p < pairs.size(); ++p)
+      snap.pairs.push_back({pairs[p].first, pairs[p].second, totals[p]});
+    return snap;
+  };
+  try {
+    while (reader.next(frame)) {
+      ++index;
+      if (o.last >= 0 && index > o.last) break;
+      if (index < o.first || (index - o.first) % o.step != 0) continue;
+      const std::string where = o.trajectory + ": frame " + std::to_string(index) + ": ";
+      const BoxMatrix box = to_matrix(frame.box);
+      if (const std::string problem = box_problem(box); !problem.empty())
+        throw InputError(where + problem);
+      const BoxKind frame_kind = classify_box(box);
+      if (!engine) {
+        kind = frame_kind;
+        EngineConfig config;
+        for (const auto& a : atoms) config.species_sizes.push_back(static_cast<int64_t>(a.size()));
+        config.r_max = r_max_nm;
+        config.nbins = o.nbins;
+        config.precision = o.precision;
+        config.box_kind = kind;
+        config.scheduler = o.scheduler;
+        config.whole_frames = o.whole_frames;
+        config.ncpu = o.ncpu;
+        config.ncuda = o.ncuda;
+        config.frames_in_flight = o.frames_in_flight;
+        engine = std::make_unique<HistogramEngine>(config);
+      } else if (static_cast<int>(frame_kind) > static_cast<int>(kind) ||
+                 (kind != BoxKind::none && frame_kind == BoxKind::none)) {
+        throw InputError(where + "box changes from " + box_kind_name(kind) + " to " +
+                         box_kind_name(frame_kind));
+      }
+      const double limit = max_minimum_image_rmax(box);
+      if (!rmax_fits_minimum_image(r_max_nm, box))
+        throw InputError(where + "r_max " + format_length(o.r_max, res.length_unit) +
+                         " exceeds the minimum-image limit " +
+                         format_length(limit * factor, res.length_unit) +
+                         " of this frame's box (half its shortest lattice vector)");
+      if (frame_kind == BoxKind::triclinic &&
+          triclinic_images(box, r_max_nm).size() > static_cast<size_t>(kMaxImages))
+        throw InputError(where +
+                         "triclinic box too skewed for an exact minimum image (reduce it "
+                         "first, e.g. with gmx trjconv -pbc)");
+      for (size_t s = 0; s < atoms.size(); ++s) {
+        float* dst = species_xyz[s].data();
+        for (int a : atoms[s]) {
+          const float* src = &frame.xyz[3 * static_cast<size_t>(a)];
+          *dst++ = src[0];
+          *dst++ = src[1];
+          *dst++ = src[2];
+        }
+      }
+      engine->submit_frame(species_ptr, box);
+      res.frame_indices.push_back(index);
+      res.frame_times.push_back(frame.time);
+      if (kind != BoxKind::none)
+        res.volumes.push_back(box_volume(box) * factor * factor * factor);
+      else if (o.volume > 0)
+        res.volumes.push_back(o.volume);  // the user's, already in their units
+      if (o.progress) o.progress(static_cast<int64_t>(res.frame_indices.size()));
+      if (o.interval > 0 &&
+          res.frame_indices.size() - block_begin == static_cast<size_t>(o.interval)) {
+        close_block(engine->take_histograms());
+        if (o.on_interval) o.on_interval(snapshot());
       }
     }
-    engine->submit_frame(species_ptr, box);
-    res.frame_indices.push_back(index);
-    res.frame_times.push_back(frame.time);
-    if (kind != BoxKind::none)
-      res.volumes.push_back(box_volume(box) * factor * factor * factor);
-    else if (o.volume > 0)
-      res.volumes.push_back(o.volume);  // the user's, already in their units
-    if (o.progress) o.progress(static_cast<int64_t>(res.frame_indices.size()));
+  } catch (const InputError& e) {
+    // Keep what completed intervals hold, marked incomplete, then report the error.
+    if (!res.intervals.empty() && o.on_interval) {
+      HistogramResult snap = snapshot();
+      snap.complete = false;
+      snap.stopped_by = e.what();
+      o.on_interval(snap);
+    }
+    throw;
   }
   if (!engine)
     throw InputError(o.trajectory + ": no frame selected (the file has " +
                      std::to_string(index + 1) + " frames)");
 
-  const auto histograms = engine->finish();
+  auto remaining = engine->finish();
+  if (res.frame_indices.size() > block_begin) close_block(std::move(remaining));  // last, partial
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const auto pairs = species_pairs(static_cast<int>(atoms.size()));
   for (size_t p = 0; p < pairs.size(); ++p) {
-    PairHistogram h{pairs[p].first, pairs[p].second, histograms[p]};
+    PairHistogram h{pairs[p].first, pairs[p].second, totals[p]};
     out.pairs_examined += res.pairs_per_frame(h) * res.frame_indices.size();
     res.pairs.push_back(std::move(h));
   }

@@ -35,6 +35,10 @@ struct JobOptions {
   int frames_in_flight = 4;
   double volume = 0;  // for trajectories without a box: the volume g(r) is normalised by (units^3)
   std::function<void(int64_t frames_done)> progress;  // called after each submitted frame
+  int64_t interval = 0;  // frames per output block (CADISHI's `sum`); 0: the whole run
+  /// Called with the result so far after every completed interval, and once more, marked
+  /// incomplete, when bad input stops the run after some intervals were completed.
+  std::function<void(const HistogramResult& so_far)> on_interval;
 };
 
 struct JobOutcome {

@@ -165,6 +165,14 @@ void validate(const HistogramResult& res) {
                              " bins, expected " + std::to_string(res.nbins));
     }
   }
+  for (const auto& b : res.intervals) {
+    if (b.frame_begin >= b.frame_end || b.frame_end > res.frame_indices.size() ||
+        b.counts.size() != res.pairs.size())
+      throw std::logic_error("interval block does not match the frames or pairs of the result");
+    for (const auto& c : b.counts)
+      if (c.size() != static_cast<size_t>(res.nbins))
+        throw std::logic_error("interval block histogram has the wrong number of bins");
+  }
 }
 
 }  // namespace
@@ -191,15 +199,22 @@ void write_hdf5(const std::string& path, const HistogramResult& res,
       w.fail("cannot create the file (does the directory exist and is it writable?)");
     }
 
-    {
-      // CADISHI names each block by the frame number it was written at; a whole-run histogram is
-      // one block named after its last frame.
-      Handle block = w.group(file.get(), std::to_string(res.frame_indices.back()));
+    // CADISHI names each block by the frame number it was written at; without intervals the
+    // whole run is one block named after its last frame.
+    std::vector<IntervalBlock> blocks = res.intervals;
+    if (blocks.empty()) {
+      IntervalBlock all{0, res.frame_indices.size(), {}};
+      for (const auto& p : res.pairs) all.counts.push_back(p.counts);
+      blocks.push_back(std::move(all));
+    }
+    for (const IntervalBlock& b : blocks) {
+      const std::string name = std::to_string(res.frame_indices[b.frame_end - 1]);
+      Handle block = w.group(file.get(), name);
       {
         Handle hist = w.group(block.get(), "histograms");
-        for (const auto& p : res.pairs) {
-          w.dataset(hist.get(), pair_name(res, p), H5T_STD_U64LE, H5T_NATIVE_UINT64,
-                    p.counts.data(), p.counts.size());
+        for (size_t i = 0; i < res.pairs.size(); ++i) {
+          w.dataset(hist.get(), pair_name(res, res.pairs[i]), H5T_STD_U64LE, H5T_NATIVE_UINT64,
+                    b.counts[i].data(), b.counts[i].size());
         }
         w.dataset(hist.get(), "radii", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, centres.data(),
                   centres.size());
@@ -216,12 +231,12 @@ void write_hdf5(const std::string& path, const HistogramResult& res,
       if (have_box) {
         Handle volumes = w.group(block.get(), "volumes");
         double mean = 0;
-        for (double v : res.volumes) mean += v;
-        mean /= static_cast<double>(res.volumes.size());
+        for (size_t f = b.frame_begin; f < b.frame_end; ++f) mean += res.volumes[f];
+        mean /= static_cast<double>(b.frame_end - b.frame_begin);
         w.scalar_dataset(volumes.get(), "box", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &mean);
         w.check(volumes.close(), "closing group", "volumes");
       }
-      w.check(block.close(), "closing group", std::to_string(res.frame_indices.back()));
+      w.check(block.close(), "closing group", name);
     }
 
     {
@@ -236,6 +251,10 @@ void write_hdf5(const std::string& path, const HistogramResult& res,
       const int64_t n_frames = static_cast<int64_t>(res.frame_indices.size());
       w.attribute(meta.get(), "n_frames", H5T_STD_I64LE, H5T_NATIVE_INT64, &n_frames);
       w.string_attribute(meta.get(), "config", config_text);
+      // A run stopped by bad input keeps the intervals it completed, marked as such.
+      const int64_t complete = res.complete ? 1 : 0;
+      w.attribute(meta.get(), "complete", H5T_STD_I64LE, H5T_NATIVE_INT64, &complete);
+      if (!res.complete) w.string_attribute(meta.get(), "stopped_by", res.stopped_by);
 
       w.dataset(meta.get(), "bin_edges", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, edges.data(),
                 edges.size());

@@ -276,16 +276,24 @@ struct HistogramEngine::Impl {
     ++tasks;
   }
 
-  std::vector<std::vector<uint64_t>> collect() {
-    if (finished) throw std::logic_error("HistogramEngine: finish called twice");
+  /// Counts accumulated since the last take (or the start). With `reset` the accumulators start
+  /// again from zero: acquiring read-write waits for this pair's tasks and folds the per-worker
+  /// copies; zeroing the folded copy before releasing it is what later tasks then add to.
+  std::vector<std::vector<uint64_t>> take(bool reset) {
+    if (finished) throw std::logic_error("HistogramEngine: used after finish");
     std::vector<std::vector<uint64_t>> result;
     for (auto h : accumulators) {
-      // Acquiring for reading waits for this pair's tasks and folds the per-worker copies.
-      starpu_data_acquire(h, STARPU_R);
-      const auto* data = reinterpret_cast<const uint64_t*>(starpu_vector_get_local_ptr(h));
+      starpu_data_acquire(h, reset ? STARPU_RW : STARPU_R);
+      auto* data = reinterpret_cast<uint64_t*>(starpu_vector_get_local_ptr(h));
       result.emplace_back(data, data + config.nbins);
+      if (reset) std::fill(data, data + config.nbins, uint64_t(0));
       starpu_data_release(h);
     }
+    return result;
+  }
+
+  std::vector<std::vector<uint64_t>> collect() {
+    auto result = take(false);
     release_data();
     return result;
   }
@@ -301,6 +309,10 @@ void HistogramEngine::submit_frame(const std::vector<const float*>& species_xyz,
 
 std::vector<std::vector<uint64_t>> HistogramEngine::finish() {
   return impl_->collect();
+}
+
+std::vector<std::vector<uint64_t>> HistogramEngine::take_histograms() {
+  return impl_->take(true);
 }
 
 int HistogramEngine::cpu_workers() const {

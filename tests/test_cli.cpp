@@ -250,3 +250,41 @@ TEST_CASE("no periodic box: counts only, or g(r) with the volume the user gives"
   CHECK_FALSE(fs::exists(d / "bad"));
   fs::remove_all(d);
 }
+
+TEST_CASE("--interval: blocks written as they complete; bad input later keeps them, marked") {
+  const fs::path d = scratch_dir("interval");
+  const fs::path out = d / "out";
+  // The sample cut in the middle of frame 10: intervals of 4 frames complete at frames 3 and 7.
+  const fs::path truncated = d / "truncated.xtc";
+  {
+    std::ifstream in(kXtc, std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
+    std::ofstream o(truncated, std::ios::binary);
+    o.write(bytes.data(), static_cast<std::streamsize>(bytes.size() * 105 / 1010));
+  }
+  const Result r = run_pairhist(
+      "run " + truncated.string() + " --top " + kGro +
+          " --species O=OW --rmax 1 --nbins 20 --ncpu 1 --interval 4 -o " + out.string(),
+      d);
+  INFO(r.out << r.err);
+  CHECK(r.status != 0);
+  CHECK(r.err.find("last complete frame is 9") != std::string::npos);
+  CHECK(r.err.find("kept 2 complete intervals (8 frames)") != std::string::npos);
+  REQUIRE(fs::exists(out / "pairhist.h5"));
+  const auto b3 = read_counts(out / "pairhist.h5", "/3/histograms/O,O");
+  const auto b7 = read_counts(out / "pairhist.h5", "/7/histograms/O,O");
+  CHECK(b3.size() == 20);
+  CHECK(b7.size() == 20);
+  const hid_t f = H5Fopen((out / "pairhist.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  const hid_t meta = H5Gopen2(f, "/pairhist", H5P_DEFAULT);
+  int64_t complete = -1;
+  const hid_t attr = H5Aopen(meta, "complete", H5P_DEFAULT);
+  H5Aread(attr, H5T_NATIVE_INT64, &complete);
+  CHECK(complete == 0);
+  CHECK(H5Aexists(meta, "stopped_by") > 0);
+  H5Aclose(attr);
+  H5Gclose(meta);
+  H5Fclose(f);
+  fs::remove_all(d);
+}

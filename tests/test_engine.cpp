@@ -141,3 +141,37 @@ TEST_CASE("an engine that cannot be built releases StarPU, and the next one work
   good.ncpu = 1;
   CHECK(test::run_engine(frames, good) == test::reference_histograms<float>(frames, good));
 }
+
+TEST_CASE("output intervals: blocks of N frames, the last one partial, summing to the run") {
+  JobOptions o;
+  o.trajectory = test::data_dir() + "/spce_water.xtc";
+  o.topology = test::data_dir() + "/spce_water.gro";
+  o.species = {parse_species("O=OW"), parse_species("H=HW1,HW2")};
+  o.r_max = 1.0;
+  o.nbins = 50;
+  o.last = 9;  // 10 frames
+  o.ncpu = 2;
+  const JobOutcome whole = run_trajectory_job(o);
+  CHECK(whole.result.intervals.empty());
+
+  o.interval = 4;
+  std::vector<size_t> seen;  // frames covered at each callback
+  o.on_interval = [&](const HistogramResult& r) {
+    CHECK(r.complete);
+    seen.push_back(r.frame_indices.size());
+    CHECK(r.intervals.back().frame_end == r.frame_indices.size());
+  };
+  const JobOutcome blocks = run_trajectory_job(o);
+  const auto& iv = blocks.result.intervals;
+  REQUIRE(iv.size() == 3);  // 4 + 4 + 2
+  CHECK(seen == std::vector<size_t>{4, 8});
+  CHECK(iv[2].frame_begin == 8);
+  CHECK(iv[2].frame_end == 10);
+  for (size_t p = 0; p < 3; ++p) {
+    std::vector<uint64_t> sum(50, 0);
+    for (const auto& b : iv)
+      for (size_t k = 0; k < 50; ++k) sum[k] += b.counts[p][k];
+    CHECK(sum == whole.result.pairs[p].counts);
+    CHECK(blocks.result.pairs[p].counts == whole.result.pairs[p].counts);
+  }
+}

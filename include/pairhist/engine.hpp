@@ -64,6 +64,11 @@ class HistogramEngine {
   /// x,y,z triples. Blocks only while all frame buffers are still in use by earlier frames.
   void submit_frame(const std::vector<const float*>& species_xyz, const BoxMatrix& box);
 
+  /// Waits for the tasks of the frames submitted so far, returns their histograms (species_pairs()
+  /// order) and restarts counting from zero: the counts of one output interval. The pipeline
+  /// drains while it waits, so call it every many frames, not every frame.
+  std::vector<std::vector<uint64_t>> take_histograms();
+
   /// Waits for this engine's tasks and returns the histograms in species_pairs() order.
   /// Callable once; the engine cannot take frames afterwards.
   std::vector<std::vector<uint64_t>> finish();

@@ -21,6 +21,14 @@ struct PairHistogram {
   std::vector<uint64_t> counts;
 };
 
+/// The counts of consecutive frames written as one block (`run --interval N`): frames
+/// [frame_begin, frame_end) of HistogramResult::frame_indices, one histogram per pair.
+struct IntervalBlock {
+  size_t frame_begin = 0;
+  size_t frame_end = 0;
+  std::vector<std::vector<uint64_t>> counts;
+};
+
 struct HistogramResult {
   std::vector<SpeciesInfo> species;
   std::vector<PairHistogram> pairs;
@@ -33,6 +41,9 @@ struct HistogramResult {
       frame_indices;                // trajectory frame index of every frame that was histogrammed
   std::vector<double> frame_times;  // ps
   std::vector<double> volumes;      // per frame, in length_unit^3; empty when there is no box
+  std::vector<IntervalBlock> intervals;  // empty: the whole run is one block
+  bool complete = true;                  // false when bad input stopped the run early
+  std::string stopped_by;                // that input error
 
   /// Number of pairs a frame contributes to pair p: N(N-1)/2 same species, N_A*N_B otherwise.
   uint64_t pairs_per_frame(const PairHistogram& p) const {
