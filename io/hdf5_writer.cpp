@@ -276,6 +276,15 @@ void write_hdf5(const std::string& path, const HistogramResult& res,
         }
         w.check(rdf.close(), "closing group", "rdf");
         w.check(coordination.close(), "closing group", "coordination");
+        if (res.intervals.size() >= 2) {
+          Handle error = w.group(meta.get(), "rdf_error");
+          for (size_t i = 0; i < res.pairs.size(); ++i) {
+            const std::vector<double> e = rdf_block_error(res, i);
+            w.dataset(error.get(), pair_name(res, res.pairs[i]), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                      e.data(), e.size());
+          }
+          w.check(error.close(), "closing group", "rdf_error");
+        }
       }
       w.check(meta.close(), "closing group", "pairhist");
     }

@@ -107,4 +107,37 @@ RdfCurve compute_rdf(const HistogramResult& res, const PairHistogram& p) {
   return curve;
 }
 
+std::vector<double> rdf_block_error(const HistogramResult& res, size_t pair) {
+  const size_t blocks = res.intervals.size();
+  if (blocks < 2 || res.volumes.empty()) return {};
+  const size_t nbins = static_cast<size_t>(res.nbins);
+  std::vector<double> sum(nbins, 0), sum2(nbins, 0);
+  for (const IntervalBlock& b : res.intervals) {
+    // The block as a run of its own: its frames, its volumes, its counts.
+    HistogramResult part;
+    part.species = res.species;
+    part.r_max = res.r_max;
+    part.nbins = res.nbins;
+    part.frame_indices.assign(
+        res.frame_indices.begin() + static_cast<std::ptrdiff_t>(b.frame_begin),
+        res.frame_indices.begin() + static_cast<std::ptrdiff_t>(b.frame_end));
+    part.volumes.assign(res.volumes.begin() + static_cast<std::ptrdiff_t>(b.frame_begin),
+                        res.volumes.begin() + static_cast<std::ptrdiff_t>(b.frame_end));
+    const PairHistogram p{res.pairs[pair].a, res.pairs[pair].b, b.counts[pair]};
+    const RdfCurve g = compute_rdf(part, p);
+    for (size_t k = 0; k < nbins; ++k) {
+      sum[k] += g.g[k];
+      sum2[k] += g.g[k] * g.g[k];
+    }
+  }
+  const double n = static_cast<double>(blocks);
+  std::vector<double> error(nbins);
+  for (size_t k = 0; k < nbins; ++k) {
+    const double mean = sum[k] / n;
+    const double variance = std::fmax(0.0, (sum2[k] - n * mean * mean) / (n - 1));
+    error[k] = std::sqrt(variance / n);
+  }
+  return error;
+}
+
 }  // namespace pairhist::io

@@ -34,4 +34,10 @@ struct RdfCurve {
 /// the result is internally inconsistent (counts.size() != nbins, volumes.size() != n_frames).
 RdfCurve compute_rdf(const HistogramResult& res, const PairHistogram& p);
 
+/// Block-average error of g(r): the standard error of the mean of the g(r) that each interval
+/// block gives on its own (sample standard deviation over the B blocks / sqrt(B)), every block
+/// weighted alike. Empty unless the result has at least two interval blocks and a volume.
+/// `pair` indexes res.pairs.
+std::vector<double> rdf_block_error(const HistogramResult& res, size_t pair);
+
 }  // namespace pairhist::io

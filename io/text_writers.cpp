@@ -110,12 +110,24 @@ void write_rdf_csv(const std::string& path, const HistogramResult& res) {
     f << "# no periodic box: g(r) and coordination numbers need a volume and are not written\n";
   }
 
+  // Block-average errors, when the run was written in intervals, go last so the other columns
+  // keep their places.
+  std::vector<std::vector<double>> errors;
+  if (have_box)
+    for (size_t i = 0; i < res.pairs.size(); ++i) errors.push_back(rdf_block_error(res, i));
+  const bool have_errors = !errors.empty() && !errors[0].empty();
+  if (have_errors)
+    f << "# gerr_A-B is the standard error of g_A-B from the scatter of the "
+      << res.intervals.size() << " interval blocks\n";
+
   f << csv_field("r_" + res.length_unit);
   for (const auto& p : res.pairs) {
     const std::string label = pair_label(res, p);
     f << ',' << csv_field("count_" + label);
     if (have_box) f << ',' << csv_field("g_" + label) << ',' << csv_field("n_" + label);
   }
+  if (have_errors)
+    for (const auto& p : res.pairs) f << ',' << csv_field("gerr_" + pair_label(res, p));
   f << '\n';
   for (int k = 0; k < res.nbins; ++k) {
     f << r[k];
@@ -123,6 +135,8 @@ void write_rdf_csv(const std::string& path, const HistogramResult& res) {
       f << ',' << res.pairs[i].counts[k];
       if (have_box) f << ',' << curves[i].g[k] << ',' << curves[i].coordination[k];
     }
+    if (have_errors)
+      for (const auto& e : errors) f << ',' << e[static_cast<size_t>(k)];
     f << '\n';
   }
   finish(f, out);

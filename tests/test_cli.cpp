@@ -288,3 +288,30 @@ TEST_CASE("--interval: blocks written as they complete; bad input later keeps th
   H5Fclose(f);
   fs::remove_all(d);
 }
+
+TEST_CASE("--interval on the sample: one HDF5 group per block and g(r) error bars") {
+  const fs::path d = scratch_dir("blocks");
+  const fs::path out = d / "out";
+  const Result r = run_pairhist("run " + kXtc + " --top " + kGro +
+                                    " --species O=OW --rmax 1.0 --nbins 100 --ncpu 2"
+                                    " --interval 30 -o " +
+                                    out.string(),
+                                d);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  uint64_t sum = 0;
+  for (const char* block : {"/29", "/59", "/89", "/100"})  // 30 + 30 + 30 + 11 frames
+    for (uint64_t c : read_counts(out / "pairhist.h5", std::string(block) + "/histograms/O,O"))
+      sum += c;
+  CHECK(sum == parse_after(r.out, "examined, "));
+  const Csv csv = read_csv(out / "rdf.csv");
+  const int g = csv.column("g_O-O"), err = csv.column("gerr_O-O");
+  REQUIRE(err >= 0);
+  size_t peak = 0;
+  for (size_t k = 0; k < csv.rows.size(); ++k)
+    if (csv.rows[k][g] > csv.rows[peak][g]) peak = k;
+  MESSAGE("O-O first peak " << csv.rows[peak][g] << " +- " << csv.rows[peak][err]);
+  CHECK(csv.rows[peak][err] > 0);
+  CHECK(csv.rows[peak][err] < 0.2 * csv.rows[peak][g]);
+  fs::remove_all(d);
+}

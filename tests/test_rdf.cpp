@@ -236,3 +236,23 @@ TEST_CASE("a species with a single atom has no same-species pairs") {
   CHECK(std::isnan(curve.g[0]));
   CHECK(curve.coordination[1] == 0.0);
 }
+
+TEST_CASE("block-average error of g(r): standard error over the interval blocks") {
+  using namespace pairhist;
+  HistogramResult res;
+  res.species = {{"A", "A", 1}, {"B", "B", 1}};
+  res.r_max = 1.0;
+  res.nbins = 1;
+  res.frame_indices = {0, 1};
+  res.frame_times = {0, 1};
+  res.volumes = {1.0, 1.0};
+  res.pairs = {{0, 1, {30}}};
+  res.intervals = {{0, 1, {{10}}}, {1, 2, {{20}}}};
+  const double shell = 4.0 / 3.0 * 3.14159265358979323846;
+  const std::vector<double> e = io::rdf_block_error(res, 0);
+  REQUIRE(e.size() == 1);
+  // g of the blocks: 10/shell and 20/shell; standard error of two values = |g1 - g2| / 2.
+  CHECK(e[0] == doctest::Approx(10.0 / shell / 2.0));
+  res.intervals.pop_back();
+  CHECK(io::rdf_block_error(res, 0).empty());  // one block: no error estimate
+}
