@@ -11,17 +11,16 @@
 
 #include "pairhist/errors.hpp"
 #include "xdr_stream.hpp"
+#include "xtc_format.hpp"
 
 namespace pairhist::io {
 
 namespace {
 
-constexpr int32_t kMagicClassic = 1995;
+using xtc::kFrameHeaderBytes;
+using xtc::kMagicClassic;
+using xtc::kMaxUncompressedAtoms;
 constexpr int32_t kMagicLarge = 2023;  // GROMACS 2023+: 64-bit compressed byte count
-constexpr int kMaxUncompressedAtoms = 9;
-
-// Fixed per-frame words: magic, natoms, step, time, box[9], natoms again.
-constexpr size_t kFrameHeaderBytes = 14 * 4;
 // Compressed-coordinate header: precision, minint[3], maxint[3], smallidx, then the byte count.
 constexpr size_t kPackedHeaderBytes = 8 * 4;
 
@@ -29,22 +28,6 @@ constexpr size_t kPackedHeaderBytes = 8 * 4;
 // bytes; the overrun check runs once per iteration, so the buffer carries this much zero padding
 // and the bit reader never needs a per-read bounds check.
 constexpr size_t kPackedPadding = 128;
-
-// Number of values of a run-length delta at each "small index": magic[i]^3 fits in i bits, which
-// is why the index doubles as the bit width of a packed triplet. The values are fixed by the
-// format. Indices below 9 are unused.
-constexpr uint32_t kMagicInts[] = {
-    0,        0,        0,       0,       0,       0,       0,       0,       0,       8,
-    10,       12,       16,      20,      25,      32,      40,      50,      64,      80,
-    101,      128,      161,     203,     256,     322,     406,     512,     645,     812,
-    1024,     1290,     1625,    2048,    2580,    3250,    4096,    5060,    6501,    8192,
-    10321,    13003,    16384,   20642,   26007,   32768,   41285,   52015,   65536,   82570,
-    104031,   131072,   165140,  208063,  262144,  330280,  416127,  524287,  660561,  832255,
-    1048576,  1321122,  1664510, 2097152, 2642245, 3329021, 4194304, 5284491, 6658042, 8388607,
-    10568983, 13316085, 16777216};
-constexpr int kFirstSmallIdx = 9;
-constexpr int kSmallIdxEnd = static_cast<int>(sizeof(kMagicInts) / sizeof(kMagicInts[0]));
-static_assert(kSmallIdxEnd == 73, "XTC magic-int table must have 73 entries");
 
 // The decode loop calls a few small helpers per atom; GCC does not always inline them on its own.
 #if defined(__GNUC__) || defined(__clang__)
@@ -56,34 +39,12 @@ static_assert(kSmallIdxEnd == 73, "XTC magic-int table must have 73 entries");
 using xdr::be_float;
 using xdr::be_int32;
 using xdr::load_be64;
-
-inline uint64_t byte_swap64(uint64_t v) {
-#if defined(__GNUC__) || defined(__clang__)
-  return __builtin_bswap64(v);
-#else
-  v = ((v & 0x00ff00ff00ff00ffULL) << 8) | ((v >> 8) & 0x00ff00ff00ff00ffULL);
-  v = ((v & 0x0000ffff0000ffffULL) << 16) | ((v >> 16) & 0x0000ffff0000ffffULL);
-  return (v << 32) | (v >> 32);
-#endif
-}
-
-// Bits needed to write `size` itself (not size - 1): the format defines widths this way.
-int bit_length(uint64_t size) {
-  int bits = 0;
-  while (size != 0) {
-    ++bits;
-    size >>= 1;
-  }
-  return bits;
-}
-
-// Bit length of s0*s1*s2 for sizes up to 2^24, whose product needs up to 72 bits.
-int bit_length_of_product(const uint32_t s[3]) {
-  const uint64_t p01 = uint64_t{s[0]} * s[1];  // <= 48 bits
-  const uint64_t lo = (p01 & 0xffffffffULL) * s[2];
-  const uint64_t hi = (p01 >> 32) * s[2] + (lo >> 32);
-  return hi != 0 ? 32 + bit_length(hi) : bit_length(lo & 0xffffffffULL);
-}
+using xtc::bit_length;
+using xtc::bit_length_of_product;
+using xtc::byte_swap64;
+using xtc::kFirstSmallIdx;
+using xtc::kMagicInts;
+using xtc::kSmallIdxEnd;
 
 // Exact v / d for v < 2^56 by a multiply-high with a precomputed reciprocal (Granlund and
 // Montgomery, "Division by invariant integers using multiplication", 1994, theorem 4.2). Decode

@@ -9,51 +9,34 @@
 #include <utility>
 
 #include "pairhist/errors.hpp"
+#include "xtc_format.hpp"
 
 namespace pairhist::io {
 
 namespace {
 
-constexpr int32_t kMagicClassic = 1995;
-constexpr int kMaxUncompressedAtoms = 9;
-constexpr size_t kFrameHeaderBytes = 14 * 4;  // magic, natoms, step, time, box[9], natoms
+using xtc::bit_length;
+using xtc::bit_length_of_product;
+using xtc::byte_swap64;
+using xtc::kFirstSmallIdx;
+using xtc::kFrameHeaderBytes;
+using xtc::kMagicClassic;
+using xtc::kMagicInts;
+using xtc::kMaxUncompressedAtoms;
 constexpr size_t kPackedHeaderBytes = 9 * 4;  // precision, minint[3], maxint[3], smallidx, size
 // GROMACS refuses scaled coordinates beyond this (and ranges at least this wide), so that
 // value - minint still fits in an unsigned 32-bit integer on its side.
 constexpr double kMaxAbs = static_cast<double>(std::numeric_limits<int32_t>::max() - 2);
 
-// The format's table of run-length delta ranges: magic[i]^3 <= 2^i, so a triplet of deltas at
-// small index i packs into i bits. Indices below 9 are unused.
-constexpr uint32_t kMagicInts[] = {
-    0,        0,        0,       0,       0,       0,       0,       0,       0,       8,
-    10,       12,       16,      20,      25,      32,      40,      50,      64,      80,
-    101,      128,      161,     203,     256,     322,     406,     512,     645,     812,
-    1024,     1290,     1625,    2048,    2580,    3250,    4096,    5060,    6501,    8192,
-    10321,    13003,    16384,   20642,   26007,   32768,   41285,   52015,   65536,   82570,
-    104031,   131072,   165140,  208063,  262144,  330280,  416127,  524287,  660561,  832255,
-    1048576,  1321122,  1664510, 2097152, 2642245, 3329021, 4194304, 5284491, 6658042, 8388607,
-    10568983, 13316085, 16777216};
-constexpr int kFirstSmallIdx = 9;
 // GROMACS lets the index reach one past the table for absurdly sparse systems and then reads
 // beyond it; stopping at the last entry keeps every stream valid for both decoders.
-constexpr int kLastSmallIdx = static_cast<int>(sizeof(kMagicInts) / sizeof(kMagicInts[0])) - 1;
-static_assert(kLastSmallIdx == 72, "XTC magic-int table must have 73 entries");
+constexpr int kLastSmallIdx = xtc::kSmallIdxEnd - 1;
 
 // Upper bound of encoded bits per atom: a full triplet of 3 x 32 bits (wide ranges) or of up to
 // 72 bits, the 6-bit run code, or a 72-bit delta triplet for atoms inside a run.
 constexpr size_t kMaxBytesPerAtom = 13;
 // The bit writer stores 8 bytes at a time and may run up to 7 bytes past the last valid one.
 constexpr size_t kWriteSlack = 8;
-
-inline uint64_t byte_swap64(uint64_t v) {
-#if defined(__GNUC__) || defined(__clang__)
-  return __builtin_bswap64(v);
-#else
-  v = ((v & 0x00ff00ff00ff00ffULL) << 8) | ((v >> 8) & 0x00ff00ff00ff00ffULL);
-  v = ((v & 0x0000ffff0000ffffULL) << 16) | ((v >> 16) & 0x0000ffff0000ffffULL);
-  return (v << 32) | (v >> 32);
-#endif
-}
 
 inline void store_be32(unsigned char* p, uint32_t v) {
   p[0] = static_cast<unsigned char>(v >> 24);
@@ -66,24 +49,6 @@ inline void store_be_float(unsigned char* p, float f) {
   uint32_t bits;
   std::memcpy(&bits, &f, sizeof bits);
   store_be32(p, bits);
-}
-
-// Bits needed to write `size` itself (not size - 1), as the format defines widths.
-int bit_length(uint64_t size) {
-  int bits = 0;
-  while (size != 0) {
-    ++bits;
-    size >>= 1;
-  }
-  return bits;
-}
-
-// Bit length of s0*s1*s2 (each below 2^24, so the product needs up to 72 bits).
-int bit_length_of_product(const uint32_t s[3]) {
-  const uint64_t p01 = uint64_t{s[0]} * s[1];
-  const uint64_t lo = (p01 & 0xffffffffULL) * s[2];
-  const uint64_t hi = (p01 >> 32) * s[2] + (lo >> 32);
-  return hi != 0 ? 32 + bit_length(hi) : bit_length(lo & 0xffffffffULL);
 }
 
 // MSB-first bit stream. Whole bytes leave the 64-bit accumulator in one unaligned 8-byte store,
