@@ -40,27 +40,21 @@ LammpsDumpReader::LammpsDumpReader(const std::string& path)
 }
 
 void LammpsDumpReader::fail(const std::string& problem) {
-  const int64_t frame = frames_parsed_;
-  std::string msg = path_ + ": frame " + std::to_string(frame) + ": line " +
-                    std::to_string(line_no_) + ": " + problem;
-  msg += frame > 0 ? " (last complete frame is " + std::to_string(frame - 1) + ")"
-                   : " (no complete frame)";
-  error_ = msg;
-  throw InputError(msg);
+  error_ = text::line_error(path_, frames_parsed_, line_no_, problem);
+  throw InputError(error_);
 }
 
 bool LammpsDumpReader::read_line(std::string& line) {
-  if (!std::getline(in_, line)) {
-    if (in_.bad()) fail("read error");
-    return false;
+  switch (text::read_line(in_, line, line_no_, last_had_newline_)) {
+    case text::LineStatus::end:
+      return false;
+    case text::LineStatus::read_error:
+      fail("read error");
+    case text::LineStatus::binary:
+      fail("binary data, not a LAMMPS text dump");
+    default:
+      return true;
   }
-  ++line_no_;
-  last_had_newline_ = !in_.eof();
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  for (char c : line) {
-    if (c == '\0') fail("binary data, not a LAMMPS text dump");
-  }
-  return true;
 }
 
 bool LammpsDumpReader::read_frame() {
