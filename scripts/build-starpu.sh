@@ -13,7 +13,10 @@ patch_file=$repo/patches/starpu-1.3.10-cuda13.patch
 
 use_cuda=0
 if [ "${PAIRHIST_STARPU_CUDA:-1}" != 0 ] && [ -x "$cuda_home/bin/nvcc" ]; then use_cuda=1; fi
-stamp="starpu-1.3.10 cuda=$use_cuda patch=$(sha1sum "$patch_file" | cut -c1-12)"
+# GLPK lets starpu_bound compute the LP lower bound of a run's makespan (run --report).
+use_glpk=0
+if [ -f /usr/include/glpk.h ]; then use_glpk=1; fi
+stamp="starpu-1.3.10 cuda=$use_cuda glpk=$use_glpk patch=$(sha1sum "$patch_file" | cut -c1-12)"
 if [ -f "$prefix/.pairhist-stamp" ] && [ "$(cat "$prefix/.pairhist-stamp")" = "$stamp" ]; then
   echo "build-starpu: reusing $prefix ($stamp)"
   exit 0
