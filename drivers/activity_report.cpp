@@ -28,6 +28,8 @@ nlohmann::json activity_json(const JobOutcome& out) {
           {"tasks", out.tasks},
           {"makespan_seconds", a.makespan_seconds},
           {"tail_idle_seconds", a.tail_idle_seconds},
+          {"lp_bound_seconds", a.lp_bound_seconds > 0 ? nlohmann::json(a.lp_bound_seconds)
+                                                      : nlohmann::json(nullptr)},
           {"implementations",
            {{"cpu", {{"tasks", a.tasks_cpu}, {"pairs", a.pairs_cpu}}},
             {"cuda_shared", {{"tasks", a.tasks_cuda_shared}, {"pairs", a.pairs_cuda_shared}}},

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "activity_report.hpp"
+#include "activity_svg.hpp"
 #include "atomic_file.hpp"
 #include "hdf5_writer.hpp"
 #include "pairhist/errors.hpp"
@@ -26,6 +27,7 @@ struct RunArgs {
   std::string output = "pairhist-out";
   std::string precision = "single";
   std::string report;
+  std::string activity_svg;
   std::string schedule = "tasks";
   bool progress = false;
   bool quiet = false;
@@ -93,6 +95,11 @@ void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<st
   std::printf("  makespan      : %.3f s of tasks, tail idle %.3f s (%.1f%%)\n",
               act.makespan_seconds, act.tail_idle_seconds,
               act.makespan_seconds > 0 ? 100 * act.tail_idle_seconds / act.makespan_seconds : 0.0);
+  if (act.lp_bound_seconds > 0)
+    std::printf("  LP bound      : %.3f s (makespan / bound = %.3f)\n", act.lp_bound_seconds,
+                act.makespan_seconds / act.lp_bound_seconds);
+  else
+    std::printf("  LP bound      : not available (needs calibrated perfmodels and GLPK)\n");
   for (const auto& w : act.workers) {
     if (w.tasks == 0) continue;
     std::printf("    %-28s %6llu tasks %14llu pairs  busy %7.3f s  idle %7.3f s\n", w.name.c_str(),
@@ -146,6 +153,7 @@ void run(RunArgs& a) {
   for (const auto& f : {a.job.trajectory, a.job.topology})
     if (!std::filesystem::is_regular_file(f)) throw InputError(f + ": no such file");
   a.job.whole_frames = a.schedule == "static";
+  a.job.lp_bound = true;  // cheap: one counter per task kind; solved once at the end
   check_output_directory(a.output);
   if (!a.quiet) a.job.progress = make_progress(a.progress);
 
@@ -169,15 +177,23 @@ void run(RunArgs& a) {
     report.commit();
     files.push_back(a.report);
   }
+  if (!a.activity_svg.empty()) {
+    io::AtomicOutput picture(a.activity_svg);
+    std::ofstream svg(picture.temp_path());
+    svg << activity_svg(out.activity, "pairhist run " + a.job.trajectory + ": " +
+                                          std::to_string(out.cpu_workers) + " CPU + " +
+                                          std::to_string(out.cuda_workers) + " CUDA workers, " +
+                                          out.scheduler);
+    svg.close();
+    if (!svg) throw OutputError(a.activity_svg + ": cannot write the activity picture");
+    picture.commit();
+    files.push_back(a.activity_svg);
+  }
   if (!a.quiet) print_summary(a, out, files);
 }
 
-}  // namespace
-
-void add_run_command(CLI::App& app) {
-  auto args = std::make_shared<RunArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "run", "Pair-distance histograms and g(r) of every species pair of a trajectory");
+/// The options of `run`, shared by `calibrate`, which runs the same job on its first frames.
+void add_run_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("trajectory", args->job.trajectory,
                   "Trajectory (.xtc, .trr, .pdb, .dcd, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump)")
       ->required();
@@ -226,9 +242,65 @@ void add_run_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--report", args->report,
                   "Also write the run summary and per-worker activity as JSON to this file");
+  cmd->add_option("--activity-svg", args->activity_svg,
+                  "Also draw the worker activity over time (one lane per worker) as SVG");
+  cmd->add_option("--task-pairs", args->job.task_pairs,
+                  "Pairs per row tile of a large species pair (0: chosen from the machine; see "
+                  "docs/design.md, decomposition policy)")
+      ->capture_default_str();
   cmd->add_flag("--progress", args->progress, "Show progress even when stderr is not a terminal");
   cmd->add_flag("-q,--quiet", args->quiet, "No summary, no progress");
+}
+
+/// `pairhist calibrate`: the run's own tasks on its first frames, with StarPU measuring every
+/// task (STARPU_CALIBRATE=1) under dmda, so the history models cover the sizes the run will meet.
+void calibrate(RunArgs& a, int frames) {
+  if (frames < 1) throw UsageError("--frames must be positive");
+  setenv("STARPU_CALIBRATE", "1", 1);
+  if (a.job.scheduler.empty()) a.job.scheduler = "dmda";
+  a.job.last = a.job.first + static_cast<int64_t>(frames - 1) * a.job.step;
+  namespace fs = std::filesystem;
+  char tmpl[] = "/tmp/pairhist-calibrate-XXXXXX";
+  if (!mkdtemp(tmpl)) throw OutputError("cannot create a temporary directory in /tmp");
+  a.output = (fs::path(tmpl) / "out").string();
+  a.quiet = true;
+  try {
+    run(a);
+  } catch (...) {
+    fs::remove_all(tmpl);
+    throw;
+  }
+  fs::remove_all(tmpl);
+  std::string dir;
+  if (const char* d = std::getenv("STARPU_PERF_MODEL_DIR"))
+    dir = d;
+  else if (const char* h = std::getenv("STARPU_HOME"))
+    dir = std::string(h) + "/.starpu/sampling";
+  else if (const char* h = std::getenv("HOME"))
+    dir = std::string(h) + "/.starpu/sampling";
+  std::printf("pairhist calibrate: measured the tasks of %d frames; models stored in %s\n", frames,
+              dir.c_str());
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Pair-distance histograms and g(r) of every species pair of a trajectory");
+  add_run_options(cmd, args.get());
   cmd->callback([args]() { run(*args); });
+
+  auto cal = std::make_shared<RunArgs>();
+  auto frames = std::make_shared<int>(20);
+  CLI::App* c = app.add_subcommand(
+      "calibrate",
+      "Calibrate StarPU's performance models for a run: the same arguments as `run`; runs the "
+      "tasks of its first --frames frames under dmda with STARPU_CALIBRATE=1 and stores the "
+      "models in $STARPU_PERF_MODEL_DIR (default ~/.starpu/sampling); no output is written");
+  add_run_options(c, cal.get());
+  c->add_option("--frames", *frames, "Frames to measure")->capture_default_str();
+  c->callback([cal, frames]() { calibrate(*cal, *frames); });
 }
 
 }  // namespace pairhist

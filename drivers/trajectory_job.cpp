@@ -154,6 +154,8 @@ JobOutcome run_trajectory_job(const JobOptions& o) {
         config.ncpu = o.ncpu;
         config.ncuda = o.ncuda;
         config.frames_in_flight = o.frames_in_flight;
+        config.max_pairs_per_task = o.task_pairs;
+        config.lp_bound = o.lp_bound;
         engine = std::make_unique<HistogramEngine>(config);
       } else if (static_cast<int>(frame_kind) > static_cast<int>(kind) ||
                  (kind != BoxKind::none && frame_kind == BoxKind::none)) {

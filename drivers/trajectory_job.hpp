@@ -33,6 +33,8 @@ struct JobOptions {
   int ncpu = -1;
   int ncuda = -1;
   int frames_in_flight = 4;
+  uint64_t task_pairs = 0;  // row tile size; 0: the decomposition policy's choice
+  bool lp_bound = false;    // compute StarPU's LP lower bound of the makespan
   double volume = 0;  // for trajectories without a box: the volume g(r) is normalised by (units^3)
   std::function<void(int64_t frames_done)> progress;  // called after each submitted frame
   int64_t interval = 0;  // frames per output block (CADISHI's `sum`); 0: the whole run

@@ -12,6 +12,7 @@
 #include "../codelets/starpu/pair_histogram_codelet.hpp"
 #include "pairhist/engine.hpp"
 #include "pairhist/errors.hpp"
+#include "decomposition.hpp"
 #include "row_tiles.hpp"
 
 namespace pairhist {
@@ -55,12 +56,16 @@ struct HistogramEngine::Impl {
   uint64_t frames = 0;
   uint64_t tasks = 0;
   bool finished = false;
+  DecompositionPolicy policy;
+  std::vector<PlannedTask> plan;  // the tasks of every frame (sizes are fixed for the run)
+  std::vector<TaskSpan> timeline;
+  bool bound_recording = false;
+  double lp_bound_seconds = 0;
 
   explicit Impl(const EngineConfig& c) : config(c) {
     if (config.nbins <= 0) throw UsageError("the number of bins must be positive");
     if (!(config.r_max > 0)) throw UsageError("r_max must be positive");
     if (config.frames_in_flight < 1) config.frames_in_flight = 1;
-    if (config.max_pairs_per_task < 1) config.max_pairs_per_task = 1;
     value_size = config.precision == Precision::single ? sizeof(float) : sizeof(double);
     if (config.whole_frames && config.species_sizes.size() > codelets::kMaxFrameSpecies)
       throw UsageError("whole-frame tasks take at most " +
@@ -82,10 +87,20 @@ struct HistogramEngine::Impl {
     // Per-task start and end times feed the activity report (busy time, tail idle). The callback
     // argument is this engine, which StarPU must not free (the _NFREE variant below).
     starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+    if (config.lp_bound) {
+      starpu_bound_start(0, 0);  // no dependencies: the area bound over task kinds and workers
+      bound_recording = true;
+    }
     start_us = starpu_timing_now();
 
     try {
-      allocate_data();
+      allocate_data();  // validates the sizes before anything is planned for them
+      const MachineShape machine{static_cast<int>(starpu_cpu_worker_get_count()),
+                                 static_cast<int>(starpu_cuda_worker_get_count())};
+      policy = choose_policy(config.species_sizes, machine, config.max_pairs_per_task);
+      // Groups are frame-codelet tasks, which name at most kMaxFrameSpecies species.
+      if (config.species_sizes.size() > codelets::kMaxFrameSpecies) policy.group_pairs = 0;
+      if (!config.whole_frames) plan = plan_frame(config.species_sizes, policy, machine);
     } catch (...) {
       // The destructor does not run for a half-built object: give back what was taken.
       release_data();
@@ -142,6 +157,9 @@ struct HistogramEngine::Impl {
             ? static_cast<const codelets::FrameHistogramArgs*>(task->cl_arg)->pairs
             : static_cast<const codelets::PairHistogramArgs*>(task->cl_arg)->pairs;
     std::lock_guard<std::mutex> lock(self->clock_mutex);
+    if (self->timeline.size() < kMaxTimelineSpans)
+      self->timeline.push_back({w, (start - self->start_us) * 1e-6, (end - self->start_us) * 1e-6,
+                                task->cl == codelets::frame_histogram_codelet()});
     WorkerClock& c = self->clocks[static_cast<size_t>(w)];
     c.tasks += 1;
     c.pairs += pairs;
@@ -205,41 +223,61 @@ struct HistogramEngine::Impl {
       return;
     }
     const codelets::PairHistogramArgs base = base_args(box);
-    for (size_t p = 0; p < pairs.size(); ++p) {
-      const auto [a, b] = pairs[p];
-      const bool same = a == b;
-      const int64_t na = config.species_sizes[a];
-      const int64_t nb = config.species_sizes[b];
-      for (const RowTile& tile : split_rows(na, nb, same, config.max_pairs_per_task)) {
-        auto* args = static_cast<codelets::PairHistogramArgs*>(malloc(sizeof(base)));
-        if (!args) throw std::bad_alloc();
-        *args = base;
-        args->same_species = same;
-        args->row_begin = tile.row_begin;
-        args->row_end = tile.row_end;
-        args->pairs = tile.pairs;
-        int ret;
-        if (same) {
-          ret = starpu_task_insert(codelets::pair_histogram_codelet(), STARPU_R, slot.handles[a],
-                                   STARPU_REDUX, accumulators[p], STARPU_CL_ARGS, args,
-                                   sizeof(*args), STARPU_CALLBACK_WITH_ARG_NFREE, on_task_done,
-                                   this, STARPU_NAME, "pair_histogram", 0);
-        } else {
-          ret = starpu_task_insert(
-              codelets::pair_histogram_codelet(), STARPU_R, slot.handles[a], STARPU_R,
-              slot.handles[b], STARPU_REDUX, accumulators[p], STARPU_CL_ARGS, args, sizeof(*args),
-              STARPU_CALLBACK_WITH_ARG_NFREE, on_task_done, this, STARPU_NAME, "pair_histogram", 0);
-        }
-        if (ret != 0)
-          throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
-        ++tasks;
-      }
+    for (const PlannedTask& t : plan) {
+      if (t.pair_indices.size() == 1)
+        submit_tile(slot, base, t);
+      else
+        submit_frame_task(slot, box, t.pair_indices, t.gpu_only);
     }
     ++frames;
   }
 
+  /// Where a task may run: everywhere its codelet can, or on the GPUs alone (decomposition.hpp).
+  static unsigned long long where(const starpu_codelet* cl, bool gpu_only) {
+    return gpu_only ? static_cast<unsigned long long>(STARPU_CUDA)
+                    : static_cast<unsigned long long>(cl->where);
+  }
+
+  /// Rows [row_begin, row_end) of one species pair.
+  void submit_tile(FrameSlot& slot, const codelets::PairHistogramArgs& base, const PlannedTask& t) {
+    const size_t p = static_cast<size_t>(t.pair_indices[0]);
+    const auto [a, b] = pairs[p];
+    const bool same = a == b;
+    auto* args = static_cast<codelets::PairHistogramArgs*>(malloc(sizeof(base)));
+    if (!args) throw std::bad_alloc();
+    *args = base;
+    args->same_species = same;
+    args->row_begin = t.row_begin;
+    args->row_end = t.row_end;
+    args->pairs = t.pairs;
+    starpu_codelet* cl = codelets::pair_histogram_codelet();
+    const unsigned long long on = where(cl, t.gpu_only);
+    int ret;
+    if (same) {
+      ret = starpu_task_insert(cl, STARPU_R, slot.handles[a], STARPU_REDUX, accumulators[p],
+                               STARPU_CL_ARGS, args, sizeof(*args), STARPU_EXECUTE_WHERE, on,
+                               STARPU_CALLBACK_WITH_ARG_NFREE, on_task_done, this, STARPU_NAME,
+                               "pair_histogram", 0);
+    } else {
+      ret = starpu_task_insert(cl, STARPU_R, slot.handles[a], STARPU_R, slot.handles[b],
+                               STARPU_REDUX, accumulators[p], STARPU_CL_ARGS, args, sizeof(*args),
+                               STARPU_EXECUTE_WHERE, on, STARPU_CALLBACK_WITH_ARG_NFREE,
+                               on_task_done, this, STARPU_NAME, "pair_histogram", 0);
+    }
+    if (ret != 0) throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
+    ++tasks;
+  }
+
   /// The baseline's single task: every species (R) and every pair's accumulator (REDUX).
   void submit_whole_frame(FrameSlot& slot, const BoxMatrix& box) {
+    std::vector<int> all(pairs.size());
+    for (size_t p = 0; p < pairs.size(); ++p) all[p] = static_cast<int>(p);
+    submit_frame_task(slot, box, all, false);
+  }
+
+  /// One task over whole pairs: the species they use (R) and their accumulators (REDUX).
+  void submit_frame_task(FrameSlot& slot, const BoxMatrix& box, const std::vector<int>& pair_list,
+                         bool gpu_only) {
     auto* args =
         static_cast<codelets::FrameHistogramArgs*>(malloc(sizeof(codelets::FrameHistogramArgs)));
     if (!args) throw std::bad_alloc();
@@ -250,26 +288,33 @@ struct HistogramEngine::Impl {
     args->double_params = base.double_params;
     std::vector<starpu_data_descr> descrs;
     args->nspecies = static_cast<int>(config.species_sizes.size());
+    std::vector<bool> used(config.species_sizes.size(), false);
+    for (int p : pair_list) {
+      used[static_cast<size_t>(pairs[static_cast<size_t>(p)].first)] = true;
+      used[static_cast<size_t>(pairs[static_cast<size_t>(p)].second)] = true;
+    }
     for (int s = 0; s < args->nspecies; ++s) {
       args->species_size[s] = config.species_sizes[static_cast<size_t>(s)];
       args->coord_buffer[s] = -1;
-      if (!slot.handles[static_cast<size_t>(s)]) continue;
+      if (!slot.handles[static_cast<size_t>(s)] || !used[static_cast<size_t>(s)]) continue;
       args->coord_buffer[s] = static_cast<int>(descrs.size());
       descrs.push_back({slot.handles[static_cast<size_t>(s)], STARPU_R});
     }
-    args->npairs = static_cast<int>(pairs.size());
-    for (size_t p = 0; p < pairs.size(); ++p) {
+    args->npairs = static_cast<int>(pair_list.size());
+    for (int i = 0; i < args->npairs; ++i) {
+      const size_t p = static_cast<size_t>(pair_list[static_cast<size_t>(i)]);
       const auto [a, b] = pairs[p];
-      args->pair_a[p] = a;
-      args->pair_b[p] = b;
-      args->hist_buffer[p] = static_cast<int>(descrs.size());
+      args->pair_a[i] = a;
+      args->pair_b[i] = b;
+      args->hist_buffer[i] = static_cast<int>(descrs.size());
       descrs.push_back({accumulators[p], STARPU_REDUX});
       args->pairs += pairs_in_rows(config.species_sizes[a], config.species_sizes[b], a == b, 0,
                                    config.species_sizes[a]);
     }
+    starpu_codelet* cl = codelets::frame_histogram_codelet();
     const int ret = starpu_task_insert(
-        codelets::frame_histogram_codelet(), STARPU_DATA_MODE_ARRAY, descrs.data(),
-        static_cast<int>(descrs.size()), STARPU_CL_ARGS, args, sizeof(*args),
+        cl, STARPU_DATA_MODE_ARRAY, descrs.data(), static_cast<int>(descrs.size()),
+        STARPU_CL_ARGS, args, sizeof(*args), STARPU_EXECUTE_WHERE, where(cl, gpu_only),
         STARPU_CALLBACK_WITH_ARG_NFREE, on_task_done, this, STARPU_NAME, "frame_histogram", 0);
     if (ret != 0)
       throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
@@ -293,7 +338,16 @@ struct HistogramEngine::Impl {
   }
 
   std::vector<std::vector<uint64_t>> collect() {
+    // Every task of ours is submitted: stop recording before the final acquire, whose reduction
+    // copies (StarPU's own data_cpy tasks) have no calibrated model in most runs.
+    if (bound_recording) starpu_bound_stop();
     auto result = take(false);
+    if (bound_recording) {
+      double bound_ms = 0, integer_ms = 0;
+      starpu_bound_compute(&bound_ms, &integer_ms, 0);
+      lp_bound_seconds = bound_ms * 1e-3;  // 0 when a task kind has no calibrated model
+      bound_recording = false;
+    }
     release_data();
     return result;
   }
@@ -362,6 +416,8 @@ RunActivity HistogramEngine::activity() const {
     run.workers.push_back(a);
   }
   run.tail_idle_seconds = std::isfinite(first_done) ? run.makespan_seconds - first_done : 0;
+  run.lp_bound_seconds = impl_->lp_bound_seconds;
+  run.timeline = impl_->timeline;
   return run;
 }
 

@@ -6,6 +6,7 @@
 #include <starpu.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 
 #include "pairhist/geometry.hpp"
@@ -49,10 +50,16 @@ ImplementationCounters& implementation_counters();
 /// Implementation indices inside the codelet, per architecture.
 enum CudaImpl : unsigned { kCudaShared = 0, kCudaGlobal = 1 };
 
-/// Perfmodel footprint of a task's work: pairs, bins, box kind and precision.
+/// Eighth-octave class of a pair count: tasks within ~9% of each other share a history entry, so
+/// row tiles of different pairs and frames of slightly different sizes reuse one calibration.
+inline uint32_t pairs_class(uint64_t pairs) {
+  return pairs == 0 ? 0u : static_cast<uint32_t>(std::floor(8.0 * std::log2(double(pairs)))) + 1u;
+}
+
+/// Perfmodel footprint of a task's work: pairs (by class), bins, box kind and precision.
 template <class Args>
 uint32_t work_footprint(const Args& args) {
-  uint32_t h = starpu_hash_crc32c_be_n(&args.pairs, sizeof(args.pairs), 0);
+  uint32_t h = starpu_hash_crc32c_be(pairs_class(args.pairs), 0);
   h = starpu_hash_crc32c_be(static_cast<uint32_t>(args.nbins()), h);
   h = starpu_hash_crc32c_be(static_cast<uint32_t>(args.box_kind()), h);
   return starpu_hash_crc32c_be(static_cast<uint32_t>(args.precision), h);

@@ -23,11 +23,12 @@ struct EngineConfig {
   Precision precision = Precision::single;
   BoxKind box_kind = BoxKind::none;
   int frames_in_flight = 4;  // frame buffers registered at once (memory bound)
-  uint64_t max_pairs_per_task = uint64_t(1) << 28;  // larger pairs are split into row tiles
+  uint64_t max_pairs_per_task = 0;  // row tile size; 0: from the machine (tasks/decomposition)
   std::string scheduler;      // StarPU scheduling policy; empty: STARPU_SCHED or default
   bool whole_frames = false;  // baseline: one task per frame from a shared queue (CADISHI)
   int ncpu = -1;              // CPU workers; -1: StarPU's default (all cores)
   int ncuda = -1;             // CUDA workers; -1: all GPUs
+  bool lp_bound = false;      // record tasks for StarPU's LP makespan bound (needs GLPK)
 };
 
 struct WorkerActivity {
@@ -40,6 +41,15 @@ struct WorkerActivity {
   double last_end_seconds = 0;  // end of this worker's last task, from the engine's start
 };
 
+/// One task's run on a worker, in seconds from the engine's start (the activity picture).
+struct TaskSpan {
+  int worker = 0;
+  double start = 0;
+  double end = 0;
+  bool grouped = false;  // a group of whole pairs (or a whole frame), not a row tile
+};
+constexpr size_t kMaxTimelineSpans = size_t(1) << 20;
+
 /// How the run used the machine, from StarPU's per-task profiling.
 struct RunActivity {
   double makespan_seconds = 0;   // engine start to the end of its last task
@@ -48,6 +58,10 @@ struct RunActivity {
   uint64_t tasks_cpu = 0, tasks_cuda_shared = 0, tasks_cuda_global = 0;
   uint64_t pairs_cpu = 0, pairs_cuda_shared = 0, pairs_cuda_global = 0;
   std::vector<WorkerActivity> workers;
+  /// StarPU's linear-programming lower bound of the makespan (area bound over task kinds and
+  /// workers, from the calibrated perfmodels); 0 when not requested or not computable.
+  double lp_bound_seconds = 0;
+  std::vector<TaskSpan> timeline;  // at most kMaxTimelineSpans, in completion order
 };
 
 /// Species pairs in the order histograms are returned: (a, b) with a <= b, a-major.

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Task-graph measurements on the device machine (run from the repo root after
+# `scripts/gpu-suite.sh stage`, carrying .gpu). Every run writes its JSON report; one summary line
+# per run goes to stdout and $OUT/taskgraph.log, the reports and activity pictures to
+# $OUT/taskgraph-<mode>.tar.gz (the device tool brings back at most 8 files).
+#   suite   the GPU test suite
+#   f1      F1-like 200 frames: GPU-only, hybrid (lws, dmda calibrating/calibrated, dmdas), CPU-only
+#           throughput (8 frames), the static-queue baseline, task-size variants
+#   long    F1-like 2000 frames end to end, K6 per-task overhead, `pairhist calibrate` + the models
+#   multi   1, 2, 4, ... GPUs: F1-like 200 frames GPU-only and hybrid, one 4M-atom frame split
+# Several modes may be given: `scripts/taskgraph-device-run.sh suite f1`.
+set -u
+out=${OUT:-$PWD/.gpu/out}
+mkdir -p "$out/reports"
+export LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64 STARPU_SILENT=1
+export STARPU_HOME=${STARPU_HOME:-/tmp/starpu-home}
+b=$PWD/.gpu/bin/pairhist
+work=/tmp/pairhist-taskgraph
+mkdir -p "$work"
+log() { echo "$*" | tee -a "$out/taskgraph.log"; }
+log "# $(date -u +%Y-%m-%dT%H:%MZ) commit $(cat .gpu/commit) $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | tr -s ' ') host $(nproc) cores"
+
+# synth CASE FRAMES [N]: writes the case once, sets $args to its run arguments.
+synth() {
+  local dir=$work/$1-$2-${3:-0}
+  local cmd
+  local t0=$(date +%s.%N)
+  cmd=$($b synth --case "$1" --frames "$2" ${3:+--n $3} -o "$dir" -q)
+  args=${cmd#pairhist run }
+  args=${args% -o *}
+  log "synth $1 frames $2 ${3:+n $3}: $(python3 -c "print(round($(date +%s.%N)-$t0,1))") s, $(du -h "$dir"/*.xtc | cut -f1)"
+}
+
+# go NAME [run options...]: one run of $args, summarised from its JSON report.
+go() {
+  local name=$1
+  shift
+  local limit=${LIMIT:-300}
+  timeout "$limit" $b run $args -o "$work/out-$name" --report "$out/reports/$name.json" \
+    --activity-svg "$out/reports/$name.svg" -q "$@"
+  local rc=$?
+  if [ $rc -ne 0 ]; then log "$name: exit $rc (timeout ${limit}s = 124)"; return; fi
+  python3 - "$out/reports/$name.json" "$name" <<'PY' | tee -a "$out/taskgraph.log"
+import json, sys
+j = json.load(open(sys.argv[1]))
+imp = j["implementations"]
+busy_cuda = sum(w["busy_seconds"] for w in j["workers"] if w["kind"] == "cuda")
+ncuda = max(1, j["cuda_workers"])
+lp = j.get("lp_bound_seconds")
+print(f"{sys.argv[2]}: frames {j['frames']} wall {j['seconds']:.2f} s bapps {j['bapps']:.1f} "
+      f"makespan {j['makespan_seconds']:.2f} tail_idle {j['tail_idle_seconds']:.3f} "
+      f"({100*j['tail_idle_seconds']/max(j['makespan_seconds'],1e-9):.1f}%) "
+      f"lp_bound {('%.2f' % lp) if lp else 'n/a'} tasks {j['tasks']} cpu/shared/global "
+      f"{imp['cpu']['tasks']}/{imp['cuda_shared']['tasks']}/{imp['cuda_global']['tasks']} "
+      f"cpu_pairs {imp['cpu']['pairs']/max(j['pairs_examined'],1)*100:.2f}% "
+      f"gpu_busy {busy_cuda/ncuda/max(j['makespan_seconds'],1e-9)*100:.1f}% "
+      f"workers {j['cpu_workers']}c+{j['cuda_workers']}g sched {j['scheduler']}")
+PY
+}
+
+same() {  # same A B: the histograms of two runs are identical
+  if cmp -s "$work/out-$1/rdf.csv" "$work/out-$2/rdf.csv"; then log "identical: $1 = $2"; else log "DIFFERENT: $1 vs $2"; fi
+}
+
+mode_suite() {
+  bash scripts/gpu-suite.sh device >/dev/null 2>&1
+  grep -E "passed|FAILED|gpu-suite:" "$out/gpu-suite.log" | tee -a "$out/taskgraph.log"
+}
+
+mode_f1() {
+  synth F1 200
+  go f1-gpu-only --ncpu 0
+  go f1-gpu-only-2p28 --ncpu 0 --task-pairs 268435456
+  STARPU_NWORKER_PER_CUDA=2 go f1-gpu-only-2streams --ncpu 0
+  LIMIT=200 go f1-cpu-only-8 --ncuda 0 --last 7
+  go f1-hybrid-lws --sched lws
+  go f1-hybrid-dmda-first --sched dmda
+  go f1-hybrid-dmda --sched dmda
+  go f1-hybrid-dmdas --sched dmdas
+  LIMIT=100 go f1-static-hybrid --schedule static --frames-in-flight 24
+  go f1-static-gpu --schedule static --ncpu 0
+  same f1-gpu-only f1-hybrid-dmda
+  same f1-gpu-only f1-hybrid-lws
+  same f1-gpu-only f1-static-gpu
+}
+
+mode_long() {
+  synth K6 100
+  go k6-gpu-only --ncpu 0
+  go k6-hybrid --sched dmda
+  synth F1 2000
+  rm -rf "$STARPU_HOME"/.starpu/sampling/codelets
+  local t0=$(date +%s.%N)
+  STARPU_PERF_MODEL_DIR=$work/models timeout 200 $b calibrate $args --frames 20 --sched dmda
+  log "calibrate (20 frames of F1): $(python3 -c "print(round($(date +%s.%N)-$t0,1))") s"
+  STARPU_PERF_MODEL_DIR=$work/models go f1-2000-hybrid-dmda --sched dmda
+  STARPU_PERF_MODEL_DIR=$work/models go f1-2000-gpu-only --ncpu 0
+  tar -C "$work" -czf "$out/perfmodels-$(hostname -s).tar.gz" models
+}
+
+mode_multi() {
+  local g
+  local gpus=$(nvidia-smi -L | wc -l)
+  synth F1 200
+  for g in $(seq 1 "$gpus"); do
+    [ "$g" = 1 ] || [ "$g" = 2 ] || [ "$g" = 4 ] || [ "$g" = 8 ] || continue
+    go multi-f1-gpu$g --ncpu 0 --ncuda "$g"
+    go multi-f1-hybrid$g --ncuda "$g" --sched dmda
+  done
+  synth K1 1 4000000
+  for g in $(seq 1 "$gpus"); do
+    [ "$g" = 1 ] || [ "$g" = 2 ] || [ "$g" = 4 ] || [ "$g" = 8 ] || continue
+    go multi-4m-gpu$g --ncpu 0 --ncuda "$g"
+  done
+}
+
+for m in "$@"; do "mode_$m"; done
+tar -C "$out" -czf "$out/taskgraph-$(echo "$@" | tr ' ' '-').tar.gz" reports && rm -rf "$out/reports"

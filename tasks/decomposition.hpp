@@ -1,0 +1,60 @@
+// Decomposition policy: how the species pairs of one frame become tasks.
+//
+// Three kinds of work reach the scheduler:
+//  - row tiles of large pairs, sized for a GPU: long enough that the per-task cost (StarPU
+//    submission, launch, the flush of per-block histograms; ~20 us) stays near 2% of the task,
+//    short enough that one frame spreads over every GPU and the last tasks of a run are short;
+//  - whole medium pairs, one task each;
+//  - groups of small pairs, packed into tasks sized for one CPU core (~20 ms), because a task per
+//    tiny pair would cost more in overhead than in work.
+// When CPU and CUDA workers share a run, a task a CPU core could not finish within the tail budget
+// is restricted to the GPUs: a model-free scheduler would otherwise let a core start a task that
+// ends long after the GPUs ran out of work (CADISHI's hybrid tail). dmda/dmdas still place every
+// other task, and choose the CUDA implementation, from the perfmodels.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace pairhist {
+
+/// The workers a run has, as StarPU reports them after starpu_init.
+struct MachineShape {
+  int cpu_workers = 0;
+  int cuda_workers = 0;
+};
+
+struct DecompositionPolicy {
+  uint64_t tile_pairs = 0;      // largest row tile of a pair (pairs)
+  uint64_t group_pairs = 0;     // pairs smaller than this are packed into groups of about this size
+  uint64_t cpu_task_limit = 0;  // larger tasks run on CUDA workers only; 0: no restriction
+};
+
+/// Throughputs the policy assumes before any model is calibrated (pairs per second). They only
+/// size tasks; placement comes from the scheduler.
+constexpr double kAssumedGpuRate = 1.0e12;
+constexpr double kAssumedCpuCoreRate = 0.8e9;
+
+/// The policy for frames with these species sizes on this machine. tile_override > 0 fixes the
+/// tile size (tests, measurements); groups are then at most half a tile.
+DecompositionPolicy choose_policy(const std::vector<int64_t>& species_sizes,
+                                  const MachineShape& machine, uint64_t tile_override = 0);
+
+/// One task of a frame: either a row range of one pair (pair_indices.size() == 1) or whole
+/// pairs grouped (row_begin = row_end = 0 then, each pair complete).
+struct PlannedTask {
+  std::vector<int> pair_indices;  // indices into species_pairs(nspecies)
+  bool whole_pairs = false;       // true: every listed pair complete (a group or a whole pair)
+  int64_t row_begin = 0;          // for a row tile of pair_indices[0]
+  int64_t row_end = 0;
+  uint64_t pairs = 0;             // pairs examined by the task
+  bool gpu_only = false;
+};
+
+/// Every task of one frame. Together they examine every pair of every species pair exactly once;
+/// pairs with no pairs (empty species, a single atom with itself) get no task.
+std::vector<PlannedTask> plan_frame(const std::vector<int64_t>& species_sizes,
+                                    const DecompositionPolicy& policy,
+                                    const MachineShape& machine);
+
+}  // namespace pairhist
