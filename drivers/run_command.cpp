@@ -81,7 +81,7 @@ void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<st
     for (uint64_t c : p.counts) counted += c;
   uint64_t excluded = 0;
   for (const auto& p : r.pairs) excluded += p.excluded_pairs * r.frame_indices.size();
-  std::printf("  analysis      : norm %s, exclude %s (%llu pairs left out)\n", r.norm.c_str(),
+  std::printf("  analysis      : norm %s, exclude %s (%llu excluded pairs)\n", r.norm.c_str(),
               r.exclude.c_str(), static_cast<unsigned long long>(excluded));
   std::printf("  pairs         : %llu examined, %llu within r_max, %llu beyond (not counted)\n",
               static_cast<unsigned long long>(out.pairs_examined),

@@ -4,17 +4,13 @@
 // marked incomplete, where there are any.
 #include <doctest/doctest.h>
 #include <hdf5.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "test_paths.hpp"
+#include "cli_runner.hpp"
 #include "xtc_writer.hpp"
 
 namespace fs = std::filesystem;
@@ -23,49 +19,8 @@ using pairhist::io::XtcWriter;
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
-
-class Scratch {
- public:
-  explicit Scratch(const std::string& tag)
-      : dir(fs::temp_directory_path() / ("pairhist-bad-" + std::to_string(getpid()) + "-" + tag)) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string file(const std::string& name) const { return (dir / name).string(); }
-
-  Result run(const std::string& args) const {
-    const std::string cmd = pairhist::test::pairhist_binary() + " " + args + " --ncpu 1 >" +
-                            file("stdout") + " 2>" + file("stderr");
-    const int raw = std::system(cmd.c_str());
-    Result r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = slurp(file("stdout"));
-    r.err = slurp(file("stderr"));
-    return r;
-  }
-
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream(file(name)) << text;
-  }
-
-  fs::path dir;
-
- private:
-  static std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-};
+using Result = pairhist::test::CliResult;
+using Scratch = pairhist::test::CliScratch;
 
 /// Two waters' worth of atoms, the first incomplete: OW HW1 HW2 OW HW1 (5 atoms, 2 residues).
 const char* kGro5 =
@@ -147,7 +102,7 @@ void check_failure(const Result& r, const std::vector<std::string>& expect, int 
 }  // namespace
 
 TEST_CASE("a non-finite coordinate of a selected atom stops the run at its frame") {
-  const Scratch s("nonfinite");
+  const Scratch s("bad-nonfinite");
   // 1e45 Angstrom parses as a finite double but is infinite as the float the frame holds.
   std::string xyz;
   for (int t = 0; t < 3; ++t) {
@@ -171,7 +126,7 @@ TEST_CASE("a non-finite coordinate of a selected atom stops the run at its frame
 }
 
 TEST_CASE("an atom count that changes in a later frame") {
-  const Scratch s("natoms");
+  const Scratch s("bad-natoms");
   s.write("top.gro", kGro5);
   write_xtc(s.file("traj.xtc"), {frame(5, 0, kBox), frame(5, 1, kBox), frame(6, 2, kBox)});
   const fs::path out = s.dir / "out";
@@ -181,7 +136,7 @@ TEST_CASE("an atom count that changes in a later frame") {
 }
 
 TEST_CASE("zero and degenerate boxes") {
-  const Scratch s("box");
+  const Scratch s("bad-box");
   s.write("top.gro", kGro5);
   const std::string args = " --top " + s.file("top.gro") + " --species O=OW --rmax 0.5 --nbins 5";
   // The box vanishes in frame 2: no longer periodic, which the run cannot follow.
@@ -202,7 +157,7 @@ TEST_CASE("zero and degenerate boxes") {
 }
 
 TEST_CASE("empty selections and broken index files") {
-  const Scratch s("selection");
+  const Scratch s("bad-selection");
   s.write("top.gro", kGro5);
   write_xtc(s.file("traj.xtc"), {frame(5, 0, kBox)});
   s.write("groups.ndx", "[ Empty ]\n[ Oxygens ]\n1 4\n");
