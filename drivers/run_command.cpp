@@ -15,6 +15,7 @@
 #include "atomic_file.hpp"
 #include "hdf5_writer.hpp"
 #include "pairhist/errors.hpp"
+#include "rdf.hpp"
 #include "text_writers.hpp"
 #include "trajectory_job.hpp"
 
@@ -41,6 +42,8 @@ std::string effective_config(const RunArgs& a) {
   for (const auto& sp : a.job.species)
     s << "species." << sp.name << " = \"" << sp.selection << "\"\n";
   s << "interval = " << a.job.interval << "\n";
+  if (!a.job.index_file.empty()) s << "index = \"" << a.job.index_file << "\"\n";
+  s << "exclude = \"" << a.job.exclude << "\"\nnorm = \"" << a.job.norm << "\"\n";
   s << "rmax = " << a.job.r_max << "\nnbins = " << a.job.nbins << "\nunits = \"" << a.job.units
     << "\"\nprecision = \"" << a.precision << "\"\nfirst = " << a.job.first
     << "\nlast = " << a.job.last << "\nstep = " << a.job.step << "\n";
@@ -78,6 +81,10 @@ void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<st
   uint64_t counted = 0;
   for (const auto& p : r.pairs)
     for (uint64_t c : p.counts) counted += c;
+  uint64_t excluded = 0;
+  for (const auto& p : r.pairs) excluded += p.excluded_pairs * r.frame_indices.size();
+  std::printf("  analysis      : norm %s, exclude %s (%llu excluded pairs)\n", r.norm.c_str(),
+              r.exclude.c_str(), static_cast<unsigned long long>(excluded));
   std::printf("  pairs         : %llu examined, %llu within r_max, %llu beyond (not counted)\n",
               static_cast<unsigned long long>(out.pairs_examined),
               static_cast<unsigned long long>(counted),
@@ -109,7 +116,7 @@ void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<st
   std::printf("  output        :");
   for (const auto& f : files) std::printf(" %s", f.c_str());
   std::printf("\n");
-  if (r.volumes.empty())
+  if (!io::can_normalise(r))
     std::printf("  note          : no periodic box and no --volume: counts only, no g(r)\n");
 }
 
@@ -134,7 +141,7 @@ std::vector<std::string> write_results(const RunArgs& a, const HistogramResult& 
   std::vector<std::string> files = {(dir / "pairhist.h5").string(), (dir / "rdf.csv").string()};
   io::write_hdf5(files[0], result, effective_config(a));
   io::write_rdf_csv(files[1], result);
-  if (!result.volumes.empty()) {
+  if (io::can_normalise(result)) {
     files.push_back((dir / "rdf.xvg").string());
     io::write_xvg(files[2], result);
   }
@@ -150,7 +157,9 @@ void run(RunArgs& a) {
   else
     throw UsageError("--precision must be single or double");
   // Check the inputs exist before any work, so a typo costs nothing and leaves nothing behind.
-  for (const auto& f : {a.job.trajectory, a.job.topology})
+  std::vector<std::string> inputs = {a.job.trajectory, a.job.topology};
+  if (!a.job.index_file.empty()) inputs.push_back(a.job.index_file);
+  for (const auto& f : inputs)
     if (!std::filesystem::is_regular_file(f)) throw InputError(f + ": no such file");
   a.job.whole_frames = a.schedule == "static";
   a.job.lp_bound = true;  // cheap: one counter per task kind; solved once at the end
@@ -203,8 +212,9 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
       ->required();
   cmd->add_option("--species", args->species,
                   "NAME=SELECTION, repeatable; SELECTION is comma-separated atom-name globs "
-                  "(O=OW, H=HW1,HW2) or an expression with name, resname, resid, index, all, "
-                  "and, or, not, parentheses (\"Na=resname NA and not resid 1-10\")")
+                  "(O=OW, H=HW1,HW2) or an expression with name, resname, resid, index, group, "
+                  "all, and, or, not, parentheses (\"Na=resname NA and not resid 1-10\"); "
+                  "species may share atoms")
       ->required();
   cmd->add_option("--rmax", args->job.r_max, "Largest distance histogrammed (in --units)")
       ->required();
@@ -218,6 +228,19 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--volume", args->job.volume,
                   "Volume (in --units cubed) to normalise g(r) by when the trajectory has no "
                   "periodic box; without it such runs write counts only");
+  cmd->add_option("--index,-n", args->job.index_file,
+                  "GROMACS index file (.ndx) for 'group NAME' in species selections");
+  cmd->add_option("--exclude", args->job.exclude,
+                  "Pairs left out of the histograms and their normalisation: none, or residue "
+                  "(atoms of the same residue)")
+      ->check(CLI::IsMember({"none", "residue"}))
+      ->capture_default_str();
+  cmd->add_option("--norm", args->job.norm,
+                  "Normalisation (MDAnalysis's): rdf = g(r); density = pairs per frame per shell "
+                  "volume; none = pairs per frame (same-species pairs counted as ordered pairs, "
+                  "like MDAnalysis)")
+      ->check(CLI::IsMember({"rdf", "density", "none"}))
+      ->capture_default_str();
   cmd->add_option("--interval", args->job.interval,
                   "Write a histogram block every N frames (CADISHI's 'sum'), the last one partial; "
                   "each is written as soon as it completes (0: one block for the whole run)")

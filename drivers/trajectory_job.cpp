@@ -4,7 +4,10 @@
 #include <cmath>
 #include <sstream>
 
+#include "exclusions.hpp"
+#include "ndx_reader.hpp"
 #include "pairhist/errors.hpp"
+#include "rdf.hpp"
 #include "selection.hpp"
 #include "topology_reader.hpp"
 #include "trajectory_reader.hpp"
@@ -43,28 +46,23 @@ void check_options(const JobOptions& o) {
   if (o.first < 0) throw UsageError("--first must be >= 0");
   if (o.interval < 0) throw UsageError("--interval must be >= 0");
   if (o.volume < 0 || !std::isfinite(o.volume)) throw UsageError("--volume must be positive");
+  parse_exclude_mode(o.exclude);
+  io::check_norm(o.norm);
   for (size_t i = 0; i < o.species.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (o.species[i].name == o.species[j].name)
         throw UsageError("species '" + o.species[i].name + "' is defined twice");
 }
 
-/// Atom indices of every species, checked against each other: the same atom in two species
-/// would be paired with itself.
+/// Atom indices of every species. Species may share atoms (see PairHistogram): the kernels then
+/// pair a shared atom with itself at distance 0, which the job takes out of bin 0 again.
 std::vector<std::vector<int>> resolve_species(const JobOptions& o, const io::Topology& top) {
+  io::IndexGroups groups;
+  if (!o.index_file.empty()) groups = io::read_ndx(o.index_file, top.natoms());
   std::vector<std::vector<int>> atoms;
-  std::vector<int> owner(static_cast<size_t>(top.natoms()), -1);
-  for (size_t s = 0; s < o.species.size(); ++s) {
-    atoms.push_back(io::select_atoms(top, o.species[s].selection, o.topology));
-    for (int a : atoms.back()) {
-      int& own = owner[static_cast<size_t>(a)];
-      if (own >= 0)
-        throw UsageError("species '" + o.species[static_cast<size_t>(own)].name + "' and '" +
-                         o.species[s].name + "' overlap (atom " + std::to_string(a + 1) + " " +
-                         top.atom_names[static_cast<size_t>(a)] + ")");
-      own = static_cast<int>(s);
-    }
-  }
+  for (const auto& sp : o.species)
+    atoms.push_back(
+        io::select_atoms(top, sp.selection, o.topology, o.index_file.empty() ? nullptr : &groups));
   return atoms;
 }
 
@@ -83,6 +81,8 @@ JobOutcome run_trajectory_job(const JobOptions& o) {
 
   const io::Topology top = io::read_topology(o.topology);
   const auto atoms = resolve_species(o, top);
+  const std::vector<uint64_t> shared = count_shared_atoms(atoms);
+  const PairExclusions exclusions(parse_exclude_mode(o.exclude), top, o.topology, atoms);
   const auto reader_ptr = io::open_trajectory(o.trajectory);
   io::TrajectoryReader& reader = *reader_ptr;
   if (reader.natoms() != top.natoms())
@@ -98,6 +98,8 @@ JobOutcome run_trajectory_job(const JobOptions& o) {
   res.nbins = o.nbins;
   res.length_unit = factor == 1.0 ? "nm" : "angstrom";
   res.precision = o.precision == Precision::single ? "single" : "double";
+  res.norm = o.norm;
+  res.exclude = o.exclude;
 
   const auto start = std::chrono::steady_clock::now();
   io::TrajectoryFrame frame;
@@ -112,8 +114,15 @@ JobOutcome run_trajectory_job(const JobOptions& o) {
   const auto pairs = species_pairs(static_cast<int>(atoms.size()));
   std::vector<std::vector<uint64_t>> totals(pairs.size(),
                                             std::vector<uint64_t>(static_cast<size_t>(o.nbins)));
+  // Bins of the open interval's excluded pairs, subtracted when it closes.
+  auto excluded_bins = totals;
+  auto make_pair = [&](size_t p, std::vector<uint64_t> counts) {
+    return PairHistogram{pairs[p].first, pairs[p].second, std::move(counts), shared[p],
+                         exclusions.per_frame(p)};
+  };
   size_t block_begin = 0;  // first frame (index into res.frame_indices) of the open interval
   auto close_block = [&](std::vector<std::vector<uint64_t>> counts) {
+    remove_left_out(counts, shared, res.frame_indices.size() - block_begin, excluded_bins);
     for (size_t p = 0; p < pairs.size(); ++p)
       for (size_t k = 0; k < totals[p].size(); ++k) totals[p][k] += counts[p][k];
     if (o.interval > 0) res.intervals.push_back({block_begin, res.frame_indices.size(), counts});
@@ -127,8 +136,7 @@ JobOutcome run_trajectory_job(const JobOptions& o) {
     snap.frame_times.resize(frames);
     if (!snap.volumes.empty()) snap.volumes.resize(frames);
     snap.box_kind = box_kind_name(kind);
-    for (size_t p = 0; p < pairs.size(); ++p)
-      snap.pairs.push_back({pairs[p].first, pairs[p].second, totals[p]});
+    for (size_t p = 0; p < pairs.size(); ++p) snap.pairs.push_back(make_pair(p, totals[p]));
     return snap;
   };
   try {
@@ -181,8 +189,16 @@ JobOutcome run_trajectory_job(const JobOptions& o) {
           *dst++ = src[1];
           *dst++ = src[2];
         }
+        // A NaN pair lands in no bin and would silently vanish from the counts; checked on the
+        // copy so that only selected atoms are looked at.
+        const auto& xyz = species_xyz[s];
+        for (size_t k = 0; k < xyz.size(); ++k)
+          if (!std::isfinite(xyz[k]))
+            throw InputError(where + "atom " + std::to_string(atoms[s][k / 3] + 1) +
+                             " has a non-finite coordinate");
       }
       engine->submit_frame(species_ptr, box);
+      exclusions.add_frame(species_ptr, box, kind, r_max_nm, o.nbins, o.precision, excluded_bins);
       res.frame_indices.push_back(index);
       res.frame_times.push_back(frame.time);
       if (kind != BoxKind::none)
@@ -214,7 +230,7 @@ JobOutcome run_trajectory_job(const JobOptions& o) {
   if (res.frame_indices.size() > block_begin) close_block(std::move(remaining));  // last, partial
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (size_t p = 0; p < pairs.size(); ++p) {
-    PairHistogram h{pairs[p].first, pairs[p].second, totals[p]};
+    PairHistogram h = make_pair(p, totals[p]);
     out.pairs_examined += res.pairs_per_frame(h) * res.frame_indices.size();
     res.pairs.push_back(std::move(h));
   }

@@ -14,7 +14,7 @@ namespace pairhist {
 
 struct SpeciesSpec {
   std::string name;
-  std::string selection;  // comma-separated atom-name globs
+  std::string selection;  // atom-name globs or an expression (io/selection.hpp)
 };
 
 struct JobOptions {
@@ -36,6 +36,9 @@ struct JobOptions {
   uint64_t task_pairs = 0;  // row tile size; 0: the decomposition policy's choice
   bool lp_bound = false;    // compute StarPU's LP lower bound of the makespan
   double volume = 0;  // for trajectories without a box: the volume g(r) is normalised by (units^3)
+  std::string index_file;        // GROMACS .ndx serving `group NAME` selections; may be empty
+  std::string exclude = "none";  // none | residue: same-residue pairs are not counted
+  std::string norm = "rdf";      // rdf | density | none (io/rdf.hpp)
   std::function<void(int64_t frames_done)> progress;  // called after each submitted frame
   int64_t interval = 0;  // frames per output block (CADISHI's `sum`); 0: the whole run
   /// Called with the result so far after every completed interval, and once more, marked
@@ -46,7 +49,8 @@ struct JobOptions {
 struct JobOutcome {
   HistogramResult result;
   double seconds = 0;           // from the first frame read to the last histogram collected
-  uint64_t pairs_examined = 0;  // all pairs of all frames, within r_max or not
+  uint64_t pairs_examined = 0;  // all pairs of all frames, within r_max or not (excluded and
+                                // self pairs not included)
   RunActivity activity;
   int cpu_workers = 0;
   int cuda_workers = 0;

@@ -182,8 +182,11 @@ void write_hdf5(const std::string& path, const HistogramResult& res,
   validate(res);
   // Normalise before touching the disk, so a normalisation error leaves no partial output.
   const bool have_box = !res.volumes.empty();
+  const bool have_curves = can_normalise(res);
+  // rdf keeps CADISHI-era readers' "/pairhist/rdf"; the other modes name what they hold.
+  const std::string curve_group = res.norm == "rdf" ? "rdf" : normalised_name(res.norm);
   std::vector<RdfCurve> curves;
-  if (have_box) {
+  if (have_curves) {
     for (const auto& p : res.pairs) curves.push_back(compute_rdf(res, p));
   }
   const std::vector<double> edges = bin_edges(res.r_max, res.nbins);
@@ -255,6 +258,22 @@ void write_hdf5(const std::string& path, const HistogramResult& res,
       const int64_t complete = res.complete ? 1 : 0;
       w.attribute(meta.get(), "complete", H5T_STD_I64LE, H5T_NATIVE_INT64, &complete);
       if (!res.complete) w.string_attribute(meta.get(), "stopped_by", res.stopped_by);
+      w.string_attribute(meta.get(), "norm", res.norm);
+      w.string_attribute(meta.get(), "exclude", res.exclude);
+      {
+        // Pairs per frame left out of each histogram: by the exclusion rule, and the self pairs
+        // of atoms that belong to both species of a pair.
+        Handle excluded = w.group(meta.get(), "excluded_pairs");
+        Handle shared = w.group(meta.get(), "shared_atoms");
+        for (const auto& p : res.pairs) {
+          const std::string name = pair_name(res, p);
+          const uint64_t e = p.excluded_pairs, s = p.shared_atoms;
+          w.scalar_dataset(excluded.get(), name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &e);
+          w.scalar_dataset(shared.get(), name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &s);
+        }
+        w.check(excluded.close(), "closing group", "excluded_pairs");
+        w.check(shared.close(), "closing group", "shared_atoms");
+      }
 
       w.dataset(meta.get(), "bin_edges", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, edges.data(),
                 edges.size());
@@ -262,10 +281,11 @@ void write_hdf5(const std::string& path, const HistogramResult& res,
                 res.frame_indices.data(), res.frame_indices.size());
       w.dataset(meta.get(), "frame_times", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                 res.frame_times.data(), res.frame_times.size());
-      if (have_box) {
+      if (have_box)
         w.dataset(meta.get(), "volumes", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, res.volumes.data(),
                   res.volumes.size());
-        Handle rdf = w.group(meta.get(), "rdf");
+      if (have_curves) {
+        Handle rdf = w.group(meta.get(), curve_group);
         Handle coordination = w.group(meta.get(), "coordination");
         for (size_t i = 0; i < res.pairs.size(); ++i) {
           const std::string name = pair_name(res, res.pairs[i]);
@@ -274,16 +294,16 @@ void write_hdf5(const std::string& path, const HistogramResult& res,
           w.dataset(coordination.get(), name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                     curves[i].coordination.data(), curves[i].coordination.size());
         }
-        w.check(rdf.close(), "closing group", "rdf");
+        w.check(rdf.close(), "closing group", curve_group);
         w.check(coordination.close(), "closing group", "coordination");
         if (res.intervals.size() >= 2) {
-          Handle error = w.group(meta.get(), "rdf_error");
+          Handle error = w.group(meta.get(), curve_group + "_error");
           for (size_t i = 0; i < res.pairs.size(); ++i) {
             const std::vector<double> e = rdf_block_error(res, i);
             w.dataset(error.get(), pair_name(res, res.pairs[i]), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                       e.data(), e.size());
           }
-          w.check(error.close(), "closing group", "rdf_error");
+          w.check(error.close(), "closing group", curve_group + "_error");
         }
       }
       w.check(meta.close(), "closing group", "pairhist");

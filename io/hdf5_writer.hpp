@@ -14,13 +14,21 @@ namespace pairhist::io {
 ///   /<last frame index>/particle_numbers/<S> int64 scalar    atoms of species S per frame
 ///   /<last frame index>/volumes/box          float64 scalar  mean box volume (only with a box)
 ///   /pairhist                                 attributes version, length_unit, r_max, nbins,
-///                                             box_kind, precision, n_frames, config
+///                                             box_kind, precision, n_frames, config, complete,
+///                                             norm (rdf|density|none), exclude (none|residue)
+///   /pairhist/excluded_pairs/<A>,<B>          uint64 scalar   pairs per frame left out by
+///                                                             the exclusion rule
+///   /pairhist/shared_atoms/<A>,<B>            uint64 scalar   atoms in both A and B: self
+///                                                             pairs left out per frame
 ///   /pairhist/bin_edges                       float64 [nbins+1]
 ///   /pairhist/frame_indices                   int64 [n_frames]
 ///   /pairhist/frame_times                     float64 [n_frames], ps
 ///   /pairhist/volumes                         float64 [n_frames] (only with a box)
-///   /pairhist/rdf/<A>,<B>                     float64 [nbins] g(r) (only with a box)
-///   /pairhist/coordination/<A>,<B>            float64 [nbins] (only with a box)
+///   /pairhist/rdf/<A>,<B>                     float64 [nbins] g(r) (norm rdf, only with a box);
+///                                             norm density: /pairhist/density, norm none:
+///                                             /pairhist/number (io/rdf.hpp)
+///   /pairhist/coordination/<A>,<B>            float64 [nbins] (whenever the above is written)
+///   /pairhist/<rdf|density|number>_error/<A>,<B>  block-average errors (two or more intervals)
 ///
 /// String attributes are variable-length UTF-8, so an arbitrarily long config text fits.
 /// Throws UsageError for results that cannot be written (no frames, species names that are not

@@ -23,6 +23,20 @@ void check_binning(double r_max, int nbins) {
 
 }  // namespace
 
+void check_norm(const std::string& norm) {
+  if (norm != "rdf" && norm != "density" && norm != "none")
+    throw UsageError("--norm must be rdf, density or none, got '" + norm + "'");
+}
+
+bool can_normalise(const HistogramResult& res) {
+  return res.norm != "rdf" || !res.volumes.empty();
+}
+
+std::string normalised_name(const std::string& norm) {
+  check_norm(norm);
+  return norm == "rdf" ? "g" : norm == "density" ? "density" : "number";
+}
+
 std::vector<double> bin_edges(double r_max, int nbins) {
   check_binning(r_max, nbins);
   std::vector<double> edges(static_cast<size_t>(nbins) + 1);
@@ -41,13 +55,15 @@ std::vector<double> bin_centres(double r_max, int nbins) {
 
 RdfCurve compute_rdf(const HistogramResult& res, const PairHistogram& p) {
   const size_t n_frames = res.frame_indices.size();
+  check_norm(res.norm);
+  const bool rdf = res.norm == "rdf";
   if (n_frames == 0) throw UsageError("cannot normalise g(r): no frames were histogrammed");
-  if (res.volumes.empty()) {
+  if (rdf && res.volumes.empty()) {
     throw UsageError(
         "g(r) needs the box volume, but the trajectory has no periodic box; only the raw pair "
         "counts can be written");
   }
-  if (res.volumes.size() != n_frames) {
+  if (!res.volumes.empty() && res.volumes.size() != n_frames) {
     throw std::logic_error("HistogramResult has " + std::to_string(res.volumes.size()) +
                            " volumes for " + std::to_string(n_frames) + " frames");
   }
@@ -65,7 +81,7 @@ RdfCurve compute_rdf(const HistogramResult& res, const PairHistogram& p) {
   // normalising by that makes g = 1 exactly for an uncorrelated system. Using 1/<V> instead would
   // bias g by <V><1/V> >= 1 (Jensen), which grows with the volume fluctuations.
   double mean_inv_volume = 0;
-  for (size_t f = 0; f < n_frames; ++f) {
+  for (size_t f = 0; f < (rdf ? n_frames : 0); ++f) {
     const double v = res.volumes[f];
     if (!(v > 0) || !std::isfinite(v)) {
       throw InputError("frame " + std::to_string(res.frame_indices[f]) +
@@ -76,9 +92,9 @@ RdfCurve compute_rdf(const HistogramResult& res, const PairHistogram& p) {
   mean_inv_volume /= static_cast<double>(n_frames);
 
   const double na = static_cast<double>(res.species[p.a].count);
-  const double nb = static_cast<double>(res.species[p.b].count);
   const bool same = p.a == p.b;
-  const double n_pairs = same ? na * (na - 1) / 2 : na * nb;
+  const double n_pairs = static_cast<double>(res.pairs_per_frame(p));
+  const double ordered = same ? 2.0 : 1.0;  // MDAnalysis's ordered pairs, see rdf.hpp
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double frames = static_cast<double>(n_frames);
 
@@ -98,7 +114,12 @@ RdfCurve compute_rdf(const HistogramResult& res, const PairHistogram& p) {
     // where r is comparable to the bin width.
     const double shell = 4.0 / 3.0 * kPi * (hi * hi * hi - lo * lo * lo);
     const double mean_count = static_cast<double>(p.counts[k]) / frames;
-    curve.g[k] = n_pairs > 0 ? mean_count / (n_pairs * shell * mean_inv_volume) : nan;
+    if (rdf)
+      curve.g[k] = n_pairs > 0 ? mean_count / (n_pairs * shell * mean_inv_volume) : nan;
+    else if (res.norm == "density")
+      curve.g[k] = ordered * mean_count / shell;
+    else
+      curve.g[k] = ordered * mean_count;
 
     cumulative += p.counts[k];
     const double per_atom = static_cast<double>(cumulative) / (frames * na);
@@ -109,7 +130,7 @@ RdfCurve compute_rdf(const HistogramResult& res, const PairHistogram& p) {
 
 std::vector<double> rdf_block_error(const HistogramResult& res, size_t pair) {
   const size_t blocks = res.intervals.size();
-  if (blocks < 2 || res.volumes.empty()) return {};
+  if (blocks < 2 || !can_normalise(res)) return {};
   const size_t nbins = static_cast<size_t>(res.nbins);
   std::vector<double> sum(nbins, 0), sum2(nbins, 0);
   for (const IntervalBlock& b : res.intervals) {
@@ -118,12 +139,15 @@ std::vector<double> rdf_block_error(const HistogramResult& res, size_t pair) {
     part.species = res.species;
     part.r_max = res.r_max;
     part.nbins = res.nbins;
+    part.norm = res.norm;
     part.frame_indices.assign(
         res.frame_indices.begin() + static_cast<std::ptrdiff_t>(b.frame_begin),
         res.frame_indices.begin() + static_cast<std::ptrdiff_t>(b.frame_end));
-    part.volumes.assign(res.volumes.begin() + static_cast<std::ptrdiff_t>(b.frame_begin),
-                        res.volumes.begin() + static_cast<std::ptrdiff_t>(b.frame_end));
-    const PairHistogram p{res.pairs[pair].a, res.pairs[pair].b, b.counts[pair]};
+    if (!res.volumes.empty())
+      part.volumes.assign(res.volumes.begin() + static_cast<std::ptrdiff_t>(b.frame_begin),
+                          res.volumes.begin() + static_cast<std::ptrdiff_t>(b.frame_end));
+    PairHistogram p = res.pairs[pair];
+    p.counts = b.counts[pair];
     const RdfCurve g = compute_rdf(part, p);
     for (size_t k = 0; k < nbins; ++k) {
       sum[k] += g.g[k];

@@ -15,8 +15,8 @@ namespace {
 using Mask = std::vector<char>;
 
 bool is_keyword(const std::string& t) {
-  return t == "name" || t == "resname" || t == "resid" || t == "index" || t == "all" ||
-         t == "and" || t == "or" || t == "not";
+  return t == "name" || t == "resname" || t == "resid" || t == "index" || t == "group" ||
+         t == "all" || t == "and" || t == "or" || t == "not";
 }
 
 std::vector<std::string> tokenize(const std::string& text) {
@@ -44,8 +44,9 @@ std::vector<std::string> tokenize(const std::string& text) {
 class Parser {
  public:
   /// `text` is parsed; `shown` (what the user wrote) appears in error messages.
-  Parser(const Topology& top, const std::string& text, const std::string& shown)
-      : top_(top), text_(shown) {
+  Parser(const Topology& top, const std::string& text, const std::string& shown,
+         const IndexGroups* groups)
+      : top_(top), text_(shown), groups_(groups) {
     tokens_ = tokenize(text);
   }
 
@@ -104,7 +105,27 @@ class Parser {
     if (t == "resname") return by_pattern(top_.residue_names, t);
     if (t == "resid") return by_range(t, [&](int i) { return top_.residue_numbers[i]; });
     if (t == "index") return by_range(t, [](int i) { return i + 1; });
-    fail("unknown keyword '" + t + "' (name, resname, resid, index, all, and, or, not)");
+    if (t == "group") return by_group();
+    fail("unknown keyword '" + t + "' (name, resname, resid, index, group, all, and, or, not)");
+  }
+
+  Mask by_group() {
+    std::vector<std::string> names;
+    while (!at_operand_end()) names.push_back(tokens_[pos_++]);
+    if (names.empty()) fail("'group' needs at least one group name");
+    if (!groups_) fail("'group' needs an index file (--index FILE.ndx)");
+    Mask m(static_cast<size_t>(top_.natoms()), 0);
+    for (const auto& name : names) {
+      const std::vector<int>* atoms = groups_->find(name);
+      if (!atoms) {
+        std::string known;
+        for (const auto& n : groups_->names) known += (known.empty() ? "" : ", ") + n;
+        fail("no group '" + name + "' in " + groups_->path + " (it has: " + known + ")");
+      }
+      for (int a : *atoms)
+        if (a >= 0 && a < top_.natoms()) m[static_cast<size_t>(a)] = 1;
+    }
+    return m;
   }
 
   Mask by_pattern(const std::vector<std::string>& values, const std::string& keyword) {
@@ -157,6 +178,7 @@ class Parser {
 
   const Topology& top_;
   const std::string& text_;
+  const IndexGroups* groups_;
   std::vector<std::string> tokens_;
   size_t pos_ = 0;
 };
@@ -178,11 +200,11 @@ std::string as_expression(const std::string& selection) {
 }  // namespace
 
 std::vector<int> select_atoms(const Topology& topology, const std::string& selection,
-                              const std::string& topology_path) {
+                              const std::string& topology_path, const IndexGroups* groups) {
   const std::string expr = as_expression(selection);
   if (tokenize(expr).size() < 2 && expr != "all")
     throw UsageError("empty selection '" + selection + "'");
-  const Mask mask = Parser(topology, expr, selection).parse();
+  const Mask mask = Parser(topology, expr, selection, groups).parse();
   std::vector<int> atoms;
   for (size_t i = 0; i < mask.size(); ++i)
     if (mask[i]) atoms.push_back(static_cast<int>(i));

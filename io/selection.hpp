@@ -7,6 +7,7 @@
 //      resname PAT...       residue names matching any glob
 //      resid A[-B] ...      residue numbers (ranges inclusive; A:B also accepted)
 //      index A[-B] ...      atom numbers, 1-based as in .gro/.pdb files
+//      group NAME...        atoms of GROMACS index groups (needs an index file, see ndx_reader)
 //      all
 //    combined with `and`, `or`, `not` and parentheses ("resname SOL and name H*",
 //    "name OW or (resname NA and not resid 1-10)").
@@ -16,12 +17,16 @@
 #include <vector>
 
 #include "gro_reader.hpp"
+#include "ndx_reader.hpp"
 
 namespace pairhist::io {
 
-/// Indices (0-based, ascending) of the atoms the selection picks. Throws UsageError for a
-/// malformed expression and InputError naming the topology when it picks no atom.
+/// Indices (0-based, ascending) of the atoms the selection picks. `groups` (may be null) serves
+/// the `group` keyword. Throws UsageError for a malformed expression, `group` without an index
+/// file or an unknown group name (naming the index file), and InputError naming the topology when
+/// the selection picks no atom.
 std::vector<int> select_atoms(const Topology& topology, const std::string& selection,
-                              const std::string& topology_path);
+                              const std::string& topology_path,
+                              const IndexGroups* groups = nullptr);
 
 }  // namespace pairhist::io

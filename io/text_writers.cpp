@@ -82,18 +82,41 @@ void write_run_comments(std::ofstream& f, const HistogramResult& res) {
   }
 }
 
+/// What the normalised columns hold, for the comment lines of both text outputs.
+std::string norm_description(const HistogramResult& res) {
+  if (res.norm == "density")
+    return "density (norm density): pairs per frame per shell volume (" + res.length_unit +
+           "^-3), same-species pairs counted as ordered pairs (twice) like MDAnalysis";
+  if (res.norm == "none")
+    return "number (norm none): pairs per frame in the shell, same-species pairs counted as "
+           "ordered pairs (twice) like MDAnalysis";
+  return "g (norm rdf): the radial distribution function, normalised with the frame average of "
+         "1/V (exact under NPT)";
+}
+
+std::string exclusion_description(const HistogramResult& res) {
+  std::string s = "# excluded pairs: " + res.exclude;
+  for (const auto& p : res.pairs)
+    if (p.excluded_pairs > 0 || p.shared_atoms > 0)
+      s += "; " + one_line(pair_label(res, p)) + " " + std::to_string(p.excluded_pairs) +
+           " per frame" +
+           (p.shared_atoms > 0 ? " (+" + std::to_string(p.shared_atoms) + " self pairs)" : "");
+  return s + "\n";
+}
+
 }  // namespace
 
 void write_rdf_csv(const std::string& path, const HistogramResult& res) {
   check_frames(res);
-  const bool have_box = !res.volumes.empty();
+  const bool have_curves = can_normalise(res);
+  const std::string value = normalised_name(res.norm);
   std::vector<RdfCurve> curves;
   for (const auto& p : res.pairs) {
     if (p.counts.size() != static_cast<size_t>(res.nbins)) {
       throw std::logic_error("pair histogram has " + std::to_string(p.counts.size()) +
                              " bins, expected " + std::to_string(res.nbins));
     }
-    if (have_box) curves.push_back(compute_rdf(res, p));
+    if (have_curves) curves.push_back(compute_rdf(res, p));
   }
   const std::vector<double> r = bin_centres(res.r_max, res.nbins);
 
@@ -101,11 +124,12 @@ void write_rdf_csv(const std::string& path, const HistogramResult& res) {
   std::ofstream f = open_temp(out);
   f << "# pairhist " << kVersion << "\n";
   write_run_comments(f, res);
+  f << exclusion_description(res);
   f << "# r is the bin centre; count_A-B is the number of A-B pairs in the bin summed over all "
        "frames (same-species pairs counted once)\n";
-  if (have_box) {
-    f << "# g_A-B is the radial distribution function (normalised with the frame average of "
-         "1/V); n_A-B is the mean number of B atoms within the bin's upper edge of an A atom\n";
+  if (have_curves) {
+    f << "# " << value << "_A-B is the " << norm_description(res)
+      << "; n_A-B is the mean number of B atoms within the bin's upper edge of an A atom\n";
   } else {
     f << "# no periodic box: g(r) and coordination numbers need a volume and are not written\n";
   }
@@ -113,27 +137,27 @@ void write_rdf_csv(const std::string& path, const HistogramResult& res) {
   // Block-average errors, when the run was written in intervals, go last so the other columns
   // keep their places.
   std::vector<std::vector<double>> errors;
-  if (have_box)
+  if (have_curves)
     for (size_t i = 0; i < res.pairs.size(); ++i) errors.push_back(rdf_block_error(res, i));
   const bool have_errors = !errors.empty() && !errors[0].empty();
   if (have_errors)
-    f << "# gerr_A-B is the standard error of g_A-B from the scatter of the "
-      << res.intervals.size() << " interval blocks\n";
+    f << "# " << value << "err_A-B is the standard error of " << value
+      << "_A-B from the scatter of the " << res.intervals.size() << " interval blocks\n";
 
   f << csv_field("r_" + res.length_unit);
   for (const auto& p : res.pairs) {
     const std::string label = pair_label(res, p);
     f << ',' << csv_field("count_" + label);
-    if (have_box) f << ',' << csv_field("g_" + label) << ',' << csv_field("n_" + label);
+    if (have_curves) f << ',' << csv_field(value + "_" + label) << ',' << csv_field("n_" + label);
   }
   if (have_errors)
-    for (const auto& p : res.pairs) f << ',' << csv_field("gerr_" + pair_label(res, p));
+    for (const auto& p : res.pairs) f << ',' << csv_field(value + "err_" + pair_label(res, p));
   f << '\n';
   for (int k = 0; k < res.nbins; ++k) {
     f << r[k];
     for (size_t i = 0; i < res.pairs.size(); ++i) {
       f << ',' << res.pairs[i].counts[k];
-      if (have_box) f << ',' << curves[i].g[k] << ',' << curves[i].coordination[k];
+      if (have_curves) f << ',' << curves[i].g[k] << ',' << curves[i].coordination[k];
     }
     if (have_errors)
       for (const auto& e : errors) f << ',' << e[static_cast<size_t>(k)];
@@ -152,10 +176,19 @@ void write_xvg(const std::string& path, const HistogramResult& res) {
   std::ofstream f = open_temp(out);
   f << "# This file was created by pairhist " << kVersion << "\n";
   write_run_comments(f, res);
-  f << "# r is the bin centre\n";
-  f << "@    title \"Radial distribution\"\n";
-  f << "@    xaxis  label \"r (" << one_line(res.length_unit, '\'') << ")\"\n";
-  f << "@    yaxis  label \"g(r)\"\n";
+  f << exclusion_description(res);
+  f << "# r is the bin centre; the columns are the " << norm_description(res) << "\n";
+  const std::string unit = one_line(res.length_unit, '\'');
+  // The y axis and, outside the default rdf mode, title and legends name the normalisation.
+  const bool rdf = res.norm == "rdf";
+  const std::string ylabel = rdf                     ? "g(r)"
+                             : res.norm == "density" ? "pair density (" + unit + "\\S-3\\N)"
+                                                     : "pairs per frame";
+  const std::string legend_prefix = rdf ? "" : normalised_name(res.norm) + " ";
+  f << "@    title \"" << (rdf ? "Radial distribution" : "Pair distances (norm " + res.norm + ")")
+    << "\"\n";
+  f << "@    xaxis  label \"r (" << unit << ")\"\n";
+  f << "@    yaxis  label \"" << ylabel << "\"\n";
   f << "@TYPE xy\n";
   if (!res.pairs.empty()) {
     f << "@ view 0.15, 0.15, 0.75, 0.85\n";
@@ -166,7 +199,8 @@ void write_xvg(const std::string& path, const HistogramResult& res) {
     f << "@ legend length 2\n";
   }
   for (size_t i = 0; i < res.pairs.size(); ++i) {
-    f << "@ s" << i << " legend \"" << one_line(pair_label(res, res.pairs[i]), '\'') << "\"\n";
+    f << "@ s" << i << " legend \"" << legend_prefix
+      << one_line(pair_label(res, res.pairs[i]), '\'') << "\"\n";
   }
   for (int k = 0; k < res.nbins; ++k) {
     f << r[k];

@@ -3,6 +3,7 @@
 #   DCD           MDAnalysis   (Debian: python3-mdanalysis)
 #   extended XYZ  ASE          (Debian: python3-ase)
 #   LAMMPS dump   LAMMPS       (Debian: lammps, binary `lmp`)
+#   index (.ndx)  GROMACS      (Debian: gromacs, `gmx make_ndx` on data/spce_water.gro)
 # Each fixture comes with reference values that the same program reports (*.ref.txt): box
 # vectors and coordinates in Angstrom, full precision, read back by the writer's own library
 # (DCD, XYZ) or dumped by the same LAMMPS run with 12 significant digits.
@@ -139,5 +140,12 @@ LMP
        /^ITEM: ATOMS/{atoms=1; next} /^ITEM/{atoms=0; next}
        atoms{print $1, $3, $4, $5}' "$work/ref_$kind.txt" > "$out/lmp_$kind.ref.txt"
 done
+
+# ---- GROMACS index file -------------------------------------------------------------------------
+# gmx make_ndx on the water sample: the default groups removed (they list every atom), then the
+# oxygens ("OW") and the atoms of residues 1-3 ("r_1-3").
+printf 'del 0-2\na OW\nr 1-3\nq\n' |
+  (cd "$work" && gmx -quiet make_ndx -f "$root/data/spce_water.gro" -o "$out/spce_water.ndx" \
+    >/dev/null 2>&1)
 
 du -ch "$out"/* | tail -1

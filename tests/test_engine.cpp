@@ -124,8 +124,14 @@ TEST_CASE("job errors are one line and name the problem") {
   o.r_max = 1.0;
   o.species = {parse_species("X=NOPE")};
   CHECK_THROWS_AS(run_trajectory_job(o), InputError);
-  o.species = {parse_species("O=OW"), parse_species("O2=O*")};
-  CHECK_THROWS_AS(run_trajectory_job(o), UsageError);  // overlapping species
+  o.species = {parse_species("O=OW"), parse_species("O=O*")};
+  CHECK_THROWS_AS(run_trajectory_job(o), UsageError);  // a species defined twice
+  o.species = {parse_species("O=OW")};
+  o.exclude = "bonds";
+  CHECK_THROWS_AS(run_trajectory_job(o), UsageError);
+  o.exclude = "none";
+  o.norm = "gofr";
+  CHECK_THROWS_AS(run_trajectory_job(o), UsageError);
   CHECK_THROWS_AS(parse_species("novalue"), UsageError);
 }
 

@@ -14,11 +14,15 @@ struct SpeciesInfo {
 };
 
 /// Counts of one species pair (a <= b, indices into HistogramResult::species). Bin k holds the
-/// pairs with floor(r * nbins / r_max) == k; same-species pairs are counted once (i < j).
+/// pairs with floor(r * nbins / r_max) == k; same-species pairs are counted once (i < j), cross
+/// pairs as ordered pairs (i in A, j in B, i != j: an atom in both species is never paired with
+/// itself, two atoms both in A and B count as two pairs). Excluded pairs are not counted.
 struct PairHistogram {
   int a = 0;
   int b = 0;
   std::vector<uint64_t> counts;
+  uint64_t shared_atoms = 0;    // atoms in both species (a != b): self pairs left out per frame
+  uint64_t excluded_pairs = 0;  // pairs left out per frame by the exclusion rule (any distance)
 };
 
 /// The counts of consecutive frames written as one block (`run --interval N`): frames
@@ -44,12 +48,16 @@ struct HistogramResult {
   std::vector<IntervalBlock> intervals;  // empty: the whole run is one block
   bool complete = true;                  // false when bad input stopped the run early
   std::string stopped_by;                // that input error
+  std::string norm = "rdf";              // rdf | density | none (io/rdf.hpp)
+  std::string exclude = "none";          // none | residue: which pairs are left out
 
-  /// Number of pairs a frame contributes to pair p: N(N-1)/2 same species, N_A*N_B otherwise.
+  /// Number of pairs a frame contributes to pair p: N(N-1)/2 same species, N_A*N_B otherwise,
+  /// less the self pairs of shared atoms and the excluded pairs.
   uint64_t pairs_per_frame(const PairHistogram& p) const {
     const auto na = static_cast<uint64_t>(species[p.a].count);
     const auto nb = static_cast<uint64_t>(species[p.b].count);
-    return p.a == p.b ? na * (na - 1) / 2 : na * nb;
+    const uint64_t all = p.a == p.b ? na * (na - 1) / 2 : na * nb - p.shared_atoms;
+    return all - p.excluded_pairs;
   }
 };
 
