@@ -12,6 +12,7 @@
 
 #include "activity_report.hpp"
 #include "atomic_file.hpp"
+#include "config_file.hpp"
 #include "hdf5_writer.hpp"
 #include "pairhist/errors.hpp"
 #include "text_writers.hpp"
@@ -27,6 +28,7 @@ struct RunArgs {
   std::string precision = "single";
   std::string report;
   std::string schedule = "tasks";
+  std::string config;
   bool progress = false;
   bool quiet = false;
 };
@@ -135,6 +137,10 @@ std::vector<std::string> write_results(const RunArgs& a, const HistogramResult& 
 }
 
 void run(RunArgs& a) {
+  if (a.job.trajectory.empty())
+    throw UsageError("no trajectory given (an argument, or trajectory/input.file in --config)");
+  if (a.job.r_max == 0) throw UsageError("--rmax is required (or rmax in --config)");
+  if (a.job.nbins == 0) throw UsageError("--nbins is required (or nbins in --config)");
   for (const auto& s : a.species) a.job.species.push_back(parse_species(s));
   if (a.precision == "single")
     a.job.precision = Precision::single;
@@ -144,7 +150,7 @@ void run(RunArgs& a) {
     throw UsageError("--precision must be single or double");
   // Check the inputs exist before any work, so a typo costs nothing and leaves nothing behind.
   for (const auto& f : {a.job.trajectory, a.job.topology})
-    if (!std::filesystem::is_regular_file(f)) throw InputError(f + ": no such file");
+    if (!f.empty() && !std::filesystem::is_regular_file(f)) throw InputError(f + ": no such file");
   a.job.whole_frames = a.schedule == "static";
   check_output_directory(a.output);
   if (!a.quiet) a.job.progress = make_progress(a.progress);
@@ -179,20 +185,21 @@ void add_run_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "run", "Pair-distance histograms and g(r) of every species pair of a trajectory");
   cmd->add_option("trajectory", args->job.trajectory,
-                  "Trajectory (.xtc, .trr, .pdb, .dcd, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump)")
-      ->required();
-  cmd->add_option(
-         "--top,-s", args->job.topology,
-         "Topology with atom names (.gro, .pdb, .xyz/.extxyz, LAMMPS dump: types as names)")
-      ->required();
+                  "Trajectory (.xtc, .trr, .pdb, .dcd, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump, "
+                  ".h5md, CADISHI .h5/.hdf5)");
+  cmd->add_option("--top,-s", args->job.topology,
+                  "Topology with atom names (.gro, .pdb, .xyz/.extxyz, LAMMPS dump: types as "
+                  "names); not needed for CADISHI .h5 files, which carry their species");
   cmd->add_option("--species", args->species,
                   "NAME=SELECTION, repeatable; SELECTION is comma-separated atom-name globs "
                   "(O=OW, H=HW1,HW2) or an expression with name, resname, resid, index, all, "
-                  "and, or, not, parentheses (\"Na=resname NA and not resid 1-10\")")
-      ->required();
-  cmd->add_option("--rmax", args->job.r_max, "Largest distance histogrammed (in --units)")
-      ->required();
-  cmd->add_option("--nbins", args->job.nbins, "Number of bins from 0 to rmax")->required();
+                  "and, or, not, parentheses (\"Na=resname NA and not resid 1-10\"); default for "
+                  "CADISHI .h5 files: every species of the file");
+  cmd->add_option("--rmax", args->job.r_max, "Largest distance histogrammed (in --units)");
+  cmd->add_option("--nbins", args->job.nbins, "Number of bins from 0 to rmax");
+  cmd->add_option("--config", args->config,
+                  "YAML settings (keys = these flags' long names, or CADISHI's histograms.yaml); "
+                  "flags on the command line win");
   cmd->add_option("--units", args->job.units, "Length unit of --rmax and of the output")
       ->check(CLI::IsMember({"nm", "angstrom"}))
       ->capture_default_str();
@@ -228,7 +235,10 @@ void add_run_command(CLI::App& app) {
                   "Also write the run summary and per-worker activity as JSON to this file");
   cmd->add_flag("--progress", args->progress, "Show progress even when stderr is not a terminal");
   cmd->add_flag("-q,--quiet", args->quiet, "No summary, no progress");
-  cmd->callback([args]() { run(*args); });
+  cmd->callback([args, cmd]() {
+    if (!args->config.empty()) apply_run_config(*cmd, args->config);
+    run(*args);
+  });
 }
 
 }  // namespace pairhist

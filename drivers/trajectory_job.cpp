@@ -4,9 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "job_inputs.hpp"
 #include "pairhist/errors.hpp"
-#include "selection.hpp"
-#include "topology_reader.hpp"
 #include "trajectory_reader.hpp"
 
 namespace pairhist {
@@ -49,25 +48,6 @@ void check_options(const JobOptions& o) {
         throw UsageError("species '" + o.species[i].name + "' is defined twice");
 }
 
-/// Atom indices of every species, checked against each other: the same atom in two species
-/// would be paired with itself.
-std::vector<std::vector<int>> resolve_species(const JobOptions& o, const io::Topology& top) {
-  std::vector<std::vector<int>> atoms;
-  std::vector<int> owner(static_cast<size_t>(top.natoms()), -1);
-  for (size_t s = 0; s < o.species.size(); ++s) {
-    atoms.push_back(io::select_atoms(top, o.species[s].selection, o.topology));
-    for (int a : atoms.back()) {
-      int& own = owner[static_cast<size_t>(a)];
-      if (own >= 0)
-        throw UsageError("species '" + o.species[static_cast<size_t>(own)].name + "' and '" +
-                         o.species[s].name + "' overlap (atom " + std::to_string(a + 1) + " " +
-                         top.atom_names[static_cast<size_t>(a)] + ")");
-      own = static_cast<int>(s);
-    }
-  }
-  return atoms;
-}
-
 BoxMatrix to_matrix(const std::array<float, 9>& box) {
   BoxMatrix m;
   for (int i = 0; i < 9; ++i) m[i] = box[i];
@@ -76,12 +56,13 @@ BoxMatrix to_matrix(const std::array<float, 9>& box) {
 
 }  // namespace
 
-JobOutcome run_trajectory_job(const JobOptions& o) {
+JobOutcome run_trajectory_job(const JobOptions& options) {
+  JobOptions o = options;
+  const io::Topology top = load_job_topology(o);  // may fill in o.topology and o.species
   check_options(o);
   const double factor = length_factor(o.units);
   const double r_max_nm = o.r_max / factor;
 
-  const io::Topology top = io::read_topology(o.topology);
   const auto atoms = resolve_species(o, top);
   const auto reader_ptr = io::open_trajectory(o.trajectory);
   io::TrajectoryReader& reader = *reader_ptr;

@@ -115,8 +115,8 @@ bool CadishiReader::next(TrajectoryFrame& frame) {
       frame_fail("coordinates/" + species_[s] + " is not " + std::to_string(counts_[s]) +
                  " x 3 as in the first frame");
     buf_.resize(3 * static_cast<size_t>(counts_[s]));
-    if (!buf_.empty() && H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                                 buf_.data()) < 0)
+    if (!buf_.empty() &&
+        H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf_.data()) < 0)
       frame_fail("cannot read coordinates/" + species_[s]);
     for (size_t i = 0; i < buf_.size(); ++i) {
       if (!std::isfinite(buf_[i]))

@@ -38,8 +38,8 @@ void CadishiWriter::write(int64_t number, const TrajectoryFrame& frame) {
   H5Handle group(H5Gcreate2(file_.get(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                  H5Gclose);
   if (!group.valid()) fail("cannot create group " + name);
-  H5Handle coords(
-      H5Gcreate2(group.get(), "coordinates", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+  H5Handle coords(H5Gcreate2(group.get(), "coordinates", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                  H5Gclose);
   if (!coords.valid()) fail("cannot create group " + name + "/coordinates");
   for (size_t s = 0; s < species_.size(); ++s) {
     buf_.clear();
@@ -59,7 +59,8 @@ void CadishiWriter::write(int64_t number, const TrajectoryFrame& frame) {
   std::array<double, 9> box;
   bool has_box = false;
   for (int k = 0; k < 9; ++k) {
-    box[static_cast<size_t>(k)] = static_cast<double>(frame.box[static_cast<size_t>(k)]) * kAngstromPerNm;
+    box[static_cast<size_t>(k)] =
+        static_cast<double>(frame.box[static_cast<size_t>(k)]) * kAngstromPerNm;
     has_box = has_box || box[static_cast<size_t>(k)] != 0;
   }
   if (has_box) {

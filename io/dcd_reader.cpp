@@ -226,8 +226,8 @@ bool DcdReader::next(TrajectoryFrame& frame) {
       const double cos_beta = angle_cosine(cell[3], cosines);
       const double cos_alpha = angle_cosine(cell[4], cosines);
       std::array<double, 9> cell_box;
-      if (const std::string problem = box_from_cell(a, b, c, cos_alpha, cos_beta, cos_gamma,
-                                                    cell_box);
+      if (const std::string problem =
+              box_from_cell(a, b, c, cos_alpha, cos_beta, cos_gamma, cell_box);
           !problem.empty())
         fail(problem);
       for (int k = 0; k < 9; ++k)

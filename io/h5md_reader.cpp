@@ -65,8 +65,7 @@ H5mdReader::H5mdReader(const std::string& path) : path_(path) {
   value_ = H5Handle(H5Dopen2(position.get(), "value", H5P_DEFAULT), H5Dclose);
   if (!value_.valid()) fail("cannot open " + where + "/value");
   const std::vector<hsize_t> dims = h5_dims(value_.get());
-  if (dims.size() != 3 || dims[2] != 3)
-    fail(where + "/value must be frames x atoms x 3");
+  if (dims.size() != 3 || dims[2] != 3) fail(where + "/value must be frames x atoms x 3");
   if (dims[1] == 0 || dims[1] > static_cast<hsize_t>(INT32_MAX / 3))
     fail(where + "/value has an invalid atom count " + std::to_string(dims[1]));
   nframes_ = static_cast<int64_t>(dims[0]);
@@ -106,8 +105,7 @@ void H5mdReader::open_sampling(hid_t element, const char* name, Sampling& s, boo
   }
   const std::vector<hsize_t> dims = h5_dims(s.dataset.get());
   if (dims.empty()) {  // fixed interval: value = offset + frame * interval
-    if (H5Dread(s.dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s.interval) <
-        0)
+    if (H5Dread(s.dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s.interval) < 0)
       fail("cannot read " + where);
     if (H5Aexists(s.dataset.get(), "offset") > 0) {
       H5Handle attr(H5Aopen(s.dataset.get(), "offset", H5P_DEFAULT), H5Aclose);
@@ -117,7 +115,10 @@ void H5mdReader::open_sampling(hid_t element, const char* name, Sampling& s, boo
   } else if (dims.size() == 1 && static_cast<int64_t>(dims[0]) >= nframes_) {
     s.per_frame = true;
   } else {
-    fail(where + " has " + (dims.size() == 1 ? std::to_string(dims[0]) + " entries" : "rank " + std::to_string(dims.size())) + " for " + std::to_string(nframes_) + " frames");
+    fail(where + " has " +
+         (dims.size() == 1 ? std::to_string(dims[0]) + " entries"
+                           : "rank " + std::to_string(dims.size())) +
+         " for " + std::to_string(nframes_) + " frames");
   }
 }
 
@@ -160,7 +161,8 @@ void H5mdReader::open_box(hid_t particles_group) {
   }
   if (periodic == 0) return;
   if (periodic != 3) fail(where + ": partly periodic boxes are not supported");
-  if (H5Lexists(box.get(), "edges", H5P_DEFAULT) <= 0) fail(where + " is periodic but has no edges");
+  if (H5Lexists(box.get(), "edges", H5P_DEFAULT) <= 0)
+    fail(where + " is periodic but has no edges");
 
   H5O_info_t info;
   if (H5Oget_info_by_name(box.get(), "edges", &info, H5P_DEFAULT) < 0)
@@ -219,13 +221,14 @@ bool H5mdReader::next(TrajectoryFrame& frame) {
     const hsize_t count[3] = {1, static_cast<hsize_t>(n), 3};
     H5Handle mem(H5Screate_simple(3, count, nullptr), H5Sclose);
     if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
-        H5Dread(value_.get(), H5T_NATIVE_DOUBLE, mem.get(), space.get(), H5P_DEFAULT,
-                buf_.data()) < 0)
+        H5Dread(value_.get(), H5T_NATIVE_DOUBLE, mem.get(), space.get(), H5P_DEFAULT, buf_.data()) <
+            0)
       frame_fail("cannot read the positions (damaged file?)");
   }
   frame.xyz.resize(3 * n);
   for (size_t i = 0; i < 3 * n; ++i) {
-    if (!std::isfinite(buf_[i])) frame_fail("non-finite coordinate of atom " + std::to_string(i / 3));
+    if (!std::isfinite(buf_[i]))
+      frame_fail("non-finite coordinate of atom " + std::to_string(i / 3));
     frame.xyz[i] = static_cast<float>(buf_[i] * length_scale_);
   }
   frame.box.fill(0);

@@ -28,8 +28,8 @@ std::string box_from_cell(double a, double b, double c, double cos_alpha, double
 std::array<double, 6> cell_from_box(const std::array<double, 9>& m) {
   double len[3];
   for (int v = 0; v < 3; ++v)
-    len[v] = std::sqrt(m[3 * v] * m[3 * v] + m[3 * v + 1] * m[3 * v + 1] +
-                       m[3 * v + 2] * m[3 * v + 2]);
+    len[v] =
+        std::sqrt(m[3 * v] * m[3 * v] + m[3 * v + 1] * m[3 * v + 1] + m[3 * v + 2] * m[3 * v + 2]);
   auto angle = [&](int u, int v) {
     if (len[u] == 0 || len[v] == 0) return 0.0;
     const double dot =

@@ -50,10 +50,10 @@ void check_against_reference(const std::string& path, const std::string& ref_pat
 }
 
 // A minimal CADISHI file: frames named `numbers`, species and counts per frame.
-void write_file(const std::string& path,
-                const std::vector<std::pair<std::string, std::vector<std::pair<std::string, int>>>>&
-                    frames,
-                const double* dims = nullptr, int ndims = 0) {
+void write_file(
+    const std::string& path,
+    const std::vector<std::pair<std::string, std::vector<std::pair<std::string, int>>>>& frames,
+    const double* dims = nullptr, int ndims = 0) {
   hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   REQUIRE(f >= 0);
   for (const auto& [name, species] : frames) {
@@ -63,8 +63,8 @@ void write_file(const std::string& path,
       std::vector<double> xyz(3 * static_cast<size_t>(n), 1.0);
       const hsize_t d[2] = {static_cast<hsize_t>(n), 3};
       hid_t space = H5Screate_simple(2, d, nullptr);
-      hid_t set = H5Dcreate2(c, s.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT,
-                             H5P_DEFAULT);
+      hid_t set =
+          H5Dcreate2(c, s.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
       H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, xyz.data());
       H5Dclose(set);
       H5Sclose(space);
@@ -72,8 +72,8 @@ void write_file(const std::string& path,
     if (dims != nullptr) {
       const hsize_t d = static_cast<hsize_t>(ndims);
       hid_t space = H5Screate_simple(1, &d, nullptr);
-      hid_t set = H5Dcreate2(g, "dimensions", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT,
-                             H5P_DEFAULT);
+      hid_t set =
+          H5Dcreate2(g, "dimensions", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
       H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, dims);
       H5Dclose(set);
       H5Sclose(space);
@@ -144,8 +144,8 @@ TEST_CASE("CADISHI writer round trip keeps float coordinates exactly") {
   REQUIRE(r.next(back));  // frame 3 first (numeric order), no box
   CHECK(back.step == 3);
   for (float v : back.box) CHECK(v == 0);
-  const std::vector<float> expect = {0.1234567f, 1.5f, 2.75f, 3.3333333f, 0.0f, -1.25f,
-                                     7.123f,     0.001f, 4.999f};
+  const std::vector<float> expect = {0.1234567f, 1.5f,   2.75f,  3.3333333f, 0.0f,
+                                     -1.25f,     7.123f, 0.001f, 4.999f};
   CHECK(back.xyz == expect);
   REQUIRE(r.next(back));
   CHECK(back.step == 5);
@@ -189,7 +189,8 @@ TEST_CASE("CADISHI input errors are one line naming file and frame") {
   const double bad_cell[6] = {10, 10, 0, 90, 90, 90};
   const std::string zero = tmp.file("zero.h5");
   write_file(zero, {{"1", {{"A", 2}}}}, bad_cell, 6);
-  CHECK(contains(read_error(zero), "frame 0 (group /1): dimensions have a zero or negative length"));
+  CHECK(
+      contains(read_error(zero), "frame 0 (group /1): dimensions have a zero or negative length"));
 
   const double flat[6] = {10, 10, 10, 90, 90, 180};
   const std::string degenerate = tmp.file("degenerate.h5");

@@ -72,8 +72,8 @@ void copy_with_attribute(const std::string& src, const std::string& dst, const c
 }  // namespace
 
 TEST_CASE("H5MD from MDAnalysis: triclinic box per frame, Angstrom") {
-  check_against_reference(fixture("mda_h5md_triclinic.h5md"),
-                          fixture("mda_h5md_triclinic.ref.txt"), {0, 100, 200}, {0, 0.5, 1.0});
+  check_against_reference(fixture("mda_h5md_triclinic.h5md"), fixture("mda_h5md_triclinic.ref.txt"),
+                          {0, 100, 200}, {0, 0.5, 1.0});
   H5mdReader r(fixture("mda_h5md_triclinic.h5md"));
   CHECK(r.group() == "trajectory");
   CHECK(r.frame_count() == 3);
@@ -92,9 +92,7 @@ TEST_CASE("H5MD by h5py: fixed box vector, scalar step and time with offset, fs"
 TEST_CASE("H5MD: layout errors are one line naming the file") {
   pairhist::test::TempDir tmp("h5md");
   const std::string src = fixture("mda_h5md_triclinic.h5md");
-  auto open_error = [](const std::string& p) {
-    return input_error_of([&] { H5mdReader r(p); });
-  };
+  auto open_error = [](const std::string& p) { return input_error_of([&] { H5mdReader r(p); }); };
 
   const std::string unit = tmp.file("unit.h5md");
   copy_with_attribute(src, unit, "particles/trajectory/position/value", "unit", "furlong");
