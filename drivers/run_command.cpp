@@ -13,6 +13,7 @@
 #include "activity_report.hpp"
 #include "activity_svg.hpp"
 #include "atomic_file.hpp"
+#include "config_file.hpp"
 #include "hdf5_writer.hpp"
 #include "pairhist/errors.hpp"
 #include "rdf.hpp"
@@ -30,6 +31,7 @@ struct RunArgs {
   std::string report;
   std::string activity_svg;
   std::string schedule = "tasks";
+  std::string config;
   bool progress = false;
   bool quiet = false;
 };
@@ -149,6 +151,10 @@ std::vector<std::string> write_results(const RunArgs& a, const HistogramResult& 
 }
 
 void run(RunArgs& a) {
+  if (a.job.trajectory.empty())
+    throw UsageError("no trajectory given (an argument, or trajectory/input.file in --config)");
+  if (a.job.r_max == 0) throw UsageError("--rmax is required (or rmax in --config)");
+  if (a.job.nbins == 0) throw UsageError("--nbins is required (or nbins in --config)");
   for (const auto& s : a.species) a.job.species.push_back(parse_species(s));
   if (a.precision == "single")
     a.job.precision = Precision::single;
@@ -160,7 +166,7 @@ void run(RunArgs& a) {
   std::vector<std::string> inputs = {a.job.trajectory, a.job.topology};
   if (!a.job.index_file.empty()) inputs.push_back(a.job.index_file);
   for (const auto& f : inputs)
-    if (!std::filesystem::is_regular_file(f)) throw InputError(f + ": no such file");
+    if (!f.empty() && !std::filesystem::is_regular_file(f)) throw InputError(f + ": no such file");
   a.job.whole_frames = a.schedule == "static";
   a.job.lp_bound = true;  // cheap: one counter per task kind; solved once at the end
   check_output_directory(a.output);
@@ -204,21 +210,21 @@ void run(RunArgs& a) {
 /// The options of `run`, shared by `calibrate`, which runs the same job on its first frames.
 void add_run_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("trajectory", args->job.trajectory,
-                  "Trajectory (.xtc, .trr, .pdb, .dcd, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump)")
-      ->required();
-  cmd->add_option(
-         "--top,-s", args->job.topology,
-         "Topology with atom names (.gro, .pdb, .xyz/.extxyz, LAMMPS dump: types as names)")
-      ->required();
+                  "Trajectory (.xtc, .trr, .pdb, .dcd, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump, "
+                  ".h5md, CADISHI .h5/.hdf5)");
+  cmd->add_option("--top,-s", args->job.topology,
+                  "Topology with atom names (.gro, .pdb, .xyz/.extxyz, LAMMPS dump: types as "
+                  "names); not needed for CADISHI .h5 files, which carry their species");
   cmd->add_option("--species", args->species,
                   "NAME=SELECTION, repeatable; SELECTION is comma-separated atom-name globs "
                   "(O=OW, H=HW1,HW2) or an expression with name, resname, resid, index, group, "
-                  "all, and, or, not, parentheses (\"Na=resname NA and not resid 1-10\"); "
-                  "species may share atoms")
-      ->required();
-  cmd->add_option("--rmax", args->job.r_max, "Largest distance histogrammed (in --units)")
-      ->required();
-  cmd->add_option("--nbins", args->job.nbins, "Number of bins from 0 to rmax")->required();
+                  "all, and, or, not, parentheses (\"Na=resname NA and not resid 1-10\"); species "
+                  "may share atoms; default for CADISHI .h5 files: every species of the file");
+  cmd->add_option("--rmax", args->job.r_max, "Largest distance histogrammed (in --units)");
+  cmd->add_option("--nbins", args->job.nbins, "Number of bins from 0 to rmax");
+  cmd->add_option("--config", args->config,
+                  "YAML settings (keys = these flags' long names, or CADISHI's histograms.yaml); "
+                  "flags on the command line win");
   cmd->add_option("--units", args->job.units, "Length unit of --rmax and of the output")
       ->check(CLI::IsMember({"nm", "angstrom"}))
       ->capture_default_str();
@@ -312,7 +318,10 @@ void add_run_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "run", "Pair-distance histograms and g(r) of every species pair of a trajectory");
   add_run_options(cmd, args.get());
-  cmd->callback([args]() { run(*args); });
+  cmd->callback([args, cmd]() {
+    if (!args->config.empty()) apply_run_config(*cmd, args->config);
+    run(*args);
+  });
 
   auto cal = std::make_shared<RunArgs>();
   auto frames = std::make_shared<int>(20);
@@ -323,7 +332,10 @@ void add_run_command(CLI::App& app) {
       "models in $STARPU_PERF_MODEL_DIR (default ~/.starpu/sampling); no output is written");
   add_run_options(c, cal.get());
   c->add_option("--frames", *frames, "Frames to measure")->capture_default_str();
-  c->callback([cal, frames]() { calibrate(*cal, *frames); });
+  c->callback([cal, frames, c]() {
+    if (!cal->config.empty()) apply_run_config(*c, cal->config);
+    calibrate(*cal, *frames);
+  });
 }
 
 }  // namespace pairhist

@@ -5,11 +5,9 @@
 #include <sstream>
 
 #include "exclusions.hpp"
-#include "ndx_reader.hpp"
+#include "job_inputs.hpp"
 #include "pairhist/errors.hpp"
 #include "rdf.hpp"
-#include "selection.hpp"
-#include "topology_reader.hpp"
 #include "trajectory_reader.hpp"
 
 namespace pairhist {
@@ -54,18 +52,6 @@ void check_options(const JobOptions& o) {
         throw UsageError("species '" + o.species[i].name + "' is defined twice");
 }
 
-/// Atom indices of every species. Species may share atoms (see PairHistogram): the kernels then
-/// pair a shared atom with itself at distance 0, which the job takes out of bin 0 again.
-std::vector<std::vector<int>> resolve_species(const JobOptions& o, const io::Topology& top) {
-  io::IndexGroups groups;
-  if (!o.index_file.empty()) groups = io::read_ndx(o.index_file, top.natoms());
-  std::vector<std::vector<int>> atoms;
-  for (const auto& sp : o.species)
-    atoms.push_back(
-        io::select_atoms(top, sp.selection, o.topology, o.index_file.empty() ? nullptr : &groups));
-  return atoms;
-}
-
 BoxMatrix to_matrix(const std::array<float, 9>& box) {
   BoxMatrix m;
   for (int i = 0; i < 9; ++i) m[i] = box[i];
@@ -74,12 +60,13 @@ BoxMatrix to_matrix(const std::array<float, 9>& box) {
 
 }  // namespace
 
-JobOutcome run_trajectory_job(const JobOptions& o) {
+JobOutcome run_trajectory_job(const JobOptions& options) {
+  JobOptions o = options;
+  const io::Topology top = load_job_topology(o);  // may fill in o.topology and o.species
   check_options(o);
   const double factor = length_factor(o.units);
   const double r_max_nm = o.r_max / factor;
 
-  const io::Topology top = io::read_topology(o.topology);
   const auto atoms = resolve_species(o, top);
   const std::vector<uint64_t> shared = count_shared_atoms(atoms);
   const PairExclusions exclusions(parse_exclude_mode(o.exclude), top, o.topology, atoms);

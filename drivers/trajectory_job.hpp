@@ -18,9 +18,9 @@ struct SpeciesSpec {
 };
 
 struct JobOptions {
-  std::string trajectory;  // .xtc
-  std::string topology;    // .gro
-  std::vector<SpeciesSpec> species;
+  std::string trajectory;  // any format open_trajectory reads
+  std::string topology;    // empty: the trajectory's own species (CADISHI HDF5)
+  std::vector<SpeciesSpec> species;  // empty with a CADISHI file: every species of the file
   double r_max = 0;  // in `units`
   int nbins = 0;
   std::string units = "nm";  // nm | angstrom

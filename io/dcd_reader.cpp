@@ -7,6 +7,7 @@
 #include <string>
 
 #include "pairhist/errors.hpp"
+#include "unit_cell.hpp"
 
 namespace pairhist::io {
 
@@ -15,7 +16,6 @@ namespace {
 constexpr int32_t kHeaderRecordBytes = 84;  // "CORD" + 20 control integers
 constexpr double kAngstromToNm = 0.1;
 constexpr double kAkmaTimePs = 0.04888821;  // CHARMM's internal time unit
-constexpr double kPi = 3.14159265358979323846;
 // Guards against absurd atom counts in a damaged header driving a huge allocation; 2^31 / 4 is
 // the most a 32-bit record marker can describe anyway.
 constexpr int32_t kMaxAtoms = std::numeric_limits<int32_t>::max() / 4;
@@ -30,12 +30,9 @@ uint32_t load_native32(const unsigned char* p) {
   return v;
 }
 
-// Cosine of a cell angle that may be stored either in degrees or as its cosine. An exact 90
-// degrees must give exactly 0 so that orthorhombic boxes stay free of 1e-17 tilt noise.
+// Cosine of a cell angle that may be stored either in degrees or as its cosine.
 double angle_cosine(double stored, bool stored_as_cosine) {
-  if (stored_as_cosine) return stored;
-  if (stored == 90.0) return 0.0;
-  return std::cos(stored * kPi / 180.0);
+  return stored_as_cosine ? stored : cos_degrees(stored);
 }
 
 }  // namespace
@@ -228,22 +225,13 @@ bool DcdReader::next(TrajectoryFrame& frame) {
       const double cos_gamma = angle_cosine(cell[1], cosines);
       const double cos_beta = angle_cosine(cell[3], cosines);
       const double cos_alpha = angle_cosine(cell[4], cosines);
-      const double sin_gamma = std::sqrt(1 - cos_gamma * cos_gamma);
-      if (!(sin_gamma > 1e-6)) fail("degenerate unit cell (gamma is 0 or 180 degrees)");
-      const double cx = c * cos_beta;
-      const double cy = c * (cos_alpha - cos_beta * cos_gamma) / sin_gamma;
-      const double cz2 = c * c - cx * cx - cy * cy;
-      if (!(cz2 > 0)) fail("degenerate unit cell (angles do not form a cell)");
-      const double s = kAngstromToNm;
-      frame.box = {static_cast<float>(a * s),
-                   0.0f,
-                   0.0f,
-                   static_cast<float>(b * cos_gamma * s),
-                   static_cast<float>(b * sin_gamma * s),
-                   0.0f,
-                   static_cast<float>(cx * s),
-                   static_cast<float>(cy * s),
-                   static_cast<float>(std::sqrt(cz2) * s)};
+      std::array<double, 9> cell_box;
+      if (const std::string problem =
+              box_from_cell(a, b, c, cos_alpha, cos_beta, cos_gamma, cell_box);
+          !problem.empty())
+        fail(problem);
+      for (int k = 0; k < 9; ++k)
+        frame.box[k] = static_cast<float>(cell_box[static_cast<size_t>(k)] * kAngstromToNm);
     }
   }
 

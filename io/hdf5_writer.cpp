@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "atomic_file.hpp"
+#include "hdf5_util.hpp"
 #include "pairhist/errors.hpp"
 #include "rdf.hpp"
 
@@ -19,46 +20,7 @@ namespace {
 
 constexpr const char* kVersion = "0.1.0";
 
-/// Owns an HDF5 identifier. Closing in the destructor ignores failures: it only runs on the error
-/// path or after an explicit, checked close().
-class Handle {
- public:
-  using Closer = herr_t (*)(hid_t);
-  Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
-  ~Handle() {
-    if (id_ >= 0) closer_(id_);
-  }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-
-  hid_t get() const { return id_; }
-  herr_t close() {
-    const herr_t status = id_ >= 0 ? closer_(id_) : 0;
-    id_ = -1;
-    return status;
-  }
-
- private:
-  hid_t id_;
-  Closer closer_;
-};
-
-/// HDF5 prints its whole error stack to stderr by default; we report one OutputError line
-/// instead. The previous handler is restored so a host program's own HDF5 use is unaffected.
-class SilenceHdf5Errors {
- public:
-  SilenceHdf5Errors() {
-    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
-  SilenceHdf5Errors(const SilenceHdf5Errors&) = delete;
-  SilenceHdf5Errors& operator=(const SilenceHdf5Errors&) = delete;
-
- private:
-  H5E_auto2_t func_ = nullptr;
-  void* data_ = nullptr;
-};
+using Handle = H5Handle;
 
 class Writer {
  public:

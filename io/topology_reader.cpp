@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "cadishi_input.hpp"
 #include "lammps_dump_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "pdb_reader.hpp"
@@ -21,8 +22,18 @@ Topology read_topology(const std::string& path) {
   if (ext == ".lammpstrj" || ext == ".lammpsdump" || ext == ".dump")
     return read_lammps_dump_topology(path);
   if (!std::filesystem::exists(path)) throw InputError(path + ": no such file");
+  if ((ext == ".h5" || ext == ".hdf5" || ext == ".hdf") && is_cadishi_input(path))
+    return read_cadishi_topology(path);
   throw InputError(path + ": unknown topology format '" + ext +
-                   "' (supported: .gro, .pdb, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump)");
+                   "' (supported: .gro, .pdb, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump, "
+                   "CADISHI .h5/.hdf5)");
+}
+
+bool carries_species(const std::string& trajectory) {
+  std::string ext = std::filesystem::path(trajectory).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return (ext == ".h5" || ext == ".hdf5" || ext == ".hdf") && is_cadishi_input(trajectory);
 }
 
 }  // namespace pairhist::io

@@ -8,7 +8,12 @@
 namespace pairhist::io {
 
 /// Reads the topology of `path` by extension: .gro, .pdb, .xyz/.extxyz (species column),
-/// .lammpstrj/.lammpsdump/.dump (atom types as names). Throws InputError otherwise.
+/// .lammpstrj/.lammpsdump/.dump (atom types as names), CADISHI .h5/.hdf5 (species names).
+/// Throws InputError otherwise.
 Topology read_topology(const std::string& path);
+
+/// True when the trajectory file carries its own species (CADISHI's HDF5 layout), so that it is
+/// its own topology and every species of the file is a sensible default.
+bool carries_species(const std::string& trajectory);
 
 }  // namespace pairhist::io

@@ -4,7 +4,9 @@
 #include <cctype>
 #include <filesystem>
 
+#include "cadishi_input.hpp"
 #include "dcd_reader.hpp"
+#include "h5md_reader.hpp"
 #include "lammps_dump_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "pdb_reader.hpp"
@@ -25,10 +27,16 @@ std::unique_ptr<TrajectoryReader> open_trajectory(const std::string& path) {
   if (ext == ".xyz" || ext == ".extxyz") return std::make_unique<XyzReader>(path);
   if (ext == ".lammpstrj" || ext == ".lammpsdump" || ext == ".dump")
     return std::make_unique<LammpsDumpReader>(path);
+  if (ext == ".h5md") return std::make_unique<H5mdReader>(path);
   if (!std::filesystem::exists(path)) throw InputError(path + ": no such file");
-  throw InputError(
-      path + ": unknown trajectory format '" + ext +
-      "' (supported: .xtc, .trr, .pdb, .dcd, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump)");
+  if (ext == ".h5" || ext == ".hdf5" || ext == ".hdf") {
+    // Both HDF5 layouts use these extensions; H5MD files have /h5md and /particles.
+    if (is_cadishi_input(path)) return std::make_unique<CadishiReader>(path);
+    return std::make_unique<H5mdReader>(path);
+  }
+  throw InputError(path + ": unknown trajectory format '" + ext +
+                   "' (supported: .xtc, .trr, .pdb, .dcd, .xyz/.extxyz, "
+                   ".lammpstrj/.lammpsdump/.dump, .h5md, .h5/.hdf5 (CADISHI or H5MD))");
 }
 
 }  // namespace pairhist::io

@@ -35,7 +35,8 @@ class TrajectoryReader {
 };
 
 /// Opens a trajectory, choosing the reader by file extension (.xtc, .trr, .pdb, .dcd, .xyz/.extxyz,
-/// .lammpstrj/.lammpsdump/.dump). Throws InputError for a
+/// .lammpstrj/.lammpsdump/.dump, .h5md; .h5/.hdf5/.hdf by content: CADISHI's layout or H5MD).
+/// Throws InputError for a
 /// missing file or an unknown extension (the message lists the supported ones).
 std::unique_ptr<TrajectoryReader> open_trajectory(const std::string& path);
 

@@ -4,6 +4,9 @@
 #   extended XYZ  ASE          (Debian: python3-ase)
 #   LAMMPS dump   LAMMPS       (Debian: lammps, binary `lmp`)
 #   index (.ndx)  GROMACS      (Debian: gromacs, `gmx make_ndx` on data/spce_water.gro)
+#   H5MD          MDAnalysis's H5MDWriter (python3-mdanalysis, python3-h5py), plus one file
+#                 written with h5py (fixed box, scalar step/time: layouts MDAnalysis never writes)
+#   CADISHI HDF5  h5py, in the layout CADISHI's MDAnalysis-based conversion writes
 # Each fixture comes with reference values that the same program reports (*.ref.txt): box
 # vectors and coordinates in Angstrom, full precision, read back by the writer's own library
 # (DCD, XYZ) or dumped by the same LAMMPS run with 12 significant digits.
@@ -99,6 +102,119 @@ write_xyz("ase_rotated.extxyz",
                       for k in range(2)]))
 # Non-periodic: plain XYZ (no Lattice).
 write_xyz("ase_plain.xyz", xyz_frames([np.zeros((3, 3))] * 2, pbc=False), fmt="xyz")
+PYEOF
+
+# ---- H5MD (MDAnalysis) and CADISHI's HDF5 input layout (h5py) ------------------------------
+"$PY" - "$out" <<'PYEOF'
+import sys, warnings
+import numpy as np
+warnings.filterwarnings("ignore")
+import h5py
+import MDAnalysis as mda
+from MDAnalysis.lib.mdamath import triclinic_vectors
+
+out = sys.argv[1]
+rng = np.random.default_rng(20240611)
+
+def write_ref(path, frames, extra=""):
+    with open(path, "w") as f:
+        f.write("# reference: per frame 'frame K', 'box' + 9 numbers (rows a b c, Angstrom), then "
+                "one 'x y z' line per atom (Angstrom)" + extra + "\n")
+        for k, (box, pos) in enumerate(frames):
+            f.write("frame %d\n" % k)
+            f.write("box " + " ".join(repr(float(v)) for v in np.asarray(box).ravel()) + "\n")
+            for p in pos:
+                f.write("%r %r %r\n" % (float(p[0]), float(p[1]), float(p[2])))
+
+# H5MD by MDAnalysis: 60 atoms, a changing triclinic cell, Angstrom (the writer's default) and
+# a box-less file in nm. The reference is what MDAnalysis reads back (Angstrom).
+def make_h5md(name, dims_per_frame, lengthunit=None):
+    n = 60
+    u = mda.Universe.empty(n, trajectory=True)
+    u.trajectory.units = {"time": "ps", "length": "Angstrom"}  # the in-memory data's units
+    path = f"{out}/{name}.h5md"
+    kw = {} if lengthunit is None else {"lengthunit": lengthunit}
+    with mda.coordinates.H5MD.H5MDWriter(path, n_atoms=n, **kw) as w:
+        for k, dims in enumerate(dims_per_frame):
+            if dims is None:
+                u.atoms.positions = (rng.random((n, 3)) * 25.0).astype(np.float32)
+                u.dimensions = None
+            else:
+                box = triclinic_vectors(np.array(dims, dtype=np.float32))
+                u.atoms.positions = (rng.random((n, 3)) @ box).astype(np.float32)
+                u.dimensions = dims
+            u.trajectory.ts.data["step"] = 100 * k
+            u.trajectory.ts.time = 0.5 * k
+            w.write(u.atoms)
+    r = mda.Universe(path)
+    frames = []
+    for ts in r.trajectory:
+        box = np.zeros((3, 3)) if ts.dimensions is None else triclinic_vectors(ts.dimensions)
+        frames.append((box, ts.positions.copy()))
+    write_ref(f"{out}/{name}.ref.txt", frames)
+
+make_h5md("mda_h5md_triclinic", [[21.0 + k, 22.5, 24.25 - k, 80.0 + k, 95.0, 70.0 + 2 * k]
+                                 for k in range(3)])
+make_h5md("mda_h5md_nm", [None, None], lengthunit="nm")
+
+# H5MD by hand: a fixed rectangular box (a 3-vector), float64 positions in nm, fixed-interval
+# step and time (scalar datasets with an offset), fixed-length string attributes.
+n = 40
+pos = rng.random((2, n, 3)) * np.array([2.0, 2.5, 3.0])
+with h5py.File(f"{out}/h5md_fixed_box.h5md", "w") as f:
+    f.require_group("h5md").attrs["version"] = np.array([1, 1])
+    g = f.require_group("particles/all")
+    b = g.require_group("box")
+    b.attrs["dimension"] = 3
+    b.attrs["boundary"] = np.array([b"periodic"] * 3, dtype="S8")
+    e = b.create_dataset("edges", data=np.array([2.0, 2.5, 3.0]))
+    e.attrs["unit"] = np.bytes_("nm")
+    p = g.require_group("position")
+    v = p.create_dataset("value", data=pos)
+    v.attrs["unit"] = np.bytes_("nm")
+    st = p.create_dataset("step", data=np.int64(50))
+    st.attrs["offset"] = np.int64(1000)
+    t = p.create_dataset("time", data=np.float64(2.0))
+    t.attrs["unit"] = np.bytes_("fs")
+write_ref(f"{out}/h5md_fixed_box.ref.txt",
+          [(np.diag([20.0, 25.0, 30.0]), pos[k] * 10.0) for k in range(2)],
+          "; steps 1000 1050, times 0 0.002 ps")
+
+# CADISHI input layout (what CADISHI's md2h5 / MDReader stores: per-species float64 Angstrom,
+# MDAnalysis-style dimensions a, b, c, alpha, beta, gamma). Frame groups 1, 2, 10 so that
+# numeric order differs from name order; species C, N, O; triclinic cells. The reference is the
+# coordinates concatenated in sorted species order, and the box from MDAnalysis's
+# triclinic_vectors of the same dimensions.
+counts = {"O": 14, "C": 20, "N": 9}
+frames = []
+with h5py.File(f"{out}/cadishi_triclinic.h5", "w") as f:
+    for k, number in enumerate([1, 2, 10]):
+        dims = np.array([30.0 + k, 31.5, 33.0 - k, 85.0, 95.0 + k, 75.0], dtype=np.float64)
+        box = triclinic_vectors(dims.astype(np.float32)).astype(np.float64)
+        g = f.create_group(str(number))
+        allpos = []
+        for s in sorted(counts):
+            xyz = rng.random((counts[s], 3)) @ box
+            g.create_dataset(f"coordinates/{s}", data=xyz.astype(np.float64))
+            allpos.append(xyz)
+        g.create_dataset("dimensions", data=dims)
+        frames.append((triclinic_vectors(dims), np.concatenate(allpos)))
+write_ref(f"{out}/cadishi_triclinic.ref.txt", frames, "; species C=20 N=9 O=14")
+
+# No box: frame 1 without a dimensions dataset, frame 2 with an empty one (CADISHI's "[]").
+with h5py.File(f"{out}/cadishi_nobox.h5", "w") as f:
+    frames = []
+    for number in [1, 2]:
+        g = f.create_group(str(number))
+        allpos = []
+        for s, c in [("Cl", 5), ("Na", 4)]:
+            xyz = rng.random((c, 3)) * 12.0
+            g.create_dataset(f"coordinates/{s}", data=xyz)
+            allpos.append(xyz)
+        if number == 2:
+            g.create_dataset("dimensions", data=np.zeros((0,)))
+        frames.append((np.zeros((3, 3)), np.concatenate(allpos)))
+write_ref(f"{out}/cadishi_nobox.ref.txt", frames, "; species Cl=5 Na=4")
 PYEOF
 
 # ---- LAMMPS dump ------------------------------------------------------------------------------

@@ -1,0 +1,81 @@
+#include "hdf5_util.hpp"
+
+namespace pairhist::io {
+
+bool h5_exists(hid_t loc, const std::string& name) {
+  size_t pos = 0;
+  while (true) {
+    const size_t slash = name.find('/', pos);
+    const std::string prefix = name.substr(0, slash);
+    if (!prefix.empty() && H5Lexists(loc, prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+    if (slash == std::string::npos) return true;
+    pos = slash + 1;
+  }
+}
+
+std::vector<std::string> h5_member_names(hid_t group) {
+  std::vector<std::string> names;
+  H5G_info_t info;
+  if (H5Gget_info(group, &info) < 0) return names;
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    const ssize_t len =
+        H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
+    if (len < 0) continue;
+    std::string name(static_cast<size_t>(len) + 1, '\0');
+    H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(),
+                       H5P_DEFAULT);
+    name.resize(static_cast<size_t>(len));
+    names.push_back(name);
+  }
+  return names;
+}
+
+bool h5_string_attribute(hid_t obj, const std::string& name, std::vector<std::string>& values) {
+  values.clear();
+  if (H5Aexists(obj, name.c_str()) <= 0) return false;
+  H5Handle attr(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose);
+  if (!attr.valid()) return false;
+  H5Handle type(H5Aget_type(attr.get()), H5Tclose);
+  if (!type.valid() || H5Tget_class(type.get()) != H5T_STRING) return false;
+  H5Handle space(H5Aget_space(attr.get()), H5Sclose);
+  const hssize_t n = H5Sget_simple_extent_npoints(space.get());
+  if (n < 0) return false;
+  const size_t count = static_cast<size_t>(n);
+  if (H5Tis_variable_str(type.get()) > 0) {
+    // HDF5 does not convert between character sets: read in the file's own.
+    H5Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(mem.get(), H5T_VARIABLE);
+    H5Tset_cset(mem.get(), H5Tget_cset(type.get()));
+    std::vector<char*> ptrs(count, nullptr);
+    if (H5Aread(attr.get(), mem.get(), ptrs.data()) < 0) return false;
+    for (char* p : ptrs) values.emplace_back(p != nullptr ? p : "");
+    H5Dvlen_reclaim(mem.get(), space.get(), H5P_DEFAULT, ptrs.data());
+  } else {
+    // Fixed length: the raw bytes in the file's own type (any padding), trimmed below.
+    const size_t size = H5Tget_size(type.get());
+    std::vector<char> buf(size * count);
+    if (H5Aread(attr.get(), type.get(), buf.data()) < 0) return false;
+    for (size_t i = 0; i < count; ++i) {
+      std::string s(buf.data() + i * size, size);
+      s.resize(s.find('\0') == std::string::npos ? s.size() : s.find('\0'));
+      while (!s.empty() && s.back() == ' ') s.pop_back();  // Fortran-style space padding
+      values.push_back(s);
+    }
+  }
+  return true;
+}
+
+std::vector<hsize_t> h5_dims(hid_t dataset) {
+  H5Handle space(H5Dget_space(dataset), H5Sclose);
+  const int rank = space.valid() ? H5Sget_simple_extent_ndims(space.get()) : -1;
+  std::vector<hsize_t> dims(rank > 0 ? static_cast<size_t>(rank) : 0);
+  if (rank > 0) H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  return dims;
+}
+
+bool is_hdf5_file(const std::string& path) {
+  SilenceHdf5Errors quiet;
+  return H5Fis_hdf5(path.c_str()) > 0;
+}
+
+}  // namespace pairhist::io

@@ -1,0 +1,84 @@
+// Small RAII helpers around the HDF5 C API, shared by our HDF5 readers and writers.
+#pragma once
+
+#include <hdf5.h>
+
+#include <string>
+#include <vector>
+
+namespace pairhist::io {
+
+/// Owns an HDF5 identifier. Closing in the destructor ignores failures: it only runs on the error
+/// path or after an explicit, checked close().
+class H5Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  H5Handle() = default;
+  H5Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
+  ~H5Handle() { reset(); }
+  H5Handle(const H5Handle&) = delete;
+  H5Handle& operator=(const H5Handle&) = delete;
+  H5Handle(H5Handle&& o) noexcept : id_(o.id_), closer_(o.closer_) { o.id_ = -1; }
+  H5Handle& operator=(H5Handle&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = o.id_;
+      closer_ = o.closer_;
+      o.id_ = -1;
+    }
+    return *this;
+  }
+
+  hid_t get() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+  herr_t close() {
+    const herr_t status = id_ >= 0 && closer_ != nullptr ? closer_(id_) : 0;
+    id_ = -1;
+    return status;
+  }
+
+ private:
+  void reset() {
+    if (id_ >= 0 && closer_ != nullptr) closer_(id_);
+    id_ = -1;
+  }
+  hid_t id_ = -1;
+  Closer closer_ = nullptr;
+};
+
+/// HDF5 prints its whole error stack to stderr by default; we report one error line instead. The
+/// previous handler is restored so a host program's own HDF5 use is unaffected.
+class SilenceHdf5Errors {
+ public:
+  SilenceHdf5Errors() {
+    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  }
+  ~SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+  SilenceHdf5Errors(const SilenceHdf5Errors&) = delete;
+  SilenceHdf5Errors& operator=(const SilenceHdf5Errors&) = delete;
+
+ private:
+  H5E_auto2_t func_ = nullptr;
+  void* data_ = nullptr;
+};
+
+/// True when `name` (a path relative to `loc`) exists, checking each component so that a missing
+/// intermediate group is not an HDF5 error.
+bool h5_exists(hid_t loc, const std::string& name);
+
+/// Names of the links directly inside group `group`, in HDF5's name order.
+std::vector<std::string> h5_member_names(hid_t group);
+
+/// The value of a string attribute (fixed or variable length), or of each element of a
+/// one-dimensional string-array attribute joined by '\n'. Returns false when `obj` has no such
+/// attribute or it is not a string.
+bool h5_string_attribute(hid_t obj, const std::string& name, std::vector<std::string>& values);
+
+/// Current extent of a dataset (empty for a scalar dataset).
+std::vector<hsize_t> h5_dims(hid_t dataset);
+
+/// True when `path` starts with the HDF5 signature (checked without HDF5's error stack).
+bool is_hdf5_file(const std::string& path);
+
+}  // namespace pairhist::io

@@ -1,0 +1,24 @@
+// Unit cells given as lengths and angles (a, b, c, alpha, beta, gamma: DCD, CADISHI, MDAnalysis)
+// and GROMACS's lower-triangular box vectors, both ways.
+#pragma once
+
+#include <array>
+#include <string>
+
+namespace pairhist::io {
+
+/// cos(degrees), exactly 0 at 90 degrees so that orthorhombic cells stay free of 1e-17 tilt noise.
+double cos_degrees(double degrees);
+
+/// Box vectors as rows (a along x, b in the xy plane, GROMACS's form) of the cell with edge
+/// lengths a, b, c and the cosines of alpha (b^c), beta (a^c), gamma (a^b); lengths stay in their
+/// unit. Returns "" on success, otherwise the problem ("degenerate unit cell (...)") and leaves
+/// `box` unspecified.
+std::string box_from_cell(double a, double b, double c, double cos_alpha, double cos_beta,
+                          double cos_gamma, std::array<double, 9>& box);
+
+/// Edge lengths and angles in degrees (a, b, c, alpha, beta, gamma) of box rows; all zero for an
+/// all-zero box. The inverse of box_from_cell up to rounding; exactly 90 for orthogonal edges.
+std::array<double, 6> cell_from_box(const std::array<double, 9>& box);
+
+}  // namespace pairhist::io
