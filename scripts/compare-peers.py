@@ -294,7 +294,7 @@ def main():
     ])
     print(report)
     if args.write:
-        command = "python3 scripts/compare-peers.py " + " ".join(
+        command = "scripts/compare-peers.py " + " ".join(
             shlex.quote(a) for a in sys.argv[1:])
         stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         with open(args.write + ".tmp", "w") as f:
