@@ -25,6 +25,7 @@ import csv
 import datetime
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -166,7 +167,10 @@ def compare(args):
         for case in CASES:
             xtc = os.path.join(REPO, "data", case["files"][0])
             gro = os.path.join(REPO, "data", case["files"][1])
-            u = mda.Universe(gro, xtc)
+            # MDAnalysis caches frame offsets next to the trajectory: keep them out of data/.
+            mda_xtc = os.path.join(work, case["files"][0])
+            shutil.copyfile(xtc, mda_xtc)
+            u = mda.Universe(gro, mda_xtc)
             case["natoms"] = {s: len(u.select_atoms(f"name {sel}"))
                               for s, sel in case["species"].items()}
             v = volumes_nm3(u)
