@@ -6,6 +6,7 @@
 #include "bench_command.hpp"
 #include "convert_command.hpp"
 #include "pairhist/errors.hpp"
+#include "plot_command.hpp"
 #include "run_command.hpp"
 #include "synth_command.hpp"
 
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
   pairhist::add_bench_command(app);
   pairhist::add_synth_command(app);
   pairhist::add_convert_command(app);
+  pairhist::add_plot_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
