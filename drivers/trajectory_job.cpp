@@ -8,6 +8,7 @@
 #include "selection.hpp"
 #include "topology_reader.hpp"
 #include "trajectory_reader.hpp"
+#include "xtc_parallel_reader.hpp"
 
 namespace pairhist {
 
@@ -83,7 +84,7 @@ JobOutcome run_trajectory_job(const JobOptions& o) {
 
   const io::Topology top = io::read_topology(o.topology);
   const auto atoms = resolve_species(o, top);
-  const auto reader_ptr = io::open_trajectory(o.trajectory);
+  const auto reader_ptr = io::open_trajectory_threaded(o.trajectory, o.decode_threads);
   io::TrajectoryReader& reader = *reader_ptr;
   if (reader.natoms() != top.natoms())
     throw InputError(o.trajectory + ": frame 0: " + std::to_string(reader.natoms()) +

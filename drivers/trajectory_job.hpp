@@ -33,6 +33,7 @@ struct JobOptions {
   int ncpu = -1;
   int ncuda = -1;
   int frames_in_flight = 4;
+  int decode_threads = 0;  // XTC frames decoded in parallel; 0: automatic, 1: serial
   double volume = 0;  // for trajectories without a box: the volume g(r) is normalised by (units^3)
   std::function<void(int64_t frames_done)> progress;  // called after each submitted frame
   int64_t interval = 0;  // frames per output block (CADISHI's `sum`); 0: the whole run
