@@ -296,3 +296,23 @@ TEST_CASE("a job gives the same result with parallel decoding, frame selection r
       CHECK(parallel.pairs[p].counts == serial.pairs[p].counts);
   }
 }
+
+TEST_CASE("pairhist bench --decode reports the file and the threads used") {
+  const std::string bin = pairhist::test::shell_quote(pairhist::test::pairhist_binary());
+  std::string out;
+  REQUIRE(pairhist::test::capture(bin + " bench --decode " +
+                                      pairhist::test::shell_quote(kSampleXtc) +
+                                      " --threads 2 --repeats 1 --warmup 0 --json",
+                                  out) == 0);
+  CHECK(contains(out, "\"frames\":101"));
+  CHECK(contains(out, "\"natoms\":2652"));
+  CHECK(contains(out, "\"threads\":2"));
+  CHECK(contains(out, "\"frames_per_s_median\""));
+  CHECK(pairhist::test::capture(bin + " bench --decode /nonexistent.xtc", out) == 1);
+  CHECK(contains(out, "/nonexistent.xtc: no such file"));
+  CHECK(pairhist::test::capture(bin + " run " + pairhist::test::shell_quote(kSampleXtc) +
+                                    " --top x.gro --species O=OW --rmax 1 --nbins 10 "
+                                    "--decode-threads -1",
+                                out) != 0);
+  CHECK(contains(out, "decode-threads"));
+}
