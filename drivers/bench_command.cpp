@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "bench_cases.hpp"
+#include "decode_bench.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/pairhist_c.h"
 #include "plain_loop.hpp"
@@ -28,6 +29,7 @@ struct BenchArgs {
   int frames = 0;
   bool json = false;
   bool plain = false;
+  std::string decode;  // a trajectory: benchmark reading it instead of a kernel
 };
 
 struct Measurement {
@@ -167,6 +169,10 @@ void report(const BenchArgs& a, const BenchCase& c, const std::string& device, i
 }
 
 void run(const BenchArgs& a) {
+  if (!a.decode.empty()) {
+    run_decode_bench({a.decode, a.threads, a.repeats, a.warmup, a.json});
+    return;
+  }
   if (a.repeats < 1) throw UsageError("--repeats must be at least 1");
   BenchCase c = standard_case(a.case_name, a.n);
   apply_overrides(a, c);
@@ -217,13 +223,18 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::IsMember({"single", "double"}))
       ->capture_default_str();
   cmd->add_option("--device", a->device, "cpu, gpu or gpu:N")->capture_default_str();
-  cmd->add_option("--threads", a->threads, "CPU threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--threads", a->threads,
+                  "CPU threads (0: all cores); with --decode, decode threads (0: automatic)")
+      ->capture_default_str();
   cmd->add_option("--repeats", a->repeats, "Timed repeats")->capture_default_str();
   cmd->add_option("--warmup", a->warmup, "Untimed repeats first")->capture_default_str();
   cmd->add_flag("--json", a->json, "One JSON object per measurement");
   cmd->add_flag(
       "--plain", a->plain,
       "Also time the plain single-thread loop (float, sqrt, histogram++) on the same data");
+  cmd->add_option("--decode", a->decode,
+                  "Instead of a kernel, time reading and decoding this trajectory (frames/s, "
+                  "atoms/s, MB/s); XTC files decode on --threads threads");
   cmd->callback([a]() { run(*a); });
 }
 

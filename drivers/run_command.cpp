@@ -269,6 +269,11 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--frames-in-flight", args->job.frames_in_flight,
                   "Frames whose coordinates are held at once")
       ->capture_default_str();
+  cmd->add_option("--decode-threads", args->job.decode_threads,
+                  "Threads decoding XTC frames ahead (0: automatic, 1 below 50000 atoms, else "
+                  "min(4, cores/4); 1: serial)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--report", args->report,
                   "Also write the run summary and per-worker activity as JSON to this file");
   cmd->add_option("--activity-svg", args->activity_svg,

@@ -9,6 +9,7 @@
 #include "pairhist/errors.hpp"
 #include "rdf.hpp"
 #include "trajectory_reader.hpp"
+#include "xtc_parallel_reader.hpp"
 
 namespace pairhist {
 
@@ -70,7 +71,7 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   const auto atoms = resolve_species(o, top);
   const std::vector<uint64_t> shared = count_shared_atoms(atoms);
   const PairExclusions exclusions(parse_exclude_mode(o.exclude), top, o.topology, atoms);
-  const auto reader_ptr = io::open_trajectory(o.trajectory);
+  const auto reader_ptr = io::open_trajectory_threaded(o.trajectory, o.decode_threads);
   io::TrajectoryReader& reader = *reader_ptr;
   if (reader.natoms() != top.natoms())
     throw InputError(o.trajectory + ": frame 0: " + std::to_string(reader.natoms()) +

@@ -35,6 +35,7 @@ struct JobOptions {
   int frames_in_flight = 4;
   uint64_t task_pairs = 0;  // row tile size; 0: the decomposition policy's choice
   bool lp_bound = false;    // compute StarPU's LP lower bound of the makespan
+  int decode_threads = 0;  // XTC frames decoded in parallel; 0: automatic, 1: serial
   double volume = 0;  // for trajectories without a box: the volume g(r) is normalised by (units^3)
   std::string index_file;        // GROMACS .ndx serving `group NAME` selections; may be empty
   std::string exclude = "none";  // none | residue: same-residue pairs are not counted

@@ -4,14 +4,16 @@
 // behaviour.
 #pragma once
 
-#include <array>
 #include <cstdint>
-#include <cstdio>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "trajectory_reader.hpp"
+#include "xtc_decode.hpp"
+
+namespace pairhist::io::xtc {
+class Scanner;
+}  // namespace pairhist::io::xtc
 
 namespace pairhist::io {
 
@@ -23,6 +25,8 @@ class XtcReader : public TrajectoryReader {
   /// Opens `path` and reads the first frame header to learn natoms. Throws InputError if the file
   /// cannot be opened, is empty, or does not start with an XTC magic number.
   explicit XtcReader(const std::string& path);
+  /// Continues from a scanner that has read nothing beyond the first header.
+  explicit XtcReader(std::unique_ptr<xtc::Scanner> scanner);
   ~XtcReader() override;
 
   XtcReader(const XtcReader&) = delete;
@@ -30,7 +34,7 @@ class XtcReader : public TrajectoryReader {
   XtcReader(XtcReader&&) noexcept;
   XtcReader& operator=(XtcReader&&) noexcept;
 
-  int natoms() const override { return natoms_; }
+  int natoms() const override;
 
   /// Decodes the next frame into `frame`, reusing its storage. Returns false at a clean end of
   /// file (the file ends exactly after a frame). Throws InputError on truncation or corruption;
@@ -40,34 +44,13 @@ class XtcReader : public TrajectoryReader {
 
   /// Complete frames returned so far.
   int64_t frames_read() const override { return frames_read_; }
-  const std::string& path() const override { return path_; }
+  const std::string& path() const override;
 
  private:
-  struct FileCloser {
-    void operator()(std::FILE* f) const;
-  };
-
-  [[noreturn]] void fail(const std::string& problem);
-  // Reads exactly n bytes or reports how many were available.
-  size_t read_bytes(void* dst, size_t n);
-  // Bytes between the read position and the end of the file, UINT64_MAX when unknown (pipe). The
-  // size is looked up again when fewer than `wanted` bytes seem left: the file may be growing.
-  uint64_t bytes_left_in_file(uint64_t wanted);
-
-  std::string path_;
-  std::unique_ptr<std::FILE, FileCloser> file_;
-  uint64_t offset_ = 0;     // bytes consumed so far, for truncation checks against the file size
-  uint64_t file_size_ = 0;  // size at open time; re-queried if a frame seems to run past it
-  int natoms_ = 0;
+  std::unique_ptr<xtc::Scanner> scanner_;
+  xtc::RawFrame raw_;  // the current frame's bytes, reused
   int64_t frames_read_ = 0;
   std::string error_;  // non-empty once the reader has failed
-
-  // The constructor reads the start of the first frame; next() consumes these bytes first so the
-  // file never has to be rewound (it may be a pipe).
-  std::array<unsigned char, 8> pending_{};
-  size_t pending_size_ = 0;
-
-  std::vector<unsigned char> packed_;  // compressed bytes of the current frame, plus zero padding
 };
 
 }  // namespace pairhist::io

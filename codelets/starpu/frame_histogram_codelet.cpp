@@ -60,7 +60,7 @@ starpu_codelet* frame_histogram_codelet() {
     c.where = STARPU_CPU;
     c.cpu_funcs[0] = frame_histogram_cpu;
     c.cpu_funcs_name[0] = "frame_histogram_cpu";
-#ifdef STARPU_USE_CUDA
+#if defined(STARPU_USE_CUDA) && defined(PAIRHIST_CUDA_CODELETS)
     c.where |= STARPU_CUDA;
     c.cuda_funcs[0] = frame_histogram_cuda;
     c.cuda_flags[0] = STARPU_CUDA_ASYNC;

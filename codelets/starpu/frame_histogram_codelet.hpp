@@ -36,7 +36,7 @@ struct FrameHistogramArgs {
 
 starpu_codelet* frame_histogram_codelet();
 
-#ifdef STARPU_USE_CUDA
+#if defined(STARPU_USE_CUDA) && defined(PAIRHIST_CUDA_CODELETS)
 void frame_histogram_cuda(void* buffers[], void* cl_arg);  // frame_histogram_codelet_cuda.cpp
 #endif
 

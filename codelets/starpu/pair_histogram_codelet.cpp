@@ -88,7 +88,7 @@ starpu_codelet make_pair_histogram_codelet() {
   cl.where = STARPU_CPU;
   cl.cpu_funcs[0] = pair_histogram_cpu;
   cl.cpu_funcs_name[0] = "pair_histogram_cpu";
-#ifdef STARPU_USE_CUDA
+#if defined(STARPU_USE_CUDA) && defined(PAIRHIST_CUDA_CODELETS)
   cl.where |= STARPU_CUDA;
   cl.cuda_funcs[kCudaShared] = pair_histogram_cuda_shared;
   cl.cuda_funcs[kCudaGlobal] = pair_histogram_cuda_global;
@@ -108,7 +108,7 @@ starpu_codelet make_simple_codelet(starpu_cpu_func_t cpu, starpu_cuda_func_t cud
   std::memset(&cl, 0, sizeof(cl));
   cl.where = STARPU_CPU;
   cl.cpu_funcs[0] = cpu;
-#ifdef STARPU_USE_CUDA
+#if defined(STARPU_USE_CUDA) && defined(PAIRHIST_CUDA_CODELETS)
   cl.where |= STARPU_CUDA;
   cl.cuda_funcs[0] = cuda;
   cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
@@ -123,7 +123,7 @@ starpu_codelet make_simple_codelet(starpu_cpu_func_t cpu, starpu_cuda_func_t cud
   return cl;
 }
 
-#ifdef STARPU_USE_CUDA
+#if defined(STARPU_USE_CUDA) && defined(PAIRHIST_CUDA_CODELETS)
 constexpr starpu_cuda_func_t kInitCuda = histogram_init_cuda;
 constexpr starpu_cuda_func_t kReduxCuda = histogram_redux_cuda;
 #else

@@ -69,7 +69,7 @@ starpu_codelet* pair_histogram_codelet();
 starpu_codelet* histogram_init_codelet();
 starpu_codelet* histogram_redux_codelet();
 
-#ifdef STARPU_USE_CUDA
+#if defined(STARPU_USE_CUDA) && defined(PAIRHIST_CUDA_CODELETS)
 // Implemented in pair_histogram_codelet_cuda.cpp.
 void pair_histogram_cuda_shared(void* buffers[], void* cl_arg);
 void pair_histogram_cuda_global(void* buffers[], void* cl_arg);

@@ -1,0 +1,93 @@
+// XTC reading that keeps up with the GPUs: frames are located and read in order, decoded on a
+// small pool of threads, and handed out in order. Decoding a frame (io/xtc_decode.hpp) is the
+// expensive part and needs only the frame's bytes, so frames decode independently.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "trajectory_reader.hpp"
+#include "xtc_decode.hpp"
+
+namespace pairhist::io {
+
+namespace xtc {
+class Scanner;
+}  // namespace xtc
+
+/// Reads an XTC file like XtcReader, with `threads` frames decoded ahead in parallel. The frames,
+/// their order, the errors (message, frame, frames delivered before them) and the end of the file
+/// are exactly XtcReader's. Memory holds at most threads + 1 decoded frames (those decoding or
+/// waiting, and the caller's), plus each thread's compressed frame. next() is called from one
+/// thread at a time.
+class XtcParallelReader : public TrajectoryReader {
+ public:
+  /// Opens `path` (errors as XtcReader's constructor) and starts `threads` >= 1 decoding threads.
+  XtcParallelReader(const std::string& path, int threads);
+  /// Continues from a scanner that has read nothing beyond the first header (a pipe cannot be
+  /// opened twice).
+  XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads);
+  /// Stops the threads, also when frames were left unread.
+  ~XtcParallelReader() override;
+
+  XtcParallelReader(const XtcParallelReader&) = delete;
+  XtcParallelReader& operator=(const XtcParallelReader&) = delete;
+
+  int natoms() const override { return natoms_; }
+  bool next(TrajectoryFrame& frame) override;
+  int64_t frames_read() const override { return delivered_; }
+  const std::string& path() const override { return path_; }
+  int threads() const { return static_cast<int>(workers_.size()); }
+
+ private:
+  // One frame in flight. Frame k lives in slot k % threads until it is delivered; a thread owns
+  // the slot from claiming the frame until it marks it done.
+  struct Slot {
+    enum class State { free, working, ready, end, failed };
+    State state = State::free;
+    xtc::RawFrame raw;
+    TrajectoryFrame frame;
+    std::exception_ptr error;  // when failed: the InputError (or other exception) to throw
+  };
+
+  void work();
+  void stop_workers();
+
+  std::string path_;
+  int natoms_ = 0;
+  std::unique_ptr<xtc::Scanner> scanner_;  // read by one thread at a time, under read_mutex_
+  std::mutex read_mutex_;
+
+  std::mutex mutex_;                   // guards everything below except `workers_`
+  std::condition_variable claimable_;  // a worker may claim the next frame, or must stop
+  std::condition_variable done_;       // a slot became ready, end or failed
+  std::vector<Slot> slots_;
+  int64_t next_to_read_ = 0;  // the next frame a worker claims
+  int64_t delivered_ = 0;     // frames handed to the caller (frames_read)
+  bool input_over_ = false;   // the file ended or failed: nothing more to claim
+  bool stopping_ = false;
+  std::exception_ptr error_;  // sticky, once an error was thrown to the caller
+  bool ended_ = false;
+
+  std::vector<std::thread> workers_;
+};
+
+/// The decoding threads `pairhist run --decode-threads 0` (automatic) uses for a trajectory of
+/// `natoms` atoms on a host of `cores` hardware threads: 1 (the serial reader) below
+/// kParallelDecodeMinAtoms atoms, otherwise min(4, cores / 4), at least 1. See docs/performance.md.
+int automatic_decode_threads(int natoms, int cores);
+constexpr int kParallelDecodeMinAtoms = 50000;
+
+/// Opens `path` as open_trajectory() does, except that an XTC file read with more than one decode
+/// thread gets an XtcParallelReader. `decode_threads` 0 picks automatic_decode_threads() for the
+/// file; 1 is the serial XtcReader.
+std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& path,
+                                                           int decode_threads);
+
+}  // namespace pairhist::io

@@ -1,0 +1,205 @@
+#include "xtc_scanner.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <system_error>
+
+#include "pairhist/errors.hpp"
+#include "xdr_stream.hpp"
+
+namespace pairhist::io::xtc {
+
+namespace {
+
+using xdr::be_float;
+using xdr::be_int32;
+using xdr::load_be64;
+constexpr int32_t kMagicLarge = 2023;  // GROMACS 2023+: 64-bit compressed byte count
+// Compressed-coordinate header: precision, minint[3], maxint[3], smallidx, then the byte count.
+constexpr size_t kPackedHeaderBytes = 8 * 4;
+
+}  // namespace
+
+std::string frame_error(const std::string& path, int64_t frame, const std::string& problem) {
+  std::string msg = path + ": frame " + std::to_string(frame) + ": " + problem;
+  msg += frame > 0 ? " (last complete frame is " + std::to_string(frame - 1) + ")"
+                   : " (no complete frame)";
+  return msg;
+}
+
+void Scanner::FileCloser::operator()(std::FILE* f) const {
+  if (f != nullptr) std::fclose(f);
+}
+
+Scanner::Scanner(const std::string& path) : path_(path) {
+  file_.reset(std::fopen(path.c_str(), "rb"));
+  if (!file_) {
+    throw InputError(path + ": cannot open XTC file: " + std::strerror(errno));
+  }
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  file_size_ = std::numeric_limits<uint64_t>::max();  // unknown for pipes and devices
+  if (!ec && std::filesystem::is_regular_file(status)) {
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec) file_size_ = size;
+  }
+
+  // Peek at magic and natoms only; read() re-uses these bytes so nothing is read twice.
+  try {
+    pending_size_ = read_bytes(pending_.data(), 8);
+  } catch (const Problem& p) {
+    throw InputError(frame_error(path, 0, p.what));
+  }
+  if (pending_size_ == 0) throw InputError(path + ": frame 0: empty file, not an XTC trajectory");
+  if (pending_size_ >= 4) {
+    const int32_t magic = be_int32(pending_.data());
+    if (magic != kMagicClassic && magic != kMagicLarge) {
+      throw InputError(path + ": frame 0: not an XTC file (magic number " + std::to_string(magic) +
+                       ", expected 1995 or 2023)");
+    }
+  }
+  if (pending_size_ < 8) {
+    throw InputError(path +
+                     ": frame 0: truncated file inside the frame header (no complete frame)");
+  }
+  natoms_ = be_int32(pending_.data() + 4);
+  if (natoms_ < 0) {
+    throw InputError(path + ": frame 0: negative atom count " + std::to_string(natoms_));
+  }
+}
+
+size_t Scanner::read_bytes(void* dst, size_t n) {
+  auto* p = static_cast<unsigned char*>(dst);
+  size_t got = 0;
+  while (got < n) {
+    const size_t r = std::fread(p + got, 1, n - got, file_.get());
+    if (r == 0) break;
+    got += r;
+  }
+  if (got < n && std::ferror(file_.get()))
+    throw Problem{"read error: " + std::string(std::strerror(errno))};
+  offset_ += got;
+  return got;
+}
+
+uint64_t Scanner::bytes_left_in_file(uint64_t wanted) {
+  if (file_size_ == std::numeric_limits<uint64_t>::max()) return file_size_;
+  if (file_size_ < offset_ || file_size_ - offset_ < wanted) {
+    // The trajectory may still be growing (a running simulation); look again before judging.
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path_, ec);
+    if (!ec) file_size_ = size;
+  }
+  return file_size_ >= offset_ ? file_size_ - offset_ : 0;
+}
+
+Scanner::Status Scanner::read(RawFrame& raw, std::string& problem) {
+  try {
+    unsigned char head[kFrameHeaderBytes];
+    std::memcpy(head, pending_.data(), pending_size_);
+    const size_t have = pending_size_;
+    pending_size_ = 0;
+    const size_t got = have + read_bytes(head + have, kFrameHeaderBytes - have);
+    if (got == 0) return Status::end;
+    if (got < kFrameHeaderBytes) throw Problem{"truncated file inside the frame header"};
+    read_frame(raw, head);
+    return Status::frame;
+  } catch (const Problem& p) {
+    problem = p.what;
+    return Status::error;
+  }
+}
+
+void Scanner::read_frame(RawFrame& raw, const unsigned char* head) {
+  const int32_t magic = be_int32(head);
+  if (magic != kMagicClassic && magic != kMagicLarge) {
+    throw Problem{"bad magic number " + std::to_string(magic) + " (corrupt file or not an XTC)"};
+  }
+  const int32_t natoms = be_int32(head + 4);
+  if (natoms != natoms_) {
+    throw Problem{"atom count " + std::to_string(natoms) + " differs from " +
+                  std::to_string(natoms_) + " in the first frame"};
+  }
+  raw.step = be_int32(head + 8);
+  raw.time = be_float(head + 12);
+  if (!std::isfinite(raw.time)) throw Problem{"non-finite time"};
+  for (int k = 0; k < 9; ++k) {
+    raw.box[k] = be_float(head + 16 + 4 * k);
+    if (!std::isfinite(raw.box[k])) throw Problem{"non-finite box component"};
+  }
+  const int32_t coord_count = be_int32(head + 52);
+  if (coord_count != natoms_) {
+    throw Problem{"coordinate block holds " + std::to_string(coord_count) + " atoms, header says " +
+                  std::to_string(natoms_)};
+  }
+
+  if (natoms_ <= kMaxUncompressedAtoms) {
+    // Tiny systems are stored as plain XDR floats.
+    raw.compressed = false;
+    unsigned char bytes[kMaxUncompressedAtoms * 3 * 4];
+    const size_t values = static_cast<size_t>(natoms_) * 3;
+    if (read_bytes(bytes, values * 4) < values * 4) {
+      throw Problem{"truncated file inside the coordinates"};
+    }
+    for (size_t k = 0; k < values; ++k) {
+      raw.plain[k] = be_float(bytes + 4 * k);
+      if (!std::isfinite(raw.plain[k])) throw Problem{"non-finite coordinate"};
+    }
+    return;
+  }
+
+  raw.compressed = true;
+  unsigned char packed_head[kPackedHeaderBytes + 8];
+  const size_t count_bytes = magic == kMagicLarge ? 8 : 4;
+  const size_t packed_head_bytes = kPackedHeaderBytes + count_bytes;
+  if (read_bytes(packed_head, packed_head_bytes) < packed_head_bytes) {
+    throw Problem{"truncated file inside the compressed-coordinate header"};
+  }
+  raw.precision = be_float(packed_head);
+  if (!std::isfinite(raw.precision) || !(raw.precision > 0)) throw Problem{"invalid precision"};
+  for (int d = 0; d < 3; ++d) {
+    raw.minint[d] = be_int32(packed_head + 4 + 4 * d);
+    raw.maxint[d] = be_int32(packed_head + 16 + 4 * d);
+  }
+  raw.smallidx = be_int32(packed_head + 28);
+  if (magic == kMagicLarge) {
+    const uint64_t n = load_be64(packed_head + 32);
+    if (n > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      throw Problem{"negative compressed data size"};
+    }
+    raw.nbytes = n;
+  } else {
+    const int32_t n = be_int32(packed_head + 32);
+    if (n < 0) throw Problem{"negative compressed data size " + std::to_string(n)};
+    raw.nbytes = static_cast<uint64_t>(n);
+  }
+  // An atom costs at least 2 bits (an integer of at least one bit plus the run flag) and at most
+  // 102 (3 x 32 + flag + run length); sizes outside that are corrupt and would otherwise drive
+  // huge allocations.
+  const uint64_t n_atoms = static_cast<uint64_t>(natoms_);
+  if (raw.nbytes > 16 * n_atoms + 64) {
+    throw Problem{"compressed data size " + std::to_string(raw.nbytes) +
+                  " bytes is too large for " + std::to_string(natoms_) + " atoms"};
+  }
+  if (raw.nbytes * 4 + 4 < n_atoms) {
+    throw Problem{"compressed data size " + std::to_string(raw.nbytes) +
+                  " bytes is too small for " + std::to_string(natoms_) + " atoms"};
+  }
+  const uint64_t padded = (raw.nbytes + 3) & ~uint64_t{3};  // XDR opaque data is 4-byte aligned
+  const uint64_t left = bytes_left_in_file(padded);
+  if (padded > left) {
+    throw Problem{"truncated file: compressed data needs " + std::to_string(padded) + " bytes, " +
+                  std::to_string(left) + " left"};
+  }
+  const size_t need = static_cast<size_t>(padded);
+  if (raw.packed.size() < need + kPackedPadding) raw.packed.resize(need + kPackedPadding);
+  std::memset(raw.packed.data() + need, 0, kPackedPadding);
+  if (read_bytes(raw.packed.data(), need) < need) {
+    throw Problem{"truncated file inside the compressed coordinates"};
+  }
+}
+
+}  // namespace pairhist::io::xtc

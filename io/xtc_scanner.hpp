@@ -1,0 +1,65 @@
+// Finds XTC frames in a file without decoding them: each frame header states the size of its
+// compressed coordinates, so a frame's bytes can be read (and its header validated) cheaply, and
+// the expensive decoding (io/xtc_decode.hpp) done later, on any thread.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "xtc_decode.hpp"
+
+namespace pairhist::io::xtc {
+
+/// "PATH: frame K: PROBLEM (last complete frame is K-1)", or "(no complete frame)" for K = 0:
+/// the one-line error every XTC reader reports for frame K.
+std::string frame_error(const std::string& path, int64_t frame, const std::string& problem);
+
+/// Reads a classic (magic 1995) or GROMACS 2023+ (magic 2023, 64-bit byte count) XTC file frame
+/// by frame, strictly sequentially, so pipes work too. Not thread-safe.
+class Scanner {
+ public:
+  enum class Status { frame, end, error };
+
+  /// Opens `path` and reads the start of the first frame header to learn natoms. Throws
+  /// InputError if the file cannot be opened, is empty, or does not start with an XTC magic.
+  explicit Scanner(const std::string& path);
+
+  int natoms() const { return natoms_; }
+  const std::string& path() const { return path_; }
+
+  /// Reads the next frame into `raw`, reusing its storage. Returns end when the file ends exactly
+  /// after a frame; on truncation or a corrupt header returns error and leaves the problem (no
+  /// file or frame named) in `problem`. After an error the file position is undefined.
+  Status read(RawFrame& raw, std::string& problem);
+
+ private:
+  struct FileCloser {
+    void operator()(std::FILE* f) const;
+  };
+  struct Problem {
+    std::string what;
+  };
+
+  // Reads up to n bytes, returning how many arrived; throws Problem on a read error.
+  size_t read_bytes(void* dst, size_t n);
+  void read_frame(RawFrame& raw, const unsigned char* head);
+  // Bytes between the read position and the end of the file, UINT64_MAX when unknown (pipe). The
+  // size is looked up again when fewer than `wanted` bytes seem left: the file may be growing.
+  uint64_t bytes_left_in_file(uint64_t wanted);
+
+  std::string path_;
+  std::unique_ptr<std::FILE, FileCloser> file_;
+  uint64_t offset_ = 0;     // bytes consumed so far, for truncation checks against the file size
+  uint64_t file_size_ = 0;  // size at open time; re-queried if a frame seems to run past it
+  int natoms_ = 0;
+
+  // The constructor reads the start of the first frame; read() consumes these bytes first so the
+  // file never has to be rewound (it may be a pipe).
+  std::array<unsigned char, 8> pending_{};
+  size_t pending_size_ = 0;
+};
+
+}  // namespace pairhist::io::xtc

@@ -1,0 +1,318 @@
+// XtcParallelReader against the serial XtcReader: the same frames bit for bit, the same end, and
+// the same errors after the same delivered frames, whatever the number of decode threads.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "pairhist/errors.hpp"
+#include "test_support.hpp"
+#include "trajectory_job.hpp"
+#include "xtc_parallel_reader.hpp"
+#include "xtc_reader.hpp"
+#include "xtc_writer.hpp"
+
+namespace {
+
+using pairhist::InputError;
+using pairhist::io::TrajectoryFrame;
+using pairhist::io::TrajectoryReader;
+using pairhist::io::XtcParallelReader;
+using pairhist::io::XtcReader;
+using pairhist::test::contains;
+using pairhist::test::get_be32;
+using pairhist::test::read_all;
+using pairhist::test::write_all;
+
+const std::string kSampleXtc = pairhist::test::data_dir() + "/spce_water.xtc";
+constexpr int kThreadCounts[] = {1, 2, 4, 7};
+
+struct TempDir : pairhist::test::TempDir {
+  TempDir() : pairhist::test::TempDir("xtcpar") {}
+};
+
+/// Everything a reader delivers: the frames (every field, floats compared as bits), the count it
+/// reports, and the error that stopped it ("" for a clean end).
+struct Outcome {
+  std::vector<TrajectoryFrame> frames;
+  int64_t frames_read = -1;
+  std::string error;
+};
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+bool same_frame(const TrajectoryFrame& a, const TrajectoryFrame& b) {
+  return a.step == b.step && std::memcmp(&a.time, &b.time, sizeof a.time) == 0 &&
+         std::memcmp(a.box.data(), b.box.data(), sizeof a.box) == 0 &&
+         std::memcmp(&a.precision, &b.precision, sizeof a.precision) == 0 &&
+         same_bits(a.xyz, b.xyz);
+}
+
+/// Reads to the end (or to the error), then once more to see that the end or error persists.
+Outcome drain(TrajectoryReader& reader) {
+  Outcome out;
+  TrajectoryFrame frame;
+  out.error = pairhist::test::input_error_of([&] {
+    while (reader.next(frame)) out.frames.push_back(frame);
+  });
+  out.frames_read = reader.frames_read();
+  const std::string again = pairhist::test::input_error_of([&] {
+    const bool more = reader.next(frame);
+    CHECK_FALSE(more);
+  });
+  CHECK(again == out.error);
+  return out;
+}
+
+// Errors of the constructor count as the outcome's error too.
+Outcome read_serial(const std::string& path) {
+  Outcome out;
+  const std::string open_error = pairhist::test::input_error_of([&] {
+    XtcReader reader(path);
+    out = drain(reader);
+  });
+  if (!open_error.empty()) out.error = open_error;
+  return out;
+}
+
+Outcome read_parallel(const std::string& path, int threads) {
+  Outcome out;
+  const std::string open_error = pairhist::test::input_error_of([&] {
+    XtcParallelReader reader(path, threads);
+    CHECK(reader.threads() == threads);
+    out = drain(reader);
+  });
+  if (!open_error.empty()) out.error = open_error;
+  return out;
+}
+
+void check_same(const Outcome& serial, const Outcome& parallel) {
+  CHECK(parallel.error == serial.error);
+  CHECK(parallel.frames_read == serial.frames_read);
+  REQUIRE(parallel.frames.size() == serial.frames.size());
+  size_t differ = 0;
+  for (size_t f = 0; f < serial.frames.size(); ++f)
+    if (!same_frame(serial.frames[f], parallel.frames[f])) ++differ;
+  CHECK(differ == 0);
+}
+
+/// Frame start offsets of a classic XTC with natoms > 9, walked from the byte counts.
+std::vector<size_t> frame_starts(const std::string& b) {
+  std::vector<size_t> starts;
+  for (size_t pos = 0; pos + 92 <= b.size();
+       pos += 92 + ((size_t{get_be32(b, pos + 88)} + 3) & ~size_t{3}))
+    starts.push_back(pos);
+  return starts;
+}
+
+/// An F1-like file at test scale: uniform random atoms in a 15 nm cube, no box, precision 10^4
+/// (so packed triplets are about 52 bits and few small runs occur, as in F1).
+std::string write_f1_like(const TempDir& tmp, int natoms, int frames) {
+  const std::string path = tmp.file("f1like.xtc");
+  pairhist::io::XtcWriter writer(path, natoms, 10000.0f);
+  std::mt19937 rng(2024);
+  std::uniform_real_distribution<float> u(0.0f, 15.0f);
+  TrajectoryFrame frame;
+  frame.xyz.resize(static_cast<size_t>(natoms) * 3);
+  for (int t = 0; t < frames; ++t) {
+    for (float& v : frame.xyz) v = u(rng);
+    frame.step = t;
+    frame.time = t;
+    writer.write(frame);
+  }
+  writer.close();
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("the parallel reader delivers the serial reader's frames bit for bit") {
+  TempDir tmp;
+  const std::string f1 = write_f1_like(tmp, 3000, 12);
+  for (const std::string& path : {kSampleXtc, f1}) {
+    CAPTURE(path);
+    const Outcome serial = read_serial(path);
+    REQUIRE(serial.error.empty());
+    REQUIRE(serial.frames.size() > 10);
+    for (int threads : kThreadCounts) {
+      CAPTURE(threads);
+      check_same(serial, read_parallel(path, threads));
+    }
+  }
+}
+
+TEST_CASE("more threads than frames, and readers dropped before the end") {
+  TempDir tmp;
+  const std::string bytes = read_all(kSampleXtc);
+  const std::vector<size_t> starts = frame_starts(bytes);
+  REQUIRE(starts.size() >= 4);
+  const std::string path = tmp.file("short.xtc");
+  for (size_t nframes : {size_t{1}, size_t{3}}) {
+    write_all(path, bytes.substr(0, starts[nframes]));
+    const Outcome serial = read_serial(path);
+    REQUIRE(serial.frames.size() == nframes);
+    for (int threads : {2, 7, 16}) check_same(serial, read_parallel(path, threads));
+  }
+  // A run that stops early (--last) destroys the reader while frames are decoding or waiting.
+  const Outcome serial = read_serial(kSampleXtc);
+  for (int repeat = 0; repeat < 20; ++repeat) {
+    for (int threads : {2, 3, 7}) {
+      XtcParallelReader reader(kSampleXtc, threads);
+      TrajectoryFrame frame;
+      const int take = repeat % 5;
+      for (int f = 0; f < take; ++f) {
+        REQUIRE(reader.next(frame));
+        CHECK(same_frame(frame, serial.frames[static_cast<size_t>(f)]));
+      }
+      CHECK(reader.frames_read() == take);
+    }
+  }
+}
+
+TEST_CASE("a truncated file fails at the same frame with the same message, earlier frames intact") {
+  TempDir tmp;
+  const std::vector<size_t> all = frame_starts(read_all(kSampleXtc));
+  REQUIRE(all.size() > 8);
+  const std::string bytes = read_all(kSampleXtc).substr(0, all[8]);  // 8 frames
+  const std::vector<size_t> starts = frame_starts(bytes);
+  const std::string path = tmp.file("cut.xtc");
+  // Every offset around two frame boundaries (header, packed header, padding), and a stride
+  // through the rest of the file.
+  std::vector<size_t> cuts;
+  for (size_t at : {starts[1], starts[5]})
+    for (size_t k = at - 8; k < at + 100; ++k) cuts.push_back(k);
+  for (size_t k = 1; k < bytes.size(); k += 331) cuts.push_back(k);
+  int errors = 0;
+  for (size_t cut : cuts) {
+    CAPTURE(cut);
+    write_all(path, bytes.substr(0, cut));
+    const Outcome serial = read_serial(path);
+    if (!serial.error.empty()) ++errors;
+    for (int threads : {2, 4}) {
+      CAPTURE(threads);
+      check_same(serial, read_parallel(path, threads));
+    }
+  }
+  CHECK(errors > static_cast<int>(cuts.size()) / 2);  // most cuts fall inside a frame
+}
+
+TEST_CASE("corrupt compressed coordinates fail at the same frame in the same way") {
+  TempDir tmp;
+  const std::string good = read_all(kSampleXtc);
+  const std::vector<size_t> starts = frame_starts(good);
+  const std::string path = tmp.file("garbage.xtc");
+  std::mt19937 rng(777);
+  int errors = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    CAPTURE(trial);
+    std::string bytes = good.substr(0, starts[10]);
+    // Garbage in the data of frame 4, sometimes also in frame 7 (the first error must win).
+    for (size_t frame : {size_t{4}, size_t{7}}) {
+      if (frame == 7 && trial % 2 == 0) continue;
+      const size_t data = starts[frame] + 92, len = 1 + rng() % 400;
+      for (size_t i = 0; i < len; ++i) bytes[data + rng() % (starts[frame + 1] - data)] ^= 0x5a;
+    }
+    write_all(path, bytes);
+    const Outcome serial = read_serial(path);
+    if (!serial.error.empty()) {
+      ++errors;
+      // Garbage may also decode silently; then frame 7's damage is the first error.
+      CHECK((contains(serial.error, "frame 4:") ||
+             (trial % 2 == 1 && contains(serial.error, "frame 7:"))));
+    }
+    for (int threads : {2, 7}) check_same(serial, read_parallel(path, threads));
+  }
+  CHECK(errors > 0);
+}
+
+TEST_CASE("errors of the first frame and of opening match the serial reader") {
+  TempDir tmp;
+  const std::string path = tmp.file("bad.xtc");
+  write_all(path, read_all(kSampleXtc).substr(0, 30));
+  const std::string msg = read_parallel(path, 3).error;
+  CHECK(msg == read_serial(path).error);
+  CHECK(contains(msg, "frame 0:"));
+  write_all(path, "not an xtc file at all");
+  CHECK(read_parallel(path, 3).error == read_serial(path).error);
+  CHECK_THROWS_AS(XtcParallelReader(path, 0), InputError);  // the file is checked first
+  CHECK_THROWS_AS(XtcParallelReader(kSampleXtc, 0), pairhist::UsageError);
+}
+
+TEST_CASE("open_trajectory_threaded picks the reader; the automatic rule") {
+  using pairhist::io::automatic_decode_threads;
+  CHECK(automatic_decode_threads(2652, 64) == 1);
+  CHECK(automatic_decode_threads(280000, 2) == 1);
+  CHECK(automatic_decode_threads(280000, 8) == 2);
+  CHECK(automatic_decode_threads(280000, 16) == 4);
+  CHECK(automatic_decode_threads(280000, 64) == 4);
+  CHECK(automatic_decode_threads(pairhist::io::kParallelDecodeMinAtoms, 16) == 4);
+
+  auto is_parallel = [](const std::unique_ptr<TrajectoryReader>& r) {
+    return dynamic_cast<XtcParallelReader*>(r.get()) != nullptr;
+  };
+  CHECK_FALSE(is_parallel(pairhist::io::open_trajectory_threaded(kSampleXtc, 1)));
+  CHECK_FALSE(is_parallel(pairhist::io::open_trajectory_threaded(kSampleXtc, 0)));  // small
+  const auto three = pairhist::io::open_trajectory_threaded(kSampleXtc, 3);
+  REQUIRE(is_parallel(three));
+  CHECK(dynamic_cast<XtcParallelReader&>(*three).threads() == 3);
+  CHECK(three->natoms() == 2652);
+  // Other formats ignore the setting.
+  const std::string gro = pairhist::test::data_dir() + "/spce_water.gro";
+  CHECK_THROWS_AS(pairhist::io::open_trajectory_threaded(gro, 4), InputError);
+  CHECK_THROWS_AS(pairhist::io::open_trajectory_threaded(kSampleXtc, -1), pairhist::UsageError);
+}
+
+TEST_CASE("a job gives the same result with parallel decoding, frame selection respected") {
+  pairhist::JobOptions o;
+  o.trajectory = kSampleXtc;
+  o.topology = pairhist::test::data_dir() + "/spce_water.gro";
+  o.species = {pairhist::parse_species("O=OW"), pairhist::parse_species("H=HW1,HW2")};
+  o.r_max = 1.2;
+  o.nbins = 60;
+  o.first = 2;
+  o.last = 20;
+  o.step = 6;  // frames 2, 8, 14, 20
+  o.ncpu = 1;
+  o.ncuda = 0;
+  o.decode_threads = 1;
+  const auto serial = pairhist::run_trajectory_job(o).result;
+  REQUIRE(serial.frame_indices == std::vector<int64_t>{2, 8, 14, 20});
+  for (int threads : {2, 5}) {
+    CAPTURE(threads);
+    o.decode_threads = threads;
+    const auto parallel = pairhist::run_trajectory_job(o).result;
+    CHECK(parallel.frame_indices == serial.frame_indices);
+    CHECK(parallel.frame_times == serial.frame_times);
+    CHECK(parallel.volumes == serial.volumes);
+    REQUIRE(parallel.pairs.size() == serial.pairs.size());
+    for (size_t p = 0; p < serial.pairs.size(); ++p)
+      CHECK(parallel.pairs[p].counts == serial.pairs[p].counts);
+  }
+}
+
+TEST_CASE("pairhist bench --decode reports the file and the threads used") {
+  const std::string bin = pairhist::test::shell_quote(pairhist::test::pairhist_binary());
+  std::string out;
+  REQUIRE(pairhist::test::capture(bin + " bench --decode " +
+                                      pairhist::test::shell_quote(kSampleXtc) +
+                                      " --threads 2 --repeats 1 --warmup 0 --json",
+                                  out) == 0);
+  CHECK(contains(out, "\"frames\":101"));
+  CHECK(contains(out, "\"natoms\":2652"));
+  CHECK(contains(out, "\"threads\":2"));
+  CHECK(contains(out, "\"frames_per_s_median\""));
+  CHECK(pairhist::test::capture(bin + " bench --decode /nonexistent.xtc", out) == 1);
+  CHECK(contains(out, "/nonexistent.xtc: no such file"));
+  CHECK(pairhist::test::capture(bin + " run " + pairhist::test::shell_quote(kSampleXtc) +
+                                    " --top x.gro --species O=OW --rmax 1 --nbins 10 "
+                                    "--decode-threads -1",
+                                out) != 0);
+  CHECK(contains(out, "decode-threads"));
+}
