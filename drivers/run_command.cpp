@@ -267,7 +267,11 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--ncpu", args->job.ncpu, "CPU workers (-1: all cores)")->capture_default_str();
   cmd->add_option("--ncuda", args->job.ncuda, "CUDA workers (-1: all GPUs)")->capture_default_str();
   cmd->add_option("--frames-in-flight", args->job.frames_in_flight,
-                  "Frames whose coordinates are held at once")
+                  "Frames whose coordinates are held at once (0: as many as --memory-budget "
+                  "allows, 2 to 64)")
+      ->capture_default_str();
+  cmd->add_option("--memory-budget", args->job.memory_budget_mib,
+                  "MiB of pinned memory for the frames in flight")
       ->capture_default_str();
   cmd->add_option("--decode-threads", args->job.decode_threads,
                   "Threads decoding XTC frames ahead (0: automatic, 1 below 50000 atoms, else "

@@ -32,7 +32,8 @@ struct JobOptions {
   bool whole_frames = false;  // --schedule static: one task per frame (CADISHI's design)
   int ncpu = -1;
   int ncuda = -1;
-  int frames_in_flight = 4;
+  int frames_in_flight = 0;  // 0: as many as memory_budget_mib allows (2..64)
+  uint64_t memory_budget_mib = 1024;
   uint64_t task_pairs = 0;  // row tile size; 0: the decomposition policy's choice
   bool lp_bound = false;    // compute StarPU's LP lower bound of the makespan
   int decode_threads = 0;  // XTC frames decoded in parallel; 0: automatic, 1: serial

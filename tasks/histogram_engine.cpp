@@ -55,6 +55,7 @@ struct HistogramEngine::Impl {
   std::vector<std::pair<int, int>> pairs;
   uint64_t frames = 0;
   uint64_t tasks = 0;
+  uint64_t frame_bytes = 0;
   bool finished = false;
   DecompositionPolicy policy;
   std::vector<PlannedTask> plan;  // the tasks of every frame (sizes are fixed for the run)
@@ -65,7 +66,10 @@ struct HistogramEngine::Impl {
   explicit Impl(const EngineConfig& c) : config(c) {
     if (config.nbins <= 0) throw UsageError("the number of bins must be positive");
     if (!(config.r_max > 0)) throw UsageError("r_max must be positive");
-    if (config.frames_in_flight < 1) config.frames_in_flight = 1;
+    for (int64_t n : config.species_sizes)
+      frame_bytes += static_cast<uint64_t>(std::max<int64_t>(n, 0)) * 3 *
+                     (config.precision == Precision::single ? sizeof(float) : sizeof(double));
+    if (config.frames_in_flight < 1) config.frames_in_flight = frames_for_budget();
     value_size = config.precision == Precision::single ? sizeof(float) : sizeof(double);
     if (config.whole_frames && config.species_sizes.size() > codelets::kMaxFrameSpecies)
       throw UsageError("whole-frame tasks take at most " +
@@ -78,6 +82,14 @@ struct HistogramEngine::Impl {
     if (!config.scheduler.empty()) conf.sched_policy_name = config.scheduler.c_str();
     if (config.ncpu >= 0) conf.ncpus = config.ncpu;
     if (config.ncuda >= 0) conf.ncuda = config.ncuda;
+    // Two workers per GPU, each with its own stream: one task's launch and completion overlap
+    // the other's kernel (F1-like on the H100: 1235 instead of 997 bapps). The user's setting wins.
+    setenv("STARPU_NWORKER_PER_CUDA", "2", 0);
+    // CPU workers on every core would starve the thread that reads frames and feeds the GPUs.
+    const int reserve = config.reserve_cores >= 0 ? config.reserve_cores
+                        : (config.ncpu < 0 && config.ncuda != 0 && gpus_present()) ? 1
+                                                                                    : 0;
+    conf.reserve_ncpus = reserve;
     conf.nopencl = 0;
     const int ret = starpu_init(&conf);
     if (ret == -ENODEV) throw std::runtime_error("StarPU found no worker to run on");
@@ -136,6 +148,22 @@ struct HistogramEngine::Impl {
                                     static_cast<uint32_t>(values), value_size);
       }
     }
+  }
+
+  /// Frames whose buffers fit the memory budget: at least 2 (reading overlaps computing), at
+  /// most 64 (beyond that the ring only delays the reader's errors).
+  int frames_for_budget() const {
+    if (frame_bytes == 0) return 2;
+    const uint64_t k = config.memory_budget_bytes / frame_bytes;
+    return static_cast<int>(std::clamp<uint64_t>(k, 2, 64));
+  }
+
+  static bool gpus_present() {
+#if defined(PAIRHIST_CUDA_CODELETS)
+    return codelets::cuda_device_count() > 0;
+#else
+    return false;
+#endif
   }
 
   ~Impl() {
@@ -384,6 +412,12 @@ uint64_t HistogramEngine::frames_submitted() const {
 }
 uint64_t HistogramEngine::tasks_submitted() const {
   return impl_->tasks;
+}
+int HistogramEngine::frames_in_flight() const {
+  return static_cast<int>(impl_->slots.size());
+}
+uint64_t HistogramEngine::frame_bytes() const {
+  return impl_->frame_bytes;
 }
 
 RunActivity HistogramEngine::activity() const {

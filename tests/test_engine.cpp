@@ -181,3 +181,29 @@ TEST_CASE("output intervals: blocks of N frames, the last one partial, summing t
     CHECK(blocks.result.pairs[p].counts == whole.result.pairs[p].counts);
   }
 }
+
+TEST_CASE("streaming 1000 frames stays within the memory budget") {
+  const auto frames = test::make_frames({120, 40}, 1000, BoxKind::orthorhombic);
+  EngineConfig config = test::engine_config(frames, BoxKind::orthorhombic, 64, 1.0,
+                                            Precision::single);
+  config.ncpu = 2;
+  config.ncuda = 0;
+  const uint64_t frame_bytes = (120 + 40) * 3 * sizeof(float);
+  config.memory_budget_bytes = 3 * frame_bytes + frame_bytes / 2;  // room for three frames
+  HistogramEngine engine(config);
+  CHECK(engine.frame_bytes() == frame_bytes);
+  CHECK(engine.frames_in_flight() == 3);
+  CHECK(engine.frames_in_flight() * engine.frame_bytes() <= config.memory_budget_bytes);
+  for (size_t t = 0; t < frames.xyz.size(); ++t) {
+    std::vector<const float*> ptr;
+    for (const auto& s : frames.xyz[t]) ptr.push_back(s.data());
+    engine.submit_frame(ptr, frames.boxes[t]);
+  }
+  CHECK(engine.frames_submitted() == 1000);
+  CHECK(engine.finish() == test::reference_histograms<float>(frames, config));
+  // Budgets below two frames still double-buffer; huge ones stop at 64 frames.
+  config.memory_budget_bytes = 1;
+  CHECK(HistogramEngine(config).frames_in_flight() == 2);
+  config.memory_budget_bytes = uint64_t(1) << 40;
+  CHECK(HistogramEngine(config).frames_in_flight() == 64);
+}

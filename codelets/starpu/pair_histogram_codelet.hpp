@@ -76,6 +76,7 @@ void pair_histogram_cuda_global(void* buffers[], void* cl_arg);
 void histogram_init_cuda(void* buffers[], void* cl_arg);
 void histogram_redux_cuda(void* buffers[], void* cl_arg);
 int cuda_can_execute(unsigned workerid, starpu_task* task, unsigned nimpl);
+int cuda_device_count();  // 0 when the CUDA runtime finds no device
 #endif
 
 }  // namespace pairhist::codelets

@@ -80,4 +80,9 @@ int cuda_can_execute(unsigned workerid, starpu_task* task, unsigned nimpl) {
   return nimpl == kCudaShared ? 1 : !fits;
 }
 
+int cuda_device_count() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
 }  // namespace pairhist::codelets

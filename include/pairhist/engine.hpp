@@ -22,7 +22,10 @@ struct EngineConfig {
   int nbins = 0;
   Precision precision = Precision::single;
   BoxKind box_kind = BoxKind::none;
-  int frames_in_flight = 4;  // frame buffers registered at once (memory bound)
+  int frames_in_flight = 0;  // frame buffers registered at once; 0: from memory_budget_bytes
+  uint64_t memory_budget_bytes = uint64_t(1) << 30;  // pinned frame buffers, all slots together
+  int reserve_cores = -1;  // cores kept from CPU workers for the caller's reading thread;
+                           // -1: one when there are GPUs to feed (and ncpu is -1), else none
   uint64_t max_pairs_per_task = 0;  // row tile size; 0: from the machine (tasks/decomposition)
   std::string scheduler;      // StarPU scheduling policy; empty: STARPU_SCHED or default
   bool whole_frames = false;  // baseline: one task per frame from a shared queue (CADISHI)
@@ -92,6 +95,9 @@ class HistogramEngine {
   std::string scheduler() const;
   uint64_t frames_submitted() const;
   uint64_t tasks_submitted() const;
+  /// Frame buffers held at once (the memory bound) and the bytes one frame's buffers take.
+  int frames_in_flight() const;
+  uint64_t frame_bytes() const;
   /// Per-worker and per-implementation activity since the engine started (complete after
   /// finish()).
   RunActivity activity() const;
