@@ -151,6 +151,7 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         config.ncuda = o.ncuda;
         config.frames_in_flight = o.frames_in_flight;
         config.memory_budget_bytes = o.memory_budget_mib << 20;
+        config.reserve_cores = o.reserve_cores;
         config.max_pairs_per_task = o.task_pairs;
         config.lp_bound = o.lp_bound;
         engine = std::make_unique<HistogramEngine>(config);

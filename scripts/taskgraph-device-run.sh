@@ -70,18 +70,44 @@ mode_suite() {
 mode_f1() {
   synth F1 200
   go f1-gpu-only --ncpu 0
+  STARPU_NWORKER_PER_CUDA=1 go f1-gpu-only-1stream --ncpu 0
   go f1-gpu-only-2p28 --ncpu 0 --task-pairs 268435456
-  STARPU_NWORKER_PER_CUDA=2 go f1-gpu-only-2streams --ncpu 0
-  LIMIT=200 go f1-cpu-only-8 --ncuda 0 --last 7
-  go f1-hybrid-lws --sched lws
-  go f1-hybrid-dmda-first --sched dmda
-  go f1-hybrid-dmda --sched dmda
-  go f1-hybrid-dmdas --sched dmdas
-  LIMIT=100 go f1-static-hybrid --schedule static --frames-in-flight 24
-  go f1-static-gpu --schedule static --ncpu 0
+  LIMIT=120 go f1-cpu-only-8 --ncuda 0 --last 7
+  LIMIT=120 go f1-hybrid-lws --sched lws
+  LIMIT=120 go f1-hybrid-dmda-first --sched dmda --progress
+  LIMIT=120 go f1-hybrid-dmda --sched dmda
+  LIMIT=120 go f1-hybrid-dmdas --sched dmdas
+  LIMIT=100 go f1-static-hybrid --schedule static
+  LIMIT=100 go f1-static-gpu --schedule static --ncpu 0
   same f1-gpu-only f1-hybrid-dmda
   same f1-gpu-only f1-hybrid-lws
   same f1-gpu-only f1-static-gpu
+}
+
+mode_hybrid() {  # F1-like 200 frames, hybrid under the model-based and greedy schedulers
+  synth F1 200
+  LIMIT=60 go f1-gpu-only --ncpu 0
+  LIMIT=60 go f1-hybrid-dmda-first --sched dmda
+  LIMIT=60 go f1-hybrid-dmda --sched dmda
+  LIMIT=60 go f1-hybrid-dmdas --sched dmdas
+  LIMIT=60 go f1-hybrid-eager --sched eager
+  LIMIT=60 go f1-hybrid-dmda-4cpu --sched dmda --ncpu 4
+  LIMIT=60 go f1-static-hybrid --schedule static
+  LIMIT=60 go f1-static-gpu --schedule static --ncpu 0
+  same f1-gpu-only f1-hybrid-dmda
+  same f1-gpu-only f1-hybrid-eager
+  same f1-gpu-only f1-static-gpu
+}
+
+mode_diag() {  # hybrid runs on 20 frames, one setting changed at a time
+  synth F1 200
+  LIMIT=60 go diag-hybrid-lws --sched lws --last 19
+  LIMIT=60 STARPU_NWORKER_PER_CUDA=1 go diag-hybrid-lws-1stream --sched lws --last 19
+  LIMIT=60 go diag-hybrid-lws-fif4 --sched lws --last 19 --frames-in-flight 4
+  LIMIT=60 go diag-hybrid-lws-noreserve --sched lws --last 19 --reserve-cores 0
+  LIMIT=60 go diag-hybrid-lws-4cpu --sched lws --last 19 --ncpu 4
+  LIMIT=60 go diag-hybrid-dmda --sched dmda --last 19
+  LIMIT=60 go diag-hybrid-eager --sched eager --last 19
 }
 
 mode_long() {

@@ -12,7 +12,7 @@ constexpr uint64_t kMinTile = uint64_t(1) << 22;
 constexpr uint64_t kGpuTile = uint64_t(1) << 30;   // ~1 ms at kAssumedGpuRate
 constexpr uint64_t kCpuTile = uint64_t(1) << 26;   // ~80 ms on one core
 constexpr uint64_t kCpuGroup = uint64_t(1) << 24;  // ~20 ms on one core
-constexpr double kTailBudgetSeconds = 0.08;        // longest task a CPU core may take in a hybrid run
+constexpr double kTailBudgetSeconds = 0.03;        // longest task a CPU core may take in a hybrid run
 
 uint64_t pairs_of(const std::vector<int64_t>& sizes, int a, int b) {
   const int64_t na = sizes[static_cast<size_t>(a)];

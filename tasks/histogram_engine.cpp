@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -25,6 +26,8 @@ std::vector<std::pair<int, int>> species_pairs(int nspecies) {
 }
 
 namespace {
+
+constexpr const char* kDefaultGpuScheduler = "dmda";
 
 /// One frame's coordinates, species by species, in pinned memory registered with StarPU. Slots
 /// are reused round-robin; acquiring a slot for writing waits for the tasks still reading it.
@@ -79,6 +82,12 @@ struct HistogramEngine::Impl {
 
     starpu_conf conf;
     starpu_conf_init(&conf);
+    // With GPUs, a model-based scheduler by default: lws (StarPU's default) let CPU workers and
+    // GPU-only tasks stall each other on the H100 host (docs/performance.md, task graph).
+    const char* env_sched = std::getenv("STARPU_SCHED");
+    if (config.scheduler.empty() && (!env_sched || !*env_sched) && config.ncuda != 0 &&
+        gpus_present())
+      config.scheduler = kDefaultGpuScheduler;
     if (!config.scheduler.empty()) conf.sched_policy_name = config.scheduler.c_str();
     if (config.ncpu >= 0) conf.ncpus = config.ncpu;
     if (config.ncuda >= 0) conf.ncuda = config.ncuda;
