@@ -127,17 +127,15 @@ mode_long() {
 mode_multi() {
   local g
   local gpus=$(nvidia-smi -L | wc -l)
+  local counts=$(for g in 1 2 4 8; do [ "$g" -le "$gpus" ] && echo $g; done)
   synth F1 200
-  for g in $(seq 1 "$gpus"); do
-    [ "$g" = 1 ] || [ "$g" = 2 ] || [ "$g" = 4 ] || [ "$g" = 8 ] || continue
-    go multi-f1-gpu$g --ncpu 0 --ncuda "$g"
-    go multi-f1-hybrid$g --ncuda "$g" --sched dmda
-  done
+  for g in $counts; do LIMIT=60 go multi-f1-gpu$g --ncpu 0 --ncuda "$g"; done
+  for g in $counts; do LIMIT=60 go multi-f1-hybrid-eager$g --ncuda "$g" --sched eager; done
+  for g in $counts; do LIMIT=60 go multi-f1-hybrid-dmda$g --ncuda "$g" --sched dmda; done
   synth K1 1 4000000
-  for g in $(seq 1 "$gpus"); do
-    [ "$g" = 1 ] || [ "$g" = 2 ] || [ "$g" = 4 ] || [ "$g" = 8 ] || continue
-    go multi-4m-gpu$g --ncpu 0 --ncuda "$g"
-  done
+  for g in $counts; do LIMIT=60 go multi-4m-gpu$g --ncpu 0 --ncuda "$g"; done
+  same multi-f1-gpu1 multi-f1-gpu$g
+  same multi-4m-gpu1 multi-4m-gpu$g
 }
 
 for m in "$@"; do "mode_$m"; done
