@@ -129,12 +129,13 @@ mode_multi() {
   local gpus=$(nvidia-smi -L | wc -l)
   local counts=$(for g in 1 2 4 8; do [ "$g" -le "$gpus" ] && echo $g; done)
   synth F1 200
+  LIMIT=60 go multi-warmup --last 0  # StarPU samples the buses once per machine: keep it out
   for g in $counts; do LIMIT=60 go multi-f1-gpu$g --ncpu 0 --ncuda "$g"; done
-  for g in $counts; do LIMIT=60 go multi-f1-hybrid-eager$g --ncuda "$g" --sched eager; done
-  for g in $counts; do LIMIT=60 go multi-f1-hybrid-dmda$g --ncuda "$g" --sched dmda; done
+  for g in $counts; do LIMIT=60 go multi-f1-hybrid$g --ncuda "$g"; done
   synth K1 1 4000000
   for g in $counts; do LIMIT=60 go multi-4m-gpu$g --ncpu 0 --ncuda "$g"; done
   same multi-f1-gpu1 multi-f1-gpu$g
+  same multi-f1-gpu1 multi-f1-hybrid$g
   same multi-4m-gpu1 multi-4m-gpu$g
 }
 

@@ -12,6 +12,9 @@ constexpr uint64_t kMinTile = uint64_t(1) << 22;
 constexpr uint64_t kGpuTile = uint64_t(1) << 30;   // ~1 ms at kAssumedGpuRate
 constexpr uint64_t kCpuTile = uint64_t(1) << 26;   // ~80 ms on one core
 constexpr uint64_t kCpuGroup = uint64_t(1) << 24;  // ~20 ms on one core
+// A CUDA block covers 1024 rows; a tile of fewer rows leaves threads idle (a 4M-atom frame in
+// 2^30-pair tiles, 268 rows each, ran at 288 instead of ~1400 bapps on an H200).
+constexpr int64_t kMinGpuTileRows = 4096;
 constexpr double kTailBudgetSeconds = 0.03;        // longest task a CPU core may take in a hybrid run
 
 uint64_t pairs_of(const std::vector<int64_t>& sizes, int a, int b) {
@@ -41,7 +44,11 @@ DecompositionPolicy choose_policy(const std::vector<int64_t>& species_sizes,
     const uint64_t spread = total / (4 * static_cast<uint64_t>(std::max(1, machine.cpu_workers)));
     p.tile_pairs = std::clamp(spread, kMinTile, kCpuTile);
   }
-  if (tile_override > 0) p.tile_pairs = tile_override;
+  if (machine.cuda_workers > 0) p.min_tile_rows = kMinGpuTileRows;
+  if (tile_override > 0) {
+    p.tile_pairs = tile_override;
+    p.min_tile_rows = 0;
+  }
   p.group_pairs = std::min(kCpuGroup, std::max<uint64_t>(1, p.tile_pairs / 2));
   if (machine.cuda_workers > 0 && machine.cpu_workers > 0)
     p.cpu_task_limit = static_cast<uint64_t>(kAssumedCpuCoreRate * kTailBudgetSeconds);
@@ -66,8 +73,11 @@ std::vector<PlannedTask> plan_frame(const std::vector<int64_t>& sizes,
         continue;
       }
       const int64_t na = sizes[static_cast<size_t>(a)];
-      const auto tiles = split_rows(na, sizes[static_cast<size_t>(b)], a == b,
-                                    std::max<uint64_t>(1, policy.tile_pairs));
+      const int64_t columns = sizes[static_cast<size_t>(b)];
+      const uint64_t row_floor =
+          static_cast<uint64_t>(policy.min_tile_rows) * static_cast<uint64_t>(columns);
+      const auto tiles = split_rows(na, columns, a == b,
+                                    std::max<uint64_t>({1, policy.tile_pairs, row_floor}));
       for (const RowTile& t : tiles) {
         PlannedTask task;
         task.pair_indices = {index};

@@ -28,6 +28,7 @@ struct DecompositionPolicy {
   uint64_t tile_pairs = 0;      // largest row tile of a pair (pairs)
   uint64_t group_pairs = 0;     // pairs smaller than this are packed into groups of about this size
   uint64_t cpu_task_limit = 0;  // larger tasks run on CUDA workers only; 0: no restriction
+  int64_t min_tile_rows = 0;    // GPU tiles span at least this many rows (a CUDA block's rows x 4)
 };
 
 /// Throughputs the policy assumes before any model is calibrated (pairs per second). They only

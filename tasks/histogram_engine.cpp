@@ -27,7 +27,7 @@ std::vector<std::pair<int, int>> species_pairs(int nspecies) {
 
 namespace {
 
-constexpr const char* kDefaultGpuScheduler = "dmda";
+constexpr const char* kDefaultGpuScheduler = "eager";
 
 /// One frame's coordinates, species by species, in pinned memory registered with StarPU. Slots
 /// are reused round-robin; acquiring a slot for writing waits for the tasks still reading it.
@@ -82,8 +82,9 @@ struct HistogramEngine::Impl {
 
     starpu_conf conf;
     starpu_conf_init(&conf);
-    // With GPUs, a model-based scheduler by default: lws (StarPU's default) let CPU workers and
-    // GPU-only tasks stall each other on the H100 host (docs/performance.md, task graph).
+    // With GPUs, one central queue by default: lws (StarPU's default) let CPU workers and GPU-only
+    // tasks stall each other, and dmda without calibrated models placed a whole 4M-atom frame on
+    // one GPU; eager needs no model and was as fast as calibrated dmda (docs/performance.md).
     const char* env_sched = std::getenv("STARPU_SCHED");
     if (config.scheduler.empty() && (!env_sched || !*env_sched) && config.ncuda != 0 &&
         gpus_present())

@@ -118,6 +118,7 @@ TEST_CASE("one large frame keeps every GPU busy") {
     const auto plan = plan_frame(one, choose_policy(one, m), m);
     CHECK(plan.size() >= static_cast<size_t>(4 * gpus));
     CHECK(check_coverage(one, plan) == frame_total(one));
+    for (const auto& t : plan) CHECK(t.row_end - t.row_begin >= 4096);  // full CUDA blocks
   }
   // A small frame still spreads: four tiles per GPU, down to the minimum tile.
   const std::vector<int64_t> k6{100000};
