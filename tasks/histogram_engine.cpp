@@ -85,9 +85,14 @@ struct HistogramEngine::Impl {
     // With GPUs, one central queue by default: lws (StarPU's default) let CPU workers and GPU-only
     // tasks stall each other, and dmda without calibrated models placed a whole 4M-atom frame on
     // one GPU; eager needs no model and was as fast as calibrated dmda (docs/performance.md).
+    // StarPU reads STARPU_SCHED before the conf, and an empty value silently selects lws: an
+    // empty one is dropped, and an explicit choice (run --sched) wins over the environment.
     const char* env_sched = std::getenv("STARPU_SCHED");
-    if (config.scheduler.empty() && (!env_sched || !*env_sched) && config.ncuda != 0 &&
-        gpus_present())
+    if (env_sched && (!*env_sched || !config.scheduler.empty())) {
+      unsetenv("STARPU_SCHED");
+      env_sched = nullptr;
+    }
+    if (config.scheduler.empty() && !env_sched && config.ncuda != 0 && gpus_present())
       config.scheduler = kDefaultGpuScheduler;
     if (!config.scheduler.empty()) conf.sched_policy_name = config.scheduler.c_str();
     if (config.ncpu >= 0) conf.ncpus = config.ncpu;
