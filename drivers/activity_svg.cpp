@@ -11,11 +11,20 @@ std::string escape_xml(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -49,7 +58,8 @@ std::string activity_svg(const RunActivity& a, const std::string& title) {
   std::vector<int> lane_of;
   for (int i = 0; i < lanes; ++i) {
     const auto& w = a.workers[static_cast<size_t>(i)];
-    if (static_cast<size_t>(w.id) >= lane_of.size()) lane_of.resize(static_cast<size_t>(w.id) + 1, -1);
+    if (static_cast<size_t>(w.id) >= lane_of.size())
+      lane_of.resize(static_cast<size_t>(w.id) + 1, -1);
     lane_of[static_cast<size_t>(w.id)] = i;
     const int y = kTop + i * kLane;
     s << "<text x=\"4\" y=\"" << y + kLane - 4 << "\">" << escape_xml(w.name) << "</text>\n";
@@ -61,7 +71,8 @@ std::string activity_svg(const RunActivity& a, const std::string& title) {
     const int lane = lane_of[static_cast<size_t>(t.worker)];
     if (lane < 0) continue;
     const bool cuda = a.workers[static_cast<size_t>(lane)].is_cuda;
-    const char* fill = cuda ? (t.grouped ? "#7fb86f" : "#2e7d32") : (t.grouped ? "#8fb3e0" : "#1f5fae");
+    const char* fill =
+        cuda ? (t.grouped ? "#7fb86f" : "#2e7d32") : (t.grouped ? "#8fb3e0" : "#1f5fae");
     const double x = kLabel + t.start * px;
     const double w = std::max(0.5, (t.end - t.start) * px);
     s << "<rect x=\"" << x << "\" y=\"" << kTop + lane * kLane + 2 << "\" width=\"" << w

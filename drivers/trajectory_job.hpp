@@ -18,10 +18,10 @@ struct SpeciesSpec {
 };
 
 struct JobOptions {
-  std::string trajectory;  // any format open_trajectory reads
-  std::string topology;    // empty: the trajectory's own species (CADISHI HDF5)
+  std::string trajectory;            // any format open_trajectory reads
+  std::string topology;              // empty: the trajectory's own species (CADISHI HDF5)
   std::vector<SpeciesSpec> species;  // empty with a CADISHI file: every species of the file
-  double r_max = 0;  // in `units`
+  double r_max = 0;                  // in `units`
   int nbins = 0;
   std::string units = "nm";  // nm | angstrom
   Precision precision = Precision::single;
@@ -34,10 +34,10 @@ struct JobOptions {
   int ncuda = -1;
   int frames_in_flight = 0;  // 0: as many as memory_budget_mib allows (2..64)
   uint64_t memory_budget_mib = 1024;
-  int reserve_cores = -1;  // cores kept free of CPU workers; -1: one when GPUs are fed
+  int reserve_cores = -1;   // cores kept free of CPU workers; -1: one when GPUs are fed
   uint64_t task_pairs = 0;  // row tile size; 0: the decomposition policy's choice
   bool lp_bound = false;    // compute StarPU's LP lower bound of the makespan
-  int decode_threads = 0;  // XTC frames decoded in parallel; 0: automatic, 1: serial
+  int decode_threads = 0;   // XTC frames decoded in parallel; 0: automatic, 1: serial
   double volume = 0;  // for trajectories without a box: the volume g(r) is normalised by (units^3)
   std::string index_file;        // GROMACS .ndx serving `group NAME` selections; may be empty
   std::string exclude = "none";  // none | residue: same-residue pairs are not counted

@@ -15,7 +15,7 @@ constexpr uint64_t kCpuGroup = uint64_t(1) << 24;  // ~20 ms on one core
 // A CUDA block covers 1024 rows; a tile of fewer rows leaves threads idle (a 4M-atom frame in
 // 2^30-pair tiles, 268 rows each, ran at 288 instead of ~1400 bapps on an H200).
 constexpr int64_t kMinGpuTileRows = 4096;
-constexpr double kTailBudgetSeconds = 0.03;        // longest task a CPU core may take in a hybrid run
+constexpr double kTailBudgetSeconds = 0.03;  // longest task a CPU core may take in a hybrid run
 
 uint64_t pairs_of(const std::vector<int64_t>& sizes, int a, int b) {
   const int64_t na = sizes[static_cast<size_t>(a)];
@@ -60,7 +60,7 @@ std::vector<PlannedTask> plan_frame(const std::vector<int64_t>& sizes,
                                     const MachineShape& machine) {
   std::vector<PlannedTask> tasks;
   std::vector<std::pair<uint64_t, int>> small;  // (pairs, pair index)
-  std::vector<int64_t> rows_of;                  // rows (atoms of the first species) of each pair
+  std::vector<int64_t> rows_of;                 // rows (atoms of the first species) of each pair
   int index = 0;
   const int n = static_cast<int>(sizes.size());
   for (int a = 0; a < n; ++a) {
@@ -76,8 +76,8 @@ std::vector<PlannedTask> plan_frame(const std::vector<int64_t>& sizes,
       const int64_t columns = sizes[static_cast<size_t>(b)];
       const uint64_t row_floor =
           static_cast<uint64_t>(policy.min_tile_rows) * static_cast<uint64_t>(columns);
-      const auto tiles = split_rows(na, columns, a == b,
-                                    std::max<uint64_t>({1, policy.tile_pairs, row_floor}));
+      const auto tiles =
+          split_rows(na, columns, a == b, std::max<uint64_t>({1, policy.tile_pairs, row_floor}));
       for (const RowTile& t : tiles) {
         PlannedTask task;
         task.pair_indices = {index};
@@ -114,7 +114,8 @@ std::vector<PlannedTask> plan_frame(const std::vector<int64_t>& sizes,
   }
   tasks.insert(tasks.end(), groups.begin(), groups.end());
   const bool hybrid = machine.cuda_workers > 0 && machine.cpu_workers > 0;
-  for (auto& t : tasks) t.gpu_only = hybrid && policy.cpu_task_limit > 0 && t.pairs > policy.cpu_task_limit;
+  for (auto& t : tasks)
+    t.gpu_only = hybrid && policy.cpu_task_limit > 0 && t.pairs > policy.cpu_task_limit;
   return tasks;
 }
 

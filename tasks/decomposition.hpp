@@ -48,14 +48,13 @@ struct PlannedTask {
   bool whole_pairs = false;       // true: every listed pair complete (a group or a whole pair)
   int64_t row_begin = 0;          // for a row tile of pair_indices[0]
   int64_t row_end = 0;
-  uint64_t pairs = 0;             // pairs examined by the task
+  uint64_t pairs = 0;  // pairs examined by the task
   bool gpu_only = false;
 };
 
 /// Every task of one frame. Together they examine every pair of every species pair exactly once;
 /// pairs with no pairs (empty species, a single atom with itself) get no task.
 std::vector<PlannedTask> plan_frame(const std::vector<int64_t>& species_sizes,
-                                    const DecompositionPolicy& policy,
-                                    const MachineShape& machine);
+                                    const DecompositionPolicy& policy, const MachineShape& machine);
 
 }  // namespace pairhist

@@ -11,9 +11,9 @@
 
 #include "../codelets/starpu/frame_histogram_codelet.hpp"
 #include "../codelets/starpu/pair_histogram_codelet.hpp"
+#include "decomposition.hpp"
 #include "pairhist/engine.hpp"
 #include "pairhist/errors.hpp"
-#include "decomposition.hpp"
 #include "row_tiles.hpp"
 
 namespace pairhist {
@@ -103,7 +103,7 @@ struct HistogramEngine::Impl {
     // CPU workers on every core would starve the thread that reads frames and feeds the GPUs.
     const int reserve = config.reserve_cores >= 0 ? config.reserve_cores
                         : (config.ncpu < 0 && config.ncuda != 0 && gpus_present()) ? 1
-                                                                                    : 0;
+                                                                                   : 0;
     conf.reserve_ncpus = reserve;
     conf.nopencl = 0;
     const int ret = starpu_init(&conf);
@@ -307,7 +307,8 @@ struct HistogramEngine::Impl {
                                STARPU_EXECUTE_WHERE, on, STARPU_CALLBACK_WITH_ARG_NFREE,
                                on_task_done, this, STARPU_NAME, "pair_histogram", 0);
     }
-    if (ret != 0) throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
+    if (ret != 0)
+      throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
     ++tasks;
   }
 
@@ -356,8 +357,8 @@ struct HistogramEngine::Impl {
     }
     starpu_codelet* cl = codelets::frame_histogram_codelet();
     const int ret = starpu_task_insert(
-        cl, STARPU_DATA_MODE_ARRAY, descrs.data(), static_cast<int>(descrs.size()),
-        STARPU_CL_ARGS, args, sizeof(*args), STARPU_EXECUTE_WHERE, where(cl, gpu_only),
+        cl, STARPU_DATA_MODE_ARRAY, descrs.data(), static_cast<int>(descrs.size()), STARPU_CL_ARGS,
+        args, sizeof(*args), STARPU_EXECUTE_WHERE, where(cl, gpu_only),
         STARPU_CALLBACK_WITH_ARG_NFREE, on_task_done, this, STARPU_NAME, "frame_histogram", 0);
     if (ret != 0)
       throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");

@@ -15,7 +15,9 @@ namespace {
 
 const std::vector<int64_t> kF1 = {150000, 60000, 30000, 20000, 10000, 6000, 3000, 900, 100};
 
-uint64_t pair_total(int64_t na, int64_t nb, bool same) { return pairs_in_rows(na, nb, same, 0, na); }
+uint64_t pair_total(int64_t na, int64_t nb, bool same) {
+  return pairs_in_rows(na, nb, same, 0, na);
+}
 
 /// Checks the plan covers each species pair's rows exactly once; returns the total pairs.
 uint64_t check_coverage(const std::vector<int64_t>& sizes, const std::vector<PlannedTask>& plan) {
@@ -89,7 +91,8 @@ TEST_CASE("F1-like frame on one GPU and 15 cores: GPU tiles, CPU-sized groups, n
   for (const auto& t : plan) {
     CHECK(t.gpu_only == (t.pairs > policy.cpu_task_limit));
     if (t.pair_indices.size() > 1) CHECK(t.pairs <= policy.group_pairs);
-    if (t.pair_indices.size() == 1 && t.row_end - t.row_begin > 1) CHECK(t.pairs <= policy.tile_pairs);
+    if (t.pair_indices.size() == 1 && t.row_end - t.row_begin > 1)
+      CHECK(t.pairs <= policy.tile_pairs);
   }
   // The 45 species pairs: the tiny ones share tasks.
   size_t grouped = 0;

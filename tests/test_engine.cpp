@@ -184,8 +184,8 @@ TEST_CASE("output intervals: blocks of N frames, the last one partial, summing t
 
 TEST_CASE("streaming 1000 frames stays within the memory budget") {
   const auto frames = test::make_frames({120, 40}, 1000, BoxKind::orthorhombic);
-  EngineConfig config = test::engine_config(frames, BoxKind::orthorhombic, 64, 1.0,
-                                            Precision::single);
+  EngineConfig config =
+      test::engine_config(frames, BoxKind::orthorhombic, 64, 1.0, Precision::single);
   config.ncpu = 2;
   config.ncuda = 0;
   const uint64_t frame_bytes = (120 + 40) * 3 * sizeof(float);

@@ -27,11 +27,11 @@ struct EngineConfig {
   int reserve_cores = -1;  // cores kept from CPU workers for the caller's reading thread;
                            // -1: one when there are GPUs to feed (and ncpu is -1), else none
   uint64_t max_pairs_per_task = 0;  // row tile size; 0: from the machine (tasks/decomposition)
-  std::string scheduler;      // StarPU scheduling policy; empty: STARPU_SCHED or default
-  bool whole_frames = false;  // baseline: one task per frame from a shared queue (CADISHI)
-  int ncpu = -1;              // CPU workers; -1: StarPU's default (all cores)
-  int ncuda = -1;             // CUDA workers; -1: all GPUs
-  bool lp_bound = false;      // record tasks for StarPU's LP makespan bound (needs GLPK)
+  std::string scheduler;            // StarPU scheduling policy; empty: STARPU_SCHED or default
+  bool whole_frames = false;        // baseline: one task per frame from a shared queue (CADISHI)
+  int ncpu = -1;                    // CPU workers; -1: StarPU's default (all cores)
+  int ncuda = -1;                   // CUDA workers; -1: all GPUs
+  bool lp_bound = false;            // record tasks for StarPU's LP makespan bound (needs GLPK)
 };
 
 struct WorkerActivity {
