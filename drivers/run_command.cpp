@@ -136,7 +136,8 @@ void check_output_directory(const std::string& output) {
                      " is not writable)");
 }
 
-/// Writes pairhist.h5, rdf.csv and (with a volume) rdf.xvg, each atomically; returns their paths.
+/// Writes pairhist.h5, rdf.csv and (when normalisable) rdf.xvg and cn.xvg, each atomically;
+/// returns their paths.
 std::vector<std::string> write_results(const RunArgs& a, const HistogramResult& result) {
   std::filesystem::create_directories(a.output);
   const std::filesystem::path dir(a.output);
@@ -145,7 +146,9 @@ std::vector<std::string> write_results(const RunArgs& a, const HistogramResult& 
   io::write_rdf_csv(files[1], result);
   if (io::can_normalise(result)) {
     files.push_back((dir / "rdf.xvg").string());
-    io::write_xvg(files[2], result);
+    io::write_xvg(files.back(), result);
+    files.push_back((dir / "cn.xvg").string());
+    io::write_cn_xvg(files.back(), result);
   }
   return files;
 }

@@ -166,27 +166,26 @@ void write_rdf_csv(const std::string& path, const HistogramResult& res) {
   finish(f, out);
 }
 
-void write_xvg(const std::string& path, const HistogramResult& res) {
+namespace {
+
+/// One multi-column .xvg: the r column (bin centres), then `column(curve, k)` of every pair.
+void write_xvg_columns(const std::string& path, const HistogramResult& res,
+                       const std::string& title, const std::string& ylabel,
+                       const std::string& legend_prefix, const std::string& description,
+                       double (*column)(const RdfCurve&, int)) {
   check_frames(res);
   std::vector<RdfCurve> curves;
   for (const auto& p : res.pairs) curves.push_back(compute_rdf(res, p));
   const std::vector<double> r = bin_centres(res.r_max, res.nbins);
+  const std::string unit = one_line(res.length_unit, '\'');
 
   AtomicOutput out(path);
   std::ofstream f = open_temp(out);
   f << "# This file was created by pairhist " << kVersion << "\n";
   write_run_comments(f, res);
   f << exclusion_description(res);
-  f << "# r is the bin centre; the columns are the " << norm_description(res) << "\n";
-  const std::string unit = one_line(res.length_unit, '\'');
-  // The y axis and, outside the default rdf mode, title and legends name the normalisation.
-  const bool rdf = res.norm == "rdf";
-  const std::string ylabel = rdf                     ? "g(r)"
-                             : res.norm == "density" ? "pair density (" + unit + "\\S-3\\N)"
-                                                     : "pairs per frame";
-  const std::string legend_prefix = rdf ? "" : normalised_name(res.norm) + " ";
-  f << "@    title \"" << (rdf ? "Radial distribution" : "Pair distances (norm " + res.norm + ")")
-    << "\"\n";
+  f << "# " << description << "\n";
+  f << "@    title \"" << title << "\"\n";
   f << "@    xaxis  label \"r (" << unit << ")\"\n";
   f << "@    yaxis  label \"" << ylabel << "\"\n";
   f << "@TYPE xy\n";
@@ -204,10 +203,34 @@ void write_xvg(const std::string& path, const HistogramResult& res) {
   }
   for (int k = 0; k < res.nbins; ++k) {
     f << r[k];
-    for (const auto& c : curves) f << ' ' << c.g[k];
+    for (const auto& c : curves) f << ' ' << column(c, k);
     f << '\n';
   }
   finish(f, out);
+}
+
+}  // namespace
+
+void write_xvg(const std::string& path, const HistogramResult& res) {
+  const std::string unit = one_line(res.length_unit, '\'');
+  // The y axis and, outside the default rdf mode, title and legends name the normalisation.
+  const bool rdf = res.norm == "rdf";
+  const std::string ylabel = rdf                     ? "g(r)"
+                             : res.norm == "density" ? "pair density (" + unit + "\\S-3\\N)"
+                                                     : "pairs per frame";
+  write_xvg_columns(path, res,
+                    rdf ? "Radial distribution" : "Pair distances (norm " + res.norm + ")", ylabel,
+                    rdf ? "" : normalised_name(res.norm) + " ",
+                    "r is the bin centre; the columns are the " + norm_description(res),
+                    [](const RdfCurve& c, int k) { return c.g[static_cast<size_t>(k)]; });
+}
+
+void write_cn_xvg(const std::string& path, const HistogramResult& res) {
+  write_xvg_columns(
+      path, res, "Cumulative number RDF", "number", "",
+      "r is the bin centre; the columns are n(r): the mean number of B atoms "
+      "within the bin's upper edge of an A atom (doubled pairs for A = B)",
+      [](const RdfCurve& c, int k) { return c.coordination[static_cast<size_t>(k)]; });
 }
 
 }  // namespace pairhist::io

@@ -24,4 +24,8 @@ void write_rdf_csv(const std::string& path, const HistogramResult& res);
 /// box) or if there are no frames, OutputError if the file cannot be written.
 void write_xvg(const std::string& path, const HistogramResult& res);
 
+/// The running coordination numbers n(r) of every pair as a GROMACS .xvg (like `gmx rdf -cn`),
+/// same header conventions and errors as write_xvg().
+void write_cn_xvg(const std::string& path, const HistogramResult& res);
+
 }  // namespace pairhist::io

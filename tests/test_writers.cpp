@@ -372,6 +372,31 @@ TEST_CASE("xvg round trip") {
   }
 }
 
+TEST_CASE("cn.xvg holds the running coordination numbers") {
+  TempDir t;
+  const HistogramResult res = sample_result(true);
+  const std::string path = t.path("cn.xvg");
+  pairhist::io::write_cn_xvg(path, res);
+  std::vector<std::vector<double>> rows;
+  bool legend = false;
+  for (const auto& line : read_lines(path)) {
+    if (line == "@ s1 legend \"O-H\"") legend = true;
+    if (line.empty() || line[0] == '#' || line[0] == '@') continue;
+    std::stringstream ss(line);
+    std::vector<double> row;
+    double x;
+    while (ss >> x) row.push_back(x);
+    rows.push_back(row);
+  }
+  CHECK(legend);
+  REQUIRE(rows.size() == 4);
+  for (int k = 0; k < 4; ++k)
+    for (size_t i = 0; i < 3; ++i)
+      CHECK(rows[k][1 + i] ==
+            doctest::Approx(pairhist::io::compute_rdf(res, res.pairs[i]).coordination[k])
+                .epsilon(1e-9));
+}
+
 TEST_CASE("xvg needs a box") {
   TempDir t;
   CHECK_THROWS_AS(pairhist::io::write_xvg(t.path("rdf.xvg"), sample_result(false)),
