@@ -99,6 +99,22 @@ mode_hybrid() {  # F1-like 200 frames, hybrid under the model-based and greedy s
   same f1-gpu-only f1-static-gpu
 }
 
+mode_share() {  # the cores' share in hybrid runs (decomposition with CPU-sized tiles)
+  synth F1 200
+  LIMIT=60 go share-f1-gpu-only --ncpu 0
+  LIMIT=60 go share-f1-hybrid
+  LIMIT=60 go share-f1-hybrid-2
+  STARPU_PERF_MODEL_DIR=$work/models timeout 100 $b calibrate $args --frames 20 --sched dmda
+  STARPU_PERF_MODEL_DIR=$work/models LIMIT=60 go share-f1-hybrid-dmda --sched dmda
+  synth K6 100
+  LIMIT=60 go share-k6-gpu-only --ncpu 0
+  LIMIT=60 go share-k6-hybrid
+  synth F1 2000
+  LIMIT=120 go share-f1-2000-hybrid
+  same share-f1-gpu-only share-f1-hybrid
+  same share-f1-gpu-only share-f1-hybrid-dmda
+}
+
 mode_diag() {  # hybrid runs on 20 frames, one setting changed at a time
   synth F1 200
   LIMIT=60 go diag-hybrid-lws --sched lws --last 19

@@ -9,13 +9,16 @@ namespace pairhist {
 namespace {
 
 constexpr uint64_t kMinTile = uint64_t(1) << 22;
-constexpr uint64_t kGpuTile = uint64_t(1) << 30;   // ~1 ms at kAssumedGpuRate
+constexpr uint64_t kGpuTile = uint64_t(1) << 31;   // ~2 ms at kAssumedGpuRate
 constexpr uint64_t kCpuTile = uint64_t(1) << 26;   // ~80 ms on one core
 constexpr uint64_t kCpuGroup = uint64_t(1) << 24;  // ~20 ms on one core
 // A CUDA block covers 1024 rows; a tile of fewer rows leaves threads idle (a 4M-atom frame in
 // 2^30-pair tiles, 268 rows each, ran at 288 instead of ~1400 bapps on an H200).
 constexpr int64_t kMinGpuTileRows = 4096;
 constexpr double kTailBudgetSeconds = 0.03;  // longest task a CPU core may take in a hybrid run
+// CPU-eligible work per frame, relative to the cores' share of the machine's throughput: more
+// than they can do, so they never starve; the GPUs take what is left at the end of the run.
+constexpr double kCpuShareMargin = 1.5;
 
 uint64_t pairs_of(const std::vector<int64_t>& sizes, int a, int b) {
   const int64_t na = sizes[static_cast<size_t>(a)];
@@ -30,6 +33,8 @@ uint64_t frame_pairs(const std::vector<int64_t>& sizes) {
   return total;
 }
 
+int gpus_of(const MachineShape& m) { return m.gpus > 0 ? m.gpus : m.cuda_workers; }
+
 }  // namespace
 
 DecompositionPolicy choose_policy(const std::vector<int64_t>& species_sizes,
@@ -38,62 +43,80 @@ DecompositionPolicy choose_policy(const std::vector<int64_t>& species_sizes,
   const uint64_t total = frame_pairs(species_sizes);
   if (machine.cuda_workers > 0) {
     // Four tiles per GPU at least, so one frame alone keeps every GPU busy.
-    const uint64_t spread = total / (4 * static_cast<uint64_t>(machine.cuda_workers));
+    const uint64_t spread = total / (4 * static_cast<uint64_t>(gpus_of(machine)));
     p.tile_pairs = std::clamp(spread, kMinTile, kGpuTile);
+    p.min_tile_rows = kMinGpuTileRows;
   } else {
     const uint64_t spread = total / (4 * static_cast<uint64_t>(std::max(1, machine.cpu_workers)));
     p.tile_pairs = std::clamp(spread, kMinTile, kCpuTile);
   }
-  if (machine.cuda_workers > 0) p.min_tile_rows = kMinGpuTileRows;
   if (tile_override > 0) {
     p.tile_pairs = tile_override;
     p.min_tile_rows = 0;
   }
   p.group_pairs = std::min(kCpuGroup, std::max<uint64_t>(1, p.tile_pairs / 2));
-  if (machine.cuda_workers > 0 && machine.cpu_workers > 0)
+  if (machine.cuda_workers > 0 && machine.cpu_workers > 0) {
     p.cpu_task_limit = static_cast<uint64_t>(kAssumedCpuCoreRate * kTailBudgetSeconds);
+    const double cpu_rate = machine.cpu_workers * kAssumedCpuCoreRate;
+    const double share = cpu_rate / (cpu_rate + gpus_of(machine) * kAssumedGpuRate);
+    p.cpu_share_pairs = static_cast<uint64_t>(std::min(1.0, share * kCpuShareMargin) * total);
+  }
   return p;
 }
 
 std::vector<PlannedTask> plan_frame(const std::vector<int64_t>& sizes,
                                     const DecompositionPolicy& policy,
                                     const MachineShape& machine) {
-  std::vector<PlannedTask> tasks;
-  std::vector<std::pair<uint64_t, int>> small;  // (pairs, pair index)
-  std::vector<int64_t> rows_of;                 // rows (atoms of the first species) of each pair
-  int index = 0;
+  struct Pair {
+    int index, a, b;
+    uint64_t pairs;
+  };
+  std::vector<Pair> all;
   const int n = static_cast<int>(sizes.size());
-  for (int a = 0; a < n; ++a) {
-    for (int b = a; b < n; ++b, ++index) {
-      rows_of.push_back(sizes[static_cast<size_t>(a)]);
-      const uint64_t pairs = pairs_of(sizes, a, b);
-      if (pairs == 0) continue;
-      if (pairs < policy.group_pairs) {
-        small.emplace_back(pairs, index);
-        continue;
-      }
-      const int64_t na = sizes[static_cast<size_t>(a)];
-      const int64_t columns = sizes[static_cast<size_t>(b)];
-      const uint64_t row_floor =
-          static_cast<uint64_t>(policy.min_tile_rows) * static_cast<uint64_t>(columns);
-      const auto tiles =
-          split_rows(na, columns, a == b, std::max<uint64_t>({1, policy.tile_pairs, row_floor}));
-      for (const RowTile& t : tiles) {
-        PlannedTask task;
-        task.pair_indices = {index};
-        task.whole_pairs = tiles.size() == 1;
-        task.row_begin = t.row_begin;
-        task.row_end = t.row_end;
-        task.pairs = t.pairs;
-        tasks.push_back(std::move(task));
-      }
+  for (int a = 0, index = 0; a < n; ++a)
+    for (int b = a; b < n; ++b, ++index)
+      if (const uint64_t p = pairs_of(sizes, a, b); p > 0) all.push_back({index, a, b, p});
+  // Smallest first: the small pairs are the CPUs' share before any large pair is cut for them.
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Pair& x, const Pair& y) { return x.pairs < y.pairs; });
+
+  const bool hybrid = machine.cuda_workers > 0 && machine.cpu_workers > 0;
+  std::vector<PlannedTask> tasks;
+  std::vector<std::pair<uint64_t, Pair>> small;
+  uint64_t cpu_budget = policy.cpu_share_pairs;
+  auto add_tiles = [&](const Pair& p, uint64_t tile, bool cpu_sized) {
+    const int64_t na = sizes[static_cast<size_t>(p.a)];
+    const int64_t columns = sizes[static_cast<size_t>(p.b)];
+    const uint64_t row_floor =
+        cpu_sized ? 0 : static_cast<uint64_t>(policy.min_tile_rows) * static_cast<uint64_t>(columns);
+    const auto tiles = split_rows(na, columns, p.a == p.b, std::max<uint64_t>({1, tile, row_floor}));
+    for (const RowTile& t : tiles) {
+      PlannedTask task;
+      task.pair_indices = {p.index};
+      task.whole_pairs = tiles.size() == 1;
+      task.row_begin = t.row_begin;
+      task.row_end = t.row_end;
+      task.pairs = t.pairs;
+      tasks.push_back(std::move(task));
+    }
+  };
+  for (const Pair& p : all) {
+    if (p.pairs < policy.group_pairs) {
+      small.emplace_back(p.pairs, p);
+      cpu_budget -= std::min(cpu_budget, p.pairs);
+    } else if (hybrid && cpu_budget >= p.pairs / 2) {
+      // The cores' share: cut into tiles a core finishes within the tail budget.
+      add_tiles(p, policy.cpu_task_limit, true);
+      cpu_budget -= std::min(cpu_budget, p.pairs);
+    } else {
+      add_tiles(p, policy.tile_pairs, false);
     }
   }
-  // First-fit decreasing: few groups, each close to group_pairs.
+  // Small pairs packed first-fit decreasing: few groups, each close to group_pairs.
   std::stable_sort(small.begin(), small.end(),
                    [](const auto& x, const auto& y) { return x.first > y.first; });
   std::vector<PlannedTask> groups;
-  for (const auto& [pairs, pair_index] : small) {
+  for (const auto& [pairs, pair] : small) {
     auto fits = std::find_if(groups.begin(), groups.end(), [&](const PlannedTask& g) {
       return g.pairs + pairs <= policy.group_pairs;
     });
@@ -102,18 +125,15 @@ std::vector<PlannedTask> plan_frame(const std::vector<int64_t>& sizes,
       fits = groups.end() - 1;
       fits->whole_pairs = true;
     }
-    fits->pair_indices.push_back(pair_index);
+    fits->pair_indices.push_back(pair.index);
     fits->pairs += pairs;
-  }
-  for (auto& g : groups) {
-    std::sort(g.pair_indices.begin(), g.pair_indices.end());
-    if (g.pair_indices.size() == 1) {  // a lone small pair: one task over all its rows
-      g.row_begin = 0;
-      g.row_end = rows_of[static_cast<size_t>(g.pair_indices[0])];
+    if (fits->pair_indices.size() == 1) {  // a lone small pair is one task over all its rows
+      fits->row_begin = 0;
+      fits->row_end = sizes[static_cast<size_t>(pair.a)];
     }
   }
+  for (auto& g : groups) std::sort(g.pair_indices.begin(), g.pair_indices.end());
   tasks.insert(tasks.end(), groups.begin(), groups.end());
-  const bool hybrid = machine.cuda_workers > 0 && machine.cpu_workers > 0;
   for (auto& t : tasks)
     t.gpu_only = hybrid && policy.cpu_task_limit > 0 && t.pairs > policy.cpu_task_limit;
   return tasks;

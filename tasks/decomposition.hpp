@@ -6,7 +6,10 @@
 //    short enough that one frame spreads over every GPU and the last tasks of a run are short;
 //  - whole medium pairs, one task each;
 //  - groups of small pairs, packed into tasks sized for one CPU core (~20 ms), because a task per
-//    tiny pair would cost more in overhead than in work.
+//    tiny pair would cost more in overhead than in work;
+//  - in hybrid runs, the cores' share of every frame (their throughput share with a margin, the
+//    smallest pairs first) cut into tiles a core finishes in 30 ms: with them in every frame the
+//    cores stay busy until the queue drains, and the GPUs take over what is left at the end.
 // When CPU and CUDA workers share a run, a task a CPU core could not finish within the tail budget
 // is restricted to the GPUs: a model-free scheduler would otherwise let a core start a task that
 // ends long after the GPUs ran out of work (CADISHI's hybrid tail). dmda/dmdas still place every
@@ -22,6 +25,7 @@ namespace pairhist {
 struct MachineShape {
   int cpu_workers = 0;
   int cuda_workers = 0;
+  int gpus = 0;  // distinct CUDA devices (several workers may share one); 0: one per worker
 };
 
 struct DecompositionPolicy {
@@ -29,6 +33,7 @@ struct DecompositionPolicy {
   uint64_t group_pairs = 0;     // pairs smaller than this are packed into groups of about this size
   uint64_t cpu_task_limit = 0;  // larger tasks run on CUDA workers only; 0: no restriction
   int64_t min_tile_rows = 0;    // GPU tiles span at least this many rows (a CUDA block's rows x 4)
+  uint64_t cpu_share_pairs = 0;  // hybrid runs: pairs per frame cut into CPU-sized tasks
 };
 
 /// Throughputs the policy assumes before any model is calibrated (pairs per second). They only

@@ -123,7 +123,8 @@ struct HistogramEngine::Impl {
     try {
       allocate_data();  // validates the sizes before anything is planned for them
       const MachineShape machine{static_cast<int>(starpu_cpu_worker_get_count()),
-                                 static_cast<int>(starpu_cuda_worker_get_count())};
+                                 static_cast<int>(starpu_cuda_worker_get_count()),
+                                 distinct_cuda_devices()};
       policy = choose_policy(config.species_sizes, machine, config.max_pairs_per_task);
       // Groups are frame-codelet tasks, which name at most kMaxFrameSpecies species.
       if (config.species_sizes.size() > codelets::kMaxFrameSpecies) policy.group_pairs = 0;
@@ -171,6 +172,15 @@ struct HistogramEngine::Impl {
     if (frame_bytes == 0) return 2;
     const uint64_t k = config.memory_budget_bytes / frame_bytes;
     return static_cast<int>(std::clamp<uint64_t>(k, 2, 64));
+  }
+
+  static int distinct_cuda_devices() {
+    std::vector<int> devices;
+    for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
+      if (starpu_worker_get_type(static_cast<int>(w)) == STARPU_CUDA_WORKER)
+        devices.push_back(starpu_worker_get_devid(static_cast<int>(w)));
+    std::sort(devices.begin(), devices.end());
+    return static_cast<int>(std::unique(devices.begin(), devices.end()) - devices.begin());
   }
 
   static bool gpus_present() {

@@ -80,14 +80,26 @@ uint64_t frame_total(const std::vector<int64_t>& sizes) {
 TEST_CASE("F1-like frame on one GPU and 15 cores: GPU tiles, CPU-sized groups, no long CPU task") {
   const MachineShape m{15, 1};
   const auto policy = choose_policy(kF1, m);
-  CHECK(policy.tile_pairs == uint64_t(1) << 30);
+  CHECK(policy.tile_pairs == uint64_t(1) << 31);
   CHECK(policy.group_pairs <= policy.tile_pairs / 2);
   CHECK(policy.cpu_task_limit > 0);
   const auto plan = plan_frame(kF1, policy, m);
   CHECK(check_coverage(kF1, plan) == frame_total(kF1));
-  // ~50 GPU tiles of the big pairs, the medium pairs and a few groups: 63 tasks, where 2^28
-  // tiles and a task per pair made 178.
-  CHECK(plan.size() < 70);
+  // The cores' share (~1.8% of the frame with the margin) in tasks a core finishes in 30 ms,
+  // at least one per core; the rest in GPU tiles.
+  uint64_t cpu_pairs = 0;
+  size_t cpu_tasks = 0;
+  for (const auto& t : plan)
+    if (!t.gpu_only) {
+      cpu_pairs += t.pairs;
+      ++cpu_tasks;
+      CHECK(t.pairs <= policy.cpu_task_limit);
+    }
+  CHECK(policy.cpu_share_pairs > frame_total(kF1) / 100);
+  CHECK(cpu_pairs >= policy.cpu_share_pairs / 2);
+  CHECK(cpu_pairs <= 2 * policy.cpu_share_pairs);
+  CHECK(cpu_tasks >= 15);
+  CHECK(plan.size() < 120);
   for (const auto& t : plan) {
     CHECK(t.gpu_only == (t.pairs > policy.cpu_task_limit));
     if (t.pair_indices.size() > 1) CHECK(t.pairs <= policy.group_pairs);
