@@ -1,8 +1,9 @@
 // Embedding the pairhist task library in an application that runs StarPU itself: the host
 // initialises StarPU with its own configuration and keeps submitting its own tasks, while a
-// HistogramEngine shares the same workers. The engine waits only on its own data, so the host's
-// tasks are still running when finish() returns, and StarPU's reference-counted init/shutdown
-// leaves the runtime to the host. Exits non-zero unless the counts equal the C API's.
+// HistogramEngine shares the same workers in its own scheduling context (its own policy). The
+// engine waits only on its own data, so the host's tasks are still running when finish()
+// returns, and StarPU's reference-counted init/shutdown leaves the runtime to the host. Exits
+// non-zero unless the counts equal the C API's.
 #include <starpu.h>
 
 #include <cmath>
@@ -68,14 +69,18 @@ int main() {
   config.r_max = 1.4;
   config.nbins = 70;
   config.box_kind = pairhist::BoxKind::orthorhombic;
-  config.scheduler = "dmda";  // ignored: StarPU is already running with the host's conf
+  // StarPU already runs with the host's conf; the engine schedules its tasks in its own context
+  // (all workers, policy dmda), leaving the host's context and its eager policy alone.
+  config.own_context = true;
+  config.scheduler = "dmda";
   std::vector<std::vector<uint64_t>> histograms;
   {
     pairhist::HistogramEngine engine(config);
     for (const auto& frame : frames) engine.submit_frame({frame[0].data(), frame[1].data()}, box);
     histograms = engine.finish();
-    std::printf("engine finished on scheduler %s with %d CPU workers\n", engine.scheduler().c_str(),
-                engine.cpu_workers());
+    std::printf("engine finished in its own context, scheduler %s, %d CPU workers\n",
+                engine.scheduler().c_str(), engine.cpu_workers());
+    if (engine.scheduler() != "dmda") return 1;
   }  // the engine's starpu_shutdown only drops its reference: StarPU keeps running
 
   // The host's tasks may still be queued; the runtime must still accept work.

@@ -33,7 +33,9 @@ uint64_t frame_pairs(const std::vector<int64_t>& sizes) {
   return total;
 }
 
-int gpus_of(const MachineShape& m) { return m.gpus > 0 ? m.gpus : m.cuda_workers; }
+int gpus_of(const MachineShape& m) {
+  return m.gpus > 0 ? m.gpus : m.cuda_workers;
+}
 
 }  // namespace
 
@@ -88,8 +90,10 @@ std::vector<PlannedTask> plan_frame(const std::vector<int64_t>& sizes,
     const int64_t na = sizes[static_cast<size_t>(p.a)];
     const int64_t columns = sizes[static_cast<size_t>(p.b)];
     const uint64_t row_floor =
-        cpu_sized ? 0 : static_cast<uint64_t>(policy.min_tile_rows) * static_cast<uint64_t>(columns);
-    const auto tiles = split_rows(na, columns, p.a == p.b, std::max<uint64_t>({1, tile, row_floor}));
+        cpu_sized ? 0
+                  : static_cast<uint64_t>(policy.min_tile_rows) * static_cast<uint64_t>(columns);
+    const auto tiles =
+        split_rows(na, columns, p.a == p.b, std::max<uint64_t>({1, tile, row_floor}));
     for (const RowTile& t : tiles) {
       PlannedTask task;
       task.pair_indices = {p.index};

@@ -64,6 +64,7 @@ struct HistogramEngine::Impl {
   std::vector<PlannedTask> plan;  // the tasks of every frame (sizes are fixed for the run)
   std::vector<TaskSpan> timeline;
   bool bound_recording = false;
+  unsigned sched_ctx = 0;  // StarPU's global context, or our own (EngineConfig::own_context)
   double lp_bound_seconds = 0;
 
   explicit Impl(const EngineConfig& c) : config(c) {
@@ -122,9 +123,9 @@ struct HistogramEngine::Impl {
 
     try {
       allocate_data();  // validates the sizes before anything is planned for them
-      const MachineShape machine{static_cast<int>(starpu_cpu_worker_get_count()),
-                                 static_cast<int>(starpu_cuda_worker_get_count()),
-                                 distinct_cuda_devices()};
+      if (config.own_context) create_context();
+      const MachineShape machine{count_workers(STARPU_CPU_WORKER),
+                                 count_workers(STARPU_CUDA_WORKER), distinct_cuda_devices()};
       policy = choose_policy(config.species_sizes, machine, config.max_pairs_per_task);
       // Groups are frame-codelet tasks, which name at most kMaxFrameSpecies species.
       if (config.species_sizes.size() > codelets::kMaxFrameSpecies) policy.group_pairs = 0;
@@ -132,6 +133,7 @@ struct HistogramEngine::Impl {
     } catch (...) {
       // The destructor does not run for a half-built object: give back what was taken.
       release_data();
+      delete_context();
       starpu_shutdown();
       throw;
     }
@@ -193,7 +195,41 @@ struct HistogramEngine::Impl {
 
   ~Impl() {
     if (!finished) release_data();
+    delete_context();
     starpu_shutdown();
+  }
+
+  /// Our own scheduling context over the requested workers (all by default), with our policy, so
+  /// a host application's context and scheduler are left alone.
+  void create_context() {
+    std::vector<int> workers = config.context_workers;
+    if (workers.empty())
+      for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
+        workers.push_back(static_cast<int>(w));
+    for (int w : workers)
+      if (w < 0 || w >= static_cast<int>(starpu_worker_get_count()))
+        throw UsageError("no StarPU worker " + std::to_string(w) + " for the engine's context");
+    const std::string policy = config.scheduler.empty() ? "eager" : config.scheduler;
+    sched_ctx =
+        starpu_sched_ctx_create(workers.data(), static_cast<int>(workers.size()), "pairhist",
+                                STARPU_SCHED_CTX_POLICY_NAME, policy.c_str(), 0);
+  }
+
+  void delete_context() {
+    if (sched_ctx == 0) return;
+    starpu_sched_ctx_delete(sched_ctx);
+    sched_ctx = 0;
+  }
+
+  /// Workers of a kind in the engine's context.
+  int count_workers(starpu_worker_archtype kind) const {
+    if (sched_ctx == 0) return static_cast<int>(starpu_worker_get_count_by_type(kind));
+    int n = 0;
+    for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
+      if (starpu_sched_ctx_contains_worker(static_cast<int>(w), sched_ctx) &&
+          starpu_worker_get_type(static_cast<int>(w)) == kind)
+        ++n;
+    return n;
   }
 
   static void on_task_done(void* arg) {
@@ -309,13 +345,14 @@ struct HistogramEngine::Impl {
     if (same) {
       ret = starpu_task_insert(cl, STARPU_R, slot.handles[a], STARPU_REDUX, accumulators[p],
                                STARPU_CL_ARGS, args, sizeof(*args), STARPU_EXECUTE_WHERE, on,
-                               STARPU_CALLBACK_WITH_ARG_NFREE, on_task_done, this, STARPU_NAME,
-                               "pair_histogram", 0);
+                               STARPU_SCHED_CTX, sched_ctx, STARPU_CALLBACK_WITH_ARG_NFREE,
+                               on_task_done, this, STARPU_NAME, "pair_histogram", 0);
     } else {
       ret = starpu_task_insert(cl, STARPU_R, slot.handles[a], STARPU_R, slot.handles[b],
                                STARPU_REDUX, accumulators[p], STARPU_CL_ARGS, args, sizeof(*args),
-                               STARPU_EXECUTE_WHERE, on, STARPU_CALLBACK_WITH_ARG_NFREE,
-                               on_task_done, this, STARPU_NAME, "pair_histogram", 0);
+                               STARPU_EXECUTE_WHERE, on, STARPU_SCHED_CTX, sched_ctx,
+                               STARPU_CALLBACK_WITH_ARG_NFREE, on_task_done, this, STARPU_NAME,
+                               "pair_histogram", 0);
     }
     if (ret != 0)
       throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
@@ -368,7 +405,7 @@ struct HistogramEngine::Impl {
     starpu_codelet* cl = codelets::frame_histogram_codelet();
     const int ret = starpu_task_insert(
         cl, STARPU_DATA_MODE_ARRAY, descrs.data(), static_cast<int>(descrs.size()), STARPU_CL_ARGS,
-        args, sizeof(*args), STARPU_EXECUTE_WHERE, where(cl, gpu_only),
+        args, sizeof(*args), STARPU_EXECUTE_WHERE, where(cl, gpu_only), STARPU_SCHED_CTX, sched_ctx,
         STARPU_CALLBACK_WITH_ARG_NFREE, on_task_done, this, STARPU_NAME, "frame_histogram", 0);
     if (ret != 0)
       throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
@@ -424,13 +461,13 @@ std::vector<std::vector<uint64_t>> HistogramEngine::take_histograms() {
 }
 
 int HistogramEngine::cpu_workers() const {
-  return static_cast<int>(starpu_cpu_worker_get_count());
+  return impl_->count_workers(STARPU_CPU_WORKER);
 }
 int HistogramEngine::cuda_workers() const {
-  return static_cast<int>(starpu_cuda_worker_get_count());
+  return impl_->count_workers(STARPU_CUDA_WORKER);
 }
 std::string HistogramEngine::scheduler() const {
-  starpu_sched_policy* policy = starpu_sched_ctx_get_sched_policy(0);
+  starpu_sched_policy* policy = starpu_sched_ctx_get_sched_policy(impl_->sched_ctx);
   return policy && policy->policy_name ? policy->policy_name : "";
 }
 uint64_t HistogramEngine::frames_submitted() const {

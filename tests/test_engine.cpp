@@ -207,3 +207,21 @@ TEST_CASE("streaming 1000 frames stays within the memory budget") {
   config.memory_budget_bytes = uint64_t(1) << 40;
   CHECK(HistogramEngine(config).frames_in_flight() == 64);
 }
+
+TEST_CASE("an engine in its own scheduling context equals the reference") {
+  const auto frames = test::make_frames({300, 120, 7}, 3, BoxKind::triclinic);
+  EngineConfig config = test::engine_config(frames, BoxKind::triclinic, 90, 0.9, Precision::single);
+  config.ncpu = 2;
+  config.ncuda = 0;
+  config.own_context = true;
+  for (const char* sched : {"eager", "dmdas", "lws"}) {
+    CAPTURE(sched);
+    config.scheduler = sched;
+    REQUIRE(test::run_engine(frames, config) == test::reference_histograms<float>(frames, config));
+  }
+  config.context_workers = {1};  // one of the two CPU workers
+  config.scheduler = "";
+  REQUIRE(test::run_engine(frames, config) == test::reference_histograms<float>(frames, config));
+  config.context_workers = {5};
+  CHECK_THROWS_AS(HistogramEngine{config}, UsageError);
+}

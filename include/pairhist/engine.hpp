@@ -32,6 +32,10 @@ struct EngineConfig {
   int ncpu = -1;                    // CPU workers; -1: StarPU's default (all cores)
   int ncuda = -1;                   // CUDA workers; -1: all GPUs
   bool lp_bound = false;            // record tasks for StarPU's LP makespan bound (needs GLPK)
+  /// Submit into an own StarPU scheduling context (policy `scheduler`, default eager) over
+  /// context_workers (empty: every worker), e.g. next to a host application's tasks.
+  bool own_context = false;
+  std::vector<int> context_workers;
 };
 
 struct WorkerActivity {
