@@ -221,8 +221,9 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--species", args->species,
                   "NAME=SELECTION, repeatable; SELECTION is comma-separated atom-name globs "
                   "(O=OW, H=HW1,HW2) or an expression with name, resname, resid, index, group, "
-                  "all, and, or, not, parentheses (\"Na=resname NA and not resid 1-10\"); species "
-                  "may share atoms; default for CADISHI .h5 files: every species of the file");
+                  "element (.pdb/.xyz), type (LAMMPS), all, and, or, not, parentheses "
+                  "(\"Na=resname NA and not resid 1-10\"); species may share atoms; default for "
+                  "CADISHI .h5 files: every species of the file");
   cmd->add_option("--rmax", args->job.r_max, "Largest distance histogrammed (in --units)");
   cmd->add_option("--nbins", args->job.nbins, "Number of bins from 0 to rmax");
   cmd->add_option("--config", args->config,

@@ -294,6 +294,7 @@ Topology read_lammps_dump_topology(const std::string& path) {
   top.title = "LAMMPS dump " + path + ", timestep " + std::to_string(frame.step);
   top.residue_names.assign(top.atom_names.size(), std::string());
   top.residue_numbers.assign(top.atom_names.size(), 0);
+  top.types = top.atom_names;  // no elements: a LAMMPS type is a number, not a chemical symbol
   return top;
 }
 

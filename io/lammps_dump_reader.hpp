@@ -69,7 +69,7 @@ class LammpsDumpReader : public TrajectoryReader {
   std::vector<size_t> order_;
 };
 
-/// Atom "names" = LAMMPS type numbers as strings, sorted by atom id, with the coordinates and box
+/// Atom "names" and types = LAMMPS type numbers as strings (no elements), sorted by atom id, with the coordinates and box
 /// of the first frame (nm). Residue names are empty and residue numbers 0.
 Topology read_lammps_dump_topology(const std::string& path);
 

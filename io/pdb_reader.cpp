@@ -197,6 +197,9 @@ bool PdbReader::parse_frame(TrajectoryFrame& frame, Topology* topology) {
         // GROMACS writes four-letter residue names into column 21, left blank by the standard.
         topology->residue_names.push_back(trim(columns(line, 18, 21)));
         topology->residue_numbers.push_back(static_cast<int>(resnum));
+        // Right-justified symbol; a blank field (or a line that stops short) leaves this atom
+        // without an element rather than one guessed from its name.
+        topology->elements.push_back(trim(columns(line, 77, 78)));
       }
     } else if (record_is(line, "MODEL")) {
       if (in_model) fail("MODEL inside a MODEL (missing ENDMDL)");

@@ -76,8 +76,9 @@ class PdbReader : public TrajectoryReader {
   bool first_pending_ = false;
 };
 
-/// Atom names, residue names and numbers, coordinates and box of the first model of a PDB file
-/// (coordinates and box in nm). The title is the first TITLE record's text, without a trailing
+/// Atom names, residue names and numbers, element symbols (columns 77-78; empty for an atom whose
+/// field is blank), coordinates and box of the first model of a PDB file (coordinates and box in
+/// nm). The title is the first TITLE record's text, without a trailing
 /// GROMACS "t= ... step= ..." part. Throws InputError as PdbReader does.
 Topology read_pdb_topology(const std::string& path);
 

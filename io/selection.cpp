@@ -16,7 +16,7 @@ using Mask = std::vector<char>;
 
 bool is_keyword(const std::string& t) {
   return t == "name" || t == "resname" || t == "resid" || t == "index" || t == "group" ||
-         t == "all" || t == "and" || t == "or" || t == "not";
+         t == "element" || t == "type" || t == "all" || t == "and" || t == "or" || t == "not";
 }
 
 std::vector<std::string> tokenize(const std::string& text) {
@@ -45,8 +45,8 @@ class Parser {
  public:
   /// `text` is parsed; `shown` (what the user wrote) appears in error messages.
   Parser(const Topology& top, const std::string& text, const std::string& shown,
-         const IndexGroups* groups)
-      : top_(top), text_(shown), groups_(groups) {
+         const std::string& topology_path, const IndexGroups* groups)
+      : top_(top), text_(shown), path_(topology_path), groups_(groups) {
     tokens_ = tokenize(text);
   }
 
@@ -59,6 +59,10 @@ class Parser {
  private:
   [[noreturn]] void fail(const std::string& problem) const {
     throw UsageError("selection '" + text_ + "': " + problem);
+  }
+  /// For problems of the topology file rather than of the expression.
+  [[noreturn]] void fail_topology(const std::string& problem) const {
+    throw UsageError(path_ + ": selection '" + text_ + "': " + problem);
   }
   bool at(const char* t) const { return pos_ < tokens_.size() && tokens_[pos_] == t; }
   bool at_operand_end() const {
@@ -106,7 +110,10 @@ class Parser {
     if (t == "resid") return by_range(t, [&](int i) { return top_.residue_numbers[i]; });
     if (t == "index") return by_range(t, [](int i) { return i + 1; });
     if (t == "group") return by_group();
-    fail("unknown keyword '" + t + "' (name, resname, resid, index, group, all, and, or, not)");
+    if (t == "element") return by_element();
+    if (t == "type") return by_type();
+    fail("unknown keyword '" + t +
+         "' (name, resname, resid, index, group, element, type, all, and, or, not)");
   }
 
   Mask by_group() {
@@ -128,16 +135,58 @@ class Parser {
     return m;
   }
 
-  Mask by_pattern(const std::vector<std::string>& values, const std::string& keyword) {
+  // Elements and types exist only where the file states them; the messages say what to use
+  // instead, so that nobody is tempted to guess elements from atom names.
+  Mask by_element() {
+    const std::vector<std::string> patterns = take_patterns("element");
+    if (top_.elements.empty()) {
+      if (!top_.types.empty())
+        fail_topology("this file has atom types, not elements: select with 'type' (or 'name')");
+      fail_topology("this file carries no element symbols: select by atom name instead ('name')");
+    }
+    require_every_atom(top_.elements, "element symbol");
+    return match(top_.elements, patterns, FNM_CASEFOLD);
+  }
+
+  Mask by_type() {
+    const std::vector<std::string> patterns = take_patterns("type");
+    if (top_.types.empty())
+      fail_topology(std::string("this file carries no atom types: select with 'name'") +
+                    (top_.elements.empty() ? "" : " or 'element'") + " instead");
+    require_every_atom(top_.types, "atom type");
+    return match(top_.types, patterns, 0);
+  }
+
+  void require_every_atom(const std::vector<std::string>& values, const std::string& what) const {
+    if (values.size() != static_cast<size_t>(top_.natoms()))
+      fail_topology("the topology has " + std::to_string(values.size()) + " " + what + "s for " +
+                    std::to_string(top_.natoms()) + " atoms");
+    for (size_t i = 0; i < values.size(); ++i)
+      if (values[i].empty())
+        fail_topology("atom " + std::to_string(i + 1) + " (" + top_.atom_names[i] + ") has no " +
+                      what + "; select by atom name instead ('name')");
+  }
+
+  std::vector<std::string> take_patterns(const std::string& keyword) {
     std::vector<std::string> patterns;
     while (!at_operand_end()) patterns.push_back(tokens_[pos_++]);
     if (patterns.empty()) fail("'" + keyword + "' needs at least one pattern");
+    return patterns;
+  }
+
+  Mask by_pattern(const std::vector<std::string>& values, const std::string& keyword) {
+    const std::vector<std::string> patterns = take_patterns(keyword);
     if (values.size() != static_cast<size_t>(top_.natoms()))
       fail("the topology has no " + keyword + " information");
+    return match(values, patterns, 0);
+  }
+
+  Mask match(const std::vector<std::string>& values, const std::vector<std::string>& patterns,
+             int flags) const {
     Mask m(values.size(), 0);
     for (size_t i = 0; i < values.size(); ++i)
       for (const auto& p : patterns)
-        if (fnmatch(p.c_str(), values[i].c_str(), 0) == 0) {
+        if (fnmatch(p.c_str(), values[i].c_str(), flags) == 0) {
           m[i] = 1;
           break;
         }
@@ -178,6 +227,7 @@ class Parser {
 
   const Topology& top_;
   const std::string& text_;
+  const std::string& path_;
   const IndexGroups* groups_;
   std::vector<std::string> tokens_;
   size_t pos_ = 0;
@@ -204,7 +254,7 @@ std::vector<int> select_atoms(const Topology& topology, const std::string& selec
   const std::string expr = as_expression(selection);
   if (tokenize(expr).size() < 2 && expr != "all")
     throw UsageError("empty selection '" + selection + "'");
-  const Mask mask = Parser(topology, expr, selection, groups).parse();
+  const Mask mask = Parser(topology, expr, selection, topology_path, groups).parse();
   std::vector<int> atoms;
   for (size_t i = 0; i < mask.size(); ++i)
     if (mask[i]) atoms.push_back(static_cast<int>(i));

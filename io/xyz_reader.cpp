@@ -278,6 +278,7 @@ Topology read_xyz_topology(const std::string& path) {
   top.title = reader.comment();
   top.residue_names.assign(top.atom_names.size(), std::string());
   top.residue_numbers.assign(top.atom_names.size(), 0);
+  top.elements = top.atom_names;  // the species column holds chemical symbols (as ASE writes it)
   return top;
 }
 

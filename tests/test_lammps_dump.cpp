@@ -176,6 +176,8 @@ TEST_CASE("read_lammps_dump_topology names atoms by type") {
     type2 += type == "2";
   }
   CHECK(type2 > 0);  // set type/fraction made some type-2 atoms
+  CHECK(top.types == top.atom_names);
+  CHECK(top.elements.empty());  // a type number is no element
   CHECK(top.residue_names.size() == 108);
   CHECK(top.box[0] == doctest::Approx(1.62));
 }

@@ -276,6 +276,8 @@ TEST_CASE("a PDB without MODEL records is one frame; HETATM and CRLF line ends a
   CHECK(top.atom_names == std::vector<std::string>{"C1", "N"});
   CHECK(top.residue_names == std::vector<std::string>{"LIG", "ALA"});
   CHECK(top.residue_numbers == std::vector<int>{7, 8});
+  CHECK(top.elements == std::vector<std::string>{"", ""});  // no element columns: none guessed
+  CHECK(top.types.empty());
   CHECK(top.title == "two atoms");
 }
 

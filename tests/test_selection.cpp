@@ -69,3 +69,82 @@ TEST_CASE("bad selections: one-line errors naming the selection") {
     CHECK(std::string(e.what()).find("resid 1 and (name OW") != std::string::npos);
   }
 }
+
+namespace {
+
+std::string usage_error_of(const io::Topology& top, const std::string& text,
+                           const std::string& path) {
+  try {
+    io::select_atoms(top, text, path);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  FAIL("expected a UsageError for '" << text << "'");
+  return "";
+}
+
+bool has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("element: case-insensitive globs over the symbols the topology states") {
+  io::Topology t = small_topology();
+  t.elements = {"O", "H", "H", "O", "H", "H", "Na", "Cl"};
+  auto el = [&](const std::string& text) { return io::select_atoms(t, text, "top.pdb"); };
+  CHECK(el("element O") == std::vector<int>{0, 3});
+  CHECK(el("element o") == std::vector<int>{0, 3});
+  CHECK(el("element Na Cl") == std::vector<int>{6, 7});
+  CHECK(el("element NA cl") == std::vector<int>{6, 7});
+  CHECK(el("element C*") == std::vector<int>{7});  // Cl, not Na
+  CHECK(el("element ?") == std::vector<int>{0, 1, 2, 3, 4, 5});
+  CHECK(el("element O and resname SOL and resid 2") == std::vector<int>{3});
+  CHECK(el("not element H O") == std::vector<int>{6, 7});
+  CHECK(el("(element H) or name NA") == std::vector<int>{1, 2, 4, 5, 6});
+  // The element is not the name: name NA is sodium here, but no atom has element "N".
+  CHECK_THROWS_AS(el("element N"), InputError);
+}
+
+TEST_CASE("type: globs over LAMMPS-style atom types, case-sensitive like names") {
+  io::Topology t = small_topology();
+  t.types = {"1", "2", "2", "1", "2", "2", "3", "10"};
+  auto ty = [&](const std::string& text) { return io::select_atoms(t, text, "dump.lammpstrj"); };
+  CHECK(ty("type 1") == std::vector<int>{0, 3});
+  CHECK(ty("type 1?") == std::vector<int>{7});
+  CHECK(ty("type 3 10") == std::vector<int>{6, 7});
+  CHECK(ty("type 2 and resid 2") == std::vector<int>{4, 5});
+}
+
+TEST_CASE("element/type where the topology lacks them: one-line UsageError naming the file") {
+  io::Topology gro = small_topology();  // no elements, no types, as read_gro gives
+  std::string msg = usage_error_of(gro, "element O", "data/x.gro");
+  CHECK(has(msg, "data/x.gro"));
+  CHECK(has(msg, "'element O'"));
+  CHECK(has(msg, "'name'"));
+  CHECK_FALSE(has(msg, "'type'"));
+  CHECK(msg.find('\n') == std::string::npos);
+  msg = usage_error_of(gro, "type 1", "data/x.gro");
+  CHECK(has(msg, "data/x.gro"));
+  CHECK(has(msg, "'name'"));
+  CHECK_FALSE(has(msg, "'element'"));
+
+  io::Topology lmp = small_topology();
+  lmp.types = lmp.atom_names;
+  msg = usage_error_of(lmp, "name OW or element O", "run.lammpstrj");
+  CHECK(has(msg, "run.lammpstrj"));
+  CHECK(has(msg, "'type'"));
+
+  io::Topology pdb = small_topology();
+  pdb.elements = {"O", "H", "H", "O", "", "H", "Na", ""};
+  msg = usage_error_of(pdb, "element H", "x.pdb");
+  CHECK(has(msg, "x.pdb"));
+  CHECK(has(msg, "atom 5 (HW1)"));  // the first atom without one, 1-based
+  CHECK(has(msg, "'name'"));
+  msg = usage_error_of(pdb, "type 1", "x.pdb");
+  CHECK(has(msg, "'element'"));
+
+  // Malformed use is still an error of the expression, whatever the topology.
+  CHECK_THROWS_AS(sel("element"), UsageError);
+  CHECK_THROWS_AS(sel("type and name OW"), UsageError);
+}

@@ -140,6 +140,8 @@ TEST_CASE("read_xyz_topology gives the species as atom names") {
   std::vector<std::string> species;
   for (std::string s; in >> s;) species.push_back(s);
   CHECK(top.atom_names == species);
+  CHECK(top.elements == species);  // ASE's species column holds chemical symbols
+  CHECK(top.types.empty());
   CHECK(top.natoms() == 90);
   CHECK(top.residue_names.size() == 90);
   CHECK(top.residue_numbers.size() == 90);
