@@ -8,6 +8,8 @@
 #           throughput (8 frames), the static-queue baseline, task-size variants
 #   long    F1-like 2000 frames end to end, K6 per-task overhead, `pairhist calibrate` + the models
 #   multi   1, 2, 4, ... GPUs: F1-like 200 frames GPU-only and hybrid, one 4M-atom frame split
+#   share   hybrid runs with the cores' share (F1 200 and 2000 frames, K6)
+#   decode  XTC decoding of F1-like frames on 1, 2, 4, 8 threads (bench --decode)
 # Several modes may be given: `scripts/taskgraph-device-run.sh suite f1`.
 set -u
 out=${OUT:-$PWD/.gpu/out}
@@ -113,6 +115,15 @@ mode_share() {  # the cores' share in hybrid runs (decomposition with CPU-sized 
   LIMIT=120 go share-f1-2000-hybrid
   same share-f1-gpu-only share-f1-hybrid
   same share-f1-gpu-only share-f1-hybrid-dmda
+}
+
+mode_decode() {  # XTC decoding of F1-like frames (280,000 atoms) on 1..8 threads
+  synth F1 100
+  local t
+  for t in 1 2 4 8; do
+    $b bench --decode "$work/F1-100-0/F1.xtc" --threads $t --repeats 3 | tee -a "$out/taskgraph.log"
+    $b bench --decode "$work/F1-100-0/F1.xtc" --threads $t --repeats 3 --json >>"$out/reports/decode.jsonl"
+  done
 }
 
 mode_diag() {  # hybrid runs on 20 frames, one setting changed at a time
