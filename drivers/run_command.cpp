@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -49,6 +50,8 @@ std::string effective_config(const RunArgs& a) {
   s << "rmax = " << a.job.r_max << "\nnbins = " << a.job.nbins << "\nunits = \"" << a.job.units
     << "\"\nprecision = \"" << a.precision << "\"\nfirst = " << a.job.first
     << "\nlast = " << a.job.last << "\nstep = " << a.job.step << "\n";
+  if (!std::isnan(a.job.begin_time)) s << "begin = " << a.job.begin_time << "\n";
+  if (!std::isnan(a.job.end_time)) s << "end = " << a.job.end_time << "\n";
   return s.str();
 }
 
@@ -260,6 +263,9 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--last", args->job.last, "Last frame, inclusive (-1: end)")
       ->capture_default_str();
   cmd->add_option("--step", args->job.step, "Use every step-th frame")->capture_default_str();
+  cmd->add_option("--begin,-b", args->job.begin_time,
+                  "Skip frames before this time (ps), like gmx -b");
+  cmd->add_option("--end,-e", args->job.end_time, "Stop after this time (ps), like gmx -e");
   cmd->add_option("--sched", args->job.scheduler,
                   "StarPU scheduler (lws, eager, dmda, dmdas, random, ...); default: "
                   "$STARPU_SCHED or StarPU's default");

@@ -42,6 +42,7 @@ void check_options(const JobOptions& o) {
   if (!(o.r_max > 0) || !std::isfinite(o.r_max)) throw UsageError("--rmax must be positive");
   if (o.nbins <= 0) throw UsageError("--nbins must be positive");
   if (o.step <= 0) throw UsageError("--step must be positive");
+  if (o.begin_time > o.end_time) throw UsageError("--begin must not be after --end");
   if (o.first < 0) throw UsageError("--first must be >= 0");
   if (o.interval < 0) throw UsageError("--interval must be >= 0");
   if (o.volume < 0 || !std::isfinite(o.volume)) throw UsageError("--volume must be positive");
@@ -132,6 +133,8 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
       ++index;
       if (o.last >= 0 && index > o.last) break;
       if (index < o.first || (index - o.first) % o.step != 0) continue;
+      if (frame.time < o.begin_time) continue;  // false for NaN: no bound
+      if (frame.time > o.end_time) break;
       const std::string where = o.trajectory + ": frame " + std::to_string(index) + ": ";
       const BoxMatrix box = to_matrix(frame.box);
       if (const std::string problem = box_problem(box); !problem.empty())
@@ -213,8 +216,8 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     throw;
   }
   if (!engine)
-    throw InputError(o.trajectory + ": no frame selected (the file has " +
-                     std::to_string(index + 1) + " frames)");
+    throw InputError(o.trajectory + ": no frame selected among the " + std::to_string(index + 1) +
+                     " frames read");
 
   auto remaining = engine->finish();
   if (res.frame_indices.size() > block_begin) close_block(std::move(remaining));  // last, partial

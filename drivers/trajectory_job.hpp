@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct JobOptions {
   int64_t first = 0;  // frame selection: first, last (inclusive; -1 = end), step
   int64_t last = -1;
   int64_t step = 1;
+  // Time window in ps (gmx -b/-e): frames outside it are skipped; NaN: no bound. Applied before
+  // first/last/step, which count frame indices in the file.
+  double begin_time = std::numeric_limits<double>::quiet_NaN();
+  double end_time = std::numeric_limits<double>::quiet_NaN();
   std::string scheduler;
   bool whole_frames = false;  // --schedule static: one task per frame (CADISHI's design)
   int ncpu = -1;

@@ -225,3 +225,37 @@ TEST_CASE("an engine in its own scheduling context equals the reference") {
   config.context_workers = {5};
   CHECK_THROWS_AS(HistogramEngine{config}, UsageError);
 }
+
+TEST_CASE("frame selection by time: --begin/--end keep exactly the frames in the window") {
+  JobOptions o;
+  o.trajectory = test::data_dir() + "/spce_water.xtc";
+  o.topology = test::data_dir() + "/spce_water.gro";
+  o.species = {parse_species("O=OW")};
+  o.nbins = 20;
+  o.r_max = 1.0;
+  o.ncpu = 2;
+  const JobOutcome all = run_trajectory_job(o);
+  REQUIRE(all.result.frame_times.size() > 20);
+  const double t0 = all.result.frame_times[10], t1 = all.result.frame_times[20];
+  o.begin_time = t0;
+  o.end_time = t1;
+  const JobOutcome window = run_trajectory_job(o);
+  std::vector<int64_t> expected;
+  for (size_t i = 0; i < all.result.frame_times.size(); ++i)
+    if (all.result.frame_times[i] >= t0 && all.result.frame_times[i] <= t1)
+      expected.push_back(all.result.frame_indices[i]);
+  CHECK(window.result.frame_indices == expected);
+  CHECK(expected.size() == 11);
+  // With an index step on top: every other frame of the file, inside the window.
+  o.step = 2;
+  const JobOutcome stepped = run_trajectory_job(o);
+  for (int64_t f : stepped.result.frame_indices) CHECK(f % 2 == 0);
+  CHECK(stepped.result.frame_indices.size() == 6);
+  o.step = 1;
+  o.begin_time = t1;
+  o.end_time = t0;
+  CHECK_THROWS_AS(run_trajectory_job(o), UsageError);
+  o.begin_time = all.result.frame_times.back() + 1;
+  o.end_time = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_AS(run_trajectory_job(o), InputError);  // no frame selected
+}
