@@ -315,3 +315,29 @@ TEST_CASE("--interval on the sample: one HDF5 group per block and g(r) error bar
   CHECK(csv.rows[peak][err] < 0.2 * csv.rows[peak][g]);
   fs::remove_all(d);
 }
+
+TEST_CASE("calibrate stores models; run draws the activity picture and writes cn.xvg") {
+  const fs::path d = scratch_dir("calibrate");
+  const std::string job = kXtc + " --top " + kGro +
+                          " --species O=OW --species H=HW1,HW2 --rmax 1.0 --nbins 50 --ncpu 2";
+  const Result cal = run_pairhist("calibrate " + job + " --frames 12 --sched dmda", d);
+  INFO(cal.out << cal.err);
+  REQUIRE(cal.status == 0);
+  CHECK(cal.out.find("models stored in") != std::string::npos);
+  CHECK(!fs::exists(fs::current_path() / "pairhist-out"));  // calibrate writes no results
+  const Result run =
+      run_pairhist("run " + job + " --last 9 --sched dmda --lp-bound -o " + (d / "out").string() +
+                       " --activity-svg " + (d / "act.svg").string(),
+                   d);
+  INFO(run.out << run.err);
+  REQUIRE(run.status == 0);
+  CHECK(run.out.find("LP bound") != std::string::npos);
+  CHECK(fs::exists(d / "out" / "cn.xvg"));
+  std::ifstream in(d / "act.svg");
+  std::stringstream svg;
+  svg << in.rdbuf();
+  CHECK(svg.str().rfind("<svg", 0) == 0);
+  CHECK(svg.str().find("CPU 0") != std::string::npos);
+  CHECK(svg.str().find("</svg>") != std::string::npos);
+  fs::remove_all(d);
+}

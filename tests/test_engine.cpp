@@ -1,7 +1,10 @@
 // The task library end to end on CPU workers: histograms are exact and do not depend on the
 // scheduler, the number of workers or how pairs are cut into tasks.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "engine_reference.hpp"
@@ -258,4 +261,32 @@ TEST_CASE("frame selection by time: --begin/--end keep exactly the frames in the
   o.begin_time = all.result.frame_times.back() + 1;
   o.end_time = std::numeric_limits<double>::quiet_NaN();
   CHECK_THROWS_AS(run_trajectory_job(o), InputError);  // no frame selected
+}
+
+TEST_CASE("static baseline and calibration states give the same histograms") {
+  const auto frames = test::make_frames({260, 90, 1}, 4, BoxKind::orthorhombic);
+  EngineConfig config =
+      test::engine_config(frames, BoxKind::orthorhombic, 80, 1.0, Precision::single);
+  config.ncpu = 2;
+  config.ncuda = 0;
+  const auto expected = test::reference_histograms<float>(frames, config);
+  config.whole_frames = true;  // --schedule static: one task per frame from a shared queue
+  CHECK(test::run_engine(frames, config) == expected);
+  config.whole_frames = false;
+  // dmda with no model, while calibrating, and with the models it stored.
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("pairhist-models-" + std::to_string(getpid())))
+          .string();
+  std::filesystem::remove_all(dir);
+  setenv("STARPU_PERF_MODEL_DIR", dir.c_str(), 1);
+  config.scheduler = "dmda";
+  for (const char* calibrate : {"2", "1", "0"}) {  // reset, keep measuring, use what is stored
+    CAPTURE(calibrate);
+    setenv("STARPU_CALIBRATE", calibrate, 1);
+    CHECK(test::run_engine(frames, config) == expected);
+  }
+  unsetenv("STARPU_CALIBRATE");
+  unsetenv("STARPU_PERF_MODEL_DIR");
+  CHECK(std::filesystem::exists(dir + "/codelets"));  // the models were written
+  std::filesystem::remove_all(dir);
 }
