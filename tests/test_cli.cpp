@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "h5_counts.hpp"
 #include "test_paths.hpp"
 
 namespace fs = std::filesystem;
@@ -88,20 +89,6 @@ Csv read_csv(const fs::path& path) {
   return csv;
 }
 
-std::vector<uint64_t> read_counts(const fs::path& file, const std::string& dataset) {
-  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  REQUIRE(f >= 0);
-  const hid_t d = H5Dopen2(f, dataset.c_str(), H5P_DEFAULT);
-  REQUIRE(d >= 0);
-  const hid_t space = H5Dget_space(d);
-  std::vector<uint64_t> v(static_cast<size_t>(H5Sget_simple_extent_npoints(space)));
-  REQUIRE(H5Dread(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0);
-  H5Sclose(space);
-  H5Dclose(d);
-  H5Fclose(f);
-  return v;
-}
-
 uint64_t parse_after(const std::string& text, const std::string& key) {
   const auto pos = text.find(key);
   REQUIRE(pos != std::string::npos);
@@ -148,7 +135,8 @@ TEST_CASE("pairhist run on the SPC/E sample: O-O first peak, exact pair totals, 
   CHECK(parse_after(r.out, "pairs         : ") == 101 * per_frame);
   uint64_t counted = 0;
   for (const char* pair : {"O,O", "O,H", "H,H"}) {
-    const auto counts = read_counts(out / "pairhist.h5", std::string("/100/histograms/") + pair);
+    const auto counts = pairhist::test::h5_counts((out / "pairhist.h5").string(),
+                                                  std::string("/100/histograms/") + pair);
     CHECK(counts.size() == 240);
     for (uint64_t c : counts) counted += c;
   }
@@ -271,8 +259,8 @@ TEST_CASE("--interval: blocks written as they complete; bad input later keeps th
   CHECK(r.err.find("last complete frame is 9") != std::string::npos);
   CHECK(r.err.find("kept 2 complete intervals (8 frames)") != std::string::npos);
   REQUIRE(fs::exists(out / "pairhist.h5"));
-  const auto b3 = read_counts(out / "pairhist.h5", "/3/histograms/O,O");
-  const auto b7 = read_counts(out / "pairhist.h5", "/7/histograms/O,O");
+  const auto b3 = pairhist::test::h5_counts((out / "pairhist.h5").string(), "/3/histograms/O,O");
+  const auto b7 = pairhist::test::h5_counts((out / "pairhist.h5").string(), "/7/histograms/O,O");
   CHECK(b3.size() == 20);
   CHECK(b7.size() == 20);
   const hid_t f = H5Fopen((out / "pairhist.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -301,7 +289,8 @@ TEST_CASE("--interval on the sample: one HDF5 group per block and g(r) error bar
   REQUIRE(r.status == 0);
   uint64_t sum = 0;
   for (const char* block : {"/29", "/59", "/89", "/100"})  // 30 + 30 + 30 + 11 frames
-    for (uint64_t c : read_counts(out / "pairhist.h5", std::string(block) + "/histograms/O,O"))
+    for (uint64_t c : pairhist::test::h5_counts((out / "pairhist.h5").string(),
+                                                std::string(block) + "/histograms/O,O"))
       sum += c;
   CHECK(sum == parse_after(r.out, "examined, "));
   const Csv csv = read_csv(out / "rdf.csv");

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "double_reference.hpp"
+#include "h5_counts.hpp"
 #include "test_support.hpp"
 #include "trajectory_reader.hpp"
 
@@ -39,20 +40,6 @@ std::vector<std::string> gro_atom_names(const std::string& path) {
   }
   REQUIRE(static_cast<int>(names.size()) == natoms);
   return names;
-}
-
-std::vector<uint64_t> h5_counts(const std::string& file, const std::string& dataset) {
-  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  REQUIRE(f >= 0);
-  const hid_t d = H5Dopen2(f, dataset.c_str(), H5P_DEFAULT);
-  REQUIRE_MESSAGE(d >= 0, dataset);
-  const hid_t space = H5Dget_space(d);
-  std::vector<uint64_t> v(static_cast<size_t>(H5Sget_simple_extent_npoints(space)));
-  REQUIRE(H5Dread(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0);
-  H5Sclose(space);
-  H5Dclose(d);
-  H5Fclose(f);
-  return v;
 }
 
 }  // namespace
@@ -132,7 +119,7 @@ TEST_CASE("NaCl in a rhombic dodecahedron: double-precision counts equal a brute
                                                 : "OW");
     CAPTURE(pair);
     const std::vector<uint64_t> got =
-        h5_counts(h5, "/" + std::to_string(last) + "/histograms/" + pair);
+        pairhist::test::h5_counts(h5, "/" + std::to_string(last) + "/histograms/" + pair);
     REQUIRE(got.size() == expected.size());
     for (size_t k = 0; k < got.size(); ++k) {
       CAPTURE(k);
