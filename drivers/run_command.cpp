@@ -32,6 +32,7 @@ struct RunArgs {
   std::string report;
   std::string activity_svg;
   bool lp_bound = false;
+  std::string reduction = "redux";
   std::string schedule = "tasks";
   std::string config;
   bool progress = false;
@@ -175,9 +176,10 @@ void run(RunArgs& a) {
   for (const auto& f : inputs)
     if (!f.empty() && !std::filesystem::is_regular_file(f)) throw InputError(f + ": no such file");
   a.job.whole_frames = a.schedule == "static";
+  a.job.sum_tasks = a.reduction == "sum";
   // Solved once at the end from the history models; StarPU warns about every uncalibrated task
-  // kind while doing so, so only when asked for (or for the report and the picture).
-  a.job.lp_bound = a.lp_bound || !a.report.empty() || !a.activity_svg.empty();
+  // kind while doing so (always, under schedulers that record no models), so only when asked.
+  a.job.lp_bound = a.lp_bound;
   check_output_directory(a.output);
   if (!a.quiet) a.job.progress = make_progress(a.progress);
 
@@ -297,9 +299,14 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
       ->capture_default_str();
   cmd->add_option("--report", args->report,
                   "Also write the run summary and per-worker activity as JSON to this file");
+  cmd->add_option("--reduction", args->reduction,
+                  "How partial histograms are summed: redux (StarPU per-worker copies, folded "
+                  "once) or sum (a zeroed partial per task and an explicit sum task)")
+      ->check(CLI::IsMember({"redux", "sum"}))
+      ->capture_default_str();
   cmd->add_flag("--lp-bound", args->lp_bound,
-                "Compute StarPU's LP lower bound of the makespan (also with --report or "
-                "--activity-svg); needs calibrated perfmodels");
+                "Compute StarPU's LP lower bound of the makespan (summary, --report, "
+                "--activity-svg); needs calibrated perfmodels (pairhist calibrate, --sched dmda)");
   cmd->add_option("--activity-svg", args->activity_svg,
                   "Also draw the worker activity over time (one lane per worker) as SVG");
   cmd->add_option("--task-pairs", args->job.task_pairs,

@@ -39,6 +39,7 @@ struct JobOptions {
   int ncuda = -1;
   int frames_in_flight = 0;  // 0: as many as memory_budget_mib allows (2..64)
   uint64_t memory_budget_mib = 1024;
+  bool sum_tasks = false;  // explicit sum tasks instead of StarPU REDUX (run --reduction sum)
   int reserve_cores = -1;   // cores kept free of CPU workers; -1: one when GPUs are fed
   uint64_t task_pairs = 0;  // row tile size; 0: the decomposition policy's choice
   bool lp_bound = false;    // compute StarPU's LP lower bound of the makespan

@@ -39,7 +39,7 @@ go() {
   shift
   local limit=${LIMIT:-300}
   timeout "$limit" $b run $args -o "$work/out-$name" --report "$out/reports/$name.json" \
-    --activity-svg "$out/reports/$name.svg" -q "$@"
+    --activity-svg "$out/reports/$name.svg" --lp-bound -q "$@"
   local rc=$?
   if [ $rc -ne 0 ]; then log "$name: exit $rc (timeout ${limit}s = 124)"; return; fi
   python3 - "$out/reports/$name.json" "$name" <<'PY' | tee -a "$out/taskgraph.log"

@@ -327,6 +327,40 @@ struct HistogramEngine::Impl {
                     : static_cast<unsigned long long>(cl->where);
   }
 
+  struct Target {
+    starpu_data_handle_t handle;
+    starpu_data_access_mode mode;
+  };
+  struct Partial {
+    starpu_data_handle_t handle;
+    size_t pair;
+  };
+
+  /// Where a task adds its counts for pair p: the accumulator in REDUX mode (StarPU keeps a
+  /// copy per worker and folds them), or, with sum tasks, a fresh zeroed partial histogram that
+  /// an explicit sum task adds into the accumulator after the task (sum_partials).
+  Target histogram_target(size_t p, std::vector<Partial>& partials) {
+    if (!config.sum_tasks) return {accumulators[p], STARPU_REDUX};
+    starpu_data_handle_t partial;
+    starpu_vector_data_register(&partial, -1, 0, static_cast<uint32_t>(config.nbins),
+                                sizeof(uint64_t));
+    if (starpu_task_insert(codelets::histogram_init_codelet(), STARPU_W, partial,
+                           STARPU_SCHED_CTX, sched_ctx, 0) != 0)
+      throw std::runtime_error("starpu_task_insert failed (histogram init)");
+    partials.push_back({partial, p});
+    return {partial, STARPU_RW};
+  }
+
+  void sum_partials(const std::vector<Partial>& partials) {
+    for (const Partial& part : partials) {
+      if (starpu_task_insert(codelets::histogram_redux_codelet(), STARPU_RW,
+                             accumulators[part.pair], STARPU_R, part.handle, STARPU_SCHED_CTX,
+                             sched_ctx, 0) != 0)
+        throw std::runtime_error("starpu_task_insert failed (histogram sum)");
+      starpu_data_unregister_submit(part.handle);
+    }
+  }
+
   /// Rows [row_begin, row_end) of one species pair.
   void submit_tile(FrameSlot& slot, const codelets::PairHistogramArgs& base, const PlannedTask& t) {
     const size_t p = static_cast<size_t>(t.pair_indices[0]);
@@ -341,21 +375,24 @@ struct HistogramEngine::Impl {
     args->pairs = t.pairs;
     starpu_codelet* cl = codelets::pair_histogram_codelet();
     const unsigned long long on = where(cl, t.gpu_only);
+    std::vector<Partial> partials;
+    const Target hist = histogram_target(p, partials);
     int ret;
     if (same) {
-      ret = starpu_task_insert(cl, STARPU_R, slot.handles[a], STARPU_REDUX, accumulators[p],
+      ret = starpu_task_insert(cl, STARPU_R, slot.handles[a], hist.mode, hist.handle,
                                STARPU_CL_ARGS, args, sizeof(*args), STARPU_EXECUTE_WHERE, on,
                                STARPU_SCHED_CTX, sched_ctx, STARPU_CALLBACK_WITH_ARG_NFREE,
                                on_task_done, this, STARPU_NAME, "pair_histogram", 0);
     } else {
       ret = starpu_task_insert(cl, STARPU_R, slot.handles[a], STARPU_R, slot.handles[b],
-                               STARPU_REDUX, accumulators[p], STARPU_CL_ARGS, args, sizeof(*args),
+                               hist.mode, hist.handle, STARPU_CL_ARGS, args, sizeof(*args),
                                STARPU_EXECUTE_WHERE, on, STARPU_SCHED_CTX, sched_ctx,
                                STARPU_CALLBACK_WITH_ARG_NFREE, on_task_done, this, STARPU_NAME,
                                "pair_histogram", 0);
     }
     if (ret != 0)
       throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
+    sum_partials(partials);
     ++tasks;
   }
 
@@ -378,6 +415,7 @@ struct HistogramEngine::Impl {
     args->single_params = base.single_params;
     args->double_params = base.double_params;
     std::vector<starpu_data_descr> descrs;
+    std::vector<Partial> partials;
     args->nspecies = static_cast<int>(config.species_sizes.size());
     std::vector<bool> used(config.species_sizes.size(), false);
     for (int p : pair_list) {
@@ -398,7 +436,8 @@ struct HistogramEngine::Impl {
       args->pair_a[i] = a;
       args->pair_b[i] = b;
       args->hist_buffer[i] = static_cast<int>(descrs.size());
-      descrs.push_back({accumulators[p], STARPU_REDUX});
+      const Target hist = histogram_target(p, partials);
+      descrs.push_back({hist.handle, hist.mode});
       args->pairs += pairs_in_rows(config.species_sizes[a], config.species_sizes[b], a == b, 0,
                                    config.species_sizes[a]);
     }
@@ -409,6 +448,7 @@ struct HistogramEngine::Impl {
         STARPU_CALLBACK_WITH_ARG_NFREE, on_task_done, this, STARPU_NAME, "frame_histogram", 0);
     if (ret != 0)
       throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
+    sum_partials(partials);
     ++tasks;
   }
 

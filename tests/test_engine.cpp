@@ -290,3 +290,25 @@ TEST_CASE("static baseline and calibration states give the same histograms") {
   CHECK(std::filesystem::exists(dir + "/codelets"));  // the models were written
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("explicit sum tasks give the same histograms as REDUX") {
+  for (BoxKind kind : {BoxKind::none, BoxKind::triclinic}) {
+    const auto frames = test::make_frames({400, 150, 1, 0, 30}, 3, kind);
+    EngineConfig config = test::engine_config(frames, kind, 120, 1.0, Precision::single);
+    config.ncpu = 2;
+    config.ncuda = 0;
+    config.sum_tasks = true;
+    const auto expected = test::reference_histograms<float>(frames, config);
+    for (const char* sched : {"lws", "eager", "dmda"}) {
+      for (uint64_t tile : {uint64_t(0), uint64_t(3000)}) {
+        CAPTURE(sched);
+        CAPTURE(tile);
+        config.scheduler = sched;
+        config.max_pairs_per_task = tile;
+        REQUIRE(test::run_engine(frames, config) == expected);
+      }
+    }
+    config.whole_frames = true;
+    CHECK(test::run_engine(frames, config) == expected);
+  }
+}

@@ -35,6 +35,9 @@ struct EngineConfig {
   /// Submit into an own StarPU scheduling context (policy `scheduler`, default eager) over
   /// context_workers (empty: every worker), e.g. next to a host application's tasks.
   bool own_context = false;
+  /// Reduce with explicit sum tasks (each task fills a zeroed partial histogram, a sum task adds
+  /// it to the pair's accumulator) instead of StarPU REDUX; for measurement (docs/performance.md).
+  bool sum_tasks = false;
   std::vector<int> context_workers;
 };
 
