@@ -1,6 +1,7 @@
 #include "pair_histogram_cpu.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -8,9 +9,19 @@
 namespace pairhist::cpu {
 namespace {
 
-// Columns of b handled per sweep: the bin-index buffer and three coordinate columns stay in L1
-// (4 * 1024 * (4 + 3 * sizeof(T)) bytes), while the partial histogram lives in L2.
+// Columns of b handled per sweep: the bin-index buffer and the reduced coordinates stay in L1
+// (1024 * (4 + 4 * sizeof(T)) bytes), while the partial histogram lives in L2.
+// PAIRHIST_CPU_TILE (256..4096) picks another width for measurements (docs/performance.md).
 constexpr int64_t kTileColumns = 1024;
+
+int64_t tile_columns() {
+  static const int64_t tile = [] {
+    const char* env = std::getenv("PAIRHIST_CPU_TILE");
+    const int64_t t = env ? std::atoll(env) : kTileColumns;
+    return (t == 256 || t == 512 || t == 2048 || t == 4096) ? t : kTileColumns;
+  }();
+  return tile;
+}
 
 /// Thread-private 32-bit partial histogram with one extra bin that swallows uncounted pairs, so the
 /// update loop needs no branch. Flushed into the 64-bit result before any counter can overflow.
@@ -43,13 +54,13 @@ class PartialHistogram {
   int nbins_;
 };
 
-template <BoxKind K, class T>
+template <BoxKind K, class T, int64_t Tile>
 uint64_t histogram_blocked(Coords<T> a, Coords<T> b, bool same, int64_t row_begin, int64_t row_end,
                            const HistogramParams<T>& p, uint64_t* hist) {
   if (same) b = a;
   PartialHistogram partial(p.nbins, hist);
-  alignas(64) int32_t bins[kTileColumns];
-  alignas(64) T rx[kTileColumns], ry[kTileColumns], rz[kTileColumns], best[kTileColumns];
+  alignas(64) int32_t bins[Tile];
+  alignas(64) T rx[Tile], ry[Tile], rz[Tile], best[Tile];
   uint64_t examined = 0;
   const T* bx = b.x();
   const T* by = b.y();
@@ -57,8 +68,8 @@ uint64_t histogram_blocked(Coords<T> a, Coords<T> b, bool same, int64_t row_begi
   const Box<T> box = p.box;  // a local copy: the compiler may keep it in registers
   const T scale = p.scale;
   const int nbins = p.nbins;
-  for (int64_t j0 = 0; j0 < b.n; j0 += kTileColumns) {
-    const int64_t j1 = std::min(b.n, j0 + kTileColumns);
+  for (int64_t j0 = 0; j0 < b.n; j0 += Tile) {
+    const int64_t j1 = std::min(b.n, j0 + Tile);
     for (int64_t i = row_begin; i < row_end; ++i) {
       // Same species: only j > i, so the tile starts after the diagonal.
       const int64_t jstart = same ? std::max(j0, i + 1) : j0;
@@ -95,6 +106,23 @@ uint64_t histogram_blocked(Coords<T> a, Coords<T> b, bool same, int64_t row_begi
   return examined;
 }
 
+template <BoxKind K, class T>
+uint64_t histogram_tiled(Coords<T> a, Coords<T> b, bool same, int64_t row_begin, int64_t row_end,
+                         const HistogramParams<T>& p, uint64_t* hist) {
+  switch (tile_columns()) {
+    case 256:
+      return histogram_blocked<K, T, 256>(a, b, same, row_begin, row_end, p, hist);
+    case 512:
+      return histogram_blocked<K, T, 512>(a, b, same, row_begin, row_end, p, hist);
+    case 2048:
+      return histogram_blocked<K, T, 2048>(a, b, same, row_begin, row_end, p, hist);
+    case 4096:
+      return histogram_blocked<K, T, 4096>(a, b, same, row_begin, row_end, p, hist);
+    default:
+      return histogram_blocked<K, T, kTileColumns>(a, b, same, row_begin, row_end, p, hist);
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -105,13 +133,13 @@ uint64_t histogram_pairs(Coords<T> a, Coords<T> b, bool same_species, int64_t ro
   if (row_begin >= row_end || params.nbins <= 0) return 0;
   switch (params.box.kind) {
     case BoxKind::orthorhombic:
-      return histogram_blocked<BoxKind::orthorhombic>(a, b, same_species, row_begin, row_end,
-                                                      params, hist);
+      return histogram_tiled<BoxKind::orthorhombic>(a, b, same_species, row_begin, row_end, params,
+                                                    hist);
     case BoxKind::triclinic:
-      return histogram_blocked<BoxKind::triclinic>(a, b, same_species, row_begin, row_end, params,
-                                                   hist);
+      return histogram_tiled<BoxKind::triclinic>(a, b, same_species, row_begin, row_end, params,
+                                                 hist);
     default:
-      return histogram_blocked<BoxKind::none>(a, b, same_species, row_begin, row_end, params, hist);
+      return histogram_tiled<BoxKind::none>(a, b, same_species, row_begin, row_end, params, hist);
   }
 }
 
