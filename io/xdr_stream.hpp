@@ -14,6 +14,18 @@
 
 namespace pairhist::io::xdr {
 
+/// fread until n bytes arrived or the stream ends or fails; returns how many arrived.
+inline size_t read_fully(std::FILE* f, void* dst, size_t n) {
+  auto* p = static_cast<unsigned char*>(dst);
+  size_t got = 0;
+  while (got < n) {
+    const size_t r = std::fread(p + got, 1, n - got, f);
+    if (r == 0) break;
+    got += r;
+  }
+  return got;
+}
+
 inline uint32_t load_be32(const unsigned char* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
 }
@@ -73,13 +85,7 @@ class InputFile {
   /// Reads up to n bytes; returns how many arrived. Sets `io_error` on a read error (as opposed to
   /// the end of the file).
   size_t read(void* dst, size_t n, std::string& io_error) {
-    auto* p = static_cast<unsigned char*>(dst);
-    size_t got = 0;
-    while (got < n) {
-      const size_t r = std::fread(p + got, 1, n - got, file_.get());
-      if (r == 0) break;
-      got += r;
-    }
+    const size_t got = read_fully(file_.get(), dst, n);
     if (got < n && std::ferror(file_.get())) io_error = std::strerror(errno);
     offset_ += got;
     return got;

@@ -175,14 +175,9 @@ std::string decode_packed(const RawFrame& h, int natoms, float* out) {
     minint[d] = h.minint[d];
     wide = wide || size > 0xffffff;
   }
-  // Ranges above 2^24 cannot be multiplied together, so they are stored one integer at a time.
-  int dim_bits[3] = {0, 0, 0};
-  int triplet_bits = 0;
-  if (wide) {
-    for (int d = 0; d < 3; ++d) dim_bits[d] = bit_length(sizeint[d]);
-  } else {
-    triplet_bits = bit_length_of_product(sizeint);
-  }
+  const TripletWidths widths = triplet_widths(sizeint, wide);
+  const int* dim_bits = widths.dim_bits;
+  const int triplet_bits = widths.triplet_bits;
 
   int smallidx = h.smallidx;
   if (smallidx < kFirstSmallIdx || smallidx >= kSmallIdxEnd) {

@@ -54,4 +54,21 @@ inline int bit_length_of_product(const uint32_t s[3]) {
   return hi != 0 ? 32 + bit_length(hi) : bit_length(lo & 0xffffffffULL);
 }
 
+/// Bit fields of one atom's integer triplet: ranges above 2^24 cannot be multiplied together, so
+/// each integer then gets its own field (dim_bits); otherwise the three share one (triplet_bits).
+struct TripletWidths {
+  int dim_bits[3] = {0, 0, 0};
+  int triplet_bits = 0;
+};
+
+inline TripletWidths triplet_widths(const uint32_t sizeint[3], bool wide) {
+  TripletWidths w;
+  if (wide) {
+    for (int d = 0; d < 3; ++d) w.dim_bits[d] = bit_length(sizeint[d]);
+  } else {
+    w.triplet_bits = bit_length_of_product(sizeint);
+  }
+  return w;
+}
+
 }  // namespace pairhist::io::xtc

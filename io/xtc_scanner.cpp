@@ -72,13 +72,7 @@ Scanner::Scanner(const std::string& path) : path_(path) {
 }
 
 size_t Scanner::read_bytes(void* dst, size_t n) {
-  auto* p = static_cast<unsigned char*>(dst);
-  size_t got = 0;
-  while (got < n) {
-    const size_t r = std::fread(p + got, 1, n - got, file_.get());
-    if (r == 0) break;
-    got += r;
-  }
+  const size_t got = xdr::read_fully(file_.get(), dst, n);
   if (got < n && std::ferror(file_.get()))
     throw Problem{"read error: " + std::string(std::strerror(errno))};
   offset_ += got;

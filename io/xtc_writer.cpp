@@ -15,8 +15,8 @@ namespace pairhist::io {
 
 namespace {
 
-using xtc::bit_length;
-using xtc::bit_length_of_product;
+using xtc::TripletWidths;
+using xtc::triplet_widths;
 using xtc::byte_swap64;
 using xtc::kFirstSmallIdx;
 using xtc::kFrameHeaderBytes;
@@ -264,14 +264,9 @@ void XtcWriter::encode_packed(const float* xyz) {
     sizeint[d] = static_cast<uint32_t>(range + 1);
     wide = wide || sizeint[d] > 0xffffff;
   }
-  // Ranges above 2^24 cannot be multiplied together, so each integer gets its own bit field.
-  int dim_bits[3] = {0, 0, 0};
-  int triplet_bits = 0;
-  if (wide) {
-    for (int d = 0; d < 3; ++d) dim_bits[d] = bit_length(sizeint[d]);
-  } else {
-    triplet_bits = bit_length_of_product(sizeint);
-  }
+  const TripletWidths widths = triplet_widths(sizeint, wide);
+  const int* dim_bits = widths.dim_bits;
+  const int triplet_bits = widths.triplet_bits;
 
   // The first delta range that covers the closest pair of consecutive atoms.
   int smallidx = kFirstSmallIdx;
