@@ -171,7 +171,7 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
                          format_length(limit * factor, res.length_unit) +
                          " of this frame's box (half its shortest lattice vector)");
       if (frame_kind == BoxKind::triclinic &&
-          triclinic_images(box, r_max_nm).size() > static_cast<size_t>(kMaxImages))
+          triclinic_search_size(box, r_max_nm) > static_cast<size_t>(kMaxOctantImages))
         throw InputError(where +
                          "triclinic box too skewed for an exact minimum image (reduce it "
                          "first, e.g. with gmx trjconv -pbc)");

@@ -2,6 +2,7 @@
 // brute-force lattice search.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "double_reference.hpp"
@@ -100,7 +101,7 @@ TEST_CASE("strongly skewed cells: same lattice written with long, slanted vector
     m[7] = r[7] + q * r[4];
     const double limit = max_minimum_image_rmax(r);
     CHECK(max_minimum_image_rmax(m) == doctest::Approx(limit));
-    if (triclinic_images(m, limit).size() > static_cast<size_t>(kMaxImages)) {
+    if (triclinic_search_size(m, limit) > static_cast<size_t>(kMaxOctantImages)) {
       CHECK_THROWS_AS(make_box<double>(m, BoxKind::triclinic, limit), std::invalid_argument);
       ++refused;
       continue;
@@ -120,6 +121,40 @@ TEST_CASE("strongly skewed cells: same lattice written with long, slanted vector
   CHECK(tested > 1000);
 }
 
-TEST_CASE("the rhombic dodecahedron at its inradius searches 8 translations") {
+TEST_CASE("the rhombic dodecahedron at its inradius searches one translation per octant") {
   CHECK(triclinic_images(test::rhombic_dodecahedron(), 0.5).size() == 8);
+  const auto lists = triclinic_octant_images(test::rhombic_dodecahedron(), 0.5);
+  for (const auto& list : lists) CHECK(list.size() == 1);
+  CHECK(make_box<float>(test::rhombic_dodecahedron(), BoxKind::triclinic, 0.5).octant_images == 1);
+}
+
+TEST_CASE("octant lists: every translation that beats a reduced vector below r_max is listed") {
+  // Brute force over reduced displacements of random skewed cells: whenever some lattice vector
+  // brings d below r_max and below |d|, it is in d's octant list.
+  int checked = 0;
+  for (int cell = 0; cell < 20; ++cell) {
+    const BoxMatrix m = test::random_triclinic(0.8, 2.0);
+    const double r_max = max_minimum_image_rmax(m);
+    const auto all = triclinic_images(m, r_max);
+    const auto lists = triclinic_octant_images(m, r_max);
+    const Box<double> box = make_box<double>(m, BoxKind::triclinic, r_max);
+    for (int k = 0; k < 2000; ++k) {
+      const auto pts = test::random_points(2, -3.0, 3.0);
+      double dx = pts[3] - pts[0], dy = pts[4] - pts[1], dz = pts[5] - pts[2];
+      reduce_triclinic(box, dx, dy, dz);
+      const int o = octant_of(dx, dy, dz);
+      const double d2 = dx * dx + dy * dy + dz * dz;
+      for (const auto& l : all) {
+        const double x = dx + l[0], y = dy + l[1], z = dz + l[2];
+        const double s2 = x * x + y * y + z * z;
+        if (s2 < r_max * r_max * (1 - 1e-9) && s2 < d2) {
+          const auto& list = lists[static_cast<size_t>(o)];
+          CHECK(std::find(list.begin(), list.end(), l) != list.end());
+          ++checked;
+        }
+      }
+    }
+  }
+  MESSAGE(checked << " beating translations checked");
+  CHECK(checked > 100);
 }

@@ -44,7 +44,7 @@ std::string frame_problem(const ph_frame* f) {
     return "r_max " + std::to_string(f->r_max) + " exceeds the minimum-image limit " +
            std::to_string(limit) + " of the triclinic box (half its shortest lattice vector)";
   if (classify_box(m) == BoxKind::triclinic &&
-      triclinic_images(m, f->r_max).size() > static_cast<size_t>(kMaxImages))
+      triclinic_search_size(m, f->r_max) > static_cast<size_t>(kMaxOctantImages))
     return "triclinic box too skewed for an exact minimum image (reduce it first)";
   return "";
 }

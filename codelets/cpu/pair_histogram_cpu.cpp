@@ -59,7 +59,7 @@ uint64_t histogram_blocked(Coords<T> a, Coords<T> b, bool same, int64_t row_begi
                            const HistogramParams<T>& p, uint64_t* hist) {
   if (same) b = a;
   PartialHistogram partial(p.nbins, hist);
-  alignas(64) int32_t bins[Tile];
+  alignas(64) int32_t bins[Tile], octant[Tile];
   alignas(64) T rx[Tile], ry[Tile], rz[Tile], best[Tile];
   uint64_t examined = 0;
   const T* bx = b.x();
@@ -85,11 +85,25 @@ uint64_t histogram_blocked(Coords<T> a, Coords<T> b, bool same, int64_t row_begi
           rx[k] = dx;
           ry[k] = dy;
           rz[k] = dz;
+          octant[k] = octant_of(dx, dy, dz);
           best[k] = norm2(dx, dy, dz);
         }
-        for (int m = 0; m < box.nimages; ++m)
-          for (int64_t k = 0; k < n; ++k)
-            best[k] = fp::min(image_norm2(box, m, rx[k], ry[k], rz[k]), best[k]);
+        for (int m = 0; m < box.octant_images; ++m) {
+          // Candidate m of each octant as three 8-entry tables: the lookup by octant vectorises
+          // (a gather or a permute), where the array of structures did not.
+          T sx[8], sy[8], sz[8];
+          for (int o = 0; o < 8; ++o) {
+            sx[o] = box.octant_image[o][m].x;
+            sy[o] = box.octant_image[o][m].y;
+            sz[o] = box.octant_image[o][m].z;
+          }
+          for (int64_t k = 0; k < n; ++k) {
+            const int o = octant[k];
+            best[k] =
+                fp::min(norm2(fp::add(rx[k], sx[o]), fp::add(ry[k], sy[o]), fp::add(rz[k], sz[o])),
+                        best[k]);
+          }
+        }
         for (int64_t k = 0; k < n; ++k) bins[k] = bin_of(best[k], scale, nbins);
       } else {
         for (int64_t k = 0; k < n; ++k) {

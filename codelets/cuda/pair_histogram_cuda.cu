@@ -78,21 +78,44 @@ __device__ __forceinline__ void sqrt_rn_rows(double (&x)[kRows]) {
   for (int r = 0; r < kRows; ++r) x[r] = fp::sqrt(x[r]);
 }
 
+/// Bytes of a triclinic box's image table as the kernels keep it in shared memory: the used
+/// entries of each octant, packed (none for the other boxes).
+template <BoxKind K, class T>
+__host__ __device__ size_t image_table_bytes(const Box<T>& box) {
+  return K == BoxKind::triclinic ? size_t(8) * size_t(box.octant_images) * sizeof(ImageShift<T>)
+                                 : 0;
+}
+
+/// Copies the used entries of the box's table to `shared` (8 octants x octant_images, packed) and
+/// returns the table the distance code reads. The caller synchronises before the first use.
+template <BoxKind K, class T>
+__device__ __forceinline__ ImageTable<T> stage_image_table(const Box<T>& box,
+                                                           ImageShift<T>* shared) {
+  if constexpr (K == BoxKind::triclinic) {
+    const int used = box.octant_images;
+    for (int e = threadIdx.x; e < 8 * used; e += blockDim.x)
+      shared[e] = box.octant_image[e / used][e % used];
+    return {shared, used};
+  } else {
+    return image_table(box);
+  }
+}
+
 /// Counts pairs (i, j) whose bin lies in [bin_begin, bin_begin + window) into shared counters;
 /// with Windowed == false the window is all nbins bins plus the miss bin. Every lane runs every
 /// step (no per-lane early exits): sqrt_rn_rows votes across the warp.
 template <int Threads, BoxKind K, class T, bool Windowed, bool Diagonal>
 __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const int64_t row0,
                                            const Point<T>* tile, int64_t j0, int columns,
-                                           const HistogramParams<T>& p, int bin_begin, int window,
-                                           unsigned int* counts) {
+                                           const HistogramParams<T>& p, ImageTable<T> images,
+                                           int bin_begin, int window, unsigned int* counts) {
 #pragma unroll 2
   for (int jj = 0; jj < columns; ++jj) {
     const Point<T> q = tile[jj];
     T r[kRows];
 #pragma unroll
     for (int k = 0; k < kRows; ++k)
-      r[k] = distance2<K>(p.box, fp::sub(q.x, rows[k].x), fp::sub(q.y, rows[k].y),
+      r[k] = distance2<K>(p.box, images, fp::sub(q.x, rows[k].x), fp::sub(q.y, rows[k].y),
                           fp::sub(q.z, rows[k].z));
     sqrt_rn_rows(r);
 #pragma unroll
@@ -127,7 +150,12 @@ __global__ void __launch_bounds__(Threads)
                             int64_t columns_per_block, HistogramParams<T> p, int window,
                             unsigned long long* __restrict__ hist) {
   using S = Shape<Threads>;
-  extern __shared__ unsigned int counts[];  // window bins (+ the miss bin when not windowed)
+  // Dynamic shared memory: the triclinic image table (if any), then the window's bins (+ the
+  // miss bin when not windowed).
+  extern __shared__ __align__(16) unsigned char dynamic_shared[];
+  auto* table = reinterpret_cast<ImageShift<T>*>(dynamic_shared);
+  unsigned int* counts =
+      reinterpret_cast<unsigned int*>(dynamic_shared + image_table_bytes<K>(p.box));
   __shared__ Point<T> tile[S::tile];
 
   const int64_t block_row = row_begin + int64_t(blockIdx.x) * S::block_rows;
@@ -139,11 +167,11 @@ __global__ void __launch_bounds__(Threads)
   const int slots = Windowed ? min(window, p.nbins - bin_begin) : p.nbins + 1;
 
   for (int k = threadIdx.x; k < slots; k += Threads) counts[k] = 0;
+  const ImageTable<T> images = stage_image_table<K>(p.box, table);  // first read after a barrier
   Point<T> rows[kRows];
   const int64_t row0 = block_row + threadIdx.x;
 #pragma unroll
-  for (int r = 0; r < kRows; ++r)
-    rows[r] = load_point(a, na, row0 + int64_t(r) * Threads, row_end);
+  for (int r = 0; r < kRows; ++r) rows[r] = load_point(a, na, row0 + int64_t(r) * Threads, row_end);
   for (int64_t j0 = j_begin; j0 < j_end; j0 += S::tile) {
     // Same species: tiles wholly at or below the diagonal are skipped; tiles that cross it check
     // j > i per pair. Both decisions are uniform across the block.
@@ -155,11 +183,11 @@ __global__ void __launch_bounds__(Threads)
     // A short last tile (small species) is swept only as far as it has columns.
     const int columns = static_cast<int>(min64(S::tile, j_end - j0));
     if (diagonal)
-      count_tile<Threads, K, T, Windowed, true>(rows, row0, tile, j0, columns, p, bin_begin,
+      count_tile<Threads, K, T, Windowed, true>(rows, row0, tile, j0, columns, p, images, bin_begin,
                                                 slots, counts);
     else
-      count_tile<Threads, K, T, Windowed, false>(rows, row0, tile, j0, columns, p, bin_begin,
-                                                 slots, counts);
+      count_tile<Threads, K, T, Windowed, false>(rows, row0, tile, j0, columns, p, images,
+                                                 bin_begin, slots, counts);
   }
   __syncthreads();
   const int flush = Windowed ? slots : p.nbins;
@@ -177,10 +205,12 @@ __global__ void __launch_bounds__(kThreads)
                             int64_t columns_per_block, HistogramParams<T> p,
                             unsigned long long* __restrict__ hist) {
   __shared__ Point<T> tile[kTile];
+  __shared__ ImageShift<T> table[K == BoxKind::triclinic ? 8 * kMaxOctantImages : 1];
   const int64_t block_row = row_begin + int64_t(blockIdx.x) * kBlockRows;
   const int64_t j_begin = int64_t(blockIdx.y) * columns_per_block;
   const int64_t j_end = min64(nb, j_begin + columns_per_block);
   if (same && j_end <= block_row + 1) return;
+  const ImageTable<T> images = stage_image_table<K>(p.box, table);  // first read after a barrier
   Point<T> rows[kRows];
   const int64_t row0 = block_row + threadIdx.x;
 #pragma unroll
@@ -196,7 +226,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
         if (same && j0 + jj <= row0 + int64_t(r) * kThreads) continue;
-        const T d2 = distance2<K>(p.box, fp::sub(q.x, rows[r].x), fp::sub(q.y, rows[r].y),
+        const T d2 = distance2<K>(p.box, images, fp::sub(q.x, rows[r].x), fp::sub(q.y, rows[r].y),
                                   fp::sub(q.z, rows[r].z));
         const int bin = bin_of(d2, p.scale, p.nbins);
         if (bin < p.nbins) atomicAdd(&hist[bin], 1ull);
@@ -238,8 +268,8 @@ int shared_bins(int device, int tile_bytes) {
 int64_t columns_per_block(int64_t grid_x, int64_t columns, int tile, int64_t max_columns) {
   const int64_t tiles = (columns + tile - 1) / tile;
   const int64_t wanted_y = std::max<int64_t>(1, kTargetBlocks / std::max<int64_t>(grid_x, 1));
-  const int64_t tiles_per_block =
-      std::min<int64_t>(max_columns / tile, std::max<int64_t>(1, (tiles + wanted_y - 1) / wanted_y));
+  const int64_t tiles_per_block = std::min<int64_t>(
+      max_columns / tile, std::max<int64_t>(1, (tiles + wanted_y - 1) / wanted_y));
   return tiles_per_block * tile;
 }
 
@@ -254,15 +284,16 @@ cudaError_t launch_shared(const T* a, int64_t na, const T* columns_ptr, int64_t 
   const int64_t grid_y = (columns + cpb - 1) / cpb;
   if (grid_x > 0x7fffffff || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const int windows = windowed ? (p.nbins + window - 1) / window : 1;
-  const size_t shared_bytes = static_cast<size_t>(window) * sizeof(unsigned int);
+  const size_t shared_bytes =
+      image_table_bytes<K>(p.box) + static_cast<size_t>(window) * sizeof(unsigned int);
   const dim3 grid{unsigned(grid_x), unsigned(grid_y), unsigned(windows)};
   auto* fn = windowed ? shared_histogram_kernel<Threads, K, T, true>
                       : shared_histogram_kernel<Threads, K, T, false>;
   cudaError_t err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(shared_bytes));
   if (err != cudaSuccess) return err;
-  fn<<<grid, Threads, shared_bytes, stream>>>(a, na, columns_ptr, columns, same, row_begin,
-                                              row_end, cpb, p, window, hist);
+  fn<<<grid, Threads, shared_bytes, stream>>>(a, na, columns_ptr, columns, same, row_begin, row_end,
+                                              cpb, p, window, hist);
   return cudaGetLastError();
 }
 
@@ -279,8 +310,9 @@ cudaError_t launch_for_box(HistogramKernel kernel, const T* a, int64_t na, const
     const int64_t cpb = columns_per_block(grid_x, columns, S::tile, S::max_columns);
     const int64_t grid_y = (columns + cpb - 1) / cpb;
     if (grid_x > 0x7fffffff || grid_y > 65535) return cudaErrorInvalidConfiguration;
-    global_histogram_kernel<K, T><<<dim3(unsigned(grid_x), unsigned(grid_y)), kThreads, 0, stream>>>(
-        a, na, columns_ptr, columns, same, row_begin, row_end, cpb, p, hist);
+    global_histogram_kernel<K, T>
+        <<<dim3(unsigned(grid_x), unsigned(grid_y)), kThreads, 0, stream>>>(
+            a, na, columns_ptr, columns, same, row_begin, row_end, cpb, p, hist);
     return cudaGetLastError();
   }
   int device = 0;
@@ -288,11 +320,12 @@ cudaError_t launch_for_box(HistogramKernel kernel, const T* a, int64_t na, const
   if (err != cudaSuccess) return err;
   // Narrow histograms: 256-thread blocks, several per SM. Wide ones: 1024-thread blocks, one per
   // SM, windows as wide as the shared memory allows.
-  const int narrow_slots = shared_bins(device, kThreads * int(sizeof(Point<T>)));
+  const int table_bytes = static_cast<int>(image_table_bytes<K>(p.box));
+  const int narrow_slots = shared_bins(device, kThreads * int(sizeof(Point<T>)) + table_bytes);
   if (p.nbins + 1 <= narrow_slots && !std::getenv("PAIRHIST_CUDA_WINDOW"))
     return launch_shared<kThreads, K>(a, na, columns_ptr, columns, same, row_begin, row_end, p,
                                       p.nbins + 1, false, hist, stream);
-  const int wide_slots = shared_bins(device, 1024 * int(sizeof(Point<T>)));
+  const int wide_slots = shared_bins(device, 1024 * int(sizeof(Point<T>)) + table_bytes);
   const int window = window_bins(p.nbins, wide_slots);
   return launch_shared<1024, K>(a, na, columns_ptr, columns, same, row_begin, row_end, p, window,
                                 true, hist, stream);

@@ -117,9 +117,41 @@ inline std::vector<std::array<double, 3>> triclinic_images(const BoxMatrix& m, d
   return images;
 }
 
+/// triclinic_images split by the octant of the reduced displacement: list o holds the lattice
+/// vectors L whose -L lies within r_max of the part of the brick where the signs of d are o
+/// (bit 0: x < 0, bit 1: y < 0, bit 2: z < 0; each part closed, so a zero component is covered
+/// by both octants it borders). A rhombic dodecahedron at its inradius needs one per octant
+/// instead of 8 in all.
+inline std::array<std::vector<std::array<double, 3>>, 8> triclinic_octant_images(const BoxMatrix& m,
+                                                                                 double r_max) {
+  const double half[3] = {0.5 * m[0], 0.5 * m[4], 0.5 * m[8]};
+  std::array<std::vector<std::array<double, 3>>, 8> lists;
+  for (const auto& l : triclinic_images(m, r_max)) {
+    for (int o = 0; o < 8; ++o) {
+      double gap2 = 0;  // squared distance from -L to this octant's part of the brick
+      for (int c = 0; c < 3; ++c) {
+        const bool negative = (o >> c) & 1;
+        const double lo = negative ? -half[c] : 0.0, hi = negative ? 0.0 : half[c];
+        const double p = -l[static_cast<size_t>(c)];
+        const double g = std::fmax(std::fmax(lo - p, p - hi), 0.0);
+        gap2 += g * g;
+      }
+      if (gap2 < r_max * r_max) lists[static_cast<size_t>(o)].push_back(l);
+    }
+  }
+  return lists;
+}
+
+/// Most translations any octant of this cell needs searched at r_max.
+inline size_t triclinic_search_size(const BoxMatrix& m, double r_max) {
+  size_t most = 0;
+  for (const auto& list : triclinic_octant_images(m, r_max)) most = std::max(most, list.size());
+  return most;
+}
+
 /// The kernels' form of a box for histograms up to r_max, rounded once to T so every worker uses
 /// the same values. Throws std::invalid_argument for a triclinic cell so skewed that more than
-/// kMaxImages translations would have to be searched (reduce the cell first).
+/// kMaxOctantImages translations would have to be searched in one octant (reduce the cell first).
 template <class T>
 Box<T> make_box(const BoxMatrix& m, BoxKind kind, double r_max) {
   Box<T> b;
@@ -138,17 +170,26 @@ Box<T> make_box(const BoxMatrix& m, BoxKind kind, double r_max) {
     b.bx = b.cx = b.cy = 0;
     return b;
   }
-  const auto images = triclinic_images(m, r_max);
-  if (images.size() > static_cast<size_t>(kMaxImages))
-    throw std::invalid_argument("triclinic box too skewed: " + std::to_string(images.size()) +
-                                " lattice translations to search (at most " +
-                                std::to_string(kMaxImages) + "); reduce the box first");
-  b.nimages = static_cast<int>(images.size());
-  for (int i = 0; i < b.nimages; ++i) {
-    b.image_x[i] = static_cast<T>(images[static_cast<size_t>(i)][0]);
-    b.image_y[i] = static_cast<T>(images[static_cast<size_t>(i)][1]);
-    b.image_z[i] = static_cast<T>(images[static_cast<size_t>(i)][2]);
-  }
+  const auto lists = triclinic_octant_images(m, r_max);
+  size_t most = 0;
+  for (const auto& list : lists) most = std::max(most, list.size());
+  if (most > static_cast<size_t>(kMaxOctantImages))
+    throw std::invalid_argument("triclinic box too skewed: " + std::to_string(most) +
+                                " lattice translations to search in one octant (at most " +
+                                std::to_string(kMaxOctantImages) + "); reduce the box first");
+  // Every octant searches the same number of entries (no divergence between GPU lanes); the
+  // padding is so far away that it never wins: its squared length (~3e36) is finite in floats.
+  const T far = T(1e18);
+  b.octant_images = static_cast<int>(most);
+  for (size_t o = 0; o < 8; ++o)
+    for (size_t i = 0; i < most; ++i) {
+      ImageShift<T>& s = b.octant_image[o][i];
+      if (i < lists[o].size())
+        s = {static_cast<T>(lists[o][i][0]), static_cast<T>(lists[o][i][1]),
+             static_cast<T>(lists[o][i][2]), T(0)};
+      else
+        s = {far, far, far, T(0)};
+    }
   return b;
 }
 

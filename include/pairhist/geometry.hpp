@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #if defined(__CUDACC__)
 #define PH_HD __host__ __device__ __forceinline__
@@ -23,20 +24,28 @@ namespace pairhist {
 
 enum class BoxKind : int { none = 0, orthorhombic = 1, triclinic = 2 };
 
-/// Most lattice vectors a triclinic displacement is compared against after reduction.
-constexpr int kMaxImages = 32;
+/// Most lattice vectors a reduced triclinic displacement is compared against in one octant.
+constexpr int kMaxOctantImages = 16;
+
+/// A lattice translation (w pads it to 16 or 32 bytes: one vector load on the GPU).
+template <class T>
+struct ImageShift {
+  T x, y, z, w;
+};
 
 /// A periodic cell in GROMACS's lower-triangular form: a = (ax,0,0), b = (bx,by,0), c = (cx,cy,cz).
 /// The inverse diagonal is stored so CPU and GPU multiply by the very same rounded value. For a
-/// triclinic cell, `image` lists the lattice vectors that can bring a reduced displacement closer
-/// than r_max (computed on the host by make_box, see box_setup.hpp).
+/// triclinic cell, `octant_image[o]` lists the lattice vectors that can bring a reduced
+/// displacement whose sign bits are o (x: 1, y: 2, z: 4) closer than r_max; every octant has
+/// `octant_images` entries, the unused ones far away (computed on the host by make_box, see
+/// box_setup.hpp).
 template <class T>
 struct Box {
   BoxKind kind = BoxKind::none;
   T ax = 0, bx = 0, by = 0, cx = 0, cy = 0, cz = 0;
   T inv_ax = 0, inv_by = 0, inv_cz = 0;
-  int nimages = 0;
-  T image_x[kMaxImages] = {}, image_y[kMaxImages] = {}, image_z[kMaxImages] = {};
+  int octant_images = 0;
+  ImageShift<T> octant_image[8][kMaxOctantImages] = {};
 };
 
 /// What a kernel needs besides coordinates. Bin k of a pair at distance r is
@@ -168,37 +177,86 @@ PH_HD void reduce_triclinic(const Box<T>& box, T& dx, T& dy, T& dz) {
   dx = shift(dx, s, box.ax);
 }
 
-/// Triclinic cell, step 2: squared length of the reduced displacement moved by candidate image m.
+/// The sign bit of v, read from its representation (so -0 counts as negative on every device).
+PH_HD unsigned sign_bit(float v) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(v) >> 31;
+#else
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits >> 31;
+#endif
+}
+PH_HD unsigned sign_bit(double v) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<unsigned>(static_cast<unsigned long long>(__double_as_longlong(v)) >> 63);
+#else
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return static_cast<unsigned>(bits >> 63);
+#endif
+}
+
+/// Octant of a displacement from its sign bits (x: 1, y: 2, z: 4). A zero component lies in both
+/// octants it borders, and the lists of both cover it.
 template <class T>
-PH_HD T image_norm2(const Box<T>& box, int m, T dx, T dy, T dz) {
-  return norm2(fp::add(dx, box.image_x[m]), fp::add(dy, box.image_y[m]),
-               fp::add(dz, box.image_z[m]));
+PH_HD int octant_of(T dx, T dy, T dz) {
+  return static_cast<int>(sign_bit(dx) | (sign_bit(dy) << 1) | (sign_bit(dz) << 2));
+}
+
+/// Triclinic cell, step 2: squared length of the reduced displacement moved by one lattice vector.
+template <class T>
+PH_HD T shifted_norm2(const ImageShift<T>& s, T dx, T dy, T dz) {
+  return norm2(fp::add(dx, s.x), fp::add(dy, s.y), fp::add(dz, s.z));
+}
+
+/// Where a triclinic search finds its candidates: octant o's list starts at first + o * stride.
+/// The CPU reads the box's own table; the GPU kernels copy the used part of it into shared
+/// memory, where lanes of different octants read different entries without serialising.
+template <class T>
+struct ImageTable {
+  const ImageShift<T>* first;
+  int stride;
+};
+
+template <class T>
+PH_HD ImageTable<T> image_table(const Box<T>& box) {
+  return {&box.octant_image[0][0], kMaxOctantImages};
 }
 
 /// Exact minimum image in a triclinic cell for every distance below the r_max the box was made
-/// for: the reduced vector, or one of the few lattice translations that can beat it.
+/// for: the reduced vector, or one of the few lattice translations of its octant that can beat it.
 template <class T>
-PH_HD T distance2_triclinic(const Box<T>& box, T dx, T dy, T dz) {
+PH_HD T distance2_triclinic(const Box<T>& box, ImageTable<T> images, T dx, T dy, T dz) {
   reduce_triclinic(box, dx, dy, dz);
   T best = norm2(dx, dy, dz);
-  PH_DEVICE_UNROLL4 for (int m = 0; m < box.nimages; ++m) {
-    best = fp::min(image_norm2(box, m, dx, dy, dz), best);
+  const ImageShift<T>* candidates = images.first + octant_of(dx, dy, dz) * images.stride;
+  PH_DEVICE_UNROLL4 for (int m = 0; m < box.octant_images; ++m) {
+    best = fp::min(shifted_norm2(candidates[m], dx, dy, dz), best);
   }
   return best;
 }
 
-/// Squared (minimum-image) distance of the displacement (dx, dy, dz) = p_b - p_a.
+/// Squared (minimum-image) distance of the displacement (dx, dy, dz) = p_b - p_a; a triclinic
+/// cell searches the translations in `images` (the box's table or a copy of it).
 template <BoxKind K, class T>
-PH_HD T distance2(const Box<T>& box, T dx, T dy, T dz) {
+PH_HD T distance2(const Box<T>& box, ImageTable<T> images, T dx, T dy, T dz) {
   if constexpr (K == BoxKind::orthorhombic) {
+    (void)images;
     wrap_orthorhombic(box, dx, dy, dz);
     return norm2(dx, dy, dz);
   } else if constexpr (K == BoxKind::triclinic) {
-    return distance2_triclinic(box, dx, dy, dz);
+    return distance2_triclinic(box, images, dx, dy, dz);
   } else {
     (void)box;
+    (void)images;
     return norm2(dx, dy, dz);
   }
+}
+
+template <BoxKind K, class T>
+PH_HD T distance2(const Box<T>& box, T dx, T dy, T dz) {
+  return distance2<K>(box, image_table(box), dx, dy, dz);
 }
 
 /// Bin of a distance r = fl(sqrt(d2)); nbins means "not counted" (r beyond r_max, or NaN).
