@@ -148,23 +148,29 @@ struct HistogramEngine::Impl {
                                         codelets::histogram_init_codelet());
       accumulators.push_back(h);
     }
+    for (int64_t n : config.species_sizes)
+      if (n > 0 && static_cast<uint64_t>(n) * 3 > UINT32_MAX)
+        throw UsageError("a species has too many atoms for StarPU 1.3 vectors");
+    // Slots get their buffers when first used (allocate_slot): pinning the whole ring up front
+    // (21 slots x 48 MB of page-locked memory for a 4M-atom frame) delays the first task,
+    // although a one-frame job uses one slot.
     slots.resize(static_cast<size_t>(config.frames_in_flight));
-    for (auto& slot : slots) {
-      for (int64_t n : config.species_sizes) {
-        slot.buffers.push_back(nullptr);
-        slot.handles.push_back(nullptr);
-        if (n <= 0) continue;
-        const size_t values = static_cast<size_t>(n) * 3;
-        if (values > UINT32_MAX)
-          throw UsageError("a species has too many atoms for StarPU 1.3 vectors");
-        if (starpu_malloc(&slot.buffers.back(), values * value_size) != 0) {
-          slot.buffers.back() = nullptr;
-          throw std::runtime_error("out of memory for frame buffers");
-        }
-        starpu_vector_data_register(&slot.handles.back(), STARPU_MAIN_RAM,
-                                    reinterpret_cast<uintptr_t>(slot.buffers.back()),
-                                    static_cast<uint32_t>(values), value_size);
+  }
+
+  void allocate_slot(FrameSlot& slot) {
+    if (!slot.handles.empty()) return;
+    for (int64_t n : config.species_sizes) {
+      slot.buffers.push_back(nullptr);
+      slot.handles.push_back(nullptr);
+      if (n <= 0) continue;
+      const size_t values = static_cast<size_t>(n) * 3;
+      if (starpu_malloc(&slot.buffers.back(), values * value_size) != 0) {
+        slot.buffers.back() = nullptr;
+        throw std::runtime_error("out of memory for frame buffers");
       }
+      starpu_vector_data_register(&slot.handles.back(), STARPU_MAIN_RAM,
+                                  reinterpret_cast<uintptr_t>(slot.buffers.back()),
+                                  static_cast<uint32_t>(values), value_size);
     }
   }
 
@@ -297,6 +303,7 @@ struct HistogramEngine::Impl {
     if (xyz.size() != config.species_sizes.size())
       throw std::invalid_argument("HistogramEngine: one coordinate array per species expected");
     FrameSlot& slot = slots[frames % slots.size()];
+    allocate_slot(slot);
     for (size_t s = 0; s < slot.handles.size(); ++s) {
       if (!slot.handles[s]) continue;
       starpu_data_acquire(slot.handles[s], STARPU_W);  // waits for the previous frame's readers
@@ -344,8 +351,8 @@ struct HistogramEngine::Impl {
     starpu_data_handle_t partial;
     starpu_vector_data_register(&partial, -1, 0, static_cast<uint32_t>(config.nbins),
                                 sizeof(uint64_t));
-    if (starpu_task_insert(codelets::histogram_init_codelet(), STARPU_W, partial,
-                           STARPU_SCHED_CTX, sched_ctx, 0) != 0)
+    if (starpu_task_insert(codelets::histogram_init_codelet(), STARPU_W, partial, STARPU_SCHED_CTX,
+                           sched_ctx, 0) != 0)
       throw std::runtime_error("starpu_task_insert failed (histogram init)");
     partials.push_back({partial, p});
     return {partial, STARPU_RW};
@@ -384,11 +391,11 @@ struct HistogramEngine::Impl {
                                STARPU_SCHED_CTX, sched_ctx, STARPU_CALLBACK_WITH_ARG_NFREE,
                                on_task_done, this, STARPU_NAME, "pair_histogram", 0);
     } else {
-      ret = starpu_task_insert(cl, STARPU_R, slot.handles[a], STARPU_R, slot.handles[b],
-                               hist.mode, hist.handle, STARPU_CL_ARGS, args, sizeof(*args),
-                               STARPU_EXECUTE_WHERE, on, STARPU_SCHED_CTX, sched_ctx,
-                               STARPU_CALLBACK_WITH_ARG_NFREE, on_task_done, this, STARPU_NAME,
-                               "pair_histogram", 0);
+      ret =
+          starpu_task_insert(cl, STARPU_R, slot.handles[a], STARPU_R, slot.handles[b], hist.mode,
+                             hist.handle, STARPU_CL_ARGS, args, sizeof(*args), STARPU_EXECUTE_WHERE,
+                             on, STARPU_SCHED_CTX, sched_ctx, STARPU_CALLBACK_WITH_ARG_NFREE,
+                             on_task_done, this, STARPU_NAME, "pair_histogram", 0);
     }
     if (ret != 0)
       throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
