@@ -32,6 +32,7 @@ struct RunArgs {
   std::string report;
   std::string activity_svg;
   bool lp_bound = false;
+  std::string lp_file;
   std::string reduction = "redux";
   std::string schedule = "tasks";
   std::string config;
@@ -113,7 +114,13 @@ void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<st
     std::printf("  LP bound      : %.3f s (makespan / bound = %.3f)\n", act.lp_bound_seconds,
                 act.makespan_seconds / act.lp_bound_seconds);
   else if (a.job.lp_bound)
-    std::printf("  LP bound      : not available (needs calibrated perfmodels and GLPK)\n");
+    std::printf("  LP bound      : n/a: %s\n", act.lp_bound_reason.c_str());
+  if (act.lp_bound_seconds > 0 && act.lp_kinds_partly_calibrated > 0)
+    std::printf(
+        "  LP bound note : %llu of %llu task kinds lack measurements on a worker kind that "
+        "can run them (counted as 1e9 ms there: the bound may be too high)\n",
+        static_cast<unsigned long long>(act.lp_kinds_partly_calibrated),
+        static_cast<unsigned long long>(act.lp_task_kinds));
   for (const auto& w : act.workers) {
     if (w.tasks == 0) continue;
     std::printf("    %-28s %6llu tasks %14llu pairs  busy %7.3f s  idle %7.3f s\n", w.name.c_str(),
@@ -158,7 +165,7 @@ std::vector<std::string> write_results(const RunArgs& a, const HistogramResult& 
   return files;
 }
 
-void run(RunArgs& a) {
+JobOutcome run(RunArgs& a) {
   if (a.job.trajectory.empty())
     throw UsageError("no trajectory given (an argument, or trajectory/input.file in --config)");
   if (a.job.r_max == 0) throw UsageError("--rmax is required (or rmax in --config)");
@@ -179,7 +186,8 @@ void run(RunArgs& a) {
   a.job.sum_tasks = a.reduction == "sum";
   // Solved once at the end from the history models; StarPU warns about every uncalibrated task
   // kind while doing so (always, under schedulers that record no models), so only when asked.
-  a.job.lp_bound = a.lp_bound;
+  a.job.lp_bound = a.lp_bound || !a.lp_file.empty();
+  a.job.lp_bound_text = !a.lp_file.empty();
   check_output_directory(a.output);
   if (!a.quiet) a.job.progress = make_progress(a.progress);
 
@@ -203,6 +211,15 @@ void run(RunArgs& a) {
     report.commit();
     files.push_back(a.report);
   }
+  if (!a.lp_file.empty()) {
+    io::AtomicOutput lp(a.lp_file);
+    std::ofstream text(lp.temp_path());
+    text << out.activity.lp_text;
+    text.close();
+    if (!text) throw OutputError(a.lp_file + ": cannot write the LP");
+    lp.commit();
+    files.push_back(a.lp_file);
+  }
   if (!a.activity_svg.empty()) {
     io::AtomicOutput picture(a.activity_svg);
     std::ofstream svg(picture.temp_path());
@@ -216,6 +233,7 @@ void run(RunArgs& a) {
     files.push_back(a.activity_svg);
   }
   if (!a.quiet) print_summary(a, out, files);
+  return out;
 }
 
 /// The options of `run`, shared by `calibrate`, which runs the same job on its first frames.
@@ -307,6 +325,9 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_flag("--lp-bound", args->lp_bound,
                 "Compute StarPU's LP lower bound of the makespan (summary, --report, "
                 "--activity-svg); needs calibrated perfmodels (pairhist calibrate, --sched dmda)");
+  cmd->add_option("--lp-file", args->lp_file,
+                  "Also write StarPU's LP (lp_solve format, implies --lp-bound) and a table of "
+                  "the task kinds' measurements per worker kind to this file");
   cmd->add_option("--activity-svg", args->activity_svg,
                   "Also draw the worker activity over time (one lane per worker) as SVG");
   cmd->add_option("--task-pairs", args->job.task_pairs,
@@ -319,18 +340,32 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
 
 /// `pairhist calibrate`: the run's own tasks on its first frames, with StarPU measuring every
 /// task (STARPU_CALIBRATE=1) under dmda, so the history models cover the sizes the run will meet.
-void calibrate(RunArgs& a, int frames) {
+/// dmda sends a task kind's tasks to the worker kinds not yet calibrated for it, so a kind that
+/// occurs once per frame has its measurements split between the CPU and every GPU: the frames are
+/// measured again (models accumulate) until every kind has STARPU_CALIBRATE_MINIMUM measurements
+/// on every worker kind that can run it, which is also what the LP bound (run --lp-bound) needs.
+void calibrate(RunArgs& a, int frames, int passes) {
   if (frames < 1) throw UsageError("--frames must be positive");
+  if (passes < 1) throw UsageError("--passes must be positive");
   setenv("STARPU_CALIBRATE", "1", 1);
   if (a.job.scheduler.empty()) a.job.scheduler = "dmda";
   a.job.last = a.job.first + static_cast<int64_t>(frames - 1) * a.job.step;
+  a.lp_bound = true;  // records the task kinds, and which still lack measurements where
+  a.lp_file.clear();
   namespace fs = std::filesystem;
   char tmpl[] = "/tmp/pairhist-calibrate-XXXXXX";
   if (!mkdtemp(tmpl)) throw OutputError("cannot create a temporary directory in /tmp");
   a.output = (fs::path(tmpl) / "out").string();
   a.quiet = true;
+  RunActivity last;
+  int pass = 0;
   try {
-    run(a);
+    while (pass < passes) {
+      RunArgs p = a;  // run() consumes the species list
+      last = run(p).activity;
+      ++pass;
+      if (last.lp_kinds_uncalibrated == 0 && last.lp_kinds_partly_calibrated == 0) break;
+    }
   } catch (...) {
     fs::remove_all(tmpl);
     throw;
@@ -343,8 +378,23 @@ void calibrate(RunArgs& a, int frames) {
     dir = std::string(h) + "/.starpu/sampling";
   else if (const char* h = std::getenv("HOME"))
     dir = std::string(h) + "/.starpu/sampling";
-  std::printf("pairhist calibrate: measured the tasks of %d frames; models stored in %s\n", frames,
-              dir.c_str());
+  std::printf(
+      "pairhist calibrate: measured the tasks of %d frames, %d pass%s; models stored in %s\n",
+      frames, pass, pass == 1 ? "" : "es", dir.c_str());
+  const uint64_t lacking = last.lp_kinds_uncalibrated + last.lp_kinds_partly_calibrated;
+  if (lacking == 0)
+    std::printf(
+        "pairhist calibrate: all %llu task kinds have at least %u measurements on every worker "
+        "kind that can run them\n",
+        static_cast<unsigned long long>(last.lp_task_kinds), last.lp_minimum_measurements);
+  else
+    std::printf(
+        "pairhist calibrate: %llu of %llu task kinds still have fewer than %u "
+        "measurements on a worker kind that can run them (%llu on every one); run "
+        "calibrate again, or with more --frames or --passes\n",
+        static_cast<unsigned long long>(lacking),
+        static_cast<unsigned long long>(last.lp_task_kinds), last.lp_minimum_measurements,
+        static_cast<unsigned long long>(last.lp_kinds_uncalibrated));
 }
 
 }  // namespace
@@ -361,6 +411,7 @@ void add_run_command(CLI::App& app) {
 
   auto cal = std::make_shared<RunArgs>();
   auto frames = std::make_shared<int>(20);
+  auto passes = std::make_shared<int>(5);
   CLI::App* c = app.add_subcommand(
       "calibrate",
       "Calibrate StarPU's performance models for a run: the same arguments as `run`; runs the "
@@ -368,9 +419,14 @@ void add_run_command(CLI::App& app) {
       "models in $STARPU_PERF_MODEL_DIR (default ~/.starpu/sampling); no output is written");
   add_run_options(c, cal.get());
   c->add_option("--frames", *frames, "Frames to measure")->capture_default_str();
-  c->callback([cal, frames, c]() {
+  c->add_option("--passes", *passes,
+                "Measure the frames again, up to this many times in all, until every task kind "
+                "has STARPU_CALIBRATE_MINIMUM (default 10) measurements on every worker kind "
+                "that can run it")
+      ->capture_default_str();
+  c->callback([cal, frames, passes, c]() {
     if (!cal->config.empty()) apply_run_config(*c, cal->config);
-    calibrate(*cal, *frames);
+    calibrate(*cal, *frames, *passes);
   });
 }
 

@@ -158,6 +158,7 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         config.sum_tasks = o.sum_tasks;
         config.max_pairs_per_task = o.task_pairs;
         config.lp_bound = o.lp_bound;
+        config.lp_bound_text = o.lp_bound_text;
         engine = std::make_unique<HistogramEngine>(config);
       } else if (static_cast<int>(frame_kind) > static_cast<int>(kind) ||
                  (kind != BoxKind::none && frame_kind == BoxKind::none)) {

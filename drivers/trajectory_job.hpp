@@ -43,6 +43,7 @@ struct JobOptions {
   int reserve_cores = -1;   // cores kept free of CPU workers; -1: one when GPUs are fed
   uint64_t task_pairs = 0;  // row tile size; 0: the decomposition policy's choice
   bool lp_bound = false;    // compute StarPU's LP lower bound of the makespan
+  bool lp_bound_text = false;  // with lp_bound: keep StarPU's LP (RunActivity::lp_text)
   int decode_threads = 0;   // XTC frames decoded in parallel; 0: automatic, 1: serial
   double volume = 0;  // for trajectories without a box: the volume g(r) is normalised by (units^3)
   std::string index_file;        // GROMACS .ndx serving `group NAME` selections; may be empty

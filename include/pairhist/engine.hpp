@@ -32,6 +32,7 @@ struct EngineConfig {
   int ncpu = -1;                    // CPU workers; -1: StarPU's default (all cores)
   int ncuda = -1;                   // CUDA workers; -1: all GPUs
   bool lp_bound = false;            // record tasks for StarPU's LP makespan bound (needs GLPK)
+  bool lp_bound_text = false;  // with lp_bound: keep StarPU's LP as text (RunActivity::lp_text)
   /// Submit into an own StarPU scheduling context (policy `scheduler`, default eager) over
   /// context_workers (empty: every worker), e.g. next to a host application's tasks.
   bool own_context = false;
@@ -71,6 +72,14 @@ struct RunActivity {
   /// StarPU's linear-programming lower bound of the makespan (area bound over task kinds and
   /// workers, from the calibrated perfmodels); 0 when not requested or not computable.
   double lp_bound_seconds = 0;
+  /// With EngineConfig::lp_bound: why lp_bound_seconds is 0 (one line; empty when computed), the
+  /// task kinds (codelet, perfmodel footprint) StarPU pooled, those with too few measurements on
+  /// every worker (the LP is then unsolvable) and those lacking them on some worker kind that
+  /// can run them (the LP then treats that worker as 1e9 ms per task: the bound may be too high).
+  std::string lp_bound_reason;
+  uint64_t lp_task_kinds = 0, lp_kinds_uncalibrated = 0, lp_kinds_partly_calibrated = 0;
+  unsigned lp_minimum_measurements = 0;  // StarPU's STARPU_CALIBRATE_MINIMUM in this run
+  std::string lp_text;  // EngineConfig::lp_bound_text: per-kind table + LP in lp_solve format
   std::vector<TaskSpan> timeline;  // at most kMaxTimelineSpans, in completion order
 };
 
