@@ -1,5 +1,7 @@
 #include "activity_report.hpp"
 
+#include <algorithm>
+
 namespace pairhist {
 
 nlohmann::json activity_json(const JobOutcome& out) {
@@ -14,6 +16,9 @@ nlohmann::json activity_json(const JobOutcome& out) {
                        {"busy_seconds", w.busy_seconds},
                        {"idle_seconds", std::max(0.0, a.makespan_seconds - w.busy_seconds)},
                        {"last_task_end_seconds", w.last_end_seconds}});
+  // Start-up latency: engine start (reading, first frame, first transfer) to the first task.
+  double first_task = a.timeline.empty() ? 0.0 : a.timeline.front().start;
+  for (const auto& span : a.timeline) first_task = std::min(first_task, span.start);
   uint64_t counted = 0;
   for (const auto& p : out.result.pairs)
     for (uint64_t c : p.counts) counted += c;
@@ -28,6 +33,7 @@ nlohmann::json activity_json(const JobOutcome& out) {
           {"tasks", out.tasks},
           {"makespan_seconds", a.makespan_seconds},
           {"tail_idle_seconds", a.tail_idle_seconds},
+          {"first_task_start_seconds", first_task},
           {"lp_bound_seconds",
            a.lp_bound_seconds > 0 ? nlohmann::json(a.lp_bound_seconds) : nlohmann::json(nullptr)},
           {"lp_bound_reason",

@@ -10,6 +10,10 @@
 #   multi   1, 2, 4, ... GPUs: F1-like 200 frames GPU-only and hybrid, one 4M-atom frame split
 #   share   hybrid runs with the cores' share (F1 200 and 2000 frames, K6)
 #   decode  XTC decoding of F1-like frames on 1, 2, 4, 8 threads (bench --decode)
+#   kernels scripts/bench-suite.sh (GPU and CPU cases) and the CPU tile-width sweep
+#   reduction  REDUX against explicit sum tasks on the GPU (F1-like, and K6 in small tasks)
+#   lpbound hybrid runs against StarPU's LP bound after `pairhist calibrate`
+#   startup one 4M-atom frame on one GPU (time to the first task)
 # Several modes may be given: `scripts/taskgraph-device-run.sh suite f1`.
 set -u
 out=${OUT:-$PWD/.gpu/out}
@@ -50,9 +54,9 @@ busy_cuda = sum(w["busy_seconds"] for w in j["workers"] if w["kind"] == "cuda")
 ncuda = max(1, j["cuda_workers"])
 lp = j.get("lp_bound_seconds")
 print(f"{sys.argv[2]}: frames {j['frames']} wall {j['seconds']:.2f} s bapps {j['bapps']:.1f} "
-      f"makespan {j['makespan_seconds']:.2f} tail_idle {j['tail_idle_seconds']:.3f} "
+      f"makespan {j['makespan_seconds']:.2f} first_task {j.get('first_task_start_seconds', 0):.3f} tail_idle {j['tail_idle_seconds']:.3f} "
       f"({100*j['tail_idle_seconds']/max(j['makespan_seconds'],1e-9):.1f}%) "
-      f"lp_bound {('%.2f' % lp) if lp else 'n/a'} tasks {j['tasks']} cpu/shared/global "
+      f"lp_bound {('%.2f' % lp) if lp else 'n/a ' + str(j.get('lp_bound_reason'))} tasks {j['tasks']} cpu/shared/global "
       f"{imp['cpu']['tasks']}/{imp['cuda_shared']['tasks']}/{imp['cuda_global']['tasks']} "
       f"cpu_pairs {imp['cpu']['pairs']/max(j['pairs_examined'],1)*100:.2f}% "
       f"gpu_busy {busy_cuda/ncuda/max(j['makespan_seconds'],1e-9)*100:.1f}% "
@@ -164,6 +168,59 @@ mode_multi() {
   same multi-f1-gpu1 multi-f1-gpu$g
   same multi-f1-gpu1 multi-f1-hybrid$g
   same multi-4m-gpu1 multi-4m-gpu$g
+}
+
+mode_kernels() {
+  OUT=$out bash scripts/bench-suite.sh "$b" all | tee -a "$out/taskgraph.log"
+  mv "$out/bench.jsonl" "$out/reports/bench.jsonl"
+  local t c
+  for c in none orthorhombic triclinic; do
+    for t in 256 1024 4096; do
+      PAIRHIST_CPU_TILE=$t $b bench --case K1 --n 200000 --box $c --device cpu --repeats 3 |
+        sed "s/^/tile $t: /" | tee -a "$out/taskgraph.log"
+    done
+  done
+}
+
+mode_reduction() {  # alternating runs, GPU only: REDUX against explicit sum tasks
+  synth F1 200
+  local i
+  for i in 1 2 3; do
+    LIMIT=60 go red-f1-redux-$i --ncpu 0
+    LIMIT=60 go red-f1-sum-$i --ncpu 0 --reduction sum
+  done
+  synth K6 100
+  for i in 1 2 3; do
+    LIMIT=60 go red-k6-small-redux-$i --ncpu 0 --task-pairs 67108864
+    LIMIT=60 go red-k6-small-sum-$i --ncpu 0 --task-pairs 67108864 --reduction sum
+  done
+  same red-f1-redux-1 red-f1-sum-1
+  same red-k6-small-redux-1 red-k6-small-sum-1
+}
+
+mode_lpbound() {  # calibrate for the hybrid plan, then compare makespans with the LP bound
+  synth F1 200
+  export STARPU_PERF_MODEL_DIR=$work/models-lp
+  rm -rf "$STARPU_PERF_MODEL_DIR"
+  local t0=$(date +%s.%N)
+  timeout 250 $b calibrate $args --frames 20 --sched dmda 2>&1 | tail -3 | tee -a "$out/taskgraph.log"
+  log "calibrate: $(python3 -c "print(round($(date +%s.%N)-$t0,1))") s"
+  LIMIT=60 go lp-hybrid-eager --sched eager --lp-file "$out/reports/lp-hybrid-eager.txt"
+  LIMIT=60 go lp-hybrid-dmda --sched dmda --lp-file "$out/reports/lp-hybrid-dmda.txt"
+  LIMIT=60 go lp-gpu-only --ncpu 0
+  LIMIT=60 go lp-hybrid-static --schedule static --last 19
+  unset STARPU_PERF_MODEL_DIR
+  same lp-gpu-only lp-hybrid-eager
+}
+
+mode_startup() {  # one 4M-atom frame on one GPU: how long before the first task
+  synth K1 1 4000000
+  LIMIT=60 go startup-4m-gpu1 --ncpu 0 --ncuda 1
+  python3 - "$out/reports/startup-4m-gpu1.json" <<'PY' | tee -a "$out/taskgraph.log"
+import json, sys
+j = json.load(open(sys.argv[1]))
+print(f"startup-4m-gpu1: first task starts {j['first_task_start_seconds']:.3f} s after the engine")
+PY
 }
 
 for m in "$@"; do "mode_$m"; done
