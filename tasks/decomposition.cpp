@@ -25,6 +25,12 @@ uint64_t pairs_of(const std::vector<int64_t>& sizes, int a, int b) {
   return pairs_in_rows(na, sizes[static_cast<size_t>(b)], a == b, 0, na);
 }
 
+int gpus_of(const MachineShape& m) {
+  return m.gpus > 0 ? m.gpus : m.cuda_workers;
+}
+
+}  // namespace
+
 uint64_t frame_pairs(const std::vector<int64_t>& sizes) {
   uint64_t total = 0;
   for (size_t a = 0; a < sizes.size(); ++a)
@@ -32,12 +38,6 @@ uint64_t frame_pairs(const std::vector<int64_t>& sizes) {
       total += pairs_of(sizes, static_cast<int>(a), static_cast<int>(b));
   return total;
 }
-
-int gpus_of(const MachineShape& m) {
-  return m.gpus > 0 ? m.gpus : m.cuda_workers;
-}
-
-}  // namespace
 
 DecompositionPolicy choose_policy(const std::vector<int64_t>& species_sizes,
                                   const MachineShape& machine, uint64_t tile_override) {
@@ -86,18 +86,19 @@ std::vector<PlannedTask> plan_frame(const std::vector<int64_t>& sizes,
   std::vector<PlannedTask> tasks;
   std::vector<std::pair<uint64_t, Pair>> small;
   uint64_t cpu_budget = policy.cpu_share_pairs;
-  auto add_tiles = [&](const Pair& p, uint64_t tile, bool cpu_sized) {
+  // Rows [r0, r1) of pair p in tiles of at most `tile` pairs (GPU tiles: at least min_tile_rows).
+  auto add_tiles = [&](const Pair& p, uint64_t tile, bool cpu_sized, int64_t r0, int64_t r1) {
     const int64_t na = sizes[static_cast<size_t>(p.a)];
     const int64_t columns = sizes[static_cast<size_t>(p.b)];
     const uint64_t row_floor =
         cpu_sized ? 0
                   : static_cast<uint64_t>(policy.min_tile_rows) * static_cast<uint64_t>(columns);
     const auto tiles =
-        split_rows(na, columns, p.a == p.b, std::max<uint64_t>({1, tile, row_floor}));
+        split_rows(na, columns, p.a == p.b, std::max<uint64_t>({1, tile, row_floor}), r0, r1);
     for (const RowTile& t : tiles) {
       PlannedTask task;
       task.pair_indices = {p.index};
-      task.whole_pairs = tiles.size() == 1;
+      task.whole_pairs = t.row_begin == 0 && t.row_end == na;
       task.row_begin = t.row_begin;
       task.row_end = t.row_end;
       task.pairs = t.pairs;
@@ -108,12 +109,21 @@ std::vector<PlannedTask> plan_frame(const std::vector<int64_t>& sizes,
     if (p.pairs < policy.group_pairs) {
       small.emplace_back(p.pairs, p);
       cpu_budget -= std::min(cpu_budget, p.pairs);
-    } else if (hybrid && cpu_budget >= p.pairs / 2) {
-      // The cores' share: cut into tiles a core finishes within the tail budget.
-      add_tiles(p, policy.cpu_task_limit, true);
+    } else if (hybrid && cpu_budget > 0) {
+      // The cores' share, cut into tiles a core finishes within the tail budget. The pair where
+      // the budget runs out is split by rows: its first rows for the cores, the rest for the
+      // GPUs, so the share is met to within a row rather than to within a whole pair (F1's pairs
+      // near a 1% share are 0.5-1% of the frame each).
+      const int64_t na = sizes[static_cast<size_t>(p.a)];
+      const int64_t cut =
+          p.pairs <= cpu_budget
+              ? na
+              : last_row_within(na, sizes[static_cast<size_t>(p.b)], p.a == p.b, 0, cpu_budget);
+      add_tiles(p, policy.cpu_task_limit, true, 0, cut);
+      add_tiles(p, policy.tile_pairs, false, cut, na);
       cpu_budget -= std::min(cpu_budget, p.pairs);
     } else {
-      add_tiles(p, policy.tile_pairs, false);
+      add_tiles(p, policy.tile_pairs, false, 0, -1);
     }
   }
   // Small pairs packed first-fit decreasing: few groups, each close to group_pairs.

@@ -71,6 +71,14 @@ struct RunActivity {
   /// StarPU's linear-programming lower bound of the makespan (area bound over task kinds and
   /// workers, from the calibrated perfmodels); 0 when not requested or not computable.
   double lp_bound_seconds = 0;
+  /// Hybrid runs: the cores' share of the last frame planned (pairs cut into CPU-sized tasks /
+  /// frame pairs), whether it came from measured rates (else the assumed ones), those rates
+  /// (pairs/s, all CPU workers and all GPUs together) and the part of the CPU-sized pairs the
+  /// CUDA workers ran. 0 outside hybrid runs.
+  double cpu_share = 0;
+  bool cpu_share_measured = false;
+  double measured_cpu_rate = 0, measured_gpu_rate = 0;
+  double gpu_ran_cpu_sized = 0;
   std::vector<TaskSpan> timeline;  // at most kMaxTimelineSpans, in completion order
 };
 
