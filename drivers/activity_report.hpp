@@ -10,8 +10,8 @@ namespace pairhist {
 
 nlohmann::json activity_json(const JobOutcome& out);
 
-/// Hybrid runs: the cores' share of the last frame and what it came from, e.g.
-/// "0.9% of pairs (measured rates: cores 1.2e+10/s, GPUs 1.1e+12/s; GPUs ran 6% of CPU-sized pairs)".
+/// Hybrid runs: the cores' share of the last frame and what it came from, e.g. "0.90% of pairs
+/// (measured rates: cores 1.2e+10/s, GPUs 1.1e+12/s; GPUs ran 6% of CPU-sized pairs)".
 std::string cpu_share_text(const RunActivity& a);
 
 }  // namespace pairhist

@@ -64,7 +64,7 @@ struct HistogramEngine::Impl {
   DecompositionPolicy policy;
   std::vector<PlannedTask> plan;  // the tasks of the next frame (re-planned as the share moves)
   MachineShape machine;
-  ThroughputTracker throughput;     // finished tasks by worker class (under clock_mutex)
+  ThroughputTracker throughput;      // finished tasks by worker class (under clock_mutex)
   uint64_t assumed_share_pairs = 0;  // choose_policy's share, kept until rates are measured
   CpuShare share;                    // the last frame's (under clock_mutex)
   std::vector<TaskSpan> timeline;
@@ -137,8 +137,8 @@ struct HistogramEngine::Impl {
       if (config.species_sizes.size() > codelets::kMaxFrameSpecies) policy.group_pairs = 0;
       if (!config.whole_frames) {
         plan = plan_frame(config.species_sizes, policy, machine);
-        share = measured_cpu_share({}, machine, frame_pairs(config.species_sizes),
-                                   assumed_share_pairs);
+        share =
+            measured_cpu_share({}, machine, frame_pairs(config.species_sizes), assumed_share_pairs);
       }
     } catch (...) {
       // The destructor does not run for a half-built object: give back what was taken.
@@ -343,8 +343,8 @@ struct HistogramEngine::Impl {
       std::lock_guard<std::mutex> lock(clock_mutex);
       totals = throughput.totals();
     }
-    const CpuShare next = measured_cpu_share(totals, machine, frame_pairs(config.species_sizes),
-                                             assumed_share_pairs);
+    const CpuShare next =
+        measured_cpu_share(totals, machine, frame_pairs(config.species_sizes), assumed_share_pairs);
     if (next.cpu_share_pairs != policy.cpu_share_pairs) {
       policy.cpu_share_pairs = next.cpu_share_pairs;
       plan = plan_frame(config.species_sizes, policy, machine);

@@ -55,8 +55,8 @@ CpuShare measured_cpu_share(const ThroughputTotals& t, const MachineShape& machi
   if (machine.cpu_workers <= 0 || machine.cuda_workers <= 0 || frame_pairs == 0) return s;
 
   const uint64_t gpu_warmup =
-      kShareWarmupTasks * static_cast<uint64_t>(std::max(1, machine.gpus > 0 ? machine.gpus
-                                                                              : machine.cuda_workers));
+      kShareWarmupTasks *
+      static_cast<uint64_t>(std::max(1, machine.gpus > 0 ? machine.gpus : machine.cuda_workers));
   const uint64_t cpu_warmup =
       std::max<uint64_t>(kShareWarmupTasks, static_cast<uint64_t>(machine.cpu_workers));
   if (t.cpu_tasks < cpu_warmup || !(t.cpu_busy_seconds > 0)) return s;
@@ -70,8 +70,7 @@ CpuShare measured_cpu_share(const ThroughputTotals& t, const MachineShape& machi
   const double cpu_rate = machine.cpu_workers * (t.cpu_pairs / t.cpu_busy_seconds);
   double share = cpu_rate / (cpu_rate + gpu_rate);
   const uint64_t cpu_sized_done = t.cpu_pairs + t.eaten_pairs;
-  s.eaten_fraction =
-      cpu_sized_done > 0 ? static_cast<double>(t.eaten_pairs) / cpu_sized_done : 0.0;
+  s.eaten_fraction = cpu_sized_done > 0 ? static_cast<double>(t.eaten_pairs) / cpu_sized_done : 0.0;
   // GPUs ran many core-sized tiles: the cores were offered more than they did, whatever the
   // rates say (a per-core rate that drops as more cores contend, scheduling gaps). What they
   // achieved, as a share of all pairs done, is then what they can do. When they were offered

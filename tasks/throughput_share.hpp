@@ -20,7 +20,7 @@ struct ThroughputTotals {
   double cpu_busy_seconds = 0;  // summed over CPU workers, task start to end
   uint64_t cuda_tasks = 0;      // every task a CUDA worker ran
   uint64_t cuda_pairs = 0;
-  double cuda_seconds = 0;      // wall time during which a CUDA task ran (see ThroughputTracker)
+  double cuda_seconds = 0;       // wall time during which a CUDA task ran (see ThroughputTracker)
   uint64_t gpu_sized_tasks = 0;  // tasks too large for a core (gpu_only), all on CUDA workers
   uint64_t gpu_sized_pairs = 0;
   double gpu_sized_seconds = 0;  // wall time during which one of them ran

@@ -132,8 +132,8 @@ TEST_CASE("plan: the share is met to within a tile, the last pair split by rows"
     // Small pairs are always CPU-eligible (groups); beyond them the budget within a CPU tile
     // (the split row) plus a GPU remainder below the CPU task limit.
     CHECK(eligible + 2 * policy.cpu_task_limit >= policy.cpu_share_pairs);
-    CHECK(eligible <= std::max<uint64_t>(policy.cpu_share_pairs, total / 400) +
-                          2 * policy.cpu_task_limit);
+    CHECK(eligible <=
+          std::max<uint64_t>(policy.cpu_share_pairs, total / 400) + 2 * policy.cpu_task_limit);
     for (auto& [p, r] : rows) {  // row ranges of each pair are contiguous and disjoint
       std::sort(r.begin(), r.end());
       for (size_t i = 1; i < r.size(); ++i) CHECK(r[i].first == r[i - 1].second);
@@ -204,7 +204,8 @@ TEST_CASE("frames planned with changing shares give the exact histograms") {
   for (double fraction : {0.0, 0.013, 0.2, 0.55, 0.81, 1.0}) {
     CAPTURE(fraction);
     const BoxMatrix box = test::random_orthorhombic(2.0, 2.5);
-    const HistogramParams<float> params = make_params<float>(box, BoxKind::orthorhombic, 1.0, nbins);
+    const HistogramParams<float> params =
+        make_params<float>(box, BoxKind::orthorhombic, 1.0, nbins);
     std::vector<std::vector<float>> soa;
     for (int64_t n : sizes) soa.push_back(test::to_soa<float>(test::random_points(n, -1.0, 3.0)));
     auto coords = [&](int s) {
