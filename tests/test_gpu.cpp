@@ -165,8 +165,8 @@ TEST_CASE("hybrid engine whose CPU share moves between frames equals a CPU-only 
   // Two frames in flight, so later frames are planned after earlier ones finished: the share
   // comes from measured rates and changes from frame to frame (tasks/throughput_share).
   const auto frames = test::make_frames({12000, 4000, 300, 1}, 12, BoxKind::orthorhombic);
-  EngineConfig config = test::engine_config(frames, BoxKind::orthorhombic, 700, 1.0,
-                                            Precision::single);
+  EngineConfig config =
+      test::engine_config(frames, BoxKind::orthorhombic, 700, 1.0, Precision::single);
   config.frames_in_flight = 2;
   config.max_pairs_per_task = uint64_t(1) << 22;
   config.ncpu = 4;
