@@ -1,8 +1,25 @@
 #include "activity_report.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace pairhist {
+
+std::string cpu_share_text(const RunActivity& a) {
+  char text[200];
+  if (a.cpu_share_measured)
+    std::snprintf(text, sizeof(text),
+                  "%.2f%% of pairs (measured rates: cores %.2g/s, GPUs %.2g/s; GPUs ran %.0f%% of "
+                  "CPU-sized pairs)",
+                  100 * a.cpu_share, a.measured_cpu_rate, a.measured_gpu_rate,
+                  100 * a.gpu_ran_cpu_sized);
+  else if (a.cpu_share == 0)
+    std::snprintf(text, sizeof(text), "none planned");
+  else
+    std::snprintf(text, sizeof(text), "%.2f%% of pairs (assumed rates: too few tasks measured)",
+                  100 * a.cpu_share);
+  return text;
+}
 
 nlohmann::json activity_json(const JobOutcome& out) {
   const RunActivity& a = out.activity;
@@ -42,6 +59,13 @@ nlohmann::json activity_json(const JobOutcome& out) {
            {{"total", a.lp_task_kinds},
             {"uncalibrated", a.lp_kinds_uncalibrated},
             {"partly_calibrated", a.lp_kinds_partly_calibrated}}},
+          {"cpu_share", out.cpu_workers > 0 && out.cuda_workers > 0
+                            ? nlohmann::json{{"fraction", a.cpu_share},
+                                             {"measured", a.cpu_share_measured},
+                                             {"cpu_pairs_per_second", a.measured_cpu_rate},
+                                             {"gpu_pairs_per_second", a.measured_gpu_rate},
+                                             {"gpu_ran_cpu_sized_fraction", a.gpu_ran_cpu_sized}}
+                            : nlohmann::json(nullptr)},
           {"implementations",
            {{"cpu", {{"tasks", a.tasks_cpu}, {"pairs", a.pairs_cpu}}},
             {"cuda_shared", {{"tasks", a.tasks_cuda_shared}, {"pairs", a.pairs_cuda_shared}}},

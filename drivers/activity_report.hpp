@@ -2,11 +2,16 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "trajectory_job.hpp"
 
 namespace pairhist {
 
 nlohmann::json activity_json(const JobOutcome& out);
+
+/// Hybrid runs: the cores' share of the last frame and what it came from, e.g. "0.90% of pairs
+/// (measured rates: cores 1.2e+10/s, GPUs 1.1e+12/s; GPUs ran 6% of CPU-sized pairs)".
+std::string cpu_share_text(const RunActivity& a);
 
 }  // namespace pairhist

@@ -110,6 +110,8 @@ void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<st
   std::printf("  makespan      : %.3f s of tasks, tail idle %.3f s (%.1f%%)\n",
               act.makespan_seconds, act.tail_idle_seconds,
               act.makespan_seconds > 0 ? 100 * act.tail_idle_seconds / act.makespan_seconds : 0.0);
+  if (out.cpu_workers > 0 && out.cuda_workers > 0)
+    std::printf("  cpu share     : %s\n", cpu_share_text(act).c_str());
   if (act.lp_bound_seconds > 0)
     std::printf("  LP bound      : %.3f s (makespan / bound = %.3f)\n", act.lp_bound_seconds,
                 act.makespan_seconds / act.lp_bound_seconds);

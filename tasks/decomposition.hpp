@@ -8,8 +8,10 @@
 //  - groups of small pairs, packed into tasks sized for one CPU core (~20 ms), because a task per
 //    tiny pair would cost more in overhead than in work;
 //  - in hybrid runs, the cores' share of every frame (their throughput share with a margin, the
-//    smallest pairs first) cut into tiles a core finishes in 30 ms: with them in every frame the
-//    cores stay busy until the queue drains, and the GPUs take over what is left at the end.
+//    smallest pairs first, the last pair split by rows) cut into tiles a core finishes in 30 ms:
+//    with them in every frame the cores stay busy until the queue drains, and the GPUs take over
+//    what is left at the end. choose_policy starts from assumed rates; the engine re-plans each
+//    frame's share from the rates the workers achieved (throughput_share.hpp).
 // When CPU and CUDA workers share a run, a task a CPU core could not finish within the tail budget
 // is restricted to the GPUs: a model-free scheduler would otherwise let a core start a task that
 // ends long after the GPUs ran out of work (CADISHI's hybrid tail). dmda/dmdas still place every
@@ -35,6 +37,9 @@ struct DecompositionPolicy {
   int64_t min_tile_rows = 0;    // GPU tiles span at least this many rows (a CUDA block's rows x 4)
   uint64_t cpu_share_pairs = 0;  // hybrid runs: pairs per frame cut into CPU-sized tasks
 };
+
+/// Pairs examined in one frame with these species sizes.
+uint64_t frame_pairs(const std::vector<int64_t>& species_sizes);
 
 /// Throughputs the policy assumes before any model is calibrated (pairs per second). They only
 /// size tasks; placement comes from the scheduler.

@@ -16,6 +16,7 @@
 #include "pairhist/engine.hpp"
 #include "pairhist/errors.hpp"
 #include "row_tiles.hpp"
+#include "throughput_share.hpp"
 
 namespace pairhist {
 
@@ -62,7 +63,11 @@ struct HistogramEngine::Impl {
   uint64_t frame_bytes = 0;
   bool finished = false;
   DecompositionPolicy policy;
-  std::vector<PlannedTask> plan;  // the tasks of every frame (sizes are fixed for the run)
+  std::vector<PlannedTask> plan;  // the tasks of the next frame (re-planned as the share moves)
+  MachineShape machine;
+  ThroughputTracker throughput;      // finished tasks by worker class (under clock_mutex)
+  uint64_t assumed_share_pairs = 0;  // choose_policy's share, kept until rates are measured
+  CpuShare share;                    // the last frame's (under clock_mutex)
   std::vector<TaskSpan> timeline;
   bool bound_recording = false;
   BoundRecorder bound_kinds;  // StarPU's task pools, mirrored to say why a bound is missing
@@ -130,12 +135,17 @@ struct HistogramEngine::Impl {
     try {
       allocate_data();  // validates the sizes before anything is planned for them
       if (config.own_context) create_context();
-      const MachineShape machine{count_workers(STARPU_CPU_WORKER),
-                                 count_workers(STARPU_CUDA_WORKER), distinct_cuda_devices()};
+      machine = MachineShape{count_workers(STARPU_CPU_WORKER), count_workers(STARPU_CUDA_WORKER),
+                             distinct_cuda_devices()};
       policy = choose_policy(config.species_sizes, machine, config.max_pairs_per_task);
+      assumed_share_pairs = policy.cpu_share_pairs;
       // Groups are frame-codelet tasks, which name at most kMaxFrameSpecies species.
       if (config.species_sizes.size() > codelets::kMaxFrameSpecies) policy.group_pairs = 0;
-      if (!config.whole_frames) plan = plan_frame(config.species_sizes, policy, machine);
+      if (!config.whole_frames) {
+        plan = plan_frame(config.species_sizes, policy, machine);
+        share =
+            measured_cpu_share({}, machine, frame_pairs(config.species_sizes), assumed_share_pairs);
+      }
     } catch (...) {
       // The destructor does not run for a half-built object: give back what was taken.
       release_data();
@@ -267,6 +277,8 @@ struct HistogramEngine::Impl {
     c.busy_us += end - start;
     c.last_end_us = std::max(c.last_end_us, end);
     self->last_end_us = std::max(self->last_end_us, end);
+    self->throughput.record(starpu_worker_get_type(w) == STARPU_CUDA_WORKER,
+                            pairs <= self->policy.cpu_task_limit, start * 1e-6, end * 1e-6, pairs);
   }
 
   void release_data() {
@@ -325,6 +337,7 @@ struct HistogramEngine::Impl {
       return;
     }
     const codelets::PairHistogramArgs base = base_args(box);
+    replan_share();
     for (const PlannedTask& t : plan) {
       if (t.pair_indices.size() == 1)
         submit_tile(slot, base, t);
@@ -332,6 +345,25 @@ struct HistogramEngine::Impl {
         submit_frame_task(slot, box, t.pair_indices, t.gpu_only);
     }
     ++frames;
+  }
+
+  /// Hybrid runs: this frame's CPU share from the rates the workers achieved so far
+  /// (throughput_share.hpp); the plan is rebuilt (O(species pairs)) when the share moved.
+  void replan_share() {
+    if (policy.cpu_task_limit == 0) return;  // CPU-only or GPU-only: nothing to share
+    ThroughputTotals totals;
+    {
+      std::lock_guard<std::mutex> lock(clock_mutex);
+      totals = throughput.totals();
+    }
+    const CpuShare next =
+        measured_cpu_share(totals, machine, frame_pairs(config.species_sizes), assumed_share_pairs);
+    if (next.cpu_share_pairs != policy.cpu_share_pairs) {
+      policy.cpu_share_pairs = next.cpu_share_pairs;
+      plan = plan_frame(config.species_sizes, policy, machine);
+    }
+    std::lock_guard<std::mutex> lock(clock_mutex);
+    share = next;
   }
 
   /// Where a task may run: everywhere its codelet can, or on the GPUs alone (decomposition.hpp).
@@ -574,6 +606,11 @@ RunActivity HistogramEngine::activity() const {
   run.lp_kinds_partly_calibrated = impl_->bound.partly;
   run.lp_minimum_measurements = impl_->bound.minimum;
   run.lp_text = impl_->bound.lp_text;
+  run.cpu_share = impl_->share.fraction;
+  run.cpu_share_measured = impl_->share.measured;
+  run.measured_cpu_rate = impl_->share.cpu_rate;
+  run.measured_gpu_rate = impl_->share.gpu_rate;
+  run.gpu_ran_cpu_sized = impl_->share.eaten_fraction;
   run.timeline = impl_->timeline;
   return run;
 }

@@ -132,13 +132,13 @@ TEST_CASE("octant lists: every translation that beats a reduced vector below r_m
   // Brute force over reduced displacements of random skewed cells: whenever some lattice vector
   // brings d below r_max and below |d|, it is in d's octant list.
   int checked = 0;
-  for (int cell = 0; cell < 20; ++cell) {
-    const BoxMatrix m = test::random_triclinic(0.8, 2.0);
+  for (int cell = 0; cell < 31; ++cell) {
+    const BoxMatrix m = cell == 0 ? test::rhombic_dodecahedron() : test::random_triclinic(0.8, 2.0);
     const double r_max = max_minimum_image_rmax(m);
     const auto all = triclinic_images(m, r_max);
     const auto lists = triclinic_octant_images(m, r_max);
     const Box<double> box = make_box<double>(m, BoxKind::triclinic, r_max);
-    for (int k = 0; k < 2000; ++k) {
+    for (int k = 0; k < 5000; ++k) {
       const auto pts = test::random_points(2, -3.0, 3.0);
       double dx = pts[3] - pts[0], dy = pts[4] - pts[1], dz = pts[5] - pts[2];
       reduce_triclinic(box, dx, dy, dz);

@@ -161,6 +161,36 @@ TEST_CASE("engine with CUDA workers equals CPU-only runs, under several schedule
   }
 }
 
+TEST_CASE("hybrid engine whose CPU share moves between frames equals a CPU-only run") {
+  // Two frames in flight, so later frames are planned after earlier ones finished: the share
+  // comes from measured rates and changes from frame to frame (tasks/throughput_share).
+  const auto frames = test::make_frames({12000, 4000, 300, 1}, 12, BoxKind::orthorhombic);
+  EngineConfig config =
+      test::engine_config(frames, BoxKind::orthorhombic, 700, 1.0, Precision::single);
+  config.frames_in_flight = 2;
+  config.max_pairs_per_task = uint64_t(1) << 22;
+  config.ncpu = 4;
+  config.ncuda = 0;
+  const auto cpu_only = test::run_engine(frames, config);
+  config.ncuda = -1;
+  for (const char* sched : {"eager", "dmda"}) {
+    CAPTURE(sched);
+    config.scheduler = sched;
+    HistogramEngine engine(config);
+    for (size_t t = 0; t < frames.xyz.size(); ++t) {
+      std::vector<const float*> ptr;
+      for (const auto& s : frames.xyz[t]) ptr.push_back(s.data());
+      engine.submit_frame(ptr, frames.boxes[t]);
+    }
+    REQUIRE(engine.finish() == cpu_only);
+    const RunActivity act = engine.activity();
+    CHECK(act.cpu_share_measured);
+    CHECK(act.cpu_share > 0);
+    CHECK(act.measured_cpu_rate > 0);
+    CHECK(act.measured_gpu_rate > 0);
+  }
+}
+
 TEST_CASE("C API: ph_histograms_gpu equals ph_histograms_cpu") {
   REQUIRE(ph_gpu_count() > 0);
   for (BoxKind kind : {BoxKind::none, BoxKind::orthorhombic, BoxKind::triclinic}) {

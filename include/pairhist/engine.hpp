@@ -80,6 +80,14 @@ struct RunActivity {
   uint64_t lp_task_kinds = 0, lp_kinds_uncalibrated = 0, lp_kinds_partly_calibrated = 0;
   unsigned lp_minimum_measurements = 0;  // StarPU's STARPU_CALIBRATE_MINIMUM in this run
   std::string lp_text;  // EngineConfig::lp_bound_text: per-kind table + LP in lp_solve format
+  /// Hybrid runs: the cores' share of the last frame planned (pairs cut into CPU-sized tasks /
+  /// frame pairs), whether it came from measured rates (else the assumed ones), those rates
+  /// (pairs/s, all CPU workers and all GPUs together) and the part of the CPU-sized pairs the
+  /// CUDA workers ran. 0 outside hybrid runs.
+  double cpu_share = 0;
+  bool cpu_share_measured = false;
+  double measured_cpu_rate = 0, measured_gpu_rate = 0;
+  double gpu_ran_cpu_sized = 0;
   std::vector<TaskSpan> timeline;  // at most kMaxTimelineSpans, in completion order
 };
 
