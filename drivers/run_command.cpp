@@ -306,8 +306,8 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
                   "allows, 2 to 64)")
       ->capture_default_str();
   cmd->add_option("--reserve-cores", args->job.reserve_cores,
-                  "Cores left free of CPU workers for reading and feeding the GPUs (-1: one when "
-                  "there are GPUs and --ncpu is -1)")
+                  "Cores left free of CPU workers for reading and feeding the GPUs (-1: one, plus "
+                  "one per decoding thread, when there are GPUs and --ncpu is -1)")
       ->capture_default_str();
   cmd->add_option("--memory-budget", args->job.memory_budget_mib,
                   "MiB of pinned memory for the frames in flight")

@@ -155,6 +155,8 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         config.frames_in_flight = o.frames_in_flight;
         config.memory_budget_bytes = o.memory_budget_mib << 20;
         config.reserve_cores = o.reserve_cores;
+        if (const auto* parallel = dynamic_cast<const io::XtcParallelReader*>(&reader))
+          config.reader_threads = parallel->threads();
         config.sum_tasks = o.sum_tasks;
         config.max_pairs_per_task = o.task_pairs;
         config.lp_bound = o.lp_bound;

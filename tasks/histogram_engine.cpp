@@ -112,10 +112,12 @@ struct HistogramEngine::Impl {
     // outnumber samples: on loaded cores a task kind then never reached 10 measurements, and the
     // LP bound had no time for it (docs/performance.md). Only 5x outliers are dropped here.
     setenv("STARPU_HISTORY_MAX_ERROR", kHistoryMaxError, 0);
-    // CPU workers on every core would starve the thread that reads frames and feeds the GPUs.
+    // CPU workers on every core would starve the threads that read frames and feed the GPUs
+    // (4x H200, 59 CPU workers, 4 decoding threads sharing one core: GPUs 80% busy).
     const int reserve = config.reserve_cores >= 0 ? config.reserve_cores
-                        : (config.ncpu < 0 && config.ncuda != 0 && gpus_present()) ? 1
-                                                                                   : 0;
+                        : (config.ncpu < 0 && config.ncuda != 0 && gpus_present())
+                            ? 1 + std::max(0, config.reader_threads)
+                            : 0;
     conf.reserve_ncpus = reserve;
     conf.nopencl = 0;
     const int ret = starpu_init(&conf);

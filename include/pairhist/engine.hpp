@@ -25,7 +25,9 @@ struct EngineConfig {
   int frames_in_flight = 0;  // frame buffers registered at once; 0: from memory_budget_bytes
   uint64_t memory_budget_bytes = uint64_t(1) << 30;  // pinned frame buffers, all slots together
   int reserve_cores = -1;  // cores kept from CPU workers for the caller's reading thread;
-                           // -1: one when there are GPUs to feed (and ncpu is -1), else none
+                           // -1: one when there are GPUs to feed (and ncpu is -1), else none,
+                           // plus one per reader_threads
+  int reader_threads = 0;  // threads besides the caller's that prepare frames (XTC decoding)
   uint64_t max_pairs_per_task = 0;  // row tile size; 0: from the machine (tasks/decomposition)
   std::string scheduler;            // StarPU scheduling policy; empty: STARPU_SCHED or default
   bool whole_frames = false;        // baseline: one task per frame from a shared queue (CADISHI)
