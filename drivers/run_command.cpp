@@ -299,7 +299,9 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
                   "per whole frame from a shared queue (CADISHI's design, for comparison)")
       ->check(CLI::IsMember({"tasks", "static"}))
       ->capture_default_str();
-  cmd->add_option("--ncpu", args->job.ncpu, "CPU workers (-1: all cores)")->capture_default_str();
+  cmd->add_option("--ncpu", args->job.ncpu,
+                  "CPU workers (-1: all free cores, at most 16 beside GPUs)")
+      ->capture_default_str();
   cmd->add_option("--ncuda", args->job.ncuda, "CUDA workers (-1: all GPUs)")->capture_default_str();
   cmd->add_option("--frames-in-flight", args->job.frames_in_flight,
                   "Frames whose coordinates are held at once (0: as many as --memory-budget "

@@ -14,6 +14,8 @@
 #   reduction  REDUX against explicit sum tasks on the GPU (F1-like, and K6 in small tasks)
 #   lpbound hybrid runs against StarPU's LP bound after `pairhist calibrate`
 #   startup one 4M-atom frame on one GPU (time to the first task)
+#   multihybrid  multi's F1-like runs only
+#   adaptive hybrid F1-like runs (200 and 2000 frames) with the measured cores' share
 # Several modes may be given: `scripts/taskgraph-device-run.sh suite f1`.
 set -u
 out=${OUT:-$PWD/.gpu/out}
@@ -211,6 +213,42 @@ mode_lpbound() {  # calibrate for the hybrid plan, then compare makespans with t
   LIMIT=60 go lp-hybrid-static --schedule static --last 19
   unset STARPU_PERF_MODEL_DIR
   same lp-gpu-only lp-hybrid-eager
+}
+
+mode_adaptive() {  # hybrid runs re-planning the cores' share from measured rates
+  synth F1 200
+  LIMIT=60 go ad-f1-gpu-only --ncpu 0
+  LIMIT=60 go ad-f1-hybrid
+  LIMIT=60 go ad-f1-gpu-only-2 --ncpu 0
+  LIMIT=60 go ad-f1-hybrid-2
+  LIMIT=60 go ad-f1-static-gpu --schedule static --ncpu 0
+  same ad-f1-gpu-only ad-f1-hybrid
+  synth F1 2000
+  LIMIT=120 go ad-f1-2000-hybrid
+  LIMIT=120 go ad-f1-2000-gpu-only --ncpu 0
+}
+
+mode_multihybrid() {  # multi's hybrid runs only (after a change to the hybrid feeding)
+  local g
+  local gpus=$(nvidia-smi -L | wc -l)
+  local counts=$(for g in 1 2 4 8; do [ "$g" -le "$gpus" ] && echo $g; done)
+  synth F1 200
+  LIMIT=60 go multi-warmup --last 0
+  for g in $counts; do LIMIT=60 go multi-f1-hybrid$g --ncuda "$g"; done
+  for g in $counts; do LIMIT=60 go multi-f1-gpu$g --ncpu 0 --ncuda "$g"; done
+  same multi-f1-gpu1 multi-f1-hybrid$g
+}
+
+mode_hybrid4() {  # 4 GPUs with CPU workers: which part of the hybrid setup costs the GPUs
+  synth F1 200
+  LIMIT=60 go h4-warmup --last 0
+  LIMIT=60 go h4-gpu --ncpu 0
+  LIMIT=60 go h4-eager
+  LIMIT=60 go h4-dmda --sched dmda
+  LIMIT=60 go h4-lws --sched lws --frames-in-flight 8
+  LIMIT=60 go h4-eager-ncpu16 --ncpu 16
+  LIMIT=60 go h4-eager-ncpu32 --ncpu 32
+  LIMIT=60 go h4-gpu-again --ncpu 0
 }
 
 mode_startup() {  # one 4M-atom frame on one GPU: how long before the first task
