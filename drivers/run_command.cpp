@@ -112,11 +112,7 @@ void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<st
               act.makespan_seconds > 0 ? 100 * act.tail_idle_seconds / act.makespan_seconds : 0.0);
   if (out.cpu_workers > 0 && out.cuda_workers > 0)
     std::printf("  cpu share     : %s\n", cpu_share_text(act).c_str());
-  if (act.lp_bound_seconds > 0)
-    std::printf("  LP bound      : %.3f s (makespan / bound = %.3f)\n", act.lp_bound_seconds,
-                act.makespan_seconds / act.lp_bound_seconds);
-  else if (a.job.lp_bound)
-    std::printf("  LP bound      : n/a: %s\n", act.lp_bound_reason.c_str());
+  if (a.job.lp_bound) std::printf("  LP bound      : %s\n", lp_bound_text(act).c_str());
   if (act.lp_bound_seconds > 0 && act.lp_kinds_partly_calibrated > 0)
     std::printf(
         "  LP bound note : %llu of %llu task kinds lack measurements on a worker kind that "
