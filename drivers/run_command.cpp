@@ -321,8 +321,9 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
       ->check(CLI::IsMember({"redux", "sum"}))
       ->capture_default_str();
   cmd->add_flag("--lp-bound", args->lp_bound,
-                "Compute StarPU's LP lower bound of the makespan (summary, --report, "
-                "--activity-svg); needs calibrated perfmodels (pairhist calibrate, --sched dmda)");
+                "Compute LP lower bounds of the makespan (summary, --report): from this run's "
+                "measured task times (needs GLPK), and StarPU's (--activity-svg too), which "
+                "needs calibrated perfmodels (pairhist calibrate, --sched dmda)");
   cmd->add_option("--lp-file", args->lp_file,
                   "Also write StarPU's LP (lp_solve format, implies --lp-bound) and a table of "
                   "the task kinds' measurements per worker kind to this file");
