@@ -21,6 +21,31 @@ std::string cpu_share_text(const RunActivity& a) {
   return text;
 }
 
+std::string lp_bound_text(const RunActivity& a) {
+  char num[160];
+  std::string s;
+  if (a.lp_bound_measured_seconds > 0) {
+    std::snprintf(
+        num, sizeof(num), "%.3f s from this run's measured task times (makespan %.1f%% above; ",
+        a.lp_bound_measured_seconds, 100 * (a.makespan_seconds / a.lp_bound_measured_seconds - 1));
+    s = num + std::to_string(a.lp_measured_estimated_kinds) + " of " +
+        std::to_string(a.lp_measured_kinds) + " kinds estimated on an arch where they did not run";
+    if (a.lp_measured_unknown_entries > 0)
+      s += "; " + std::to_string(a.lp_measured_unknown_entries) +
+           " kind-arch pairs left out: that arch ran no task";
+    s += ")";
+  } else {
+    s = "n/a from this run's measured task times: " + a.lp_bound_measured_reason;
+  }
+  s += "; StarPU's history bound: ";
+  if (a.lp_bound_seconds > 0) {
+    std::snprintf(num, sizeof(num), "%.3f s (makespan / bound = %.3f)", a.lp_bound_seconds,
+                  a.makespan_seconds / a.lp_bound_seconds);
+    return s + num;
+  }
+  return s + "n/a: " + a.lp_bound_reason;
+}
+
 nlohmann::json activity_json(const JobOutcome& out) {
   const RunActivity& a = out.activity;
   nlohmann::json workers = nlohmann::json::array();
@@ -59,6 +84,14 @@ nlohmann::json activity_json(const JobOutcome& out) {
            {{"total", a.lp_task_kinds},
             {"uncalibrated", a.lp_kinds_uncalibrated},
             {"partly_calibrated", a.lp_kinds_partly_calibrated}}},
+          {"lp_bound_measured_seconds", a.lp_bound_measured_seconds > 0
+                                            ? nlohmann::json(a.lp_bound_measured_seconds)
+                                            : nlohmann::json(nullptr)},
+          {"lp_bound_measured_reason", a.lp_bound_measured_reason.empty()
+                                           ? nlohmann::json(nullptr)
+                                           : nlohmann::json(a.lp_bound_measured_reason)},
+          {"lp_measured_kinds", a.lp_measured_kinds},
+          {"lp_measured_estimated_kinds", a.lp_measured_estimated_kinds},
           {"cpu_share", out.cpu_workers > 0 && out.cuda_workers > 0
                             ? nlohmann::json{{"fraction", a.cpu_share},
                                              {"measured", a.cpu_share_measured},

@@ -112,11 +112,7 @@ void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<st
               act.makespan_seconds > 0 ? 100 * act.tail_idle_seconds / act.makespan_seconds : 0.0);
   if (out.cpu_workers > 0 && out.cuda_workers > 0)
     std::printf("  cpu share     : %s\n", cpu_share_text(act).c_str());
-  if (act.lp_bound_seconds > 0)
-    std::printf("  LP bound      : %.3f s (makespan / bound = %.3f)\n", act.lp_bound_seconds,
-                act.makespan_seconds / act.lp_bound_seconds);
-  else if (a.job.lp_bound)
-    std::printf("  LP bound      : n/a: %s\n", act.lp_bound_reason.c_str());
+  if (a.job.lp_bound) std::printf("  LP bound      : %s\n", lp_bound_text(act).c_str());
   if (act.lp_bound_seconds > 0 && act.lp_kinds_partly_calibrated > 0)
     std::printf(
         "  LP bound note : %llu of %llu task kinds lack measurements on a worker kind that "
@@ -327,8 +323,9 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
       ->check(CLI::IsMember({"redux", "sum"}))
       ->capture_default_str();
   cmd->add_flag("--lp-bound", args->lp_bound,
-                "Compute StarPU's LP lower bound of the makespan (summary, --report, "
-                "--activity-svg); needs calibrated perfmodels (pairhist calibrate, --sched dmda)");
+                "Compute LP lower bounds of the makespan (summary, --report): from this run's "
+                "measured task times (needs GLPK), and StarPU's (--activity-svg too), which "
+                "needs calibrated perfmodels (pairhist calibrate, --sched dmda)");
   cmd->add_option("--lp-file", args->lp_file,
                   "Also write StarPU's LP (lp_solve format, implies --lp-bound) and a table of "
                   "the task kinds' measurements per worker kind to this file");

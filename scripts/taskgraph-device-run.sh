@@ -55,10 +55,16 @@ imp = j["implementations"]
 busy_cuda = sum(w["busy_seconds"] for w in j["workers"] if w["kind"] == "cuda")
 ncuda = max(1, j["cuda_workers"])
 lp = j.get("lp_bound_seconds")
+lpm = j.get("lp_bound_measured_seconds")
+lp_text = (f"{lpm:.2f} (measured times; {j.get('lp_measured_estimated_kinds', 0)} of "
+           f"{j.get('lp_measured_kinds', 0)} kinds estimated)" if lpm
+           else "n/a " + str(j.get("lp_bound_measured_reason")))
+if lp:
+    lp_text += f" starpu {lp:.2f}"
 print(f"{sys.argv[2]}: frames {j['frames']} wall {j['seconds']:.2f} s bapps {j['bapps']:.1f} "
       f"makespan {j['makespan_seconds']:.2f} first_task {j.get('first_task_start_seconds', 0):.3f} tail_idle {j['tail_idle_seconds']:.3f} "
       f"({100*j['tail_idle_seconds']/max(j['makespan_seconds'],1e-9):.1f}%) "
-      f"lp_bound {('%.2f' % lp) if lp else 'n/a ' + str(j.get('lp_bound_reason'))} tasks {j['tasks']} cpu/shared/global "
+      f"lp_bound {lp_text} tasks {j['tasks']} cpu/shared/global "
       f"{imp['cpu']['tasks']}/{imp['cuda_shared']['tasks']}/{imp['cuda_global']['tasks']} "
       f"cpu_pairs {imp['cpu']['pairs']/max(j['pairs_examined'],1)*100:.2f}% "
       f"gpu_busy {busy_cuda/ncuda/max(j['makespan_seconds'],1e-9)*100:.1f}% "

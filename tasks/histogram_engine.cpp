@@ -14,6 +14,7 @@
 #include "../codelets/starpu/pair_histogram_codelet.hpp"
 #include "decomposition.hpp"
 #include "lp_bound.hpp"
+#include "measured_recorder.hpp"
 #include "pairhist/engine.hpp"
 #include "pairhist/errors.hpp"
 #include "row_tiles.hpp"
@@ -74,6 +75,9 @@ struct HistogramEngine::Impl {
   bool bound_recording = false;
   BoundRecorder bound_kinds;  // StarPU's task pools, mirrored to say why a bound is missing
   BoundOutcome bound;
+  bool measuring = false;           // lp_bound: the measured-times bound (measured_bound.hpp)
+  MeasuredRecorder measured_kinds;  // under clock_mutex
+  MeasuredBound measured_bound;
   unsigned sched_ctx = 0;  // StarPU's global context, or our own (EngineConfig::own_context)
 
   explicit Impl(const EngineConfig& c) : config(c) {
@@ -141,6 +145,10 @@ struct HistogramEngine::Impl {
     try {
       allocate_data();  // validates the sizes before anything is planned for them
       if (config.own_context) create_context();
+      if (config.lp_bound) {
+        measured_kinds.start(sched_ctx);
+        measuring = true;
+      }
       machine = MachineShape{count_workers(STARPU_CPU_WORKER), count_workers(STARPU_CUDA_WORKER),
                              distinct_cuda_devices()};
       policy = choose_policy(config.species_sizes, machine, config.max_pairs_per_task);
@@ -286,10 +294,10 @@ struct HistogramEngine::Impl {
     if (w < 0 || w >= STARPU_NMAXWORKERS) return;
     const double start = starpu_timing_timespec_to_us(const_cast<timespec*>(&info.start_time));
     const double end = starpu_timing_timespec_to_us(const_cast<timespec*>(&info.end_time));
-    const uint64_t pairs =
-        task->cl == codelets::frame_histogram_codelet()
-            ? static_cast<const codelets::FrameHistogramArgs*>(task->cl_arg)->pairs
-            : static_cast<const codelets::PairHistogramArgs*>(task->cl_arg)->pairs;
+    const bool grouped = task->cl == codelets::frame_histogram_codelet();
+    const auto* group_args = static_cast<const codelets::FrameHistogramArgs*>(task->cl_arg);
+    const auto* tile_args = static_cast<const codelets::PairHistogramArgs*>(task->cl_arg);
+    const uint64_t pairs = grouped ? group_args->pairs : tile_args->pairs;
     std::lock_guard<std::mutex> lock(self->clock_mutex);
     if (self->timeline.size() < kMaxTimelineSpans)
       self->timeline.push_back({w, (start - self->start_us) * 1e-6, (end - self->start_us) * 1e-6,
@@ -302,6 +310,11 @@ struct HistogramEngine::Impl {
     self->last_end_us = std::max(self->last_end_us, end);
     self->throughput.record(starpu_worker_get_type(w) == STARPU_CUDA_WORKER,
                             pairs <= self->policy.cpu_task_limit, start * 1e-6, end * 1e-6, pairs);
+    if (self->measuring)  // the kind as StarPU pools it: the codelet's own footprint function
+      self->measured_kinds.record(
+          task->cl,
+          grouped ? codelets::work_footprint(*group_args) : codelets::work_footprint(*tile_args),
+          static_cast<uint32_t>(task->where), w, (end - start) * 1e-6, pairs);
   }
 
   void release_data() {
@@ -548,6 +561,17 @@ struct HistogramEngine::Impl {
       bound = bound_kinds.finish(config.lp_bound_text);  // our tasks and their models are done
       bound_recording = false;
     }
+    if (measuring) {
+      // StarPU runs a task's callback after releasing its data, so the take above can return
+      // before the last callbacks have recorded their tasks.
+      if (sched_ctx == 0)
+        starpu_task_wait_for_all();
+      else
+        starpu_task_wait_for_all_in_ctx(sched_ctx);
+      std::lock_guard<std::mutex> lock(clock_mutex);
+      measured_bound = measured_kinds.finish();
+      measuring = false;
+    }
     release_data();
     return result;
   }
@@ -629,6 +653,11 @@ RunActivity HistogramEngine::activity() const {
   run.lp_kinds_partly_calibrated = impl_->bound.partly;
   run.lp_minimum_measurements = impl_->bound.minimum;
   run.lp_text = impl_->bound.lp_text;
+  run.lp_bound_measured_seconds = impl_->measured_bound.seconds;
+  run.lp_bound_measured_reason = impl_->measured_bound.reason;
+  run.lp_measured_kinds = impl_->measured_bound.kinds;
+  run.lp_measured_estimated_kinds = impl_->measured_bound.estimated_kinds;
+  run.lp_measured_unknown_entries = impl_->measured_bound.unknown_entries;
   run.cpu_share = impl_->share.fraction;
   run.cpu_share_measured = impl_->share.measured;
   run.measured_cpu_rate = impl_->share.cpu_rate;

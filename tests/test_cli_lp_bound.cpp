@@ -1,8 +1,10 @@
 // `run --lp-bound` end to end: with no measured models the summary and the report say why there
-// is no bound; after `calibrate` (same arguments) the bound is computed and is a lower bound.
+// is no StarPU bound, while the bound from the run's own measured task times is there and below
+// the makespan; after `calibrate` (same arguments) StarPU's bound is computed too.
 // Every case uses its own StarPU home, so models left over by other tests or runs play no part.
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -64,7 +66,7 @@ TEST_CASE("run --lp-bound without measurements says why there is no bound") {
                        " --report " + s.file("r.json") + " --lp-file " + s.file("bound.lp"));
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
-  CHECK(contains(r.out, "LP bound      : n/a: "));
+  CHECK(contains(r.out, "StarPU's history bound: n/a: "));
   CHECK(contains(r.out, "task kinds have fewer than 10 measurements on every worker kind"));
   CHECK(contains(r.out, "pairhist calibrate"));
   const auto report = read_json(s.file("r.json"));
@@ -79,6 +81,27 @@ TEST_CASE("run --lp-bound without measurements says why there is no bound") {
   const std::string lp = CliScratch::slurp(s.file("bound.lp"));
   CHECK(contains(lp, "cpu 0!"));
   CHECK(contains(lp, "min: tmax;"));  // StarPU's LP follows the table
+
+  // The measured bound needs no model. The run itself is a feasible point of its LP (each arch's
+  // summed durations fit in workers x makespan), so the optimum cannot exceed the makespan.
+  REQUIRE(report["lp_bound_measured_seconds"].is_number());
+  CHECK(report["lp_bound_measured_reason"].is_null());
+  const double measured = report["lp_bound_measured_seconds"].get<double>();
+  const double makespan = report["makespan_seconds"].get<double>();
+  MESSAGE("makespan " << makespan << " s, measured-times bound " << measured << " s");
+  CHECK(measured > 0);
+  CHECK(measured <= makespan * (1 + 1e-6) + 1e-6);
+  // Busy time over the CPU workers: with one arch the LP optimum is exactly that sum / workers.
+  double busy = 0;
+  for (const auto& w : report["workers"]) busy += w["busy_seconds"].get<double>();
+  CHECK(measured == doctest::Approx(busy / report["cpu_workers"].get<double>()).epsilon(1e-6));
+  // Its kinds are StarPU's pools; with the cores alone nothing is estimated.
+  CHECK(report["lp_measured_kinds"].get<uint64_t>() == kinds);
+  CHECK(report["lp_measured_estimated_kinds"].get<uint64_t>() == 0);
+  char line[64];
+  std::snprintf(line, sizeof(line), "LP bound      : %.3f s from this run's measured", measured);
+  CHECK(contains(r.out, line));
+  CHECK(contains(r.out, "0 of " + std::to_string(kinds) + " kinds estimated"));
 }
 
 TEST_CASE("calibrate measures every task kind; run --lp-bound then gets a lower bound") {

@@ -82,6 +82,13 @@ struct RunActivity {
   uint64_t lp_task_kinds = 0, lp_kinds_uncalibrated = 0, lp_kinds_partly_calibrated = 0;
   unsigned lp_minimum_measurements = 0;  // StarPU's STARPU_CALIBRATE_MINIMUM in this run
   std::string lp_text;  // EngineConfig::lp_bound_text: per-kind table + LP in lp_solve format
+  /// With EngineConfig::lp_bound: the same area LP over this run's measured task durations
+  /// (mean per kind and worker arch; 0 and a reason when not computable), the kinds, those with
+  /// a time estimated from their codelet's throughput on an arch where they did not run, and the
+  /// (kind, arch) entries left out because that arch ran no task at all (tasks/measured_bound.hpp).
+  double lp_bound_measured_seconds = 0;
+  std::string lp_bound_measured_reason;
+  uint64_t lp_measured_kinds = 0, lp_measured_estimated_kinds = 0, lp_measured_unknown_entries = 0;
   /// Hybrid runs: the cores' share of the last frame planned (pairs cut into CPU-sized tasks /
   /// frame pairs), whether it came from measured rates (else the assumed ones), those rates
   /// (pairs/s, all CPU workers and all GPUs together) and the part of the CPU-sized pairs the
