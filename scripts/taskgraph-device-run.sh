@@ -14,6 +14,7 @@
 #   reduction  REDUX against explicit sum tasks on the GPU (F1-like, and K6 in small tasks)
 #   lpbound hybrid runs against StarPU's LP bound after `pairhist calibrate`
 #   startup one 4M-atom frame on one GPU (time to the first task)
+#   final   the H100 table of the task-graph issue (F1 200 every way, static baselines, 2000 frames)
 #   multihybrid  multi's F1-like runs only
 #   adaptive hybrid F1-like runs (200 and 2000 frames) with the measured cores' share
 # Several modes may be given: `scripts/taskgraph-device-run.sh suite f1`.
@@ -255,6 +256,26 @@ mode_hybrid4() {  # 4 GPUs with CPU workers: which part of the hybrid setup cost
   LIMIT=60 go h4-eager-ncpu16 --ncpu 16
   LIMIT=60 go h4-eager-ncpu32 --ncpu 32
   LIMIT=60 go h4-gpu-again --ncpu 0
+}
+
+mode_final() {  # issue 4's H100 table: hybrid vs GPU-only vs CPU-only vs static, LP bounds, 2000 frames
+  synth F1 200
+  export STARPU_PERF_MODEL_DIR=$work/models-final
+  rm -rf "$STARPU_PERF_MODEL_DIR"
+  timeout 250 $b calibrate $args --frames 20 2>&1 | tail -2 | tee -a "$out/taskgraph.log"
+  LIMIT=60 go fin-gpu-only --ncpu 0
+  LIMIT=60 go fin-hybrid
+  LIMIT=60 go fin-hybrid-2
+  LIMIT=60 go fin-hybrid-dmda --sched dmda
+  LIMIT=60 go fin-static-gpu --schedule static --ncpu 0
+  LIMIT=60 go fin-cpu-only-8 --ncuda 0 --last 7
+  LIMIT=60 go fin-hybrid-20 --last 19
+  LIMIT=150 go fin-static-hybrid-20 --schedule static --last 19
+  same fin-gpu-only fin-hybrid
+  same fin-gpu-only fin-static-gpu
+  synth F1 2000
+  LIMIT=120 go fin-2000-hybrid
+  unset STARPU_PERF_MODEL_DIR
 }
 
 mode_startup() {  # one 4M-atom frame on one GPU: how long before the first task
