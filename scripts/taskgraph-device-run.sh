@@ -15,6 +15,8 @@
 #   lpbound hybrid runs against StarPU's LP bound after `pairhist calibrate`
 #   startup one 4M-atom frame on one GPU (time to the first task)
 #   final   the H100 table of the task-graph issue (F1 200 every way, static baselines, 2000 frames)
+#   models  calibrate this host's perfmodels (tar in $OUT) for perfmodels/
+#   wide    K5 (100k bins) and K1, single and double precision
 #   multihybrid  multi's F1-like runs only
 #   adaptive hybrid F1-like runs (200 and 2000 frames) with the measured cores' share
 # Several modes may be given: `scripts/taskgraph-device-run.sh suite f1`.
@@ -276,6 +278,28 @@ mode_final() {  # issue 4's H100 table: hybrid vs GPU-only vs CPU-only vs static
   synth F1 2000
   LIMIT=120 go fin-2000-hybrid
   unset STARPU_PERF_MODEL_DIR
+}
+
+mode_models() {  # perfmodels of this host for perfmodels/: F1-like hybrid and GPU-only, the sample
+  synth F1 200
+  export STARPU_PERF_MODEL_DIR=$work/models-host
+  rm -rf "$STARPU_PERF_MODEL_DIR"
+  timeout 200 $b calibrate $args --frames 20 2>&1 | tail -1 | tee -a "$out/taskgraph.log"
+  timeout 200 $b calibrate $args --frames 20 --ncpu 0 2>&1 | tail -1 | tee -a "$out/taskgraph.log"
+  timeout 100 $b calibrate data/spce_water.xtc --top data/spce_water.gro --species O=OW \
+    --species H=HW1,HW2 --rmax 1.2 --nbins 240 -o "$work/out-sample" 2>&1 | tail -1 | tee -a "$out/taskgraph.log"
+  tar -C "$STARPU_PERF_MODEL_DIR" -czf "$out/perfmodels-$(nvidia-smi -L | wc -l)gpu.tar.gz" .
+  unset STARPU_PERF_MODEL_DIR
+}
+
+mode_wide() {  # wide histograms (K5) and a no-change check on K1
+  local c p
+  for p in single double; do
+    for c in K5 K1; do
+      $b bench --case $c --device gpu --precision $p --repeats 5 | tee -a "$out/taskgraph.log"
+      $b bench --case $c --device gpu --precision $p --repeats 5 --json >>"$out/reports/bench.jsonl"
+    done
+  done
 }
 
 mode_startup() {  # one 4M-atom frame on one GPU: how long before the first task

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "../codelets/api/spatial_order.hpp"
 #include "../codelets/cpu/pair_histogram_cpu.hpp"
 #include "../codelets/cuda/pair_histogram_cuda.hpp"
 #include "engine_reference.hpp"
@@ -42,7 +43,7 @@ struct DeviceArray {
 
 template <class T>
 void check_gpu_equals_cpu(cuda::HistogramKernel kernel, BoxKind kind, int64_t na, int64_t nb,
-                          bool same, int nbins) {
+                          bool same, int nbins, bool spatial_order = false) {
   CAPTURE(static_cast<int>(kernel));
   CAPTURE(box_kind_name(kind));
   CAPTURE(na);
@@ -54,8 +55,12 @@ void check_gpu_equals_cpu(cuda::HistogramKernel kernel, BoxKind kind, int64_t na
   if (kind == BoxKind::orthorhombic) box = test::random_orthorhombic(2.0, 3.0);
   if (kind == BoxKind::triclinic) box = test::random_triclinic(2.0, 3.0);
   const double r_max = kind == BoxKind::none ? 3.0 : max_minimum_image_rmax(box);
-  const auto a = test::to_soa<T>(test::random_points(na, -2.0, 5.0));
-  const auto b = test::to_soa<T>(test::random_points(nb, -2.0, 5.0));
+  auto a = test::to_soa<T>(test::random_points(na, -2.0, 5.0));
+  auto b = test::to_soa<T>(test::random_points(nb, -2.0, 5.0));
+  if (spatial_order) {  // compact blocks: the windows of wide histograms skip many of them
+    capi::sort_spatially(a, na);
+    capi::sort_spatially(b, nb);
+  }
   const HistogramParams<T> p = make_params<T>(box, kind, r_max, nbins);
 
   // Poison: random starting counts; the kernels must add exactly on top of them.
@@ -110,6 +115,21 @@ TEST_CASE("CUDA kernels equal the CPU kernel bit for bit, every box, precision a
                               true, 1000);
   check_gpu_equals_cpu<double>(cuda::HistogramKernel::shared_memory, BoxKind::none, 700, 3000,
                                false, 1000);
+  unsetenv("PAIRHIST_CUDA_WINDOW");
+}
+
+TEST_CASE("windows skipping blocks of spatially ordered points stay exact") {
+  // 250-bin windows over 3000 bins up to r_max 3 in a 7-wide cube: most blocks of ordered points
+  // lie wholly inside, or wholly outside, a window's distance range, and beyond r_max.
+  setenv("PAIRHIST_CUDA_WINDOW", "250", 1);
+  for (int64_t n : {1, 4097, 20000}) {
+    check_gpu_equals_cpu<float>(cuda::HistogramKernel::shared_memory, BoxKind::none, n, n, true,
+                                3000, true);
+    check_gpu_equals_cpu<float>(cuda::HistogramKernel::shared_memory, BoxKind::none, n, 9000, false,
+                                3000, true);
+    check_gpu_equals_cpu<double>(cuda::HistogramKernel::shared_memory, BoxKind::none, n, n, true,
+                                 2000, true);
+  }
   unsetenv("PAIRHIST_CUDA_WINDOW");
 }
 

@@ -132,6 +132,56 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
   }
 }
 
+/// Axis-aligned bounds of the points the whole block holds (each thread passes its own); NaN
+/// padding is ignored (fmin/fmax), so a block of padding only gets empty bounds (+inf..-inf).
+/// `scratch` holds 6 values per warp; every thread returns with the block's bounds. Contains one
+/// barrier: the caller must not touch `scratch` again before its next barrier.
+template <int Threads, class T>
+__device__ __forceinline__ void block_bounds(T (&lo)[3], T (&hi)[3], T* scratch) {
+#pragma unroll
+  for (int c = 0; c < 3; ++c)
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+      lo[c] = fmin(lo[c], __shfl_xor_sync(0xffffffffu, lo[c], offset));
+      hi[c] = fmax(hi[c], __shfl_xor_sync(0xffffffffu, hi[c], offset));
+    }
+  const int warp = threadIdx.x / 32;
+  if (threadIdx.x % 32 == 0)
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+      scratch[6 * warp + c] = lo[c];
+      scratch[6 * warp + 3 + c] = hi[c];
+    }
+  __syncthreads();
+#pragma unroll 4
+  for (int w = 0; w < Threads / 32; ++w)
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+      lo[c] = fmin(lo[c], scratch[6 * w + c]);
+      hi[c] = fmax(hi[c], scratch[6 * w + 3 + c]);
+    }
+}
+
+/// Whether no pair between two boxes of points can fall into bins [bin_lo, bin_hi): their
+/// distances lie within [dmin, dmax] of the boxes, and a computed bin is within a few roundings
+/// (relative 2^-21 in single precision) of r * scale, so a 1e-5 relative margin keeps the test
+/// conservative. Non-periodic distances only.
+template <class T>
+__device__ __forceinline__ bool outside_bins(const T (&rlo)[3], const T (&rhi)[3],
+                                             const T (&tlo)[3], const T (&thi)[3], T scale,
+                                             int bin_lo, int bin_hi) {
+  double near2 = 0, far2 = 0;
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    const double gap = fmax(0.0, fmax(double(tlo[c]) - rhi[c], double(rlo[c]) - thi[c]));
+    const double span = fmax(double(thi[c]) - rlo[c], double(rhi[c]) - tlo[c]);
+    near2 += gap * gap;
+    far2 += span * span;
+  }
+  const double s = scale;
+  return sqrt(far2) * s * (1 + 1e-5) < bin_lo || sqrt(near2) * s * (1 - 1e-5) >= bin_hi;
+}
+
 /// Threads per block of the shared-memory kernel: 256 while several blocks fit on an SM; 1024 when
 /// a wide histogram's window fills the shared memory, so the one block per SM still has 32 warps
 /// to hide latency.
@@ -172,14 +222,38 @@ __global__ void __launch_bounds__(Threads)
   const int64_t row0 = block_row + threadIdx.x;
 #pragma unroll
   for (int r = 0; r < kRows; ++r) rows[r] = load_point(a, na, row0 + int64_t(r) * Threads, row_end);
+  // A window of a wide histogram without a box skips the tiles whose points are all too near or
+  // too far from the block's rows for its bins (input in spatial order makes that most tiles of
+  // some windows: see spatial_order.hpp). Row bounds once, tile bounds per tile.
+  constexpr bool kPrune = Windowed && K == BoxKind::none;
+  __shared__ T bounds_scratch[kPrune ? 6 * (Threads / 32) : 1];
+  T row_lo[3], row_hi[3];
+  if constexpr (kPrune) {
+    row_lo[0] = row_lo[1] = row_lo[2] = T(INFINITY);
+    row_hi[0] = row_hi[1] = row_hi[2] = T(-INFINITY);
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      row_lo[0] = fmin(row_lo[0], rows[r].x), row_hi[0] = fmax(row_hi[0], rows[r].x);
+      row_lo[1] = fmin(row_lo[1], rows[r].y), row_hi[1] = fmax(row_hi[1], rows[r].y);
+      row_lo[2] = fmin(row_lo[2], rows[r].z), row_hi[2] = fmax(row_hi[2], rows[r].z);
+    }
+    block_bounds<Threads>(row_lo, row_hi, bounds_scratch);
+  }
   for (int64_t j0 = j_begin; j0 < j_end; j0 += S::tile) {
     // Same species: tiles wholly at or below the diagonal are skipped; tiles that cross it check
     // j > i per pair. Both decisions are uniform across the block.
     if (same && j0 + S::tile - 1 <= block_row) continue;
     const bool diagonal = same && j0 <= block_row + S::block_rows - 1;
     __syncthreads();
-    tile[threadIdx.x] = load_point(b, nb, j0 + threadIdx.x, j_end);
-    __syncthreads();
+    const Point<T> q = load_point(b, nb, j0 + threadIdx.x, j_end);
+    tile[threadIdx.x] = q;
+    if constexpr (kPrune) {
+      T lo[3] = {q.x, q.y, q.z}, hi[3] = {q.x, q.y, q.z};
+      block_bounds<Threads>(lo, hi, bounds_scratch);  // its barrier also publishes the tile
+      if (outside_bins(row_lo, row_hi, lo, hi, p.scale, bin_begin, bin_begin + slots)) continue;
+    } else {
+      __syncthreads();
+    }
     // A short last tile (small species) is swept only as far as it has columns.
     const int columns = static_cast<int>(min64(S::tile, j_end - j0));
     if (diagonal)
@@ -325,7 +399,9 @@ cudaError_t launch_for_box(HistogramKernel kernel, const T* a, int64_t na, const
   if (p.nbins + 1 <= narrow_slots && !std::getenv("PAIRHIST_CUDA_WINDOW"))
     return launch_shared<kThreads, K>(a, na, columns_ptr, columns, same, row_begin, row_end, p,
                                       p.nbins + 1, false, hist, stream);
-  const int wide_slots = shared_bins(device, 1024 * int(sizeof(Point<T>)) + table_bytes);
+  const int bounds_bytes = 6 * (1024 / 32) * int(sizeof(T));  // shared_histogram_kernel's scratch
+  const int wide_slots =
+      shared_bins(device, 1024 * int(sizeof(Point<T>)) + table_bytes + bounds_bytes);
   const int window = window_bins(p.nbins, wide_slots);
   return launch_shared<1024, K>(a, na, columns_ptr, columns, same, row_begin, row_end, p, window,
                                 true, hist, stream);

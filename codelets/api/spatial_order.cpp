@@ -1,0 +1,70 @@
+#include "spatial_order.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace pairhist::capi {
+namespace {
+
+constexpr int kBitsPerAxis = 10;
+constexpr uint32_t kCells = 1u << kBitsPerAxis;
+
+/// Bits 0..9 of v moved to bits 0, 3, 6, ..., 27.
+uint32_t spread_bits(uint32_t v) {
+  v &= 0x3ffu;
+  v = (v | (v << 16)) & 0x030000ffu;
+  v = (v | (v << 8)) & 0x0300f00fu;
+  v = (v | (v << 4)) & 0x030c30c3u;
+  v = (v | (v << 2)) & 0x09249249u;
+  return v;
+}
+
+}  // namespace
+
+template <class T>
+void sort_spatially(std::vector<T>& soa, int64_t n) {
+  if (n < 2) return;
+  const size_t count = static_cast<size_t>(n);
+  std::array<double, 3> lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
+  for (int c = 0; c < 3; ++c)
+    for (size_t i = 0; i < count; ++i) {
+      const double v = soa[c * count + i];
+      if (std::isfinite(v)) lo[c] = std::min(lo[c], v), hi[c] = std::max(hi[c], v);
+    }
+  std::vector<uint32_t> code(count);
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t key = 0;
+    for (int c = 0; c < 3; ++c) {
+      const double v = soa[c * count + i];
+      if (!std::isfinite(v)) {
+        key = 0;
+        break;
+      }
+      const double extent = hi[c] - lo[c];
+      const double cell = extent > 0 ? (v - lo[c]) / extent * kCells : 0.0;
+      key |= spread_bits(static_cast<uint32_t>(std::clamp(cell, 0.0, kCells - 1.0))) << c;
+    }
+    code[i] = key;
+  }
+  // Least-significant-digit radix sort of the indices, three digits of 10 bits: stable, O(n).
+  std::vector<uint32_t> order(count), next(count);
+  for (size_t i = 0; i < count; ++i) order[i] = static_cast<uint32_t>(i);
+  for (int digit = 0; digit < 3; ++digit) {
+    const int shift = digit * kBitsPerAxis;
+    std::vector<size_t> start(kCells + 1, 0);
+    for (uint32_t i : order) ++start[((code[i] >> shift) & (kCells - 1)) + 1];
+    for (uint32_t k = 0; k < kCells; ++k) start[k + 1] += start[k];
+    for (uint32_t i : order) next[start[(code[i] >> shift) & (kCells - 1)]++] = i;
+    order.swap(next);
+  }
+  std::vector<T> sorted(soa.size());
+  for (int c = 0; c < 3; ++c)
+    for (size_t i = 0; i < count; ++i) sorted[c * count + i] = soa[c * count + order[i]];
+  soa.swap(sorted);
+}
+
+template void sort_spatially<float>(std::vector<float>&, int64_t);
+template void sort_spatially<double>(std::vector<double>&, int64_t);
+
+}  // namespace pairhist::capi
