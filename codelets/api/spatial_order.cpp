@@ -7,8 +7,11 @@
 namespace pairhist::capi {
 namespace {
 
-constexpr int kBitsPerAxis = 10;
+// 2^5 cells per axis: ~30 points per cell for a million points, still far finer than the blocks
+// of thousands of consecutive points the kernels bound; the 15-bit keys sort in one counting pass.
+constexpr int kBitsPerAxis = 5;
 constexpr uint32_t kCells = 1u << kBitsPerAxis;
+constexpr uint32_t kBuckets = 1u << (3 * kBitsPerAxis);
 
 /// Bits 0..9 of v moved to bits 0, 3, 6, ..., 27.
 uint32_t spread_bits(uint32_t v) {
@@ -47,20 +50,15 @@ void sort_spatially(std::vector<T>& soa, int64_t n) {
     }
     code[i] = key;
   }
-  // Least-significant-digit radix sort of the indices, three digits of 10 bits: stable, O(n).
-  std::vector<uint32_t> order(count), next(count);
-  for (size_t i = 0; i < count; ++i) order[i] = static_cast<uint32_t>(i);
-  for (int digit = 0; digit < 3; ++digit) {
-    const int shift = digit * kBitsPerAxis;
-    std::vector<size_t> start(kCells + 1, 0);
-    for (uint32_t i : order) ++start[((code[i] >> shift) & (kCells - 1)) + 1];
-    for (uint32_t k = 0; k < kCells; ++k) start[k + 1] += start[k];
-    for (uint32_t i : order) next[start[(code[i] >> shift) & (kCells - 1)]++] = i;
-    order.swap(next);
-  }
+  // One stable counting pass over the keys, moving the coordinates themselves.
+  std::vector<size_t> start(kBuckets + 1, 0);
+  for (uint32_t key : code) ++start[key + 1];
+  for (uint32_t k = 0; k < kBuckets; ++k) start[k + 1] += start[k];
   std::vector<T> sorted(soa.size());
-  for (int c = 0; c < 3; ++c)
-    for (size_t i = 0; i < count; ++i) sorted[c * count + i] = soa[c * count + order[i]];
+  for (size_t i = 0; i < count; ++i) {
+    const size_t to = start[code[i]]++;
+    for (int c = 0; c < 3; ++c) sorted[c * count + to] = soa[c * count + i];
+  }
   soa.swap(sorted);
 }
 

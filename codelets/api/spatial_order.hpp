@@ -10,7 +10,7 @@
 namespace pairhist::capi {
 
 /// Reorders the n points of a structure-of-arrays buffer (x[0..n), y[n..2n), z[2n..3n)) along a
-/// Z-order curve of 2^10 cells per axis; points with a non-finite coordinate go first. The
+/// Z-order curve of 2^5 cells per axis (one counting pass); points with a non-finite coordinate go first. The
 /// multiset of points is unchanged. O(n).
 template <class T>
 void sort_spatially(std::vector<T>& soa, int64_t n);

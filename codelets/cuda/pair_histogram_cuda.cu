@@ -104,7 +104,9 @@ __device__ __forceinline__ ImageTable<T> stage_image_table(const Box<T>& box,
 /// Counts pairs (i, j) whose bin lies in [bin_begin, bin_begin + window) into shared counters;
 /// with Windowed == false the window is all nbins bins plus the miss bin. Every lane runs every
 /// step (no per-lane early exits): sqrt_rn_rows votes across the warp.
-template <int Threads, BoxKind K, class T, bool Windowed, bool Diagonal>
+/// Row k of a thread is row0 + k * RowStride (Threads: rows interleaved across the block; 1: a
+/// thread's rows consecutive, so a warp's rows are 4 x 32 consecutive points).
+template <int Threads, BoxKind K, class T, bool Windowed, bool Diagonal, int RowStride = Threads>
 __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const int64_t row0,
                                            const Point<T>* tile, int64_t j0, int columns,
                                            const HistogramParams<T>& p, ImageTable<T> images,
@@ -121,7 +123,7 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
 #pragma unroll
     for (int k = 0; k < kRows; ++k) {
       const int bin = bin_of_distance(r[k], p.scale, p.nbins);
-      const bool above_diagonal = !Diagonal || j0 + jj > row0 + int64_t(k) * Threads;
+      const bool above_diagonal = !Diagonal || j0 + jj > row0 + int64_t(k) * RowStride;
       if (Windowed) {
         const unsigned local = static_cast<unsigned>(bin - bin_begin);
         if (above_diagonal && local < static_cast<unsigned>(window)) atomicAdd(&counts[local], 1u);
@@ -132,33 +134,16 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
   }
 }
 
-/// Axis-aligned bounds of the points the whole block holds (each thread passes its own); NaN
-/// padding is ignored (fmin/fmax), so a block of padding only gets empty bounds (+inf..-inf).
-/// `scratch` holds 6 values per warp; every thread returns with the block's bounds. Contains one
-/// barrier: the caller must not touch `scratch` again before its next barrier.
-template <int Threads, class T>
-__device__ __forceinline__ void block_bounds(T (&lo)[3], T (&hi)[3], T* scratch) {
+/// Axis-aligned bounds over the 32 lanes of a warp (every lane returns them); NaN padding is
+/// ignored by fmin/fmax, so padding alone gives empty bounds (+inf..-inf).
+template <class T>
+__device__ __forceinline__ void warp_bounds(T (&lo)[3], T (&hi)[3]) {
 #pragma unroll
   for (int c = 0; c < 3; ++c)
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) {
       lo[c] = fmin(lo[c], __shfl_xor_sync(0xffffffffu, lo[c], offset));
       hi[c] = fmax(hi[c], __shfl_xor_sync(0xffffffffu, hi[c], offset));
-    }
-  const int warp = threadIdx.x / 32;
-  if (threadIdx.x % 32 == 0)
-#pragma unroll
-    for (int c = 0; c < 3; ++c) {
-      scratch[6 * warp + c] = lo[c];
-      scratch[6 * warp + 3 + c] = hi[c];
-    }
-  __syncthreads();
-#pragma unroll 4
-  for (int w = 0; w < Threads / 32; ++w)
-#pragma unroll
-    for (int c = 0; c < 3; ++c) {
-      lo[c] = fmin(lo[c], scratch[6 * w + c]);
-      hi[c] = fmax(hi[c], scratch[6 * w + 3 + c]);
     }
 }
 
@@ -219,14 +204,17 @@ __global__ void __launch_bounds__(Threads)
   for (int k = threadIdx.x; k < slots; k += Threads) counts[k] = 0;
   const ImageTable<T> images = stage_image_table<K>(p.box, table);  // first read after a barrier
   Point<T> rows[kRows];
-  const int64_t row0 = block_row + threadIdx.x;
+  constexpr int kRowStride = (Windowed && K == BoxKind::none) ? 1 : Threads;
+  const int64_t row0 = block_row + threadIdx.x * (kRowStride == 1 ? kRows : 1);
 #pragma unroll
-  for (int r = 0; r < kRows; ++r) rows[r] = load_point(a, na, row0 + int64_t(r) * Threads, row_end);
-  // A window of a wide histogram without a box skips the tiles whose points are all too near or
-  // too far from the block's rows for its bins (input in spatial order makes that most tiles of
-  // some windows: see spatial_order.hpp). Row bounds once, tile bounds per tile.
+  for (int r = 0; r < kRows; ++r)
+    rows[r] = load_point(a, na, row0 + int64_t(r) * kRowStride, row_end);
+  // A window of a wide histogram without a box: each warp skips the 32-column chunks of a tile
+  // whose points are all too near or too far from the warp's rows for the window's bins (input in
+  // spatial order makes that most chunks of some windows: see spatial_order.hpp). A thread then
+  // holds 4 consecutive rows, so a warp's 128 rows are neighbours too.
   constexpr bool kPrune = Windowed && K == BoxKind::none;
-  __shared__ T bounds_scratch[kPrune ? 6 * (Threads / 32) : 1];
+  __shared__ T chunk_bounds[kPrune ? 6 * S::tile / 32 : 1];
   T row_lo[3], row_hi[3];
   if constexpr (kPrune) {
     row_lo[0] = row_lo[1] = row_lo[2] = T(INFINITY);
@@ -237,7 +225,7 @@ __global__ void __launch_bounds__(Threads)
       row_lo[1] = fmin(row_lo[1], rows[r].y), row_hi[1] = fmax(row_hi[1], rows[r].y);
       row_lo[2] = fmin(row_lo[2], rows[r].z), row_hi[2] = fmax(row_hi[2], rows[r].z);
     }
-    block_bounds<Threads>(row_lo, row_hi, bounds_scratch);
+    warp_bounds(row_lo, row_hi);
   }
   for (int64_t j0 = j_begin; j0 < j_end; j0 += S::tile) {
     // Same species: tiles wholly at or below the diagonal are skipped; tiles that cross it check
@@ -249,13 +237,32 @@ __global__ void __launch_bounds__(Threads)
     tile[threadIdx.x] = q;
     if constexpr (kPrune) {
       T lo[3] = {q.x, q.y, q.z}, hi[3] = {q.x, q.y, q.z};
-      block_bounds<Threads>(lo, hi, bounds_scratch);  // its barrier also publishes the tile
-      if (outside_bins(row_lo, row_hi, lo, hi, p.scale, bin_begin, bin_begin + slots)) continue;
-    } else {
-      __syncthreads();
+      warp_bounds(lo, hi);
+      if (threadIdx.x % 32 == 0)
+#pragma unroll
+        for (int c = 0; c < 3; ++c) {
+          chunk_bounds[6 * (threadIdx.x / 32) + c] = lo[c];
+          chunk_bounds[6 * (threadIdx.x / 32) + 3 + c] = hi[c];
+        }
     }
+    __syncthreads();
     // A short last tile (small species) is swept only as far as it has columns.
     const int columns = static_cast<int>(min64(S::tile, j_end - j0));
+    if constexpr (kPrune) {
+      for (int c0 = 0; c0 < columns; c0 += 32) {
+        const T* cb = chunk_bounds + 6 * (c0 / 32);
+        const T lo[3] = {cb[0], cb[1], cb[2]}, hi[3] = {cb[3], cb[4], cb[5]};
+        if (outside_bins(row_lo, row_hi, lo, hi, p.scale, bin_begin, bin_begin + slots)) continue;
+        const int n = min(32, columns - c0);
+        if (diagonal)
+          count_tile<Threads, K, T, Windowed, true, 1>(rows, row0, tile + c0, j0 + c0, n, p, images,
+                                                       bin_begin, slots, counts);
+        else
+          count_tile<Threads, K, T, Windowed, false, 1>(rows, row0, tile + c0, j0 + c0, n, p,
+                                                        images, bin_begin, slots, counts);
+      }
+      continue;
+    }
     if (diagonal)
       count_tile<Threads, K, T, Windowed, true>(rows, row0, tile, j0, columns, p, images, bin_begin,
                                                 slots, counts);
@@ -399,7 +406,7 @@ cudaError_t launch_for_box(HistogramKernel kernel, const T* a, int64_t na, const
   if (p.nbins + 1 <= narrow_slots && !std::getenv("PAIRHIST_CUDA_WINDOW"))
     return launch_shared<kThreads, K>(a, na, columns_ptr, columns, same, row_begin, row_end, p,
                                       p.nbins + 1, false, hist, stream);
-  const int bounds_bytes = 6 * (1024 / 32) * int(sizeof(T));  // shared_histogram_kernel's scratch
+  const int bounds_bytes = 6 * (1024 / 32) * int(sizeof(T));  // the kernel's chunk_bounds
   const int wide_slots =
       shared_bins(device, 1024 * int(sizeof(Point<T>)) + table_bytes + bounds_bytes);
   const int window = window_bins(p.nbins, wide_slots);
