@@ -18,6 +18,7 @@
 #include "pairhist/engine.hpp"
 #include "pairhist/errors.hpp"
 #include "row_tiles.hpp"
+#include "spatial_order.hpp"
 #include "throughput_share.hpp"
 
 namespace pairhist {
@@ -65,6 +66,7 @@ struct HistogramEngine::Impl {
   uint64_t tasks = 0;
   uint64_t frame_bytes = 0;
   bool finished = false;
+  bool spatial_order = false;  // species sorted along a Z curve as they are gathered
   DecompositionPolicy policy;
   std::vector<PlannedTask> plan;  // the tasks of the next frame (re-planned as the share moves)
   MachineShape machine;
@@ -144,6 +146,7 @@ struct HistogramEngine::Impl {
 
     try {
       allocate_data();  // validates the sizes before anything is planned for them
+      spatial_order = wide_windows_without_box();
       if (config.own_context) create_context();
       if (config.lp_bound) {
         measured_kinds.start(sched_ctx);
@@ -235,6 +238,18 @@ struct HistogramEngine::Impl {
 #else
     (void)reserve;
     return -1;
+#endif
+  }
+
+  /// Whether the GPU kernels will count this histogram in several windows without a box: they
+  /// then skip the blocks of pairs that miss a window's bins, which needs the points of a species
+  /// in spatial order (spatial_order.hpp; the counts do not depend on the order).
+  bool wide_windows_without_box() const {
+#if defined(PAIRHIST_CUDA_CODELETS)
+    return config.box_kind == BoxKind::none && config.ncuda != 0 && gpus_present() &&
+           config.nbins > codelets::cuda_shared_memory_bins();
+#else
+    return false;
 #endif
   }
 
@@ -365,6 +380,10 @@ struct HistogramEngine::Impl {
         gather<float>(xyz[s], config.species_sizes[s], slot.buffers[s]);
       else
         gather<double>(xyz[s], config.species_sizes[s], slot.buffers[s]);
+      if (spatial_order && config.precision == Precision::single)
+        sort_spatially(static_cast<float*>(slot.buffers[s]), config.species_sizes[s]);
+      else if (spatial_order)
+        sort_spatially(static_cast<double*>(slot.buffers[s]), config.species_sizes[s]);
       starpu_data_release(slot.handles[s]);
     }
     if (config.whole_frames) {

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-#include "../codelets/api/spatial_order.hpp"
+#include "../tasks/spatial_order.hpp"
 #include "engine_reference.hpp"
 #include "pairhist/pairhist_c.h"
 
@@ -102,7 +102,7 @@ TEST_CASE("spatial order keeps every point and makes neighbours close") {
     auto soa = test::to_soa<float>(test::random_points(n, -3.0, 7.0));
     if (n > 2) soa[0] = NAN;  // a bad coordinate must not lose or duplicate its point
     auto sorted = soa;
-    capi::sort_spatially(sorted, n);
+    sort_spatially(sorted, n);
     auto points = [n](const std::vector<float>& v) {
       std::vector<std::array<uint32_t, 3>> p(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i)

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "../codelets/api/spatial_order.hpp"
 #include "../codelets/cpu/pair_histogram_cpu.hpp"
 #include "../codelets/cuda/pair_histogram_cuda.hpp"
+#include "../tasks/spatial_order.hpp"
 #include "engine_reference.hpp"
 #include "pairhist/pairhist_c.h"
 
@@ -58,8 +58,8 @@ void check_gpu_equals_cpu(cuda::HistogramKernel kernel, BoxKind kind, int64_t na
   auto a = test::to_soa<T>(test::random_points(na, -2.0, 5.0));
   auto b = test::to_soa<T>(test::random_points(nb, -2.0, 5.0));
   if (spatial_order) {  // compact blocks: the windows of wide histograms skip many of them
-    capi::sort_spatially(a, na);
-    capi::sort_spatially(b, nb);
+    sort_spatially(a, na);
+    sort_spatially(b, nb);
   }
   const HistogramParams<T> p = make_params<T>(box, kind, r_max, nbins);
 

@@ -4,9 +4,9 @@
 
 #include <cstdlib>
 
+#include "../../tasks/spatial_order.hpp"
 #include "../cuda/pair_histogram_cuda.hpp"
 #include "frame_prep.hpp"
-#include "spatial_order.hpp"
 
 namespace pairhist::capi {
 namespace {

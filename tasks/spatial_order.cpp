@@ -4,7 +4,7 @@
 #include <array>
 #include <cmath>
 
-namespace pairhist::capi {
+namespace pairhist {
 namespace {
 
 // 2^5 cells per axis: ~30 points per cell for a million points, still far finer than the blocks
@@ -26,7 +26,7 @@ uint32_t spread_bits(uint32_t v) {
 }  // namespace
 
 template <class T>
-void sort_spatially(std::vector<T>& soa, int64_t n) {
+void sort_spatially(T* soa, int64_t n) {
   if (n < 2) return;
   const size_t count = static_cast<size_t>(n);
   std::array<double, 3> lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
@@ -54,15 +54,15 @@ void sort_spatially(std::vector<T>& soa, int64_t n) {
   std::vector<size_t> start(kBuckets + 1, 0);
   for (uint32_t key : code) ++start[key + 1];
   for (uint32_t k = 0; k < kBuckets; ++k) start[k + 1] += start[k];
-  std::vector<T> sorted(soa.size());
+  std::vector<T> sorted(3 * count);
   for (size_t i = 0; i < count; ++i) {
     const size_t to = start[code[i]]++;
     for (int c = 0; c < 3; ++c) sorted[c * count + to] = soa[c * count + i];
   }
-  soa.swap(sorted);
+  std::copy(sorted.begin(), sorted.end(), soa);
 }
 
-template void sort_spatially<float>(std::vector<float>&, int64_t);
-template void sort_spatially<double>(std::vector<double>&, int64_t);
+template void sort_spatially<float>(float*, int64_t);
+template void sort_spatially<double>(double*, int64_t);
 
-}  // namespace pairhist::capi
+}  // namespace pairhist

@@ -7,12 +7,17 @@
 #include <cstdint>
 #include <vector>
 
-namespace pairhist::capi {
+namespace pairhist {
 
 /// Reorders the n points of a structure-of-arrays buffer (x[0..n), y[n..2n), z[2n..3n)) along a
-/// Z-order curve of 2^5 cells per axis (one counting pass); points with a non-finite coordinate go first. The
-/// multiset of points is unchanged. O(n).
+/// Z-order curve of 2^5 cells per axis (one counting pass); points with a non-finite coordinate go
+/// first. The multiset of points is unchanged. O(n).
 template <class T>
-void sort_spatially(std::vector<T>& soa, int64_t n);
+void sort_spatially(T* soa, int64_t n);
 
-}  // namespace pairhist::capi
+template <class T>
+void sort_spatially(std::vector<T>& soa, int64_t n) {
+  sort_spatially(soa.data(), n);
+}
+
+}  // namespace pairhist
