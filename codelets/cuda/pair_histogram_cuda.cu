@@ -37,12 +37,13 @@ __device__ __forceinline__ double quiet_nan<double>() {
   return __longlong_as_double(0x7ff8000000000000ll);
 }
 
-/// Rows or columns past the end are NaN: their distances are NaN, whose bin is the miss bin, so
-/// the inner loop needs no bounds checks.
+/// Point i in bin units (scaled here, once per load, so no pair multiplies by the scale). Rows or
+/// columns past the end are NaN: their distances are NaN, whose bin is the miss bin, so the inner
+/// loop needs no bounds checks.
 template <class T>
 __device__ __forceinline__ Point<T> load_point(const T* __restrict__ soa, int64_t n, int64_t i,
-                                               int64_t end) {
-  if (i < end) return {soa[i], soa[n + i], soa[2 * n + i], T(0)};
+                                               int64_t end, const HistogramParams<T>& p) {
+  if (i < end) return {scaled(soa[i], p), scaled(soa[n + i], p), scaled(soa[2 * n + i], p), T(0)};
   const T nan = quiet_nan<T>();
   return {nan, nan, nan, nan};
 }
@@ -120,7 +121,7 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
     sqrt_rn_rows(r);
 #pragma unroll
     for (int k = 0; k < kRows; ++k) {
-      const int bin = bin_of_distance(r[k], p.scale, p.nbins);
+      const int bin = bin_of_distance(r[k], p.nbins);
       const bool above_diagonal = !Diagonal || j0 + jj > row0 + int64_t(k) * Threads;
       if (Windowed) {
         const unsigned local = static_cast<unsigned>(bin - bin_begin);
@@ -171,14 +172,15 @@ __global__ void __launch_bounds__(Threads)
   Point<T> rows[kRows];
   const int64_t row0 = block_row + threadIdx.x;
 #pragma unroll
-  for (int r = 0; r < kRows; ++r) rows[r] = load_point(a, na, row0 + int64_t(r) * Threads, row_end);
+  for (int r = 0; r < kRows; ++r)
+    rows[r] = load_point(a, na, row0 + int64_t(r) * Threads, row_end, p);
   for (int64_t j0 = j_begin; j0 < j_end; j0 += S::tile) {
     // Same species: tiles wholly at or below the diagonal are skipped; tiles that cross it check
     // j > i per pair. Both decisions are uniform across the block.
     if (same && j0 + S::tile - 1 <= block_row) continue;
     const bool diagonal = same && j0 <= block_row + S::block_rows - 1;
     __syncthreads();
-    tile[threadIdx.x] = load_point(b, nb, j0 + threadIdx.x, j_end);
+    tile[threadIdx.x] = load_point(b, nb, j0 + threadIdx.x, j_end, p);
     __syncthreads();
     // A short last tile (small species) is swept only as far as it has columns.
     const int columns = static_cast<int>(min64(S::tile, j_end - j0));
@@ -215,10 +217,10 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t row0 = block_row + threadIdx.x;
 #pragma unroll
   for (int r = 0; r < kRows; ++r)
-    rows[r] = load_point(a, na, row0 + int64_t(r) * kThreads, row_end);
+    rows[r] = load_point(a, na, row0 + int64_t(r) * kThreads, row_end, p);
   for (int64_t j0 = j_begin; j0 < j_end; j0 += kTile) {
     __syncthreads();
-    tile[threadIdx.x] = load_point(b, nb, j0 + threadIdx.x, j_end);
+    tile[threadIdx.x] = load_point(b, nb, j0 + threadIdx.x, j_end, p);
     __syncthreads();
     const int columns = static_cast<int>(min64(kTile, j_end - j0));
     for (int jj = 0; jj < columns; ++jj) {
@@ -228,7 +230,7 @@ __global__ void __launch_bounds__(kThreads)
         if (same && j0 + jj <= row0 + int64_t(r) * kThreads) continue;
         const T d2 = distance2<K>(p.box, images, fp::sub(q.x, rows[r].x), fp::sub(q.y, rows[r].y),
                                   fp::sub(q.z, rows[r].z));
-        const int bin = bin_of(d2, p.scale, p.nbins);
+        const int bin = bin_of(d2, p.nbins);
         if (bin < p.nbins) atomicAdd(&hist[bin], 1ull);
       }
     }
