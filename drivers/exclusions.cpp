@@ -94,13 +94,13 @@ template <BoxKind K, class T>
 void bin_pairs(const std::vector<std::pair<int32_t, int32_t>>& pairs, const float* row_xyz,
                const float* col_xyz, const HistogramParams<T>& p, uint64_t* hist) {
   for (const auto& [i, j] : pairs) {
-    // The engine converts the float coordinates to T the same way before the kernels see them.
+    // The engine converts the float coordinates to T the same way before the kernels see them,
+    // and the kernels scale them to bin units as bin_of_points does.
     const float* a = row_xyz + 3 * static_cast<size_t>(i);
     const float* b = col_xyz + 3 * static_cast<size_t>(j);
-    const T dx = fp::sub(static_cast<T>(b[0]), static_cast<T>(a[0]));
-    const T dy = fp::sub(static_cast<T>(b[1]), static_cast<T>(a[1]));
-    const T dz = fp::sub(static_cast<T>(b[2]), static_cast<T>(a[2]));
-    const int k = bin_of(distance2<K>(p.box, dx, dy, dz), p.scale, p.nbins);
+    const int k =
+        bin_of_points<K>(p, static_cast<T>(a[0]), static_cast<T>(a[1]), static_cast<T>(a[2]),
+                         static_cast<T>(b[0]), static_cast<T>(b[1]), static_cast<T>(b[2]));
     if (k < p.nbins) ++hist[k];
   }
 }

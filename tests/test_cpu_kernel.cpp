@@ -59,17 +59,17 @@ uint64_t check_pairs_against_double(const std::vector<double>& pa, const std::ve
       const double x = test::reference_bin_position(c.box, &pa[3 * i], &qb[3 * j], c.r_max, nbins);
       const int exact = x < nbins ? static_cast<int>(x) : nbins;
       counted += exact < nbins;
-      T d2;
-      const T dx = fp::sub(static_cast<T>(qb[3 * j]), static_cast<T>(pa[3 * i]));
-      const T dy = fp::sub(static_cast<T>(qb[3 * j + 1]), static_cast<T>(pa[3 * i + 1]));
-      const T dz = fp::sub(static_cast<T>(qb[3 * j + 2]), static_cast<T>(pa[3 * i + 2]));
+      const T ax = static_cast<T>(pa[3 * i]), ay = static_cast<T>(pa[3 * i + 1]),
+              az = static_cast<T>(pa[3 * i + 2]);
+      const T bx = static_cast<T>(qb[3 * j]), by = static_cast<T>(qb[3 * j + 1]),
+              bz = static_cast<T>(qb[3 * j + 2]);
+      int got;
       if (c.kind == BoxKind::none)
-        d2 = distance2<BoxKind::none>(p.box, dx, dy, dz);
+        got = bin_of_points<BoxKind::none>(p, ax, ay, az, bx, by, bz);
       else if (c.kind == BoxKind::orthorhombic)
-        d2 = distance2<BoxKind::orthorhombic>(p.box, dx, dy, dz);
+        got = bin_of_points<BoxKind::orthorhombic>(p, ax, ay, az, bx, by, bz);
       else
-        d2 = distance2<BoxKind::triclinic>(p.box, dx, dy, dz);
-      const int got = bin_of(d2, p.scale, nbins);
+        got = bin_of_points<BoxKind::triclinic>(p, ax, ay, az, bx, by, bz);
       if (got != exact) {
         ++off_edge;
         const double to_edge = std::fabs(x - std::round(x));

@@ -11,15 +11,31 @@
 
 using namespace pairhist;
 
-TEST_CASE("bin_of: floor of r * nbins / r_max, r_max itself and NaN are not counted") {
-  const double scale = bin_scale<double>(5.0, 10);  // 2 bins per unit
-  CHECK(bin_of(4.0, scale, 10) == 4);               // r = 2
-  CHECK(bin_of(0.0, scale, 10) == 0);
-  CHECK(bin_of(24.0, scale, 10) == 9);   // r = 4.899
-  CHECK(bin_of(25.0, scale, 10) == 10);  // r = r_max: outside
-  CHECK(bin_of(1e30, scale, 10) == 10);
-  CHECK(bin_of(std::nan(""), scale, 10) == 10);
-  CHECK(bin_of(2.25f, bin_scale<float>(5.0, 10), 10) == 3);  // r = 1.5 -> 3.0 exactly
+TEST_CASE("bin_of: floor of the distance in bin units, nbins itself and NaN are not counted") {
+  CHECK(bin_of(16.0, 10) == 4);  // r = 4
+  CHECK(bin_of(0.0, 10) == 0);
+  CHECK(bin_of(99.0, 10) == 9);    // r = 9.95
+  CHECK(bin_of(100.0, 10) == 10);  // r = nbins: outside
+  CHECK(bin_of(1e30, 10) == 10);
+  CHECK(bin_of(std::nan(""), 10) == 10);
+  CHECK(bin_of(std::nanf(""), 10) == 10);
+  CHECK(bin_of(9.0f, 10) == 3);  // r = 3 exactly
+}
+
+TEST_CASE("bin_of_points scales coordinates and box to bin units") {
+  // 2 bins per unit; a box of length 10 is 20 bins long.
+  const BoxMatrix m{10, 0, 0, 0, 10, 0, 0, 0, 10};
+  const HistogramParams<double> p = make_params<double>(m, BoxKind::orthorhombic, 5.0, 10);
+  CHECK(p.scale == 2.0);
+  CHECK(p.box.ax == 20.0);
+  CHECK(p.box.inv_ax == 0.05);
+  // r = 2 -> 4 bins; r = 1.5 through the boundary (9.0 to 0.5) -> bin 3; r = 4.9 -> bin 9.
+  CHECK(bin_of_points<BoxKind::orthorhombic>(p, 1.0, 1.0, 1.0, 3.0, 1.0, 1.0) == 4);
+  CHECK(bin_of_points<BoxKind::orthorhombic>(p, 9.0, 0.0, 0.0, 0.5, 0.0, 0.0) == 3);
+  CHECK(bin_of_points<BoxKind::orthorhombic>(p, 0.0, 0.0, 0.0, 0.0, 4.9, 0.0) == 9);
+  CHECK(bin_of_points<BoxKind::orthorhombic>(p, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0) == 10);
+  CHECK(bin_of_points<BoxKind::orthorhombic>(p, 0.0, 0.0, 0.0, 0.0, 0.0, 6.0) == 8);  // image 4
+  CHECK(bin_of_points<BoxKind::none>(p, 0.0, 0.0, 0.0, 0.0, 0.0, 6.0) == 10);
 }
 
 TEST_CASE("orthorhombic minimum image, hand-computed") {

@@ -9,8 +9,9 @@
 namespace pairhist::cpu {
 namespace {
 
-// Columns of b handled per sweep: the bin-index buffer and the reduced coordinates stay in L1
-// (1024 * (4 + 4 * sizeof(T)) bytes), while the partial histogram lives in L2.
+// Columns of b handled per sweep: the bin-index buffer and the tile's columns in bin units stay in
+// L1 (1024 * (4 + 3 * sizeof(T)) bytes; triclinic cells add the reduced coordinates), while the
+// partial histogram lives in L2.
 // PAIRHIST_CPU_TILE (256..4096) picks another width for measurements (docs/performance.md).
 constexpr int64_t kTileColumns = 1024;
 
@@ -61,26 +62,34 @@ uint64_t histogram_blocked(Coords<T> a, Coords<T> b, bool same, int64_t row_begi
   PartialHistogram partial(p.nbins, hist);
   alignas(64) int32_t bins[Tile], octant[Tile];
   alignas(64) T rx[Tile], ry[Tile], rz[Tile], best[Tile];
+  // The tile's columns in bin units (scaled once per tile, not once per pair), indexed by j - j0.
+  alignas(64) T cx[Tile], cy[Tile], cz[Tile];
   uint64_t examined = 0;
-  const T* bx = b.x();
-  const T* by = b.y();
-  const T* bz = b.z();
   const Box<T> box = p.box;  // a local copy: the compiler may keep it in registers
-  const T scale = p.scale;
   const int nbins = p.nbins;
   for (int64_t j0 = 0; j0 < b.n; j0 += Tile) {
     const int64_t j1 = std::min(b.n, j0 + Tile);
+    // Same species: no row of this call reaches columns at or below row_begin.
+    const int64_t jfirst = same ? std::max(j0, row_begin + 1) : j0;
+    if (jfirst >= j1) continue;
+    for (int64_t j = jfirst; j < j1; ++j) {
+      cx[j - j0] = scaled(b.x()[j], p);
+      cy[j - j0] = scaled(b.y()[j], p);
+      cz[j - j0] = scaled(b.z()[j], p);
+    }
     for (int64_t i = row_begin; i < row_end; ++i) {
       // Same species: only j > i, so the tile starts after the diagonal.
       const int64_t jstart = same ? std::max(j0, i + 1) : j0;
       if (jstart >= j1) continue;
-      const T xi = a.x()[i], yi = a.y()[i], zi = a.z()[i];
+      const T xi = scaled(a.x()[i], p), yi = scaled(a.y()[i], p), zi = scaled(a.z()[i], p);
+      const T* bx = cx + (jstart - j0);
+      const T* by = cy + (jstart - j0);
+      const T* bz = cz + (jstart - j0);
       const int64_t n = j1 - jstart;
       if constexpr (K == BoxKind::triclinic) {
         // Same arithmetic as distance2_triclinic, in passes over the tile so each vectorises.
         for (int64_t k = 0; k < n; ++k) {
-          const int64_t j = jstart + k;
-          T dx = fp::sub(bx[j], xi), dy = fp::sub(by[j], yi), dz = fp::sub(bz[j], zi);
+          T dx = fp::sub(bx[k], xi), dy = fp::sub(by[k], yi), dz = fp::sub(bz[k], zi);
           reduce_triclinic(box, dx, dy, dz);
           rx[k] = dx;
           ry[k] = dy;
@@ -104,13 +113,12 @@ uint64_t histogram_blocked(Coords<T> a, Coords<T> b, bool same, int64_t row_begi
                         best[k]);
           }
         }
-        for (int64_t k = 0; k < n; ++k) bins[k] = bin_of(best[k], scale, nbins);
+        for (int64_t k = 0; k < n; ++k) bins[k] = bin_of(best[k], nbins);
       } else {
         for (int64_t k = 0; k < n; ++k) {
-          const int64_t j = jstart + k;
           const T d2 =
-              distance2<K>(box, fp::sub(bx[j], xi), fp::sub(by[j], yi), fp::sub(bz[j], zi));
-          bins[k] = bin_of(d2, scale, nbins);
+              distance2<K>(box, fp::sub(bx[k], xi), fp::sub(by[k], yi), fp::sub(bz[k], zi));
+          bins[k] = bin_of(d2, nbins);
         }
       }
       partial.add(bins, n);
@@ -163,21 +171,19 @@ void histogram_pairs_reference(Coords<T> a, Coords<T> b, bool same_species,
   if (same_species) b = a;
   for (int64_t i = 0; i < a.n; ++i) {
     for (int64_t j = same_species ? i + 1 : 0; j < b.n; ++j) {
-      const T dx = fp::sub(b.x()[j], a.x()[i]);
-      const T dy = fp::sub(b.y()[j], a.y()[i]);
-      const T dz = fp::sub(b.z()[j], a.z()[i]);
-      T d2;
+      const T ax = a.x()[i], ay = a.y()[i], az = a.z()[i];
+      const T bx = b.x()[j], by = b.y()[j], bz = b.z()[j];
+      int k;
       switch (params.box.kind) {
         case BoxKind::orthorhombic:
-          d2 = distance2<BoxKind::orthorhombic>(params.box, dx, dy, dz);
+          k = bin_of_points<BoxKind::orthorhombic>(params, ax, ay, az, bx, by, bz);
           break;
         case BoxKind::triclinic:
-          d2 = distance2<BoxKind::triclinic>(params.box, dx, dy, dz);
+          k = bin_of_points<BoxKind::triclinic>(params, ax, ay, az, bx, by, bz);
           break;
         default:
-          d2 = distance2<BoxKind::none>(params.box, dx, dy, dz);
+          k = bin_of_points<BoxKind::none>(params, ax, ay, az, bx, by, bz);
       }
-      const int k = bin_of(d2, params.scale, params.nbins);
       if (k < params.nbins) ++hist[k];
     }
   }

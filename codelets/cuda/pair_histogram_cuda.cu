@@ -37,12 +37,13 @@ __device__ __forceinline__ double quiet_nan<double>() {
   return __longlong_as_double(0x7ff8000000000000ll);
 }
 
-/// Rows or columns past the end are NaN: their distances are NaN, whose bin is the miss bin, so
-/// the inner loop needs no bounds checks.
+/// Point i in bin units (scaled here, once per load, so no pair multiplies by the scale). Rows or
+/// columns past the end are NaN: their distances are NaN, whose bin is the miss bin, so the inner
+/// loop needs no bounds checks.
 template <class T>
 __device__ __forceinline__ Point<T> load_point(const T* __restrict__ soa, int64_t n, int64_t i,
-                                               int64_t end) {
-  if (i < end) return {soa[i], soa[n + i], soa[2 * n + i], T(0)};
+                                               int64_t end, const HistogramParams<T>& p) {
+  if (i < end) return {scaled(soa[i], p), scaled(soa[n + i], p), scaled(soa[2 * n + i], p), T(0)};
   const T nan = quiet_nan<T>();
   return {nan, nan, nan, nan};
 }
@@ -122,7 +123,7 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
     sqrt_rn_rows(r);
 #pragma unroll
     for (int k = 0; k < kRows; ++k) {
-      const int bin = bin_of_distance(r[k], p.scale, p.nbins);
+      const int bin = bin_of_distance(r[k], p.nbins);
       const bool above_diagonal = !Diagonal || j0 + jj > row0 + int64_t(k) * RowStride;
       if (Windowed) {
         const unsigned local = static_cast<unsigned>(bin - bin_begin);
@@ -147,14 +148,14 @@ __device__ __forceinline__ void warp_bounds(T (&lo)[3], T (&hi)[3]) {
     }
 }
 
-/// Whether no pair between two boxes of points can fall into bins [bin_lo, bin_hi): their
-/// distances lie within [dmin, dmax] of the boxes, and a computed bin is within a few roundings
-/// (relative 2^-21 in single precision) of r * scale, so a 1e-5 relative margin keeps the test
-/// conservative. Non-periodic distances only.
+/// Whether no pair between two boxes of (bin-unit) points can fall into bins [bin_lo, bin_hi):
+/// their distances lie within [dmin, dmax] of the boxes, and a computed bin is within a few
+/// roundings (relative 2^-21 in single precision) of the exact distance, so a 1e-5 relative
+/// margin keeps the test conservative. Non-periodic distances only.
 template <class T>
 __device__ __forceinline__ bool outside_bins(const T (&rlo)[3], const T (&rhi)[3],
-                                             const T (&tlo)[3], const T (&thi)[3], T scale,
-                                             int bin_lo, int bin_hi) {
+                                             const T (&tlo)[3], const T (&thi)[3], int bin_lo,
+                                             int bin_hi) {
   double near2 = 0, far2 = 0;
 #pragma unroll
   for (int c = 0; c < 3; ++c) {
@@ -163,8 +164,7 @@ __device__ __forceinline__ bool outside_bins(const T (&rlo)[3], const T (&rhi)[3
     near2 += gap * gap;
     far2 += span * span;
   }
-  const double s = scale;
-  return sqrt(far2) * s * (1 + 1e-5) < bin_lo || sqrt(near2) * s * (1 - 1e-5) >= bin_hi;
+  return sqrt(far2) * (1 + 1e-5) < bin_lo || sqrt(near2) * (1 - 1e-5) >= bin_hi;
 }
 
 /// Threads per block of the shared-memory kernel: 256 while several blocks fit on an SM; 1024 when
@@ -208,7 +208,7 @@ __global__ void __launch_bounds__(Threads)
   const int64_t row0 = block_row + threadIdx.x * (kRowStride == 1 ? kRows : 1);
 #pragma unroll
   for (int r = 0; r < kRows; ++r)
-    rows[r] = load_point(a, na, row0 + int64_t(r) * kRowStride, row_end);
+    rows[r] = load_point(a, na, row0 + int64_t(r) * kRowStride, row_end, p);
   // A window of a wide histogram without a box: each warp skips the 32-column chunks of a tile
   // whose points are all too near or too far from the warp's rows for the window's bins (input in
   // spatial order makes that most chunks of some windows: see spatial_order.hpp). A thread then
@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(Threads)
     if (same && j0 + S::tile - 1 <= block_row) continue;
     const bool diagonal = same && j0 <= block_row + S::block_rows - 1;
     __syncthreads();
-    const Point<T> q = load_point(b, nb, j0 + threadIdx.x, j_end);
+    const Point<T> q = load_point(b, nb, j0 + threadIdx.x, j_end, p);
     tile[threadIdx.x] = q;
     if constexpr (kPrune) {
       T lo[3] = {q.x, q.y, q.z}, hi[3] = {q.x, q.y, q.z};
@@ -252,7 +252,7 @@ __global__ void __launch_bounds__(Threads)
       for (int c0 = 0; c0 < columns; c0 += 32) {
         const T* cb = chunk_bounds + 6 * (c0 / 32);
         const T lo[3] = {cb[0], cb[1], cb[2]}, hi[3] = {cb[3], cb[4], cb[5]};
-        if (outside_bins(row_lo, row_hi, lo, hi, p.scale, bin_begin, bin_begin + slots)) continue;
+        if (outside_bins(row_lo, row_hi, lo, hi, bin_begin, bin_begin + slots)) continue;
         const int n = min(32, columns - c0);
         if (diagonal)
           count_tile<Threads, K, T, Windowed, true, 1>(rows, row0, tile + c0, j0 + c0, n, p, images,
@@ -296,10 +296,10 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t row0 = block_row + threadIdx.x;
 #pragma unroll
   for (int r = 0; r < kRows; ++r)
-    rows[r] = load_point(a, na, row0 + int64_t(r) * kThreads, row_end);
+    rows[r] = load_point(a, na, row0 + int64_t(r) * kThreads, row_end, p);
   for (int64_t j0 = j_begin; j0 < j_end; j0 += kTile) {
     __syncthreads();
-    tile[threadIdx.x] = load_point(b, nb, j0 + threadIdx.x, j_end);
+    tile[threadIdx.x] = load_point(b, nb, j0 + threadIdx.x, j_end, p);
     __syncthreads();
     const int columns = static_cast<int>(min64(kTile, j_end - j0));
     for (int jj = 0; jj < columns; ++jj) {
@@ -309,7 +309,7 @@ __global__ void __launch_bounds__(kThreads)
         if (same && j0 + jj <= row0 + int64_t(r) * kThreads) continue;
         const T d2 = distance2<K>(p.box, images, fp::sub(q.x, rows[r].x), fp::sub(q.y, rows[r].y),
                                   fp::sub(q.z, rows[r].z));
-        const int bin = bin_of(d2, p.scale, p.nbins);
+        const int bin = bin_of(d2, p.nbins);
         if (bin < p.nbins) atomicAdd(&hist[bin], 1ull);
       }
     }

@@ -149,9 +149,10 @@ inline size_t triclinic_search_size(const BoxMatrix& m, double r_max) {
   return most;
 }
 
-/// The kernels' form of a box for histograms up to r_max, rounded once to T so every worker uses
-/// the same values. Throws std::invalid_argument for a triclinic cell so skewed that more than
-/// kMaxOctantImages translations would have to be searched in one octant (reduce the cell first).
+/// The kernels' form of a box for histograms up to r_max (in the units of m), rounded once to T
+/// so every worker uses the same values. Throws std::invalid_argument for a triclinic cell so
+/// skewed that more than kMaxOctantImages translations would have to be searched in one octant
+/// (reduce the cell first).
 template <class T>
 Box<T> make_box(const BoxMatrix& m, BoxKind kind, double r_max) {
   Box<T> b;
@@ -199,10 +200,15 @@ T bin_scale(double r_max, int nbins) {
   return static_cast<T>(static_cast<double>(nbins) / r_max);
 }
 
-/// Everything a kernel needs for one frame: box, bin scale and bin count.
+/// Everything a kernel needs for one frame: bin scale, bin count and the box in bin units. The
+/// box is scaled in double by the very scale the coordinates are multiplied by, then rounded once
+/// to T; its image tables are those for distances below nbins (r_max in bin units).
 template <class T>
 HistogramParams<T> make_params(const BoxMatrix& m, BoxKind kind, double r_max, int nbins) {
-  return {make_box<T>(m, kind, r_max), bin_scale<T>(r_max, nbins), nbins};
+  const T scale = bin_scale<T>(r_max, nbins);
+  BoxMatrix in_bins;
+  for (size_t k = 0; k < m.size(); ++k) in_bins[k] = m[k] * static_cast<double>(scale);
+  return {make_box<T>(in_bins, kind, static_cast<double>(nbins)), scale, nbins};
 }
 
 }  // namespace pairhist

@@ -3,6 +3,12 @@
 // on the device through explicitly rounded intrinsics, on the host with -ffp-contract=off (set by
 // CMake for every target that includes this header). Fused multiply-adds are used only where
 // written (fp::fma): IEEE fma is correctly rounded on both sides, so they agree as well.
+//
+// Distances are computed in bin units: every coordinate is multiplied by scale = fl(nbins / r_max)
+// once, where a kernel loads it (`scaled`), and the box comes in the same units (make_params), so
+// fl(sqrt(d2)) is the bin position itself and the per-pair multiply by scale disappears. Bin of a
+// pair: k = int(min(fl(sqrt(d2)), nbins)), counted iff k < nbins. Everything that bins a pair
+// (CPU and CUDA kernels, the exclusion re-binning) goes through bin_of_points or the same steps.
 #pragma once
 
 #include <cmath>
@@ -36,7 +42,8 @@ struct ImageShift {
 /// A periodic cell in GROMACS's lower-triangular form: a = (ax,0,0), b = (bx,by,0), c = (cx,cy,cz).
 /// The inverse diagonal is stored so CPU and GPU multiply by the very same rounded value. For a
 /// triclinic cell, `octant_image[o]` lists the lattice vectors that can bring a reduced
-/// displacement whose sign bits are o (x: 1, y: 2, z: 4) closer than r_max; every octant has
+/// displacement whose sign bits are o (x: 1, y: 2, z: 4) closer than r_max (the reach make_box
+/// was given: nbins for the kernels' boxes, which are in bin units); every octant has
 /// `octant_images` entries, the unused ones far away (computed on the host by make_box, see
 /// box_setup.hpp).
 template <class T>
@@ -48,14 +55,15 @@ struct Box {
   ImageShift<T> octant_image[8][kMaxOctantImages] = {};
 };
 
-/// What a kernel needs besides coordinates. Bin k of a pair at distance r is
-///   k = floor( fl(fl(sqrt(d2)) * scale) ),  scale = fl(nbins / r_max),
-/// with d2 the squared minimum-image distance summed as (dx*dx + dy*dy) + dz*dz, each operation
-/// rounded to T. The pair is counted iff that product is < nbins.
+/// What a kernel needs besides coordinates. Bin k of the pair (p, q) is
+///   k = floor( fl(sqrt(d2)) ),
+/// with d2 the squared minimum-image distance, in `box` (given in bin units), of the displacement
+/// fl(fl(q * scale) - fl(p * scale)) per component, scale = fl(nbins / r_max); d2 is
+/// fma(dx, dx, fma(dy, dy, dz*dz)), every operation rounded to T. Counted iff fl(sqrt(d2)) < nbins.
 template <class T>
 struct HistogramParams {
-  Box<T> box;
-  T scale = 0;
+  Box<T> box;   // in bin units: the lengths times scale (make_params)
+  T scale = 0;  // applied to the coordinates only, once each, where they are loaded
   int nbins = 0;
 };
 
@@ -259,17 +267,34 @@ PH_HD T distance2(const Box<T>& box, T dx, T dy, T dz) {
   return distance2<K>(box, image_table(box), dx, dy, dz);
 }
 
-/// Bin of a distance r = fl(sqrt(d2)); nbins means "not counted" (r beyond r_max, or NaN).
+/// A coordinate in bin units: x * scale, rounded to T. Kernels apply it once per coordinate.
 template <class T>
-PH_HD int bin_of_distance(T r, T scale, int nbins) {
-  // Clamp first, convert after: a min the compilers vectorise, and NaN also maps to nbins.
-  return static_cast<int>(fp::min(fp::mul(r, scale), T(nbins)));
+PH_HD T scaled(T x, const HistogramParams<T>& p) {
+  return fp::mul(x, p.scale);
 }
 
-/// Bin of a squared distance.
+/// Bin of a distance r = fl(sqrt(d2)) in bin units; nbins means "not counted" (r >= nbins, or
+/// NaN).
 template <class T>
-PH_HD int bin_of(T d2, T scale, int nbins) {
-  return bin_of_distance(fp::sqrt(d2), scale, nbins);
+PH_HD int bin_of_distance(T r, int nbins) {
+  // Clamp first, convert after: a min the compilers vectorise, and NaN also maps to nbins.
+  return static_cast<int>(fp::min(r, T(nbins)));
+}
+
+/// Bin of a squared distance in bin units.
+template <class T>
+PH_HD int bin_of(T d2, int nbins) {
+  return bin_of_distance(fp::sqrt(d2), nbins);
+}
+
+/// Bin of the pair (a, b) given in the coordinates' own units: the kernels' steps, one pair at a
+/// time (for the plain reference loop and the exclusion re-binning).
+template <BoxKind K, class T>
+PH_HD int bin_of_points(const HistogramParams<T>& p, T ax, T ay, T az, T bx, T by, T bz) {
+  const T d2 =
+      distance2<K>(p.box, fp::sub(scaled(bx, p), scaled(ax, p)),
+                   fp::sub(scaled(by, p), scaled(ay, p)), fp::sub(scaled(bz, p), scaled(az, p)));
+  return bin_of(d2, p.nbins);
 }
 
 }  // namespace pairhist
