@@ -273,12 +273,6 @@ PH_HD T scaled(T x, const HistogramParams<T>& p) {
   return fp::mul(x, p.scale);
 }
 
-/// Single precision folds minimum images from coordinates moved into the cell (2 instructions per
-/// component); double precision keeps wrap_orthorhombic per pair, because on the H100 a double
-/// min is a compare and two selects (K2 double: 482 -> 428 bapps with the fold).
-template <class T>
-constexpr bool kFoldInCell = sizeof(T) == 4;
-
 /// x - floor(x / L) * L: a coordinate moved into [0, L] (up to a rounding at either end).
 template <class T>
 PH_HD T into_cell(T x, T length, T inv_length) {
@@ -292,7 +286,7 @@ PH_HD T into_cell(T x, T length, T inv_length) {
 template <BoxKind K, class T>
 PH_HD T loaded(T x, const HistogramParams<T>& p, int axis) {
   const T v = scaled(x, p);
-  if constexpr (K == BoxKind::orthorhombic && kFoldInCell<T>) {
+  if constexpr (K == BoxKind::orthorhombic) {
     const Box<T>& b = p.box;
     return axis == 0   ? into_cell(v, b.ax, b.inv_ax)
            : axis == 1 ? into_cell(v, b.by, b.inv_by)
@@ -313,7 +307,7 @@ PH_HD T folded(T d, T length) {
 /// Squared distance of the displacement between two points as `loaded` returns them.
 template <BoxKind K, class T>
 PH_HD T pair_distance2(const Box<T>& box, ImageTable<T> images, T dx, T dy, T dz) {
-  if constexpr (K == BoxKind::orthorhombic && kFoldInCell<T>) {
+  if constexpr (K == BoxKind::orthorhombic) {
     (void)images;
     return norm2(folded(dx, box.ax), folded(dy, box.by), folded(dz, box.cz));
   } else {
