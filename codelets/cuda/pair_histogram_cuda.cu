@@ -37,16 +37,13 @@ __device__ __forceinline__ double quiet_nan<double>() {
   return __longlong_as_double(0x7ff8000000000000ll);
 }
 
-/// Point i in bin units (scaled here, once per load, so no pair multiplies by the scale; in a
-/// rectangular cell also moved into the cell, see `loaded`). Rows or
+/// Point i in bin units (scaled here, once per load, so no pair multiplies by the scale). Rows or
 /// columns past the end are NaN: their distances are NaN, whose bin is the miss bin, so the inner
 /// loop needs no bounds checks.
-template <BoxKind K, class T>
+template <class T>
 __device__ __forceinline__ Point<T> load_point(const T* __restrict__ soa, int64_t n, int64_t i,
                                                int64_t end, const HistogramParams<T>& p) {
-  if (i < end)
-    return {loaded<K>(soa[i], p, 0), loaded<K>(soa[n + i], p, 1), loaded<K>(soa[2 * n + i], p, 2),
-            T(0)};
+  if (i < end) return {scaled(soa[i], p), scaled(soa[n + i], p), scaled(soa[2 * n + i], p), T(0)};
   const T nan = quiet_nan<T>();
   return {nan, nan, nan, nan};
 }
@@ -121,8 +118,8 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
     T r[kRows];
 #pragma unroll
     for (int k = 0; k < kRows; ++k)
-      r[k] = pair_distance2<K>(p.box, images, fp::sub(q.x, rows[k].x), fp::sub(q.y, rows[k].y),
-                               fp::sub(q.z, rows[k].z));
+      r[k] = distance2<K>(p.box, images, fp::sub(q.x, rows[k].x), fp::sub(q.y, rows[k].y),
+                          fp::sub(q.z, rows[k].z));
     sqrt_rn_rows(r);
 #pragma unroll
     for (int k = 0; k < kRows; ++k) {
@@ -211,7 +208,7 @@ __global__ void __launch_bounds__(Threads)
   const int64_t row0 = block_row + threadIdx.x * (kRowStride == 1 ? kRows : 1);
 #pragma unroll
   for (int r = 0; r < kRows; ++r)
-    rows[r] = load_point<K>(a, na, row0 + int64_t(r) * kRowStride, row_end, p);
+    rows[r] = load_point(a, na, row0 + int64_t(r) * kRowStride, row_end, p);
   // A window of a wide histogram without a box: each warp skips the 32-column chunks of a tile
   // whose points are all too near or too far from the warp's rows for the window's bins (input in
   // spatial order makes that most chunks of some windows: see spatial_order.hpp). A thread then
@@ -236,7 +233,7 @@ __global__ void __launch_bounds__(Threads)
     if (same && j0 + S::tile - 1 <= block_row) continue;
     const bool diagonal = same && j0 <= block_row + S::block_rows - 1;
     __syncthreads();
-    const Point<T> q = load_point<K>(b, nb, j0 + threadIdx.x, j_end, p);
+    const Point<T> q = load_point(b, nb, j0 + threadIdx.x, j_end, p);
     tile[threadIdx.x] = q;
     if constexpr (kPrune) {
       T lo[3] = {q.x, q.y, q.z}, hi[3] = {q.x, q.y, q.z};
@@ -299,10 +296,10 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t row0 = block_row + threadIdx.x;
 #pragma unroll
   for (int r = 0; r < kRows; ++r)
-    rows[r] = load_point<K>(a, na, row0 + int64_t(r) * kThreads, row_end, p);
+    rows[r] = load_point(a, na, row0 + int64_t(r) * kThreads, row_end, p);
   for (int64_t j0 = j_begin; j0 < j_end; j0 += kTile) {
     __syncthreads();
-    tile[threadIdx.x] = load_point<K>(b, nb, j0 + threadIdx.x, j_end, p);
+    tile[threadIdx.x] = load_point(b, nb, j0 + threadIdx.x, j_end, p);
     __syncthreads();
     const int columns = static_cast<int>(min64(kTile, j_end - j0));
     for (int jj = 0; jj < columns; ++jj) {
@@ -310,8 +307,8 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
         if (same && j0 + jj <= row0 + int64_t(r) * kThreads) continue;
-        const T d2 = pair_distance2<K>(p.box, images, fp::sub(q.x, rows[r].x),
-                                       fp::sub(q.y, rows[r].y), fp::sub(q.z, rows[r].z));
+        const T d2 = distance2<K>(p.box, images, fp::sub(q.x, rows[r].x), fp::sub(q.y, rows[r].y),
+                                  fp::sub(q.z, rows[r].z));
         const int bin = bin_of(d2, p.nbins);
         if (bin < p.nbins) atomicAdd(&hist[bin], 1ull);
       }
