@@ -17,6 +17,7 @@
 #   final   the H100 table of the task-graph issue (F1 200 every way, static baselines, 2000 frames)
 #   models  calibrate this host's perfmodels (tar in $OUT) for perfmodels/
 #   wide    K5 (100k bins) and K1, single and double precision
+#   eight   1 against 8 GPUs only (F1-like and the 4M-atom frame), for a short device budget
 #   multihybrid  multi's F1-like runs only
 #   adaptive hybrid F1-like runs (200 and 2000 frames) with the measured cores' share
 # Several modes may be given: `scripts/taskgraph-device-run.sh suite f1`.
@@ -300,6 +301,19 @@ mode_wide() {  # wide histograms (K5) and a no-change check on K1
       $b bench --case $c --device gpu --precision $p --repeats 5 --json >>"$out/reports/bench.jsonl"
     done
   done
+}
+
+mode_eight() {  # 8 GPUs against 1 on the same host, F1-like and the 4M-atom frame (short budget)
+  synth F1 200
+  LIMIT=60 go eight-warmup --last 0
+  LIMIT=60 go eight-f1-gpu1 --ncpu 0 --ncuda 1
+  LIMIT=60 go eight-f1-gpu8 --ncpu 0 --ncuda 8
+  LIMIT=60 go eight-f1-hybrid8 --ncuda 8
+  synth K1 1 4000000
+  LIMIT=60 go eight-4m-gpu1 --ncpu 0 --ncuda 1
+  LIMIT=60 go eight-4m-gpu8 --ncpu 0 --ncuda 8
+  same eight-f1-gpu1 eight-f1-gpu8
+  same eight-4m-gpu1 eight-4m-gpu8
 }
 
 mode_startup() {  # one 4M-atom frame on one GPU: how long before the first task
