@@ -247,7 +247,7 @@ struct HistogramEngine::Impl {
   bool wide_windows_without_box() const {
 #if defined(PAIRHIST_CUDA_CODELETS)
     return config.box_kind == BoxKind::none && config.ncuda != 0 && gpus_present() &&
-           config.nbins > codelets::cuda_shared_memory_bins();
+           codelets::cuda_counts_in_windows(config.nbins);
 #else
     return false;
 #endif
@@ -315,8 +315,8 @@ struct HistogramEngine::Impl {
     const uint64_t pairs = grouped ? group_args->pairs : tile_args->pairs;
     std::lock_guard<std::mutex> lock(self->clock_mutex);
     if (self->timeline.size() < kMaxTimelineSpans)
-      self->timeline.push_back({w, (start - self->start_us) * 1e-6, (end - self->start_us) * 1e-6,
-                                task->cl == codelets::frame_histogram_codelet()});
+      self->timeline.push_back(
+          {w, (start - self->start_us) * 1e-6, (end - self->start_us) * 1e-6, grouped});
     WorkerClock& c = self->clocks[static_cast<size_t>(w)];
     c.tasks += 1;
     c.pairs += pairs;

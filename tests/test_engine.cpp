@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "engine_reference.hpp"
 #include "gro_reader.hpp"
@@ -15,6 +16,21 @@
 #include "xtc_reader.hpp"
 
 using namespace pairhist;
+
+namespace {
+
+/// A job over the bundled water sample: these species, r_max and bins.
+JobOptions water_job(std::vector<std::string> species, double r_max, int nbins) {
+  JobOptions o;
+  o.trajectory = test::data_dir() + "/spce_water.xtc";
+  o.topology = test::data_dir() + "/spce_water.gro";
+  for (const auto& s : species) o.species.push_back(parse_species(s));
+  o.r_max = r_max;
+  o.nbins = nbins;
+  return o;
+}
+
+}  // namespace
 
 TEST_CASE("engine equals the reference and is identical under every scheduler") {
   for (BoxKind kind : {BoxKind::none, BoxKind::orthorhombic, BoxKind::triclinic}) {
@@ -45,12 +61,7 @@ TEST_CASE("engine equals the reference and is identical under every scheduler") 
 }
 
 TEST_CASE("a trajectory job on the sample equals the reference, frame selection respected") {
-  JobOptions o;
-  o.trajectory = test::data_dir() + "/spce_water.xtc";
-  o.topology = test::data_dir() + "/spce_water.gro";
-  o.species = {parse_species("O=OW"), parse_species("H=HW1,HW2")};
-  o.r_max = 1.2;
-  o.nbins = 120;
+  JobOptions o = water_job({"O=OW", "H=HW1,HW2"}, 1.2, 120);
   o.first = 3;
   o.last = 12;
   o.step = 4;  // frames 3, 7, 11
@@ -109,12 +120,7 @@ TEST_CASE("a trajectory job on the sample equals the reference, frame selection 
 }
 
 TEST_CASE("job errors are one line and name the problem") {
-  JobOptions o;
-  o.trajectory = test::data_dir() + "/spce_water.xtc";
-  o.topology = test::data_dir() + "/spce_water.gro";
-  o.species = {parse_species("O=OW")};
-  o.nbins = 10;
-  o.r_max = 2.0;  // beyond half the ~3 nm box
+  JobOptions o = water_job({"O=OW"}, 2.0, 10);  // beyond half the ~3 nm box
   try {
     run_trajectory_job(o);
     FAIL("expected an error");
@@ -152,12 +158,7 @@ TEST_CASE("an engine that cannot be built releases StarPU, and the next one work
 }
 
 TEST_CASE("output intervals: blocks of N frames, the last one partial, summing to the run") {
-  JobOptions o;
-  o.trajectory = test::data_dir() + "/spce_water.xtc";
-  o.topology = test::data_dir() + "/spce_water.gro";
-  o.species = {parse_species("O=OW"), parse_species("H=HW1,HW2")};
-  o.r_max = 1.0;
-  o.nbins = 50;
+  JobOptions o = water_job({"O=OW", "H=HW1,HW2"}, 1.0, 50);
   o.last = 9;  // 10 frames
   o.ncpu = 2;
   const JobOutcome whole = run_trajectory_job(o);
@@ -230,12 +231,7 @@ TEST_CASE("an engine in its own scheduling context equals the reference") {
 }
 
 TEST_CASE("frame selection by time: --begin/--end keep exactly the frames in the window") {
-  JobOptions o;
-  o.trajectory = test::data_dir() + "/spce_water.xtc";
-  o.topology = test::data_dir() + "/spce_water.gro";
-  o.species = {parse_species("O=OW")};
-  o.nbins = 20;
-  o.r_max = 1.0;
+  JobOptions o = water_job({"O=OW"}, 1.0, 20);
   o.ncpu = 2;
   const JobOutcome all = run_trajectory_job(o);
   REQUIRE(all.result.frame_times.size() > 20);

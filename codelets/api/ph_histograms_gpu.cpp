@@ -2,8 +2,6 @@
 // copy the histograms out. Built only with CUDA; ph_histograms_gpu_stub.cpp stands in otherwise.
 #include <cuda_runtime_api.h>
 
-#include <cstdlib>
-
 #include "../../tasks/spatial_order.hpp"
 #include "../cuda/pair_histogram_cuda.hpp"
 #include "frame_prep.hpp"
@@ -43,8 +41,7 @@ int histograms_gpu(const ph_frame& f, int device, uint64_t* out) {
   // Windows of a wide histogram without a box skip the blocks of pairs that miss their bins; in
   // spatial order most blocks are compact enough to be skipped by some window (K5: ~1.4 passes
   // over the pairs instead of 2). The order of the points does not change the counts.
-  if (params.box.kind == BoxKind::none &&
-      (f.n_bins > cuda::max_shared_memory_bins(device) || std::getenv("PAIRHIST_CUDA_WINDOW")))
+  if (params.box.kind == BoxKind::none && cuda::counts_in_windows(device, f.n_bins))
     for (int s = 0; s < f.n_species; ++s)
       sort_spatially(soa[static_cast<size_t>(s)], f.species_sizes[s]);
   const int npairs = ph_pair_count(f.n_species);

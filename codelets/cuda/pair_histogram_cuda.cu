@@ -416,6 +416,10 @@ cudaError_t launch_for_box(HistogramKernel kernel, const T* a, int64_t na, const
 
 }  // namespace
 
+bool counts_in_windows(int device, int nbins) {
+  return std::getenv("PAIRHIST_CUDA_WINDOW") || nbins > max_shared_memory_bins(device);
+}
+
 int max_shared_memory_bins(int device) {
   // One window of 256-thread blocks, double-precision tile, less the miss bin.
   return shared_bins(device, kThreads * static_cast<int>(sizeof(Point<double>))) - 1;

@@ -18,6 +18,10 @@ enum class HistogramKernel : int {
 /// Largest bin count the shared-memory kernel counts in one window on the given device.
 int max_shared_memory_bins(int device);
 
+/// Whether the shared-memory kernel counts a histogram of nbins bins in several windows on the
+/// device (wider than one window, or windows forced by PAIRHIST_CUDA_WINDOW).
+bool counts_in_windows(int device, int nbins);
+
 /// Adds the histogram of pairs (i in a, j in b) to hist (device memory, nbins uint64 values).
 /// a and b are device arrays in structure-of-arrays form (x[0..n), y, z). With same_species
 /// only pairs i < j of a are counted and b is ignored. Rows [row_begin, row_end) of a.

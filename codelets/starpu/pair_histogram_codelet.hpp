@@ -77,9 +77,9 @@ void histogram_init_cuda(void* buffers[], void* cl_arg);
 void histogram_redux_cuda(void* buffers[], void* cl_arg);
 int cuda_can_execute(unsigned workerid, starpu_task* task, unsigned nimpl);
 int cuda_device_count();  // 0 when the CUDA runtime finds no device
-/// Widest histogram the shared-memory kernel counts in one window on device 0 (wider ones take
-/// several windows); 0 without a device.
-int cuda_shared_memory_bins();
+/// Whether the shared-memory kernel on device 0 counts nbins bins in several windows (false
+/// without a device).
+bool cuda_counts_in_windows(int nbins);
 #endif
 
 }  // namespace pairhist::codelets

@@ -85,8 +85,8 @@ int cuda_device_count() {
   return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
 }
 
-int cuda_shared_memory_bins() {
-  return cuda_device_count() > 0 ? cuda::max_shared_memory_bins(0) : 0;
+bool cuda_counts_in_windows(int nbins) {
+  return cuda_device_count() > 0 && cuda::counts_in_windows(0, nbins);
 }
 
 }  // namespace pairhist::codelets
