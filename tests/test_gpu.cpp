@@ -15,6 +15,10 @@
 
 using namespace pairhist;
 
+namespace pairhist::test {
+uint64_t bin_root_mismatches();  // bin_roots_check.cu
+}
+
 namespace {
 
 #define CUDA_REQUIRE(call)                           \
@@ -88,6 +92,10 @@ TEST_CASE("a CUDA device is present") {
   CUDA_REQUIRE(cudaGetDeviceProperties(&prop, 0));
   MESSAGE("device 0: " << prop.name << ", " << prop.multiProcessorCount << " SMs, shared-memory "
                        << "kernel up to " << cuda::max_shared_memory_bins(0) << " bins");
+}
+
+TEST_CASE("the kernels' branch-free root bins every non-negative float like bin_of") {
+  CHECK(test::bin_root_mismatches() == 0);
 }
 
 TEST_CASE("CUDA kernels equal the CPU kernel bit for bit, every box, precision and size") {

@@ -73,15 +73,16 @@ uint64_t histogram_blocked(Coords<T> a, Coords<T> b, bool same, int64_t row_begi
     const int64_t jfirst = same ? std::max(j0, row_begin + 1) : j0;
     if (jfirst >= j1) continue;
     for (int64_t j = jfirst; j < j1; ++j) {
-      cx[j - j0] = scaled(b.x()[j], p);
-      cy[j - j0] = scaled(b.y()[j], p);
-      cz[j - j0] = scaled(b.z()[j], p);
+      cx[j - j0] = loaded<K>(b.x()[j], p, 0);
+      cy[j - j0] = loaded<K>(b.y()[j], p, 1);
+      cz[j - j0] = loaded<K>(b.z()[j], p, 2);
     }
     for (int64_t i = row_begin; i < row_end; ++i) {
       // Same species: only j > i, so the tile starts after the diagonal.
       const int64_t jstart = same ? std::max(j0, i + 1) : j0;
       if (jstart >= j1) continue;
-      const T xi = scaled(a.x()[i], p), yi = scaled(a.y()[i], p), zi = scaled(a.z()[i], p);
+      const T xi = loaded<K>(a.x()[i], p, 0), yi = loaded<K>(a.y()[i], p, 1),
+              zi = loaded<K>(a.z()[i], p, 2);
       const T* bx = cx + (jstart - j0);
       const T* by = cy + (jstart - j0);
       const T* bz = cz + (jstart - j0);
@@ -116,8 +117,8 @@ uint64_t histogram_blocked(Coords<T> a, Coords<T> b, bool same, int64_t row_begi
         for (int64_t k = 0; k < n; ++k) bins[k] = bin_of(best[k], nbins);
       } else {
         for (int64_t k = 0; k < n; ++k) {
-          const T d2 =
-              distance2<K>(box, fp::sub(bx[k], xi), fp::sub(by[k], yi), fp::sub(bz[k], zi));
+          const T d2 = pair_distance2<K>(box, image_table(box), fp::sub(bx[k], xi),
+                                         fp::sub(by[k], yi), fp::sub(bz[k], zi));
           bins[k] = bin_of(d2, nbins);
         }
       }

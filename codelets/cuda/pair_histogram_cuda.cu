@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "bin_roots.cuh"
 #include "pair_histogram_cuda.hpp"
 
 namespace pairhist::cuda {
@@ -37,46 +38,18 @@ __device__ __forceinline__ double quiet_nan<double>() {
   return __longlong_as_double(0x7ff8000000000000ll);
 }
 
-/// Point i in bin units (scaled here, once per load, so no pair multiplies by the scale). Rows or
+/// Point i in bin units (scaled here, once per load, so no pair multiplies by the scale; in a
+/// rectangular cell also moved into the cell, see `loaded`). Rows or
 /// columns past the end are NaN: their distances are NaN, whose bin is the miss bin, so the inner
 /// loop needs no bounds checks.
-template <class T>
+template <BoxKind K, class T>
 __device__ __forceinline__ Point<T> load_point(const T* __restrict__ soa, int64_t n, int64_t i,
                                                int64_t end, const HistogramParams<T>& p) {
-  if (i < end) return {scaled(soa[i], p), scaled(soa[n + i], p), scaled(soa[2 * n + i], p), T(0)};
+  if (i < end)
+    return {loaded<K>(soa[i], p, 0), loaded<K>(soa[n + i], p, 1), loaded<K>(soa[2 * n + i], p, 2),
+            T(0)};
   const T nan = quiet_nan<T>();
   return {nan, nan, nan, nan};
-}
-
-/// Correctly rounded square roots of kRows values, bit-identical to __fsqrt_rn: CUDA's own fast
-/// path (the same five instructions), and its slow path only when some lane of the warp has an
-/// argument outside the fast path's range (zero, denormal, huge, NaN), so the common case pays no
-/// per-value branch. All lanes of the warp must call it together.
-__device__ __forceinline__ void sqrt_rn_rows(float (&x)[kRows]) {
-  bool slow = false;
-  float root[kRows];
-#pragma unroll
-  for (int r = 0; r < kRows; ++r) {
-    float rsq, s, half;
-    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(rsq) : "f"(x[r]));
-    asm("mul.rn.ftz.f32 %0, %1, %2;" : "=f"(s) : "f"(x[r]), "f"(rsq));
-    asm("mul.rn.ftz.f32 %0, %1, 0f3F000000;" : "=f"(half) : "f"(rsq));
-    root[r] = __fmaf_rn(__fmaf_rn(-s, s, x[r]), half, s);
-    slow |= static_cast<unsigned>(__float_as_uint(x[r]) - 0x0d000000u) > 0x727fffffu;
-  }
-  if (__any_sync(0xffffffffu, slow)) {
-#pragma unroll
-    for (int r = 0; r < kRows; ++r)
-      if (static_cast<unsigned>(__float_as_uint(x[r]) - 0x0d000000u) > 0x727fffffu)
-        root[r] = __fsqrt_rn(x[r]);
-  }
-#pragma unroll
-  for (int r = 0; r < kRows; ++r) x[r] = root[r];
-}
-
-__device__ __forceinline__ void sqrt_rn_rows(double (&x)[kRows]) {
-#pragma unroll
-  for (int r = 0; r < kRows; ++r) x[r] = fp::sqrt(x[r]);
 }
 
 /// Bytes of a triclinic box's image table as the kernels keep it in shared memory: the used
@@ -103,8 +76,7 @@ __device__ __forceinline__ ImageTable<T> stage_image_table(const Box<T>& box,
 }
 
 /// Counts pairs (i, j) whose bin lies in [bin_begin, bin_begin + window) into shared counters;
-/// with Windowed == false the window is all nbins bins plus the miss bin. Every lane runs every
-/// step (no per-lane early exits): sqrt_rn_rows votes across the warp.
+/// with Windowed == false the window is all nbins bins plus the miss bin.
 /// Row k of a thread is row0 + k * RowStride (Threads: rows interleaved across the block; 1: a
 /// thread's rows consecutive, so a warp's rows are 4 x 32 consecutive points).
 template <int Threads, BoxKind K, class T, bool Windowed, bool Diagonal, int RowStride = Threads>
@@ -118,12 +90,11 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
     T r[kRows];
 #pragma unroll
     for (int k = 0; k < kRows; ++k)
-      r[k] = distance2<K>(p.box, images, fp::sub(q.x, rows[k].x), fp::sub(q.y, rows[k].y),
-                          fp::sub(q.z, rows[k].z));
-    sqrt_rn_rows(r);
+      r[k] = pair_distance2<K>(p.box, images, fp::sub(q.x, rows[k].x), fp::sub(q.y, rows[k].y),
+                               fp::sub(q.z, rows[k].z));
 #pragma unroll
     for (int k = 0; k < kRows; ++k) {
-      const int bin = bin_of_distance(r[k], p.nbins);
+      const int bin = bin_of_distance(root_for_bin(r[k]), p.nbins);
       const bool above_diagonal = !Diagonal || j0 + jj > row0 + int64_t(k) * RowStride;
       if (Windowed) {
         const unsigned local = static_cast<unsigned>(bin - bin_begin);
@@ -208,7 +179,7 @@ __global__ void __launch_bounds__(Threads)
   const int64_t row0 = block_row + threadIdx.x * (kRowStride == 1 ? kRows : 1);
 #pragma unroll
   for (int r = 0; r < kRows; ++r)
-    rows[r] = load_point(a, na, row0 + int64_t(r) * kRowStride, row_end, p);
+    rows[r] = load_point<K>(a, na, row0 + int64_t(r) * kRowStride, row_end, p);
   // A window of a wide histogram without a box: each warp skips the 32-column chunks of a tile
   // whose points are all too near or too far from the warp's rows for the window's bins (input in
   // spatial order makes that most chunks of some windows: see spatial_order.hpp). A thread then
@@ -233,7 +204,7 @@ __global__ void __launch_bounds__(Threads)
     if (same && j0 + S::tile - 1 <= block_row) continue;
     const bool diagonal = same && j0 <= block_row + S::block_rows - 1;
     __syncthreads();
-    const Point<T> q = load_point(b, nb, j0 + threadIdx.x, j_end, p);
+    const Point<T> q = load_point<K>(b, nb, j0 + threadIdx.x, j_end, p);
     tile[threadIdx.x] = q;
     if constexpr (kPrune) {
       T lo[3] = {q.x, q.y, q.z}, hi[3] = {q.x, q.y, q.z};
@@ -296,10 +267,10 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t row0 = block_row + threadIdx.x;
 #pragma unroll
   for (int r = 0; r < kRows; ++r)
-    rows[r] = load_point(a, na, row0 + int64_t(r) * kThreads, row_end, p);
+    rows[r] = load_point<K>(a, na, row0 + int64_t(r) * kThreads, row_end, p);
   for (int64_t j0 = j_begin; j0 < j_end; j0 += kTile) {
     __syncthreads();
-    tile[threadIdx.x] = load_point(b, nb, j0 + threadIdx.x, j_end, p);
+    tile[threadIdx.x] = load_point<K>(b, nb, j0 + threadIdx.x, j_end, p);
     __syncthreads();
     const int columns = static_cast<int>(min64(kTile, j_end - j0));
     for (int jj = 0; jj < columns; ++jj) {
@@ -307,8 +278,8 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
         if (same && j0 + jj <= row0 + int64_t(r) * kThreads) continue;
-        const T d2 = distance2<K>(p.box, images, fp::sub(q.x, rows[r].x), fp::sub(q.y, rows[r].y),
-                                  fp::sub(q.z, rows[r].z));
+        const T d2 = pair_distance2<K>(p.box, images, fp::sub(q.x, rows[r].x),
+                                       fp::sub(q.y, rows[r].y), fp::sub(q.z, rows[r].z));
         const int bin = bin_of(d2, p.nbins);
         if (bin < p.nbins) atomicAdd(&hist[bin], 1ull);
       }
