@@ -22,6 +22,18 @@ TEST_CASE("bin_of: floor of the distance in bin units, nbins itself and NaN are 
   CHECK(bin_of(9.0f, 10) == 3);  // r = 3 exactly
 }
 
+TEST_CASE(
+    "squared distances never fall below 2^-100 (the GPU root's range), even for coincident "
+    "points") {
+  CHECK(norm2(0.0f, 0.0f, 0.0f) == 0x1p-100f);
+  CHECK(norm2(-0.0f, 0.0f, -0.0f) == 0x1p-100f);
+  CHECK(norm2(1e-30f, -1e-35f, 1e-40f) >= 0x1p-100f);
+  CHECK(norm2(0.0, 0.0, 0.0) == 0x1p-100);
+  CHECK(norm2(3.0f, 4.0f, 0.0f) == 25.0f);  // far above the floor it changes nothing
+  CHECK(bin_of_points<BoxKind::none>(make_params<float>(BoxMatrix{}, BoxKind::none, 1.0, 10), 0.5f,
+                                     0.5f, 0.5f, 0.5f, 0.5f, 0.5f) == 0);
+}
+
 TEST_CASE("bin_of_points scales coordinates and box to bin units") {
   // 2 bins per unit; a box of length 10 is 20 bins long.
   const BoxMatrix m{10, 0, 0, 0, 10, 0, 0, 0, 10};

@@ -94,7 +94,7 @@ TEST_CASE("a CUDA device is present") {
                        << "kernel up to " << cuda::max_shared_memory_bins(0) << " bins");
 }
 
-TEST_CASE("the kernels' branch-free root bins every non-negative float like bin_of") {
+TEST_CASE("the kernels' branch-free root bins every squared distance like bin_of") {
   CHECK(test::bin_root_mismatches() == 0);
 }
 

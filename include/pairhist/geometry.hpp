@@ -59,7 +59,8 @@ struct Box {
 ///   k = floor( fl(sqrt(d2)) ),
 /// with d2 the squared minimum-image distance, in `box` (given in bin units), of the displacement
 /// fl(fl(q * scale) - fl(p * scale)) per component, scale = fl(nbins / r_max); d2 is
-/// fma(dx, dx, fma(dy, dy, dz*dz)), every operation rounded to T. Counted iff fl(sqrt(d2)) < nbins.
+/// norm2(dx, dy, dz) = fma(dx, dx, fma(dy, dy, fma(dz, dz, 2^-100))), every operation rounded to T.
+/// Counted iff fl(sqrt(d2)) < nbins.
 template <class T>
 struct HistogramParams {
   Box<T> box;   // in bin units: the lengths times scale (make_params)
@@ -139,10 +140,19 @@ PH_HD T min(T a, T b) {
 #endif
 }  // namespace fp
 
-/// dx*dx + dy*dy + dz*dz as fma(dx, dx, fma(dy, dy, dz*dz)).
+/// What every squared distance starts from: 2^-100 (in bins squared, so a distance is longer by
+/// at most 2^-50 bins). It keeps squared distances inside the range where the GPU's
+/// five-instruction square root is correctly rounded (from 2^-101; zero is outside), so the kernels
+/// need no branch for coincident points (codelets/cuda/bin_roots.cuh). It costs nothing: the
+/// innermost product becomes an FMA.
+template <class T>
+constexpr T kSquaredDistanceFloor = T(0x1p-100);
+
+/// dx*dx + dy*dy + dz*dz + 2^-100 as fma(dx, dx, fma(dy, dy, fma(dz, dz, 2^-100))): never below
+/// 2^-100 (or NaN).
 template <class T>
 PH_HD T norm2(T dx, T dy, T dz) {
-  return fp::fma(dx, dx, fp::fma(dy, dy, fp::mul(dz, dz)));
+  return fp::fma(dx, dx, fp::fma(dy, dy, fp::fma(dz, dz, kSquaredDistanceFloor<T>)));
 }
 
 /// The integer nearest to d * inv (ties to even), computed as fl(fma(d, inv, M) - M) with
