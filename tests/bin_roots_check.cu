@@ -1,6 +1,7 @@
 // Exhaustive check of the kernels' branch-free root (codelets/cuda/bin_roots.cuh) over every float
 // a squared distance can be (2^-100 and up, infinity and NaNs): the root must be __fsqrt_rn's bit
-// for bit where finite, and the bin must be bin_of's for several bin counts.
+// for bit where finite, and the bin must be bin_of's for several bin counts. Also the bins taken
+// from a rounded-down add (biased_bin) against bin_of_distance, over every non-negative float.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -25,10 +26,26 @@ __global__ void count_root_mismatches(unsigned first, unsigned long long* mismat
   if (local) atomicAdd(mismatches, local);
 }
 
+__global__ void count_biased_bin_mismatches(unsigned long long* mismatches) {
+  const int bin_counts[] = {1, 10000, 56063, (1 << 23) - 1};
+  unsigned long long local = 0;
+  for (uint64_t bits = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; bits <= 0x7fffffffu;
+       bits += uint64_t(gridDim.x) * blockDim.x) {
+    const float r = __uint_as_float(static_cast<unsigned>(bits));
+    bool ok = true;
+    for (int nbins : bin_counts)
+      ok = ok && cuda::biased_bin(r, nbins) - cuda::kBinBias ==
+                     static_cast<unsigned>(bin_of_distance(r, nbins));
+    local += ok ? 0 : 1;
+  }
+  if (local) atomicAdd(mismatches, local);
+}
+
 }  // namespace
 
-/// Number of floats from 2^-100 up whose root or bin disagrees (0 when correct), or ~0 when the
-/// check could not run.
+/// Number of floats from 2^-100 up whose root or bin disagrees, plus the number of non-negative
+/// floats whose biased bin disagrees with bin_of_distance (0 when correct), or ~0 when the check
+/// could not run.
 uint64_t bin_root_mismatches() {
   static_assert(kSquaredDistanceFloor<float> == 0x1p-100f);
   unsigned long long* d = nullptr;
@@ -39,6 +56,7 @@ uint64_t bin_root_mismatches() {
     unsigned first;
     std::memcpy(&first, &floor, sizeof first);
     count_root_mismatches<<<4096, 256>>>(first, d);
+    count_biased_bin_mismatches<<<4096, 256>>>(d);
     if (cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost) != cudaSuccess) h = ~0ull;
   }
   cudaFree(d);

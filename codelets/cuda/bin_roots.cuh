@@ -6,6 +6,8 @@
 
 namespace pairhist::cuda {
 
+constexpr unsigned kBinBias = 0x4b000000u;  // the bits of 2^23
+
 /// Root of a squared distance from norm2 (so at least 2^-100, or infinity or NaN), with no branch:
 /// CUDA's own fast path for __fsqrt_rn, five instructions, which is correctly rounded for
 /// arguments in [2^-101, FLT_MAX]. Infinity and NaN give NaN, whose bin, like infinity's, is the
@@ -22,6 +24,20 @@ __device__ __forceinline__ float root_for_bin(float x) {
 /// Double precision has no such fast path: the correctly rounded root.
 __device__ __forceinline__ double root_for_bin(double x) {
   return fp::sqrt(x);
+}
+
+/// bin_of_distance(r, nbins) + kBinBias for r >= 0 or NaN and nbins < 2^23, in one full-rate add:
+/// fl_down(min(r, nbins) + 2^23) is 2^23 + floor(min(r, nbins)) (the ulp there is 1), and its bits
+/// are those of 2^23, kBinBias, plus that floor. A float-to-int conversion would run on the
+/// quarter-rate pipe that the root's MUFU already loads (with both, that pipe was as tight as
+/// instruction issue in K1).
+__device__ __forceinline__ unsigned biased_bin(float r, int nbins) {
+  return __float_as_uint(__fadd_rd(fminf(r, static_cast<float>(nbins)), 0x1p23f));
+}
+
+/// Adds one to the 32-bit shared-memory counter at `address` (a shared-window byte address).
+__device__ __forceinline__ void add_one_shared(unsigned address) {
+  asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(address) : "memory");
 }
 
 }  // namespace pairhist::cuda

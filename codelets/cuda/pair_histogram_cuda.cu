@@ -84,6 +84,10 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
                                            const Point<T>* tile, int64_t j0, int columns,
                                            const HistogramParams<T>& p, ImageTable<T> images,
                                            int bin_begin, int window, unsigned int* counts) {
+  // Single precision, one window: the counter of bin k lies at biased_base + 4 * (k + kBinBias),
+  // so the biased bin goes straight into the address (modulo 2^32, like all shared addresses).
+  const unsigned biased_base =
+      static_cast<unsigned>(__cvta_generic_to_shared(counts)) - kBinBias * 4u;
 #pragma unroll 2
   for (int jj = 0; jj < columns; ++jj) {
     const Point<T> q = tile[jj];
@@ -94,8 +98,13 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
                                fp::sub(q.z, rows[k].z));
 #pragma unroll
     for (int k = 0; k < kRows; ++k) {
-      const int bin = bin_of_distance(root_for_bin(r[k]), p.nbins);
       const bool above_diagonal = !Diagonal || j0 + jj > row0 + int64_t(k) * RowStride;
+      if constexpr (!Windowed && sizeof(T) == 4) {  // nbins < one window < 2^23
+        const unsigned biased = biased_bin(root_for_bin(r[k]), p.nbins);
+        if (above_diagonal) add_one_shared(biased_base + biased * 4u);
+        continue;
+      }
+      const int bin = bin_of_distance(root_for_bin(r[k]), p.nbins);
       if (Windowed) {
         const unsigned local = static_cast<unsigned>(bin - bin_begin);
         if (above_diagonal && local < static_cast<unsigned>(window)) atomicAdd(&counts[local], 1u);
