@@ -141,6 +141,14 @@ TEST_CASE("windows skipping blocks of spatially ordered points stay exact") {
   unsetenv("PAIRHIST_CUDA_WINDOW");
 }
 
+TEST_CASE("single-precision histograms of 2^23 bins and more stay exact (global-memory kernel)") {
+  // The shared-memory kernels' biased float bins need nbins < 2^23; the launcher switches wider
+  // histograms to the global-memory kernel.
+  for (int nbins : {(1 << 23) - 1, (1 << 23) + 5})
+    check_gpu_equals_cpu<float>(cuda::HistogramKernel::shared_memory, BoxKind::none, 3000, 0, true,
+                                nbins);
+}
+
 TEST_CASE("small cross pairs (rows and columns swapped inside the launcher) stay exact") {
   for (BoxKind kind : {BoxKind::none, BoxKind::orthorhombic, BoxKind::triclinic}) {
     for (int64_t na : {1, 100, 1023}) {

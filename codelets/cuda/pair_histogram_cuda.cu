@@ -84,10 +84,13 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
                                            const Point<T>* tile, int64_t j0, int columns,
                                            const HistogramParams<T>& p, ImageTable<T> images,
                                            int bin_begin, int window, unsigned int* counts) {
-  // Single precision, one window: the counter of bin k lies at biased_base + 4 * (k + kBinBias),
-  // so the biased bin goes straight into the address (modulo 2^32, like all shared addresses).
-  const unsigned biased_base =
-      static_cast<unsigned>(__cvta_generic_to_shared(counts)) - kBinBias * 4u;
+  // Single precision (nbins < 2^23, see launch_for_box): bins come biased by kBinBias. One
+  // window: the counter of bin k lies at biased_base + 4 * (k + kBinBias), so the biased bin goes
+  // straight into the address (modulo 2^32, like all shared addresses). Windows subtract
+  // kBinBias + bin_begin instead of bin_begin.
+  const unsigned shared_counts = static_cast<unsigned>(__cvta_generic_to_shared(counts));
+  const unsigned biased_base = shared_counts - kBinBias * 4u;
+  const unsigned biased_window_begin = kBinBias + static_cast<unsigned>(bin_begin);
 #pragma unroll 2
   for (int jj = 0; jj < columns; ++jj) {
     const Point<T> q = tile[jj];
@@ -99,9 +102,15 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
 #pragma unroll
     for (int k = 0; k < kRows; ++k) {
       const bool above_diagonal = !Diagonal || j0 + jj > row0 + int64_t(k) * RowStride;
-      if constexpr (!Windowed && sizeof(T) == 4) {  // nbins < one window < 2^23
+      if constexpr (sizeof(T) == 4) {
         const unsigned biased = biased_bin(root_for_bin(r[k]), p.nbins);
-        if (above_diagonal) add_one_shared(biased_base + biased * 4u);
+        if constexpr (Windowed) {
+          const unsigned local = biased - biased_window_begin;
+          if (above_diagonal && local < static_cast<unsigned>(window))
+            add_one_shared(shared_counts + local * 4u);
+        } else if (above_diagonal) {
+          add_one_shared(biased_base + biased * 4u);
+        }
         continue;
       }
       const int bin = bin_of_distance(root_for_bin(r[k]), p.nbins);
@@ -365,6 +374,9 @@ cudaError_t launch_for_box(HistogramKernel kernel, const T* a, int64_t na, const
                            cudaStream_t stream) {
   const int64_t columns = same ? na : nb;
   const T* columns_ptr = same ? a : b;
+  // The shared-memory kernels' single-precision bins (biased_bin) need nbins < 2^23; wider
+  // histograms (beyond float's resolution of one bin anyway) take the global-memory kernel.
+  if (sizeof(T) == 4 && p.nbins >= (1 << 23)) kernel = HistogramKernel::global_memory;
   if (kernel == HistogramKernel::global_memory) {
     using S = Shape<kThreads>;
     const int64_t grid_x = (row_end - row_begin + S::block_rows - 1) / S::block_rows;
