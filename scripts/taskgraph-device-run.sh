@@ -20,6 +20,7 @@
 #   eight   1 against 8 GPUs only (F1-like and the 4M-atom frame), for a short device budget
 #   multihybrid  multi's F1-like runs only
 #   adaptive hybrid F1-like runs (200 and 2000 frames) with the measured cores' share
+#   endtoend  F1-like 200 frames GPU-only, hybrid and CPU-only (8 frames), then 2000 frames hybrid
 # Several modes may be given: `scripts/taskgraph-device-run.sh suite f1`.
 set -u
 out=${OUT:-$PWD/.gpu/out}
@@ -279,6 +280,16 @@ mode_final() {  # issue 4's H100 table: hybrid vs GPU-only vs CPU-only vs static
   synth F1 2000
   LIMIT=120 go fin-2000-hybrid
   unset STARPU_PERF_MODEL_DIR
+}
+
+mode_endtoend() {  # the README's end-to-end figures, without calibration or baselines
+  synth F1 200
+  LIMIT=60 go e2e-gpu-only --ncpu 0
+  LIMIT=60 go e2e-hybrid
+  LIMIT=60 go e2e-cpu-only-8 --ncuda 0 --last 7
+  same e2e-gpu-only e2e-hybrid
+  synth F1 2000
+  LIMIT=120 go e2e-2000-hybrid
 }
 
 mode_models() {  # perfmodels of this host for perfmodels/: F1-like hybrid and GPU-only, the sample
