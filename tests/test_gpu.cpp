@@ -47,7 +47,8 @@ struct DeviceArray {
 
 template <class T>
 void check_gpu_equals_cpu(cuda::HistogramKernel kernel, BoxKind kind, int64_t na, int64_t nb,
-                          bool same, int nbins, bool spatial_order = false) {
+                          bool same, int nbins, bool spatial_order = false,
+                          const BoxMatrix* given_box = nullptr) {
   CAPTURE(static_cast<int>(kernel));
   CAPTURE(box_kind_name(kind));
   CAPTURE(na);
@@ -58,6 +59,7 @@ void check_gpu_equals_cpu(cuda::HistogramKernel kernel, BoxKind kind, int64_t na
   BoxMatrix box{};
   if (kind == BoxKind::orthorhombic) box = test::random_orthorhombic(2.0, 3.0);
   if (kind == BoxKind::triclinic) box = test::random_triclinic(2.0, 3.0);
+  if (given_box) box = *given_box;
   const double r_max = kind == BoxKind::none ? 3.0 : max_minimum_image_rmax(box);
   auto a = test::to_soa<T>(test::random_points(na, -2.0, 5.0));
   auto b = test::to_soa<T>(test::random_points(nb, -2.0, 5.0));
@@ -139,6 +141,18 @@ TEST_CASE("windows skipping blocks of spatially ordered points stay exact") {
                                  2000, true);
   }
   unsetenv("PAIRHIST_CUDA_WINDOW");
+}
+
+TEST_CASE("a rhombic dodecahedron (one candidate per octant: the loop-free path) stays exact") {
+  const BoxMatrix box = test::rhombic_dodecahedron();
+  REQUIRE(make_params<float>(box, BoxKind::triclinic, max_minimum_image_rmax(box), 100)
+              .box.octant_images == 1);
+  for (auto kernel : {cuda::HistogramKernel::shared_memory, cuda::HistogramKernel::global_memory})
+    for (int64_t n : {1, 1000, 3001}) {
+      check_gpu_equals_cpu<float>(kernel, BoxKind::triclinic, n, n, true, 700, false, &box);
+      check_gpu_equals_cpu<float>(kernel, BoxKind::triclinic, n, 2000, false, 90000, false, &box);
+      check_gpu_equals_cpu<double>(kernel, BoxKind::triclinic, n, n, true, 700, false, &box);
+    }
 }
 
 TEST_CASE("single-precision histograms of 2^23 bins and more stay exact (global-memory kernel)") {

@@ -78,8 +78,10 @@ __device__ __forceinline__ ImageTable<T> stage_image_table(const Box<T>& box,
 /// Counts pairs (i, j) whose bin lies in [bin_begin, bin_begin + window) into shared counters;
 /// with Windowed == false the window is all nbins bins plus the miss bin.
 /// Row k of a thread is row0 + k * RowStride (Threads: rows interleaved across the block; 1: a
-/// thread's rows consecutive, so a warp's rows are 4 x 32 consecutive points).
-template <int Threads, BoxKind K, class T, bool Windowed, bool Diagonal, int RowStride = Threads>
+/// thread's rows consecutive, so a warp's rows are 4 x 32 consecutive points). FixedImages: see
+/// distance2_triclinic.
+template <int Threads, BoxKind K, class T, bool Windowed, bool Diagonal, int RowStride = Threads,
+          int FixedImages = 0>
 __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const int64_t row0,
                                            const Point<T>* tile, int64_t j0, int columns,
                                            const HistogramParams<T>& p, ImageTable<T> images,
@@ -97,8 +99,8 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
     T r[kRows];
 #pragma unroll
     for (int k = 0; k < kRows; ++k)
-      r[k] = pair_distance2<K>(p.box, images, fp::sub(q.x, rows[k].x), fp::sub(q.y, rows[k].y),
-                               fp::sub(q.z, rows[k].z));
+      r[k] = pair_distance2<K, T, FixedImages>(p.box, images, fp::sub(q.x, rows[k].x),
+                                               fp::sub(q.y, rows[k].y), fp::sub(q.z, rows[k].z));
 #pragma unroll
     for (int k = 0; k < kRows; ++k) {
       const bool above_diagonal = !Diagonal || j0 + jj > row0 + int64_t(k) * RowStride;
@@ -250,6 +252,17 @@ __global__ void __launch_bounds__(Threads)
           count_tile<Threads, K, T, Windowed, false, 1>(rows, row0, tile + c0, j0 + c0, n, p,
                                                         images, bin_begin, slots, counts);
       }
+      continue;
+    }
+    // Triclinic cells that need one candidate translation per octant (the rhombic dodecahedron):
+    // the image search without its loop.
+    if (K == BoxKind::triclinic && p.box.octant_images == 1) {
+      if (diagonal)
+        count_tile<Threads, K, T, Windowed, true, Threads, 1>(rows, row0, tile, j0, columns, p,
+                                                              images, bin_begin, slots, counts);
+      else
+        count_tile<Threads, K, T, Windowed, false, Threads, 1>(rows, row0, tile, j0, columns, p,
+                                                               images, bin_begin, slots, counts);
       continue;
     }
     if (diagonal)

@@ -244,12 +244,15 @@ PH_HD ImageTable<T> image_table(const Box<T>& box) {
 
 /// Exact minimum image in a triclinic cell for every distance below the r_max the box was made
 /// for: the reduced vector, or one of the few lattice translations of its octant that can beat it.
-template <class T>
+/// FixedImages > 0 promises box.octant_images == FixedImages (the GPU kernels' loop-free path for
+/// the common one-candidate cells: the rhombic dodecahedron); 0 reads the count from the box.
+template <class T, int FixedImages = 0>
 PH_HD T distance2_triclinic(const Box<T>& box, ImageTable<T> images, T dx, T dy, T dz) {
   reduce_triclinic(box, dx, dy, dz);
   T best = norm2(dx, dy, dz);
   const ImageShift<T>* candidates = images.first + octant_of(dx, dy, dz) * images.stride;
-  PH_DEVICE_UNROLL4 for (int m = 0; m < box.octant_images; ++m) {
+  const int count = FixedImages > 0 ? FixedImages : box.octant_images;
+  PH_DEVICE_UNROLL4 for (int m = 0; m < count; ++m) {
     best = fp::min(shifted_norm2(candidates[m], dx, dy, dz), best);
   }
   return best;
@@ -257,14 +260,14 @@ PH_HD T distance2_triclinic(const Box<T>& box, ImageTable<T> images, T dx, T dy,
 
 /// Squared (minimum-image) distance of the displacement (dx, dy, dz) = p_b - p_a; a triclinic
 /// cell searches the translations in `images` (the box's table or a copy of it).
-template <BoxKind K, class T>
+template <BoxKind K, class T, int FixedImages = 0>
 PH_HD T distance2(const Box<T>& box, ImageTable<T> images, T dx, T dy, T dz) {
   if constexpr (K == BoxKind::orthorhombic) {
     (void)images;
     wrap_orthorhombic(box, dx, dy, dz);
     return norm2(dx, dy, dz);
   } else if constexpr (K == BoxKind::triclinic) {
-    return distance2_triclinic(box, images, dx, dy, dz);
+    return distance2_triclinic<T, FixedImages>(box, images, dx, dy, dz);
   } else {
     (void)box;
     (void)images;
@@ -321,13 +324,13 @@ PH_HD T folded(T d, T length) {
 }
 
 /// Squared distance of the displacement between two points as `loaded` returns them.
-template <BoxKind K, class T>
+template <BoxKind K, class T, int FixedImages = 0>
 PH_HD T pair_distance2(const Box<T>& box, ImageTable<T> images, T dx, T dy, T dz) {
   if constexpr (K == BoxKind::orthorhombic && kFoldInCell<T>) {
     (void)images;
     return norm2(folded(dx, box.ax), folded(dy, box.by), folded(dz, box.cz));
   } else {
-    return distance2<K>(box, images, dx, dy, dz);
+    return distance2<K, T, FixedImages>(box, images, dx, dy, dz);
   }
 }
 
