@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -54,6 +55,9 @@ void apply_overrides(const BenchArgs& a, BenchCase& c) {
   } else if (a.box == "triclinic") {
     const double e = c.extent;
     c.box = {e, 0, 0, 0, e, 0, 0.5 * e, 0.5 * e, 0.70710678 * e};
+  } else if (a.box == "truncated-octahedron") {  // GROMACS's vectors for this cell
+    const double e = c.extent, s2 = std::sqrt(2.0), s6 = std::sqrt(6.0);
+    c.box = {e, 0, 0, e / 3, 2 * s2 * e / 3, 0, -e / 3, s2 * e / 3, s6 * e / 3};
   }
   if (!a.box.empty() && classify_box(c.box) == BoxKind::triclinic)
     c.r_max = std::min(c.r_max, max_minimum_image_rmax(c.box));
@@ -144,6 +148,7 @@ void report(const BenchArgs& a, const BenchCase& c, const std::string& device, i
                         {"bins", c.nbins},
                         {"r_max", c.r_max},
                         {"box", box},
+                        {"cell", a.box.empty() ? std::string(box) : a.box},
                         {"precision", a.precision},
                         {"device", device},
                         {"threads", threads},
@@ -215,9 +220,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--n", a->n, "Scale the case to about n atoms (0: as defined)");
   cmd->add_option("--bins", a->bins, "Override the number of bins");
   cmd->add_option("--box", a->box,
-                  "Override the box: none, orthorhombic or triclinic (unit cell "
-                  "scaled to the case)")
-      ->check(CLI::IsMember({"none", "orthorhombic", "triclinic"}));
+                  "Override the box: none, orthorhombic, triclinic (a rhombic dodecahedron) or "
+                  "truncated-octahedron (unit cell scaled to the case)")
+      ->check(CLI::IsMember({"none", "orthorhombic", "triclinic", "truncated-octahedron"}));
   cmd->add_option("--frames", a->frames, "Override the number of frames");
   cmd->add_option("--precision", a->precision)
       ->check(CLI::IsMember({"single", "double"}))

@@ -143,16 +143,22 @@ TEST_CASE("windows skipping blocks of spatially ordered points stay exact") {
   unsetenv("PAIRHIST_CUDA_WINDOW");
 }
 
-TEST_CASE("a rhombic dodecahedron (one candidate per octant: the loop-free path) stays exact") {
-  const BoxMatrix box = test::rhombic_dodecahedron();
-  REQUIRE(make_params<float>(box, BoxKind::triclinic, max_minimum_image_rmax(box), 100)
-              .box.octant_images == 1);
-  for (auto kernel : {cuda::HistogramKernel::shared_memory, cuda::HistogramKernel::global_memory})
-    for (int64_t n : {1, 1000, 3001}) {
-      check_gpu_equals_cpu<float>(kernel, BoxKind::triclinic, n, n, true, 700, false, &box);
-      check_gpu_equals_cpu<float>(kernel, BoxKind::triclinic, n, 2000, false, 90000, false, &box);
-      check_gpu_equals_cpu<double>(kernel, BoxKind::triclinic, n, n, true, 700, false, &box);
-    }
+TEST_CASE("cells of one and two candidates per octant (the loop-free searches) stay exact") {
+  const double s2 = std::sqrt(2.0), s6 = std::sqrt(6.0);
+  const BoxMatrix truncated_octahedron{1, 0, 0, 1.0 / 3, 2 * s2 / 3, 0, -1.0 / 3, s2 / 3, s6 / 3};
+  const std::pair<BoxMatrix, int> cells[] = {{test::rhombic_dodecahedron(), 1},
+                                             {truncated_octahedron, 2}};
+  for (const auto& [box, candidates] : cells) {
+    CAPTURE(candidates);
+    REQUIRE(make_params<float>(box, BoxKind::triclinic, max_minimum_image_rmax(box), 100)
+                .box.octant_images == candidates);
+    for (auto kernel : {cuda::HistogramKernel::shared_memory, cuda::HistogramKernel::global_memory})
+      for (int64_t n : {1, 1000, 3001}) {
+        check_gpu_equals_cpu<float>(kernel, BoxKind::triclinic, n, n, true, 700, false, &box);
+        check_gpu_equals_cpu<float>(kernel, BoxKind::triclinic, n, 2000, false, 90000, false, &box);
+        check_gpu_equals_cpu<double>(kernel, BoxKind::triclinic, n, n, true, 700, false, &box);
+      }
+  }
 }
 
 TEST_CASE("single-precision histograms of 2^23 bins and more stay exact (global-memory kernel)") {

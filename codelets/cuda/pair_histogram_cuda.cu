@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <type_traits>
 
 #include "bin_roots.cuh"
 #include "pair_histogram_cuda.hpp"
@@ -254,23 +255,29 @@ __global__ void __launch_bounds__(Threads)
       }
       continue;
     }
-    // Triclinic cells that need one candidate translation per octant (the rhombic dodecahedron):
-    // the image search without its loop.
-    if (K == BoxKind::triclinic && p.box.octant_images == 1) {
+    // Sweeps the tile with the triclinic candidate count fixed at compile time (0: read it).
+    auto sweep = [&](auto fixed_images) {
+      constexpr int F = decltype(fixed_images)::value;
       if (diagonal)
-        count_tile<Threads, K, T, Windowed, true, Threads, 1>(rows, row0, tile, j0, columns, p,
+        count_tile<Threads, K, T, Windowed, true, Threads, F>(rows, row0, tile, j0, columns, p,
                                                               images, bin_begin, slots, counts);
       else
-        count_tile<Threads, K, T, Windowed, false, Threads, 1>(rows, row0, tile, j0, columns, p,
+        count_tile<Threads, K, T, Windowed, false, Threads, F>(rows, row0, tile, j0, columns, p,
                                                                images, bin_begin, slots, counts);
-      continue;
+    };
+    // Triclinic cells of one or two candidates per octant (rhombic dodecahedron and hexagonal
+    // prism: 1; truncated octahedron: 2) search without a run-time loop.
+    if constexpr (K == BoxKind::triclinic) {
+      if (p.box.octant_images == 1) {
+        sweep(std::integral_constant<int, 1>{});
+        continue;
+      }
+      if (p.box.octant_images == 2) {
+        sweep(std::integral_constant<int, 2>{});
+        continue;
+      }
     }
-    if (diagonal)
-      count_tile<Threads, K, T, Windowed, true>(rows, row0, tile, j0, columns, p, images, bin_begin,
-                                                slots, counts);
-    else
-      count_tile<Threads, K, T, Windowed, false>(rows, row0, tile, j0, columns, p, images,
-                                                 bin_begin, slots, counts);
+    sweep(std::integral_constant<int, 0>{});
   }
   __syncthreads();
   const int flush = Windowed ? slots : p.nbins;
