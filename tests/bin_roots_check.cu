@@ -57,7 +57,10 @@ uint64_t bin_root_mismatches() {
     std::memcpy(&first, &floor, sizeof first);
     count_root_mismatches<<<4096, 256>>>(first, d);
     count_biased_bin_mismatches<<<4096, 256>>>(d);
-    if (cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost) != cudaSuccess) h = ~0ull;
+    // A launch that fails (no kernel image for this GPU, say) must not read as "no mismatch".
+    if (cudaGetLastError() != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess ||
+        cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost) != cudaSuccess)
+      h = ~0ull;
   }
   cudaFree(d);
   return h;

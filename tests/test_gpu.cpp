@@ -48,7 +48,7 @@ struct DeviceArray {
 template <class T>
 void check_gpu_equals_cpu(cuda::HistogramKernel kernel, BoxKind kind, int64_t na, int64_t nb,
                           bool same, int nbins, bool spatial_order = false,
-                          const BoxMatrix* given_box = nullptr) {
+                          const BoxMatrix* given_box = nullptr, double lo = -2.0, double hi = 5.0) {
   CAPTURE(static_cast<int>(kernel));
   CAPTURE(box_kind_name(kind));
   CAPTURE(na);
@@ -61,8 +61,8 @@ void check_gpu_equals_cpu(cuda::HistogramKernel kernel, BoxKind kind, int64_t na
   if (kind == BoxKind::triclinic) box = test::random_triclinic(2.0, 3.0);
   if (given_box) box = *given_box;
   const double r_max = kind == BoxKind::none ? 3.0 : max_minimum_image_rmax(box);
-  auto a = test::to_soa<T>(test::random_points(na, -2.0, 5.0));
-  auto b = test::to_soa<T>(test::random_points(nb, -2.0, 5.0));
+  auto a = test::to_soa<T>(test::random_points(na, lo, hi));
+  auto b = test::to_soa<T>(test::random_points(nb, lo, hi));
   if (spatial_order) {  // compact blocks: the windows of wide histograms skip many of them
     sort_spatially(a, na);
     sort_spatially(b, nb);
@@ -143,11 +143,14 @@ TEST_CASE("windows skipping blocks of spatially ordered points stay exact") {
   unsetenv("PAIRHIST_CUDA_WINDOW");
 }
 
-TEST_CASE("cells of one and two candidates per octant (the loop-free searches) stay exact") {
+TEST_CASE("cells of one, two and three candidates per octant (fixed and run-time searches)") {
+  // One and two candidates take the loop-free searches; three take the run-time loop, which
+  // random cells rarely reach (~1% of random_triclinic's), hence a fixed strongly skewed cell.
   const double s2 = std::sqrt(2.0), s6 = std::sqrt(6.0);
   const BoxMatrix truncated_octahedron{1, 0, 0, 1.0 / 3, 2 * s2 / 3, 0, -1.0 / 3, s2 / 3, s6 / 3};
-  const std::pair<BoxMatrix, int> cells[] = {{test::rhombic_dodecahedron(), 1},
-                                             {truncated_octahedron, 2}};
+  const BoxMatrix skewed{1, 0, 0, -0.467, 0.409, 0, -0.427, 0.022, 0.351};
+  const std::pair<BoxMatrix, int> cells[] = {
+      {test::rhombic_dodecahedron(), 1}, {truncated_octahedron, 2}, {skewed, 3}};
   for (const auto& [box, candidates] : cells) {
     CAPTURE(candidates);
     REQUIRE(make_params<float>(box, BoxKind::triclinic, max_minimum_image_rmax(box), 100)
@@ -158,6 +161,19 @@ TEST_CASE("cells of one and two candidates per octant (the loop-free searches) s
         check_gpu_equals_cpu<float>(kernel, BoxKind::triclinic, n, 2000, false, 90000, false, &box);
         check_gpu_equals_cpu<double>(kernel, BoxKind::triclinic, n, n, true, 700, false, &box);
       }
+  }
+}
+
+TEST_CASE("unwrapped coordinates a thousand box lengths out: CPU and CUDA still agree") {
+  const BoxMatrix ortho = test::random_orthorhombic(2.0, 3.0);
+  const BoxMatrix cells[] = {ortho, test::rhombic_dodecahedron(), test::random_triclinic(2.0, 3.0)};
+  for (const BoxMatrix& box : cells) {
+    const BoxKind kind = classify_box(box);
+    for (auto kernel :
+         {cuda::HistogramKernel::shared_memory, cuda::HistogramKernel::global_memory}) {
+      check_gpu_equals_cpu<float>(kernel, kind, 2000, 2000, true, 500, false, &box, -3000, 3000);
+      check_gpu_equals_cpu<double>(kernel, kind, 2000, 1500, false, 500, false, &box, -3000, 3000);
+    }
   }
 }
 

@@ -58,7 +58,8 @@ struct Box {
 /// What a kernel needs besides coordinates. Bin k of the pair (p, q) is
 ///   k = floor( fl(sqrt(d2)) ),
 /// with d2 the squared minimum-image distance, in `box` (given in bin units), of the displacement
-/// fl(fl(q * scale) - fl(p * scale)) per component, scale = fl(nbins / r_max); d2 is
+/// fl(fl(q * scale) - fl(p * scale)) per component, scale = fl(nbins / r_max) (single-precision
+/// rectangular cells: of the coordinates as `loaded` moves them into the cell); d2 is
 /// norm2(dx, dy, dz) = fma(dx, dx, fma(dy, dy, fma(dz, dz, 2^-100))), every operation rounded to T.
 /// Counted iff fl(sqrt(d2)) < nbins.
 template <class T>
@@ -140,11 +141,12 @@ PH_HD T min(T a, T b) {
 #endif
 }  // namespace fp
 
-/// What every squared distance starts from: 2^-100 (in bins squared, so a distance is longer by
-/// at most 2^-50 bins). It keeps squared distances inside the range where the GPU's
-/// five-instruction square root is correctly rounded (from 2^-101; zero is outside), so the kernels
-/// need no branch for coincident points (codelets/cuda/bin_roots.cuh). It costs nothing: the
-/// innermost product becomes an FMA.
+/// What every squared distance starts from: 2^-100 (in bins squared: a distance grows by at most
+/// 2^-50 bins, and where an FMA's exact result is a tie between two floats the tie now rounds up,
+/// so d2 may also differ by one ulp from the sum without it). It keeps squared distances inside the
+/// range where the GPU's five-instruction square root is correctly rounded (from 2^-101; zero is
+/// outside), so the kernels need no branch for coincident points (codelets/cuda/bin_roots.cuh). It
+/// costs nothing: the innermost product becomes an FMA.
 template <class T>
 constexpr T kSquaredDistanceFloor = T(0x1p-100);
 
@@ -299,9 +301,12 @@ PH_HD T into_cell(T x, T length, T inv_length) {
 }
 
 /// Coordinate `axis` of a point as the kernels load it: in bin units and, in a rectangular cell,
-/// moved into the cell, so that every displacement is shorter than a box length and its minimum
-/// image is min(|d|, L - |d|) per component (pair_distance2): two instructions per component
-/// instead of the three of wrap_orthorhombic.
+/// moved into the cell, so that every displacement is shorter than a box length (up to roundings)
+/// and its minimum image is min(|d|, L - |d|) per component (pair_distance2): two instructions per
+/// component instead of the three of wrap_orthorhombic. The rounding of x / L leaves a coordinate
+/// up to ~|x| 2^-23 outside [0, L] in single precision (about a bin at 1000 box lengths, 0.1 L at
+/// 2^20): harmless up to |d| = 1.5 L (see folded), i.e. for coordinates within ~2^20 box lengths
+/// of the origin, where single precision has long stopped resolving bins anyway.
 template <BoxKind K, class T>
 PH_HD T loaded(T x, const HistogramParams<T>& p, int axis) {
   const T v = scaled(x, p);
@@ -316,7 +321,8 @@ PH_HD T loaded(T x, const HistogramParams<T>& p, int axis) {
 }
 
 /// min(|d|, L - |d|): the minimum-image length of a component of a displacement between two
-/// points moved into the cell (|d| <= L up to roundings; L - |d| is then exact).
+/// points moved into the cell. For L < |d| <= 1.5 L (roundings of into_cell) the minimum is the
+/// negative L - |d|, whose square is (|d| - L)^2: still the minimum image, on purpose.
 template <class T>
 PH_HD T folded(T d, T length) {
   const T a = std::fabs(d);
