@@ -22,7 +22,7 @@ BenchCase standard_case(const std::string& name, int64_t n) {
     c.box = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     c.r_max = std::sqrt(3.0) / 2;  // the farthest minimum image in a unit cube
   } else if (name == "K3") {
-    c.box = {1, 0, 0, 0, 1, 0, 0.5, 0.5, 0.70710678};
+    c.box = rhombic_dodecahedron();
     c.r_max = 0.5;
   } else if (name == "K4") {
     c.species_sizes = {1000000, 1000000};

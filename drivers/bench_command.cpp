@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -53,11 +52,9 @@ void apply_overrides(const BenchArgs& a, BenchCase& c) {
   } else if (a.box == "orthorhombic") {
     c.box = {c.extent, 0, 0, 0, c.extent, 0, 0, 0, c.extent};
   } else if (a.box == "triclinic") {
-    const double e = c.extent;
-    c.box = {e, 0, 0, 0, e, 0, 0.5 * e, 0.5 * e, 0.70710678 * e};
-  } else if (a.box == "truncated-octahedron") {  // GROMACS's vectors for this cell
-    const double e = c.extent, s2 = std::sqrt(2.0), s6 = std::sqrt(6.0);
-    c.box = {e, 0, 0, e / 3, 2 * s2 * e / 3, 0, -e / 3, s2 * e / 3, s6 * e / 3};
+    c.box = rhombic_dodecahedron(c.extent);
+  } else if (a.box == "truncated-octahedron") {
+    c.box = truncated_octahedron(c.extent);
   }
   if (!a.box.empty() && classify_box(c.box) == BoxKind::triclinic)
     c.r_max = std::min(c.r_max, max_minimum_image_rmax(c.box));

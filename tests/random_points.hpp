@@ -59,9 +59,7 @@ inline BoxMatrix random_triclinic(double lo, double hi) {
   return {ax, 0, 0, f(rng()) * ax, by, 0, f(rng()) * ax, f(rng()) * by, cz};
 }
 
-/// The rhombic dodecahedron (xy-square) of DESIGN.md's K3 case, side 1.
-inline BoxMatrix rhombic_dodecahedron() {
-  return {1, 0, 0, 0, 1, 0, 0.5, 0.5, 0.70710678};
-}
+/// The rhombic dodecahedron of DESIGN.md's K3 case, side 1 (box_setup.hpp).
+using pairhist::rhombic_dodecahedron;
 
 }  // namespace pairhist::test

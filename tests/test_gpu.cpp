@@ -146,11 +146,9 @@ TEST_CASE("windows skipping blocks of spatially ordered points stay exact") {
 TEST_CASE("cells of one, two and three candidates per octant (fixed and run-time searches)") {
   // One and two candidates take the loop-free searches; three take the run-time loop, which
   // random cells rarely reach (~1% of random_triclinic's), hence a fixed strongly skewed cell.
-  const double s2 = std::sqrt(2.0), s6 = std::sqrt(6.0);
-  const BoxMatrix truncated_octahedron{1, 0, 0, 1.0 / 3, 2 * s2 / 3, 0, -1.0 / 3, s2 / 3, s6 / 3};
   const BoxMatrix skewed{1, 0, 0, -0.467, 0.409, 0, -0.427, 0.022, 0.351};
   const std::pair<BoxMatrix, int> cells[] = {
-      {test::rhombic_dodecahedron(), 1}, {truncated_octahedron, 2}, {skewed, 3}};
+      {rhombic_dodecahedron(), 1}, {truncated_octahedron(), 2}, {skewed, 3}};
   for (const auto& [box, candidates] : cells) {
     CAPTURE(candidates);
     REQUIRE(make_params<float>(box, BoxKind::triclinic, max_minimum_image_rmax(box), 100)

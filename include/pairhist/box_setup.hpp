@@ -27,6 +27,18 @@ inline const char* box_kind_name(BoxKind k) {
   }
 }
 
+/// GROMACS's rhombic dodecahedron (xy-square) of lattice vector length `edge`, with sqrt(1/2)
+/// written to 8 digits as GROMACS prints it (the benchmarks' K3 cell).
+inline BoxMatrix rhombic_dodecahedron(double edge = 1.0) {
+  return {edge, 0, 0, 0, edge, 0, 0.5 * edge, 0.5 * edge, 0.70710678 * edge};
+}
+
+/// GROMACS's truncated octahedron of lattice vector length `edge`.
+inline BoxMatrix truncated_octahedron(double edge = 1.0) {
+  const double s2 = std::sqrt(2.0), s6 = std::sqrt(6.0);
+  return {edge, 0, 0, edge / 3, 2 * s2 * edge / 3, 0, -edge / 3, s2 * edge / 3, s6 * edge / 3};
+}
+
 /// All zero means "no periodic box"; a diagonal matrix is orthorhombic; anything else triclinic.
 inline BoxKind classify_box(const BoxMatrix& m) {
   bool all_zero = true, diagonal = true;
