@@ -73,6 +73,8 @@ nlohmann::json activity_json(const JobOutcome& out) {
           {"cpu_workers", out.cpu_workers},
           {"cuda_workers", out.cuda_workers},
           {"tasks", out.tasks},
+          {"frames_in_flight", out.frames_in_flight},
+          {"frame_bytes", out.frame_bytes},
           {"makespan_seconds", a.makespan_seconds},
           {"tail_idle_seconds", a.tail_idle_seconds},
           {"first_task_start_seconds", first_task},

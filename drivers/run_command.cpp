@@ -18,6 +18,7 @@
 #include "hdf5_writer.hpp"
 #include "pairhist/errors.hpp"
 #include "rdf.hpp"
+#include "task_trace.hpp"
 #include "text_writers.hpp"
 #include "trajectory_job.hpp"
 
@@ -31,6 +32,7 @@ struct RunArgs {
   std::string precision = "single";
   std::string report;
   std::string activity_svg;
+  std::string task_trace;
   bool lp_bound = false;
   std::string lp_file;
   std::string reduction = "redux";
@@ -200,36 +202,23 @@ JobOutcome run(RunArgs& a) {
   if (a.job.progress) std::fprintf(stderr, "\n");
 
   std::vector<std::string> files = write_results(a, out.result);
-  if (!a.report.empty()) {
-    io::AtomicOutput report(a.report);
-    std::ofstream json(report.temp_path());
-    json << activity_json(out).dump(2) << '\n';
-    json.close();
-    if (!json) throw OutputError(a.report + ": cannot write the report");
-    report.commit();
-    files.push_back(a.report);
-  }
-  if (!a.lp_file.empty()) {
-    io::AtomicOutput lp(a.lp_file);
-    std::ofstream text(lp.temp_path());
-    text << out.activity.lp_text;
-    text.close();
-    if (!text) throw OutputError(a.lp_file + ": cannot write the LP");
-    lp.commit();
-    files.push_back(a.lp_file);
-  }
-  if (!a.activity_svg.empty()) {
-    io::AtomicOutput picture(a.activity_svg);
-    std::ofstream svg(picture.temp_path());
-    svg << activity_svg(out.activity, "pairhist run " + a.job.trajectory + ": " +
-                                          std::to_string(out.cpu_workers) + " CPU + " +
-                                          std::to_string(out.cuda_workers) + " CUDA workers, " +
-                                          out.scheduler);
-    svg.close();
-    if (!svg) throw OutputError(a.activity_svg + ": cannot write the activity picture");
-    picture.commit();
-    files.push_back(a.activity_svg);
-  }
+  const auto write_extra = [&files](const std::string& path, const std::string& contents,
+                                    const std::string& what) {
+    if (path.empty()) return;
+    io::write_text_atomically(path, contents, what);
+    files.push_back(path);
+  };
+  if (!a.report.empty()) write_extra(a.report, activity_json(out).dump(2) + '\n', "the report");
+  write_extra(a.lp_file, out.activity.lp_text, "the LP");
+  if (!a.activity_svg.empty())
+    write_extra(a.activity_svg,
+                activity_svg(out.activity, "pairhist run " + a.job.trajectory + ": " +
+                                               std::to_string(out.cpu_workers) + " CPU + " +
+                                               std::to_string(out.cuda_workers) +
+                                               " CUDA workers, " + out.scheduler),
+                "the activity picture");
+  if (!a.task_trace.empty())
+    write_extra(a.task_trace, task_trace_csv(out.activity), "the task trace");
   if (!a.quiet) print_summary(a, out, files);
   return out;
 }
@@ -331,6 +320,9 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
                   "the task kinds' measurements per worker kind to this file");
   cmd->add_option("--activity-svg", args->activity_svg,
                   "Also draw the worker activity over time (one lane per worker) as SVG");
+  cmd->add_option("--task-trace", args->task_trace,
+                  "Also write every histogram task (submission order, frame, worker, GPU, start, "
+                  "end, pairs) as CSV; scripts/scaling_model.py replays it on other GPU counts");
   cmd->add_option("--task-pairs", args->job.task_pairs,
                   "Pairs per row tile of a large species pair (0: chosen from the machine; see "
                   "docs/design.md, decomposition policy)")

@@ -237,6 +237,8 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   out.cuda_workers = engine->cuda_workers();
   out.scheduler = engine->scheduler();
   out.tasks = engine->tasks_submitted();
+  out.frames_in_flight = engine->frames_in_flight();
+  out.frame_bytes = engine->frame_bytes();
   return out;
 }
 

@@ -39,12 +39,12 @@ struct JobOptions {
   int ncuda = -1;
   int frames_in_flight = 0;  // 0: as many as memory_budget_mib allows (2..64)
   uint64_t memory_budget_mib = 1024;
-  bool sum_tasks = false;  // explicit sum tasks instead of StarPU REDUX (run --reduction sum)
-  int reserve_cores = -1;   // cores kept free of CPU workers; -1: one when GPUs are fed
-  uint64_t task_pairs = 0;  // row tile size; 0: the decomposition policy's choice
-  bool lp_bound = false;    // compute StarPU's LP lower bound of the makespan
+  bool sum_tasks = false;      // explicit sum tasks instead of StarPU REDUX (run --reduction sum)
+  int reserve_cores = -1;      // cores kept free of CPU workers; -1: one when GPUs are fed
+  uint64_t task_pairs = 0;     // row tile size; 0: the decomposition policy's choice
+  bool lp_bound = false;       // compute StarPU's LP lower bound of the makespan
   bool lp_bound_text = false;  // with lp_bound: keep StarPU's LP (RunActivity::lp_text)
-  int decode_threads = 0;   // XTC frames decoded in parallel; 0: automatic, 1: serial
+  int decode_threads = 0;      // XTC frames decoded in parallel; 0: automatic, 1: serial
   double volume = 0;  // for trajectories without a box: the volume g(r) is normalised by (units^3)
   std::string index_file;        // GROMACS .ndx serving `group NAME` selections; may be empty
   std::string exclude = "none";  // none | residue: same-residue pairs are not counted
@@ -66,6 +66,8 @@ struct JobOutcome {
   int cuda_workers = 0;
   std::string scheduler;
   uint64_t tasks = 0;
+  int frames_in_flight = 0;  // frame buffers the engine held at once
+  uint64_t frame_bytes = 0;  // coordinates of one frame as the kernels read them
 };
 
 /// Parses a `--species NAME=SELECTION` value.

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <utility>
 
 #include "pairhist/errors.hpp"
@@ -36,6 +37,16 @@ void AtomicOutput::commit() {
                       "': " + std::strerror(err));
   }
   committed_ = true;
+}
+
+void write_text_atomically(const std::string& path, const std::string& contents,
+                           const std::string& what) {
+  AtomicOutput out(path);
+  std::ofstream file(out.temp_path(), std::ios::out | std::ios::trunc | std::ios::binary);
+  file << contents;
+  file.close();
+  if (!file) throw OutputError(path + ": cannot write " + what);
+  out.commit();
 }
 
 }  // namespace pairhist::io

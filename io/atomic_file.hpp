@@ -41,4 +41,9 @@ class AtomicOutput {
   bool committed_ = false;
 };
 
+/// Writes `contents` to `path` through an AtomicOutput. Throws OutputError naming `path` and
+/// `what` (e.g. "the report") if it cannot be written completely.
+void write_text_atomically(const std::string& path, const std::string& contents,
+                           const std::string& what);
+
 }  // namespace pairhist::io

@@ -18,6 +18,8 @@
 #   models  calibrate this host's perfmodels (tar in $OUT) for perfmodels/
 #   wide    K5 (100k bins) and K1, single and double precision
 #   eight   1 against 8 GPUs only (F1-like and the 4M-atom frame), for a short device budget
+#   model   multi's GPU-only runs with task traces (for scripts/scaling_model.py), StarPU's
+#           measured bus bandwidths, XTC decoding on 4 threads
 #   multihybrid  multi's F1-like runs only
 #   adaptive hybrid F1-like runs (200 and 2000 frames) with the measured cores' share
 #   endtoend  F1-like 200 frames GPU-only, hybrid and CPU-only (8 frames), then 2000 frames hybrid
@@ -50,7 +52,7 @@ go() {
   shift
   local limit=${LIMIT:-300}
   timeout "$limit" $b run $args -o "$work/out-$name" --report "$out/reports/$name.json" \
-    --activity-svg "$out/reports/$name.svg" --lp-bound -q "$@"
+    --activity-svg "$out/reports/$name.svg" --lp-bound -q ${TRACE:+--task-trace "$out/reports/$name.csv"} "$@"
   local rc=$?
   if [ $rc -ne 0 ]; then log "$name: exit $rc (timeout ${limit}s = 124)"; return; fi
   python3 - "$out/reports/$name.json" "$name" <<'PY' | tee -a "$out/taskgraph.log"
@@ -325,6 +327,25 @@ mode_eight() {  # 8 GPUs against 1 on the same host, F1-like and the 4M-atom fra
   LIMIT=60 go eight-4m-gpu8 --ncpu 0 --ncuda 8
   same eight-f1-gpu1 eight-f1-gpu8
   same eight-4m-gpu1 eight-4m-gpu8
+}
+
+mode_model() {  # GPU-only runs on 1, 2, 4, ... GPUs with task traces: the scaling model's input
+  local g
+  local gpus=$(nvidia-smi -L | wc -l)
+  local counts=$(for g in 1 2 4 8; do [ "$g" -le "$gpus" ] && echo $g; done)
+  synth F1 200
+  LIMIT=60 go model-warmup --last 0
+  for g in $counts; do TRACE=1 LIMIT=60 go model-f1-gpu$g --ncpu 0 --ncuda "$g"; done
+  synth K1 1 4000000
+  for g in $counts; do TRACE=1 LIMIT=60 go model-4m-gpu$g --ncpu 0 --ncuda "$g"; done
+  same model-f1-gpu1 model-f1-gpu$g
+  same model-4m-gpu1 model-4m-gpu$g
+  cp -r "$STARPU_HOME/.starpu/sampling/bus" "$out/reports/starpu-bus" 2>/dev/null
+  for g in $counts; do
+    python3 scripts/scaling_model.py "$out/reports/model-f1-gpu$g.csv" \
+      --report "$out/reports/model-f1-gpu$g.json" | tee -a "$out/taskgraph.log"
+  done
+  $b bench --decode "$work/F1-200-0/F1.xtc" --threads 4 --repeats 3 | tee -a "$out/taskgraph.log"
 }
 
 mode_startup() {  # one 4M-atom frame on one GPU: how long before the first task

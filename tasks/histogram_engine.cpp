@@ -74,6 +74,7 @@ struct HistogramEngine::Impl {
   uint64_t assumed_share_pairs = 0;  // choose_policy's share, kept until rates are measured
   CpuShare share;                    // the last frame's (under clock_mutex)
   std::vector<TaskSpan> timeline;
+  std::vector<FrameFeed> feed;  // under clock_mutex
   bool bound_recording = false;
   BoundRecorder bound_kinds;  // StarPU's task pools, mirrored to say why a bound is missing
   BoundOutcome bound;
@@ -313,10 +314,12 @@ struct HistogramEngine::Impl {
     const auto* group_args = static_cast<const codelets::FrameHistogramArgs*>(task->cl_arg);
     const auto* tile_args = static_cast<const codelets::PairHistogramArgs*>(task->cl_arg);
     const uint64_t pairs = grouped ? group_args->pairs : tile_args->pairs;
+    const uint64_t frame = grouped ? group_args->frame : tile_args->frame;
+    const uint64_t order = grouped ? group_args->sequence : tile_args->sequence;
     std::lock_guard<std::mutex> lock(self->clock_mutex);
     if (self->timeline.size() < kMaxTimelineSpans)
-      self->timeline.push_back(
-          {w, (start - self->start_us) * 1e-6, (end - self->start_us) * 1e-6, grouped});
+      self->timeline.push_back({w, (start - self->start_us) * 1e-6, (end - self->start_us) * 1e-6,
+                                grouped, order, frame, pairs});
     WorkerClock& c = self->clocks[static_cast<size_t>(w)];
     c.tasks += 1;
     c.pairs += pairs;
@@ -364,6 +367,7 @@ struct HistogramEngine::Impl {
                                                            : codelets::Precision::double_;
     args.single_params = make_params<float>(box, config.box_kind, config.r_max, config.nbins);
     args.double_params = make_params<double>(box, config.box_kind, config.r_max, config.nbins);
+    args.frame = frames;
     return args;
   }
 
@@ -371,11 +375,15 @@ struct HistogramEngine::Impl {
     if (finished) throw std::logic_error("HistogramEngine: submit_frame after finish");
     if (xyz.size() != config.species_sizes.size())
       throw std::invalid_argument("HistogramEngine: one coordinate array per species expected");
+    FrameFeed times;
+    times.begin = seconds_since_start();
     FrameSlot& slot = slots[frames % slots.size()];
     allocate_slot(slot);
+    for (starpu_data_handle_t h : slot.handles)  // waits for the previous frame's readers
+      if (h) starpu_data_acquire(h, STARPU_W);
+    times.buffers_free = seconds_since_start();
     for (size_t s = 0; s < slot.handles.size(); ++s) {
       if (!slot.handles[s]) continue;
-      starpu_data_acquire(slot.handles[s], STARPU_W);  // waits for the previous frame's readers
       if (config.precision == Precision::single)
         gather<float>(xyz[s], config.species_sizes[s], slot.buffers[s]);
       else
@@ -388,18 +396,24 @@ struct HistogramEngine::Impl {
     }
     if (config.whole_frames) {
       submit_whole_frame(slot, box);
-      ++frames;
-      return;
-    }
-    const codelets::PairHistogramArgs base = base_args(box);
-    replan_share();
-    for (const PlannedTask& t : plan) {
-      if (t.pair_indices.size() == 1)
-        submit_tile(slot, base, t);
-      else
-        submit_frame_task(slot, box, t.pair_indices, t.gpu_only);
+    } else {
+      const codelets::PairHistogramArgs base = base_args(box);
+      replan_share();
+      for (const PlannedTask& t : plan) {
+        if (t.pair_indices.size() == 1)
+          submit_tile(slot, base, t);
+        else
+          submit_frame_task(slot, box, t.pair_indices, t.gpu_only);
+      }
     }
     ++frames;
+    times.submitted = seconds_since_start();
+    std::lock_guard<std::mutex> lock(clock_mutex);
+    if (feed.size() < kMaxTimelineSpans) feed.push_back(times);
+  }
+
+  double seconds_since_start() const {
+    return (starpu_timing_now() - start_us) * 1e-6;
   }
 
   /// Hybrid runs: this frame's CPU share from the rates the workers achieved so far
@@ -473,6 +487,7 @@ struct HistogramEngine::Impl {
     args->row_begin = t.row_begin;
     args->row_end = t.row_end;
     args->pairs = t.pairs;
+    args->sequence = tasks;
     starpu_codelet* cl = codelets::pair_histogram_codelet();
     const unsigned long long on = where(cl, t.gpu_only);
     std::vector<Partial> partials;
@@ -515,6 +530,8 @@ struct HistogramEngine::Impl {
     args->precision = base.precision;
     args->single_params = base.single_params;
     args->double_params = base.double_params;
+    args->frame = base.frame;
+    args->sequence = tasks;
     std::vector<starpu_data_descr> descrs;
     std::vector<Partial> partials;
     args->nspecies = static_cast<int>(config.species_sizes.size());
@@ -657,6 +674,7 @@ RunActivity HistogramEngine::activity() const {
     starpu_worker_get_name(static_cast<int>(w), name, sizeof(name));
     a.name = name;
     a.is_cuda = starpu_worker_get_type(static_cast<int>(w)) == STARPU_CUDA_WORKER;
+    if (a.is_cuda) a.device = starpu_worker_get_devid(static_cast<int>(w));
     a.tasks = c.tasks;
     a.pairs = c.pairs;
     a.busy_seconds = c.busy_us * 1e-6;
@@ -683,6 +701,7 @@ RunActivity HistogramEngine::activity() const {
   run.measured_gpu_rate = impl_->share.gpu_rate;
   run.gpu_ran_cpu_sized = impl_->share.eaten_fraction;
   run.timeline = impl_->timeline;
+  run.feed = impl_->feed;
   return run;
 }
 

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -95,6 +96,44 @@ uint64_t parse_after(const std::string& text, const std::string& key) {
   return std::stoull(text.substr(pos + key.size()));
 }
 
+/// `run --task-trace`: one row per task in submission order, every frame present, the pairs add
+/// up to the run's, every span inside the run on a CPU worker (CI has no GPU).
+void check_task_trace(const fs::path& path, uint64_t frames, uint64_t pairs) {
+  std::ifstream in(path);
+  std::string line;
+  REQUIRE(std::getline(in, line));
+  CHECK(line ==
+        "order,frame,worker,kind,device,start_s,end_s,pairs,grouped,frame_begin_s,frame_free_s,"
+        "frame_submitted_s");
+  std::vector<bool> seen(frames, false);
+  uint64_t total = 0, rows = 0;
+  unsigned long long last_order = 0;
+  while (std::getline(in, line)) {
+    unsigned long long order, frame, task_pairs;
+    int worker, device, grouped;
+    char kind[8] = {};
+    double start, end, begin, free, submitted;
+    REQUIRE(std::sscanf(line.c_str(), "%llu,%llu,%d,%7[a-z],%d,%lf,%lf,%llu,%d,%lf,%lf,%lf", &order,
+                        &frame, &worker, kind, &device, &start, &end, &task_pairs, &grouped, &begin,
+                        &free, &submitted) == 12);
+    if (rows++ > 0) CHECK(order > last_order);
+    last_order = order;
+    REQUIRE(frame < frames);
+    seen[frame] = true;
+    CHECK(std::string(kind) == "cpu");
+    CHECK(device == -1);
+    CHECK(0 <= begin);
+    CHECK(begin <= free);
+    CHECK(free <= submitted);
+    CHECK(free <= start);  // a task runs once its frame's buffers are filled
+    CHECK(start <= end);
+    total += task_pairs;
+  }
+  CHECK(rows >= frames);
+  CHECK(std::count(seen.begin(), seen.end(), false) == 0);
+  CHECK(total == pairs);
+}
+
 }  // namespace
 
 TEST_CASE("pairhist --help and run --help describe the command") {
@@ -116,7 +155,8 @@ TEST_CASE("pairhist run on the SPC/E sample: O-O first peak, exact pair totals, 
       run_pairhist("run " + kXtc + " --top " + kGro +
                        " --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240"
                        " -o " +
-                       out.string() + " --ncpu 2 --report " + (out / "report.json").string(),
+                       out.string() + " --ncpu 2 --report " + (out / "report.json").string() +
+                       " --task-trace " + (d / "trace.csv").string(),
                    d);
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
@@ -141,6 +181,7 @@ TEST_CASE("pairhist run on the SPC/E sample: O-O first peak, exact pair totals, 
     for (uint64_t c : counts) counted += c;
   }
   CHECK(parse_after(r.out, "examined, ") == counted);
+  check_task_trace(d / "trace.csv", 101, 101 * per_frame);
 
   const Csv csv = read_csv(out / "rdf.csv");
   const int r_col = csv.column("r_nm"), g_col = csv.column("g_O-O");

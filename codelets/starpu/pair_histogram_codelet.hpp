@@ -23,7 +23,9 @@ struct PairHistogramArgs {
   int same_species = 0;
   int64_t row_begin = 0;
   int64_t row_end = 0;
-  uint64_t pairs = 0;  // pairs this task examines: the size its perfmodel is keyed on
+  uint64_t pairs = 0;     // pairs this task examines: the size its perfmodel is keyed on
+  uint64_t frame = 0;     // the engine's frame number and task number (submission order), for
+  uint64_t sequence = 0;  // the task trace; not part of the footprint
   HistogramParams<float> single_params;
   HistogramParams<double> double_params;
   int nbins() const {

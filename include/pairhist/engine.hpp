@@ -48,20 +48,35 @@ struct WorkerActivity {
   int id = 0;
   std::string name;
   bool is_cuda = false;
+  int device = -1;  // CUDA device number of a CUDA worker (-1 for CPU workers)
   uint64_t tasks = 0;
   uint64_t pairs = 0;
   double busy_seconds = 0;      // sum of task durations (StarPU profiling: start to end)
   double last_end_seconds = 0;  // end of this worker's last task, from the engine's start
 };
 
-/// One task's run on a worker, in seconds from the engine's start (the activity picture).
+/// One task's run on a worker, in seconds from the engine's start (the activity picture and
+/// `run --task-trace`, which scripts/scaling_model.py replays on other GPU counts).
 struct TaskSpan {
   int worker = 0;
   double start = 0;
   double end = 0;
   bool grouped = false;  // a group of whole pairs (or a whole frame), not a row tile
+  uint64_t order = 0;    // the engine's task number: submission order from 0
+  uint64_t frame = 0;    // the engine's frame number (0 for the first frame submitted)
+  uint64_t pairs = 0;
 };
 constexpr size_t kMaxTimelineSpans = size_t(1) << 20;
+
+/// How the engine took one frame, in seconds from its start: submit_frame() entered, the frame's
+/// buffers were free (the frame that used them before had finished), its tasks were submitted.
+/// free - begin is back-pressure; submitted - free the caller thread's own work (copy, order,
+/// submit); the next begin - submitted the caller's (reading the next frame).
+struct FrameFeed {
+  double begin = 0;
+  double buffers_free = 0;
+  double submitted = 0;
+};
 
 /// How the run used the machine, from StarPU's per-task profiling.
 struct RunActivity {
@@ -98,6 +113,7 @@ struct RunActivity {
   double measured_cpu_rate = 0, measured_gpu_rate = 0;
   double gpu_ran_cpu_sized = 0;
   std::vector<TaskSpan> timeline;  // at most kMaxTimelineSpans, in completion order
+  std::vector<FrameFeed> feed;     // per frame in submission order, at most kMaxTimelineSpans
 };
 
 /// Species pairs in the order histograms are returned: (a, b) with a <= b, a-major.

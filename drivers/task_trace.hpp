@@ -1,0 +1,19 @@
+// The task trace (`pairhist run --task-trace FILE`): every histogram task of a run as one CSV
+// row, so a run on g GPUs can be replayed on other GPU counts (scripts/scaling_model.py).
+#pragma once
+
+#include <string>
+
+#include "pairhist/engine.hpp"
+
+namespace pairhist {
+
+/// CSV with the header
+/// `order,frame,worker,kind,device,start_s,end_s,pairs,grouped,frame_begin_s,frame_free_s,frame_submitted_s`,
+/// one row per task in submission order (from 0). Times are seconds from the engine's start;
+/// kind is cpu or cuda, device the CUDA device number (-1 for CPU workers); grouped is 1 for a
+/// task over whole species pairs, 0 for a row tile; the frame_ columns are the task's frame's
+/// FrameFeed (engine.hpp), -1 when not recorded. Holds at most kMaxTimelineSpans tasks.
+std::string task_trace_csv(const RunActivity& activity);
+
+}  // namespace pairhist

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Replays a GPU run's task trace on other GPU counts: a scaling model from measured task times.
+
+`pairhist run ... --ncpu 0 --task-trace trace.csv --report report.json` records every histogram
+task (submission order, frame, worker, GPU, start, end) and, per frame, when the caller began to
+hand it over, when its buffers were free and when its tasks were submitted. This script replays
+those tasks on G GPUs with the same CUDA workers per GPU, the way StarPU's eager scheduler runs
+them: one FIFO queue, each task taken in submission order by the worker that is free first.
+
+What the replay keeps from the measured run:
+- each task's duration (measured with the same number of workers sharing a GPU);
+- the caller's own time per frame (reading the next frame, copying and submitting it);
+- the frame-buffer ring: frame f reuses the buffers of frame f - K (K frames in flight), so it is
+  handed over only once every task of frame f - K has finished.
+What it adds:
+- a host-to-device transfer of each frame to each GPU that first runs one of its tasks (a link
+  per GPU, at --bandwidth GB/s after --latency us); the worker waits for it, as under eager;
+- optionally a decoding limit: frame f is not readable before f / --decode-rate s after the first.
+What it leaves out: CPU workers (replay GPU-only runs), the end-of-run reduction of the
+per-worker histograms, GPU clock and memory effects of other GPUs, and a worker finishing faster
+when its sibling on the same GPU is idle (so tails are slightly pessimistic).
+
+Validate before trusting: replay a 1-GPU trace on 2 and 4 GPUs and compare with measured runs
+(docs/performance.md does this). `--self-test` checks the replay on synthetic traces.
+"""
+import argparse
+import csv
+import heapq
+import json
+import sys
+from collections import defaultdict
+
+
+class Trace:
+    """The CUDA tasks of a run, in submission order, and the caller's per-frame times."""
+
+    def __init__(self, rows):
+        rows = sorted(rows, key=lambda r: int(r["order"]))
+        if not rows:
+            raise ValueError("the trace has no tasks")
+        cpu = [r for r in rows if r["kind"] != "cuda"]
+        if cpu:
+            raise ValueError(f"{len(cpu)} of {len(rows)} tasks ran on CPU workers: replay a "
+                             "GPU-only run (pairhist run --ncpu 0)")
+        self.frame = [int(r["frame"]) for r in rows]
+        self.duration = [float(r["end_s"]) - float(r["start_s"]) for r in rows]
+        self.pairs = [int(r["pairs"]) for r in rows]
+        self.start = [float(r["start_s"]) for r in rows]
+        self.end = [float(r["end_s"]) for r in rows]
+        workers = defaultdict(set)
+        for r in rows:
+            workers[int(r["device"])].add(int(r["worker"]))
+        self.gpus = len(workers)
+        self.workers_per_gpu = max(len(w) for w in workers.values())
+        feed = {}
+        for r in rows:
+            feed[int(r["frame"])] = (float(r["frame_begin_s"]), float(r["frame_free_s"]),
+                                     float(r["frame_submitted_s"]))
+        self.frames = max(self.frame) + 1
+        missing = [f for f in range(self.frames) if f not in feed or feed[f][0] < 0]
+        if missing:
+            raise ValueError(f"no feed times for {len(missing)} frames (first: {missing[0]})")
+        begin = [feed[f][0] for f in range(self.frames)]
+        free = [feed[f][1] for f in range(self.frames)]
+        submitted = [feed[f][2] for f in range(self.frames)]
+        # The caller's own work: reading frame f (after handing over f - 1), then copying and
+        # submitting it once its buffers are free. Waiting for the buffers is the ring's.
+        self.read = [begin[0]] + [max(0.0, begin[f] - submitted[f - 1])
+                                  for f in range(1, self.frames)]
+        self.own = [submitted[f] - free[f] for f in range(self.frames)]
+        self.measured_makespan = max(self.end)
+
+    @staticmethod
+    def load(path):
+        with open(path, newline="") as f:
+            return Trace(list(csv.DictReader(f)))
+
+
+def replay(trace, gpus, workers_per_gpu, frames_in_flight, frame_bytes=0, bandwidth_gbs=0.0,
+           latency_us=0.0, decode_rate=0.0):
+    """Makespan and activity of the trace's tasks on `gpus` GPUs (seconds)."""
+    nworkers = gpus * workers_per_gpu
+    free_at = [(0.0, w) for w in range(nworkers)]  # (time the worker is free, worker)
+    heapq.heapify(free_at)
+    link_free = [0.0] * gpus
+    on_gpu = [dict() for _ in range(gpus)]  # frame -> time its coordinates are on that GPU
+    frame_done = [0.0] * trace.frames
+    released = [None] * trace.frames
+    handed = 0.0  # when the caller finished handing over the previous frame
+    transfer = (latency_us * 1e-6 + frame_bytes / (bandwidth_gbs * 1e9)) if bandwidth_gbs > 0 else 0
+    busy = [0.0] * nworkers
+    last_end = [0.0] * nworkers
+    waited_for_data = 0.0
+    for i, f in enumerate(trace.frame):
+        if released[f] is None:
+            # Frames are handed over in order; tasks of frame f come after all of frame f - 1's.
+            begin = handed + trace.read[f]
+            if decode_rate > 0:
+                begin = max(begin, trace.read[0] + f / decode_rate)
+            ring = frame_done[f - frames_in_flight] if f >= frames_in_flight else 0.0
+            handed = max(begin, ring) + trace.own[f]
+            released[f] = handed
+        t, w = heapq.heappop(free_at)
+        g = w // workers_per_gpu
+        start = max(t, released[f])
+        if transfer > 0:
+            ready = on_gpu[g].get(f)
+            if ready is None:
+                ready = max(start, link_free[g]) + transfer
+                link_free[g] = ready
+                on_gpu[g][f] = ready
+            waited_for_data += max(0.0, ready - start)
+            start = max(start, ready)
+        end = start + trace.duration[i]
+        busy[w] += trace.duration[i]
+        last_end[w] = end
+        frame_done[f] = max(frame_done[f], end)
+        heapq.heappush(free_at, (end, w))
+    makespan = max(last_end)
+    used = [e for e in last_end if e > 0]
+    return {
+        "gpus": gpus,
+        "workers": nworkers,
+        "makespan_s": makespan,
+        "gpu_busy": sum(busy) / (nworkers * makespan) if makespan > 0 else 0.0,
+        "tail_idle_s": makespan - min(used) if used else 0.0,
+        "waited_for_data_s": waited_for_data,
+        "last_frame_handed_over_s": handed,
+    }
+
+
+def without_feed(trace):
+    """The same tasks, every frame handed over at time 0."""
+    bare = Trace.__new__(Trace)
+    bare.__dict__.update(trace.__dict__)
+    bare.read = [0.0] * trace.frames
+    bare.own = [0.0] * trace.frames
+    return bare
+
+
+def model_table(trace, counts, frames_in_flight, frame_bytes, bandwidth, latency, decode_rate):
+    rows = []
+    bare = without_feed(trace)
+    for g in counts:
+        full = replay(trace, g, trace.workers_per_gpu, frames_in_flight, frame_bytes, bandwidth,
+                      latency, decode_rate)
+        # Without transfers, the caller and the ring: what the task times alone allow.
+        full["tasks_only_makespan_s"] = replay(bare, g, trace.workers_per_gpu,
+                                               trace.frames)["makespan_s"]
+        rows.append(full)
+    one = replay(trace, 1, trace.workers_per_gpu, frames_in_flight, frame_bytes, bandwidth, latency,
+                 decode_rate)["makespan_s"]
+    for r in rows:
+        r["speedup"] = one / r["makespan_s"]
+        r["efficiency"] = r["speedup"] / r["gpus"]
+    return one, rows
+
+
+def self_test():
+    """The replay on synthetic traces whose answers are known."""
+    def synthetic(frames, tasks_per_frame, seconds, read=0.0, own=0.0):
+        rows = []
+        for f in range(frames):
+            for k in range(tasks_per_frame):
+                rows.append({"order": str(f * tasks_per_frame + k), "frame": str(f),
+                             "worker": str(k % 2), "kind": "cuda", "device": "0",
+                             "start_s": "0", "end_s": str(seconds), "pairs": "1", "grouped": "0",
+                             "frame_begin_s": str(f * (read + own) + read),
+                             "frame_free_s": str(f * (read + own) + read),
+                             "frame_submitted_s": str((f + 1) * (read + own))})
+        return Trace(rows)
+
+    def close(a, b):
+        return abs(a - b) < 1e-9 * max(1.0, abs(b))
+
+    t = synthetic(100, 16, 0.001)
+    assert t.gpus == 1 and t.workers_per_gpu == 2
+    # 1600 tasks of 1 ms on 2, 4, 16 workers, fed instantly.
+    for g, expect in ((1, 0.8), (2, 0.4), (8, 0.1)):
+        r = replay(t, g, 2, 100)
+        assert close(r["makespan_s"], expect), (g, r)
+        assert close(r["gpu_busy"], 1.0), r
+    # A caller that needs 10 ms per frame bounds every GPU count at 100 frames/s.
+    slow = synthetic(100, 16, 0.001, read=0.004, own=0.006)
+    r = replay(slow, 8, 2, 100)
+    assert close(r["makespan_s"], 100 * 0.010 + 0.001), r  # then 16 tasks on 16 workers
+    # A decoding limit of 200 frames/s: the last frame is readable at 99/200 s.
+    r = replay(t, 8, 2, 100, decode_rate=200.0)
+    assert close(r["makespan_s"], 99 / 200 + 0.001), r
+    # A ring of 2 frames with a caller that is instant: no effect on 1 GPU (frames are in order).
+    assert close(replay(t, 1, 2, 2)["makespan_s"], 0.8)
+    # Transfers: 4 MB at 4 GB/s = 1 ms per frame and GPU, on one link per GPU. With 1 frame of
+    # 2 tasks on one GPU both workers wait for the one transfer.
+    one = synthetic(1, 2, 0.001)
+    r = replay(one, 1, 2, 1, frame_bytes=4e6, bandwidth_gbs=4.0)
+    assert close(r["makespan_s"], 0.002), r
+    assert close(r["waited_for_data_s"], 0.002), r
+    print("scaling_model self-test: passed")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("trace", nargs="?", help="CSV from pairhist run --task-trace (GPU-only run)")
+    p.add_argument("--report", help="JSON from the same run's --report (frames in flight, frame "
+                   "bytes, measured makespan)")
+    p.add_argument("--gpus", default="1,2,4,8", help="GPU counts to predict (default 1,2,4,8)")
+    p.add_argument("--frames-in-flight", type=int, help="frame buffers (default: the report's)")
+    p.add_argument("--frame-bytes", type=float, help="bytes sent to a GPU per frame (default: the "
+                   "report's)")
+    p.add_argument("--bandwidth", type=float, default=0.0,
+                   help="host-to-device GB/s per GPU (0: no transfer cost)")
+    p.add_argument("--latency", type=float, default=10.0, help="us per transfer (default 10)")
+    p.add_argument("--decode-rate", type=float, default=0.0,
+                   help="frames/s the readers deliver at most (0: as in the measured run)")
+    p.add_argument("--json", action="store_true", help="print the predictions as JSON")
+    p.add_argument("--self-test", action="store_true", help="check the replay and exit")
+    a = p.parse_args()
+    if a.self_test:
+        self_test()
+        return 0
+    if not a.trace:
+        p.error("a trace is needed (or --self-test)")
+    try:
+        trace = Trace.load(a.trace)
+    except (OSError, ValueError, KeyError) as e:
+        print(f"scaling_model: {a.trace}: {e}", file=sys.stderr)
+        return 1
+    report = json.load(open(a.report)) if a.report else {}
+    fif = a.frames_in_flight or report.get("frames_in_flight") or trace.frames
+    frame_bytes = a.frame_bytes if a.frame_bytes is not None else report.get("frame_bytes", 0)
+    counts = [int(c) for c in a.gpus.split(",")]
+    one, rows = model_table(trace, counts, fif, frame_bytes, a.bandwidth, a.latency,
+                            a.decode_rate)
+    summary = {"trace": a.trace, "trace_gpus": trace.gpus,
+               "workers_per_gpu": trace.workers_per_gpu, "frames": trace.frames,
+               "tasks": len(trace.frame), "frames_in_flight": fif, "frame_bytes": frame_bytes,
+               "bandwidth_gbs": a.bandwidth, "decode_rate": a.decode_rate,
+               "measured_makespan_s": report.get("makespan_seconds", trace.measured_makespan),
+               "predictions": rows}
+    if a.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    print(f"# {a.trace}: {len(trace.frame)} tasks, {trace.frames} frames, measured on "
+          f"{trace.gpus} GPU(s) x {trace.workers_per_gpu} workers, makespan "
+          f"{summary['measured_makespan_s']:.3f} s; ring {fif} frames, {frame_bytes / 1e6:.2f} MB "
+          f"per frame at {a.bandwidth:g} GB/s, decode limit {a.decode_rate:g} frames/s")
+    print("gpus  makespan_s  speedup  efficiency  gpu_busy  tail_idle_s  data_wait_s  tasks_only_s")
+    for r in rows:
+        print(f"{r['gpus']:4d}  {r['makespan_s']:10.3f}  {r['speedup']:7.2f}  "
+              f"{100 * r['efficiency']:9.1f}%  {100 * r['gpu_busy']:7.1f}%  "
+              f"{r['tail_idle_s']:11.3f}  {r['waited_for_data_s']:11.3f}  "
+              f"{r['tasks_only_makespan_s']:12.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
