@@ -9,6 +9,8 @@ them: one FIFO queue, each task taken in submission order by the worker that is 
 
 What the replay keeps from the measured run:
 - each task's duration (measured with the same number of workers sharing a GPU);
+- the mean gap between a worker's consecutive tasks when the next one was already submitted and
+  its frame already on the GPU (popping, the callback: StarPU's own time per task);
 - the caller's own time per frame (reading the next frame, copying and submitting it);
 - the frame-buffer ring: frame f reuses the buffers of frame f - K (K frames in flight), so it is
   handed over only once every task of frame f - K has finished.
@@ -69,6 +71,21 @@ class Trace:
                                   for f in range(1, self.frames)]
         self.own = [submitted[f] - free[f] for f in range(self.frames)]
         self.measured_makespan = max(self.end)
+        self.task_overhead = Trace.overhead(rows)
+
+    @staticmethod
+    def overhead(rows):
+        """Mean gap between consecutive tasks of a worker where nothing else held it up."""
+        by_worker = defaultdict(list)
+        seen = set()
+        for r in sorted(rows, key=lambda r: float(r["start_s"])):
+            first_on_gpu = (r["device"], r["frame"]) not in seen  # it may have waited for data
+            seen.add((r["device"], r["frame"]))
+            by_worker[r["worker"]].append((float(r["start_s"]), float(r["end_s"]),
+                                           float(r["frame_submitted_s"]), first_on_gpu))
+        gaps = [b[0] - a[1] for tasks in by_worker.values() for a, b in zip(tasks, tasks[1:])
+                if b[2] <= a[1] and not b[3]]
+        return sum(gaps) / len(gaps) if gaps else 0.0
 
     @staticmethod
     def load(path):
@@ -77,7 +94,7 @@ class Trace:
 
 
 def replay(trace, gpus, workers_per_gpu, frames_in_flight, frame_bytes=0, bandwidth_gbs=0.0,
-           latency_us=0.0, decode_rate=0.0):
+           latency_us=0.0, decode_rate=0.0, task_overhead=0.0):
     """Makespan and activity of the trace's tasks on `gpus` GPUs (seconds)."""
     nworkers = gpus * workers_per_gpu
     free_at = [(0.0, w) for w in range(nworkers)]  # (time the worker is free, worker)
@@ -102,7 +119,7 @@ def replay(trace, gpus, workers_per_gpu, frames_in_flight, frame_bytes=0, bandwi
             released[f] = handed
         t, w = heapq.heappop(free_at)
         g = w // workers_per_gpu
-        start = max(t, released[f])
+        start = max(t + task_overhead, released[f])
         if transfer > 0:
             ready = on_gpu[g].get(f)
             if ready is None:
@@ -138,18 +155,19 @@ def without_feed(trace):
     return bare
 
 
-def model_table(trace, counts, frames_in_flight, frame_bytes, bandwidth, latency, decode_rate):
+def model_table(trace, counts, frames_in_flight, frame_bytes, bandwidth, latency, decode_rate,
+                overhead):
     rows = []
     bare = without_feed(trace)
     for g in counts:
         full = replay(trace, g, trace.workers_per_gpu, frames_in_flight, frame_bytes, bandwidth,
-                      latency, decode_rate)
+                      latency, decode_rate, overhead)
         # Without transfers, the caller and the ring: what the task times alone allow.
         full["tasks_only_makespan_s"] = replay(bare, g, trace.workers_per_gpu,
                                                trace.frames)["makespan_s"]
         rows.append(full)
     one = replay(trace, 1, trace.workers_per_gpu, frames_in_flight, frame_bytes, bandwidth, latency,
-                 decode_rate)["makespan_s"]
+                 decode_rate, overhead)["makespan_s"]
     for r in rows:
         r["speedup"] = one / r["makespan_s"]
         r["efficiency"] = r["speedup"] / r["gpus"]
@@ -189,6 +207,13 @@ def self_test():
     assert close(r["makespan_s"], 99 / 200 + 0.001), r
     # A ring of 2 frames with a caller that is instant: no effect on 1 GPU (frames are in order).
     assert close(replay(t, 1, 2, 2)["makespan_s"], 0.8)
+    # 10 us between tasks: 800 tasks per worker on one GPU.
+    assert close(replay(t, 1, 2, 100, task_overhead=1e-5)["makespan_s"], 0.8 + 800 * 1e-5)
+    # The caller needs 1 ms per frame, the GPU 10 ms. With 2 frame buffers the next frame is
+    # ready when a frame ends; with one buffer each frame waits for the previous one to finish.
+    ring = synthetic(10, 2, 0.010, own=0.001)
+    assert close(replay(ring, 1, 2, 2)["makespan_s"], 0.001 + 10 * 0.010)
+    assert close(replay(ring, 1, 2, 1)["makespan_s"], 10 * 0.011)
     # Transfers: 4 MB at 4 GB/s = 1 ms per frame and GPU, on one link per GPU. With 1 frame of
     # 2 tasks on one GPU both workers wait for the one transfer.
     one = synthetic(1, 2, 0.001)
@@ -210,6 +235,8 @@ def main():
     p.add_argument("--bandwidth", type=float, default=0.0,
                    help="host-to-device GB/s per GPU (0: no transfer cost)")
     p.add_argument("--latency", type=float, default=10.0, help="us per transfer (default 10)")
+    p.add_argument("--task-overhead", type=float,
+                   help="us between a worker's tasks (default: measured in the trace)")
     p.add_argument("--decode-rate", type=float, default=0.0,
                    help="frames/s the readers deliver at most (0: as in the measured run)")
     p.add_argument("--json", action="store_true", help="print the predictions as JSON")
@@ -229,12 +256,14 @@ def main():
     fif = a.frames_in_flight or report.get("frames_in_flight") or trace.frames
     frame_bytes = a.frame_bytes if a.frame_bytes is not None else report.get("frame_bytes", 0)
     counts = [int(c) for c in a.gpus.split(",")]
+    overhead = a.task_overhead * 1e-6 if a.task_overhead is not None else trace.task_overhead
     one, rows = model_table(trace, counts, fif, frame_bytes, a.bandwidth, a.latency,
-                            a.decode_rate)
+                            a.decode_rate, overhead)
     summary = {"trace": a.trace, "trace_gpus": trace.gpus,
                "workers_per_gpu": trace.workers_per_gpu, "frames": trace.frames,
                "tasks": len(trace.frame), "frames_in_flight": fif, "frame_bytes": frame_bytes,
                "bandwidth_gbs": a.bandwidth, "decode_rate": a.decode_rate,
+               "task_overhead_s": overhead,
                "measured_makespan_s": report.get("makespan_seconds", trace.measured_makespan),
                "predictions": rows}
     if a.json:
@@ -243,7 +272,8 @@ def main():
     print(f"# {a.trace}: {len(trace.frame)} tasks, {trace.frames} frames, measured on "
           f"{trace.gpus} GPU(s) x {trace.workers_per_gpu} workers, makespan "
           f"{summary['measured_makespan_s']:.3f} s; ring {fif} frames, {frame_bytes / 1e6:.2f} MB "
-          f"per frame at {a.bandwidth:g} GB/s, decode limit {a.decode_rate:g} frames/s")
+          f"per frame at {a.bandwidth:g} GB/s, decode limit {a.decode_rate:g} frames/s, "
+          f"{overhead * 1e6:.1f} us between tasks")
     print("gpus  makespan_s  speedup  efficiency  gpu_busy  tail_idle_s  data_wait_s  tasks_only_s")
     for r in rows:
         print(f"{r['gpus']:4d}  {r['makespan_s']:10.3f}  {r['speedup']:7.2f}  "

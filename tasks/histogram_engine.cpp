@@ -646,7 +646,7 @@ uint64_t HistogramEngine::tasks_submitted() const {
   return impl_->tasks;
 }
 int HistogramEngine::frames_in_flight() const {
-  return static_cast<int>(impl_->slots.size());
+  return impl_->config.frames_in_flight;  // the slots themselves are gone after finish()
 }
 uint64_t HistogramEngine::frame_bytes() const {
   return impl_->frame_bytes;

@@ -168,6 +168,8 @@ TEST_CASE("pairhist run on the SPC/E sample: O-O first peak, exact pair totals, 
     text << in.rdbuf();
     CHECK(text.str().find("\"tail_idle_seconds\"") != std::string::npos);
     CHECK(text.str().find("\"pairs_examined\": 35") != std::string::npos);
+    CHECK(text.str().find("\"frames_in_flight\": 64") != std::string::npos);  // 32 kB frames
+    CHECK(text.str().find("\"frame_bytes\": 31824") != std::string::npos);    // 2652 atoms
   }
 
   // Every pair of every frame is examined: 101 frames of 884 O and 1768 H.
