@@ -9,7 +9,8 @@
 namespace pairhist {
 
 /// CSV with the header
-/// `order,frame,worker,kind,device,start_s,end_s,pairs,grouped,frame_begin_s,frame_free_s,frame_submitted_s`,
+/// `order,frame,worker,kind,device,start_s,end_s,pairs,grouped,frame_begin_s,frame_allocated_s,`
+/// `frame_free_s,frame_submitted_s`,
 /// one row per task in submission order (from 0). Times are seconds from the engine's start;
 /// kind is cpu or cuda, device the CUDA device number (-1 for CPU workers); grouped is 1 for a
 /// task over whole species pairs, 0 for a row tile; the frame_ columns are the task's frame's

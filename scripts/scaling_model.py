@@ -11,7 +11,8 @@ What the replay keeps from the measured run:
 - each task's duration (measured with the same number of workers sharing a GPU);
 - the mean gap between a worker's consecutive tasks when the next one was already submitted and
   its frame already on the GPU (popping, the callback: StarPU's own time per task);
-- the caller's own time per frame (reading the next frame, copying and submitting it);
+- the caller's own time per frame (reading the next frame, allocating its buffers on their first
+  use, copying and submitting it);
 - the frame-buffer ring: frame f reuses the buffers of frame f - K (K frames in flight), so it is
   handed over only once every task of frame f - K has finished.
 What it adds:
@@ -56,20 +57,22 @@ class Trace:
         self.workers_per_gpu = max(len(w) for w in workers.values())
         feed = {}
         for r in rows:
-            feed[int(r["frame"])] = (float(r["frame_begin_s"]), float(r["frame_free_s"]),
-                                     float(r["frame_submitted_s"]))
+            begin = float(r["frame_begin_s"])
+            feed[int(r["frame"])] = (begin, float(r.get("frame_allocated_s", begin)),
+                                     float(r["frame_free_s"]), float(r["frame_submitted_s"]))
         self.frames = max(self.frame) + 1
         missing = [f for f in range(self.frames) if f not in feed or feed[f][0] < 0]
         if missing:
             raise ValueError(f"no feed times for {len(missing)} frames (first: {missing[0]})")
-        begin = [feed[f][0] for f in range(self.frames)]
-        free = [feed[f][1] for f in range(self.frames)]
-        submitted = [feed[f][2] for f in range(self.frames)]
-        # The caller's own work: reading frame f (after handing over f - 1), then copying and
-        # submitting it once its buffers are free. Waiting for the buffers is the ring's.
+        begin, allocated, free, submitted = ([feed[f][k] for f in range(self.frames)]
+                                             for k in range(4))
+        # The caller's own work: reading frame f (after handing over f - 1), allocating its
+        # buffers (first use), then copying and submitting it once they are free. Waiting for
+        # them to be free is the ring's, which the replay decides.
         self.read = [begin[0]] + [max(0.0, begin[f] - submitted[f - 1])
                                   for f in range(1, self.frames)]
-        self.own = [submitted[f] - free[f] for f in range(self.frames)]
+        self.own = [(allocated[f] - begin[f]) + (submitted[f] - free[f])
+                    for f in range(self.frames)]
         self.measured_makespan = max(self.end)
         self.task_overhead = Trace.overhead(rows)
 
@@ -184,6 +187,7 @@ def self_test():
                              "worker": str(k % 2), "kind": "cuda", "device": "0",
                              "start_s": "0", "end_s": str(seconds), "pairs": "1", "grouped": "0",
                              "frame_begin_s": str(f * (read + own) + read),
+                             "frame_allocated_s": str(f * (read + own) + read),
                              "frame_free_s": str(f * (read + own) + read),
                              "frame_submitted_s": str((f + 1) * (read + own))})
         return Trace(rows)

@@ -348,17 +348,28 @@ struct HistogramEngine::Impl {
     finished = true;
   }
 
-  template <class T>
-  void gather(const float* xyz, int64_t n, void* out) {
-    // Structure of arrays: the kernels read x, y and z as separate unit-stride columns.
-    T* x = static_cast<T*>(out);
+  /// Copies n atoms (atom(i) points to the i-th one's x,y,z) into a frame buffer as structure of
+  /// arrays: the kernels read x, y and z as unit-stride columns. Returns the first atom with a
+  /// non-finite coordinate, or -1; the check rides on the copy, which memory bandwidth bounds.
+  template <class Atom, class T>
+  static int64_t gather(Atom atom, int64_t n, T* out) {
+    T* x = out;
     T* y = x + n;
     T* z = y + n;
+    bool finite = true;
     for (int64_t i = 0; i < n; ++i) {
-      x[i] = static_cast<T>(xyz[3 * i]);
-      y[i] = static_cast<T>(xyz[3 * i + 1]);
-      z[i] = static_cast<T>(xyz[3 * i + 2]);
+      const float* p = atom(i);
+      finite &= std::isfinite(p[0]) & std::isfinite(p[1]) & std::isfinite(p[2]);
+      x[i] = static_cast<T>(p[0]);
+      y[i] = static_cast<T>(p[1]);
+      z[i] = static_cast<T>(p[2]);
     }
+    if (finite) return -1;
+    for (int64_t i = 0; i < n; ++i) {
+      const float* p = atom(i);
+      if (!(std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]))) return i;
+    }
+    return -1;
   }
 
   codelets::PairHistogramArgs base_args(const BoxMatrix& box) const {
@@ -372,28 +383,60 @@ struct HistogramEngine::Impl {
   }
 
   void submit(const std::vector<const float*>& xyz, const BoxMatrix& box) {
-    if (finished) throw std::logic_error("HistogramEngine: submit_frame after finish");
     if (xyz.size() != config.species_sizes.size())
       throw std::invalid_argument("HistogramEngine: one coordinate array per species expected");
+    take_frame(box, [&](size_t s, auto* out) {
+      const float* species = xyz[s];
+      gather([species](int64_t i) { return species + 3 * i; }, config.species_sizes[s], out);
+      return int64_t(-1);  // the caller's arrays are taken as they are
+    });
+  }
+
+  void submit_atoms(const float* frame_xyz, const std::vector<std::vector<int>>& atoms,
+                    const BoxMatrix& box) {
+    bool sizes_match = atoms.size() == config.species_sizes.size();
+    for (size_t s = 0; sizes_match && s < atoms.size(); ++s)
+      sizes_match = static_cast<int64_t>(atoms[s].size()) == config.species_sizes[s];
+    if (!sizes_match)
+      throw std::invalid_argument("HistogramEngine: one atom list per species, of its size");
+    take_frame(box, [&](size_t s, auto* out) {
+      const int* picked = atoms[s].data();
+      return gather([frame_xyz, picked](int64_t i) { return frame_xyz + 3 * int64_t(picked[i]); },
+                    config.species_sizes[s], out);
+    });
+  }
+
+  /// One frame: copy(s, buffer) fills species s's buffer (float* or double*) and returns the
+  /// position of a non-finite coordinate or -1; then the frame's tasks are submitted.
+  template <class Copy>
+  void take_frame(const BoxMatrix& box, Copy copy) {
+    if (finished) throw std::logic_error("HistogramEngine: submit_frame after finish");
     FrameFeed times;
     times.begin = seconds_since_start();
     FrameSlot& slot = slots[frames % slots.size()];
     allocate_slot(slot);
+    times.allocated = seconds_since_start();
     for (starpu_data_handle_t h : slot.handles)  // waits for the previous frame's readers
       if (h) starpu_data_acquire(h, STARPU_W);
     times.buffers_free = seconds_since_start();
-    for (size_t s = 0; s < slot.handles.size(); ++s) {
+    int bad_species = -1;
+    int64_t bad_position = -1;
+    for (size_t s = 0; s < slot.handles.size() && bad_species < 0; ++s) {
       if (!slot.handles[s]) continue;
-      if (config.precision == Precision::single)
-        gather<float>(xyz[s], config.species_sizes[s], slot.buffers[s]);
-      else
-        gather<double>(xyz[s], config.species_sizes[s], slot.buffers[s]);
-      if (spatial_order && config.precision == Precision::single)
-        sort_spatially(static_cast<float*>(slot.buffers[s]), config.species_sizes[s]);
-      else if (spatial_order)
-        sort_spatially(static_cast<double*>(slot.buffers[s]), config.species_sizes[s]);
-      starpu_data_release(slot.handles[s]);
+      const int64_t n = config.species_sizes[s];
+      if (config.precision == Precision::single) {
+        bad_position = copy(s, static_cast<float*>(slot.buffers[s]));
+        if (spatial_order) sort_spatially(static_cast<float*>(slot.buffers[s]), n);
+      } else {
+        bad_position = copy(s, static_cast<double*>(slot.buffers[s]));
+        if (spatial_order) sort_spatially(static_cast<double*>(slot.buffers[s]), n);
+      }
+      if (bad_position >= 0) bad_species = static_cast<int>(s);
     }
+    for (starpu_data_handle_t h : slot.handles)
+      if (h) starpu_data_release(h);
+    // Nothing submitted: the next frame takes the same buffers.
+    if (bad_species >= 0) throw NonFiniteCoordinate(bad_species, bad_position);
     if (config.whole_frames) {
       submit_whole_frame(slot, box);
     } else {
@@ -619,6 +662,12 @@ HistogramEngine::~HistogramEngine() = default;
 void HistogramEngine::submit_frame(const std::vector<const float*>& species_xyz,
                                    const BoxMatrix& box) {
   impl_->submit(species_xyz, box);
+}
+
+void HistogramEngine::submit_frame_atoms(const float* frame_xyz,
+                                         const std::vector<std::vector<int>>& species_atoms,
+                                         const BoxMatrix& box) {
+  impl_->submit_atoms(frame_xyz, species_atoms, box);
 }
 
 std::vector<std::vector<uint64_t>> HistogramEngine::finish() {

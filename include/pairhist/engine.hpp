@@ -69,13 +69,27 @@ struct TaskSpan {
 constexpr size_t kMaxTimelineSpans = size_t(1) << 20;
 
 /// How the engine took one frame, in seconds from its start: submit_frame() entered, the frame's
-/// buffers were free (the frame that used them before had finished), its tasks were submitted.
-/// free - begin is back-pressure; submitted - free the caller thread's own work (copy, order,
-/// submit); the next begin - submitted the caller's (reading the next frame).
+/// buffers existed (allocated and pinned on their first use), they were free (the frame that used
+/// them before had finished), its tasks were submitted. free - allocated is back-pressure; the
+/// rest is the caller thread's own work: allocating, copying, ordering, submitting, and (from
+/// the previous frame's submitted to this begin) reading the frame.
 struct FrameFeed {
   double begin = 0;
+  double allocated = 0;
   double buffers_free = 0;
   double submitted = 0;
+};
+
+/// HistogramEngine::submit_frame_atoms: a picked coordinate is NaN or infinite (it would land in
+/// no bin and silently vanish from the counts). Nothing of the frame was submitted.
+class NonFiniteCoordinate : public std::runtime_error {
+ public:
+  NonFiniteCoordinate(int species_index, int64_t atom_in_species)
+      : std::runtime_error("non-finite coordinate"),
+        species(species_index),
+        position(atom_in_species) {}
+  int species;       // which species
+  int64_t position;  // which of its atoms (index into species_atoms[species])
 };
 
 /// How the run used the machine, from StarPU's per-task profiling.
@@ -129,6 +143,13 @@ class HistogramEngine {
   /// Copies one frame and submits its tasks. species_xyz[s] points to species_sizes[s] atoms as
   /// x,y,z triples. Blocks only while all frame buffers are still in use by earlier frames.
   void submit_frame(const std::vector<const float*>& species_xyz, const BoxMatrix& box);
+
+  /// Like submit_frame, with species s made of the atoms species_atoms[s] (indices into the
+  /// frame) of one whole frame of x,y,z triples: the engine picks them as it copies the frame
+  /// into its buffers, so the caller needs no copy of its own (the caller thread's time per frame
+  /// is what feeds many GPUs). Throws NonFiniteCoordinate if a picked coordinate is not finite.
+  void submit_frame_atoms(const float* frame_xyz,
+                          const std::vector<std::vector<int>>& species_atoms, const BoxMatrix& box);
 
   /// Waits for the tasks of the frames submitted so far, returns their histograms (species_pairs()
   /// order) and restarts counting from zero: the counts of one output interval. The pipeline
