@@ -12,7 +12,6 @@
 
 #include "../codelets/starpu/frame_histogram_codelet.hpp"
 #include "../codelets/starpu/pair_histogram_codelet.hpp"
-#include "buffer_pinner.hpp"
 #include "decomposition.hpp"
 #include "lp_bound.hpp"
 #include "measured_recorder.hpp"
@@ -35,9 +34,6 @@ namespace {
 
 constexpr const char* kDefaultGpuScheduler = "eager";
 constexpr int kMaxCpuWorkersBesideGpus = 16;
-// Frame buffers pinned ahead of the frame being taken: enough to absorb the pinning helper's
-// jitter, few enough that a one-frame job pins little it never uses.
-constexpr size_t kPinAhead = 4;
 
 /// One frame's coordinates, species by species, in pinned memory registered with StarPU. Slots
 /// are reused round-robin; acquiring a slot for writing waits for the tasks still reading it.
@@ -64,7 +60,6 @@ struct HistogramEngine::Impl {
   double last_end_us = 0;
   size_t value_size = sizeof(float);
   std::vector<FrameSlot> slots;
-  std::unique_ptr<BufferPinner> pinner;            // fills the slots' buffers on a helper thread
   std::vector<starpu_data_handle_t> accumulators;  // one uint64 histogram per species pair
   std::vector<std::pair<int, int>> pairs;
   uint64_t frames = 0;
@@ -190,31 +185,27 @@ struct HistogramEngine::Impl {
     for (int64_t n : config.species_sizes)
       if (n > 0 && static_cast<uint64_t>(n) * 3 > UINT32_MAX)
         throw UsageError("a species has too many atoms for StarPU 1.3 vectors");
-    // Slots get their buffers when first used (allocate_slot), pinned by a helper a few slots
-    // ahead: pinning the whole ring up front (21 slots x 48 MB of page-locked memory for a
-    // 4M-atom frame) delays the first task although a one-frame job uses one slot, and pinning
-    // on the caller's thread slows the first frames_in_flight frames (buffer_pinner.hpp).
+    // Slots get their buffers when first used (allocate_slot): pinning the whole ring up front
+    // (21 slots x 48 MB of page-locked memory for a 4M-atom frame) delays the first task,
+    // although a one-frame job uses one slot.
     slots.resize(static_cast<size_t>(config.frames_in_flight));
-    std::vector<size_t> bytes;
-    for (int64_t n : config.species_sizes)
-      bytes.push_back(n > 0 ? static_cast<size_t>(n) * 3 * value_size : 0);
-    pinner = std::make_unique<BufferPinner>(bytes, slots.size(), kPinAhead);
   }
 
-  void allocate_slot(size_t index) {
-    FrameSlot& slot = slots[index];
+  void allocate_slot(FrameSlot& slot) {
     if (!slot.handles.empty()) return;
-    try {
-      slot.buffers = pinner->take(index);
-    } catch (const std::bad_alloc&) {
-      throw std::runtime_error("out of memory for frame buffers");
+    for (int64_t n : config.species_sizes) {
+      slot.buffers.push_back(nullptr);
+      slot.handles.push_back(nullptr);
+      if (n <= 0) continue;
+      const size_t values = static_cast<size_t>(n) * 3;
+      if (starpu_malloc(&slot.buffers.back(), values * value_size) != 0) {
+        slot.buffers.back() = nullptr;
+        throw std::runtime_error("out of memory for frame buffers");
+      }
+      starpu_vector_data_register(&slot.handles.back(), STARPU_MAIN_RAM,
+                                  reinterpret_cast<uintptr_t>(slot.buffers.back()),
+                                  static_cast<uint32_t>(values), value_size);
     }
-    slot.handles.assign(slot.buffers.size(), nullptr);
-    for (size_t s = 0; s < slot.buffers.size(); ++s)
-      if (slot.buffers[s])
-        starpu_vector_data_register(&slot.handles[s], STARPU_MAIN_RAM,
-                                    reinterpret_cast<uintptr_t>(slot.buffers[s]),
-                                    static_cast<uint32_t>(config.species_sizes[s] * 3), value_size);
   }
 
   /// Frames whose buffers fit the memory budget: at least 2 (reading overlaps computing), at
@@ -345,7 +336,6 @@ struct HistogramEngine::Impl {
   }
 
   void release_data() {
-    pinner.reset();  // stops pinning and frees what no frame used
     for (auto& slot : slots) {
       for (size_t s = 0; s < slot.handles.size(); ++s) {
         if (slot.handles[s]) starpu_data_unregister(slot.handles[s]);
@@ -423,8 +413,8 @@ struct HistogramEngine::Impl {
     if (finished) throw std::logic_error("HistogramEngine: submit_frame after finish");
     FrameFeed times;
     times.begin = seconds_since_start();
-    allocate_slot(frames % slots.size());
     FrameSlot& slot = slots[frames % slots.size()];
+    allocate_slot(slot);
     times.allocated = seconds_since_start();
     for (starpu_data_handle_t h : slot.handles)  // waits for the previous frame's readers
       if (h) starpu_data_acquire(h, STARPU_W);
