@@ -37,8 +37,8 @@ struct JobOptions {
   bool whole_frames = false;  // --schedule static: one task per frame (CADISHI's design)
   int ncpu = -1;
   int ncuda = -1;
-  int frames_in_flight = 0;  // 0: as many as memory_budget_mib allows (2..64)
-  uint64_t memory_budget_mib = 1024;
+  int frames_in_flight = 0;         // 0: as many as memory_budget_mib allows (2..64)
+  uint64_t memory_budget_mib = 64;  // as EngineConfig::memory_budget_bytes
   bool sum_tasks = false;      // explicit sum tasks instead of StarPU REDUX (run --reduction sum)
   int reserve_cores = -1;      // cores kept free of CPU workers; -1: one when GPUs are fed
   uint64_t task_pairs = 0;     // row tile size; 0: the decomposition policy's choice

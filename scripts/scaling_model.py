@@ -71,8 +71,8 @@ class Trace:
         # them to be free is the ring's, which the replay decides.
         self.read = [begin[0]] + [max(0.0, begin[f] - submitted[f - 1])
                                   for f in range(1, self.frames)]
-        self.own = [(allocated[f] - begin[f]) + (submitted[f] - free[f])
-                    for f in range(self.frames)]
+        self.allocating = [allocated[f] - begin[f] for f in range(self.frames)]
+        self.own = [self.allocating[f] + (submitted[f] - free[f]) for f in range(self.frames)]
         self.measured_makespan = max(self.end)
         self.task_overhead = Trace.overhead(rows)
 
@@ -147,6 +147,14 @@ def replay(trace, gpus, workers_per_gpu, frames_in_flight, frame_bytes=0, bandwi
         "waited_for_data_s": waited_for_data,
         "last_frame_handed_over_s": handed,
     }
+
+
+def without_allocation(trace):
+    """The same run with the frame buffers allocated by someone else than the caller."""
+    other = Trace.__new__(Trace)
+    other.__dict__.update(trace.__dict__)
+    other.own = [o - a for o, a in zip(trace.own, trace.allocating)]
+    return other
 
 
 def without_feed(trace):
@@ -243,6 +251,8 @@ def main():
                    help="us between a worker's tasks (default: measured in the trace)")
     p.add_argument("--decode-rate", type=float, default=0.0,
                    help="frames/s the readers deliver at most (0: as in the measured run)")
+    p.add_argument("--no-allocation", action="store_true",
+                   help="drop the caller's buffer allocations (what-if: buffers allocated ahead)")
     p.add_argument("--json", action="store_true", help="print the predictions as JSON")
     p.add_argument("--self-test", action="store_true", help="check the replay and exit")
     a = p.parse_args()
@@ -253,6 +263,8 @@ def main():
         p.error("a trace is needed (or --self-test)")
     try:
         trace = Trace.load(a.trace)
+        if a.no_allocation:
+            trace = without_allocation(trace)
     except (OSError, ValueError, KeyError) as e:
         print(f"scaling_model: {a.trace}: {e}", file=sys.stderr)
         return 1

@@ -186,8 +186,9 @@ struct HistogramEngine::Impl {
       if (n > 0 && static_cast<uint64_t>(n) * 3 > UINT32_MAX)
         throw UsageError("a species has too many atoms for StarPU 1.3 vectors");
     // Slots get their buffers when first used (allocate_slot): pinning the whole ring up front
-    // (21 slots x 48 MB of page-locked memory for a 4M-atom frame) delays the first task,
-    // although a one-frame job uses one slot.
+    // delays the first task (two 48 MB slots for a 4M-atom frame; 21 with the 1 GiB budget of
+    // before), although a one-frame job uses one slot. Pinning on a helper thread instead stalled
+    // the GPUs while it ran (docs/performance.md).
     slots.resize(static_cast<size_t>(config.frames_in_flight));
   }
 

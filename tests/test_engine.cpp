@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -210,6 +211,51 @@ TEST_CASE("streaming 1000 frames stays within the memory budget") {
   CHECK(HistogramEngine(config).frames_in_flight() == 2);
   config.memory_budget_bytes = uint64_t(1) << 40;
   CHECK(HistogramEngine(config).frames_in_flight() == 64);
+}
+
+TEST_CASE("frames given as atoms of a whole frame equal per-species arrays; bad ones are refused") {
+  const auto frames = test::make_frames({150, 60, 25}, 6, BoxKind::orthorhombic);
+  EngineConfig config =
+      test::engine_config(frames, BoxKind::orthorhombic, 80, 1.0, Precision::single);
+  config.ncpu = 2;
+  config.ncuda = 0;
+  config.frames_in_flight = 2;  // the refused frame must not take a ring slot
+  // Each frame as one array, species interleaved in reverse order, picked back by index.
+  HistogramEngine engine(config);
+  std::vector<std::vector<int>> atoms(3);
+  for (size_t t = 0; t < frames.xyz.size(); ++t) {
+    std::vector<float> whole;
+    for (auto& a : atoms) a.clear();
+    for (int s = 2; s >= 0; --s)
+      for (size_t i = 0; i < frames.xyz[t][s].size() / 3; ++i) {
+        atoms[s].push_back(static_cast<int>(whole.size() / 3));
+        whole.insert(whole.end(), &frames.xyz[t][s][3 * i], &frames.xyz[t][s][3 * i + 3]);
+      }
+    if (t == 3) {  // a bad copy of frame 3 first: refused, and nothing of it counted
+      std::vector<float> bad = whole;
+      bad[3 * static_cast<size_t>(atoms[1][17]) + 2] = std::nanf("");
+      try {
+        engine.submit_frame_atoms(bad.data(), atoms, frames.boxes[t]);
+        FAIL("a NaN coordinate was accepted");
+      } catch (const NonFiniteCoordinate& e) {
+        CHECK(e.species == 1);
+        CHECK(e.position == 17);
+      }
+    }
+    engine.submit_frame_atoms(whole.data(), atoms, frames.boxes[t]);
+  }
+  CHECK(engine.frames_submitted() == 6);
+  CHECK(engine.finish() == test::reference_histograms<float>(frames, config));
+  const RunActivity a = engine.activity();
+  REQUIRE(a.feed.size() == 6);
+  for (const FrameFeed& f : a.feed) {
+    CHECK(f.begin <= f.allocated);
+    CHECK(f.allocated <= f.buffers_free);
+    CHECK(f.buffers_free <= f.submitted);
+  }
+  atoms.pop_back();
+  CHECK_THROWS_AS(HistogramEngine(config).submit_frame_atoms(nullptr, atoms, frames.boxes[0]),
+                  std::invalid_argument);
 }
 
 TEST_CASE("an engine in its own scheduling context equals the reference") {
