@@ -336,6 +336,8 @@ mode_model() {  # GPU-only runs on 1, 2, 4, ... GPUs with task traces: the scali
   synth F1 200
   LIMIT=60 go model-warmup --last 0
   for g in $counts; do TRACE=1 LIMIT=60 go model-f1-gpu$g --ncpu 0 --ncuda "$g"; done
+  # The 1 GiB ring of before (64 F1 frames pinned by the feeding thread) on all GPUs, for A/B.
+  TRACE=1 LIMIT=60 go model-f1-gpu$g-ring1g --ncpu 0 --ncuda "$g" --memory-budget 1024
   synth K1 1 4000000
   for g in $counts; do TRACE=1 LIMIT=60 go model-4m-gpu$g --ncpu 0 --ncuda "$g"; done
   same model-f1-gpu1 model-f1-gpu$g
