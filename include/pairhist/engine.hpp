@@ -23,9 +23,9 @@ struct EngineConfig {
   Precision precision = Precision::single;
   BoxKind box_kind = BoxKind::none;
   int frames_in_flight = 0;  // frame buffers registered at once; 0: from memory_budget_bytes
-  // Pinned frame buffers, all slots together. Pinning costs ~0.6 ms per MiB and GPU context on
-  // the feeding thread, at each buffer's first use: a ring beyond ~20 small frames only slowed
-  // the first frames (docs/performance.md, multi-GPU scaling).
+  // Pinned frame buffers, all slots together. Pinning costs ~0.6 ms per MiB on the feeding
+  // thread, at each buffer's first use: a ring beyond ~20 small frames only slowed the first
+  // frames (docs/performance.md, multi-GPU scaling).
   uint64_t memory_budget_bytes = uint64_t(64) << 20;
   int reserve_cores = -1;  // cores kept from CPU workers for the caller's reading thread;
                            // -1: one when there are GPUs to feed (and ncpu is -1), else none,
