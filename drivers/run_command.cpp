@@ -204,12 +204,11 @@ JobOutcome run(RunArgs& a) {
   std::vector<std::string> files = write_results(a, out.result);
   const auto write_extra = [&files](const std::string& path, const std::string& contents,
                                     const std::string& what) {
-    if (path.empty()) return;
     io::write_text_atomically(path, contents, what);
     files.push_back(path);
   };
   if (!a.report.empty()) write_extra(a.report, activity_json(out).dump(2) + '\n', "the report");
-  write_extra(a.lp_file, out.activity.lp_text, "the LP");
+  if (!a.lp_file.empty()) write_extra(a.lp_file, out.activity.lp_text, "the LP");
   if (!a.activity_svg.empty())
     write_extra(a.activity_svg,
                 activity_svg(out.activity, "pairhist run " + a.job.trajectory + ": " +

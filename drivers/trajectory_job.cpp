@@ -178,34 +178,28 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         throw InputError(where +
                          "triclinic box too skewed for an exact minimum image (reduce it "
                          "first, e.g. with gmx trjconv -pbc)");
-      // A NaN pair lands in no bin and would silently vanish from the counts: only selected
-      // atoms are checked, as they are copied.
-      const auto non_finite = [&](size_t s, int64_t position) {
-        return InputError(where + "atom " +
-                          std::to_string(atoms[s][static_cast<size_t>(position)] + 1) +
-                          " has a non-finite coordinate");
-      };
-      if (exclusions.empty()) {
-        // The engine picks the species' atoms straight from the frame: one pass over it.
-        try {
-          engine->submit_frame_atoms(frame.xyz.data(), atoms, box);
-        } catch (const NonFiniteCoordinate& e) {
-          throw non_finite(static_cast<size_t>(e.species), e.position);
-        }
-      } else {
-        // The exclusions need the species' coordinates too.
+      // The engine picks the species' atoms straight from the frame (one pass over it) and
+      // refuses a non-finite coordinate of a selected atom: such a pair would land in no bin and
+      // silently vanish from the counts.
+      try {
+        engine->submit_frame_atoms(frame.xyz.data(), atoms, box);
+      } catch (const NonFiniteCoordinate& e) {
+        throw InputError(
+            where + "atom " +
+            std::to_string(atoms[static_cast<size_t>(e.species)][static_cast<size_t>(e.position)] +
+                           1) +
+            " has a non-finite coordinate");
+      }
+      if (!exclusions.empty()) {  // the exclusions need the species' own coordinates
         for (size_t s = 0; s < atoms.size(); ++s) {
           float* dst = species_xyz[s].data();
-          for (size_t k = 0; k < atoms[s].size(); ++k) {
-            const float* src = &frame.xyz[3 * static_cast<size_t>(atoms[s][k])];
-            if (!(std::isfinite(src[0]) && std::isfinite(src[1]) && std::isfinite(src[2])))
-              throw non_finite(s, static_cast<int64_t>(k));
+          for (int a : atoms[s]) {
+            const float* src = &frame.xyz[3 * static_cast<size_t>(a)];
             *dst++ = src[0];
             *dst++ = src[1];
             *dst++ = src[2];
           }
         }
-        engine->submit_frame(species_ptr, box);
         exclusions.add_frame(species_ptr, box, kind, r_max_nm, o.nbins, o.precision, excluded_bins);
       }
       res.frame_indices.push_back(index);

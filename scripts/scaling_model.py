@@ -149,21 +149,22 @@ def replay(trace, gpus, workers_per_gpu, frames_in_flight, frame_bytes=0, bandwi
     }
 
 
-def without_allocation(trace):
-    """The same run with the frame buffers allocated by someone else than the caller."""
+def altered(trace, **fields):
+    """A copy of the trace with some per-frame lists replaced."""
     other = Trace.__new__(Trace)
     other.__dict__.update(trace.__dict__)
-    other.own = [o - a for o, a in zip(trace.own, trace.allocating)]
+    other.__dict__.update(fields)
     return other
+
+
+def without_allocation(trace):
+    """The same run with the frame buffers allocated by someone else than the caller."""
+    return altered(trace, own=[o - a for o, a in zip(trace.own, trace.allocating)])
 
 
 def without_feed(trace):
     """The same tasks, every frame handed over at time 0."""
-    bare = Trace.__new__(Trace)
-    bare.__dict__.update(trace.__dict__)
-    bare.read = [0.0] * trace.frames
-    bare.own = [0.0] * trace.frames
-    return bare
+    return altered(trace, read=[0.0] * trace.frames, own=[0.0] * trace.frames)
 
 
 def model_table(trace, counts, frames_in_flight, frame_bytes, bandwidth, latency, decode_rate,
