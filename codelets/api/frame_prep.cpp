@@ -1,6 +1,10 @@
 #include "frame_prep.hpp"
 
+#include <algorithm>
 #include <cmath>
+
+#include "algorithm_choice.hpp"
+#include "pairhist/cell_grid_setup.hpp"
 
 namespace pairhist::capi {
 namespace {
@@ -35,6 +39,8 @@ std::string frame_problem(const ph_frame* f) {
   if (f->precision != PH_SINGLE && f->precision != PH_DOUBLE) return "unknown precision";
   if (!(f->r_max > 0) || !std::isfinite(f->r_max)) return "r_max must be positive and finite";
   if (f->n_bins < 1) return "n_bins must be positive";
+  if (f->algorithm != PH_AUTO && f->algorithm != PH_ALL_PAIRS && f->algorithm != PH_CELL_LIST)
+    return "unknown algorithm";
   const BoxMatrix m = frame_box(*f);
   if (std::string p = box_problem(m); !p.empty()) return p;
   // Orthorhombic minimum images are exact at any distance; the triclinic search only below half
@@ -47,6 +53,44 @@ std::string frame_problem(const ph_frame* f) {
       triclinic_search_size(m, f->r_max) > static_cast<size_t>(kMaxOctantImages))
     return "triclinic box too skewed for an exact minimum image (reduce it first)";
   return "";
+}
+
+CellGrid frame_cell_grid(const ph_frame& f) {
+  CellGridRequest r;
+  r.box = frame_box(f);
+  r.kind = classify_box(r.box);
+  r.r_max = f.r_max;
+  r.single_precision = f.precision == PH_SINGLE;
+  const CellOptions options = cell_options_from_environment();
+  r.reach = options.reach;
+  r.order = options.order;
+  int64_t total = 0;
+  for (int c = 0; c < 3; ++c) r.lo[c] = INFINITY, r.hi[c] = -INFINITY;
+  for (int s = 0; s < f.n_species; ++s) {
+    const int64_t n = f.species_sizes[s];
+    total += n;
+    for (int64_t i = 0; i < n; ++i)
+      for (int c = 0; c < 3; ++c) {
+        const double x = f.precision == PH_SINGLE
+                             ? static_cast<const float*>(f.coordinates[s])[3 * i + c]
+                             : static_cast<const double*>(f.coordinates[s])[3 * i + c];
+        r.lo[c] = std::min(r.lo[c], x);
+        r.hi[c] = std::max(r.hi[c], x);
+        r.max_abs = std::max(r.max_abs, std::fabs(x));
+      }
+  }
+  if (total == 0)
+    for (int c = 0; c < 3; ++c) r.lo[c] = r.hi[c] = 0;
+  r.max_cells = std::max<int64_t>(64, 4 * total);
+  return make_cell_grid(r);
+}
+
+bool pair_uses_cell_list(const ph_frame& f, const CellGrid& grid, int a, int b, bool gpu) {
+  const Algorithm requested = f.algorithm == PH_CELL_LIST   ? Algorithm::cell_list
+                              : f.algorithm == PH_ALL_PAIRS ? Algorithm::all_pairs
+                                                            : Algorithm::automatic;
+  return choose_pair_algorithm(requested, grid, f.species_sizes[a], f.species_sizes[b], a == b,
+                               gpu) == Algorithm::cell_list;
 }
 
 template <class T>

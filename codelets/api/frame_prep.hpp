@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pairhist/box_setup.hpp"
+#include "pairhist/cell_grid.hpp"
 #include "pairhist/pairhist_c.h"
 
 namespace pairhist::capi {
@@ -23,6 +24,14 @@ BoxMatrix frame_box(const ph_frame& f);
 /// Species coordinates as SoA in T (x[0..n), y, z), converted from the frame's precision.
 template <class T>
 std::vector<std::vector<T>> species_soa(const ph_frame& f);
+
+/// The frame's cell grid for cell-list counting (bounding box and largest coordinate over every
+/// species; reach and order from cell_options_from_environment()).
+CellGrid frame_cell_grid(const ph_frame& f);
+
+/// Whether species pair (a, b) is counted with the cell list: the frame's algorithm, or for
+/// PH_AUTO the cost model (tasks/algorithm_choice.hpp) for that device kind.
+bool pair_uses_cell_list(const ph_frame& f, const CellGrid& grid, int a, int b, bool gpu);
 
 template <class T>
 HistogramParams<T> frame_params(const ph_frame& f) {

@@ -35,6 +35,12 @@ extern "C" {
 
 typedef enum { PH_SINGLE = 0, PH_DOUBLE = 1 } ph_precision;
 
+/* How pairs are found: PH_AUTO (zero, the default) decides per species pair from a cost model;
+ * PH_ALL_PAIRS examines every pair; PH_CELL_LIST only pairs of neighbouring cells of a grid of
+ * cells about r_max wide (fast when r_max is much smaller than the system). The counts are the
+ * same bit for bit. */
+typedef enum { PH_AUTO = 0, PH_ALL_PAIRS = 1, PH_CELL_LIST = 2 } ph_algorithm;
+
 typedef struct {
   int n_species;
   const int64_t* species_sizes;   /* atoms of each species */
@@ -44,6 +50,7 @@ typedef struct {
                     form); all zero = no periodic box */
   double r_max;
   int n_bins;
+  ph_algorithm algorithm; /* PH_AUTO when zero-initialised */
 } ph_frame;
 
 /* Number of histograms for n_species species: n(n+1)/2. */

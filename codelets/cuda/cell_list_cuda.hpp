@@ -1,0 +1,62 @@
+// CUDA cell-list pair-histogram kernels. Plain CUDA: no StarPU here. The GPU sorts a species'
+// points into the frame's cells itself (from the coordinates already on the device), then counts
+// the pairs of neighbouring cells (include/pairhist/cell_grid.hpp) with the same arithmetic as
+// every other kernel, so the histograms equal the CPU's and the all-pairs kernels' bit for bit.
+// Launchers enqueue on the given stream and return the launch status; they never synchronise.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "pairhist/cell_grid.hpp"
+
+namespace pairhist::cuda {
+
+/// A species sorted into cells on the device: its points as the kernels load them (bin units,
+/// x, y, z and a pad in 4 * sizeof(T) bytes each), sorted by cell key, and where each cell's
+/// points start (cell_start[key] .. cell_start[key + 1], keys + 1 entries). Points within a cell
+/// may come in any order: the counts do not depend on it.
+template <class T>
+struct DeviceCells {
+  const T* points = nullptr;  // 4 values per point
+  const int32_t* cell_start = nullptr;
+  int64_t n = 0;
+  int64_t keys = 0;
+};
+
+/// Device memory for sorting one species (points, cell starts, keys and counters). Grows on
+/// demand (cudaMalloc only when a larger frame arrives); one per species a worker keeps.
+class CellWorkspace {
+ public:
+  CellWorkspace() = default;
+  ~CellWorkspace();
+  CellWorkspace(const CellWorkspace&) = delete;
+  CellWorkspace& operator=(const CellWorkspace&) = delete;
+  /// Makes room for n points of value_size bytes each and keys cells.
+  cudaError_t reserve(int64_t n, int64_t keys, size_t value_size);
+  void* points = nullptr;
+  int32_t* cell_start = nullptr;
+  int32_t* scratch = nullptr;  // per-point keys and ranks, per-cell counters
+  int64_t point_capacity = 0, key_capacity = 0, scratch_capacity = 0;
+};
+
+/// Sorts the n points of `soa` (device, x[0..n), y, z in T) into the grid's cells, into ws.
+/// The cell of a point comes from its raw coordinates (cells::cell_of_point, identical to the
+/// CPU's); the stored coordinates are `loaded` (geometry.hpp).
+template <class T>
+cudaError_t build_cells(const T* soa, int64_t n, const CellGrid& grid,
+                        const HistogramParams<T>& params, CellWorkspace& ws, DeviceCells<T>& out,
+                        cudaStream_t stream);
+
+/// Adds to hist[0..nbins) (device, 64-bit) the bins of the pairs (i in a, j in b) whose i lies in
+/// a home cell with key in [key_begin, key_end) and j in that cell's stencil; with same_species
+/// (b is a) each unordered pair once (cells of higher key, j > i within the home cell). Adds the
+/// pairs examined (candidates) to hist[nbins].
+template <class T>
+cudaError_t launch_cell_histogram(const DeviceCells<T>& a, const DeviceCells<T>& b,
+                                  bool same_species, const CellGrid& grid, int64_t key_begin,
+                                  int64_t key_end, const HistogramParams<T>& params,
+                                  unsigned long long* hist, cudaStream_t stream);
+
+}  // namespace pairhist::cuda

@@ -1,0 +1,99 @@
+#include "algorithm_choice.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "pairhist/errors.hpp"
+
+namespace pairhist {
+
+const char* algorithm_name(Algorithm a) {
+  switch (a) {
+    case Algorithm::all_pairs:
+      return "all-pairs";
+    case Algorithm::cell_list:
+      return "cell-list";
+    default:
+      return "auto";
+  }
+}
+
+Algorithm parse_algorithm(const std::string& name) {
+  if (name == "auto") return Algorithm::automatic;
+  if (name == "all-pairs") return Algorithm::all_pairs;
+  if (name == "cell-list") return Algorithm::cell_list;
+  throw UsageError("unknown algorithm '" + name + "' (use auto, all-pairs or cell-list)");
+}
+
+CellOrder parse_cell_order(const std::string& name) {
+  if (name == "row-major") return CellOrder::row_major;
+  if (name == "morton") return CellOrder::morton;
+  if (name == "hilbert") return CellOrder::hilbert;
+  throw UsageError("unknown cell order '" + name + "' (use row-major, morton or hilbert)");
+}
+
+CellOptions cell_options_from_environment(CellOptions o) {
+  if (const char* reach = std::getenv("PAIRHIST_CELL_REACH")) {
+    const int r = std::atoi(reach);
+    if (r >= 1 && r <= kMaxCellReach) o.reach = r;
+  }
+  if (const char* order = std::getenv("PAIRHIST_CELL_ORDER")) o.order = parse_cell_order(order);
+  return o;
+}
+
+uint64_t all_pair_count(int64_t na, int64_t nb, bool same_species) {
+  if (na <= 0) return 0;
+  const auto a = static_cast<uint64_t>(na);
+  if (same_species) return a * (a - 1) / 2;
+  return nb <= 0 ? 0 : a * static_cast<uint64_t>(nb);
+}
+
+int stencil_cells(const CellGrid& g) {
+  int count = 0;
+  for (int dz = g.offset_lo[2]; dz <= g.offset_hi[2]; ++dz)
+    for (int dy = g.offset_lo[1]; dy <= g.offset_hi[1]; ++dy)
+      for (int dx = g.offset_lo[0]; dx <= g.offset_hi[0]; ++dx)
+        count += cells::offset_reaches(g, dx, dy, dz) ? 1 : 0;
+  return count;
+}
+
+double estimated_cell_candidates(const CellGrid& g, int64_t na, int64_t nb, bool same_species) {
+  const double all = static_cast<double>(all_pair_count(na, nb, same_species));
+  const double cells = static_cast<double>(g.n[0]) * g.n[1] * g.n[2];
+  const double stencil = std::min<double>(stencil_cells(g), cells);
+  const double a = static_cast<double>(std::max<int64_t>(na, 0));
+  const double per_cell_b = static_cast<double>(std::max<int64_t>(same_species ? na : nb, 0)) / cells;
+  // Same species: the other stencil cells once per pair of cells, the home cell's i < j.
+  const double candidates = same_species ? a * per_cell_b * (stencil - 1) / 2 +
+                                               a * std::max(0.0, per_cell_b - 1) / 2
+                                         : a * per_cell_b * stencil;
+  return std::min(candidates, all);
+}
+
+AlgorithmRates assumed_rates(bool gpu) {
+  AlgorithmRates r;
+  if (gpu) {
+    r.all_pairs = 1.4e12;
+    r.cell_candidates = 0.9e12;
+    r.cell_sort = 2e10;
+  } else {
+    r.all_pairs = 0.9e9;
+    r.cell_candidates = 0.6e9;
+    r.cell_sort = 5e7;
+  }
+  return r;
+}
+
+Algorithm choose_pair_algorithm(Algorithm requested, const CellGrid& g, int64_t na, int64_t nb,
+                                bool same_species, bool gpu) {
+  if (requested != Algorithm::automatic) return requested;
+  const AlgorithmRates r = assumed_rates(gpu);
+  const double all = static_cast<double>(all_pair_count(na, nb, same_species)) / r.all_pairs;
+  const double sorted = static_cast<double>(std::max<int64_t>(na, 0)) +
+                        (same_species ? 0.0 : static_cast<double>(std::max<int64_t>(nb, 0)));
+  const double cell = estimated_cell_candidates(g, na, nb, same_species) / r.cell_candidates +
+                      sorted / r.cell_sort;
+  return cell < 0.8 * all ? Algorithm::cell_list : Algorithm::all_pairs;
+}
+
+}  // namespace pairhist
