@@ -20,6 +20,8 @@ struct BenchArgs {
   std::string case_name = "K1";
   int64_t n = 0;
   int bins = 0;
+  double r_max = 0;
+  std::string algorithm = "auto";
   std::string box;
   std::string precision = "single";
   std::string device = "cpu";
@@ -46,6 +48,7 @@ double median(std::vector<double> v) {
 
 void apply_overrides(const BenchArgs& a, BenchCase& c) {
   if (a.bins > 0) c.nbins = a.bins;
+  if (a.r_max > 0) c.r_max = a.r_max;
   if (a.frames > 0) c.frames = a.frames;
   if (a.box == "none") {
     c.box = {};
@@ -83,6 +86,9 @@ Measurement measure(const BenchArgs& a, const BenchCase& c, int device_id) {
   for (int i = 0; i < 9; ++i) frame.box[i] = c.box[i];
   frame.r_max = c.r_max;
   frame.n_bins = c.nbins;
+  frame.algorithm = a.algorithm == "cell-list"   ? PH_CELL_LIST
+                    : a.algorithm == "all-pairs" ? PH_ALL_PAIRS
+                                                 : PH_AUTO;
   const size_t values = static_cast<size_t>(ph_pair_count(frame.n_species)) * c.nbins;
   std::vector<uint64_t> hist(values);
 
@@ -147,6 +153,7 @@ void report(const BenchArgs& a, const BenchCase& c, const std::string& device, i
                         {"box", box},
                         {"cell", a.box.empty() ? std::string(box) : a.box},
                         {"precision", a.precision},
+                        {"algorithm", a.algorithm},
                         {"device", device},
                         {"threads", threads},
                         {"impl", impl},
@@ -216,6 +223,11 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--case", a->case_name, "K1..K6 or F1")->capture_default_str();
   cmd->add_option("--n", a->n, "Scale the case to about n atoms (0: as defined)");
   cmd->add_option("--bins", a->bins, "Override the number of bins");
+  cmd->add_option("--rmax", a->r_max, "Override r_max (in the case's length unit)");
+  cmd->add_option("--algorithm", a->algorithm,
+                  "auto (a cost model per species pair), all-pairs or cell-list")
+      ->check(CLI::IsMember({"auto", "all-pairs", "cell-list"}))
+      ->capture_default_str();
   cmd->add_option("--box", a->box,
                   "Override the box: none, orthorhombic, triclinic (a rhombic dodecahedron) or "
                   "truncated-octahedron (unit cell scaled to the case)")
