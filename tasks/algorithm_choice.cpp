@@ -62,11 +62,12 @@ double estimated_cell_candidates(const CellGrid& g, int64_t na, int64_t nb, bool
   const double cells = static_cast<double>(g.n[0]) * g.n[1] * g.n[2];
   const double stencil = std::min<double>(stencil_cells(g), cells);
   const double a = static_cast<double>(std::max<int64_t>(na, 0));
-  const double per_cell_b = static_cast<double>(std::max<int64_t>(same_species ? na : nb, 0)) / cells;
+  const double per_cell_b =
+      static_cast<double>(std::max<int64_t>(same_species ? na : nb, 0)) / cells;
   // Same species: the other stencil cells once per pair of cells, the home cell's i < j.
-  const double candidates = same_species ? a * per_cell_b * (stencil - 1) / 2 +
-                                               a * std::max(0.0, per_cell_b - 1) / 2
-                                         : a * per_cell_b * stencil;
+  const double candidates =
+      same_species ? a * per_cell_b * (stencil - 1) / 2 + a * std::max(0.0, per_cell_b - 1) / 2
+                   : a * per_cell_b * stencil;
   return std::min(candidates, all);
 }
 
@@ -91,8 +92,8 @@ Algorithm choose_pair_algorithm(Algorithm requested, const CellGrid& g, int64_t 
   const double all = static_cast<double>(all_pair_count(na, nb, same_species)) / r.all_pairs;
   const double sorted = static_cast<double>(std::max<int64_t>(na, 0)) +
                         (same_species ? 0.0 : static_cast<double>(std::max<int64_t>(nb, 0)));
-  const double cell = estimated_cell_candidates(g, na, nb, same_species) / r.cell_candidates +
-                      sorted / r.cell_sort;
+  const double cell =
+      estimated_cell_candidates(g, na, nb, same_species) / r.cell_candidates + sorted / r.cell_sort;
   return cell < 0.8 * all ? Algorithm::cell_list : Algorithm::all_pairs;
 }
 

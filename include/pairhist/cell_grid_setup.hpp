@@ -64,8 +64,8 @@ inline void cell_thickness(const CellGridRequest& r, double out[3]) {
   const double ax = m[0], bx = m[3], by = m[4], cx = m[6], cy = m[7], cz = m[8];
   const double volume = ax * by * cz;
   // |b x c| and |c x a| for a = (ax,0,0), b = (bx,by,0), c = (cx,cy,cz).
-  const double bc = std::sqrt(by * cz * by * cz + bx * cz * bx * cz +
-                              (bx * cy - by * cx) * (bx * cy - by * cx));
+  const double bc =
+      std::sqrt(by * cz * by * cz + bx * cz * bx * cz + (bx * cy - by * cx) * (bx * cy - by * cx));
   const double ca = ax * std::sqrt(cy * cy + cz * cz);
   out[0] = volume / bc;
   out[1] = volume / ca;
