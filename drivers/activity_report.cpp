@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "algorithm_choice.hpp"
+
 namespace pairhist {
 
 std::string cpu_share_text(const RunActivity& a) {
@@ -44,6 +46,43 @@ std::string lp_bound_text(const RunActivity& a) {
     return s + num;
   }
   return s + "n/a: " + a.lp_bound_reason;
+}
+
+namespace {
+
+std::string pair_name(const JobOutcome& out, const PairWork& w) {
+  const auto& sp = out.result.species;
+  return sp[static_cast<size_t>(w.species_a)].name + "-" +
+         sp[static_cast<size_t>(w.species_b)].name;
+}
+
+double fraction_within(const PairWork& w) {
+  return w.candidates > 0 ? static_cast<double>(w.within) / static_cast<double>(w.candidates) : 0;
+}
+
+}  // namespace
+
+std::string pair_algorithms_text(const JobOutcome& out) {
+  std::string s;
+  for (const PairWork& w : out.activity.pair_work) {
+    char text[160];
+    std::snprintf(text, sizeof(text), "%s%s %s (%.3g candidates, %.1f%% within r_max)",
+                  s.empty() ? "" : ", ", pair_name(out, w).c_str(), algorithm_name(w.algorithm),
+                  static_cast<double>(w.candidates), 100 * fraction_within(w));
+    s += text;
+  }
+  return s;
+}
+
+nlohmann::json pair_algorithms_json(const JobOutcome& out) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const PairWork& w : out.activity.pair_work)
+    list.push_back({{"pair", pair_name(out, w)},
+                    {"algorithm", algorithm_name(w.algorithm)},
+                    {"candidates", w.candidates},
+                    {"within_r_max", w.within},
+                    {"fraction_within", fraction_within(w)}});
+  return list;
 }
 
 nlohmann::json activity_json(const JobOutcome& out) {
@@ -104,7 +143,17 @@ nlohmann::json activity_json(const JobOutcome& out) {
           {"implementations",
            {{"cpu", {{"tasks", a.tasks_cpu}, {"pairs", a.pairs_cpu}}},
             {"cuda_shared", {{"tasks", a.tasks_cuda_shared}, {"pairs", a.pairs_cuda_shared}}},
-            {"cuda_global", {{"tasks", a.tasks_cuda_global}, {"pairs", a.pairs_cuda_global}}}}},
+            {"cuda_global", {{"tasks", a.tasks_cuda_global}, {"pairs", a.pairs_cuda_global}}},
+            {"cpu_cell_list", {{"tasks", a.tasks_cell_cpu}, {"candidates", a.pairs_cell_cpu}}},
+            {"cuda_cell_list", {{"tasks", a.tasks_cell_cuda}, {"candidates", a.pairs_cell_cuda}}}}},
+          {"pair_algorithms", pair_algorithms_json(out)},
+          {"cell_grid",
+           a.cell_reach > 0
+               ? nlohmann::json{{"cells", {a.cell_grid[0], a.cell_grid[1], a.cell_grid[2]}},
+                                {"reach", a.cell_reach},
+                                {"order", a.cell_order},
+                                {"search_radius_nm", a.cell_cut}}
+               : nlohmann::json(nullptr)},
           {"workers", workers}};
 }
 

@@ -10,6 +10,12 @@ namespace pairhist {
 
 nlohmann::json activity_json(const JobOutcome& out);
 
+/// Per species pair: the algorithm that counted it, the pairs whose distance was computed
+/// (candidates) and the part of them within r_max, e.g. "O-O cell-list (2.1e+09 candidates,
+/// 16.3% within r_max), O-H all-pairs (...)".
+std::string pair_algorithms_text(const JobOutcome& out);
+nlohmann::json pair_algorithms_json(const JobOutcome& out);
+
 /// Hybrid runs: the cores' share of the last frame and what it came from, e.g. "0.90% of pairs
 /// (measured rates: cores 1.2e+10/s, GPUs 1.1e+12/s; GPUs ran 6% of CPU-sized pairs)".
 std::string cpu_share_text(const RunActivity& a);

@@ -13,6 +13,7 @@
 
 #include "activity_report.hpp"
 #include "activity_svg.hpp"
+#include "algorithm_choice.hpp"
 #include "atomic_file.hpp"
 #include "config_file.hpp"
 #include "hdf5_writer.hpp"
@@ -37,6 +38,7 @@ struct RunArgs {
   std::string lp_file;
   std::string reduction = "redux";
   std::string schedule = "tasks";
+  std::string algorithm = "auto";
   std::string config;
   bool progress = false;
   bool quiet = false;
@@ -50,6 +52,7 @@ std::string effective_config(const RunArgs& a) {
   for (const auto& sp : a.job.species)
     s << "species." << sp.name << " = \"" << sp.selection << "\"\n";
   s << "interval = " << a.job.interval << "\n";
+  s << "algorithm = \"" << a.algorithm << "\"\n";
   if (!a.job.index_file.empty()) s << "index = \"" << a.job.index_file << "\"\n";
   s << "exclude = \"" << a.job.exclude << "\"\nnorm = \"" << a.job.norm << "\"\n";
   s << "rmax = " << a.job.r_max << "\nnbins = " << a.job.nbins << "\nunits = \"" << a.job.units
@@ -103,12 +106,26 @@ void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<st
               out.seconds > 0 ? out.pairs_examined / out.seconds * 1e-9 : 0.0,
               static_cast<unsigned long long>(out.tasks));
   const RunActivity& act = out.activity;
+  std::printf("  algorithm     : %s\n", pair_algorithms_text(out).c_str());
+  if (act.cell_reach > 0) {
+    const double unit = r.length_unit == "nm" ? 1.0 : 10.0;
+    std::printf(
+        "  cell grid     : %dx%dx%d cells at least %.4g %s wide (search radius %.6g, reach "
+        "%d, %s order)\n",
+        act.cell_grid[0], act.cell_grid[1], act.cell_grid[2], act.cell_cut / act.cell_reach * unit,
+        r.length_unit.c_str(), act.cell_cut * unit, act.cell_reach, act.cell_order.c_str());
+  }
   std::printf("  workers       : %d CPU, %d CUDA, scheduler %s\n", out.cpu_workers,
               out.cuda_workers, out.scheduler.c_str());
-  std::printf("  tasks         : %llu CPU, %llu CUDA shared-memory, %llu CUDA global-memory\n",
+  std::printf("  tasks         : %llu CPU, %llu CUDA shared-memory, %llu CUDA global-memory",
               static_cast<unsigned long long>(act.tasks_cpu),
               static_cast<unsigned long long>(act.tasks_cuda_shared),
               static_cast<unsigned long long>(act.tasks_cuda_global));
+  if (act.tasks_cell_cpu + act.tasks_cell_cuda > 0)
+    std::printf(", %llu CPU cell-list, %llu CUDA cell-list",
+                static_cast<unsigned long long>(act.tasks_cell_cpu),
+                static_cast<unsigned long long>(act.tasks_cell_cuda));
+  std::printf("\n");
   std::printf("  makespan      : %.3f s of tasks, tail idle %.3f s (%.1f%%)\n",
               act.makespan_seconds, act.tail_idle_seconds,
               act.makespan_seconds > 0 ? 100 * act.tail_idle_seconds / act.makespan_seconds : 0.0);
@@ -183,6 +200,11 @@ JobOutcome run(RunArgs& a) {
   for (const auto& f : inputs)
     if (!f.empty() && !std::filesystem::is_regular_file(f)) throw InputError(f + ": no such file");
   a.job.whole_frames = a.schedule == "static";
+  a.job.algorithm = parse_algorithm(a.algorithm);
+  if (a.job.whole_frames && a.job.algorithm == Algorithm::cell_list)
+    throw UsageError(
+        "--schedule static counts all pairs of whole frames: use --algorithm auto "
+        "or all-pairs with it");
   a.job.sum_tasks = a.reduction == "sum";
   // Solved once at the end from the history models; StarPU warns about every uncalibrated task
   // kind while doing so (always, under schedulers that record no models), so only when asked.
@@ -283,6 +305,22 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
                   "per whole frame from a shared queue (CADISHI's design, for comparison)")
       ->check(CLI::IsMember({"tasks", "static"}))
       ->capture_default_str();
+  cmd->add_option("--algorithm", args->algorithm,
+                  "How pairs are found: all-pairs (every pair), cell-list (only pairs of "
+                  "neighbouring cells of a grid about r_max wide: fast when r_max is much smaller "
+                  "than the box), or auto (a cost model per species pair, on the first frame); "
+                  "the counts are identical")
+      ->check(CLI::IsMember({"auto", "all-pairs", "cell-list"}))
+      ->capture_default_str();
+  cmd->add_option("--cell-reach", args->job.cell_reach,
+                  "Cell lists: cells of r_max / N, searched N cells to each side (1..3; 0: the "
+                  "measured default)")
+      ->check(CLI::Range(0, kMaxCellReach))
+      ->capture_default_str();
+  cmd->add_option("--cell-order", args->job.cell_order,
+                  "Cell lists: order of the cells and points, row-major, morton or hilbert "
+                  "(default: the measured fastest)")
+      ->check(CLI::IsMember({"row-major", "morton", "hilbert"}));
   cmd->add_option("--ncpu", args->job.ncpu,
                   "CPU workers (-1: all free cores, at most 16 beside GPUs)")
       ->capture_default_str();

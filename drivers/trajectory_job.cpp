@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "algorithm_choice.hpp"
 #include "exclusions.hpp"
 #include "job_inputs.hpp"
 #include "pairhist/errors.hpp"
@@ -161,6 +162,12 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         config.max_pairs_per_task = o.task_pairs;
         config.lp_bound = o.lp_bound;
         config.lp_bound_text = o.lp_bound_text;
+        config.algorithm = o.algorithm;
+        config.cell_reach = o.cell_reach;
+        if (!o.cell_order.empty()) {
+          config.cell_order = parse_cell_order(o.cell_order);
+          config.cell_order_set = true;
+        }
         engine = std::make_unique<HistogramEngine>(config);
       } else if (static_cast<int>(frame_kind) > static_cast<int>(kind) ||
                  (kind != BoxKind::none && frame_kind == BoxKind::none)) {
@@ -232,13 +239,16 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   auto remaining = engine->finish();
   if (res.frame_indices.size() > block_begin) close_block(std::move(remaining));  // last, partial
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.activity = engine->activity();
   for (size_t p = 0; p < pairs.size(); ++p) {
     PairHistogram h = make_pair(p, totals[p]);
-    out.pairs_examined += res.pairs_per_frame(h) * res.frame_indices.size();
+    const PairWork& w = out.activity.pair_work[p];
+    out.pairs_examined += w.algorithm == Algorithm::cell_list
+                              ? w.candidates
+                              : res.pairs_per_frame(h) * res.frame_indices.size();
     res.pairs.push_back(std::move(h));
   }
   res.box_kind = box_kind_name(kind);
-  out.activity = engine->activity();
   out.cpu_workers = engine->cpu_workers();
   out.cuda_workers = engine->cuda_workers();
   out.scheduler = engine->scheduler();

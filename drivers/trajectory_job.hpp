@@ -45,6 +45,9 @@ struct JobOptions {
   bool lp_bound = false;       // compute StarPU's LP lower bound of the makespan
   bool lp_bound_text = false;  // with lp_bound: keep StarPU's LP (RunActivity::lp_text)
   int decode_threads = 0;      // XTC frames decoded in parallel; 0: automatic, 1: serial
+  Algorithm algorithm = Algorithm::automatic;  // how pairs are found (engine.hpp)
+  int cell_reach = 0;                          // cell lists: 0 = default
+  std::string cell_order;                      // cell lists: empty = default
   double volume = 0;  // for trajectories without a box: the volume g(r) is normalised by (units^3)
   std::string index_file;        // GROMACS .ndx serving `group NAME` selections; may be empty
   std::string exclude = "none";  // none | residue: same-residue pairs are not counted
@@ -59,8 +62,9 @@ struct JobOptions {
 struct JobOutcome {
   HistogramResult result;
   double seconds = 0;           // from the first frame read to the last histogram collected
-  uint64_t pairs_examined = 0;  // all pairs of all frames, within r_max or not (excluded and
-                                // self pairs not included)
+  uint64_t pairs_examined = 0;  // pairs whose distance was computed, within r_max or not: all
+                                // pairs (excluded and self pairs not included), or for pairs
+                                // counted with cell lists the neighbour-cell candidates
   RunActivity activity;
   int cpu_workers = 0;
   int cuda_workers = 0;

@@ -5,11 +5,10 @@
 #include <cstdint>
 #include <string>
 
+#include "pairhist/algorithm.hpp"
 #include "pairhist/cell_grid.hpp"
 
 namespace pairhist {
-
-enum class Algorithm : int { automatic = 0, all_pairs = 1, cell_list = 2 };
 
 const char* algorithm_name(Algorithm a);  // "auto", "all-pairs", "cell-list"
 /// "auto", "all-pairs" or "cell-list"; throws UsageError otherwise.

@@ -34,18 +34,21 @@ int gpus_of(const MachineShape& m) {
 
 }  // namespace
 
-uint64_t frame_pairs(const std::vector<int64_t>& sizes) {
+uint64_t frame_pairs(const std::vector<int64_t>& sizes, const PairSelection& selected) {
   uint64_t total = 0;
+  size_t index = 0;
   for (size_t a = 0; a < sizes.size(); ++a)
-    for (size_t b = a; b < sizes.size(); ++b)
-      total += pairs_of(sizes, static_cast<int>(a), static_cast<int>(b));
+    for (size_t b = a; b < sizes.size(); ++b, ++index)
+      if (selected.empty() || selected[index])
+        total += pairs_of(sizes, static_cast<int>(a), static_cast<int>(b));
   return total;
 }
 
 DecompositionPolicy choose_policy(const std::vector<int64_t>& species_sizes,
-                                  const MachineShape& machine, uint64_t tile_override) {
+                                  const MachineShape& machine, uint64_t tile_override,
+                                  const PairSelection& selected) {
   DecompositionPolicy p;
-  const uint64_t total = frame_pairs(species_sizes);
+  const uint64_t total = frame_pairs(species_sizes, selected);
   if (machine.cuda_workers > 0) {
     // Four tiles per GPU at least, so one frame alone keeps every GPU busy.
     const uint64_t spread = total / (4 * static_cast<uint64_t>(gpus_of(machine)));
@@ -70,8 +73,8 @@ DecompositionPolicy choose_policy(const std::vector<int64_t>& species_sizes,
 }
 
 std::vector<PlannedTask> plan_frame(const std::vector<int64_t>& sizes,
-                                    const DecompositionPolicy& policy,
-                                    const MachineShape& machine) {
+                                    const DecompositionPolicy& policy, const MachineShape& machine,
+                                    const PairSelection& selected) {
   struct Pair {
     int index, a, b;
     uint64_t pairs;
@@ -80,7 +83,9 @@ std::vector<PlannedTask> plan_frame(const std::vector<int64_t>& sizes,
   const int n = static_cast<int>(sizes.size());
   for (int a = 0, index = 0; a < n; ++a)
     for (int b = a; b < n; ++b, ++index)
-      if (const uint64_t p = pairs_of(sizes, a, b); p > 0) all.push_back({index, a, b, p});
+      if (const uint64_t p = pairs_of(sizes, a, b);
+          p > 0 && (selected.empty() || selected[static_cast<size_t>(index)]))
+        all.push_back({index, a, b, p});
   // Smallest first: the small pairs are the CPUs' share before any large pair is cut for them.
   std::stable_sort(all.begin(), all.end(),
                    [](const Pair& x, const Pair& y) { return x.pairs < y.pairs; });

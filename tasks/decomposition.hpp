@@ -38,8 +38,12 @@ struct DecompositionPolicy {
   uint64_t cpu_share_pairs = 0;  // hybrid runs: pairs per frame cut into CPU-sized tasks
 };
 
-/// Pairs examined in one frame with these species sizes.
-uint64_t frame_pairs(const std::vector<int64_t>& species_sizes);
+/// Which species pairs (species_pairs() order) a plan covers: empty means all of them. Runs that
+/// count some pairs with cell lists plan only the others here.
+using PairSelection = std::vector<bool>;
+
+/// Pairs examined in one frame with these species sizes (of the selected pairs).
+uint64_t frame_pairs(const std::vector<int64_t>& species_sizes, const PairSelection& selected = {});
 
 /// Throughputs the policy assumes before any model is calibrated (pairs per second). They only
 /// size tasks; placement comes from the scheduler.
@@ -49,7 +53,8 @@ constexpr double kAssumedCpuCoreRate = 0.8e9;
 /// The policy for frames with these species sizes on this machine. tile_override > 0 fixes the
 /// tile size (tests, measurements); groups are then at most half a tile.
 DecompositionPolicy choose_policy(const std::vector<int64_t>& species_sizes,
-                                  const MachineShape& machine, uint64_t tile_override = 0);
+                                  const MachineShape& machine, uint64_t tile_override = 0,
+                                  const PairSelection& selected = {});
 
 /// One task of a frame: either a row range of one pair (pair_indices.size() == 1) or whole
 /// pairs grouped (row_begin = row_end = 0 then, each pair complete).
@@ -65,6 +70,7 @@ struct PlannedTask {
 /// Every task of one frame. Together they examine every pair of every species pair exactly once;
 /// pairs with no pairs (empty species, a single atom with itself) get no task.
 std::vector<PlannedTask> plan_frame(const std::vector<int64_t>& species_sizes,
-                                    const DecompositionPolicy& policy, const MachineShape& machine);
+                                    const DecompositionPolicy& policy, const MachineShape& machine,
+                                    const PairSelection& selected = {});
 
 }  // namespace pairhist

@@ -37,8 +37,14 @@ struct PairHistogramArgs {
 };
 
 /// Which implementation ran a task, for the run summary.
-enum class Implementation : int { cpu = 0, cuda_shared = 1, cuda_global = 2 };
-constexpr int kImplementations = 3;
+enum class Implementation : int {
+  cpu = 0,
+  cuda_shared = 1,
+  cuda_global = 2,
+  cpu_cells = 3,  // cell-list tasks (cell_histogram_codelet.hpp)
+  cuda_cells = 4
+};
+constexpr int kImplementations = 5;
 
 /// Tasks and pairs per implementation since the last reset.
 struct ImplementationCounters {

@@ -10,7 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "pairhist/algorithm.hpp"
 #include "pairhist/box_setup.hpp"
+#include "pairhist/cell_grid.hpp"
 
 namespace pairhist {
 
@@ -45,6 +47,20 @@ struct EngineConfig {
   /// it to the pair's accumulator) instead of StarPU REDUX; for measurement (docs/performance.md).
   bool sum_tasks = false;
   std::vector<int> context_workers;
+  /// How each species pair is counted: auto (cost model per pair, decided on the first frame),
+  /// all pairs, or cell lists (r_max much smaller than the system). whole_frames counts all pairs.
+  Algorithm algorithm = Algorithm::automatic;
+  int cell_reach = 0;  // cells of r_cut / reach; 0: the measured default (or PAIRHIST_CELL_REACH)
+  CellOrder cell_order = CellOrder::row_major;
+  bool cell_order_set = false;  // false: the default (or PAIRHIST_CELL_ORDER)
+};
+
+/// How one species pair was counted over the run.
+struct PairWork {
+  int species_a = 0, species_b = 0;
+  Algorithm algorithm = Algorithm::all_pairs;
+  uint64_t candidates = 0;  // pairs whose distance was computed (all pairs, or cell neighbours)
+  uint64_t within = 0;      // of those, counted in a bin (r < r_max)
 };
 
 struct WorkerActivity {
@@ -129,6 +145,14 @@ struct RunActivity {
   bool cpu_share_measured = false;
   double measured_cpu_rate = 0, measured_gpu_rate = 0;
   double gpu_ran_cpu_sized = 0;
+  uint64_t tasks_cell_cpu = 0, tasks_cell_cuda = 0;  // cell-list tasks and their estimated
+  uint64_t pairs_cell_cpu = 0, pairs_cell_cuda = 0;  // candidates, per implementation
+  std::vector<PairWork> pair_work;                   // species_pairs() order
+  /// Cell-list runs: the last frame's grid (cells per axis, reach, order, r_cut).
+  int cell_grid[3] = {0, 0, 0};
+  int cell_reach = 0;
+  std::string cell_order;
+  double cell_cut = 0;
   std::vector<TaskSpan> timeline;  // at most kMaxTimelineSpans, in completion order
   std::vector<FrameFeed> feed;     // per frame in submission order, at most kMaxTimelineSpans
 };

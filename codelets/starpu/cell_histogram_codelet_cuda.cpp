@@ -1,0 +1,97 @@
+// CUDA implementation of the cell-list codelet: sorts the species into cells on the device
+// (cached per worker for the frame's next tasks), then launches the count on the worker's stream.
+#include <starpu.h>
+
+#include <array>
+#include <memory>
+
+#include "../cuda/cell_list_cuda.hpp"
+#include "cell_histogram_codelet.hpp"
+
+namespace pairhist::codelets {
+namespace {
+
+/// One species of one frame sorted on this worker's device. The workspace belongs to the worker
+/// thread, and the worker's stream orders every use of it, so no other synchronisation is needed.
+struct DeviceEntry {
+  uint64_t run = 0, frame = 0;
+  int species = -1;
+  const void* source = nullptr;
+  size_t value_size = 0;
+  uint64_t last_use = 0;
+  cuda::CellWorkspace workspace;
+  cuda::DeviceCells<float> single_cells;
+  cuda::DeviceCells<double> double_cells;
+};
+
+struct DeviceCache {
+  std::array<std::unique_ptr<DeviceEntry>, 4> entries;
+  uint64_t clock = 0;
+};
+
+template <class T>
+cuda::DeviceCells<T>& cells_of(DeviceEntry& e);
+template <>
+cuda::DeviceCells<float>& cells_of<float>(DeviceEntry& e) {
+  return e.single_cells;
+}
+template <>
+cuda::DeviceCells<double>& cells_of<double>(DeviceEntry& e) {
+  return e.double_cells;
+}
+
+template <class T>
+cuda::DeviceCells<T> sorted(DeviceCache& cache, const CellHistogramArgs& args, int species,
+                            void* buffer, const HistogramParams<T>& params, cudaStream_t stream) {
+  const T* soa = reinterpret_cast<const T*>(STARPU_VECTOR_GET_PTR(buffer));
+  const auto n = static_cast<int64_t>(STARPU_VECTOR_GET_NX(buffer) / 3);
+  DeviceEntry* victim = nullptr;
+  for (auto& slot : cache.entries) {
+    if (!slot) slot = std::make_unique<DeviceEntry>();
+    DeviceEntry& e = *slot;
+    if (e.run == args.run && e.frame == args.frame && e.species == species && e.source == soa &&
+        e.value_size == sizeof(T)) {
+      e.last_use = ++cache.clock;
+      return cells_of<T>(e);
+    }
+    if (!victim || e.last_use < victim->last_use) victim = &e;
+  }
+  victim->run = 0;  // invalid until the sort is enqueued
+  const cudaError_t err =
+      cuda::build_cells(soa, n, args.grid, params, victim->workspace, cells_of<T>(*victim), stream);
+  if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
+  victim->run = args.run, victim->frame = args.frame, victim->species = species;
+  victim->source = soa, victim->value_size = sizeof(T);
+  victim->last_use = ++cache.clock;
+  return cells_of<T>(*victim);
+}
+
+template <class T>
+void launch(void* buffers[], const CellHistogramArgs& args, const HistogramParams<T>& params) {
+  thread_local DeviceCache cache;
+  const cudaStream_t stream = starpu_cuda_get_local_stream();
+  const cuda::DeviceCells<T> a = sorted<T>(cache, args, args.species_a, buffers[0], params, stream);
+  cuda::DeviceCells<T> b = a;
+  int hist_index = 1;
+  if (!args.same_species) {
+    b = sorted<T>(cache, args, args.species_b, buffers[1], params, stream);
+    hist_index = 2;
+  }
+  auto* hist = reinterpret_cast<unsigned long long*>(STARPU_VECTOR_GET_PTR(buffers[hist_index]));
+  const cudaError_t err = cuda::launch_cell_histogram(
+      a, b, args.same_species != 0, args.grid, args.key_begin, args.key_end, params, hist, stream);
+  if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
+}
+
+}  // namespace
+
+void cell_histogram_cuda(void* buffers[], void* cl_arg) {
+  const auto& args = *static_cast<const CellHistogramArgs*>(cl_arg);
+  if (args.precision == Precision::single)
+    launch<float>(buffers, args, args.single_params);
+  else
+    launch<double>(buffers, args, args.double_params);
+  implementation_counters().record(Implementation::cuda_cells, args.pairs);
+}
+
+}  // namespace pairhist::codelets

@@ -1,0 +1,45 @@
+// The all-pairs planner: every pair of the planner's species pairs is examined, in row tiles of
+// large pairs and groups of small whole pairs (decomposition.hpp), with the cores' share of
+// hybrid frames re-planned from measured rates (throughput_share.hpp); or, for the static
+// baseline, one task per frame.
+#pragma once
+
+#include "../codelets/starpu/pair_histogram_codelet.hpp"
+#include "activity_recorder.hpp"
+#include "decomposition.hpp"
+#include "frame_planner.hpp"
+#include "task_submitter.hpp"
+
+namespace pairhist {
+
+class AllPairsPlanner : public FramePlanner {
+ public:
+  AllPairsPlanner(const EngineConfig& config, const MachineShape& machine,
+                  const PairSelection& selected, TaskSubmitter& submitter,
+                  ActivityRecorder& recorder);
+  void submit_frame(const PlannedFrame& frame) override;
+  void describe(RunActivity& run) const override;
+  /// Largest task a core may run in hybrid runs (0: no restriction).
+  uint64_t cpu_task_limit() const { return policy_.cpu_task_limit; }
+
+ private:
+  codelets::PairHistogramArgs base_args(const BoxMatrix& box, uint64_t frame) const;
+  void replan_share();
+  void submit_tile(const PlannedFrame& frame, const codelets::PairHistogramArgs& base,
+                   const PlannedTask& t);
+  void submit_group(const PlannedFrame& frame, const std::vector<int>& pair_list, bool gpu_only);
+
+  const EngineConfig& config_;
+  MachineShape machine_;
+  PairSelection selected_;
+  std::vector<std::pair<int, int>> pairs_;
+  TaskSubmitter& submitter_;
+  ActivityRecorder& recorder_;
+  DecompositionPolicy policy_;
+  std::vector<PlannedTask> plan_;  // the tasks of the next frame (re-planned as the share moves)
+  uint64_t assumed_share_pairs_ = 0;
+  uint64_t frame_pairs_ = 0;
+  CpuShare share_;
+};
+
+}  // namespace pairhist

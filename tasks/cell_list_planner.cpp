@@ -1,0 +1,214 @@
+#include "cell_list_planner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "pairhist/cell_grid_setup.hpp"
+
+namespace pairhist {
+namespace {
+
+// Candidates per task. GPU-sized: ~2 ms at the assumed rate, fewer when a frame would give less
+// than four tasks per GPU (so one frame keeps every GPU busy). CPU-only: ~0.1 s on a core, fewer
+// down to four per worker. Hybrid: the cores' tasks end within the tail budget.
+constexpr double kGpuTaskSeconds = 2e-3;
+constexpr double kCpuTaskSeconds = 0.1;
+constexpr double kTailBudgetSeconds = 0.03;
+constexpr double kMinTaskCandidates = double(1 << 20);
+
+int gpus_of(const MachineShape& m) {
+  return m.gpus > 0 ? m.gpus : m.cuda_workers;
+}
+
+}  // namespace
+
+CellOptions engine_cell_options(const EngineConfig& config) {
+  CellOptions o = cell_options_from_environment();
+  if (config.cell_reach > 0) o.reach = std::min(config.cell_reach, kMaxCellReach);
+  if (config.cell_order_set) o.order = config.cell_order;
+  return o;
+}
+
+CellGrid engine_cell_grid(const EngineConfig& config, const BoxMatrix& box,
+                          const FrameBounds& bounds, const CellGrid* previous) {
+  CellGridRequest r;
+  r.box = box;
+  r.kind = config.box_kind;
+  for (int c = 0; c < 3; ++c) {
+    r.lo[c] = bounds.empty() ? 0 : bounds.lo[c];
+    r.hi[c] = bounds.empty() ? 0 : bounds.hi[c];
+  }
+  r.max_abs = bounds.max_abs();
+  r.r_max = config.r_max;
+  r.single_precision = config.precision == Precision::single;
+  const CellOptions o = engine_cell_options(config);
+  r.reach = o.reach;
+  r.order = o.order;
+  int64_t atoms = 0;
+  for (int64_t n : config.species_sizes) atoms += std::max<int64_t>(n, 0);
+  r.max_cells = std::max<int64_t>(64, 4 * atoms);
+  r.previous = previous;
+  return make_cell_grid(r);
+}
+
+CellListPlanner::CellListPlanner(const EngineConfig& config, const MachineShape& machine,
+                                 const PairSelection& selected, TaskSubmitter& submitter,
+                                 ActivityRecorder& recorder)
+    : config_(config),
+      machine_(machine),
+      selected_(selected),
+      pairs_(species_pairs(static_cast<int>(config.species_sizes.size()))),
+      submitter_(submitter),
+      recorder_(recorder),
+      run_(codelets::next_cell_run()) {
+  const AlgorithmRates cpu = assumed_rates(false);
+  if (machine_.cuda_workers > 0 && machine_.cpu_workers > 0)
+    cpu_task_limit_ = static_cast<uint64_t>(cpu.cell_candidates * kTailBudgetSeconds);
+}
+
+int64_t CellListPlanner::key_of_cell_rank(int64_t rank) const {
+  if (grid_.order == CellOrder::row_major) return rank;
+  return rank < static_cast<int64_t>(curve_keys_.size()) ? curve_keys_[static_cast<size_t>(rank)]
+                                                         : grid_.keys;
+}
+
+std::vector<std::pair<int64_t, int64_t>> CellListPlanner::key_ranges(int64_t first_cell,
+                                                                     int64_t end_cell,
+                                                                     int64_t count) const {
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  const int64_t cells = end_cell - first_cell;
+  count = std::clamp<int64_t>(count, 1, std::max<int64_t>(cells, 1));
+  for (int64_t t = 0; t < count; ++t) {
+    const int64_t r0 = first_cell + cells * t / count, r1 = first_cell + cells * (t + 1) / count;
+    if (r1 > r0) ranges.emplace_back(key_of_cell_rank(r0), key_of_cell_rank(r1));
+  }
+  return ranges;
+}
+
+void CellListPlanner::submit_range(const PlannedFrame& frame,
+                                   const codelets::CellHistogramArgs& base, int pair,
+                                   int64_t key_begin, int64_t key_end, double candidates,
+                                   bool gpu_only) {
+  const auto [a, b] = pairs_[static_cast<size_t>(pair)];
+  auto* args = static_cast<codelets::CellHistogramArgs*>(malloc(sizeof(base)));
+  if (!args) throw std::bad_alloc();
+  std::memcpy(static_cast<void*>(args), &base, sizeof(base));
+  args->same_species = a == b;
+  args->species_a = a;
+  args->species_b = b;
+  args->key_begin = key_begin;
+  args->key_end = key_end;
+  args->pairs = static_cast<uint64_t>(std::max(1.0, candidates));
+  args->sequence = submitter_.tasks();
+  std::vector<starpu_data_handle_t> inputs{frame.slot.handles[static_cast<size_t>(a)]};
+  if (a != b) inputs.push_back(frame.slot.handles[static_cast<size_t>(b)]);
+  const uint32_t footprint = starpu_hash_crc32c_be(static_cast<uint32_t>(args->grid.reach),
+                                                   codelets::work_footprint(*args));
+  submitter_.submit(codelets::cell_histogram_codelet(), args, sizeof(*args), inputs, {pair},
+                    gpu_only, footprint, args->pairs, "cell_histogram");
+}
+
+void CellListPlanner::submit_frame(const PlannedFrame& frame) {
+  const CellGrid grid =
+      engine_cell_grid(config_, frame.box, frame.bounds, have_grid_ ? &grid_ : nullptr);
+  const bool new_cells =
+      !have_grid_ || grid.order != grid_.order || std::memcmp(grid.n, grid_.n, sizeof(grid.n)) != 0;
+  grid_ = grid;
+  have_grid_ = true;
+  if (new_cells && grid_.order != CellOrder::row_major) {
+    curve_keys_.clear();
+    for (int z = 0; z < grid_.n[2]; ++z)
+      for (int y = 0; y < grid_.n[1]; ++y)
+        for (int x = 0; x < grid_.n[0]; ++x) curve_keys_.push_back(cells::key_of(grid_, {x, y, z}));
+    std::sort(curve_keys_.begin(), curve_keys_.end());
+  }
+  const int64_t cells = static_cast<int64_t>(grid_.n[0]) * grid_.n[1] * grid_.n[2];
+
+  codelets::CellHistogramArgs base;
+  base.precision = config_.precision == Precision::single ? codelets::Precision::single
+                                                          : codelets::Precision::double_;
+  base.single_params =
+      make_params<float>(frame.box, config_.box_kind, config_.r_max, config_.nbins);
+  base.double_params =
+      make_params<double>(frame.box, config_.box_kind, config_.r_max, config_.nbins);
+  base.grid = grid_;
+  base.run = run_;
+  base.frame = frame.number;
+
+  // Estimated candidates per pair, and the frame's total.
+  std::vector<std::pair<double, int>> work;  // (candidates, pair), smallest first
+  double total = 0;
+  for (size_t p = 0; p < pairs_.size(); ++p) {
+    if (!selected_.empty() && !selected_[p]) continue;
+    const auto [a, b] = pairs_[p];
+    const double c =
+        estimated_cell_candidates(grid_, config_.species_sizes[static_cast<size_t>(a)],
+                                  config_.species_sizes[static_cast<size_t>(b)], a == b);
+    if (c <= 0) continue;
+    work.emplace_back(c, static_cast<int>(p));
+    total += c;
+  }
+  std::sort(work.begin(), work.end());
+  const bool hybrid = cpu_task_limit_ > 0;
+  double task_candidates;
+  if (machine_.cuda_workers > 0) {
+    const double rate = assumed_rates(true).cell_candidates;
+    task_candidates =
+        std::clamp(total / (4.0 * gpus_of(machine_)), kMinTaskCandidates, rate * kGpuTaskSeconds);
+  } else {
+    const double rate = assumed_rates(false).cell_candidates;
+    task_candidates = std::clamp(total / (4.0 * std::max(1, machine_.cpu_workers)),
+                                 kMinTaskCandidates, rate * kCpuTaskSeconds);
+  }
+  double cpu_budget = 0;
+  if (hybrid) {
+    const double assumed_cpu = machine_.cpu_workers * assumed_rates(false).cell_candidates;
+    const double assumed_gpu = gpus_of(machine_) * assumed_rates(true).cell_candidates;
+    const auto fallback = static_cast<uint64_t>(total * assumed_cpu / (assumed_cpu + assumed_gpu));
+    share_ = measured_cpu_share(recorder_.cell_totals(), machine_, static_cast<uint64_t>(total),
+                                fallback);
+    cpu_budget = static_cast<double>(share_.cpu_share_pairs);
+  }
+  for (const auto& [candidates, pair] : work) {
+    const double per_cell = candidates / static_cast<double>(cells);
+    // The cores' share first (the first cells of the smallest pairs), in tasks a core finishes
+    // within the tail budget; the rest in GPU-sized tasks.
+    int64_t cpu_cells = 0;
+    if (hybrid && cpu_budget > 0) {
+      cpu_cells = std::min<int64_t>(cells, static_cast<int64_t>(std::ceil(cpu_budget / per_cell)));
+      cpu_budget -= static_cast<double>(cpu_cells) * per_cell;
+      const auto n = static_cast<int64_t>(std::ceil(static_cast<double>(cpu_cells) * per_cell /
+                                                    static_cast<double>(cpu_task_limit_)));
+      for (const auto& [k0, k1] : key_ranges(0, cpu_cells, n))
+        submit_range(frame, base, pair, k0, k1, per_cell * double(cpu_cells) / double(n), false);
+    }
+    const int64_t rest = cells - cpu_cells;
+    if (rest <= 0) continue;
+    const auto n =
+        static_cast<int64_t>(std::ceil(static_cast<double>(rest) * per_cell / task_candidates));
+    const double each =
+        static_cast<double>(rest) * per_cell / static_cast<double>(std::max<int64_t>(n, 1));
+    for (const auto& [k0, k1] : key_ranges(cpu_cells, cells, n))
+      submit_range(frame, base, pair, k0, k1, each, hybrid && each > double(cpu_task_limit_));
+  }
+}
+
+void CellListPlanner::describe(RunActivity& run) const {
+  if (!have_grid_) return;
+  for (int a = 0; a < 3; ++a) run.cell_grid[a] = grid_.n[a];
+  run.cell_reach = grid_.reach;
+  run.cell_order = cell_order_name(grid_.order);
+  run.cell_cut = grid_.r_cut;
+  if (cpu_task_limit_ > 0) {
+    run.cpu_share = share_.fraction;
+    run.cpu_share_measured = share_.measured;
+    run.measured_cpu_rate = share_.cpu_rate;
+    run.measured_gpu_rate = share_.gpu_rate;
+    run.gpu_ran_cpu_sized = share_.eaten_fraction;
+  }
+}
+
+}  // namespace pairhist

@@ -1,0 +1,55 @@
+// The cell-list planner: each frame gets a cell grid (from its box, or its points' bounding box),
+// and each of the planner's species pairs is cut into tasks over runs of home cells (key ranges
+// along the grid's curve) holding about equal numbers of cells. In hybrid runs the cores' share
+// of the frame (from measured rates, as for all pairs) is cut into tasks a core finishes within
+// the tail budget; every larger task is for the GPUs only.
+#pragma once
+
+#include "../codelets/starpu/cell_histogram_codelet.hpp"
+#include "activity_recorder.hpp"
+#include "algorithm_choice.hpp"
+#include "decomposition.hpp"
+#include "frame_planner.hpp"
+#include "task_submitter.hpp"
+
+namespace pairhist {
+
+/// The frame's grid for the engine's settings (previous: the last frame's, kept while valid).
+CellGrid engine_cell_grid(const EngineConfig& config, const BoxMatrix& box,
+                          const FrameBounds& bounds, const CellGrid* previous);
+
+/// How the engine's cell options resolve: the config's, else the environment's, else defaults.
+CellOptions engine_cell_options(const EngineConfig& config);
+
+class CellListPlanner : public FramePlanner {
+ public:
+  CellListPlanner(const EngineConfig& config, const MachineShape& machine,
+                  const PairSelection& selected, TaskSubmitter& submitter,
+                  ActivityRecorder& recorder);
+  void submit_frame(const PlannedFrame& frame) override;
+  void describe(RunActivity& run) const override;
+  uint64_t cpu_task_limit() const { return cpu_task_limit_; }
+
+ private:
+  /// Home-cell key ranges: `count` runs of about equal numbers of cells in the grid.
+  std::vector<std::pair<int64_t, int64_t>> key_ranges(int64_t first_cell, int64_t end_cell,
+                                                      int64_t count) const;
+  int64_t key_of_cell_rank(int64_t rank) const;
+  void submit_range(const PlannedFrame& frame, const codelets::CellHistogramArgs& base, int pair,
+                    int64_t key_begin, int64_t key_end, double candidates, bool gpu_only);
+
+  const EngineConfig& config_;
+  MachineShape machine_;
+  PairSelection selected_;
+  std::vector<std::pair<int, int>> pairs_;
+  TaskSubmitter& submitter_;
+  ActivityRecorder& recorder_;
+  uint64_t run_;
+  CellGrid grid_;
+  bool have_grid_ = false;
+  std::vector<int64_t> curve_keys_;  // Morton/Hilbert: the grid's cells' keys, ascending
+  uint64_t cpu_task_limit_ = 0;
+  CpuShare share_;
+};
+
+}  // namespace pairhist

@@ -1,0 +1,96 @@
+// The engine's frame buffers: at most `frames_in_flight` frames of pinned per-species
+// structure-of-arrays buffers registered with StarPU, reused round-robin. Writing frame f into
+// slot f mod K acquires the slot's handles in W mode, which waits for the tasks of frame f - K:
+// memory stays bounded by K frames.
+#pragma once
+
+#include <starpu.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "pairhist/engine.hpp"
+
+namespace pairhist {
+
+/// Axis-aligned bounds of the points gathered into a frame (cell grids without a box need them;
+/// with a box, the largest coordinate sets the exactness margin).
+struct FrameBounds {
+  float lo[3] = {INFINITY, INFINITY, INFINITY};
+  float hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  bool empty() const { return !(lo[0] <= hi[0]); }
+  double max_abs() const {
+    double m = 0;
+    for (int c = 0; c < 3; ++c)
+      m = std::max({m, std::fabs(double(lo[c])), std::fabs(double(hi[c]))});
+    return empty() ? 0 : m;
+  }
+};
+
+/// Copies n atoms (atom(i) points to the i-th one's x,y,z) into a frame buffer as structure of
+/// arrays: the kernels read x, y and z as unit-stride columns. Returns the first atom with a
+/// non-finite coordinate, or -1; the check rides on the copy, which memory bandwidth bounds.
+/// With `bounds`, the copy also widens them by every atom (only cell-list runs pay for it).
+template <class Atom, class T>
+int64_t gather_atoms(Atom atom, int64_t n, T* out, FrameBounds* bounds) {
+  T* x = out;
+  T* y = x + n;
+  T* z = y + n;
+  bool finite = true;
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int64_t i = 0; i < n; ++i) {
+    const float* p = atom(i);
+    finite &= std::isfinite(p[0]) & std::isfinite(p[1]) & std::isfinite(p[2]);
+    x[i] = static_cast<T>(p[0]);
+    y[i] = static_cast<T>(p[1]);
+    z[i] = static_cast<T>(p[2]);
+    if (bounds)
+      for (int c = 0; c < 3; ++c) lo[c] = std::min(lo[c], p[c]), hi[c] = std::max(hi[c], p[c]);
+  }
+  if (bounds)
+    for (int c = 0; c < 3; ++c)
+      bounds->lo[c] = std::min(bounds->lo[c], lo[c]),
+      bounds->hi[c] = std::max(bounds->hi[c], hi[c]);
+  if (finite) return -1;
+  for (int64_t i = 0; i < n; ++i) {
+    const float* p = atom(i);
+    if (!(std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]))) return i;
+  }
+  return -1;
+}
+
+class FrameRing {
+ public:
+  struct Slot {
+    std::vector<void*> buffers;
+    std::vector<starpu_data_handle_t> handles;  // nullptr for empty species
+  };
+
+  /// Checks the sizes (StarPU 1.3 vectors count in 32 bits); slots get buffers on first use.
+  FrameRing(const std::vector<int64_t>& species_sizes, size_t value_size, int slots);
+  ~FrameRing() { release(); }
+  FrameRing(const FrameRing&) = delete;
+  FrameRing& operator=(const FrameRing&) = delete;
+
+  /// The slot frame `frame` uses, its buffers allocated and pinned at its first use. Pinning
+  /// the whole ring up front delayed the first task (two 48 MB slots for a 4M-atom frame),
+  /// although a one-frame job uses one slot; pinning on a helper thread instead stalled the GPUs
+  /// while it ran (docs/performance.md).
+  Slot& slot(uint64_t frame);
+  /// Waits for the tasks of the frame that used the slot before (W mode on every handle).
+  static void acquire(Slot& slot);
+  static void release(Slot& slot);
+  /// Unregisters and frees every buffer (after the tasks are done); idempotent.
+  void release();
+
+  int slots() const { return static_cast<int>(slots_.size()); }
+
+ private:
+  std::vector<int64_t> sizes_;
+  size_t value_size_;
+  std::vector<Slot> slots_;
+};
+
+}  // namespace pairhist

@@ -1,0 +1,39 @@
+// The engine's StarPU runtime: starpu_init with the engine's worker and scheduler choices (a host
+// application that initialised StarPU first keeps its own: StarPU counts the calls), an optional
+// scheduling context of our own, and what the workers are. starpu_shutdown in the destructor.
+#pragma once
+
+#include <starpu.h>
+
+#include <string>
+
+#include "decomposition.hpp"
+#include "pairhist/engine.hpp"
+
+namespace pairhist {
+
+class StarpuSession {
+ public:
+  /// Starts StarPU for `config`; fills in the scheduler it chose when config had none.
+  explicit StarpuSession(EngineConfig& config);
+  ~StarpuSession();
+  StarpuSession(const StarpuSession&) = delete;
+  StarpuSession& operator=(const StarpuSession&) = delete;
+
+  /// Our own scheduling context (EngineConfig::own_context) over config.context_workers.
+  void create_context(const EngineConfig& config);
+  void delete_context();
+  /// StarPU's global context (0), or ours.
+  unsigned context() const { return context_; }
+
+  int count_workers(starpu_worker_archtype kind) const;
+  MachineShape machine() const;
+  std::string scheduler() const;
+
+  static bool gpus_present();
+
+ private:
+  unsigned context_ = 0;
+};
+
+}  // namespace pairhist

@@ -1,0 +1,87 @@
+#include "task_submitter.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "../codelets/starpu/pair_histogram_codelet.hpp"
+
+namespace pairhist {
+
+TaskSubmitter::TaskSubmitter(size_t pairs, int nbins, bool sum_tasks, unsigned context,
+                             void (*callback)(void*), void* callback_arg)
+    : nbins_(nbins),
+      sum_tasks_(sum_tasks),
+      context_(context),
+      callback_(callback),
+      callback_arg_(callback_arg) {
+  for (size_t p = 0; p < pairs; ++p) {
+    starpu_data_handle_t h;
+    starpu_vector_data_register(&h, -1, 0, static_cast<uint32_t>(nbins_ + 1), sizeof(uint64_t));
+    starpu_data_set_reduction_methods(h, codelets::histogram_redux_codelet(),
+                                      codelets::histogram_init_codelet());
+    accumulators_.push_back(h);
+  }
+}
+
+void TaskSubmitter::submit(starpu_codelet* cl, void* args, size_t args_size,
+                           const std::vector<starpu_data_handle_t>& inputs,
+                           const std::vector<int>& pair_list, bool gpu_only, uint32_t footprint,
+                           uint64_t pairs, const char* name) {
+  std::vector<starpu_data_descr> descrs;
+  for (starpu_data_handle_t h : inputs) descrs.push_back({h, STARPU_R});
+  std::vector<Partial> partials;
+  for (int p : pair_list) {
+    const auto pair = static_cast<size_t>(p);
+    if (!sum_tasks_) {
+      descrs.push_back({accumulators_[pair], STARPU_REDUX});
+      continue;
+    }
+    starpu_data_handle_t partial;
+    starpu_vector_data_register(&partial, -1, 0, static_cast<uint32_t>(nbins_ + 1),
+                                sizeof(uint64_t));
+    if (starpu_task_insert(codelets::histogram_init_codelet(), STARPU_W, partial, STARPU_SCHED_CTX,
+                           context_, 0) != 0)
+      throw std::runtime_error("starpu_task_insert failed (histogram init)");
+    partials.push_back({partial, pair});
+    descrs.push_back({partial, STARPU_RW});
+  }
+  const unsigned long long where =
+      gpu_only ? static_cast<unsigned long long>(STARPU_CUDA) : cl->where;
+  if (bound_recording_) bound_kinds_.note(cl, footprint, pairs, where);
+  const int ret = starpu_task_insert(
+      cl, STARPU_DATA_MODE_ARRAY, descrs.data(), static_cast<int>(descrs.size()), STARPU_CL_ARGS,
+      args, args_size, STARPU_EXECUTE_WHERE, where, STARPU_SCHED_CTX, context_,
+      STARPU_CALLBACK_WITH_ARG_NFREE, callback_, callback_arg_, STARPU_NAME, name, 0);
+  if (ret != 0) throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
+  for (const Partial& part : partials) {
+    if (starpu_task_insert(codelets::histogram_redux_codelet(), STARPU_RW, accumulators_[part.pair],
+                           STARPU_R, part.handle, STARPU_SCHED_CTX, context_, 0) != 0)
+      throw std::runtime_error("starpu_task_insert failed (histogram sum)");
+    starpu_data_unregister_submit(part.handle);
+  }
+  ++tasks_;
+}
+
+std::vector<std::vector<uint64_t>> TaskSubmitter::take(bool reset) {
+  std::vector<std::vector<uint64_t>> result;
+  for (auto h : accumulators_) {
+    starpu_data_acquire(h, reset ? STARPU_RW : STARPU_R);
+    auto* data = reinterpret_cast<uint64_t*>(starpu_vector_get_local_ptr(h));
+    result.emplace_back(data, data + nbins_ + 1);
+    if (reset) std::fill(data, data + nbins_ + 1, uint64_t(0));
+    starpu_data_release(h);
+  }
+  return result;
+}
+
+BoundOutcome TaskSubmitter::finish_bound(bool want_text) {
+  bound_recording_ = false;
+  return bound_kinds_.finish(want_text);
+}
+
+void TaskSubmitter::release() {
+  for (auto h : accumulators_) starpu_data_unregister(h);
+  accumulators_.clear();
+}
+
+}  // namespace pairhist

@@ -1,0 +1,67 @@
+// How the engine's planners hand tasks to StarPU: every task reads some species' coordinates
+// and adds into the histograms of its species pairs. The submitter owns those histograms (one
+// uint64 accumulator of nbins + 1 entries per pair: the bins, then the candidates the cell-list
+// kernels examined), reduces into them exactly (StarPU REDUX, or explicit sum tasks), and submits
+// into the engine's scheduling context with the engine's completion callback.
+#pragma once
+
+#include <starpu.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "lp_bound.hpp"
+
+namespace pairhist {
+
+class TaskSubmitter {
+ public:
+  /// One accumulator per species pair. With sum_tasks, each task writes a zeroed partial of its
+  /// own that a sum task adds into the accumulator (for measurement, docs/performance.md).
+  TaskSubmitter(size_t pairs, int nbins, bool sum_tasks, unsigned context, void (*callback)(void*),
+                void* callback_arg);
+  ~TaskSubmitter() { release(); }
+  TaskSubmitter(const TaskSubmitter&) = delete;
+  TaskSubmitter& operator=(const TaskSubmitter&) = delete;
+
+  /// Inserts codelet `cl` with `args` (malloc'ed, `args_size` bytes; StarPU frees it after the
+  /// task) over `inputs` (read) and the histograms of `pair_list` (reduced into), in that
+  /// order; gpu_only restricts it to CUDA workers. `footprint` and `pairs` describe it to the
+  /// LP bound's recorder. Throws when no worker can run it.
+  void submit(starpu_codelet* cl, void* args, size_t args_size,
+              const std::vector<starpu_data_handle_t>& inputs, const std::vector<int>& pair_list,
+              bool gpu_only, uint32_t footprint, uint64_t pairs, const char* name);
+
+  /// Tasks submitted so far (the next task's sequence number).
+  uint64_t tasks() const { return tasks_; }
+
+  /// Waits for every pair's tasks and returns its accumulator (nbins + 1 entries each); with
+  /// `reset` the accumulators start again from zero. Acquiring read-write waits for this pair's
+  /// tasks and folds the per-worker copies; zeroing the folded copy before releasing it is what
+  /// later tasks then add to.
+  std::vector<std::vector<uint64_t>> take(bool reset);
+
+  /// StarPU's LP bound: record from now on (start) and at the end (finish, after every task).
+  void start_bound() { bound_recording_ = true; }
+  bool bound_recording() const { return bound_recording_; }
+  BoundOutcome finish_bound(bool want_text);
+
+  void release();
+
+ private:
+  struct Partial {
+    starpu_data_handle_t handle;
+    size_t pair;
+  };
+  int nbins_;
+  bool sum_tasks_;
+  unsigned context_;
+  void (*callback_)(void*);
+  void* callback_arg_;
+  std::vector<starpu_data_handle_t> accumulators_;
+  uint64_t tasks_ = 0;
+  bool bound_recording_ = false;
+  BoundRecorder bound_kinds_;
+};
+
+}  // namespace pairhist

@@ -1,0 +1,136 @@
+// The task library with cell lists on CPU workers: histograms equal the all-pairs reference bit
+// for bit under every scheduler, worker count, cell reach and order, box kind and precision; auto
+// picks cell lists where r_max is small against the system and all pairs where it is not.
+#include <doctest/doctest.h>
+
+#include <numeric>
+
+#include "algorithm_choice.hpp"
+#include "engine_reference.hpp"
+
+using namespace pairhist;
+
+namespace {
+
+/// Frames whose boxes hold several cells of r_max per axis (each frame its own box, as in NPT).
+test::RandomFrames roomy_frames(const std::vector<int64_t>& sizes, int frames, BoxKind kind) {
+  test::RandomFrames f;
+  f.sizes = sizes;
+  for (int t = 0; t < frames; ++t) {
+    BoxMatrix box{};
+    if (kind == BoxKind::orthorhombic) box = test::random_orthorhombic(4.0, 4.6);
+    if (kind == BoxKind::triclinic) box = test::random_triclinic(4.0, 4.6);
+    f.boxes.push_back(box);
+    std::vector<std::vector<float>> species;
+    for (int64_t n : sizes) {
+      const auto p = test::random_points(n, -1.0, 5.0);  // partly outside the cell: unwrapped
+      species.emplace_back(p.begin(), p.end());
+    }
+    f.xyz.push_back(species);
+  }
+  return f;
+}
+
+double r_max_for(BoxKind kind, const test::RandomFrames& f) {
+  if (kind != BoxKind::triclinic) return 0.9;
+  double r = 0.9;
+  for (const auto& b : f.boxes) r = std::min(r, max_minimum_image_rmax(b));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("cell-list engine equals the all-pairs reference under every scheduler and setting") {
+  for (BoxKind kind : {BoxKind::none, BoxKind::orthorhombic, BoxKind::triclinic}) {
+    CAPTURE(box_kind_name(kind));
+    const auto frames = roomy_frames({1500, 400, 1, 0, 60}, 3, kind);
+    EngineConfig config =
+        test::engine_config(frames, kind, 90, r_max_for(kind, frames), Precision::single);
+    config.algorithm = Algorithm::cell_list;
+    config.ncuda = 0;
+    const auto expected = test::reference_histograms<float>(frames, config);
+    for (const char* sched : {"lws", "eager", "dmda", "random"})
+      for (int ncpu : {1, 2}) {
+        CAPTURE(sched);
+        CAPTURE(ncpu);
+        config.scheduler = sched;
+        config.ncpu = ncpu;
+        config.frames_in_flight = ncpu;
+        REQUIRE(test::run_engine(frames, config) == expected);
+      }
+    config.scheduler = "eager";
+    config.ncpu = 2;
+    for (int reach = 1; reach <= kMaxCellReach; ++reach)
+      for (CellOrder order : {CellOrder::row_major, CellOrder::morton, CellOrder::hilbert}) {
+        CAPTURE(reach);
+        CAPTURE(static_cast<int>(order));
+        config.cell_reach = reach;
+        config.cell_order = order;
+        config.cell_order_set = true;
+        REQUIRE(test::run_engine(frames, config) == expected);
+      }
+    config.precision = Precision::double_;
+    REQUIRE(test::run_engine(frames, config) == test::reference_histograms<double>(frames, config));
+  }
+}
+
+TEST_CASE("auto takes cell lists for a small r_max, all pairs for one spanning the system") {
+  const auto frames = roomy_frames({3000, 3000}, 2, BoxKind::orthorhombic);
+  EngineConfig config =
+      test::engine_config(frames, BoxKind::orthorhombic, 60, 0.5, Precision::single);
+  config.ncpu = 2;
+  config.ncuda = 0;
+  {
+    HistogramEngine engine(config);
+    for (size_t t = 0; t < frames.xyz.size(); ++t)
+      engine.submit_frame({frames.xyz[t][0].data(), frames.xyz[t][1].data()}, frames.boxes[t]);
+    const auto counts = engine.finish();
+    CHECK(counts == test::reference_histograms<float>(frames, config));
+    const RunActivity act = engine.activity();
+    REQUIRE(act.pair_work.size() == 3);
+    for (size_t p = 0; p < 3; ++p) {
+      const PairWork& w = act.pair_work[p];
+      CAPTURE(p);
+      CHECK(w.algorithm == Algorithm::cell_list);
+      const uint64_t all = 2 * all_pair_count(3000, 3000, w.species_a == w.species_b);
+      CHECK(w.candidates < all / 2);  // cells of r_cut / 2 in a box of ~9 r_max
+      CHECK(w.within == std::accumulate(counts[p].begin(), counts[p].end(), uint64_t(0)));
+      CHECK(w.within <= w.candidates);
+    }
+    CHECK(act.tasks_cell_cpu > 0);
+    CHECK(act.tasks_cpu == 0);
+    CHECK(act.cell_reach > 0);
+  }
+  config.r_max = 2.0;  // half the box: every cell neighbours every other
+  HistogramEngine engine(config);
+  engine.submit_frame({frames.xyz[0][0].data(), frames.xyz[0][1].data()}, frames.boxes[0]);
+  engine.finish();
+  for (const PairWork& w : engine.activity().pair_work) CHECK(w.algorithm == Algorithm::all_pairs);
+}
+
+TEST_CASE("cell-list intervals: each take holds its own frames, candidates add up") {
+  const auto frames = roomy_frames({800, 200}, 4, BoxKind::orthorhombic);
+  EngineConfig config =
+      test::engine_config(frames, BoxKind::orthorhombic, 40, 0.8, Precision::single);
+  config.algorithm = Algorithm::cell_list;
+  config.ncpu = 2;
+  config.ncuda = 0;
+  HistogramEngine engine(config);
+  std::vector<std::vector<uint64_t>> sum(3, std::vector<uint64_t>(40, 0));
+  for (size_t t = 0; t < frames.xyz.size(); ++t) {
+    engine.submit_frame({frames.xyz[t][0].data(), frames.xyz[t][1].data()}, frames.boxes[t]);
+    if (t % 2 == 1) {
+      const auto block = engine.take_histograms();
+      REQUIRE(block.size() == 3);
+      for (size_t p = 0; p < 3; ++p) {
+        REQUIRE(block[p].size() == 40);
+        for (size_t k = 0; k < 40; ++k) sum[p][k] += block[p][k];
+      }
+    }
+  }
+  engine.finish();
+  CHECK(sum == test::reference_histograms<float>(frames, config));
+  uint64_t candidates = 0;
+  for (const PairWork& w : engine.activity().pair_work) candidates += w.candidates;
+  CHECK(candidates > 0);
+}
