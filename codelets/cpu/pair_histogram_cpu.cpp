@@ -1,5 +1,7 @@
 #include "pair_histogram_cpu.hpp"
 
+#include "row_bins.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -24,44 +26,14 @@ int64_t tile_columns() {
   return tile;
 }
 
-/// Thread-private 32-bit partial histogram with one extra bin that swallows uncounted pairs, so the
-/// update loop needs no branch. Flushed into the 64-bit result before any counter can overflow.
-class PartialHistogram {
- public:
-  PartialHistogram(int nbins, uint64_t* target) : target_(target), nbins_(nbins) {
-    counts_.assign(static_cast<size_t>(nbins) + 1, 0);
-  }
-  ~PartialHistogram() { flush(); }
-
-  void add(const int32_t* bins, int64_t n) {
-    if (pending_ + static_cast<uint64_t>(n) > kMaxPending) flush();
-    pending_ += static_cast<uint64_t>(n);
-    uint32_t* c = counts_.data();
-    for (int64_t k = 0; k < n; ++k) ++c[bins[k]];
-  }
-
-  void flush() {
-    if (pending_ == 0) return;
-    for (int k = 0; k < nbins_; ++k) target_[k] += counts_[k];
-    std::fill(counts_.begin(), counts_.end(), 0u);
-    pending_ = 0;
-  }
-
- private:
-  static constexpr uint64_t kMaxPending = std::numeric_limits<uint32_t>::max();
-  std::vector<uint32_t> counts_;
-  uint64_t* target_;
-  uint64_t pending_ = 0;
-  int nbins_;
-};
-
 template <BoxKind K, class T, int64_t Tile>
 uint64_t histogram_blocked(Coords<T> a, Coords<T> b, bool same, int64_t row_begin, int64_t row_end,
                            const HistogramParams<T>& p, uint64_t* hist) {
   if (same) b = a;
   PartialHistogram partial(p.nbins, hist);
-  alignas(64) int32_t bins[Tile], octant[Tile];
-  alignas(64) T rx[Tile], ry[Tile], rz[Tile], best[Tile];
+  alignas(64) int32_t bins[Tile];
+  RowScratch<T> scratch;
+  if constexpr (K == BoxKind::triclinic) scratch.reserve(Tile);
   // The tile's columns in bin units (scaled once per tile, not once per pair), indexed by j - j0.
   alignas(64) T cx[Tile], cy[Tile], cz[Tile];
   uint64_t examined = 0;
@@ -87,41 +59,7 @@ uint64_t histogram_blocked(Coords<T> a, Coords<T> b, bool same, int64_t row_begi
       const T* by = cy + (jstart - j0);
       const T* bz = cz + (jstart - j0);
       const int64_t n = j1 - jstart;
-      if constexpr (K == BoxKind::triclinic) {
-        // Same arithmetic as distance2_triclinic, in passes over the tile so each vectorises.
-        for (int64_t k = 0; k < n; ++k) {
-          T dx = fp::sub(bx[k], xi), dy = fp::sub(by[k], yi), dz = fp::sub(bz[k], zi);
-          reduce_triclinic(box, dx, dy, dz);
-          rx[k] = dx;
-          ry[k] = dy;
-          rz[k] = dz;
-          octant[k] = octant_of(dx, dy, dz);
-          best[k] = norm2(dx, dy, dz);
-        }
-        for (int m = 0; m < box.octant_images; ++m) {
-          // Candidate m of each octant as three 8-entry tables: the lookup by octant vectorises
-          // (a gather or a permute), where the array of structures did not.
-          T sx[8], sy[8], sz[8];
-          for (int o = 0; o < 8; ++o) {
-            sx[o] = box.octant_image[o][m].x;
-            sy[o] = box.octant_image[o][m].y;
-            sz[o] = box.octant_image[o][m].z;
-          }
-          for (int64_t k = 0; k < n; ++k) {
-            const int o = octant[k];
-            best[k] =
-                fp::min(norm2(fp::add(rx[k], sx[o]), fp::add(ry[k], sy[o]), fp::add(rz[k], sz[o])),
-                        best[k]);
-          }
-        }
-        for (int64_t k = 0; k < n; ++k) bins[k] = bin_of(best[k], nbins);
-      } else {
-        for (int64_t k = 0; k < n; ++k) {
-          const T d2 = pair_distance2<K>(box, image_table(box), fp::sub(bx[k], xi),
-                                         fp::sub(by[k], yi), fp::sub(bz[k], zi));
-          bins[k] = bin_of(d2, nbins);
-        }
-      }
+      bins_of_row<K>(box, nbins, xi, yi, zi, bx, by, bz, n, bins, scratch);
       partial.add(bins, n);
       examined += static_cast<uint64_t>(n);
     }

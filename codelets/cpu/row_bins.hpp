@@ -1,0 +1,118 @@
+// The CPU kernels' inner pass, shared by the all-pairs and cell-list kernels: bins of one point
+// (already loaded: bin units, in the cell) against a run of loaded points, in vectorisable passes,
+// and the thread-private 32-bit partial histogram they are counted into.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "pairhist/geometry.hpp"
+
+namespace pairhist::cpu {
+
+/// Per-pair scratch of the triclinic passes, sized for `capacity` columns.
+template <class T>
+struct RowScratch {
+  std::vector<int32_t> octant;
+  std::vector<T> rx, ry, rz, best;
+  void reserve(int64_t capacity) {
+    const auto n = static_cast<size_t>(capacity);
+    if (octant.size() >= n) return;
+    octant.resize(n), rx.resize(n), ry.resize(n), rz.resize(n), best.resize(n);
+  }
+};
+
+/// bins[k] = bin of the pair (point (xi, yi, zi), column k) for k < n; nbins = not counted. The
+/// columns bx, by, bz and the point are in the kernels' loaded form (geometry.hpp).
+template <BoxKind K, class T>
+inline void bins_of_row(const Box<T>& box, int nbins, T xi, T yi, T zi, const T* bx, const T* by,
+                        const T* bz, int64_t n, int32_t* bins, RowScratch<T>& scratch) {
+  if constexpr (K == BoxKind::triclinic) {
+    // Same arithmetic as distance2_triclinic, in passes over the columns so each vectorises.
+    int32_t* octant = scratch.octant.data();
+    T *rx = scratch.rx.data(), *ry = scratch.ry.data(), *rz = scratch.rz.data();
+    T* best = scratch.best.data();
+    for (int64_t k = 0; k < n; ++k) {
+      T dx = fp::sub(bx[k], xi), dy = fp::sub(by[k], yi), dz = fp::sub(bz[k], zi);
+      reduce_triclinic(box, dx, dy, dz);
+      rx[k] = dx;
+      ry[k] = dy;
+      rz[k] = dz;
+      octant[k] = octant_of(dx, dy, dz);
+      best[k] = norm2(dx, dy, dz);
+    }
+    for (int m = 0; m < box.octant_images; ++m) {
+      // Candidate m of each octant as three 8-entry tables: the lookup by octant vectorises
+      // (a gather or a permute), where the array of structures did not.
+      T sx[8], sy[8], sz[8];
+      for (int o = 0; o < 8; ++o) {
+        sx[o] = box.octant_image[o][m].x;
+        sy[o] = box.octant_image[o][m].y;
+        sz[o] = box.octant_image[o][m].z;
+      }
+      for (int64_t k = 0; k < n; ++k) {
+        const int o = octant[k];
+        best[k] = fp::min(
+            norm2(fp::add(rx[k], sx[o]), fp::add(ry[k], sy[o]), fp::add(rz[k], sz[o])), best[k]);
+      }
+    }
+    for (int64_t k = 0; k < n; ++k) bins[k] = bin_of(best[k], nbins);
+  } else {
+    (void)scratch;
+    for (int64_t k = 0; k < n; ++k) {
+      const T d2 = pair_distance2<K>(box, image_table(box), fp::sub(bx[k], xi), fp::sub(by[k], yi),
+                                     fp::sub(bz[k], zi));
+      bins[k] = bin_of(d2, nbins);
+    }
+  }
+}
+
+/// Thread-private 32-bit partial histogram with one extra bin that swallows uncounted pairs, so the
+/// update loop needs no branch. Flushed into the 64-bit result before any counter can overflow.
+class PartialHistogram {
+ public:
+  PartialHistogram(int nbins, uint64_t* target) : target_(target), nbins_(nbins) {
+    counts_.assign(static_cast<size_t>(nbins) + 1, 0);
+  }
+  ~PartialHistogram() { flush(); }
+
+  /// Counts n bins (nbins: not counted).
+  void add(const int32_t* bins, int64_t n) {
+    reserve(n);
+    uint32_t* c = counts_.data();
+    for (int64_t k = 0; k < n; ++k) ++c[bins[k]];
+  }
+
+  /// Counts n bins of which most are nbins (not counted): the counted ones are packed first, so
+  /// the increments of the miss bin do not chain through one memory location.
+  void add_sparse(int32_t* bins, int64_t n) {
+    int64_t kept = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      bins[kept] = bins[k];
+      kept += bins[k] < nbins_ ? 1 : 0;
+    }
+    add(bins, kept);
+  }
+
+  void flush() {
+    if (pending_ == 0) return;
+    for (int k = 0; k < nbins_; ++k) target_[k] += counts_[k];
+    std::fill(counts_.begin(), counts_.end(), 0u);
+    pending_ = 0;
+  }
+
+ private:
+  void reserve(int64_t n) {
+    if (pending_ + static_cast<uint64_t>(n) > kMaxPending) flush();
+    pending_ += static_cast<uint64_t>(n);
+  }
+  static constexpr uint64_t kMaxPending = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> counts_;
+  uint64_t* target_;
+  uint64_t pending_ = 0;
+  int nbins_;
+};
+
+}  // namespace pairhist::cpu
