@@ -21,6 +21,10 @@ template <class T>
 struct DeviceCells {
   const T* points = nullptr;  // 4 values per point
   const int32_t* cell_start = nullptr;
+  // Morton and Hilbert orders: the key of every cell of the grid, indexed row-major
+  // (x + n0 (y + n1 z)), so the counting kernels look neighbour keys up instead of computing
+  // curve keys per stencil cell; null for row-major keys.
+  const int32_t* cell_keys = nullptr;
   int64_t n = 0;
   int64_t keys = 0;
 };
@@ -37,13 +41,17 @@ class CellWorkspace {
   cudaError_t reserve(int64_t n, int64_t keys, size_t value_size);
   void* points = nullptr;
   int32_t* cell_start = nullptr;
-  int32_t* scratch = nullptr;  // per-point keys and ranks, per-cell counters
+  int32_t* cell_keys = nullptr;  // keys + 1 entries: a grid never has more cells than keys
+  int32_t* scratch = nullptr;    // per-point keys and ranks, per-cell counters
+  void* scan_temp = nullptr;     // the prefix sum's temporary storage
   int64_t point_capacity = 0, key_capacity = 0, scratch_capacity = 0;
+  size_t point_bytes = 0, scan_temp_bytes = 0;
 };
 
 /// Sorts the n points of `soa` (device, x[0..n), y, z in T) into the grid's cells, into ws.
 /// The cell of a point comes from its raw coordinates (cells::cell_of_point, identical to the
-/// CPU's); the stored coordinates are `loaded` (geometry.hpp).
+/// CPU's); the stored coordinates are `loaded` (geometry.hpp). Needs n and grid.keys below 2^31.
+/// May allocate (ws.reserve), so it can synchronise the device when a frame outgrows ws.
 template <class T>
 cudaError_t build_cells(const T* soa, int64_t n, const CellGrid& grid,
                         const HistogramParams<T>& params, CellWorkspace& ws, DeviceCells<T>& out,

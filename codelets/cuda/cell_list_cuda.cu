@@ -1,0 +1,427 @@
+// CUDA cell-list pair-histogram kernel (cell_list_cuda.hpp).
+//
+// Persistent blocks of kWarps warps; every warp counts one home cell at a time. The warp lists
+// the point indices of the home cell's stencil (runs of consecutive keys: one per stencil row in
+// row-major order) in shared memory, then each lane holds up to kSlots of those candidates in
+// registers while the home cell's points are broadcast from shared memory: the all-pairs kernel's
+// inner loop (registers x broadcast), with the same arithmetic per pair. Warps need no block
+// barrier between home cells, so a cell costs its pairs plus a few hundred instructions per lane.
+// A block's warps take consecutive keys (their stencils overlap in L1) from chunks spread over the
+// key range, so blocks see the same mix of dense and sparse regions.
+#include <algorithm>
+#include <climits>
+#include <type_traits>
+
+#include "bin_roots.cuh"
+#include "cell_list_cuda.hpp"
+#include "kernel_common.cuh"
+
+namespace pairhist::cuda {
+namespace {
+
+// The shape can be overridden at compile time, for measurements only (scripts/cell-device-run.sh
+// builds such variants of the benchmark).
+#ifndef PAIRHIST_CELL_WARPS
+#define PAIRHIST_CELL_WARPS 8
+#endif
+#ifndef PAIRHIST_CELL_SLOTS
+#define PAIRHIST_CELL_SLOTS 4
+#endif
+#ifndef PAIRHIST_CELL_CHUNK
+#define PAIRHIST_CELL_CHUNK 16
+#endif
+constexpr int kWarps = PAIRHIST_CELL_WARPS;
+constexpr int kThreads = 32 * kWarps;
+constexpr int kSlots = PAIRHIST_CELL_SLOTS;      // candidates per lane in a full pass
+constexpr int kPass = 32 * kSlots;               // candidates per warp in a full pass
+constexpr int kHomeChunk = 32;                   // home points broadcast from one buffer
+constexpr int kWindow = 1024;                    // candidate indices a warp lists at once
+constexpr int kChunkKeys = PAIRHIST_CELL_CHUNK;  // consecutive home keys a block takes together
+constexpr int kMaxRows = (2 * kMaxCellReach + 1) * (2 * kMaxCellReach + 1);
+constexpr int kRowSlots = (kMaxRows + 1) / 2 * 2;  // keeps what follows 32-byte aligned
+constexpr unsigned kFullMask = 0xffffffffu;
+// 32-bit shared counters are flushed whenever the pairs a block has reserved cross a multiple of
+// 2^30: a counter then never holds more than ~2^31 (the pairs between two flushes, plus those
+// reserved but still in flight, at most kWarps * kHomeChunk * kWindow).
+constexpr int kFlushShift = 30;
+
+/// One row of the stencil along x: the offsets (dy, dz) and the dx whose cells can reach the home
+/// cell (offset_reaches is monotonic in |dx|, so they form one interval).
+struct StencilRow {
+  int dy, dz, dx_lo, dx_hi;
+};
+
+struct Stencil {
+  int rows = 0;
+  StencilRow row[kMaxRows];
+};
+
+/// What a warp keeps in shared memory: the listed candidates and the home points it broadcasts.
+template <class T>
+struct WarpSpace {
+  int32_t idx[kWindow];
+  Point<T> home[kHomeChunk];
+};
+
+template <class T>
+struct CellArgs {
+  const Point<T>* a;
+  const Point<T>* b;
+  const int32_t* a_start;
+  const int32_t* b_start;
+  const int32_t* cell_keys;  // null: row-major keys
+  int key_begin, key_end;
+  bool same;
+  CellGrid grid;
+  Stencil stencil;
+  HistogramParams<T> p;
+  unsigned long long* hist;
+};
+
+/// Neighbour index along an axis; -1 off a grid without a box. A periodic offset is shorter than
+/// the axis (make_cell_grid), so one wrap suffices.
+__device__ __forceinline__ int neighbour(int i, int offset, int n, bool periodic) {
+  const int j = i + offset;
+  if (periodic) return j < 0 ? j + n : (j >= n ? j - n : j);
+  return j < 0 || j >= n ? -1 : j;
+}
+
+/// Calls run(k0, k1) for each maximal run of consecutive keys k0..k1 among the stencil cells in
+/// the rows this lane owns (lane, lane + 32, ...); with `upper` only cells of key >= home_key.
+/// Every stencil cell lies in exactly one run, as in cells::for_each_stencil_cell.
+template <class Run>
+__device__ __forceinline__ void for_each_run(const CellGrid& g, const StencilRow* rows, int nrows,
+                                             const int32_t* __restrict__ cell_keys, CellIndex home,
+                                             int home_key, bool upper, int lane, Run&& run) {
+  const bool periodic = g.kind != BoxKind::none;
+  for (int r = lane; r < nrows; r += 32) {
+    const StencilRow row = rows[r];
+    const int y = neighbour(home.y, row.dy, g.n[1], periodic);
+    const int z = neighbour(home.z, row.dz, g.n[2], periodic);
+    if (y < 0 || z < 0) continue;
+    const int base = g.n[0] * (y + g.n[1] * z);
+    int k0 = 0, k1 = -2;  // no run yet: no key is k1 + 1
+    for (int dx = row.dx_lo; dx <= row.dx_hi; ++dx) {
+      const int x = neighbour(home.x, dx, g.n[0], periodic);
+      if (x < 0) continue;
+      const int key = cell_keys ? __ldg(cell_keys + base + x) : base + x;
+      if (upper && key < home_key) continue;
+      if (key == k1 + 1) {
+        k1 = key;
+        continue;
+      }
+      if (k1 >= 0) run(k0, k1);
+      k0 = k1 = key;
+    }
+    if (k1 >= 0) run(k0, k1);
+  }
+}
+
+__device__ __forceinline__ int warp_exclusive_sum(int v, int lane, int& total) {
+  int s = v;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const int t = __shfl_up_sync(kFullMask, s, o);
+    if (lane >= o) s += t;
+  }
+  total = __shfl_sync(kFullMask, s, 31);
+  return s - v;
+}
+
+/// Bins the pairs of R candidates per lane with the hc home points; Diagonal: only j > i (same
+/// species, where the pass holds points of the home cell).
+template <int R, bool Diagonal, bool Global, BoxKind K, class T, int F>
+__device__ __forceinline__ void count_pass(const Point<T> (&cand)[R], const int32_t (&j)[R],
+                                           const Point<T>* home, int hc, int i0,
+                                           const HistogramParams<T>& p, ImageTable<T> images,
+                                           unsigned* counts, unsigned long long* hist) {
+  const unsigned shared_counts = static_cast<unsigned>(__cvta_generic_to_shared(counts));
+  const unsigned biased_base = shared_counts - kBinBias * 4u;
+#pragma unroll 2
+  for (int i = 0; i < hc; ++i) {
+    const Point<T> q = home[i];
+    T r[R];
+#pragma unroll
+    for (int k = 0; k < R; ++k)
+      r[k] = pair_distance2<K, T, F>(p.box, images, fp::sub(cand[k].x, q.x),
+                                     fp::sub(cand[k].y, q.y), fp::sub(cand[k].z, q.z));
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+      const bool take = !Diagonal || j[k] > i0 + i;
+      if constexpr (Global) {
+        const int bin = bin_of_distance(root_for_bin(r[k]), p.nbins);
+        if (take && bin < p.nbins) atomicAdd(&hist[bin], 1ull);
+      } else if constexpr (sizeof(T) == 4) {
+        const unsigned biased = biased_bin(root_for_bin(r[k]), p.nbins);
+        if (take) add_one_shared(biased_base + biased * 4u);
+      } else {
+        const int bin = bin_of_distance(root_for_bin(r[k]), p.nbins);
+        if (take) atomicAdd(&counts[bin], 1u);
+      }
+    }
+  }
+}
+
+/// One pass: lane holds candidates c0 + lane + 32 k (k < R) of the listed ones; past mw, NaN
+/// points (miss bin).
+template <int R, bool Global, BoxKind K, class T, int F>
+__device__ __forceinline__ void sweep(const CellArgs<T>& args, const int32_t* idx, int c0, int mw,
+                                      const Point<T>* home, int hc, int i0, int home_end,
+                                      ImageTable<T> images, unsigned* counts, int lane) {
+  Point<T> cand[R];
+  int32_t j[R];
+  bool in_home = false;
+#pragma unroll
+  for (int k = 0; k < R; ++k) {
+    const int c = c0 + 32 * k + lane;
+    if (c < mw) {
+      j[k] = idx[c];
+      cand[k] = args.b[j[k]];
+      in_home = in_home || j[k] < home_end;
+    } else {
+      j[k] = INT_MAX;
+      cand[k] = nan_point<T>();
+    }
+  }
+  // Same species: every candidate outside the home cell has a higher key, hence a higher sorted
+  // index than any home point; only passes holding home points test j > i.
+  if (args.same && __any_sync(kFullMask, in_home))
+    count_pass<R, true, Global, K, T, F>(cand, j, home, hc, i0, args.p, images, counts, args.hist);
+  else
+    count_pass<R, false, Global, K, T, F>(cand, j, home, hc, i0, args.p, images, counts, args.hist);
+}
+
+/// sweep<slots> for the fewest slots (<= R) that hold the rest of the candidates.
+template <int R, bool Global, BoxKind K, class T, int F>
+__device__ __forceinline__ void last_sweep(int slots, const CellArgs<T>& args, const int32_t* idx,
+                                           int c0, int mw, const Point<T>* home, int hc, int i0,
+                                           int home_end, ImageTable<T> images, unsigned* counts,
+                                           int lane) {
+  if constexpr (R > 1) {
+    if (slots < R) {
+      last_sweep<R - 1, Global, K, T, F>(slots, args, idx, c0, mw, home, hc, i0, home_end, images,
+                                         counts, lane);
+      return;
+    }
+  }
+  sweep<R, Global, K, T, F>(args, idx, c0, mw, home, hc, i0, home_end, images, counts, lane);
+}
+
+/// Moves a block's shared counts into hist; atomicExch lets it run while other warps count.
+__device__ void flush_counts(unsigned* counts, int nbins, unsigned long long* hist, int first,
+                             int stride) {
+  for (int k = first; k < nbins; k += stride) {
+    const unsigned c = atomicExch(&counts[k], 0u);
+    if (c) atomicAdd(&hist[k], static_cast<unsigned long long>(c));
+  }
+}
+
+template <BoxKind K, class T, int F, bool Global>
+__global__ void __launch_bounds__(kThreads) cell_histogram_kernel(const CellArgs<T> args) {
+  extern __shared__ __align__(32) unsigned char dynamic_shared[];
+  auto* warps = reinterpret_cast<WarpSpace<T>*>(dynamic_shared);
+  auto* rows = reinterpret_cast<StencilRow*>(dynamic_shared + kWarps * sizeof(WarpSpace<T>));
+  auto* table = reinterpret_cast<ImageShift<T>*>(rows + kRowSlots);
+  auto* counts = reinterpret_cast<unsigned*>(reinterpret_cast<unsigned char*>(table) +
+                                             image_table_bytes<K>(args.p.box));
+  __shared__ int ticket;
+  __shared__ unsigned pending;
+  __shared__ unsigned long long block_candidates;
+
+  const int nbins = args.p.nbins;
+  if (!Global)
+    for (int k = threadIdx.x; k <= nbins; k += kThreads) counts[k] = 0;
+  const ImageTable<T> images = stage_image_table<K>(args.p.box, table);
+  for (int r = threadIdx.x; r < args.stencil.rows; r += kThreads) rows[r] = args.stencil.row[r];
+  if (threadIdx.x == 0) ticket = 0, pending = 0, block_candidates = 0;
+  __syncthreads();
+
+  const int lane = threadIdx.x % 32;
+  WarpSpace<T>& mine = warps[threadIdx.x / 32];
+  const CellGrid& g = args.grid;
+  const int64_t range = int64_t(args.key_end) - args.key_begin;
+  unsigned long long candidates = 0;
+  for (;;) {
+    int t = 0;
+    if (lane == 0) t = atomicAdd(&ticket, 1);
+    t = __shfl_sync(kFullMask, t, 0);
+    const int64_t chunk = blockIdx.x + int64_t(t / kChunkKeys) * gridDim.x;
+    if (chunk * kChunkKeys >= range) break;
+    const int64_t key64 = args.key_begin + chunk * kChunkKeys + t % kChunkKeys;
+    if (key64 >= args.key_end) continue;
+    const int key = static_cast<int>(key64);
+    const int hs = args.a_start[key], he = args.a_start[key + 1];
+    if (hs == he) continue;
+    CellIndex home;
+    cells::cell_of_key(g, key, home);
+
+    int listed = 0;
+    for_each_run(g, rows, args.stencil.rows, args.cell_keys, home, key, args.same, lane,
+                 [&](int k0, int k1) { listed += args.b_start[k1 + 1] - args.b_start[k0]; });
+    int m = 0;
+    const int first = warp_exclusive_sum(listed, lane, m);
+    const int nh = he - hs;
+    candidates +=
+        args.same ? uint64_t(nh) * (m - nh) + uint64_t(nh) * (nh - 1) / 2 : uint64_t(nh) * m;
+    for (int w0 = 0; w0 < m; w0 += kWindow) {
+      const int mw = min(kWindow, m - w0);
+      __syncwarp();
+      int f = first;
+      for_each_run(g, rows, args.stencil.rows, args.cell_keys, home, key, args.same, lane,
+                   [&](int k0, int k1) {
+                     const int s = args.b_start[k0], len = args.b_start[k1 + 1] - s;
+                     const int hi = min(f + len, w0 + kWindow);
+                     for (int q = max(f, w0); q < hi; ++q) mine.idx[q - w0] = s + (q - f);
+                     f += len;
+                   });
+      for (int h0 = 0; h0 < nh; h0 += kHomeChunk) {
+        const int hc = min(kHomeChunk, nh - h0);
+        __syncwarp();
+        if (lane < hc) mine.home[lane] = args.a[hs + h0 + lane];
+        if constexpr (!Global) {
+          unsigned crossed = 0;
+          if (lane == 0) {
+            const unsigned w = unsigned(hc) * unsigned(mw);
+            const unsigned old = atomicAdd(&pending, w);
+            crossed = (old >> kFlushShift) != ((old + w) >> kFlushShift);
+          }
+          if (__shfl_sync(kFullMask, crossed, 0)) flush_counts(counts, nbins, args.hist, lane, 32);
+        }
+        __syncwarp();
+        const int i0 = hs + h0;
+        int c0 = 0;
+        for (; c0 + kPass <= mw; c0 += kPass)
+          sweep<kSlots, Global, K, T, F>(args, mine.idx, c0, mw, mine.home, hc, i0, he, images,
+                                         counts, lane);
+        // The last pass holds as few slots per lane as its candidates need.
+        if (c0 < mw)
+          last_sweep<kSlots, Global, K, T, F>((mw - c0 + 31) / 32, args, mine.idx, c0, mw,
+                                              mine.home, hc, i0, he, images, counts, lane);
+      }
+    }
+  }
+  __syncthreads();
+  if constexpr (!Global) flush_counts(counts, nbins, args.hist, threadIdx.x, kThreads);
+  if (lane == 0 && candidates) atomicAdd(&block_candidates, candidates);
+  __syncthreads();
+  if (threadIdx.x == 0 && block_candidates) atomicAdd(&args.hist[nbins], block_candidates);
+}
+
+/// The stencil's rows from the grid's offsets and clipping (cells::offset_reaches).
+Stencil make_stencil(const CellGrid& g) {
+  Stencil s;
+  for (int dz = g.offset_lo[2]; dz <= g.offset_hi[2]; ++dz)
+    for (int dy = g.offset_lo[1]; dy <= g.offset_hi[1]; ++dy) {
+      int lo = INT_MAX, hi = INT_MIN;
+      for (int dx = g.offset_lo[0]; dx <= g.offset_hi[0]; ++dx)
+        if (cells::offset_reaches(g, dx, dy, dz)) lo = std::min(lo, dx), hi = std::max(hi, dx);
+      if (lo <= hi) s.row[s.rows++] = {dy, dz, lo, hi};
+    }
+  return s;
+}
+
+template <BoxKind K, class T>
+size_t fixed_shared_bytes(const HistogramParams<T>& p) {
+  return kWarps * sizeof(WarpSpace<T>) + kRowSlots * sizeof(StencilRow) +
+         image_table_bytes<K>(p.box);
+}
+
+template <BoxKind K, class T, int F, bool Global>
+cudaError_t launch(const CellArgs<T>& args, size_t shared, cudaStream_t stream) {
+  auto* fn = cell_histogram_kernel<K, T, F, Global>;
+  int device = 0, sms = 0, per_sm = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaSuccess)
+    err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(shared));
+  if (err == cudaSuccess)
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, kThreads, shared);
+  if (err != cudaSuccess) return err;
+  const int64_t chunks = (int64_t(args.key_end) - args.key_begin + kChunkKeys - 1) / kChunkKeys;
+  const int64_t blocks = std::min<int64_t>(int64_t(std::max(per_sm, 1)) * sms, chunks);
+  fn<<<static_cast<unsigned>(blocks), kThreads, shared, stream>>>(args);
+  return cudaGetLastError();
+}
+
+template <BoxKind K, class T>
+cudaError_t launch_for_box(const CellArgs<T>& args, cudaStream_t stream) {
+  int device = 0, optin = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (err != cudaSuccess) return err;
+  const size_t fixed = fixed_shared_bytes<K>(args.p);
+  const size_t with_counts = fixed + (size_t(args.p.nbins) + 1) * sizeof(unsigned);
+  // Histograms too wide for shared memory (or beyond the biased bins' 2^23): global atomics.
+  const bool global = with_counts + 64 > size_t(optin) || args.p.nbins >= (1 << 23);
+  auto go = [&](auto fixed_images) {
+    constexpr int F = decltype(fixed_images)::value;
+    return global ? launch<K, T, F, true>(args, fixed, stream)
+                  : launch<K, T, F, false>(args, with_counts, stream);
+  };
+  if constexpr (K == BoxKind::triclinic) {
+    if (args.p.box.octant_images == 1) return go(std::integral_constant<int, 1>{});
+    if (args.p.box.octant_images == 2) return go(std::integral_constant<int, 2>{});
+  }
+  return go(std::integral_constant<int, 0>{});
+}
+
+}  // namespace
+
+template <class T>
+cudaError_t launch_cell_histogram(const DeviceCells<T>& a, const DeviceCells<T>& b,
+                                  bool same_species, const CellGrid& grid, int64_t key_begin,
+                                  int64_t key_end, const HistogramParams<T>& params,
+                                  unsigned long long* hist, cudaStream_t stream) {
+  key_begin = std::max<int64_t>(key_begin, 0);
+  key_end = std::min(key_end, grid.keys);
+  if (key_begin >= key_end || params.nbins <= 0 || a.n <= 0 || (!same_species && b.n <= 0))
+    return cudaSuccess;
+  if (grid.keys >= INT_MAX || a.keys != grid.keys || (!same_species && b.keys != grid.keys))
+    return cudaErrorInvalidValue;
+  for (int axis = 0; axis < 3; ++axis)  // neighbour() wraps once
+    if (grid.offset_lo[axis] <= -grid.n[axis] || grid.offset_hi[axis] >= grid.n[axis])
+      return cudaErrorInvalidValue;
+  const DeviceCells<T>* home = &a;
+  const DeviceCells<T>* other = same_species ? &a : &b;
+  // The whole key range of two species: let the one with more points per cell be home, so a
+  // warp's listed candidates serve more home points. Distances are symmetric bit for bit, and
+  // the stencil relation is symmetric, so histogram and candidates are the same.
+  if (!same_species && key_begin == 0 && key_end == grid.keys && b.n > a.n) std::swap(home, other);
+  CellArgs<T> args{};
+  args.a = reinterpret_cast<const Point<T>*>(home->points);
+  args.b = reinterpret_cast<const Point<T>*>(other->points);
+  args.a_start = home->cell_start;
+  args.b_start = other->cell_start;
+  args.cell_keys = grid.order == CellOrder::row_major ? nullptr : other->cell_keys;
+  if (grid.order != CellOrder::row_major && !args.cell_keys) return cudaErrorInvalidValue;
+  args.key_begin = static_cast<int>(key_begin);
+  args.key_end = static_cast<int>(key_end);
+  args.same = same_species;
+  args.grid = grid;
+  args.stencil = make_stencil(grid);
+  args.p = params;
+  args.hist = hist;
+  switch (params.box.kind) {
+    case BoxKind::orthorhombic:
+      return launch_for_box<BoxKind::orthorhombic>(args, stream);
+    case BoxKind::triclinic:
+      return launch_for_box<BoxKind::triclinic>(args, stream);
+    default:
+      return launch_for_box<BoxKind::none>(args, stream);
+  }
+}
+
+template cudaError_t launch_cell_histogram<float>(const DeviceCells<float>&,
+                                                  const DeviceCells<float>&, bool, const CellGrid&,
+                                                  int64_t, int64_t, const HistogramParams<float>&,
+                                                  unsigned long long*, cudaStream_t);
+template cudaError_t launch_cell_histogram<double>(const DeviceCells<double>&,
+                                                   const DeviceCells<double>&, bool,
+                                                   const CellGrid&, int64_t, int64_t,
+                                                   const HistogramParams<double>&,
+                                                   unsigned long long*, cudaStream_t);
+
+}  // namespace pairhist::cuda
