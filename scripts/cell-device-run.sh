@@ -2,9 +2,9 @@
 # GPU cell lists on the device machine: the cell-list tests, then W1-like kernel benchmarks
 # (tests/bench_gpu_cells.cpp: cell sort and counting kernels timed with CUDA events, median of
 # repeats, JSON lines) and end-to-end `pairhist bench` runs. Two halves, like scripts/gpu-suite.sh:
-#   scripts/cell-device-run.sh stage    (here) build, copy binaries, the shared libraries the
-#                                       device machine lacks and this script into $PAIRHIST_STAGE
-#                                       (default .gpucell/, git-ignored)
+#   scripts/cell-device-run.sh stage    (here) build, pack binaries and the shared libraries the
+#                                       device machine lacks into $PAIRHIST_STAGE (default
+#                                       .gpucell/, git-ignored) next to a copy of this script
 #   scripts/cell-device-run.sh device   (there, from the repo root) run everything from the stage,
 #                                       logs to $OUT (or $stage/out)
 # With the device tool: stage here, then run `bash .gpucell/cell-device-run.sh device` with
@@ -41,7 +41,11 @@ stage_here() {
   for f in "$stage"/bin/*; do ldd "$f"; done | awk '/=> \// {print $3}' | sort -u |
     grep -Ev '/(libc|libm|libdl|librt|libresolv|libpthread|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so|/usr/local/cuda' |
     while read -r lib; do cp -L "$lib" "$stage/lib/"; done
+  strip --strip-unneeded "$stage"/lib/*
   git -C "$repo" rev-parse --short HEAD >"$stage/commit"
+  # The device tool carries at most 64 MiB: ship the binaries packed.
+  tar -czf "$stage/payload.tar.gz" -C "$stage" bin lib commit
+  rm -rf "$stage/bin" "$stage/lib" "$stage/commit"
   du -sh "$stage"
 }
 
@@ -49,6 +53,11 @@ run_on_device() {
   local stage
   stage=$(cd "$(dirname "$0")" && pwd)
   local out=${OUT:-$stage/out} data=$PWD/data
+  if [ -f "$stage/payload.tar.gz" ]; then
+    mkdir -p /tmp/cell-stage
+    tar -xzf "$stage/payload.tar.gz" -C /tmp/cell-stage
+    stage=/tmp/cell-stage
+  fi
   mkdir -p "$out"
   export LD_LIBRARY_PATH="$stage/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
   export PAIRHIST_DATA_DIR="$data" PAIRHIST_BINARY="$stage/bin/pairhist"
@@ -72,9 +81,25 @@ run_on_device() {
       "$(grep -E '^\[doctest\] (test cases|assertions)' "$out/$t.log" | tr '\n' ' ')" | tee -a "$log"
     [ $r = passed ] || tail -40 "$out/$t.log" | tee -a "$log"
   done
-  if command -v cuobjdump >/dev/null; then
-    cuobjdump -sass "$stage/bin/bench_gpu_cells" | awk '/Function : .*cell_histogram_kernel/ {p=1}
-      /Function : / && !/cell_histogram_kernel/ {p=0} p' >"$out/sass-cell.txt" || true
+
+  # Hardware counters: O-O (the smallest cells) with per-instruction counts and stalls, H-H in
+  # a rectangular and a triclinic box.
+  local ncu
+  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null |
+    head -1 || true)
+  if [ "${CELL_NCU:-0}" = 1 ] && [ -n "$ncu" ]; then
+    local bin=$stage/bin/bench_gpu_cells
+    "$ncu" --clock-control none --set full --import-source no --page source --print-source sass \
+      -k regex:cell_histogram -c 1 "$bin" --pairs OO --repeats 1 >"$out/ncu-source.txt" 2>&1 ||
+      echo "ncu source page failed" >>"$log"
+    {
+      "$ncu" --clock-control none --set full -k regex:cell_histogram -c 1 "$bin" --pairs OO \
+        --repeats 1
+      "$ncu" --clock-control none --set full -k regex:cell_histogram -c 1 "$bin" --pairs HH \
+        --repeats 1
+      "$ncu" --clock-control none --set full -k regex:cell_histogram -c 1 "$bin" --pairs HH \
+        --repeats 1 --box rhombic-dodecahedron
+    } >"$out/ncu.txt" 2>&1 || echo "ncu failed (see ncu.txt)" >>"$log"
   fi
 
   local bench=$stage/bin/bench_gpu_cells jl=$out/bench-cells.jsonl
@@ -84,7 +109,7 @@ run_on_device() {
   for v in "$stage"/bin/bench_gpu_cells_*; do
     [ -e "$v" ] || continue
     local tag=${v##*/bench_gpu_cells_}
-    for reach in 2 1; do
+    for reach in 2; do
       echo "$tag: bench_gpu_cells --reach $reach" >>"$log"
       "$v" --precision single --reach $reach --tag "$tag" | tee -a "$jl" >/dev/null || status=1
     done
@@ -98,7 +123,7 @@ run_on_device() {
       b --precision double --reach $reach
     done
     for order in morton hilbert; do b --precision single --reach 2 --order $order; done
-    b --precision single --n 467000 --density 33.4 --pairs OO --reach 2
+    b --precision single --n 467000 --density 33.4 --o-fraction 1 --pairs OO --reach 2
     b --precision double --n 10000000 --reach 2 --repeats 3
   fi
 
@@ -130,7 +155,8 @@ for path in sys.argv[1:]:
         tag = (f"[{j['variant']}] n={j['n']} {j['box'][:5]} {j['precision']} reach={j['reach']} "
                f"{j['order']} cells={j['cells'][0]}")
         if what == "build":
-            print(f"{tag}: build {j['build_ms_median']:.4f} ms")
+            print(f"{tag}: build {j['build_ms_median']:.4f} ms "
+                  f"(graph replay {j.get('build_graph_ms_median', float('nan')):.4f} ms)")
         elif what == "pair":
             print(f"{tag} {j['pair']}: {j['candidates']:.3e} cand, {j['kernel_ms_median']:.4f} ms, "
                   f"{j['candidates_per_s']:.3e}/s")

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstring>
 #include <random>
+#include <string>
 
 #include "../codelets/cpu/pair_histogram_cpu.hpp"
 #include "../codelets/cuda/cell_list_cuda.hpp"
@@ -202,13 +203,14 @@ std::vector<int64_t> random_cuts(int64_t keys, int pieces) {
 template <class T>
 void check_cells(const Scenario& s, int64_t na, int64_t nb, bool same, int nbins, int reach,
                  CellOrder order, int pieces) {
-  CAPTURE(s.name);
+  const std::string name = s.name, order_name = cell_order_name(order);
+  CAPTURE(name);
   CAPTURE(na);
   CAPTURE(nb);
   CAPTURE(same);
   CAPTURE(nbins);
   CAPTURE(reach);
-  CAPTURE(cell_order_name(order));
+  CAPTURE(order_name);
   CAPTURE(sizeof(T));
   if (same) nb = na;
   const auto a = test::to_soa<T>(test::random_points(na, s.lo, s.hi));

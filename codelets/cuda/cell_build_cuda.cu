@@ -35,14 +35,20 @@ __global__ void __launch_bounds__(kBuildThreads)
   }
 }
 
-/// Moves every point to its place in key order, as the kernels load it.
+/// Moves every point to its place in key order, as the kernels load it. Also zeroes the per-cell
+/// counters (the prefix sum has read them) for the next build, and the counting kernels' work
+/// counters, which saves two launches per build.
 template <BoxKind K, class T>
 __global__ void __launch_bounds__(kBuildThreads)
     cell_scatter_kernel(const T* __restrict__ soa, int64_t n, const int32_t* __restrict__ keys,
                         const int32_t* __restrict__ ranks, const int32_t* __restrict__ cell_start,
-                        HistogramParams<T> p, Point<T>* __restrict__ out) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += int64_t(gridDim.x) * blockDim.x) {
+                        HistogramParams<T> p, Point<T>* __restrict__ out, int32_t* counts,
+                        int64_t slots, uint32_t* work) {
+  const int64_t first = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t k = first; k < slots; k += stride) counts[k] = 0;
+  if (first < 2) work[first] = 0;
+  for (int64_t i = first; i < n; i += stride) {
     const int32_t at = cell_start[keys[i]] + ranks[i];
     out[at] = {loaded<K>(soa[i], p, 0), loaded<K>(soa[n + i], p, 1),
                loaded<K>(soa[2 * n + i], p, 2), T(0)};
@@ -75,10 +81,11 @@ cudaError_t grow(void** p, size_t& capacity, size_t wanted) {
 
 template <BoxKind K, class T>
 cudaError_t scatter(const T* soa, int64_t n, const int32_t* keys, const int32_t* ranks,
-                    const int32_t* cell_start, const HistogramParams<T>& p, void* out,
-                    cudaStream_t stream) {
-  cell_scatter_kernel<K, T><<<build_blocks(n), kBuildThreads, 0, stream>>>(
-      soa, n, keys, ranks, cell_start, p, static_cast<Point<T>*>(out));
+                    const CellWorkspace& ws, const HistogramParams<T>& p, int32_t* counts,
+                    int64_t slots, cudaStream_t stream) {
+  cell_scatter_kernel<K, T><<<build_blocks(std::max(n, slots)), kBuildThreads, 0, stream>>>(
+      soa, n, keys, ranks, ws.cell_start, p, static_cast<Point<T>*>(ws.points), counts, slots,
+      ws.work);
   return cudaGetLastError();
 }
 
@@ -90,6 +97,7 @@ CellWorkspace::~CellWorkspace() {
   cudaFree(cell_keys);
   cudaFree(scratch);
   cudaFree(scan_temp);
+  cudaFree(work);
 }
 
 cudaError_t CellWorkspace::reserve(int64_t n, int64_t keys, size_t value_size) {
@@ -106,9 +114,16 @@ cudaError_t CellWorkspace::reserve(int64_t n, int64_t keys, size_t value_size) {
   if (err != cudaSuccess) return err;
   // Per point a key and a rank, per cell a counter.
   bytes = entries(scratch_capacity);
+  const int32_t* before = scratch;
   err = grow(reinterpret_cast<void**>(&scratch), bytes, entries(2 * n + keys + 1));
   scratch_capacity = static_cast<int64_t>(bytes / sizeof(int32_t));
   if (err != cudaSuccess) return err;
+  if (scratch != before) zeroed_slots = 0;
+  if (!work) {
+    if ((err = cudaMalloc(reinterpret_cast<void**>(&work), 2 * sizeof(uint32_t))) != cudaSuccess)
+      return err;
+    if ((err = cudaMemset(work, 0, 2 * sizeof(uint32_t))) != cudaSuccess) return err;
+  }
   size_t temp = 0;
   err = cub::DeviceScan::ExclusiveSum(nullptr, temp, static_cast<const int32_t*>(nullptr),
                                       static_cast<int32_t*>(nullptr), keys + 1);
@@ -126,13 +141,20 @@ cudaError_t build_cells(const T* soa, int64_t n, const CellGrid& grid,
     return cudaErrorInvalidValue;
   cudaError_t err = ws.reserve(n, grid.keys, sizeof(T));
   if (err != cudaSuccess) return err;
-  int32_t* keys = ws.scratch;
-  int32_t* ranks = ws.scratch + n;
-  int32_t* counts = ws.scratch + 2 * n;
+  // Scratch: the per-cell counters first (the last build left its own zero), then per point a
+  // key and a rank.
   const int64_t slots = grid.keys + 1;
-  if ((err = cudaMemsetAsync(counts, 0, static_cast<size_t>(slots) * sizeof(int32_t), stream)) !=
-      cudaSuccess)
-    return err;
+  int32_t* counts = ws.scratch;
+  int32_t* keys = ws.scratch + slots;
+  int32_t* ranks = keys + n;
+  if (slots > ws.zeroed_slots) {
+    if ((err = cudaMemsetAsync(counts, 0, static_cast<size_t>(slots) * sizeof(int32_t), stream)) !=
+        cudaSuccess)
+      return err;
+    ws.zeroed_slots = slots;
+  }
+  const int64_t zeroed = ws.zeroed_slots;
+  ws.zeroed_slots = 0;  // until the scatter has zeroed the counters again
   if (n > 0) {
     cell_key_kernel<T>
         <<<build_blocks(n), kBuildThreads, 0, stream>>>(soa, n, grid, keys, ranks, counts);
@@ -145,18 +167,19 @@ cudaError_t build_cells(const T* soa, int64_t n, const CellGrid& grid,
   if (n > 0) {
     switch (params.box.kind) {
       case BoxKind::orthorhombic:
-        err = scatter<BoxKind::orthorhombic>(soa, n, keys, ranks, ws.cell_start, params, ws.points,
-                                             stream);
+        err =
+            scatter<BoxKind::orthorhombic>(soa, n, keys, ranks, ws, params, counts, slots, stream);
         break;
       case BoxKind::triclinic:
-        err = scatter<BoxKind::triclinic>(soa, n, keys, ranks, ws.cell_start, params, ws.points,
-                                          stream);
+        err = scatter<BoxKind::triclinic>(soa, n, keys, ranks, ws, params, counts, slots, stream);
         break;
       default:
-        err = scatter<BoxKind::none>(soa, n, keys, ranks, ws.cell_start, params, ws.points, stream);
+        err = scatter<BoxKind::none>(soa, n, keys, ranks, ws, params, counts, slots, stream);
     }
     if (err != cudaSuccess) return err;
   }
+  // The scatter zeroed the counters; the keys and ranks after them are not.
+  ws.zeroed_slots = n > 0 ? slots : zeroed;
   const bool curve = grid.order != CellOrder::row_major;
   if (curve) {
     cell_key_table_kernel<<<build_blocks(cells), kBuildThreads, 0, stream>>>(grid, ws.cell_keys,
@@ -166,6 +189,7 @@ cudaError_t build_cells(const T* soa, int64_t n, const CellGrid& grid,
   out.points = static_cast<const T*>(ws.points);
   out.cell_start = ws.cell_start;
   out.cell_keys = curve ? ws.cell_keys : nullptr;
+  out.work = ws.work;
   out.n = n;
   out.keys = grid.keys;
   return cudaSuccess;

@@ -6,14 +6,15 @@
 // registers while the home cell's points are broadcast from shared memory: the all-pairs kernel's
 // inner loop (registers x broadcast), with the same arithmetic per pair. Warps need no block
 // barrier between home cells, so a cell costs its pairs plus a few hundred instructions per lane.
-// A block's warps take consecutive keys (their stencils overlap in L1) from chunks spread over the
-// key range, so blocks see the same mix of dense and sparse regions.
+// Warps take home cells from one counter in key order, so the cells in flight at any time are a
+// compact slab of space whose stencils share the L2 (and partly L1).
 #include <algorithm>
 #include <climits>
 #include <type_traits>
 
 #include "bin_roots.cuh"
 #include "cell_list_cuda.hpp"
+#include "cell_stencil.cuh"
 #include "kernel_common.cuh"
 
 namespace pairhist::cuda {
@@ -27,34 +28,31 @@ namespace {
 #ifndef PAIRHIST_CELL_SLOTS
 #define PAIRHIST_CELL_SLOTS 4
 #endif
-#ifndef PAIRHIST_CELL_CHUNK
-#define PAIRHIST_CELL_CHUNK 16
+#ifndef PAIRHIST_CELL_GRAB
+#define PAIRHIST_CELL_GRAB 2
 #endif
 constexpr int kWarps = PAIRHIST_CELL_WARPS;
 constexpr int kThreads = 32 * kWarps;
-constexpr int kSlots = PAIRHIST_CELL_SLOTS;      // candidates per lane in a full pass
-constexpr int kPass = 32 * kSlots;               // candidates per warp in a full pass
-constexpr int kHomeChunk = 32;                   // home points broadcast from one buffer
-constexpr int kWindow = 1024;                    // candidate indices a warp lists at once
-constexpr int kChunkKeys = PAIRHIST_CELL_CHUNK;  // consecutive home keys a block takes together
-constexpr int kMaxRows = (2 * kMaxCellReach + 1) * (2 * kMaxCellReach + 1);
-constexpr int kRowSlots = (kMaxRows + 1) / 2 * 2;  // keeps what follows 32-byte aligned
+constexpr int kSlots = PAIRHIST_CELL_SLOTS;         // candidates per lane in a full pass
+constexpr int kPass = 32 * kSlots;                  // candidates per warp in a full pass
+constexpr int kHomeChunk = 32;                      // home points broadcast from one buffer
+constexpr int kWindow = 1024;                       // candidate indices a warp lists at once
+constexpr unsigned kGrabKeys = PAIRHIST_CELL_GRAB;  // consecutive home keys a warp takes at once
+constexpr int kRowSlots = (kMaxStencilRows + 1) / 2 * 2;  // keeps what follows 32-byte aligned
 constexpr unsigned kFullMask = 0xffffffffu;
+#ifndef PAIRHIST_CELL_MIN_BLOCKS
+#define PAIRHIST_CELL_MIN_BLOCKS 5
+#endif
+// Blocks per SM the register allocation must allow: 40 warps hide the loads of candidates and
+// cell starts; the triclinic search and double precision need more registers per pair.
+template <BoxKind K, class T>
+constexpr int kMinBlocks = K == BoxKind::triclinic ? (sizeof(T) == 8 ? 2 : 4)
+                           : sizeof(T) == 8        ? 3
+                                                   : PAIRHIST_CELL_MIN_BLOCKS;
 // 32-bit shared counters are flushed whenever the pairs a block has reserved cross a multiple of
 // 2^30: a counter then never holds more than ~2^31 (the pairs between two flushes, plus those
 // reserved but still in flight, at most kWarps * kHomeChunk * kWindow).
 constexpr int kFlushShift = 30;
-
-/// One row of the stencil along x: the offsets (dy, dz) and the dx whose cells can reach the home
-/// cell (offset_reaches is monotonic in |dx|, so they form one interval).
-struct StencilRow {
-  int dy, dz, dx_lo, dx_hi;
-};
-
-struct Stencil {
-  int rows = 0;
-  StencilRow row[kMaxRows];
-};
 
 /// What a warp keeps in shared memory: the listed candidates and the home points it broadcasts.
 template <class T>
@@ -70,6 +68,7 @@ struct CellArgs {
   const int32_t* a_start;
   const int32_t* b_start;
   const int32_t* cell_keys;  // null: row-major keys
+  unsigned* work;            // next key (relative to key_begin), blocks done; zero between launches
   int key_begin, key_end;
   bool same;
   CellGrid grid;
@@ -77,45 +76,6 @@ struct CellArgs {
   HistogramParams<T> p;
   unsigned long long* hist;
 };
-
-/// Neighbour index along an axis; -1 off a grid without a box. A periodic offset is shorter than
-/// the axis (make_cell_grid), so one wrap suffices.
-__device__ __forceinline__ int neighbour(int i, int offset, int n, bool periodic) {
-  const int j = i + offset;
-  if (periodic) return j < 0 ? j + n : (j >= n ? j - n : j);
-  return j < 0 || j >= n ? -1 : j;
-}
-
-/// Calls run(k0, k1) for each maximal run of consecutive keys k0..k1 among the stencil cells in
-/// the rows this lane owns (lane, lane + 32, ...); with `upper` only cells of key >= home_key.
-/// Every stencil cell lies in exactly one run, as in cells::for_each_stencil_cell.
-template <class Run>
-__device__ __forceinline__ void for_each_run(const CellGrid& g, const StencilRow* rows, int nrows,
-                                             const int32_t* __restrict__ cell_keys, CellIndex home,
-                                             int home_key, bool upper, int lane, Run&& run) {
-  const bool periodic = g.kind != BoxKind::none;
-  for (int r = lane; r < nrows; r += 32) {
-    const StencilRow row = rows[r];
-    const int y = neighbour(home.y, row.dy, g.n[1], periodic);
-    const int z = neighbour(home.z, row.dz, g.n[2], periodic);
-    if (y < 0 || z < 0) continue;
-    const int base = g.n[0] * (y + g.n[1] * z);
-    int k0 = 0, k1 = -2;  // no run yet: no key is k1 + 1
-    for (int dx = row.dx_lo; dx <= row.dx_hi; ++dx) {
-      const int x = neighbour(home.x, dx, g.n[0], periodic);
-      if (x < 0) continue;
-      const int key = cell_keys ? __ldg(cell_keys + base + x) : base + x;
-      if (upper && key < home_key) continue;
-      if (key == k1 + 1) {
-        k1 = key;
-        continue;
-      }
-      if (k1 >= 0) run(k0, k1);
-      k0 = k1 = key;
-    }
-    if (k1 >= 0) run(k0, k1);
-  }
-}
 
 __device__ __forceinline__ int warp_exclusive_sum(int v, int lane, int& total) {
   int s = v;
@@ -216,15 +176,72 @@ __device__ void flush_counts(unsigned* counts, int nbins, unsigned long long* hi
   }
 }
 
+/// One home cell (points hs..he of a) against its stencil in b; returns its candidates.
 template <BoxKind K, class T, int F, bool Global>
-__global__ void __launch_bounds__(kThreads) cell_histogram_kernel(const CellArgs<T> args) {
+__device__ __forceinline__ uint64_t count_home_cell(const CellArgs<T>& args, int key, int hs,
+                                                    int he, const StencilRow* rows,
+                                                    WarpSpace<T>& mine, ImageTable<T> images,
+                                                    unsigned* counts, unsigned* pending, int lane) {
+  const CellGrid& g = args.grid;
+  const CellIndex home = home_cell(g, key);
+  const int nrows = args.stencil.rows;
+  int listed = 0;
+  for_each_run(g, rows, nrows, args.cell_keys, home, key, args.same, lane,
+               [&](int k0, int k1) { listed += args.b_start[k1 + 1] - args.b_start[k0]; });
+  int m = 0;
+  const int first = warp_exclusive_sum(listed, lane, m);
+  const int nh = he - hs;
+  for (int w0 = 0; w0 < m; w0 += kWindow) {
+    const int mw = min(kWindow, m - w0);
+    __syncwarp();
+    // Each lane lists its own runs (the same runs in the same order as above).
+    int f = first;
+    int32_t* idx = mine.idx - w0;
+    for_each_run(g, rows, nrows, args.cell_keys, home, key, args.same, lane, [&](int k0, int k1) {
+      const int s = args.b_start[k0], len = args.b_start[k1 + 1] - s;
+      const int hi = min(f + len, w0 + kWindow), delta = s - f;
+#pragma unroll 4
+      for (int q = max(f, w0); q < hi; ++q) idx[q] = q + delta;
+      f += len;
+    });
+    for (int h0 = 0; h0 < nh; h0 += kHomeChunk) {
+      const int hc = min(kHomeChunk, nh - h0);
+      __syncwarp();
+      if (lane < hc) mine.home[lane] = args.a[hs + h0 + lane];
+      if constexpr (!Global) {
+        unsigned crossed = 0;
+        if (lane == 0) {
+          const unsigned w = unsigned(hc) * unsigned(mw);
+          const unsigned old = atomicAdd(pending, w);
+          crossed = (old >> kFlushShift) != ((old + w) >> kFlushShift);
+        }
+        if (__shfl_sync(kFullMask, crossed, 0))
+          flush_counts(counts, args.p.nbins, args.hist, lane, 32);
+      }
+      __syncwarp();
+      const int i0 = hs + h0;
+      int c0 = 0;
+      for (; c0 + kPass <= mw; c0 += kPass)
+        sweep<kSlots, Global, K, T, F>(args, mine.idx, c0, mw, mine.home, hc, i0, he, images,
+                                       counts, lane);
+      // The last pass holds as few slots per lane as its candidates need.
+      if (c0 < mw)
+        last_sweep<kSlots, Global, K, T, F>((mw - c0 + 31) / 32, args, mine.idx, c0, mw, mine.home,
+                                            hc, i0, he, images, counts, lane);
+    }
+  }
+  return args.same ? uint64_t(nh) * (m - nh) + uint64_t(nh) * (nh - 1) / 2 : uint64_t(nh) * m;
+}
+
+template <BoxKind K, class T, int F, bool Global>
+__global__ void __launch_bounds__(kThreads, kMinBlocks<K, T>)
+    cell_histogram_kernel(const CellArgs<T> args) {
   extern __shared__ __align__(32) unsigned char dynamic_shared[];
   auto* warps = reinterpret_cast<WarpSpace<T>*>(dynamic_shared);
   auto* rows = reinterpret_cast<StencilRow*>(dynamic_shared + kWarps * sizeof(WarpSpace<T>));
   auto* table = reinterpret_cast<ImageShift<T>*>(rows + kRowSlots);
   auto* counts = reinterpret_cast<unsigned*>(reinterpret_cast<unsigned char*>(table) +
                                              image_table_bytes<K>(args.p.box));
-  __shared__ int ticket;
   __shared__ unsigned pending;
   __shared__ unsigned long long block_candidates;
 
@@ -233,91 +250,42 @@ __global__ void __launch_bounds__(kThreads) cell_histogram_kernel(const CellArgs
     for (int k = threadIdx.x; k <= nbins; k += kThreads) counts[k] = 0;
   const ImageTable<T> images = stage_image_table<K>(args.p.box, table);
   for (int r = threadIdx.x; r < args.stencil.rows; r += kThreads) rows[r] = args.stencil.row[r];
-  if (threadIdx.x == 0) ticket = 0, pending = 0, block_candidates = 0;
+  if (threadIdx.x == 0) pending = 0, block_candidates = 0;
   __syncthreads();
 
   const int lane = threadIdx.x % 32;
   WarpSpace<T>& mine = warps[threadIdx.x / 32];
-  const CellGrid& g = args.grid;
-  const int64_t range = int64_t(args.key_end) - args.key_begin;
+  const unsigned range = unsigned(args.key_end - args.key_begin);
   unsigned long long candidates = 0;
-  for (;;) {
-    int t = 0;
-    if (lane == 0) t = atomicAdd(&ticket, 1);
-    t = __shfl_sync(kFullMask, t, 0);
-    const int64_t chunk = blockIdx.x + int64_t(t / kChunkKeys) * gridDim.x;
-    if (chunk * kChunkKeys >= range) break;
-    const int64_t key64 = args.key_begin + chunk * kChunkKeys + t % kChunkKeys;
-    if (key64 >= args.key_end) continue;
-    const int key = static_cast<int>(key64);
-    const int hs = args.a_start[key], he = args.a_start[key + 1];
-    if (hs == he) continue;
-    CellIndex home;
-    cells::cell_of_key(g, key, home);
-
-    int listed = 0;
-    for_each_run(g, rows, args.stencil.rows, args.cell_keys, home, key, args.same, lane,
-                 [&](int k0, int k1) { listed += args.b_start[k1 + 1] - args.b_start[k0]; });
-    int m = 0;
-    const int first = warp_exclusive_sum(listed, lane, m);
-    const int nh = he - hs;
-    candidates +=
-        args.same ? uint64_t(nh) * (m - nh) + uint64_t(nh) * (nh - 1) / 2 : uint64_t(nh) * m;
-    for (int w0 = 0; w0 < m; w0 += kWindow) {
-      const int mw = min(kWindow, m - w0);
-      __syncwarp();
-      int f = first;
-      for_each_run(g, rows, args.stencil.rows, args.cell_keys, home, key, args.same, lane,
-                   [&](int k0, int k1) {
-                     const int s = args.b_start[k0], len = args.b_start[k1 + 1] - s;
-                     const int hi = min(f + len, w0 + kWindow);
-                     for (int q = max(f, w0); q < hi; ++q) mine.idx[q - w0] = s + (q - f);
-                     f += len;
-                   });
-      for (int h0 = 0; h0 < nh; h0 += kHomeChunk) {
-        const int hc = min(kHomeChunk, nh - h0);
-        __syncwarp();
-        if (lane < hc) mine.home[lane] = args.a[hs + h0 + lane];
-        if constexpr (!Global) {
-          unsigned crossed = 0;
-          if (lane == 0) {
-            const unsigned w = unsigned(hc) * unsigned(mw);
-            const unsigned old = atomicAdd(&pending, w);
-            crossed = (old >> kFlushShift) != ((old + w) >> kFlushShift);
-          }
-          if (__shfl_sync(kFullMask, crossed, 0)) flush_counts(counts, nbins, args.hist, lane, 32);
-        }
-        __syncwarp();
-        const int i0 = hs + h0;
-        int c0 = 0;
-        for (; c0 + kPass <= mw; c0 += kPass)
-          sweep<kSlots, Global, K, T, F>(args, mine.idx, c0, mw, mine.home, hc, i0, he, images,
-                                         counts, lane);
-        // The last pass holds as few slots per lane as its candidates need.
-        if (c0 < mw)
-          last_sweep<kSlots, Global, K, T, F>((mw - c0 + 31) / 32, args, mine.idx, c0, mw,
-                                              mine.home, hc, i0, he, images, counts, lane);
-      }
+  // Warps take kGrabKeys keys at a time from the launch's counter, asking for the next ones while
+  // they count: the kernel ends when the last cell is done, wherever the dense cells lie.
+  unsigned grabbed = 0;
+  if (lane == 0) grabbed = atomicAdd(args.work, kGrabKeys);
+  for (unsigned t = __shfl_sync(kFullMask, grabbed, 0); t < range;
+       t = __shfl_sync(kFullMask, grabbed, 0)) {
+    if (lane == 0) grabbed = atomicAdd(args.work, kGrabKeys);
+    for (unsigned u = t; u < min(t + kGrabKeys, range); ++u) {
+      const int key = args.key_begin + int(u);
+      const int hs = args.a_start[key], he = args.a_start[key + 1];
+      if (hs < he)
+        candidates += count_home_cell<K, T, F, Global>(args, key, hs, he, rows, mine, images,
+                                                       counts, &pending, lane);
     }
   }
   __syncthreads();
   if constexpr (!Global) flush_counts(counts, nbins, args.hist, threadIdx.x, kThreads);
   if (lane == 0 && candidates) atomicAdd(&block_candidates, candidates);
   __syncthreads();
-  if (threadIdx.x == 0 && block_candidates) atomicAdd(&args.hist[nbins], block_candidates);
-}
-
-/// The stencil's rows from the grid's offsets and clipping (cells::offset_reaches).
-Stencil make_stencil(const CellGrid& g) {
-  Stencil s;
-  for (int dz = g.offset_lo[2]; dz <= g.offset_hi[2]; ++dz)
-    for (int dy = g.offset_lo[1]; dy <= g.offset_hi[1]; ++dy) {
-      int lo = INT_MAX, hi = INT_MIN;
-      for (int dx = g.offset_lo[0]; dx <= g.offset_hi[0]; ++dx)
-        if (cells::offset_reaches(g, dx, dy, dz)) lo = std::min(lo, dx), hi = std::max(hi, dx);
-      if (lo <= hi) s.row[s.rows++] = {dy, dz, lo, hi};
+  if (threadIdx.x == 0) {
+    if (block_candidates) atomicAdd(&args.hist[nbins], block_candidates);
+    // The last block leaves the counter at zero for the next launch with this home species.
+    __threadfence();
+    if (atomicAdd(args.work + 1, 1u) == gridDim.x - 1) {
+      args.work[0] = 0;
+      args.work[1] = 0;
+      __threadfence();
     }
-  return s;
+  }
 }
 
 template <BoxKind K, class T>
@@ -339,8 +307,9 @@ cudaError_t launch(const CellArgs<T>& args, size_t shared, cudaStream_t stream) 
   if (err == cudaSuccess)
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, kThreads, shared);
   if (err != cudaSuccess) return err;
-  const int64_t chunks = (int64_t(args.key_end) - args.key_begin + kChunkKeys - 1) / kChunkKeys;
-  const int64_t blocks = std::min<int64_t>(int64_t(std::max(per_sm, 1)) * sms, chunks);
+  const int64_t grabs = (int64_t(args.key_end) - args.key_begin + kGrabKeys - 1) / kGrabKeys;
+  const int64_t blocks =
+      std::min<int64_t>(int64_t(std::max(per_sm, 1)) * sms, (grabs + kWarps - 1) / kWarps);
   fn<<<static_cast<unsigned>(blocks), kThreads, shared, stream>>>(args);
   return cudaGetLastError();
 }
@@ -379,11 +348,13 @@ cudaError_t launch_cell_histogram(const DeviceCells<T>& a, const DeviceCells<T>&
   key_end = std::min(key_end, grid.keys);
   if (key_begin >= key_end || params.nbins <= 0 || a.n <= 0 || (!same_species && b.n <= 0))
     return cudaSuccess;
-  if (grid.keys >= INT_MAX || a.keys != grid.keys || (!same_species && b.keys != grid.keys))
+  if (grid.keys >= INT_MAX || a.keys != grid.keys || (!same_species && b.keys != grid.keys) ||
+      !a.work)
     return cudaErrorInvalidValue;
-  for (int axis = 0; axis < 3; ++axis)  // neighbour() wraps once
-    if (grid.offset_lo[axis] <= -grid.n[axis] || grid.offset_hi[axis] >= grid.n[axis])
-      return cudaErrorInvalidValue;
+  if (grid.kind != BoxKind::none)
+    for (int axis = 0; axis < 3; ++axis)  // neighbour() wraps once
+      if (grid.offset_lo[axis] <= -grid.n[axis] || grid.offset_hi[axis] >= grid.n[axis])
+        return cudaErrorInvalidValue;
   const DeviceCells<T>* home = &a;
   const DeviceCells<T>* other = same_species ? &a : &b;
   // The whole key range of two species: let the one with more points per cell be home, so a
@@ -397,6 +368,7 @@ cudaError_t launch_cell_histogram(const DeviceCells<T>& a, const DeviceCells<T>&
   args.b_start = other->cell_start;
   args.cell_keys = grid.order == CellOrder::row_major ? nullptr : other->cell_keys;
   if (grid.order != CellOrder::row_major && !args.cell_keys) return cudaErrorInvalidValue;
+  args.work = a.work;
   args.key_begin = static_cast<int>(key_begin);
   args.key_end = static_cast<int>(key_end);
   args.same = same_species;

@@ -25,6 +25,9 @@ struct DeviceCells {
   // (x + n0 (y + n1 z)), so the counting kernels look neighbour keys up instead of computing
   // curve keys per stencil cell; null for row-major keys.
   const int32_t* cell_keys = nullptr;
+  // Two counters with which the counting kernels hand out home cells (zero between launches):
+  // launches whose `a` is these cells must run one at a time (on one stream).
+  uint32_t* work = nullptr;
   int64_t n = 0;
   int64_t keys = 0;
 };
@@ -42,8 +45,10 @@ class CellWorkspace {
   void* points = nullptr;
   int32_t* cell_start = nullptr;
   int32_t* cell_keys = nullptr;  // keys + 1 entries: a grid never has more cells than keys
-  int32_t* scratch = nullptr;    // per-point keys and ranks, per-cell counters
+  int32_t* scratch = nullptr;    // per-cell counters, per-point keys and ranks
   void* scan_temp = nullptr;     // the prefix sum's temporary storage
+  uint32_t* work = nullptr;      // DeviceCells::work
+  int64_t zeroed_slots = 0;      // leading scratch entries known zero (the next build's counters)
   int64_t point_capacity = 0, key_capacity = 0, scratch_capacity = 0;
   size_t point_bytes = 0, scan_temp_bytes = 0;
 };
@@ -60,7 +65,8 @@ cudaError_t build_cells(const T* soa, int64_t n, const CellGrid& grid,
 /// Adds to hist[0..nbins) (device, 64-bit) the bins of the pairs (i in a, j in b) whose i lies in
 /// a home cell with key in [key_begin, key_end) and j in that cell's stencil; with same_species
 /// (b is a) each unordered pair once (cells of higher key, j > i within the home cell). Adds the
-/// pairs examined (candidates) to hist[nbins].
+/// pairs examined (candidates) to hist[nbins]. Launches with the same `a` must not overlap (they
+/// share a.work); a and b must come from build_cells with this grid.
 template <class T>
 cudaError_t launch_cell_histogram(const DeviceCells<T>& a, const DeviceCells<T>& b,
                                   bool same_species, const CellGrid& grid, int64_t key_begin,
