@@ -99,6 +99,10 @@ run_on_device() {
         --repeats 1
       "$ncu" --clock-control none --set full -k regex:cell_histogram -c 1 "$bin" --pairs HH \
         --repeats 1 --box rhombic-dodecahedron
+      # The cell sort of both species (key, scan and scatter kernels of one build each).
+      "$ncu" --clock-control none --section SpeedOfLight --section LaunchStats \
+        --section MemoryWorkloadAnalysis -k regex:"cell_key|cell_scatter|Scan" -c 8 "$bin" \
+        --pairs OO --repeats 1
     } >"$out/ncu.txt" 2>&1 || echo "ncu failed (see ncu.txt)" >>"$log"
   fi
 
@@ -109,7 +113,7 @@ run_on_device() {
   for v in "$stage"/bin/bench_gpu_cells_*; do
     [ -e "$v" ] || continue
     local tag=${v##*/bench_gpu_cells_}
-    for reach in 2; do
+    for reach in 2 1; do
       echo "$tag: bench_gpu_cells --reach $reach" >>"$log"
       "$v" --precision single --reach $reach --tag "$tag" | tee -a "$jl" >/dev/null || status=1
     done

@@ -29,7 +29,7 @@ namespace {
 #define PAIRHIST_CELL_SLOTS 4
 #endif
 #ifndef PAIRHIST_CELL_GRAB
-#define PAIRHIST_CELL_GRAB 2
+#define PAIRHIST_CELL_GRAB 1
 #endif
 constexpr int kWarps = PAIRHIST_CELL_WARPS;
 constexpr int kThreads = 32 * kWarps;
@@ -41,10 +41,10 @@ constexpr unsigned kGrabKeys = PAIRHIST_CELL_GRAB;  // consecutive home keys a w
 constexpr int kRowSlots = (kMaxStencilRows + 1) / 2 * 2;  // keeps what follows 32-byte aligned
 constexpr unsigned kFullMask = 0xffffffffu;
 #ifndef PAIRHIST_CELL_MIN_BLOCKS
-#define PAIRHIST_CELL_MIN_BLOCKS 5
+#define PAIRHIST_CELL_MIN_BLOCKS 4
 #endif
-// Blocks per SM the register allocation must allow: 40 warps hide the loads of candidates and
-// cell starts; the triclinic search and double precision need more registers per pair.
+// Blocks per SM the register allocation must allow (4: 64 registers; 5 spilled and ran 11% slower
+// on W1); the triclinic search and double precision need more registers per pair.
 template <BoxKind K, class T>
 constexpr int kMinBlocks = K == BoxKind::triclinic ? (sizeof(T) == 8 ? 2 : 4)
                            : sizeof(T) == 8        ? 3
@@ -88,51 +88,81 @@ __device__ __forceinline__ int warp_exclusive_sum(int v, int lane, int& total) {
   return s - v;
 }
 
-/// Bins the pairs of R candidates per lane with the hc home points; Diagonal: only j > i (same
-/// species, where the pass holds points of the home cell).
-template <int R, bool Diagonal, bool Global, BoxKind K, class T, int F>
-__device__ __forceinline__ void count_pass(const Point<T> (&cand)[R], const int32_t (&j)[R],
-                                           const Point<T>* home, int hc, int i0,
-                                           const HistogramParams<T>& p, ImageTable<T> images,
+/// Adds one pair's bin (a squared distance from pair_distance2) to the counts, if `take`.
+template <bool Global, class T>
+__device__ __forceinline__ void add_pair(T d2, bool take, const HistogramParams<T>& p,
+                                         unsigned biased_base, unsigned* counts,
+                                         unsigned long long* hist) {
+  if constexpr (Global) {
+    const int bin = bin_of_distance(root_for_bin(d2), p.nbins);
+    if (take && bin < p.nbins) atomicAdd(&hist[bin], 1ull);
+  } else if constexpr (sizeof(T) == 4) {
+    const unsigned biased = biased_bin(root_for_bin(d2), p.nbins);
+    if (take) add_one_shared(biased_base + biased * 4u);
+  } else {
+    const int bin = bin_of_distance(root_for_bin(d2), p.nbins);
+    if (take) atomicAdd(&counts[bin], 1u);
+  }
+}
+
+/// A full pass: kSlots real candidates per lane against the hc home points; Diagonal: pairs
+/// j > i only (a species with itself, where the pass holds home points). With count_partial the
+/// only copies of the all-pairs inner loop: the kernel's hot code stays small for the
+/// instruction cache (a copy per slot count and case stalled a third of the issue slots on
+/// instruction fetch).
+template <bool Diagonal, bool Global, BoxKind K, class T, int F>
+__device__ __forceinline__ void count_full(const Point<T> (&cand)[kSlots],
+                                           const int32_t (&j)[kSlots], const Point<T>* home, int hc,
+                                           int i0, const HistogramParams<T>& p,
+                                           ImageTable<T> images, unsigned biased_base,
                                            unsigned* counts, unsigned long long* hist) {
-  const unsigned shared_counts = static_cast<unsigned>(__cvta_generic_to_shared(counts));
-  const unsigned biased_base = shared_counts - kBinBias * 4u;
 #pragma unroll 2
   for (int i = 0; i < hc; ++i) {
     const Point<T> q = home[i];
-    T r[R];
+    T r[kSlots];
 #pragma unroll
-    for (int k = 0; k < R; ++k)
+    for (int k = 0; k < kSlots; ++k)
       r[k] = pair_distance2<K, T, F>(p.box, images, fp::sub(cand[k].x, q.x),
                                      fp::sub(cand[k].y, q.y), fp::sub(cand[k].z, q.z));
 #pragma unroll
-    for (int k = 0; k < R; ++k) {
-      const bool take = !Diagonal || j[k] > i0 + i;
-      if constexpr (Global) {
-        const int bin = bin_of_distance(root_for_bin(r[k]), p.nbins);
-        if (take && bin < p.nbins) atomicAdd(&hist[bin], 1ull);
-      } else if constexpr (sizeof(T) == 4) {
-        const unsigned biased = biased_bin(root_for_bin(r[k]), p.nbins);
-        if (take) add_one_shared(biased_base + biased * 4u);
-      } else {
-        const int bin = bin_of_distance(root_for_bin(r[k]), p.nbins);
-        if (take) atomicAdd(&counts[bin], 1u);
-      }
+    for (int k = 0; k < kSlots; ++k)
+      add_pair<Global>(r[k], !Diagonal || j[k] > i0 + i, p, biased_base, counts, hist);
+  }
+}
+
+/// The last pass of a list: only `slots` (< kSlots) slots per lane hold candidates, the others
+/// are skipped; `diagonal` as in count_full.
+template <bool Global, BoxKind K, class T, int F>
+__device__ __forceinline__ void count_partial(const Point<T> (&cand)[kSlots],
+                                              const int32_t (&j)[kSlots], int slots, bool diagonal,
+                                              const Point<T>* home, int hc, int i0,
+                                              const HistogramParams<T>& p, ImageTable<T> images,
+                                              unsigned biased_base, unsigned* counts,
+                                              unsigned long long* hist) {
+  for (int i = 0; i < hc; ++i) {
+    const Point<T> q = home[i];
+    const int above = diagonal ? i0 + i : INT_MIN;
+#pragma unroll
+    for (int k = 0; k < kSlots; ++k) {
+      if (k >= slots) break;
+      const T d2 = pair_distance2<K, T, F>(p.box, images, fp::sub(cand[k].x, q.x),
+                                           fp::sub(cand[k].y, q.y), fp::sub(cand[k].z, q.z));
+      add_pair<Global>(d2, j[k] > above, p, biased_base, counts, hist);
     }
   }
 }
 
-/// One pass: lane holds candidates c0 + lane + 32 k (k < R) of the listed ones; past mw, NaN
-/// points (miss bin).
-template <int R, bool Global, BoxKind K, class T, int F>
+/// One pass: lane holds candidates c0 + lane + 32 k (k < kSlots) of the listed ones; past mw,
+/// NaN points (miss bin).
+template <bool Global, BoxKind K, class T, int F>
 __device__ __forceinline__ void sweep(const CellArgs<T>& args, const int32_t* idx, int c0, int mw,
                                       const Point<T>* home, int hc, int i0, int home_end,
                                       ImageTable<T> images, unsigned* counts, int lane) {
-  Point<T> cand[R];
-  int32_t j[R];
+  Point<T> cand[kSlots];
+  int32_t j[kSlots];
   bool in_home = false;
 #pragma unroll
-  for (int k = 0; k < R; ++k) {
+  for (int k = 0; k < kSlots; ++k) {
     const int c = c0 + 32 * k + lane;
     if (c < mw) {
       j[k] = idx[c];
@@ -143,28 +173,14 @@ __device__ __forceinline__ void sweep(const CellArgs<T>& args, const int32_t* id
       cand[k] = nan_point<T>();
     }
   }
+  const unsigned biased_base =
+      static_cast<unsigned>(__cvta_generic_to_shared(counts)) - kBinBias * 4u;
   // Same species: every candidate outside the home cell has a higher key, hence a higher sorted
   // index than any home point; only passes holding home points test j > i.
-  if (args.same && __any_sync(kFullMask, in_home))
-    count_pass<R, true, Global, K, T, F>(cand, j, home, hc, i0, args.p, images, counts, args.hist);
-  else
-    count_pass<R, false, Global, K, T, F>(cand, j, home, hc, i0, args.p, images, counts, args.hist);
-}
-
-/// sweep<slots> for the fewest slots (<= R) that hold the rest of the candidates.
-template <int R, bool Global, BoxKind K, class T, int F>
-__device__ __forceinline__ void last_sweep(int slots, const CellArgs<T>& args, const int32_t* idx,
-                                           int c0, int mw, const Point<T>* home, int hc, int i0,
-                                           int home_end, ImageTable<T> images, unsigned* counts,
-                                           int lane) {
-  if constexpr (R > 1) {
-    if (slots < R) {
-      last_sweep<R - 1, Global, K, T, F>(slots, args, idx, c0, mw, home, hc, i0, home_end, images,
-                                         counts, lane);
-      return;
-    }
-  }
-  sweep<R, Global, K, T, F>(args, idx, c0, mw, home, hc, i0, home_end, images, counts, lane);
+  const bool diagonal = args.same && __any_sync(kFullMask, in_home);
+  if (c0 + kPass > mw)
+    count_partial<Global, K, T, F>(cand, j, min(kSlots, (mw - c0 + 31) / 32), diagonal, home, hc,
+                                   i0, args.p, images, biased_base, counts, args.hist);
 }
 
 /// Moves a block's shared counts into hist; atomicExch lets it run while other warps count.
@@ -219,15 +235,9 @@ __device__ __forceinline__ uint64_t count_home_cell(const CellArgs<T>& args, int
           flush_counts(counts, args.p.nbins, args.hist, lane, 32);
       }
       __syncwarp();
-      const int i0 = hs + h0;
-      int c0 = 0;
-      for (; c0 + kPass <= mw; c0 += kPass)
-        sweep<kSlots, Global, K, T, F>(args, mine.idx, c0, mw, mine.home, hc, i0, he, images,
-                                       counts, lane);
-      // The last pass holds as few slots per lane as its candidates need.
-      if (c0 < mw)
-        last_sweep<kSlots, Global, K, T, F>((mw - c0 + 31) / 32, args, mine.idx, c0, mw, mine.home,
-                                            hc, i0, he, images, counts, lane);
+      for (int c0 = 0; c0 < mw; c0 += kPass)
+        sweep<Global, K, T, F>(args, mine.idx, c0, mw, mine.home, hc, hs + h0, he, images, counts,
+                               lane);
     }
   }
   return args.same ? uint64_t(nh) * (m - nh) + uint64_t(nh) * (nh - 1) / 2 : uint64_t(nh) * m;
