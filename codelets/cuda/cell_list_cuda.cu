@@ -179,8 +179,14 @@ __device__ __forceinline__ void sweep(const CellArgs<T>& args, const int32_t* id
   // index than any home point; only passes holding home points test j > i.
   const bool diagonal = args.same && __any_sync(kFullMask, in_home);
   if (c0 + kPass > mw)
-    count_partial<Global, K, T, F>(cand, j, min(kSlots, (mw - c0 + 31) / 32), diagonal, home, hc,
-                                   i0, args.p, images, biased_base, counts, args.hist);
+    count_partial<Global, K, T, F>(cand, j, (mw - c0 + 31) / 32, diagonal, home, hc, i0, args.p,
+                                   images, biased_base, counts, args.hist);
+  else if (diagonal)
+    count_full<true, Global, K, T, F>(cand, j, home, hc, i0, args.p, images, biased_base, counts,
+                                      args.hist);
+  else
+    count_full<false, Global, K, T, F>(cand, j, home, hc, i0, args.p, images, biased_base, counts,
+                                       args.hist);
 }
 
 /// Moves a block's shared counts into hist; atomicExch lets it run while other warps count.
