@@ -24,14 +24,20 @@ stage_here() {
   for t in test_gpu_cells bench_gpu_cells ${CELL_TESTS:-}; do cp "$build/tests/$t" "$stage/bin/"; done
   cp "$build/drivers/pairhist" "$stage/bin/"
   cp "$0" "$stage/cell-device-run.sh"
-  # Benchmark builds with other kernel shapes: CELL_VARIANTS="name:-DPAIRHIST_CELL_SLOTS=2 ...".
+  # Benchmark builds with other kernel shapes: CELL_VARIANTS="name:-DPAIRHIST_CELL_SLOTS=2 ...";
+  # a name of the form tag@commit takes the counting kernel's source from that commit.
   local objs=$build/codelets/CMakeFiles/pairhist_kernels_cuda.dir/cuda
   for v in ${CELL_VARIANTS:-}; do
-    local name=${v%%:*} defs=${v#*:}
+    local name=${v%%:*} defs=${v#*:} src=$repo/codelets/cuda/cell_list_cuda.cu
+    if [[ $name == *@* ]]; then
+      src=$repo/codelets/cuda/variant_${name%@*}.cu
+      git -C "$repo" show "${name#*@}:codelets/cuda/cell_list_cuda.cu" >"$src"
+      name=${name%@*}
+    fi
     # shellcheck disable=SC2086
     /usr/local/cuda/bin/nvcc -O3 -DNDEBUG -std=c++17 -arch=sm_90 -I"$repo/include" \
-      -Xcompiler=-ffp-contract=off ${defs//,/ } -c "$repo/codelets/cuda/cell_list_cuda.cu" \
-      -o "$build/cell_list_$name.o"
+      -Xcompiler=-ffp-contract=off ${defs//,/ } -c "$src" -o "$build/cell_list_$name.o"
+    [[ $src == */variant_* ]] && rm -f "$src"
     /usr/local/cuda/bin/nvcc -arch=sm_90 -o "$stage/bin/bench_gpu_cells_$name" \
       "$build/tests/CMakeFiles/bench_gpu_cells.dir/bench_gpu_cells.cpp.o" \
       "$objs/pair_histogram_cuda.cu.o" "$objs/cell_build_cuda.cu.o" "$build/cell_list_$name.o"
