@@ -41,7 +41,7 @@ run_on_device() {
     if ldd "$stage/bin/pairhist" | grep "not found"; then echo "missing libraries"; exit 1; fi
   } | tee "$out/gpu-suite.log"
   status=0
-  for t in test_gpu test_gpu_engine_cells test_capi test_geometry test_cpu_kernel test_row_tiles test_engine test_cli; do
+  for t in test_gpu test_gpu_cells test_gpu_engine_cells test_capi test_geometry test_cpu_kernel test_row_tiles test_engine test_engine_cells test_cli; do
     echo "== $t" | tee -a "$out/gpu-suite.log"
     start=$(date +%s%N)
     if "$stage/bin/$t" >"$out/$t.log" 2>&1; then r=passed; else r=FAILED; status=1; fi

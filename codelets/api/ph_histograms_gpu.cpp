@@ -1,8 +1,10 @@
-// ph_histograms_gpu: one call = copy the species in, one launch per pair on a private stream,
-// copy the histograms out. Built only with CUDA; ph_histograms_gpu_stub.cpp stands in otherwise.
+// ph_histograms_gpu: one call = copy the species in, sort the species of cell-list pairs into
+// cells (each once), one launch per pair on a private stream, copy the histograms out. Built only
+// with CUDA; ph_histograms_gpu_stub.cpp stands in otherwise.
 #include <cuda_runtime_api.h>
 
 #include "../../tasks/spatial_order.hpp"
+#include "../cuda/cell_list_cuda.hpp"
 #include "../cuda/pair_histogram_cuda.hpp"
 #include "frame_prep.hpp"
 
@@ -46,8 +48,23 @@ int histograms_gpu(const ph_frame& f, int device, uint64_t* out) {
       sort_spatially(soa[static_cast<size_t>(s)], f.species_sizes[s]);
   const int npairs = ph_pair_count(f.n_species);
   const size_t bins = static_cast<size_t>(f.n_bins);
+  // Each pair's histogram has one slot more on the device: the cell-list kernel's candidates.
+  const size_t slots = bins + 1;
   // Shared-memory counters win even where the bins need several windows (measured: docs/).
   const auto kernel = cuda::HistogramKernel::shared_memory;
+  // Which pairs count with the cell list, and which species it sorts into cells (each once).
+  CellGrid grid;
+  std::vector<char> cell_pair(static_cast<size_t>(npairs), 0);
+  std::vector<char> sorted(static_cast<size_t>(f.n_species), 0);
+  if (f.algorithm != PH_ALL_PAIRS) {
+    grid = frame_cell_grid(f);
+    int pair = 0;
+    for (int a = 0; a < f.n_species; ++a)
+      for (int b = a; b < f.n_species; ++b, ++pair)
+        if (pair_uses_cell_list(f, grid, a, b, /*gpu=*/true))
+          cell_pair[static_cast<size_t>(pair)] = sorted[static_cast<size_t>(a)] =
+              sorted[static_cast<size_t>(b)] = 1;
+  }
 
   DeviceScope scope;
   PH_CUDA_TRY(cudaStreamCreateWithFlags(&scope.stream, cudaStreamNonBlocking));
@@ -58,21 +75,33 @@ int histograms_gpu(const ph_frame& f, int device, uint64_t* out) {
     PH_CUDA_TRY(cudaMemcpyAsync(coords[static_cast<size_t>(s)], v.data(), v.size() * sizeof(T),
                                 cudaMemcpyHostToDevice, scope.stream));
   }
+  std::vector<cuda::CellWorkspace> workspaces(static_cast<size_t>(f.n_species));
+  std::vector<cuda::DeviceCells<T>> cells(static_cast<size_t>(f.n_species));
+  for (size_t s = 0; s < sorted.size(); ++s)
+    if (sorted[s])
+      PH_CUDA_TRY(cuda::build_cells(coords[s], f.species_sizes[s], grid, params, workspaces[s],
+                                    cells[s], scope.stream));
   unsigned long long* hist = nullptr;
-  PH_CUDA_TRY(scope.alloc(&hist, npairs * bins));
-  PH_CUDA_TRY(cudaMemsetAsync(hist, 0, npairs * bins * sizeof(uint64_t), scope.stream));
+  PH_CUDA_TRY(scope.alloc(&hist, npairs * slots));
+  PH_CUDA_TRY(cudaMemsetAsync(hist, 0, npairs * slots * sizeof(uint64_t), scope.stream));
   int pair = 0;
   for (int a = 0; a < f.n_species; ++a)
-    for (int b = a; b < f.n_species; ++b, ++pair)
-      PH_CUDA_TRY(cuda::launch_pair_histogram(kernel, coords[static_cast<size_t>(a)],
-                                              f.species_sizes[a], coords[static_cast<size_t>(b)],
-                                              f.species_sizes[b], a == b, 0, f.species_sizes[a],
-                                              params, hist + pair * bins, scope.stream));
-  std::vector<uint64_t> result(npairs * bins);
+    for (int b = a; b < f.n_species; ++b, ++pair) {
+      const auto sa = static_cast<size_t>(a), sb = static_cast<size_t>(b);
+      if (cell_pair[static_cast<size_t>(pair)])
+        PH_CUDA_TRY(cuda::launch_cell_histogram(cells[sa], cells[sb], a == b, grid, 0, grid.keys,
+                                                params, hist + pair * slots, scope.stream));
+      else
+        PH_CUDA_TRY(cuda::launch_pair_histogram(kernel, coords[sa], f.species_sizes[a], coords[sb],
+                                                f.species_sizes[b], a == b, 0, f.species_sizes[a],
+                                                params, hist + pair * slots, scope.stream));
+    }
+  std::vector<uint64_t> result(npairs * slots);
   PH_CUDA_TRY(cudaMemcpyAsync(result.data(), hist, result.size() * sizeof(uint64_t),
                               cudaMemcpyDeviceToHost, scope.stream));
   PH_CUDA_TRY(cudaStreamSynchronize(scope.stream));
-  for (size_t k = 0; k < result.size(); ++k) out[k] += result[k];
+  for (size_t p = 0; p < static_cast<size_t>(npairs); ++p)
+    for (size_t k = 0; k < bins; ++k) out[p * bins + k] += result[p * slots + k];
   return 0;
 }
 

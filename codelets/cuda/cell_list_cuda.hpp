@@ -21,6 +21,13 @@ template <class T>
 struct DeviceCells {
   const T* points = nullptr;  // 4 values per point
   const int32_t* cell_start = nullptr;
+  // Morton and Hilbert orders: the key of every cell of the grid, indexed row-major
+  // (x + n0 (y + n1 z)), so the counting kernels look neighbour keys up instead of computing
+  // curve keys per stencil cell; null for row-major keys.
+  const int32_t* cell_keys = nullptr;
+  // Two counters with which the counting kernels hand out home cells (zero between launches):
+  // launches whose `a` is these cells must run one at a time (on one stream).
+  uint32_t* work = nullptr;
   int64_t n = 0;
   int64_t keys = 0;
 };
@@ -37,13 +44,19 @@ class CellWorkspace {
   cudaError_t reserve(int64_t n, int64_t keys, size_t value_size);
   void* points = nullptr;
   int32_t* cell_start = nullptr;
-  int32_t* scratch = nullptr;  // per-point keys and ranks, per-cell counters
+  int32_t* cell_keys = nullptr;  // keys + 1 entries: a grid never has more cells than keys
+  int32_t* scratch = nullptr;    // per-cell counters, per-point keys and ranks
+  void* scan_temp = nullptr;     // the prefix sum's temporary storage
+  uint32_t* work = nullptr;      // DeviceCells::work
+  int64_t zeroed_slots = 0;      // leading scratch entries known zero (the next build's counters)
   int64_t point_capacity = 0, key_capacity = 0, scratch_capacity = 0;
+  size_t point_bytes = 0, scan_temp_bytes = 0;
 };
 
 /// Sorts the n points of `soa` (device, x[0..n), y, z in T) into the grid's cells, into ws.
 /// The cell of a point comes from its raw coordinates (cells::cell_of_point, identical to the
-/// CPU's); the stored coordinates are `loaded` (geometry.hpp).
+/// CPU's); the stored coordinates are `loaded` (geometry.hpp). Needs n and grid.keys below 2^31.
+/// May allocate (ws.reserve), so it can synchronise the device when a frame outgrows ws.
 template <class T>
 cudaError_t build_cells(const T* soa, int64_t n, const CellGrid& grid,
                         const HistogramParams<T>& params, CellWorkspace& ws, DeviceCells<T>& out,
@@ -52,7 +65,8 @@ cudaError_t build_cells(const T* soa, int64_t n, const CellGrid& grid,
 /// Adds to hist[0..nbins) (device, 64-bit) the bins of the pairs (i in a, j in b) whose i lies in
 /// a home cell with key in [key_begin, key_end) and j in that cell's stencil; with same_species
 /// (b is a) each unordered pair once (cells of higher key, j > i within the home cell). Adds the
-/// pairs examined (candidates) to hist[nbins].
+/// pairs examined (candidates) to hist[nbins]. Launches with the same `a` must not overlap (they
+/// share a.work); a and b must come from build_cells with this grid.
 template <class T>
 cudaError_t launch_cell_histogram(const DeviceCells<T>& a, const DeviceCells<T>& b,
                                   bool same_species, const CellGrid& grid, int64_t key_begin,

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "bin_roots.cuh"
+#include "kernel_common.cuh"
 #include "pair_histogram_cuda.hpp"
 
 namespace pairhist::cuda {
@@ -23,22 +24,6 @@ __device__ __forceinline__ int64_t min64(int64_t x, int64_t y) {
   return x < y ? x : y;
 }
 
-template <class T>
-struct alignas(4 * sizeof(T)) Point {
-  T x, y, z, w;
-};
-
-template <class T>
-__device__ __forceinline__ T quiet_nan();
-template <>
-__device__ __forceinline__ float quiet_nan<float>() {
-  return __int_as_float(0x7fc00000);
-}
-template <>
-__device__ __forceinline__ double quiet_nan<double>() {
-  return __longlong_as_double(0x7ff8000000000000ll);
-}
-
 /// Point i in bin units (scaled here, once per load, so no pair multiplies by the scale; in a
 /// rectangular cell also moved into the cell, see `loaded`). Rows or
 /// columns past the end are NaN: their distances are NaN, whose bin is the miss bin, so the inner
@@ -49,31 +34,7 @@ __device__ __forceinline__ Point<T> load_point(const T* __restrict__ soa, int64_
   if (i < end)
     return {loaded<K>(soa[i], p, 0), loaded<K>(soa[n + i], p, 1), loaded<K>(soa[2 * n + i], p, 2),
             T(0)};
-  const T nan = quiet_nan<T>();
-  return {nan, nan, nan, nan};
-}
-
-/// Bytes of a triclinic box's image table as the kernels keep it in shared memory: the used
-/// entries of each octant, packed (none for the other boxes).
-template <BoxKind K, class T>
-__host__ __device__ size_t image_table_bytes(const Box<T>& box) {
-  return K == BoxKind::triclinic ? size_t(8) * size_t(box.octant_images) * sizeof(ImageShift<T>)
-                                 : 0;
-}
-
-/// Copies the used entries of the box's table to `shared` (8 octants x octant_images, packed) and
-/// returns the table the distance code reads. The caller synchronises before the first use.
-template <BoxKind K, class T>
-__device__ __forceinline__ ImageTable<T> stage_image_table(const Box<T>& box,
-                                                           ImageShift<T>* shared) {
-  if constexpr (K == BoxKind::triclinic) {
-    const int used = box.octant_images;
-    for (int e = threadIdx.x; e < 8 * used; e += blockDim.x)
-      shared[e] = box.octant_image[e / used][e % used];
-    return {shared, used};
-  } else {
-    return image_table(box);
-  }
+  return nan_point<T>();
 }
 
 /// Counts pairs (i, j) whose bin lies in [bin_begin, bin_begin + window) into shared counters;

@@ -1,0 +1,415 @@
+// CUDA cell-list pair-histogram kernel (cell_list_cuda.hpp).
+//
+// Persistent blocks of kWarps warps; every warp counts one home cell at a time. The warp lists
+// the point indices of the home cell's stencil (runs of consecutive keys: one per stencil row in
+// row-major order) in shared memory, then each lane holds up to kSlots of those candidates in
+// registers while the home cell's points are broadcast from shared memory: the all-pairs kernel's
+// inner loop (registers x broadcast), with the same arithmetic per pair. Warps need no block
+// barrier between home cells, so a cell costs its pairs plus a few hundred instructions per lane.
+// Warps take home cells from one counter in key order, so the cells in flight at any time are a
+// compact slab of space whose stencils share the L2 (and partly L1).
+#include <algorithm>
+#include <climits>
+#include <type_traits>
+
+#include "bin_roots.cuh"
+#include "cell_list_cuda.hpp"
+#include "cell_stencil.cuh"
+#include "kernel_common.cuh"
+
+namespace pairhist::cuda {
+namespace {
+
+// The shape can be overridden at compile time, for measurements only (scripts/cell-device-run.sh
+// builds such variants of the benchmark).
+#ifndef PAIRHIST_CELL_WARPS
+#define PAIRHIST_CELL_WARPS 8
+#endif
+#ifndef PAIRHIST_CELL_SLOTS
+#define PAIRHIST_CELL_SLOTS 4
+#endif
+#ifndef PAIRHIST_CELL_GRAB
+#define PAIRHIST_CELL_GRAB 1
+#endif
+constexpr int kWarps = PAIRHIST_CELL_WARPS;
+constexpr int kThreads = 32 * kWarps;
+constexpr int kSlots = PAIRHIST_CELL_SLOTS;         // candidates per lane in a full pass
+constexpr int kPass = 32 * kSlots;                  // candidates per warp in a full pass
+constexpr int kHomeChunk = 32;                      // home points broadcast from one buffer
+constexpr int kWindow = 1024;                       // candidate indices a warp lists at once
+constexpr unsigned kGrabKeys = PAIRHIST_CELL_GRAB;  // consecutive home keys a warp takes at once
+constexpr int kRowSlots = (kMaxStencilRows + 1) / 2 * 2;  // keeps what follows 32-byte aligned
+constexpr unsigned kFullMask = 0xffffffffu;
+#ifndef PAIRHIST_CELL_MIN_BLOCKS
+#define PAIRHIST_CELL_MIN_BLOCKS 4
+#endif
+// Blocks per SM the register allocation must allow (4: 64 registers; 5 spilled and ran 11% slower
+// on W1); the triclinic search and double precision need more registers per pair.
+template <BoxKind K, class T>
+constexpr int kMinBlocks = K == BoxKind::triclinic ? (sizeof(T) == 8 ? 2 : 4)
+                           : sizeof(T) == 8        ? 3
+                                                   : PAIRHIST_CELL_MIN_BLOCKS;
+// 32-bit shared counters are flushed whenever the pairs a block has reserved cross a multiple of
+// 2^30: a counter then never holds more than ~2^31 (the pairs between two flushes, plus those
+// reserved but still in flight, at most kWarps * kHomeChunk * kWindow).
+constexpr int kFlushShift = 30;
+
+/// What a warp keeps in shared memory: the listed candidates and the home points it broadcasts.
+template <class T>
+struct WarpSpace {
+  int32_t idx[kWindow];
+  Point<T> home[kHomeChunk];
+};
+
+template <class T>
+struct CellArgs {
+  const Point<T>* a;
+  const Point<T>* b;
+  const int32_t* a_start;
+  const int32_t* b_start;
+  const int32_t* cell_keys;  // null: row-major keys
+  unsigned* work;            // next key (relative to key_begin), blocks done; zero between launches
+  int key_begin, key_end;
+  bool same;
+  CellGrid grid;
+  Stencil stencil;
+  HistogramParams<T> p;
+  unsigned long long* hist;
+};
+
+__device__ __forceinline__ int warp_exclusive_sum(int v, int lane, int& total) {
+  int s = v;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const int t = __shfl_up_sync(kFullMask, s, o);
+    if (lane >= o) s += t;
+  }
+  total = __shfl_sync(kFullMask, s, 31);
+  return s - v;
+}
+
+/// Adds one pair's bin (a squared distance from pair_distance2) to the counts, if `take`.
+template <bool Global, class T>
+__device__ __forceinline__ void add_pair(T d2, bool take, const HistogramParams<T>& p,
+                                         unsigned biased_base, unsigned* counts,
+                                         unsigned long long* hist) {
+  if constexpr (Global) {
+    const int bin = bin_of_distance(root_for_bin(d2), p.nbins);
+    if (take && bin < p.nbins) atomicAdd(&hist[bin], 1ull);
+  } else if constexpr (sizeof(T) == 4) {
+    const unsigned biased = biased_bin(root_for_bin(d2), p.nbins);
+    if (take) add_one_shared(biased_base + biased * 4u);
+  } else {
+    const int bin = bin_of_distance(root_for_bin(d2), p.nbins);
+    if (take) atomicAdd(&counts[bin], 1u);
+  }
+}
+
+/// A full pass: kSlots real candidates per lane against the hc home points; Diagonal: pairs
+/// j > i only (a species with itself, where the pass holds home points). With count_partial the
+/// only copies of the all-pairs inner loop: the kernel's hot code stays small for the
+/// instruction cache (a copy per slot count and case stalled a third of the issue slots on
+/// instruction fetch).
+template <bool Diagonal, bool Global, BoxKind K, class T, int F>
+__device__ __forceinline__ void count_full(const Point<T> (&cand)[kSlots],
+                                           const int32_t (&j)[kSlots], const Point<T>* home, int hc,
+                                           int i0, const HistogramParams<T>& p,
+                                           ImageTable<T> images, unsigned biased_base,
+                                           unsigned* counts, unsigned long long* hist) {
+#pragma unroll 2
+  for (int i = 0; i < hc; ++i) {
+    const Point<T> q = home[i];
+    T r[kSlots];
+#pragma unroll
+    for (int k = 0; k < kSlots; ++k)
+      r[k] = pair_distance2<K, T, F>(p.box, images, fp::sub(cand[k].x, q.x),
+                                     fp::sub(cand[k].y, q.y), fp::sub(cand[k].z, q.z));
+#pragma unroll
+    for (int k = 0; k < kSlots; ++k)
+      add_pair<Global>(r[k], !Diagonal || j[k] > i0 + i, p, biased_base, counts, hist);
+  }
+}
+
+/// The last pass of a list: only `slots` (< kSlots) slots per lane hold candidates, the others
+/// are skipped; `diagonal` as in count_full.
+template <bool Global, BoxKind K, class T, int F>
+__device__ __forceinline__ void count_partial(const Point<T> (&cand)[kSlots],
+                                              const int32_t (&j)[kSlots], int slots, bool diagonal,
+                                              const Point<T>* home, int hc, int i0,
+                                              const HistogramParams<T>& p, ImageTable<T> images,
+                                              unsigned biased_base, unsigned* counts,
+                                              unsigned long long* hist) {
+  for (int i = 0; i < hc; ++i) {
+    const Point<T> q = home[i];
+    const int above = diagonal ? i0 + i : INT_MIN;
+#pragma unroll
+    for (int k = 0; k < kSlots; ++k) {
+      if (k >= slots) break;
+      const T d2 = pair_distance2<K, T, F>(p.box, images, fp::sub(cand[k].x, q.x),
+                                           fp::sub(cand[k].y, q.y), fp::sub(cand[k].z, q.z));
+      add_pair<Global>(d2, j[k] > above, p, biased_base, counts, hist);
+    }
+  }
+}
+
+/// One pass: lane holds candidates c0 + lane + 32 k (k < kSlots) of the listed ones; past mw,
+/// NaN points (miss bin).
+template <bool Global, BoxKind K, class T, int F>
+__device__ __forceinline__ void sweep(const CellArgs<T>& args, const int32_t* idx, int c0, int mw,
+                                      const Point<T>* home, int hc, int i0, int home_end,
+                                      ImageTable<T> images, unsigned* counts, int lane) {
+  Point<T> cand[kSlots];
+  int32_t j[kSlots];
+  bool in_home = false;
+#pragma unroll
+  for (int k = 0; k < kSlots; ++k) {
+    const int c = c0 + 32 * k + lane;
+    if (c < mw) {
+      j[k] = idx[c];
+      cand[k] = args.b[j[k]];
+      in_home = in_home || j[k] < home_end;
+    } else {
+      j[k] = INT_MAX;
+      cand[k] = nan_point<T>();
+    }
+  }
+  const unsigned biased_base =
+      static_cast<unsigned>(__cvta_generic_to_shared(counts)) - kBinBias * 4u;
+  // Same species: every candidate outside the home cell has a higher key, hence a higher sorted
+  // index than any home point; only passes holding home points test j > i.
+  const bool diagonal = args.same && __any_sync(kFullMask, in_home);
+  if (c0 + kPass > mw)
+    count_partial<Global, K, T, F>(cand, j, (mw - c0 + 31) / 32, diagonal, home, hc, i0, args.p,
+                                   images, biased_base, counts, args.hist);
+  else if (diagonal)
+    count_full<true, Global, K, T, F>(cand, j, home, hc, i0, args.p, images, biased_base, counts,
+                                      args.hist);
+  else
+    count_full<false, Global, K, T, F>(cand, j, home, hc, i0, args.p, images, biased_base, counts,
+                                       args.hist);
+}
+
+/// Moves a block's shared counts into hist; atomicExch lets it run while other warps count.
+__device__ void flush_counts(unsigned* counts, int nbins, unsigned long long* hist, int first,
+                             int stride) {
+  for (int k = first; k < nbins; k += stride) {
+    const unsigned c = atomicExch(&counts[k], 0u);
+    if (c) atomicAdd(&hist[k], static_cast<unsigned long long>(c));
+  }
+}
+
+/// One home cell (points hs..he of a) against its stencil in b; returns its candidates.
+template <BoxKind K, class T, int F, bool Global>
+__device__ __forceinline__ uint64_t count_home_cell(const CellArgs<T>& args, int key, int hs,
+                                                    int he, const StencilRow* rows,
+                                                    WarpSpace<T>& mine, ImageTable<T> images,
+                                                    unsigned* counts, unsigned* pending, int lane) {
+  const CellGrid& g = args.grid;
+  const CellIndex home = home_cell(g, key);
+  const int nrows = args.stencil.rows;
+  int listed = 0;
+  for_each_run(g, rows, nrows, args.cell_keys, home, key, args.same, lane,
+               [&](int k0, int k1) { listed += args.b_start[k1 + 1] - args.b_start[k0]; });
+  int m = 0;
+  const int first = warp_exclusive_sum(listed, lane, m);
+  const int nh = he - hs;
+  for (int w0 = 0; w0 < m; w0 += kWindow) {
+    const int mw = min(kWindow, m - w0);
+    __syncwarp();
+    // Each lane lists its own runs (the same runs in the same order as above).
+    int f = first;
+    int32_t* idx = mine.idx - w0;
+    for_each_run(g, rows, nrows, args.cell_keys, home, key, args.same, lane, [&](int k0, int k1) {
+      const int s = args.b_start[k0], len = args.b_start[k1 + 1] - s;
+      const int hi = min(f + len, w0 + kWindow), delta = s - f;
+#pragma unroll 4
+      for (int q = max(f, w0); q < hi; ++q) idx[q] = q + delta;
+      f += len;
+    });
+    for (int h0 = 0; h0 < nh; h0 += kHomeChunk) {
+      const int hc = min(kHomeChunk, nh - h0);
+      __syncwarp();
+      if (lane < hc) mine.home[lane] = args.a[hs + h0 + lane];
+      if constexpr (!Global) {
+        unsigned crossed = 0;
+        if (lane == 0) {
+          const unsigned w = unsigned(hc) * unsigned(mw);
+          const unsigned old = atomicAdd(pending, w);
+          crossed = (old >> kFlushShift) != ((old + w) >> kFlushShift);
+        }
+        if (__shfl_sync(kFullMask, crossed, 0))
+          flush_counts(counts, args.p.nbins, args.hist, lane, 32);
+      }
+      __syncwarp();
+      for (int c0 = 0; c0 < mw; c0 += kPass)
+        sweep<Global, K, T, F>(args, mine.idx, c0, mw, mine.home, hc, hs + h0, he, images, counts,
+                               lane);
+    }
+  }
+  return args.same ? uint64_t(nh) * (m - nh) + uint64_t(nh) * (nh - 1) / 2 : uint64_t(nh) * m;
+}
+
+template <BoxKind K, class T, int F, bool Global>
+__global__ void __launch_bounds__(kThreads, kMinBlocks<K, T>)
+    cell_histogram_kernel(const CellArgs<T> args) {
+  extern __shared__ __align__(32) unsigned char dynamic_shared[];
+  auto* warps = reinterpret_cast<WarpSpace<T>*>(dynamic_shared);
+  auto* rows = reinterpret_cast<StencilRow*>(dynamic_shared + kWarps * sizeof(WarpSpace<T>));
+  auto* table = reinterpret_cast<ImageShift<T>*>(rows + kRowSlots);
+  auto* counts = reinterpret_cast<unsigned*>(reinterpret_cast<unsigned char*>(table) +
+                                             image_table_bytes<K>(args.p.box));
+  __shared__ unsigned pending;
+  __shared__ unsigned long long block_candidates;
+
+  const int nbins = args.p.nbins;
+  if (!Global)
+    for (int k = threadIdx.x; k <= nbins; k += kThreads) counts[k] = 0;
+  const ImageTable<T> images = stage_image_table<K>(args.p.box, table);
+  for (int r = threadIdx.x; r < args.stencil.rows; r += kThreads) rows[r] = args.stencil.row[r];
+  if (threadIdx.x == 0) pending = 0, block_candidates = 0;
+  __syncthreads();
+
+  const int lane = threadIdx.x % 32;
+  WarpSpace<T>& mine = warps[threadIdx.x / 32];
+  const unsigned range = unsigned(args.key_end - args.key_begin);
+  unsigned long long candidates = 0;
+  // Warps take kGrabKeys keys at a time from the launch's counter, asking for the next ones while
+  // they count: the kernel ends when the last cell is done, wherever the dense cells lie.
+  unsigned grabbed = 0;
+  if (lane == 0) grabbed = atomicAdd(args.work, kGrabKeys);
+  for (unsigned t = __shfl_sync(kFullMask, grabbed, 0); t < range;
+       t = __shfl_sync(kFullMask, grabbed, 0)) {
+    if (lane == 0) grabbed = atomicAdd(args.work, kGrabKeys);
+    for (unsigned u = t; u < min(t + kGrabKeys, range); ++u) {
+      const int key = args.key_begin + int(u);
+      const int hs = args.a_start[key], he = args.a_start[key + 1];
+      if (hs < he)
+        candidates += count_home_cell<K, T, F, Global>(args, key, hs, he, rows, mine, images,
+                                                       counts, &pending, lane);
+    }
+  }
+  __syncthreads();
+  if constexpr (!Global) flush_counts(counts, nbins, args.hist, threadIdx.x, kThreads);
+  if (lane == 0 && candidates) atomicAdd(&block_candidates, candidates);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (block_candidates) atomicAdd(&args.hist[nbins], block_candidates);
+    // The last block leaves the counter at zero for the next launch with this home species.
+    __threadfence();
+    if (atomicAdd(args.work + 1, 1u) == gridDim.x - 1) {
+      args.work[0] = 0;
+      args.work[1] = 0;
+      __threadfence();
+    }
+  }
+}
+
+template <BoxKind K, class T>
+size_t fixed_shared_bytes(const HistogramParams<T>& p) {
+  return kWarps * sizeof(WarpSpace<T>) + kRowSlots * sizeof(StencilRow) +
+         image_table_bytes<K>(p.box);
+}
+
+template <BoxKind K, class T, int F, bool Global>
+cudaError_t launch(const CellArgs<T>& args, size_t shared, cudaStream_t stream) {
+  auto* fn = cell_histogram_kernel<K, T, F, Global>;
+  int device = 0, sms = 0, per_sm = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaSuccess)
+    err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(shared));
+  if (err == cudaSuccess)
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, kThreads, shared);
+  if (err != cudaSuccess) return err;
+  const int64_t grabs = (int64_t(args.key_end) - args.key_begin + kGrabKeys - 1) / kGrabKeys;
+  const int64_t blocks =
+      std::min<int64_t>(int64_t(std::max(per_sm, 1)) * sms, (grabs + kWarps - 1) / kWarps);
+  fn<<<static_cast<unsigned>(blocks), kThreads, shared, stream>>>(args);
+  return cudaGetLastError();
+}
+
+template <BoxKind K, class T>
+cudaError_t launch_for_box(const CellArgs<T>& args, cudaStream_t stream) {
+  int device = 0, optin = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (err != cudaSuccess) return err;
+  const size_t fixed = fixed_shared_bytes<K>(args.p);
+  const size_t with_counts = fixed + (size_t(args.p.nbins) + 1) * sizeof(unsigned);
+  // Histograms too wide for shared memory (or beyond the biased bins' 2^23): global atomics.
+  const bool global = with_counts + 64 > size_t(optin) || args.p.nbins >= (1 << 23);
+  auto go = [&](auto fixed_images) {
+    constexpr int F = decltype(fixed_images)::value;
+    return global ? launch<K, T, F, true>(args, fixed, stream)
+                  : launch<K, T, F, false>(args, with_counts, stream);
+  };
+  if constexpr (K == BoxKind::triclinic) {
+    if (args.p.box.octant_images == 1) return go(std::integral_constant<int, 1>{});
+    if (args.p.box.octant_images == 2) return go(std::integral_constant<int, 2>{});
+  }
+  return go(std::integral_constant<int, 0>{});
+}
+
+}  // namespace
+
+template <class T>
+cudaError_t launch_cell_histogram(const DeviceCells<T>& a, const DeviceCells<T>& b,
+                                  bool same_species, const CellGrid& grid, int64_t key_begin,
+                                  int64_t key_end, const HistogramParams<T>& params,
+                                  unsigned long long* hist, cudaStream_t stream) {
+  key_begin = std::max<int64_t>(key_begin, 0);
+  key_end = std::min(key_end, grid.keys);
+  if (key_begin >= key_end || params.nbins <= 0 || a.n <= 0 || (!same_species && b.n <= 0))
+    return cudaSuccess;
+  if (grid.keys >= INT_MAX || a.keys != grid.keys || (!same_species && b.keys != grid.keys) ||
+      !a.work)
+    return cudaErrorInvalidValue;
+  if (grid.kind != BoxKind::none)
+    for (int axis = 0; axis < 3; ++axis)  // neighbour() wraps once
+      if (grid.offset_lo[axis] <= -grid.n[axis] || grid.offset_hi[axis] >= grid.n[axis])
+        return cudaErrorInvalidValue;
+  const DeviceCells<T>* home = &a;
+  const DeviceCells<T>* other = same_species ? &a : &b;
+  // The whole key range of two species: let the one with more points per cell be home, so a
+  // warp's listed candidates serve more home points. Distances are symmetric bit for bit, and
+  // the stencil relation is symmetric, so histogram and candidates are the same.
+  if (!same_species && key_begin == 0 && key_end == grid.keys && b.n > a.n) std::swap(home, other);
+  CellArgs<T> args{};
+  args.a = reinterpret_cast<const Point<T>*>(home->points);
+  args.b = reinterpret_cast<const Point<T>*>(other->points);
+  args.a_start = home->cell_start;
+  args.b_start = other->cell_start;
+  args.cell_keys = grid.order == CellOrder::row_major ? nullptr : other->cell_keys;
+  if (grid.order != CellOrder::row_major && !args.cell_keys) return cudaErrorInvalidValue;
+  args.work = a.work;
+  args.key_begin = static_cast<int>(key_begin);
+  args.key_end = static_cast<int>(key_end);
+  args.same = same_species;
+  args.grid = grid;
+  args.stencil = make_stencil(grid);
+  args.p = params;
+  args.hist = hist;
+  switch (params.box.kind) {
+    case BoxKind::orthorhombic:
+      return launch_for_box<BoxKind::orthorhombic>(args, stream);
+    case BoxKind::triclinic:
+      return launch_for_box<BoxKind::triclinic>(args, stream);
+    default:
+      return launch_for_box<BoxKind::none>(args, stream);
+  }
+}
+
+template cudaError_t launch_cell_histogram<float>(const DeviceCells<float>&,
+                                                  const DeviceCells<float>&, bool, const CellGrid&,
+                                                  int64_t, int64_t, const HistogramParams<float>&,
+                                                  unsigned long long*, cudaStream_t);
+template cudaError_t launch_cell_histogram<double>(const DeviceCells<double>&,
+                                                   const DeviceCells<double>&, bool,
+                                                   const CellGrid&, int64_t, int64_t,
+                                                   const HistogramParams<double>&,
+                                                   unsigned long long*, cudaStream_t);
+
+}  // namespace pairhist::cuda

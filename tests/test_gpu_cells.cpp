@@ -1,0 +1,327 @@
+// GPU cell lists (label "gpu", run on the device machine by scripts/gpu-suite.sh): the cells the
+// GPU sorts equal the CPU's, and cell-list histograms equal the CPU's all-pairs histograms bit
+// for bit on fresh random points, with the candidates a host brute force over the stencils counts.
+#include <cuda_runtime_api.h>
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "../codelets/cpu/pair_histogram_cpu.hpp"
+#include "../codelets/cuda/cell_list_cuda.hpp"
+#include "pairhist/cell_grid_setup.hpp"
+#include "random_points.hpp"
+
+using namespace pairhist;
+
+namespace {
+
+#define CUDA_REQUIRE(call)                           \
+  do {                                               \
+    const cudaError_t err_ = (call);                 \
+    INFO(#call << ": " << cudaGetErrorString(err_)); \
+    REQUIRE(err_ == cudaSuccess);                    \
+  } while (0)
+
+template <class T>
+struct DeviceArray {
+  T* ptr = nullptr;
+  explicit DeviceArray(const std::vector<T>& host) {
+    CUDA_REQUIRE(
+        cudaMalloc(reinterpret_cast<void**>(&ptr), std::max<size_t>(1, host.size()) * sizeof(T)));
+    if (!host.empty())
+      CUDA_REQUIRE(cudaMemcpy(ptr, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  ~DeviceArray() { cudaFree(ptr); }
+};
+
+template <class T>
+std::vector<T> download(const T* device, size_t n) {
+  std::vector<T> h(n);
+  if (n) CUDA_REQUIRE(cudaMemcpy(h.data(), device, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+/// A periodic cell (or none) with the r_max to count up to and where the points lie.
+struct Scenario {
+  const char* name;
+  BoxMatrix box{};
+  double r_max = 1;
+  double lo = 0, hi = 1;
+  BoxKind kind() const { return classify_box(box); }
+};
+
+BoxMatrix cube(double side) {
+  return {side, 0, 0, 0, side, 0, 0, 0, side};
+}
+
+/// Every kind of cell the grids must handle; some depend on the reach (3 cells per axis).
+std::vector<Scenario> scenarios(int reach) {
+  std::vector<Scenario> s;
+  s.push_back({"no box", {}, 1.5, -2.0, 5.0});
+  const BoxMatrix ortho = test::random_orthorhombic(2.0, 3.0);
+  s.push_back({"random orthorhombic", ortho, 0.7, -1.0, 4.0});
+  s.push_back({"r_max beyond half the box", cube(1.0), 0.8, 0.0, 1.0});
+  s.push_back({"box of exactly 2 r_max", cube(2.0), 1.0, 0.0, 2.0});
+  s.push_back({"box of 2.01 r_max", cube(2.01), 1.0, -1.0, 3.0});
+  s.push_back({"3 cells per axis", cube(3.003 / reach), 1.0, 0.0, 3.003 / reach});
+  BoxMatrix tric;
+  do tric = test::random_triclinic(2.0, 3.0);
+  while (triclinic_search_size(tric, max_minimum_image_rmax(tric)) > size_t(kMaxOctantImages));
+  const double limit = max_minimum_image_rmax(tric);
+  s.push_back({"random triclinic at its limit", tric, limit, -1.0, 4.0});
+  s.push_back({"random triclinic, small r_max", tric, 0.4 * limit, -1.0, 4.0});
+  const BoxMatrix rd = rhombic_dodecahedron(3.0), to = truncated_octahedron(3.0);
+  s.push_back({"rhombic dodecahedron at its limit", rd, max_minimum_image_rmax(rd), 0.0, 3.0});
+  s.push_back({"truncated octahedron at its limit", to, max_minimum_image_rmax(to), 0.0, 3.0});
+  const double far = 1000 * ortho[0];
+  s.push_back({"orthorhombic, 1000 box lengths out", ortho, 0.7, far, far + 3.0});
+  s.push_back({"rhombic dodecahedron, 1000 box lengths out", rd, 1.2, 3000.0, 3003.0});
+  return s;
+}
+
+template <class T>
+CellGrid grid_for(const Scenario& s, const std::vector<T>& a, int64_t na, const std::vector<T>& b,
+                  int64_t nb, int reach, CellOrder order) {
+  CellGridRequest r;
+  r.box = s.box;
+  r.kind = s.kind();
+  r.r_max = s.r_max;
+  r.single_precision = sizeof(T) == 4;
+  r.reach = reach;
+  r.order = order;
+  for (int c = 0; c < 3; ++c) r.lo[c] = INFINITY, r.hi[c] = -INFINITY;
+  for (const auto& [v, n] : {std::pair{&a, na}, std::pair{&b, nb}})
+    for (int64_t i = 0; i < n; ++i)
+      for (int c = 0; c < 3; ++c) {
+        const double x = (*v)[static_cast<size_t>(c * n + i)];
+        r.lo[c] = std::min(r.lo[c], x), r.hi[c] = std::max(r.hi[c], x);
+        r.max_abs = std::max(r.max_abs, std::fabs(x));
+      }
+  if (na + nb == 0)
+    for (int c = 0; c < 3; ++c) r.lo[c] = r.hi[c] = 0;
+  r.max_cells = std::max<int64_t>(64, 4 * (na + nb));
+  return make_cell_grid(r);
+}
+
+template <class T>
+std::vector<int64_t> host_keys(const std::vector<T>& soa, int64_t n, const CellGrid& g) {
+  std::vector<int64_t> keys(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    keys[size_t(i)] = cells::key_of_point(g, double(soa[size_t(i)]), double(soa[size_t(n + i)]),
+                                          double(soa[size_t(2 * n + i)]));
+  return keys;
+}
+
+std::vector<int64_t> counts_per_key(const std::vector<int64_t>& keys, const CellGrid& g) {
+  std::vector<int64_t> counts(static_cast<size_t>(g.keys), 0);
+  for (int64_t k : keys) ++counts[size_t(k)];
+  return counts;
+}
+
+/// Candidates of home keys [k0, k1): a brute force over (home, stencil) cell pairs.
+uint64_t host_candidates(const CellGrid& g, const std::vector<int64_t>& ca,
+                         const std::vector<int64_t>& cb, bool same, int64_t k0, int64_t k1) {
+  uint64_t total = 0;
+  for (int64_t key = k0; key < k1; ++key) {
+    const auto na = static_cast<uint64_t>(ca[size_t(key)]);
+    CellIndex home;
+    if (!cells::cell_of_key(g, key, home)) {
+      REQUIRE(na == 0);
+      continue;
+    }
+    uint64_t stencil = 0;
+    cells::for_each_stencil_cell(g, home, same,
+                                 [&](int64_t k) { stencil += uint64_t(cb[size_t(k)]); });
+    total += same ? na * (stencil - na) + na * (na - 1) / 2 : na * stencil;
+  }
+  return total;
+}
+
+template <BoxKind K, class T>
+std::array<T, 3> loaded_point(const std::vector<T>& soa, int64_t n, int64_t i,
+                              const HistogramParams<T>& p) {
+  return {loaded<K>(soa[size_t(i)], p, 0), loaded<K>(soa[size_t(n + i)], p, 1),
+          loaded<K>(soa[size_t(2 * n + i)], p, 2)};
+}
+
+/// The GPU's cells equal the CPU's: the same cell starts, and in each cell the same points as the
+/// kernels load them (in any order).
+template <class T>
+void check_build(const std::vector<T>& soa, int64_t n, const CellGrid& g,
+                 const HistogramParams<T>& p, const cuda::DeviceCells<T>& cells) {
+  const auto keys = host_keys(soa, n, g);
+  const auto counts = counts_per_key(keys, g);
+  std::vector<int32_t> start(size_t(g.keys) + 1, 0);
+  for (int64_t k = 0; k < g.keys; ++k)
+    start[size_t(k + 1)] = start[size_t(k)] + int32_t(counts[size_t(k)]);
+  REQUIRE(download(cells.cell_start, start.size()) == start);
+  const auto stored = download(cells.points, size_t(4 * n));
+  std::vector<std::vector<std::array<T, 3>>> want(size_t(g.keys)), got(size_t(g.keys));
+  for (int64_t i = 0; i < n; ++i) {
+    std::array<T, 3> v;
+    switch (p.box.kind) {
+      case BoxKind::orthorhombic:
+        v = loaded_point<BoxKind::orthorhombic>(soa, n, i, p);
+        break;
+      case BoxKind::triclinic:
+        v = loaded_point<BoxKind::triclinic>(soa, n, i, p);
+        break;
+      default:
+        v = loaded_point<BoxKind::none>(soa, n, i, p);
+    }
+    want[size_t(keys[size_t(i)])].push_back(v);
+  }
+  for (int64_t k = 0; k < g.keys; ++k)
+    for (int32_t s = start[size_t(k)]; s < start[size_t(k + 1)]; ++s) {
+      got[size_t(k)].push_back(
+          {stored[size_t(4 * s)], stored[size_t(4 * s + 1)], stored[size_t(4 * s + 2)]});
+      REQUIRE(stored[size_t(4 * s + 3)] == T(0));
+    }
+  for (int64_t k = 0; k < g.keys; ++k) {
+    std::sort(want[size_t(k)].begin(), want[size_t(k)].end());
+    std::sort(got[size_t(k)].begin(), got[size_t(k)].end());
+    REQUIRE(std::memcmp(want[size_t(k)].data(), got[size_t(k)].data(),
+                        want[size_t(k)].size() * sizeof(std::array<T, 3>)) == 0);
+    REQUIRE(want[size_t(k)].size() == got[size_t(k)].size());
+  }
+}
+
+/// Cuts [0, keys) into `pieces` ranges at random (some may be empty).
+std::vector<int64_t> random_cuts(int64_t keys, int pieces) {
+  std::vector<int64_t> cuts{0, keys};
+  std::uniform_int_distribution<int64_t> u(0, keys);
+  for (int c = 1; c < pieces; ++c) cuts.push_back(u(test::rng()));
+  std::sort(cuts.begin(), cuts.end());
+  return cuts;
+}
+
+/// GPU cell lists over `pieces` key ranges against the CPU's all pairs, on poisoned histograms.
+template <class T>
+void check_cells(const Scenario& s, int64_t na, int64_t nb, bool same, int nbins, int reach,
+                 CellOrder order, int pieces) {
+  const std::string name = s.name, order_name = cell_order_name(order);
+  CAPTURE(name);
+  CAPTURE(na);
+  CAPTURE(nb);
+  CAPTURE(same);
+  CAPTURE(nbins);
+  CAPTURE(reach);
+  CAPTURE(order_name);
+  CAPTURE(sizeof(T));
+  if (same) nb = na;
+  const auto a = test::to_soa<T>(test::random_points(na, s.lo, s.hi));
+  const auto b = same ? a : test::to_soa<T>(test::random_points(nb, s.lo, s.hi));
+  const CellGrid g = grid_for(s, a, na, b, nb, reach, order);
+  CAPTURE(g.n[0]);
+  CAPTURE(g.n[1]);
+  CAPTURE(g.n[2]);
+  const HistogramParams<T> p = make_params<T>(s.box, s.kind(), s.r_max, nbins);
+
+  const auto ca = counts_per_key(host_keys(a, na, g), g);
+  const auto cb = same ? ca : counts_per_key(host_keys(b, nb, g), g);
+  std::vector<uint64_t> poison(size_t(nbins) + 1);
+  for (auto& v : poison) v = test::rng()() >> 4;
+  std::vector<uint64_t> expected = poison;
+  cpu::histogram_pairs(cpu::Coords<T>{a.data(), na}, cpu::Coords<T>{b.data(), nb}, same, 0, na, p,
+                       expected.data());
+  expected[size_t(nbins)] += host_candidates(g, ca, cb, same, 0, g.keys);
+
+  DeviceArray<T> da(a), db(b);
+  cuda::CellWorkspace wa, wb;
+  cuda::DeviceCells<T> cells_a, cells_b;
+  CUDA_REQUIRE(cuda::build_cells(da.ptr, na, g, p, wa, cells_a, 0));
+  if (!same) CUDA_REQUIRE(cuda::build_cells(db.ptr, nb, g, p, wb, cells_b, 0));
+  const cuda::DeviceCells<T>& other = same ? cells_a : cells_b;
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  check_build(a, na, g, p, cells_a);
+  if (!same) check_build(b, nb, g, p, cells_b);
+
+  DeviceArray<uint64_t> hist(poison), piece(std::vector<uint64_t>(size_t(nbins) + 1, 0));
+  auto* h = reinterpret_cast<unsigned long long*>(hist.ptr);
+  const auto cuts = random_cuts(g.keys, pieces);
+  for (size_t c = 0; c + 1 < cuts.size(); ++c)
+    CUDA_REQUIRE(
+        cuda::launch_cell_histogram(cells_a, other, same, g, cuts[c], cuts[c + 1], p, h, 0));
+  // One range alone: its candidates are those of its home cells.
+  CUDA_REQUIRE(cuda::launch_cell_histogram(cells_a, other, same, g, cuts[0], cuts[1], p,
+                                           reinterpret_cast<unsigned long long*>(piece.ptr), 0));
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  REQUIRE(download(hist.ptr, expected.size()) == expected);
+  CHECK(download(piece.ptr, expected.size())[size_t(nbins)] ==
+        host_candidates(g, ca, cb, same, cuts[0], cuts[1]));
+}
+
+constexpr CellOrder kOrders[] = {CellOrder::row_major, CellOrder::morton, CellOrder::hilbert};
+
+}  // namespace
+
+TEST_CASE("GPU cell lists equal CPU all pairs bit for bit: every cell, order, reach, precision") {
+  std::uniform_int_distribution<int> pieces(1, 4);
+  for (int reach = 1; reach <= kMaxCellReach; ++reach)
+    for (const Scenario& s : scenarios(reach))
+      for (CellOrder order : kOrders) {
+        check_cells<float>(s, 1500, 0, true, 300, reach, order, pieces(test::rng()));
+        check_cells<double>(s, 1200, 0, true, 97, reach, order, pieces(test::rng()));
+        check_cells<float>(s, 150, 2500, false, 1000, reach, order, pieces(test::rng()));
+        check_cells<double>(s, 2500, 37, false, 50, reach, order, pieces(test::rng()));
+      }
+}
+
+TEST_CASE("GPU cell lists: empty species, one atom, lone pairs, every split") {
+  const auto list = scenarios(2);
+  for (const Scenario& s : {list[0], list[1], list[6]})
+    for (CellOrder order : kOrders)
+      for (int reach : {1, 3}) {
+        check_cells<float>(s, 0, 0, true, 100, reach, order, 1);
+        check_cells<float>(s, 0, 500, false, 100, reach, order, 2);
+        check_cells<double>(s, 500, 0, false, 100, reach, order, 2);
+        check_cells<float>(s, 1, 0, true, 100, reach, order, 3);
+        check_cells<double>(s, 1, 1, false, 100, reach, order, 1);
+        check_cells<float>(s, 2, 0, true, 1, reach, order, 1);
+        check_cells<float>(s, 1, 3000, false, 100, reach, order, 1);
+        check_cells<float>(s, 3000, 1, false, 100, reach, order, 7);
+        check_cells<float>(s, 4000, 0, true, 200, reach, order, 16);
+      }
+}
+
+TEST_CASE("GPU cell lists: histograms too wide for shared memory count in global memory") {
+  const auto list = scenarios(2);
+  for (const Scenario& s : {list[1], list[8]}) {
+    check_cells<float>(s, 2000, 0, true, 70000, 2, CellOrder::row_major, 2);
+    check_cells<double>(s, 700, 1800, false, 70000, 2, CellOrder::hilbert, 1);
+    check_cells<float>(s, 1000, 0, true, (1 << 23) + 5, 1, CellOrder::morton, 1);
+  }
+}
+
+TEST_CASE("GPU cell lists: one crowded cell, counts beyond 2^32 in one bin") {
+  // 70,000 x 70,000 coincident points in one cell: 4.9e9 pairs into bin 0 from one warp, so the
+  // block's 32-bit counters must be flushed on the way.
+  const int64_t n = 70000;
+  const std::vector<float> soa(size_t(3 * n), 0.25f);
+  CellGridRequest r;
+  r.r_max = 1.0;
+  r.max_cells = 4 * n;
+  const CellGrid g = make_cell_grid(r);
+  REQUIRE(g.keys == 1);
+  const HistogramParams<float> p = make_params<float>(BoxMatrix{}, BoxKind::none, 1.0, 10);
+  DeviceArray<float> d(soa);
+  cuda::CellWorkspace wa, wb;
+  cuda::DeviceCells<float> a, b;
+  CUDA_REQUIRE(cuda::build_cells(d.ptr, n, g, p, wa, a, 0));
+  CUDA_REQUIRE(cuda::build_cells(d.ptr, n, g, p, wb, b, 0));
+  DeviceArray<uint64_t> cross(std::vector<uint64_t>(11, 0)), same(std::vector<uint64_t>(11, 0));
+  CUDA_REQUIRE(cuda::launch_cell_histogram(a, b, false, g, 0, 1, p,
+                                           reinterpret_cast<unsigned long long*>(cross.ptr), 0));
+  CUDA_REQUIRE(cuda::launch_cell_histogram(a, a, true, g, 0, 1, p,
+                                           reinterpret_cast<unsigned long long*>(same.ptr), 0));
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  const auto hc = download(cross.ptr, 11), hs = download(same.ptr, 11);
+  CHECK(hc[0] == uint64_t(n) * uint64_t(n));
+  CHECK(hc[10] == uint64_t(n) * uint64_t(n));
+  CHECK(hs[0] == uint64_t(n) * (n - 1) / 2);
+  CHECK(hs[10] == uint64_t(n) * (n - 1) / 2);
+}
