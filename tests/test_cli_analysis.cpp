@@ -71,13 +71,19 @@ TEST_CASE("analysis flags on the water sample") {
     // W = every atom, O = the oxygens: (i in W, j in O, i != j) is every O-O pair twice and
     // every H-O pair once, bin for bin.
     const CliResult r = run_ok(s, "--species W=all --species O=OW -o " + s.file("shared"));
+    // The same pairs examined one by one (auto counts this short r_max with cell lists).
+    const CliResult all = run_ok(
+        s, "--species W=all --species O=OW --algorithm all-pairs -o " + s.file("shared-all"));
+    CHECK(counts(s.file("shared-all/pairhist.h5"), "W,O") ==
+          counts(s.file("shared/pairhist.h5"), "W,O"));
+    CHECK(r.out.find("W-O cell-list") != std::string::npos);
     const auto wo = counts(s.file("shared/pairhist.h5"), "W,O");
     const auto oo = counts(plain_h5, "O,O"), oh = counts(plain_h5, "O,H");
     for (size_t k = 0; k < wo.size(); ++k) CHECK(wo[k] == 2 * oo[k] + oh[k]);
     CHECK(counts(s.file("shared/pairhist.h5"), "O,O") == oo);
     // Examined: W-W 2652*2651/2, W-O 2652*884 - 884, O-O 884*883/2, per frame.
     const uint64_t per_frame = 2652ull * 2651 / 2 + 2652ull * 884 - 884 + 884ull * 883 / 2;
-    CHECK(r.out.find("pairs         : " + std::to_string(per_frame * kFrames) + " examined") !=
+    CHECK(all.out.find("pairs         : " + std::to_string(per_frame * kFrames) + " examined") !=
           std::string::npos);
   }
 

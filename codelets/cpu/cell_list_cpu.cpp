@@ -15,8 +15,7 @@ void sort_for_box(Coords<T> raw, const CellGrid& grid, const HistogramParams<T>&
   std::vector<uint32_t> key(static_cast<size_t>(n));
   out.cell_start.assign(static_cast<size_t>(grid.keys) + 1, 0);
   for (int64_t i = 0; i < n; ++i) {
-    key[i] = static_cast<uint32_t>(
-        cells::key_of_point(grid, raw.x()[i], raw.y()[i], raw.z()[i]));
+    key[i] = static_cast<uint32_t>(cells::key_of_point(grid, raw.x()[i], raw.y()[i], raw.z()[i]));
     ++out.cell_start[key[i] + 1];
   }
   for (int64_t k = 0; k < grid.keys; ++k) out.cell_start[k + 1] += out.cell_start[k];
@@ -38,7 +37,7 @@ template <class T>
 struct Candidates {
   std::vector<T> x, y, z;
   std::vector<int32_t> bins;
-  RowScratch<T> scratch;
+  RowScratchStorage<T> scratch;
   int64_t size = 0;
 
   void clear() { size = 0; }
@@ -78,14 +77,15 @@ uint64_t count_cells(const CellSortedSpecies<T>& a, const CellSortedSpecies<T>& 
       if (!same || k != key) cand.append(b, b.cell_start[k], b.cell_start[k + 1]);
     });
     if (cand.size == 0) continue;
-    if constexpr (K == BoxKind::triclinic) cand.scratch.reserve(cand.size);
+    const RowScratch<T> scratch =
+        K == BoxKind::triclinic ? cand.scratch.reserve(cand.size) : RowScratch<T>{};
     for (int64_t i = h0; i < h1; ++i) {
       const int64_t first = same ? i - h0 + 1 : 0;
       const int64_t n = cand.size - first;
       if (n <= 0) continue;
       int32_t* bins = cand.bins.data();
       bins_of_row<K>(box, nbins, a.x[i], a.y[i], a.z[i], cand.x.data() + first,
-                     cand.y.data() + first, cand.z.data() + first, n, bins, cand.scratch);
+                     cand.y.data() + first, cand.z.data() + first, n, bins, scratch);
       partial.add_sparse(bins, n);
       examined += static_cast<uint64_t>(n);
     }
@@ -125,8 +125,7 @@ uint64_t histogram_cells(const CellSortedSpecies<T>& a, const CellSortedSpecies<
       return count_cells<BoxKind::triclinic>(a, b, same_species, grid, key_begin, key_end, params,
                                              hist);
     default:
-      return count_cells<BoxKind::none>(a, b, same_species, grid, key_begin, key_end, params,
-                                        hist);
+      return count_cells<BoxKind::none>(a, b, same_species, grid, key_begin, key_end, params, hist);
   }
 }
 

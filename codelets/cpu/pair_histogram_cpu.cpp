@@ -1,12 +1,12 @@
 #include "pair_histogram_cpu.hpp"
 
-#include "row_bins.hpp"
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <vector>
+
+#include "row_bins.hpp"
 
 namespace pairhist::cpu {
 namespace {
@@ -31,9 +31,9 @@ uint64_t histogram_blocked(Coords<T> a, Coords<T> b, bool same, int64_t row_begi
                            const HistogramParams<T>& p, uint64_t* hist) {
   if (same) b = a;
   PartialHistogram partial(p.nbins, hist);
-  alignas(64) int32_t bins[Tile];
-  RowScratch<T> scratch;
-  if constexpr (K == BoxKind::triclinic) scratch.reserve(Tile);
+  alignas(64) int32_t bins[Tile], octant[Tile];
+  alignas(64) T rx[Tile], ry[Tile], rz[Tile], best[Tile];
+  const RowScratch<T> scratch{octant, rx, ry, rz, best};
   // The tile's columns in bin units (scaled once per tile, not once per pair), indexed by j - j0.
   alignas(64) T cx[Tile], cy[Tile], cz[Tile];
   uint64_t examined = 0;

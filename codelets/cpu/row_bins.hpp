@@ -12,38 +12,51 @@
 
 namespace pairhist::cpu {
 
-/// Per-pair scratch of the triclinic passes, sized for `capacity` columns.
+/// Per-pair scratch of the triclinic passes: as many entries as columns in a pass.
 template <class T>
 struct RowScratch {
+  int32_t* octant;
+  T *rx, *ry, *rz, *best;
+};
+
+/// RowScratch in growable storage, for passes of varying length.
+template <class T>
+struct RowScratchStorage {
   std::vector<int32_t> octant;
   std::vector<T> rx, ry, rz, best;
-  void reserve(int64_t capacity) {
+  RowScratch<T> reserve(int64_t capacity) {
     const auto n = static_cast<size_t>(capacity);
-    if (octant.size() >= n) return;
-    octant.resize(n), rx.resize(n), ry.resize(n), rz.resize(n), best.resize(n);
+    if (octant.size() < n)
+      octant.resize(n), rx.resize(n), ry.resize(n), rz.resize(n), best.resize(n);
+    return {octant.data(), rx.data(), ry.data(), rz.data(), best.data()};
   }
 };
 
 /// bins[k] = bin of the pair (point (xi, yi, zi), column k) for k < n; nbins = not counted. The
 /// columns bx, by, bz and the point are in the kernels' loaded form (geometry.hpp).
 template <BoxKind K, class T>
-inline void bins_of_row(const Box<T>& box, int nbins, T xi, T yi, T zi, const T* bx, const T* by,
-                        const T* bz, int64_t n, int32_t* bins, RowScratch<T>& scratch) {
+inline void bins_of_row(const Box<T>& box, int nbins, T xi, T yi, T zi, const T* __restrict__ bx,
+                        const T* __restrict__ by, const T* __restrict__ bz, int64_t n,
+                        int32_t* __restrict__ bins, RowScratch<T> scratch) {
   if constexpr (K == BoxKind::triclinic) {
     // Same arithmetic as distance2_triclinic, in passes over the columns so each vectorises.
-    int32_t* octant = scratch.octant.data();
-    T *rx = scratch.rx.data(), *ry = scratch.ry.data(), *rz = scratch.rz.data();
-    T* best = scratch.best.data();
+    int32_t* __restrict__ octant = scratch.octant;
+    T* __restrict__ rx = scratch.rx;
+    T* __restrict__ ry = scratch.ry;
+    T* __restrict__ rz = scratch.rz;
+    T* __restrict__ best = scratch.best;
+    const CellVectors<T> cell(box);
     for (int64_t k = 0; k < n; ++k) {
       T dx = fp::sub(bx[k], xi), dy = fp::sub(by[k], yi), dz = fp::sub(bz[k], zi);
-      reduce_triclinic(box, dx, dy, dz);
+      reduce_triclinic(cell, dx, dy, dz);
       rx[k] = dx;
       ry[k] = dy;
       rz[k] = dz;
       octant[k] = octant_of(dx, dy, dz);
       best[k] = norm2(dx, dy, dz);
     }
-    for (int m = 0; m < box.octant_images; ++m) {
+    const int images = box.octant_images;
+    for (int m = 0; m < images; ++m) {
       // Candidate m of each octant as three 8-entry tables: the lookup by octant vectorises
       // (a gather or a permute), where the array of structures did not.
       T sx[8], sy[8], sz[8];

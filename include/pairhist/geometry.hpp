@@ -183,9 +183,11 @@ PH_HD void wrap_orthorhombic(const Box<T>& box, T& dx, T& dy, T& dz) {
 }
 
 /// Triclinic cell, step 1: reduce along c, then b, then a (each removes the component its vector
-/// alone carries). The result lies in the brick |x| <= ax/2, |y| <= by/2, |z| <= cz/2.
-template <class T>
-PH_HD void reduce_triclinic(const Box<T>& box, T& dx, T& dy, T& dz) {
+/// alone carries). The result lies in the brick |x| <= ax/2, |y| <= by/2, |z| <= cz/2. `Cell` is a
+/// Box<T> or anything with its vectors and inverse diagonal (the CPU passes keep a local copy of
+/// those nine values, which the compiler can hold in registers).
+template <class Cell, class T>
+PH_HD void reduce_triclinic(const Cell& box, T& dx, T& dy, T& dz) {
   T s = nearest_integer(dz, box.inv_cz);
   dx = shift(dx, s, box.cx);
   dy = shift(dy, s, box.cy);
@@ -243,6 +245,22 @@ template <class T>
 PH_HD ImageTable<T> image_table(const Box<T>& box) {
   return {&box.octant_image[0][0], kMaxOctantImages};
 }
+
+/// The nine values reduce_triclinic reads, apart from a box's image table.
+template <class T>
+struct CellVectors {
+  T ax, bx, by, cx, cy, cz, inv_ax, inv_by, inv_cz;
+  PH_HD explicit CellVectors(const Box<T>& b)
+      : ax(b.ax),
+        bx(b.bx),
+        by(b.by),
+        cx(b.cx),
+        cy(b.cy),
+        cz(b.cz),
+        inv_ax(b.inv_ax),
+        inv_by(b.inv_by),
+        inv_cz(b.inv_cz) {}
+};
 
 /// Exact minimum image in a triclinic cell for every distance below the r_max the box was made
 /// for: the reduced vector, or one of the few lattice translations of its octant that can beat it.
