@@ -121,7 +121,8 @@ run_on_device() {
     local tag=${v##*/bench_gpu_cells_}
     for reach in 2 1; do
       echo "$tag: bench_gpu_cells --reach $reach" >>"$log"
-      "$v" --precision single --reach $reach --tag "$tag" | tee -a "$jl" >/dev/null || status=1
+      "$v" --precision single --reach $reach --tag "$tag" --all-pairs 1 | tee -a "$jl" \
+        >/dev/null || status=1
     done
   done
   b --precision double --reach 2 --all-pairs 1
