@@ -1,0 +1,125 @@
+// Cells the cell-list kernels must handle (shared by the CPU and GPU cell-list tests): boxes at
+// their limits, skewed and far-out cells; the grid for a scenario's points, and the candidates a
+// brute force over (home, stencil) cell pairs counts.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "pairhist/cell_grid_setup.hpp"
+#include "random_points.hpp"
+
+namespace pairhist::test {
+
+/// A periodic cell (or none) with the r_max to count up to and where the points lie.
+struct Scenario {
+  const char* name;
+  BoxMatrix box{};
+  double r_max = 1;
+  double lo = 0, hi = 1;
+  BoxKind kind() const { return classify_box(box); }
+};
+
+inline BoxMatrix cube(double side) {
+  return {side, 0, 0, 0, side, 0, 0, 0, side};
+}
+
+/// Every kind of cell the grids must handle; some depend on the reach (3 cells per axis).
+inline std::vector<Scenario> scenarios(int reach) {
+  std::vector<Scenario> s;
+  s.push_back({"no box", {}, 1.5, -2.0, 5.0});
+  const BoxMatrix ortho = random_orthorhombic(2.0, 3.0);
+  s.push_back({"random orthorhombic", ortho, 0.7, -1.0, 4.0});
+  s.push_back({"r_max beyond half the box", cube(1.0), 0.8, 0.0, 1.0});
+  s.push_back({"box of exactly 2 r_max", cube(2.0), 1.0, 0.0, 2.0});
+  s.push_back({"box of 2.01 r_max", cube(2.01), 1.0, -1.0, 3.0});
+  s.push_back({"3 cells per axis", cube(3.003 / reach), 1.0, 0.0, 3.003 / reach});
+  BoxMatrix tric;
+  do tric = random_triclinic(2.0, 3.0);
+  while (triclinic_search_size(tric, max_minimum_image_rmax(tric)) > size_t(kMaxOctantImages));
+  const double limit = max_minimum_image_rmax(tric);
+  s.push_back({"random triclinic at its limit", tric, limit, -1.0, 4.0});
+  s.push_back({"random triclinic, small r_max", tric, 0.4 * limit, -1.0, 4.0});
+  const BoxMatrix rd = rhombic_dodecahedron(3.0), to = truncated_octahedron(3.0);
+  s.push_back({"rhombic dodecahedron at its limit", rd, max_minimum_image_rmax(rd), 0.0, 3.0});
+  s.push_back({"truncated octahedron at its limit", to, max_minimum_image_rmax(to), 0.0, 3.0});
+  const double far = 1000 * ortho[0];
+  s.push_back({"orthorhombic, 1000 box lengths out", ortho, 0.7, far, far + 3.0});
+  s.push_back({"rhombic dodecahedron, 1000 box lengths out", rd, 1.2, 3000.0, 3003.0});
+  return s;
+}
+
+template <class T>
+CellGrid grid_for(const Scenario& s, const std::vector<T>& a, int64_t na, const std::vector<T>& b,
+                  int64_t nb, int reach, CellOrder order) {
+  CellGridRequest r;
+  r.box = s.box;
+  r.kind = s.kind();
+  r.r_max = s.r_max;
+  r.single_precision = sizeof(T) == 4;
+  r.reach = reach;
+  r.order = order;
+  for (int c = 0; c < 3; ++c) r.lo[c] = INFINITY, r.hi[c] = -INFINITY;
+  for (const auto& [v, n] : {std::pair{&a, na}, std::pair{&b, nb}})
+    for (int64_t i = 0; i < n; ++i)
+      for (int c = 0; c < 3; ++c) {
+        const double x = (*v)[static_cast<size_t>(c * n + i)];
+        r.lo[c] = std::min(r.lo[c], x), r.hi[c] = std::max(r.hi[c], x);
+        r.max_abs = std::max(r.max_abs, std::fabs(x));
+      }
+  if (na + nb == 0)
+    for (int c = 0; c < 3; ++c) r.lo[c] = r.hi[c] = 0;
+  r.max_cells = std::max<int64_t>(64, 4 * (na + nb));
+  return make_cell_grid(r);
+}
+
+template <class T>
+std::vector<int64_t> host_keys(const std::vector<T>& soa, int64_t n, const CellGrid& g) {
+  std::vector<int64_t> keys(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    keys[size_t(i)] = cells::key_of_point(g, double(soa[size_t(i)]), double(soa[size_t(n + i)]),
+                                          double(soa[size_t(2 * n + i)]));
+  return keys;
+}
+
+inline std::vector<int64_t> counts_per_key(const std::vector<int64_t>& keys, const CellGrid& g) {
+  std::vector<int64_t> counts(static_cast<size_t>(g.keys), 0);
+  for (int64_t k : keys) ++counts[size_t(k)];
+  return counts;
+}
+
+/// Candidates of home keys [k0, k1): a brute force over (home, stencil) cell pairs.
+inline uint64_t host_candidates(const CellGrid& g, const std::vector<int64_t>& ca,
+                                const std::vector<int64_t>& cb, bool same, int64_t k0, int64_t k1) {
+  uint64_t total = 0;
+  for (int64_t key = k0; key < k1; ++key) {
+    const auto na = static_cast<uint64_t>(ca[size_t(key)]);
+    CellIndex home;
+    if (!cells::cell_of_key(g, key, home)) {
+      REQUIRE(na == 0);
+      continue;
+    }
+    uint64_t stencil = 0;
+    cells::for_each_stencil_cell(g, home, same,
+                                 [&](int64_t k) { stencil += uint64_t(cb[size_t(k)]); });
+    total += same ? na * (stencil - na) + na * (na - 1) / 2 : na * stencil;
+  }
+  return total;
+}
+
+/// Cuts [0, keys) into `pieces` ranges at random (some may be empty).
+inline std::vector<int64_t> random_cuts(int64_t keys, int pieces) {
+  std::vector<int64_t> cuts{0, keys};
+  std::uniform_int_distribution<int64_t> u(0, keys);
+  for (int c = 1; c < pieces; ++c) cuts.push_back(u(rng()));
+  std::sort(cuts.begin(), cuts.end());
+  return cuts;
+}
+
+constexpr CellOrder kOrders[] = {CellOrder::row_major, CellOrder::morton, CellOrder::hilbert};
+
+}  // namespace pairhist::test
