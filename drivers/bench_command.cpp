@@ -31,7 +31,8 @@ struct BenchArgs {
   int frames = 0;
   bool json = false;
   bool plain = false;
-  std::string decode;  // a trajectory: benchmark reading it instead of a kernel
+  std::string decode;        // a trajectory: benchmark reading it instead of a kernel
+  LiquidSampleFiles sample;  // W1, W1-T: the liquid to replicate (empty: the bundled one)
 };
 
 struct Measurement {
@@ -47,6 +48,9 @@ double median(std::vector<double> v) {
 }
 
 void apply_overrides(const BenchArgs& a, BenchCase& c) {
+  // The real liquid's boxes are part of its structure; a different box would tear it apart.
+  if (c.liquid && !a.box.empty())
+    throw UsageError("--box does not apply to " + c.name + " (its frames carry their own boxes)");
   if (a.bins > 0) c.nbins = a.bins;
   if (a.r_max > 0) c.r_max = a.r_max;
   if (a.frames > 0) c.frames = a.frames;
@@ -79,11 +83,12 @@ Measurement measure(const BenchArgs& a, const BenchCase& c, int device_id) {
       for (const auto& s : fxyz.back()) ptrs[static_cast<size_t>(t)].push_back(s.data());
     }
   }
+  std::vector<BoxMatrix> boxes;
+  for (int t = 0; t < c.frames; ++t) boxes.push_back(case_box(c, t));
   ph_frame frame{};
   frame.n_species = static_cast<int>(c.species_sizes.size());
   frame.species_sizes = c.species_sizes.data();
   frame.precision = single ? PH_SINGLE : PH_DOUBLE;
-  for (int i = 0; i < 9; ++i) frame.box[i] = c.box[i];
   frame.r_max = c.r_max;
   frame.n_bins = c.nbins;
   frame.algorithm = a.algorithm == "cell-list"   ? PH_CELL_LIST
@@ -104,6 +109,7 @@ Measurement measure(const BenchArgs& a, const BenchCase& c, int device_id) {
     const auto start = std::chrono::steady_clock::now();
     for (int t = 0; t < c.frames; ++t) {
       frame.coordinates = ptrs[static_cast<size_t>(t)].data();
+      for (size_t i = 0; i < 9; ++i) frame.box[i] = boxes[static_cast<size_t>(t)][i];
       const int rc = device_id < 0 ? ph_histograms_cpu(&frame, a.threads, hist.data())
                                    : ph_histograms_gpu(&frame, device_id, hist.data());
       if (rc != 0) throw UsageError(ph_last_error());
@@ -165,6 +171,7 @@ void report(const BenchArgs& a, const BenchCase& c, const std::string& device, i
                         {"pairs", m.pairs},
                         {"counted_pairs", m.counted},
                         {"dropped_pairs", m.pairs - m.counted}};
+    if (c.liquid) j["replicas"] = c.replicas;
     std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf(
@@ -183,7 +190,9 @@ void run(const BenchArgs& a) {
     return;
   }
   if (a.repeats < 1) throw UsageError("--repeats must be at least 1");
-  BenchCase c = standard_case(a.case_name, a.n);
+  if (!is_liquid_case(a.case_name) && (!a.sample.xtc.empty() || !a.sample.gro.empty()))
+    throw UsageError("--sample and --sample-top apply to W1 and W1-T only");
+  BenchCase c = standard_case(a.case_name, a.n, a.sample);
   apply_overrides(a, c);
   int device_id = -1;
   std::string device = a.device;
@@ -220,8 +229,18 @@ void add_bench_command(CLI::App& app) {
   auto a = std::make_shared<BenchArgs>();
   CLI::App* cmd = app.add_subcommand(
       "bench", "Kernel benchmark on a standard case (DESIGN.md): bapps, median of repeats");
-  cmd->add_option("--case", a->case_name, "K1..K6 or F1")->capture_default_str();
-  cmd->add_option("--n", a->n, "Scale the case to about n atoms (0: as defined)");
+  cmd->add_option("--case", a->case_name,
+                  "K1..K6, F1 (random points), W1 (SPC/E water replicated n x n x n, species O "
+                  "and H, r_max 1.2 nm, 240 bins, 10 frames) or W1-T (NaCl solution in a rhombic "
+                  "dodecahedron, likewise)")
+      ->capture_default_str();
+  cmd->add_option("--n", a->n,
+                  "Scale the case to about n atoms (0: as defined; W1: round(cbrt(n / sample "
+                  "atoms)) replicas per direction, about 1.4e6 atoms by default)");
+  cmd->add_option("--sample", a->sample.xtc,
+                  "W1, W1-T: the liquid trajectory to replicate (default: the bundled sample)");
+  cmd->add_option("--sample-top", a->sample.gro,
+                  "W1, W1-T: the sample's GRO topology (default: --sample with .gro)");
   cmd->add_option("--bins", a->bins, "Override the number of bins");
   cmd->add_option("--rmax", a->r_max, "Override r_max (in the case's length unit)");
   cmd->add_option("--algorithm", a->algorithm,

@@ -15,6 +15,8 @@
 #include "bench_cases.hpp"
 #include "pairhist/box_setup.hpp"
 #include "pairhist/errors.hpp"
+#include "replicated_liquid.hpp"
+#include "synth_liquid.hpp"
 #include "trajectory_reader.hpp"
 #include "xtc_writer.hpp"
 
@@ -32,6 +34,8 @@ std::string format_number(double v) {
   return buf;
 }
 
+}  // namespace
+
 std::string shell_quote(const std::string& s) {
   if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                         "0123456789_-+=./,:@%") == std::string::npos) {
@@ -41,6 +45,8 @@ std::string shell_quote(const std::string& s) {
   for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
   return out + "'";
 }
+
+namespace {
 
 // The smallest power of ten whose step is at most a tenth of a bin, so the XTC grid does not show
 // up in the histogram; GROMACS's 1000 is the floor.
@@ -101,6 +107,9 @@ void write_gro(const std::string& path, const BenchCase& c, const std::vector<st
 
 SynthResult synth_case(const SynthOptions& o) {
   if (o.output.empty()) throw UsageError("synth: no output directory given (-o DIR)");
+  if (is_liquid_case(o.case_name)) return synth_liquid_case(o);
+  if (o.replicas != 0 || !o.sample_xtc.empty() || !o.sample_gro.empty())
+    throw UsageError("--replicas, --sample and --sample-top apply to W1 and W1-T only");
   if (o.n < 0) throw UsageError("--n must be >= 0");
   if (o.frames < 0) throw UsageError("--frames must be >= 0");
   if (o.precision < 0 || !std::isfinite(o.precision))
@@ -210,10 +219,13 @@ void run_synth(SynthArgs& a) {
   if (!a.quiet) a.options.progress = make_progress(a.progress);
   const SynthResult r = synth_case(a.options);
   if (!a.quiet) {
+    const std::string replicas =
+        r.replicas > 0 ? std::to_string(r.replicas) + "^3 replicas, " : std::string();
     std::fprintf(stderr,
-                 "pairhist synth: wrote %s (%d atoms, %d frames, precision %g, %.1f MB, "
-                 "%.1f frames/s) and %s\n",
-                 r.xtc_path.c_str(), r.natoms, r.frames, r.precision, r.xtc_bytes / 1e6,
+                 "pairhist synth: wrote %s (%s%d atoms, %d frames, precision %g, %.1f MB, "
+                 "%.2f MB/frame, %.1f s, %.1f frames/s) and %s\n",
+                 r.xtc_path.c_str(), replicas.c_str(), r.natoms, r.frames, r.precision,
+                 r.xtc_bytes / 1e6, r.frames > 0 ? r.xtc_bytes / 1e6 / r.frames : 0.0, r.seconds,
                  r.seconds > 0 ? r.frames / r.seconds : 0.0, r.gro_path.c_str());
     if (!r.note.empty()) std::fprintf(stderr, "pairhist synth: note: %s\n", r.note.c_str());
   }
@@ -227,15 +239,28 @@ void add_synth_command(CLI::App& app) {
   auto a = std::make_shared<SynthArgs>();
   CLI::App* cmd = app.add_subcommand(
       "synth",
-      "Write a standard case (K1..K6, F1) as DIR/<case>.xtc + DIR/<case>.gro (atom names S0, "
-      "S1, ... per species) and print the `pairhist run` command that histograms it");
-  cmd->add_option("--case", a->options.case_name, "K1..K6 or F1")->capture_default_str();
-  cmd->add_option("--n", a->options.n, "Scale the case to about n atoms (0: as defined)");
-  cmd->add_option("--frames", a->options.frames, "Override the number of frames (0: as defined)");
+      "Write a standard case (K1..K6, F1: atom names S0, S1, ... per species; W1, W1-T: a real "
+      "liquid sample replicated n x n x n) as DIR/<case>.xtc + DIR/<case>.gro and print the "
+      "`pairhist run` command that histograms it");
+  cmd->add_option("--case", a->options.case_name, "K1..K6, F1, W1 (water) or W1-T (triclinic)")
+      ->capture_default_str();
+  cmd->add_option("--n", a->options.n,
+                  "Scale the case to about n atoms (0: as defined; W1: n replicas per direction "
+                  "with n = round(cbrt(N / sample atoms)), default about 1.4e6 atoms)");
+  cmd->add_option("--frames", a->options.frames,
+                  "Override the number of frames (0: as defined; W1: the sample's, cycled "
+                  "through when more)");
+  cmd->add_option("--replicas", a->options.replicas,
+                  "W1, W1-T: replicas per lattice direction (n^3 copies), instead of --n");
+  cmd->add_option("--sample", a->options.sample_xtc,
+                  "W1, W1-T: the liquid trajectory to replicate (default: the bundled sample in "
+                  "$PAIRHIST_DATA_DIR, ../../data next to the executable, or the source tree)");
+  cmd->add_option("--sample-top", a->options.sample_gro,
+                  "W1, W1-T: the sample's GRO topology (default: --sample with .gro)");
   cmd->add_option("-o,--output", a->options.output, "Output directory")->required();
   cmd->add_option("--precision", a->options.precision,
                   "XTC precision in steps per nm (0: a step of at most a tenth of a bin, at "
-                  "least 1000)")
+                  "least 1000; W1: 1000)")
       ->capture_default_str();
   cmd->add_flag("--progress", a->progress, "Show progress even when stderr is not a terminal");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress, no summary (the command is still printed)");

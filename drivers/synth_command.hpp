@@ -1,6 +1,6 @@
-// `pairhist synth`: writes a standard benchmark case (K1..K6, F1) as an XTC trajectory plus a GRO
-// topology, so the file-based pipeline (`pairhist run`) can be timed and checked on exactly the
-// workloads that `pairhist bench` feeds to the kernels directly.
+// `pairhist synth`: writes a standard benchmark case (K1..K6, F1, and the real-liquid W1, W1-T) as
+// an XTC trajectory plus a GRO topology, so the file-based pipeline (`pairhist run`) can be timed
+// and checked on exactly the workloads that `pairhist bench` feeds to the kernels directly.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -13,9 +13,11 @@ namespace pairhist {
 
 struct SynthOptions {
   std::string case_name = "F1";
-  int64_t n = 0;       // > 0: rescale the case to about n atoms (as `bench --n`)
-  int frames = 0;      // > 0: override the case's frame count
-  std::string output;  // directory; created if missing
+  int64_t n = 0;     // > 0: rescale the case to about n atoms (as `bench --n`)
+  int frames = 0;    // > 0: override the case's frame count (W1: cycles through the sample's)
+  int replicas = 0;  // W1, W1-T: > 0 sets the replica count n (n^3 copies) directly
+  std::string sample_xtc, sample_gro;  // W1, W1-T: the liquid sample (empty: the bundled one)
+  std::string output;                  // directory; created if missing
   // XTC precision (steps per nm); 0 picks one whose step is at most a tenth of a histogram bin,
   // never below GROMACS's default of 1000.
   double precision = 0;
@@ -25,8 +27,9 @@ struct SynthOptions {
 
 struct SynthResult {
   std::string xtc_path, gro_path;
-  std::vector<std::string> species;  // atom names S0, S1, ... in file order
+  std::vector<std::string> species;  // atom names S0, S1, ... in file order (W1: O, H)
   int natoms = 0;
+  int replicas = 0;  // W1, W1-T: replicas per lattice direction
   int frames = 0;
   double precision = 0;
   uint64_t xtc_bytes = 0;
@@ -39,7 +42,8 @@ struct SynthResult {
   std::string note;
 };
 
-/// Writes <output>/<case>.xtc and <output>/<case>.gro.
+/// Writes <output>/<case>.xtc and <output>/<case>.gro. W1 and W1-T are written by
+/// synth_liquid_case (synth_liquid.hpp); the rest of this comment is about the random cases.
 ///
 /// Atoms are the case's species one after another; every atom is its own residue, residue and
 /// atom name are the species name S<k> (k = 0, 1, ... in the case's order), so
@@ -52,6 +56,9 @@ struct SynthResult {
 /// instead of sqrt(3)/2, explained in SynthResult::note). Both files appear atomically.
 /// Throws UsageError for an unknown case or bad option, OutputError if the files cannot be written.
 SynthResult synth_case(const SynthOptions& options);
+
+/// Shell-quotes one argument (only where it needs quoting).
+std::string shell_quote(const std::string& s);
 
 /// Adds the `synth` subcommand to app: writes the files, prints the `pairhist run` command line on
 /// stdout and a summary (and, for long writes, progress) on stderr.

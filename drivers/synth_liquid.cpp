@@ -1,0 +1,151 @@
+#include "synth_liquid.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <system_error>
+
+#include "atomic_file.hpp"
+#include "pairhist/box_setup.hpp"
+#include "pairhist/errors.hpp"
+#include "replicated_liquid.hpp"
+#include "xtc_writer.hpp"
+
+namespace pairhist {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kRmax = 1.2;  // nm
+constexpr int kBins = 240;
+
+// GRO number fields are five wide; GROMACS writes numbers modulo 100,000 and so do we.
+constexpr int kGroWrap = 100000;
+
+/// Streams the replicated topology (names from the sample, coordinates of `frame`) line by line:
+/// at 10^7 atoms a Topology of per-atom strings would cost more memory than the coordinates.
+void write_replicated_gro(const std::string& path, const LiquidSample& sample, int replicas,
+                          const io::TrajectoryFrame& frame) {
+  const io::Topology& top = sample.topology;
+  const int natoms = top.natoms();
+  // Residue index within the sample (a new residue wherever number or name changes), so residues
+  // are numbered on across replicas without relying on the sample's numbering being dense.
+  std::vector<int> residue(static_cast<size_t>(natoms));
+  int residues = 0;
+  for (size_t a = 0; a < residue.size(); ++a) {
+    if (a > 0 && (top.residue_numbers[a] != top.residue_numbers[a - 1] ||
+                  top.residue_names[a] != top.residue_names[a - 1]))
+      ++residues;
+    residue[a] = residues;
+  }
+  ++residues;
+
+  io::AtomicOutput out(path);
+  {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(out.temp_path().c_str(), "w"),
+                                                      &std::fclose);
+    if (!f) throw OutputError(path + ": cannot create the file");
+    const size_t total = frame.xyz.size() / 3;
+    std::fprintf(f.get(), "pairhist synth case %s: %s replicated %dx%dx%d (%s)\n%5zu\n",
+                 sample.case_name.c_str(), fs::path(sample.files.xtc).filename().c_str(), replicas,
+                 replicas, replicas, top.title.c_str(), total);
+    size_t atom = 0;
+    for (size_t r = 0; r < total / static_cast<size_t>(natoms); ++r) {
+      for (size_t a = 0; a < static_cast<size_t>(natoms); ++a, ++atom) {
+        const size_t resnr = r * static_cast<size_t>(residues) + residue[a] + 1;
+        std::fprintf(f.get(), "%5d%-5.5s%5.5s%5d%8.3f%8.3f%8.3f\n",
+                     static_cast<int>(resnr % kGroWrap), top.residue_names[a].c_str(),
+                     top.atom_names[a].c_str(), static_cast<int>((atom + 1) % kGroWrap),
+                     frame.xyz[3 * atom], frame.xyz[3 * atom + 1], frame.xyz[3 * atom + 2]);
+      }
+    }
+    const auto& b = frame.box;
+    std::fprintf(f.get(), "%10.5f%10.5f%10.5f", b[0], b[4], b[8]);
+    if (b[1] != 0 || b[2] != 0 || b[3] != 0 || b[5] != 0 || b[6] != 0 || b[7] != 0)
+      std::fprintf(f.get(), "%10.5f%10.5f%10.5f%10.5f%10.5f%10.5f", b[1], b[2], b[3], b[5], b[6],
+                   b[7]);
+    std::fprintf(f.get(), "\n");
+    if (std::ferror(f.get()) || std::fclose(f.release()) != 0)
+      throw OutputError(path + ": write failed (disk full?)");
+  }
+  out.commit();
+}
+
+std::string format_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+SynthResult synth_liquid_case(const SynthOptions& o) {
+  const std::string& name = o.case_name;
+  if (o.n < 0) throw UsageError("--n must be >= 0");
+  if (o.replicas < 0) throw UsageError("--replicas must be >= 1");
+  if (o.n > 0 && o.replicas > 0) throw UsageError("give --n or --replicas, not both");
+  if (o.frames < 0) throw UsageError("--frames must be >= 0");
+  if (o.precision < 0 || !std::isfinite(o.precision))
+    throw UsageError("--precision must be positive (0: 1000 per nm for " + name + ")");
+
+  const LiquidSample sample =
+      load_liquid_sample(name, find_liquid_sample(name, {o.sample_xtc, o.sample_gro}));
+  SynthResult r;
+  r.replicas = o.replicas > 0
+                   ? o.replicas
+                   : replicas_for_atoms(o.n > 0 ? o.n : kLiquidDefaultAtoms, sample.natoms());
+  r.natoms = replicated_atoms(sample, r.replicas);
+  r.frames = o.frames > 0 ? o.frames : static_cast<int>(sample.frames.size());
+  r.precision = o.precision > 0 ? o.precision : 1000;
+  for (const auto& s : liquid_species(sample.topology)) r.species.push_back(s.name);
+
+  std::error_code ec;
+  fs::create_directories(o.output, ec);
+  if (ec || !fs::is_directory(o.output))
+    throw OutputError("cannot create output directory " + o.output +
+                      (ec ? ": " + ec.message() : std::string()));
+  r.xtc_path = (fs::path(o.output) / (name + ".xtc")).string();
+  r.gro_path = (fs::path(o.output) / (name + ".gro")).string();
+
+  const auto start = std::chrono::steady_clock::now();
+  io::XtcWriter writer(r.xtc_path, r.natoms, static_cast<float>(r.precision));
+  io::TrajectoryFrame frame, first;
+  // `pairhist run` refuses r_max beyond the minimum-image limit of any frame it reads.
+  double limit = INFINITY;
+  for (int t = 0; t < r.frames; ++t) {
+    replicated_frame(sample, r.replicas, t, frame);
+    writer.write(frame);
+    BoxMatrix box{};
+    for (size_t k = 0; k < 9; ++k) box[k] = frame.box[k];
+    limit = std::min(limit, max_minimum_image_rmax(box));
+    // The GRO is written after the XTC (the pair appears complete or not at all).
+    if (t == 0) first = frame;
+    if (o.progress) o.progress(t + 1, r.frames);
+  }
+  writer.close();
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.xtc_bytes = writer.bytes_written();
+  write_replicated_gro(r.gro_path, sample, r.replicas, first);
+
+  double r_max = kRmax;
+  if (!(r_max <= limit)) {
+    r_max = limit;
+    r.note = "r_max " + format_number(kRmax) + " nm exceeds the minimum-image limit " +
+             format_number(limit) + " nm of the replicated box; the run command uses the limit";
+  }
+  r.run_args = {"run",       r.xtc_path,
+                "--top",     r.gro_path,
+                "--species", "O=OW",
+                "--species", "H=HW1,HW2",
+                "--rmax",    format_number(r_max),
+                "--nbins",   std::to_string(kBins),
+                "-o",        (fs::path(o.output) / (name + "-run")).string()};
+  r.run_command = "pairhist";
+  for (const auto& a : r.run_args) r.run_command += " " + shell_quote(a);
+  return r;
+}
+
+}  // namespace pairhist
