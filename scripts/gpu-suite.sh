@@ -17,18 +17,33 @@ stage_here() {
   cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$build" -j"$(nproc)"
   rm -rf "$stage" && mkdir -p "$stage/bin" "$stage/lib"
-  cp "$build"/tests/test_* "$stage/bin/" 2>/dev/null || true
+  cp "$build"/tests/test_* "$build/tests/bench_gpu_cells" "$stage/bin/" 2>/dev/null || true
   rm -f "$stage"/bin/*.a
   cp "$build/drivers/pairhist" "$stage/bin/"
+  strip "$stage"/bin/*
   # Every shared library outside the base system and CUDA, which the device machine has.
   for f in "$stage"/bin/*; do ldd "$f"; done | awk '/=> \// {print $3}' | sort -u |
     grep -Ev '/(libc|libm|libdl|librt|libresolv|libpthread|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so|/usr/local/cuda' |
     while read -r lib; do cp -L "$lib" "$stage/lib/"; done
+  strip --strip-unneeded "$stage"/lib/*
   git -C "$repo" rev-parse --short HEAD >"$stage/commit"
+  # The device tool carries at most 64 MiB: ship the binaries packed.
+  tar -czf "$stage/payload.tar.gz" -C "$stage" bin lib commit
+  rm -rf "$stage/bin" "$stage/lib" "$stage/commit"
   du -sh "$stage"
 }
 
+# The stage unpacked on the device machine (once per machine).
+unpack_stage() {
+  if [ -f "$stage/payload.tar.gz" ]; then
+    mkdir -p /tmp/gpu-stage
+    [ -f /tmp/gpu-stage/commit ] || tar -xzf "$stage/payload.tar.gz" -C /tmp/gpu-stage
+    stage=/tmp/gpu-stage
+  fi
+}
+
 run_on_device() {
+  unpack_stage
   out=${OUT:-$stage/out}
   mkdir -p "$out"
   export LD_LIBRARY_PATH="$stage/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
@@ -41,7 +56,8 @@ run_on_device() {
     if ldd "$stage/bin/pairhist" | grep "not found"; then echo "missing libraries"; exit 1; fi
   } | tee "$out/gpu-suite.log"
   status=0
-  for t in test_gpu test_gpu_cells test_gpu_engine_cells test_capi test_geometry test_cpu_kernel test_row_tiles test_engine test_engine_cells test_cli; do
+  for t in ${GPU_SUITE_TESTS:-test_gpu test_gpu_cells test_gpu_engine_cells test_capi test_geometry \
+    test_cpu_kernel test_cell_list_cpu test_row_tiles test_engine test_engine_cells test_cli}; do
     echo "== $t" | tee -a "$out/gpu-suite.log"
     start=$(date +%s%N)
     if "$stage/bin/$t" >"$out/$t.log" 2>&1; then r=passed; else r=FAILED; status=1; fi
@@ -63,5 +79,6 @@ run_on_device() {
 case "${1:-}" in
   stage) stage_here ;;
   device) run_on_device ;;
+  unpack) unpack_stage && echo "$stage" ;;
   *) echo "usage: $0 stage|device" >&2; exit 2 ;;
 esac
