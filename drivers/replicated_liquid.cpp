@@ -77,8 +77,8 @@ LiquidSample load_liquid_sample(const std::string& case_name, const LiquidSample
   LiquidSample s;
   s.case_name = case_name;
   s.files = files;
+  auto reader = io::open_trajectory(files.xtc);  // first: a wrong --sample is the likelier slip
   s.topology = io::read_gro(files.gro);
-  auto reader = io::open_trajectory(files.xtc);
   if (reader->natoms() != s.topology.natoms())
     throw InputError(files.xtc + ": " + std::to_string(reader->natoms()) +
                      " atoms per frame, but " + files.gro + " has " +

@@ -1,8 +1,10 @@
 #include "synth_liquid.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -25,21 +27,55 @@ constexpr int kBins = 240;
 // GRO number fields are five wide; GROMACS writes numbers modulo 100,000 and so do we.
 constexpr int kGroWrap = 100000;
 
+// "%5d" for 0 <= v < 100000.
+char* put_int5(char* p, int v) {
+  p[4] = static_cast<char>('0' + v % 10);
+  v /= 10;
+  for (int k = 3; k >= 0; --k, v /= 10) p[k] = v ? static_cast<char>('0' + v % 10) : ' ';
+  return p + 5;
+}
+
+// "%8.3f" with printf's exact digits, several times faster (the GRO of a 10^7-atom W1 took 6 s
+// through fprintf, more than its XTC). A float times 1000 is exact in double (24 + 10 bits), and
+// nearbyint rounds exact halves to even as glibc's printf does; the sign comes from the float, so
+// -0.0004 prints "-0.000" like printf.
+char* put_fixed8_3(char* p, float x) {
+  const double q = std::nearbyint(std::fabs(double(x)) * 1000);
+  if (!(q < 1e15)) return p + std::snprintf(p, 32, "%8.3f", x);  // inf, nan, absurd sizes
+  auto u = static_cast<uint64_t>(q);
+  char rev[24];
+  int n = 0;
+  for (int k = 0; k < 3; ++k, u /= 10) rev[n++] = static_cast<char>('0' + u % 10);
+  rev[n++] = '.';
+  do {
+    rev[n++] = static_cast<char>('0' + u % 10);
+    u /= 10;
+  } while (u != 0);
+  if (std::signbit(x)) rev[n++] = '-';
+  for (int k = n; k < 8; ++k) *p++ = ' ';
+  while (n > 0) *p++ = rev[--n];
+  return p;
+}
+
 /// Streams the replicated topology (names from the sample, coordinates of `frame`) line by line:
 /// at 10^7 atoms a Topology of per-atom strings would cost more memory than the coordinates.
 void write_replicated_gro(const std::string& path, const LiquidSample& sample, int replicas,
                           const io::TrajectoryFrame& frame) {
   const io::Topology& top = sample.topology;
-  const int natoms = top.natoms();
+  const size_t natoms = static_cast<size_t>(top.natoms());
   // Residue index within the sample (a new residue wherever number or name changes), so residues
-  // are numbered on across replicas without relying on the sample's numbering being dense.
-  std::vector<int> residue(static_cast<size_t>(natoms));
+  // are numbered on across replicas without relying on the sample's numbering being dense; and
+  // the names field of every sample atom ("%-5.5s%5.5s"), formatted once.
+  std::vector<int> residue(natoms);
+  std::vector<std::array<char, 11>> names(natoms);
   int residues = 0;
-  for (size_t a = 0; a < residue.size(); ++a) {
+  for (size_t a = 0; a < natoms; ++a) {
     if (a > 0 && (top.residue_numbers[a] != top.residue_numbers[a - 1] ||
                   top.residue_names[a] != top.residue_names[a - 1]))
       ++residues;
     residue[a] = residues;
+    std::snprintf(names[a].data(), names[a].size(), "%-5.5s%5.5s", top.residue_names[a].c_str(),
+                  top.atom_names[a].c_str());
   }
   ++residues;
 
@@ -52,16 +88,25 @@ void write_replicated_gro(const std::string& path, const LiquidSample& sample, i
     std::fprintf(f.get(), "pairhist synth case %s: %s replicated %dx%dx%d (%s)\n%5zu\n",
                  sample.case_name.c_str(), fs::path(sample.files.xtc).filename().c_str(), replicas,
                  replicas, replicas, top.title.c_str(), total);
+    std::vector<char> buf(1 << 20);
+    char* p = buf.data();
+    const char* flush_at = buf.data() + buf.size() - 256;  // a line is at most ~150 bytes
     size_t atom = 0;
-    for (size_t r = 0; r < total / static_cast<size_t>(natoms); ++r) {
-      for (size_t a = 0; a < static_cast<size_t>(natoms); ++a, ++atom) {
+    for (size_t r = 0; r < total / natoms; ++r) {
+      for (size_t a = 0; a < natoms; ++a, ++atom) {
         const size_t resnr = r * static_cast<size_t>(residues) + residue[a] + 1;
-        std::fprintf(f.get(), "%5d%-5.5s%5.5s%5d%8.3f%8.3f%8.3f\n",
-                     static_cast<int>(resnr % kGroWrap), top.residue_names[a].c_str(),
-                     top.atom_names[a].c_str(), static_cast<int>((atom + 1) % kGroWrap),
-                     frame.xyz[3 * atom], frame.xyz[3 * atom + 1], frame.xyz[3 * atom + 2]);
+        p = put_int5(p, static_cast<int>(resnr % kGroWrap));
+        p = std::copy_n(names[a].data(), 10, p);
+        p = put_int5(p, static_cast<int>((atom + 1) % kGroWrap));
+        for (size_t d = 0; d < 3; ++d) p = put_fixed8_3(p, frame.xyz[3 * atom + d]);
+        *p++ = '\n';
+        if (p >= flush_at) {
+          std::fwrite(buf.data(), 1, static_cast<size_t>(p - buf.data()), f.get());
+          p = buf.data();
+        }
       }
     }
+    std::fwrite(buf.data(), 1, static_cast<size_t>(p - buf.data()), f.get());
     const auto& b = frame.box;
     std::fprintf(f.get(), "%10.5f%10.5f%10.5f", b[0], b[4], b[8]);
     if (b[1] != 0 || b[2] != 0 || b[3] != 0 || b[5] != 0 || b[6] != 0 || b[7] != 0)

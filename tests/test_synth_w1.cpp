@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,31 @@ TEST_CASE("pairhist run on W1: O-O pairs within r_max are n^3 times the sample's
     // Equal up to pairs that the re-rounded coordinates move across r_max.
     CHECK(double(replicated) == doctest::Approx(8.0 * double(sample)).epsilon(0.001));
   }
+}
+
+TEST_CASE("bench W1 at one replica counts exactly what run counts on the sample") {
+  const TempDir d("w1-bench");
+  const std::string data = pairhist::test::data_dir();
+  std::string log;
+  INFO(log);
+  REQUIRE(capture(kBin + " run " + data + "/spce_water.xtc --top " + data +
+                      "/spce_water.gro --last 1 --species O=OW --species H=HW1,HW2 --rmax 1.2 "
+                      "--nbins 240 -q --ncpu 2 -o " +
+                      d.file("run"),
+                  log) == 0);
+  uint64_t counted = 0;
+  for (const char* pair : {"O,O", "O,H", "H,H"})
+    for (uint64_t c :
+         pairhist::test::h5_counts(d.file("run/pairhist.h5"), std::string("/1/histograms/") + pair))
+      counted += c;
+  REQUIRE(capture(kBin + " bench --case W1 --n 1 --frames 2 --repeats 1 --warmup 0 --threads 2 " +
+                      "--json 2>/dev/null",
+                  log) == 0);
+  const auto json = nlohmann::json::parse(log);
+  CHECK(json["n"] == 2652);
+  CHECK(json["species"] == nlohmann::json::array({884, 1768}));
+  CHECK(json["replicas"] == 1);
+  CHECK(json["counted_pairs"].get<uint64_t>() == counted);
 }
 
 TEST_CASE("synth W1: one-line errors for bad options and missing samples") {
