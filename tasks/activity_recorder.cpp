@@ -9,8 +9,17 @@ namespace pairhist {
 ActivityRecorder::ActivityRecorder() : start_us_(starpu_timing_now()) {}
 
 void ActivityRecorder::task_done(void* recorder) {
+  auto* self = static_cast<ActivityRecorder*>(recorder);
   starpu_task* task = starpu_task_get_current();
-  if (task && task->profiling_info) static_cast<ActivityRecorder*>(recorder)->record(task);
+  if (task && task->profiling_info) self->record(task);
+  std::lock_guard<std::mutex> lock(self->mutex_);
+  ++self->callbacks_;
+  self->callbacks_done_.notify_all();
+}
+
+void ActivityRecorder::wait_for_callbacks(uint64_t tasks) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  callbacks_done_.wait(lock, [&] { return callbacks_ >= tasks; });
 }
 
 void ActivityRecorder::record(starpu_task* task) {

@@ -6,6 +6,7 @@
 
 #include <starpu.h>
 
+#include <condition_variable>
 #include <mutex>
 #include <vector>
 
@@ -42,6 +43,11 @@ class ActivityRecorder {
   /// Fills the per-worker clocks, makespan, tail, timeline and feed of `run`.
   void fill(RunActivity& run);
 
+  /// Waits until `tasks` completion callbacks have run: StarPU runs a task's callback after
+  /// releasing its data, so unregistering the data does not mean the callbacks are done, and the
+  /// recorder must outlive them.
+  void wait_for_callbacks(uint64_t tasks);
+
  private:
   struct WorkerClock {
     uint64_t tasks = 0;
@@ -52,6 +58,8 @@ class ActivityRecorder {
   void record(starpu_task* task);
 
   std::mutex mutex_;
+  std::condition_variable callbacks_done_;
+  uint64_t callbacks_ = 0;
   double start_us_ = 0;
   double last_end_us_ = 0;
   std::vector<WorkerClock> clocks_ = std::vector<WorkerClock>(STARPU_NMAXWORKERS);

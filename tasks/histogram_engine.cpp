@@ -98,6 +98,8 @@ struct HistogramEngine::Impl {
 
   ~Impl() {
     if (!finished) release_data();
+    // Every task's callback touches the recorder: it must have run before the recorder goes.
+    if (recorder && submitter) recorder->wait_for_callbacks(submitter->tasks());
   }
 
   /// Frames whose buffers fit the memory budget: at least 2 (reading overlaps computing), at
@@ -246,15 +248,10 @@ struct HistogramEngine::Impl {
     if (bound_recording) starpu_bound_stop();
     auto result = take(false);
     if (bound_recording) bound = submitter->finish_bound(config.lp_bound_text);
-    if (recorder->measuring()) {
-      // StarPU runs a task's callback after releasing its data, so the take above can return
-      // before the last callbacks have recorded their tasks.
-      if (session->context() == 0)
-        starpu_task_wait_for_all();
-      else
-        starpu_task_wait_for_all_in_ctx(session->context());
-      measured_bound = recorder->finish_measuring();
-    }
+    // StarPU runs a task's callback after releasing its data, so the take above can return
+    // before the last callbacks have recorded their tasks.
+    recorder->wait_for_callbacks(submitter->tasks());
+    if (recorder->measuring()) measured_bound = recorder->finish_measuring();
     release_data();
     return result;
   }
