@@ -29,6 +29,8 @@ class CellListPlanner : public FramePlanner {
   void submit_frame(const PlannedFrame& frame) override;
   void describe(RunActivity& run) const override;
   uint64_t cpu_task_limit() const { return cpu_task_limit_; }
+  /// Frees the workers' sorted species of this run (its tasks must be done).
+  void release_caches() const { codelets::release_cell_caches(run_); }
 
  private:
   /// Home-cell key ranges: `count` runs of about equal numbers of cells in the grid.

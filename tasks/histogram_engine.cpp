@@ -124,6 +124,10 @@ struct HistogramEngine::Impl {
   }
 
   void release_data() {  // the planners stay: activity() asks them after finish()
+    if (cell_list) {
+      if (recorder && submitter) recorder->wait_for_callbacks(submitter->tasks());
+      cell_list->release_caches();
+    }
     if (ring) ring->release();
     if (submitter) submitter->release();
     finished = true;

@@ -19,11 +19,11 @@ struct SortedEntry {
   cpu::CellSortedSpecies<T> cells;
 };
 
-/// This worker thread's sorted species: a pair needs two, and a worker may alternate between
-/// two frames in flight; the least recently used entry is replaced.
+/// One worker's sorted species: a pair needs two (the least recently used entry is replaced), a
+/// frame's next task on the worker finds them again.
 template <class T>
 struct SortCache {
-  std::array<SortedEntry<T>, 4> entries;
+  std::array<SortedEntry<T>, 2> entries;
   uint64_t clock = 0;
 
   const cpu::CellSortedSpecies<T>& get(const CellHistogramArgs& args, int species,
@@ -52,14 +52,20 @@ cpu::Coords<T> coords_of(void* buffer) {
 }
 
 template <class T>
+SortCache<T>* worker_caches() {
+  static SortCache<T> caches[STARPU_NMAXWORKERS];  // per worker (see the CUDA half)
+  return caches;
+}
+
+template <class T>
 void run_cpu(void* buffers[], const CellHistogramArgs& args, const HistogramParams<T>& params) {
-  thread_local SortCache<T> cache;
+  SortCache<T>& cache = worker_caches<T>()[starpu_worker_get_id_check()];
   const cpu::Coords<T> a = coords_of<T>(buffers[0]);
   const auto& cells_a = cache.get(args, args.species_a, a, params);
   int hist_index = 1;
   const cpu::CellSortedSpecies<T>* cells_b = &cells_a;
   if (!args.same_species) {
-    // Two entries in use at once: the lookup of b must not evict a (the cache holds four).
+    // Two entries in use at once: the lookup of b does not evict a, the most recently used.
     cells_b = &cache.get(args, args.species_b, coords_of<T>(buffers[1]), params);
     hist_index = 2;
   }
@@ -97,6 +103,21 @@ starpu_perfmodel cell_histogram_model = [] {
 }();
 
 }  // namespace
+
+template <class T>
+void release_run(uint64_t run) {
+  for (int w = 0; w < STARPU_NMAXWORKERS; ++w)
+    for (auto& e : worker_caches<T>()[w].entries)
+      if (e.run == run) e = SortedEntry<T>();
+}
+
+void release_cell_caches(uint64_t run) {
+  release_run<float>(run);
+  release_run<double>(run);
+#if defined(STARPU_USE_CUDA) && defined(PAIRHIST_CUDA_CODELETS)
+  release_cell_device_caches(run);
+#endif
+}
 
 uint64_t next_cell_run() {
   static std::atomic<uint64_t> runs{0};

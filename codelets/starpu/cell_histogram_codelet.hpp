@@ -43,8 +43,13 @@ starpu_codelet* cell_histogram_codelet();
 /// A new number for CellHistogramArgs::run.
 uint64_t next_cell_run();
 
+/// Frees every worker's sorted species of engine run `run` (host and device), once that run's
+/// tasks are done.
+void release_cell_caches(uint64_t run);
+
 #if defined(STARPU_USE_CUDA) && defined(PAIRHIST_CUDA_CODELETS)
 void cell_histogram_cuda(void* buffers[], void* cl_arg);  // cell_histogram_codelet_cuda.cpp
+void release_cell_device_caches(uint64_t run);
 #endif
 
 }  // namespace pairhist::codelets

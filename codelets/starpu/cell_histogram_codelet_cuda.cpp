@@ -11,8 +11,10 @@
 namespace pairhist::codelets {
 namespace {
 
-/// One species of one frame sorted on this worker's device. The workspace belongs to the worker
-/// thread, and the worker's stream orders every use of it, so no other synchronisation is needed.
+/// One species of one frame sorted on this worker's device. The workspace belongs to one StarPU
+/// worker, whose stream orders every use of it, so no other synchronisation is needed. (Per
+/// worker, not per thread: StarPU drives the workers of one GPU from a single thread, each on its
+/// own stream, and a cache shared between streams raced.)
 struct DeviceEntry {
   uint64_t run = 0, frame = 0;
   int species = -1;
@@ -66,9 +68,14 @@ cuda::DeviceCells<T> sorted(DeviceCache& cache, const CellHistogramArgs& args, i
   return cells_of<T>(*victim);
 }
 
+DeviceCache* device_caches() {
+  static DeviceCache caches[STARPU_NMAXWORKERS];
+  return caches;
+}
+
 template <class T>
 void launch(void* buffers[], const CellHistogramArgs& args, const HistogramParams<T>& params) {
-  thread_local DeviceCache cache;
+  DeviceCache& cache = device_caches()[starpu_worker_get_id_check()];
   const cudaStream_t stream = starpu_cuda_get_local_stream();
   const cuda::DeviceCells<T> a = sorted<T>(cache, args, args.species_a, buffers[0], params, stream);
   cuda::DeviceCells<T> b = a;
@@ -84,6 +91,15 @@ void launch(void* buffers[], const CellHistogramArgs& args, const HistogramParam
 }
 
 }  // namespace
+
+void release_cell_device_caches(uint64_t run) {
+  for (int w = 0; w < STARPU_NMAXWORKERS; ++w)
+    for (auto& e : device_caches()[w].entries) {
+      if (!e || e->run != run) continue;
+      cudaSetDevice(starpu_worker_get_devid(w));  // the workspace lives on the worker's device
+      e.reset();
+    }
+}
 
 void cell_histogram_cuda(void* buffers[], void* cl_arg) {
   const auto& args = *static_cast<const CellHistogramArgs*>(cl_arg);
