@@ -2,68 +2,23 @@
 # GPU cell lists on the device machine: the cell-list tests, then W1-like kernel benchmarks
 # (tests/bench_gpu_cells.cpp: cell sort and counting kernels timed with CUDA events, median of
 # repeats, JSON lines) and end-to-end `pairhist bench` runs. Two halves, like scripts/gpu-suite.sh:
-#   scripts/cell-device-run.sh stage    (here) build, pack binaries and the shared libraries the
-#                                       device machine lacks into $PAIRHIST_STAGE (default
-#                                       .gpucell/, git-ignored) next to a copy of this script
-#   scripts/cell-device-run.sh device   (there, from the repo root) run everything from the stage,
-#                                       logs to $OUT (or $stage/out)
-# With the device tool: stage here, then run `bash .gpucell/cell-device-run.sh device` with
-# carry [".gpucell"]. CELL_TESTS adds suites (e.g. "test_gpu test_capi"); CELL_BENCH=quick runs
-# only the main benchmark lines.
+#   scripts/cell-device-run.sh stage    (here) scripts/gpu-suite.sh stage: build and pack .gpu/
+#   scripts/cell-device-run.sh device   (there, from the repo root, carry [".gpu"]) run everything
+#                                       from the stage, logs to $OUT
+# CELL_TESTS adds suites (e.g. "test_gpu test_capi"); CELL_BENCH=quick runs only the main
+# benchmark lines.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${PAIRHIST_BUILD_DIR:-$repo/build}
 
-stage_here() {
-  local stage=${PAIRHIST_STAGE:-$repo/.gpucell}
-  local targets="test_gpu_cells bench_gpu_cells pairhist_cli ${CELL_TESTS:-}"
-  cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  # shellcheck disable=SC2086
-  cmake --build "$build" -j"$(nproc)" --target $targets
-  rm -rf "$stage" && mkdir -p "$stage/bin" "$stage/lib"
-  for t in test_gpu_cells bench_gpu_cells ${CELL_TESTS:-}; do cp "$build/tests/$t" "$stage/bin/"; done
-  cp "$build/drivers/pairhist" "$stage/bin/"
-  cp "$0" "$stage/cell-device-run.sh"
-  # Benchmark builds with other kernel shapes: CELL_VARIANTS="name:-DPAIRHIST_CELL_SLOTS=2 ...";
-  # a name of the form tag@commit takes the counting kernel's source from that commit.
-  local objs=$build/codelets/CMakeFiles/pairhist_kernels_cuda.dir/cuda
-  for v in ${CELL_VARIANTS:-}; do
-    local name=${v%%:*} defs=${v#*:} src=$repo/codelets/cuda/cell_list_cuda.cu
-    if [[ $name == *@* ]]; then
-      src=$repo/codelets/cuda/variant_${name%@*}.cu
-      git -C "$repo" show "${name#*@}:codelets/cuda/cell_list_cuda.cu" >"$src"
-      name=${name%@*}
-    fi
-    # shellcheck disable=SC2086
-    /usr/local/cuda/bin/nvcc -O3 -DNDEBUG -std=c++17 -arch=sm_90 -I"$repo/include" \
-      -Xcompiler=-ffp-contract=off ${defs//,/ } -c "$src" -o "$build/cell_list_$name.o"
-    [[ $src == */variant_* ]] && rm -f "$src"
-    /usr/local/cuda/bin/nvcc -arch=sm_90 -o "$stage/bin/bench_gpu_cells_$name" \
-      "$build/tests/CMakeFiles/bench_gpu_cells.dir/bench_gpu_cells.cpp.o" \
-      "$objs/pair_histogram_cuda.cu.o" "$objs/cell_build_cuda.cu.o" "$build/cell_list_$name.o"
-  done
-  strip "$stage"/bin/*
-  # Every shared library outside the base system and CUDA, which the device machine has.
-  for f in "$stage"/bin/*; do ldd "$f"; done | awk '/=> \// {print $3}' | sort -u |
-    grep -Ev '/(libc|libm|libdl|librt|libresolv|libpthread|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so|/usr/local/cuda' |
-    while read -r lib; do cp -L "$lib" "$stage/lib/"; done
-  strip --strip-unneeded "$stage"/lib/*
-  git -C "$repo" rev-parse --short HEAD >"$stage/commit"
-  # The device tool carries at most 64 MiB: ship the binaries packed.
-  tar -czf "$stage/payload.tar.gz" -C "$stage" bin lib commit
-  rm -rf "$stage/bin" "$stage/lib" "$stage/commit"
-  du -sh "$stage"
+stage_here() {  # the GPU suite's stage holds the benchmark too
+  bash "$repo/scripts/gpu-suite.sh" stage
 }
 
 run_on_device() {
   local stage
-  stage=$(cd "$(dirname "$0")" && pwd)
+  stage=$(bash "$repo/scripts/gpu-suite.sh" unpack | tail -1)
   local out=${OUT:-$stage/out} data=$PWD/data
-  if [ -f "$stage/payload.tar.gz" ]; then
-    mkdir -p /tmp/cell-stage
-    tar -xzf "$stage/payload.tar.gz" -C /tmp/cell-stage
-    stage=/tmp/cell-stage
-  fi
   mkdir -p "$out"
   export LD_LIBRARY_PATH="$stage/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
   export PAIRHIST_DATA_DIR="$data" PAIRHIST_BINARY="$stage/bin/pairhist"
@@ -116,15 +71,6 @@ run_on_device() {
   : >"$jl"
   b() { echo "bench_gpu_cells $*" >>"$log"; "$bench" "$@" | tee -a "$jl" >/dev/null || status=1; }
   b --precision single --reach 2 --all-pairs 1
-  for v in "$stage"/bin/bench_gpu_cells_*; do
-    [ -e "$v" ] || continue
-    local tag=${v##*/bench_gpu_cells_}
-    for reach in 2 1; do
-      echo "$tag: bench_gpu_cells --reach $reach" >>"$log"
-      "$v" --precision single --reach $reach --tag "$tag" --all-pairs 1 | tee -a "$jl" \
-        >/dev/null || status=1
-    done
-  done
   b --precision double --reach 2 --all-pairs 1
   b --precision single --reach 2 --box rhombic-dodecahedron --all-pairs 1
   b --precision single --n 10000000 --reach 2 --repeats 5

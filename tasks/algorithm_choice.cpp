@@ -73,13 +73,16 @@ double estimated_cell_candidates(const CellGrid& g, int64_t na, int64_t nb, bool
 
 AlgorithmRates assumed_rates(bool gpu) {
   AlgorithmRates r;
+  // GPU: H100, W1 (docs/gpu-cell-lists.md): all pairs 1.4e12/s, cell lists 1.0e12 candidates/s,
+  // sorting 1.3e10 points/s. CPU, per core: all pairs ~0.9e9/s (10k bins; ~0.75e9 at 240 bins),
+  // cell lists ~0.5e9 candidates/s, sorting ~5e7 points/s (2-core development machine).
   if (gpu) {
     r.all_pairs = 1.4e12;
-    r.cell_candidates = 0.9e12;
-    r.cell_sort = 2e10;
+    r.cell_candidates = 1.0e12;
+    r.cell_sort = 1.3e10;
   } else {
     r.all_pairs = 0.9e9;
-    r.cell_candidates = 0.6e9;
+    r.cell_candidates = 0.5e9;
     r.cell_sort = 5e7;
   }
   return r;

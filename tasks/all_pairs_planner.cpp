@@ -11,12 +11,7 @@ namespace pairhist {
 AllPairsPlanner::AllPairsPlanner(const EngineConfig& config, const MachineShape& machine,
                                  const PairSelection& selected, TaskSubmitter& submitter,
                                  ActivityRecorder& recorder)
-    : config_(config),
-      machine_(machine),
-      selected_(selected),
-      pairs_(species_pairs(static_cast<int>(config.species_sizes.size()))),
-      submitter_(submitter),
-      recorder_(recorder) {
+    : FramePlanner(config, machine, selected, submitter, recorder) {
   frame_pairs_ = frame_pairs(config.species_sizes, selected_);
   policy_ = choose_policy(config.species_sizes, machine_, config.max_pairs_per_task, selected_);
   assumed_share_pairs_ = policy_.cpu_share_pairs;
@@ -42,7 +37,7 @@ void AllPairsPlanner::submit_frame(const PlannedFrame& frame) {
   if (config_.whole_frames) {  // the baseline's single task: every pair
     std::vector<int> all;
     for (size_t p = 0; p < pairs_.size(); ++p)
-      if (selected_.empty() || selected_[p]) all.push_back(static_cast<int>(p));
+      if (selected(p)) all.push_back(static_cast<int>(p));
     submit_group(frame, all, false);
     return;
   }

@@ -5,10 +5,7 @@
 #pragma once
 
 #include "../codelets/starpu/pair_histogram_codelet.hpp"
-#include "activity_recorder.hpp"
-#include "decomposition.hpp"
 #include "frame_planner.hpp"
-#include "task_submitter.hpp"
 
 namespace pairhist {
 
@@ -29,12 +26,6 @@ class AllPairsPlanner : public FramePlanner {
                    const PlannedTask& t);
   void submit_group(const PlannedFrame& frame, const std::vector<int>& pair_list, bool gpu_only);
 
-  const EngineConfig& config_;
-  MachineShape machine_;
-  PairSelection selected_;
-  std::vector<std::pair<int, int>> pairs_;
-  TaskSubmitter& submitter_;
-  ActivityRecorder& recorder_;
   DecompositionPolicy policy_;
   std::vector<PlannedTask> plan_;  // the tasks of the next frame (re-planned as the share moves)
   uint64_t assumed_share_pairs_ = 0;

@@ -6,11 +6,8 @@
 #pragma once
 
 #include "../codelets/starpu/cell_histogram_codelet.hpp"
-#include "activity_recorder.hpp"
 #include "algorithm_choice.hpp"
-#include "decomposition.hpp"
 #include "frame_planner.hpp"
-#include "task_submitter.hpp"
 
 namespace pairhist {
 
@@ -40,12 +37,6 @@ class CellListPlanner : public FramePlanner {
   void submit_range(const PlannedFrame& frame, const codelets::CellHistogramArgs& base, int pair,
                     int64_t key_begin, int64_t key_end, double candidates, bool gpu_only);
 
-  const EngineConfig& config_;
-  MachineShape machine_;
-  PairSelection selected_;
-  std::vector<std::pair<int, int>> pairs_;
-  TaskSubmitter& submitter_;
-  ActivityRecorder& recorder_;
   uint64_t run_;
   CellGrid grid_;
   bool have_grid_ = false;

@@ -6,8 +6,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "activity_recorder.hpp"
+#include "decomposition.hpp"
 #include "frame_ring.hpp"
 #include "pairhist/box_setup.hpp"
+#include "task_submitter.hpp"
 
 namespace pairhist {
 
@@ -19,13 +22,33 @@ struct PlannedFrame {
   uint64_t number = 0;        // the engine's frame number
 };
 
+/// A planner for the species pairs `selected` (species_pairs() order) of the engine's frames; it
+/// submits through the engine's submitter and reads finished tasks' rates from its recorder.
 class FramePlanner {
  public:
+  FramePlanner(const EngineConfig& config, const MachineShape& machine,
+               const PairSelection& selected, TaskSubmitter& submitter, ActivityRecorder& recorder)
+      : config_(config),
+        machine_(machine),
+        selected_(selected),
+        pairs_(species_pairs(static_cast<int>(config.species_sizes.size()))),
+        submitter_(submitter),
+        recorder_(recorder) {}
   virtual ~FramePlanner() = default;
   /// Submits every task of the frame for the planner's pairs.
   virtual void submit_frame(const PlannedFrame& frame) = 0;
-  /// Pairs examined per frame (cell lists: estimated candidates) by the planner's pairs.
+  /// What the planner adds to the run's report (its cores' share; the cell grid).
   virtual void describe(RunActivity& run) const = 0;
+
+ protected:
+  bool selected(size_t pair) const { return selected_.empty() || selected_[pair]; }
+
+  const EngineConfig& config_;
+  MachineShape machine_;
+  PairSelection selected_;
+  std::vector<std::pair<int, int>> pairs_;
+  TaskSubmitter& submitter_;
+  ActivityRecorder& recorder_;
 };
 
 }  // namespace pairhist

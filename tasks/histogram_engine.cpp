@@ -164,10 +164,10 @@ struct HistogramEngine::Impl {
   void submit(const std::vector<const float*>& xyz, const BoxMatrix& box) {
     if (xyz.size() != config.species_sizes.size())
       throw std::invalid_argument("HistogramEngine: one coordinate array per species expected");
-    take_frame(box, [&](size_t s, auto* out, FrameBounds* bounds) {
+    take_frame(box, [&](size_t s, auto* out) {
       const float* species = xyz[s];
       return gather_atoms([species](int64_t i) { return species + 3 * i; }, config.species_sizes[s],
-                          out, bounds);
+                          out);
     });
   }
 
@@ -178,15 +178,15 @@ struct HistogramEngine::Impl {
       sizes_match = static_cast<int64_t>(atoms[s].size()) == config.species_sizes[s];
     if (!sizes_match)
       throw std::invalid_argument("HistogramEngine: one atom list per species, of its size");
-    take_frame(box, [&](size_t s, auto* out, FrameBounds* bounds) {
+    take_frame(box, [&](size_t s, auto* out) {
       const int* picked = atoms[s].data();
       return gather_atoms(
           [frame_xyz, picked](int64_t i) { return frame_xyz + 3 * int64_t(picked[i]); },
-          config.species_sizes[s], out, bounds);
+          config.species_sizes[s], out);
     });
   }
 
-  /// One frame: copy(s, buffer, bounds) fills species s's buffer (float* or double*) and returns
+  /// One frame: copy(s, buffer) fills species s's buffer (float* or double*) and returns
   /// the position of a non-finite coordinate or -1; then the frame's tasks are submitted.
   template <class Copy>
   void take_frame(const BoxMatrix& box, Copy copy) {
@@ -200,16 +200,19 @@ struct HistogramEngine::Impl {
     int bad_species = -1;
     int64_t bad_position = -1;
     FrameBounds bounds;
-    FrameBounds* wanted = gather_bounds ? &bounds : nullptr;
     for (size_t s = 0; s < slot.handles.size() && bad_species < 0; ++s) {
       if (!slot.handles[s]) continue;
       const int64_t n = config.species_sizes[s];
       if (config.precision == Precision::single) {
-        bad_position = copy(s, static_cast<float*>(slot.buffers[s]), wanted);
-        if (spatial_order) sort_spatially(static_cast<float*>(slot.buffers[s]), n);
+        auto* buffer = static_cast<float*>(slot.buffers[s]);
+        bad_position = copy(s, buffer);
+        if (gather_bounds && bad_position < 0) widen_bounds(buffer, n, bounds);
+        if (spatial_order) sort_spatially(buffer, n);
       } else {
-        bad_position = copy(s, static_cast<double*>(slot.buffers[s]), wanted);
-        if (spatial_order) sort_spatially(static_cast<double*>(slot.buffers[s]), n);
+        auto* buffer = static_cast<double*>(slot.buffers[s]);
+        bad_position = copy(s, buffer);
+        if (gather_bounds && bad_position < 0) widen_bounds(buffer, n, bounds);
+        if (spatial_order) sort_spatially(buffer, n);
       }
       if (bad_position >= 0) bad_species = static_cast<int>(s);
     }

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "../codelets/cpu/pair_histogram_cpu.hpp"
 #include "pairhist/cell_grid_setup.hpp"
 #include "random_points.hpp"
 
@@ -119,6 +120,38 @@ inline std::vector<int64_t> random_cuts(int64_t keys, int pieces) {
   std::sort(cuts.begin(), cuts.end());
   return cuts;
 }
+
+/// One check's inputs: fresh points of a scenario (b is a for the same species), their grid and
+/// kernel parameters, the points per key, and the expected histogram: all pairs counted by the
+/// CPU's all-pairs kernel on top of a random (poisoned) start, with the brute-force candidates in
+/// the extra last entry. The CAPTUREs name the case in a failure.
+template <class T>
+struct CellCase {
+  int64_t na, nb;
+  bool same;
+  std::vector<T> a, b;
+  CellGrid g;
+  HistogramParams<T> p;
+  std::vector<int64_t> ca, cb;
+  std::vector<uint64_t> poison, expected;
+
+  CellCase(const Scenario& s, int64_t na_, int64_t nb_, bool same_, int nbins, int reach,
+           CellOrder order)
+      : na(na_), nb(same_ ? na_ : nb_), same(same_) {
+    a = to_soa<T>(random_points(na, s.lo, s.hi));
+    b = same ? a : to_soa<T>(random_points(nb, s.lo, s.hi));
+    g = grid_for(s, a, na, b, nb, reach, order);
+    p = make_params<T>(s.box, s.kind(), s.r_max, nbins);
+    ca = counts_per_key(host_keys(a, na, g), g);
+    cb = same ? ca : counts_per_key(host_keys(b, nb, g), g);
+    poison.resize(size_t(nbins) + 1);
+    for (auto& v : poison) v = rng()() >> 4;
+    expected = poison;
+    cpu::histogram_pairs(cpu::Coords<T>{a.data(), na}, cpu::Coords<T>{b.data(), nb}, same, 0, na, p,
+                         expected.data());
+    expected[size_t(nbins)] += host_candidates(g, ca, cb, same, 0, g.keys);
+  }
+};
 
 constexpr CellOrder kOrders[] = {CellOrder::row_major, CellOrder::morton, CellOrder::hilbert};
 

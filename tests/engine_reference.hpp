@@ -34,6 +34,27 @@ inline RandomFrames make_frames(const std::vector<int64_t>& sizes, int frames, B
   return f;
 }
 
+/// Frames whose boxes (sides in [side_lo, side_hi)) hold several cells of r_max per axis, each
+/// frame its own box as under NPT, with points partly outside the cell (unwrapped).
+inline RandomFrames roomy_frames(const std::vector<int64_t>& sizes, int frames, BoxKind kind,
+                                 double side_lo, double side_hi) {
+  RandomFrames f;
+  f.sizes = sizes;
+  for (int t = 0; t < frames; ++t) {
+    BoxMatrix box{};
+    if (kind == BoxKind::orthorhombic) box = random_orthorhombic(side_lo, side_hi);
+    if (kind == BoxKind::triclinic) box = random_triclinic(side_lo, side_hi);
+    f.boxes.push_back(box);
+    std::vector<std::vector<float>> species;
+    for (int64_t n : sizes) {
+      const auto p = random_points(n, -1.0, side_lo + 1.0);
+      species.emplace_back(p.begin(), p.end());
+    }
+    f.xyz.push_back(species);
+  }
+  return f;
+}
+
 inline EngineConfig engine_config(const RandomFrames& f, BoxKind kind, int nbins, double r_max,
                                   Precision precision) {
   EngineConfig c;
@@ -45,14 +66,18 @@ inline EngineConfig engine_config(const RandomFrames& f, BoxKind kind, int nbins
   return c;
 }
 
-inline std::vector<std::vector<uint64_t>> run_engine(const RandomFrames& f, EngineConfig c) {
+/// Every frame through an engine; its histograms, and its activity when asked for.
+inline std::vector<std::vector<uint64_t>> run_engine(const RandomFrames& f, EngineConfig c,
+                                                     RunActivity* activity = nullptr) {
   HistogramEngine engine(c);
   for (size_t t = 0; t < f.xyz.size(); ++t) {
     std::vector<const float*> ptr;
     for (const auto& s : f.xyz[t]) ptr.push_back(s.data());
     engine.submit_frame(ptr, f.boxes[t]);
   }
-  return engine.finish();
+  auto counts = engine.finish();
+  if (activity) *activity = engine.activity();
+  return counts;
 }
 
 template <class T>

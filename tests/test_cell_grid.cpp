@@ -225,3 +225,44 @@ TEST_CASE("the grid keeps its cell counts while an NPT box breathes") {
   CHECK(third.n[0] < first.n[0]);
   CHECK(9.4 / third.n[0] >= third.r_cut / third.reach);
 }
+
+TEST_CASE("locality of the three orders on W1's grid (figures for docs/performance.md)") {
+  // Per home cell: runs of consecutive keys in its stencil (what a kernel lists), distinct blocks
+  // of 64 keys it touches (a proxy for cache lines of cell starts and pages of points), and the
+  // mean grid distance between cells of consecutive keys (how compact a run of home cells is).
+  for (CellOrder order : {CellOrder::row_major, CellOrder::morton, CellOrder::hilbert}) {
+    CellGridRequest r;
+    r.kind = BoxKind::orthorhombic;
+    r.box = {24.08, 0, 0, 0, 24.08, 0, 0, 0, 24.08};
+    r.r_max = 1.2;
+    r.order = order;
+    const CellGrid g = make_cell_grid(r);
+    double runs = 0, blocks = 0, step = 0;
+    int64_t homes = 0, steps = 0;
+    CellIndex previous{0, 0, 0};
+    for (int64_t key = 0; key < g.keys; ++key) {
+      CellIndex c;
+      if (!cells::cell_of_key(g, key, c)) continue;
+      if (homes > 0) {
+        step +=
+            std::abs(c.x - previous.x) + std::abs(c.y - previous.y) + std::abs(c.z - previous.z);
+        ++steps;
+      }
+      previous = c;
+      ++homes;
+      std::vector<int64_t> k;
+      cells::for_each_stencil_cell(g, c, false, [&](int64_t s) { k.push_back(s); });
+      std::sort(k.begin(), k.end());
+      std::set<int64_t> touched;
+      for (size_t i = 0; i < k.size(); ++i) {
+        runs += (i == 0 || k[i] != k[i - 1] + 1) ? 1 : 0;
+        touched.insert(k[i] / 64);
+      }
+      blocks += double(touched.size());
+    }
+    MESSAGE(cell_order_name(g.order)
+            << ": " << g.n[0] << "^3 cells, " << runs / homes << " key runs and " << blocks / homes
+            << " 64-key blocks per stencil, " << step / steps << " cells between consecutive keys");
+    if (order == CellOrder::hilbert) CHECK(step / steps < 1.1);  // face neighbours, bar gaps
+  }
+}

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <tuple>
 
 #include "../codelets/cpu/cell_list_cpu.hpp"
 #include "cell_scenarios.hpp"
@@ -24,33 +25,22 @@ void check_cells(const Scenario& s, int64_t na, int64_t nb, bool same, int nbins
   CAPTURE(reach);
   CAPTURE(order_name);
   CAPTURE(sizeof(T));
-  if (same) nb = na;
-  const auto a = to_soa<T>(random_points(na, s.lo, s.hi));
-  const auto b = same ? a : to_soa<T>(random_points(nb, s.lo, s.hi));
-  const CellGrid g = grid_for(s, a, na, b, nb, reach, order);
-  const HistogramParams<T> p = make_params<T>(s.box, s.kind(), s.r_max, nbins);
-  const auto ca = counts_per_key(host_keys(a, na, g), g);
-  const auto cb = same ? ca : counts_per_key(host_keys(b, nb, g), g);
-
-  std::vector<uint64_t> poison(size_t(nbins) + 1);
-  for (auto& v : poison) v = rng()() >> 4;
-  std::vector<uint64_t> expected = poison;
-  cpu::histogram_pairs(cpu::Coords<T>{a.data(), na}, cpu::Coords<T>{b.data(), nb}, same, 0, na, p,
-                       expected.data());
-  expected[size_t(nbins)] += host_candidates(g, ca, cb, same, 0, g.keys);
+  const CellCase<T> c(s, na, nb, same, nbins, reach, order);
+  const auto& [a, b, g, p, ca, cb] = std::tie(c.a, c.b, c.g, c.p, c.ca, c.cb);
+  nb = c.nb;
 
   cpu::CellSortedSpecies<T> sa, sb;
   cpu::sort_into_cells(cpu::Coords<T>{a.data(), na}, g, p, sa);
   cpu::sort_into_cells(cpu::Coords<T>{b.data(), nb}, g, p, sb);
   for (int64_t k = 0; k < g.keys; ++k)
     REQUIRE(sa.cell_start[size_t(k + 1)] - sa.cell_start[size_t(k)] == ca[size_t(k)]);
-  std::vector<uint64_t> hist = poison;
+  std::vector<uint64_t> hist = c.poison;
   const auto cuts = random_cuts(g.keys, pieces);
   uint64_t examined = 0;
   for (size_t c = 0; c + 1 < cuts.size(); ++c)
     examined +=
         cpu::histogram_cells(sa, same ? sa : sb, same, g, cuts[c], cuts[c + 1], p, hist.data());
-  REQUIRE(hist == expected);
+  REQUIRE(hist == c.expected);
   CHECK(examined == host_candidates(g, ca, cb, same, 0, g.keys));
 }
 

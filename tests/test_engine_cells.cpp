@@ -12,23 +12,8 @@ using namespace pairhist;
 
 namespace {
 
-/// Frames whose boxes hold several cells of r_max per axis (each frame its own box, as in NPT).
 test::RandomFrames roomy_frames(const std::vector<int64_t>& sizes, int frames, BoxKind kind) {
-  test::RandomFrames f;
-  f.sizes = sizes;
-  for (int t = 0; t < frames; ++t) {
-    BoxMatrix box{};
-    if (kind == BoxKind::orthorhombic) box = test::random_orthorhombic(4.0, 4.6);
-    if (kind == BoxKind::triclinic) box = test::random_triclinic(4.0, 4.6);
-    f.boxes.push_back(box);
-    std::vector<std::vector<float>> species;
-    for (int64_t n : sizes) {
-      const auto p = test::random_points(n, -1.0, 5.0);  // partly outside the cell: unwrapped
-      species.emplace_back(p.begin(), p.end());
-    }
-    f.xyz.push_back(species);
-  }
-  return f;
+  return test::roomy_frames(sizes, frames, kind, 4.0, 4.6);
 }
 
 double r_max_for(BoxKind kind, const test::RandomFrames& f) {

@@ -10,6 +10,7 @@
 #include "../codelets/cpu/pair_histogram_cpu.hpp"
 #include "../codelets/cuda/pair_histogram_cuda.hpp"
 #include "../tasks/spatial_order.hpp"
+#include "cuda_support.hpp"
 #include "engine_reference.hpp"
 #include "pairhist/pairhist_c.h"
 
@@ -21,29 +22,7 @@ uint64_t bin_root_mismatches();  // bin_roots_check.cu
 
 namespace {
 
-#define CUDA_REQUIRE(call)                           \
-  do {                                               \
-    const cudaError_t err_ = (call);                 \
-    INFO(#call << ": " << cudaGetErrorString(err_)); \
-    REQUIRE(err_ == cudaSuccess);                    \
-  } while (0)
-
-template <class T>
-struct DeviceArray {
-  T* ptr = nullptr;
-  explicit DeviceArray(const std::vector<T>& host) {
-    CUDA_REQUIRE(
-        cudaMalloc(reinterpret_cast<void**>(&ptr), std::max<size_t>(1, host.size()) * sizeof(T)));
-    if (!host.empty())
-      CUDA_REQUIRE(cudaMemcpy(ptr, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-  }
-  ~DeviceArray() { cudaFree(ptr); }
-  std::vector<T> get(size_t n) const {
-    std::vector<T> h(n);
-    CUDA_REQUIRE(cudaMemcpy(h.data(), ptr, n * sizeof(T), cudaMemcpyDeviceToHost));
-    return h;
-  }
-};
+using test::DeviceArray;
 
 template <class T>
 void check_gpu_equals_cpu(cuda::HistogramKernel kernel, BoxKind kind, int64_t na, int64_t nb,
@@ -246,14 +225,8 @@ TEST_CASE("hybrid engine whose CPU share moves between frames equals a CPU-only 
   for (const char* sched : {"eager", "dmda"}) {
     CAPTURE(sched);
     config.scheduler = sched;
-    HistogramEngine engine(config);
-    for (size_t t = 0; t < frames.xyz.size(); ++t) {
-      std::vector<const float*> ptr;
-      for (const auto& s : frames.xyz[t]) ptr.push_back(s.data());
-      engine.submit_frame(ptr, frames.boxes[t]);
-    }
-    REQUIRE(engine.finish() == cpu_only);
-    const RunActivity act = engine.activity();
+    RunActivity act;
+    REQUIRE(test::run_engine(frames, config, &act) == cpu_only);
     CHECK(act.cpu_share_measured);
     CHECK(act.cpu_share > 0);
     CHECK(act.measured_cpu_rate > 0);

@@ -9,42 +9,18 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 
 #include "../codelets/cpu/pair_histogram_cpu.hpp"
 #include "../codelets/cuda/cell_list_cuda.hpp"
 #include "cell_scenarios.hpp"
+#include "cuda_support.hpp"
 #include "pairhist/cell_grid_setup.hpp"
 
 using namespace pairhist;
 using namespace pairhist::test;
 
 namespace {
-
-#define CUDA_REQUIRE(call)                           \
-  do {                                               \
-    const cudaError_t err_ = (call);                 \
-    INFO(#call << ": " << cudaGetErrorString(err_)); \
-    REQUIRE(err_ == cudaSuccess);                    \
-  } while (0)
-
-template <class T>
-struct DeviceArray {
-  T* ptr = nullptr;
-  explicit DeviceArray(const std::vector<T>& host) {
-    CUDA_REQUIRE(
-        cudaMalloc(reinterpret_cast<void**>(&ptr), std::max<size_t>(1, host.size()) * sizeof(T)));
-    if (!host.empty())
-      CUDA_REQUIRE(cudaMemcpy(ptr, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-  }
-  ~DeviceArray() { cudaFree(ptr); }
-};
-
-template <class T>
-std::vector<T> download(const T* device, size_t n) {
-  std::vector<T> h(n);
-  if (n) CUDA_REQUIRE(cudaMemcpy(h.data(), device, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return h;
-}
 
 template <BoxKind K, class T>
 std::array<T, 3> loaded_point(const std::vector<T>& soa, int64_t n, int64_t i,
@@ -108,23 +84,14 @@ void check_cells(const Scenario& s, int64_t na, int64_t nb, bool same, int nbins
   CAPTURE(reach);
   CAPTURE(order_name);
   CAPTURE(sizeof(T));
-  if (same) nb = na;
-  const auto a = test::to_soa<T>(test::random_points(na, s.lo, s.hi));
-  const auto b = same ? a : test::to_soa<T>(test::random_points(nb, s.lo, s.hi));
-  const CellGrid g = grid_for(s, a, na, b, nb, reach, order);
+  const CellCase<T> c(s, na, nb, same, nbins, reach, order);
+  const auto& [a, b, g, p, ca, cb] = std::tie(c.a, c.b, c.g, c.p, c.ca, c.cb);
+  nb = c.nb;
   CAPTURE(g.n[0]);
   CAPTURE(g.n[1]);
   CAPTURE(g.n[2]);
-  const HistogramParams<T> p = make_params<T>(s.box, s.kind(), s.r_max, nbins);
-
-  const auto ca = counts_per_key(host_keys(a, na, g), g);
-  const auto cb = same ? ca : counts_per_key(host_keys(b, nb, g), g);
-  std::vector<uint64_t> poison(size_t(nbins) + 1);
-  for (auto& v : poison) v = test::rng()() >> 4;
-  std::vector<uint64_t> expected = poison;
-  cpu::histogram_pairs(cpu::Coords<T>{a.data(), na}, cpu::Coords<T>{b.data(), nb}, same, 0, na, p,
-                       expected.data());
-  expected[size_t(nbins)] += host_candidates(g, ca, cb, same, 0, g.keys);
+  const std::vector<uint64_t>& poison = c.poison;
+  const std::vector<uint64_t>& expected = c.expected;
 
   DeviceArray<T> da(a), db(b);
   cuda::CellWorkspace wa, wb;

@@ -7,32 +7,10 @@
 
 using namespace pairhist;
 
-namespace {
-
-test::RandomFrames roomy_frames(const std::vector<int64_t>& sizes, int frames, BoxKind kind) {
-  test::RandomFrames f;
-  f.sizes = sizes;
-  for (int t = 0; t < frames; ++t) {
-    BoxMatrix box{};
-    if (kind == BoxKind::orthorhombic) box = test::random_orthorhombic(6.0, 6.5);
-    if (kind == BoxKind::triclinic) box = test::random_triclinic(6.0, 6.5);
-    f.boxes.push_back(box);
-    std::vector<std::vector<float>> species;
-    for (int64_t n : sizes) {
-      const auto p = test::random_points(n, -1.0, 7.0);
-      species.emplace_back(p.begin(), p.end());
-    }
-    f.xyz.push_back(species);
-  }
-  return f;
-}
-
-}  // namespace
-
 TEST_CASE("cell-list engine on CUDA workers, alone and hybrid, equals the reference") {
   for (BoxKind kind : {BoxKind::none, BoxKind::orthorhombic, BoxKind::triclinic}) {
     CAPTURE(box_kind_name(kind));
-    const auto frames = roomy_frames({20000, 6000, 1, 0, 300}, 6, kind);
+    const auto frames = test::roomy_frames({8000, 3000, 1, 0, 300}, 4, kind, 6.0, 6.5);
     double r_max = 1.2;
     for (const auto& b : frames.boxes)
       if (kind == BoxKind::triclinic) r_max = std::min(r_max, max_minimum_image_rmax(b));
@@ -46,14 +24,8 @@ TEST_CASE("cell-list engine on CUDA workers, alone and hybrid, equals the refere
         CAPTURE(sched);
         config.ncpu = ncpu;
         config.scheduler = sched;
-        HistogramEngine engine(config);
-        for (size_t t = 0; t < frames.xyz.size(); ++t) {
-          std::vector<const float*> ptr;
-          for (const auto& s : frames.xyz[t]) ptr.push_back(s.data());
-          engine.submit_frame(ptr, frames.boxes[t]);
-        }
-        REQUIRE(engine.finish() == expected);
-        const RunActivity act = engine.activity();
+        RunActivity act;
+        REQUIRE(test::run_engine(frames, config, &act) == expected);
         CHECK(act.tasks_cell_cuda > 0);
         if (ncpu == 0) CHECK(act.tasks_cell_cpu == 0);
       }
