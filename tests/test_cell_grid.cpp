@@ -260,7 +260,7 @@ TEST_CASE("locality of the three orders on W1's grid (figures for docs/performan
       }
       blocks += double(touched.size());
     }
-    MESSAGE(cell_order_name(g.order)
+    MESSAGE(std::string(cell_order_name(g.order))
             << ": " << g.n[0] << "^3 cells, " << runs / homes << " key runs and " << blocks / homes
             << " 64-key blocks per stencil, " << step / steps << " cells between consecutive keys");
     if (order == CellOrder::hilbert) CHECK(step / steps < 1.1);  // face neighbours, bar gaps
