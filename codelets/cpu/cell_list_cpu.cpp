@@ -56,14 +56,16 @@ struct Gathered {
   }
 
   void copy(const CellSortedSpecies<T>& b, bool with_index) {
-    x.reserve(n + kBlock), y.reserve(n + kBlock), z.reserve(n + kBlock);
-    if (with_index) index.reserve(n + kBlock);
+    // Room for the last range's whole blocks and then a block of padding.
+    x.reserve(n + 2 * kBlock), y.reserve(n + 2 * kBlock), z.reserve(n + 2 * kBlock);
+    if (with_index) index.reserve(n + 2 * kBlock);
+    const int64_t limit = b.size();
     int64_t at = 0;
     for (const auto& [begin, end] : ranges) {
-      std::copy(b.x.data() + begin, b.x.data() + end, x.data() + at);
-      std::copy(b.y.data() + begin, b.y.data() + end, y.data() + at);
-      std::copy(b.z.data() + begin, b.z.data() + end, z.data() + at);
-      if (with_index) std::copy(b.index.data() + begin, b.index.data() + end, index.data() + at);
+      copy_blocks(b.x.data(), begin, end, limit, x.data() + at);
+      copy_blocks(b.y.data(), begin, end, limit, y.data() + at);
+      copy_blocks(b.z.data(), begin, end, limit, z.data() + at);
+      if (with_index) copy_blocks(b.index.data(), begin, end, limit, index.data() + at);
       at += end - begin;
     }
     const T nan = std::numeric_limits<T>::quiet_NaN();
@@ -71,6 +73,19 @@ struct Gathered {
     std::fill(y.data() + n, y.data() + n + kBlock, nan);
     std::fill(z.data() + n, z.data() + n + kBlock, nan);
     if (with_index) std::fill(index.data() + n, index.data() + n + kBlock, int64_t(0));
+  }
+
+ private:
+  // A range holds a few points: whole blocks (one or two vector moves each; the excess is
+  // overwritten by the next range or the padding) where the source has them, not memmove.
+  template <class U>
+  static void copy_blocks(const U* from, int64_t begin, int64_t end, int64_t limit, U* to) {
+    if (end + kBlock <= limit) {
+      for (int64_t q = begin; q < end; q += kBlock, to += kBlock)
+        for (int64_t l = 0; l < kBlock; ++l) to[l] = from[q + l];
+    } else {
+      for (int64_t q = begin; q < end; ++q) *to++ = from[q];
+    }
   }
 };
 
@@ -83,16 +98,16 @@ struct HomePoint {
 /// Per-pass temporaries (kChunk candidates and the padding of the last block).
 template <class T>
 struct PassBuffers {
-  alignas(64) int32_t bins[kChunk + kBlock];
-  alignas(64) int32_t counted[kChunk + kBlock];
+  alignas(64) T d2[kChunk + kBlock];
+  alignas(64) T counted_d2[kChunk + kBlock];
+  alignas(64) int32_t counted_bins[kChunk + kBlock];
   alignas(64) int32_t octant[kChunk + kBlock];
   alignas(64) T rx[kChunk + kBlock];
   alignas(64) T ry[kChunk + kBlock];
   alignas(64) T rz[kChunk + kBlock];
-  alignas(64) T best[kChunk + kBlock];
 };
 
-/// bins[k] for candidates b[k], k < m, exactly as the all-pairs kernel bins them.
+/// s.d2[k] for candidates b[k], k < m, exactly as the all-pairs kernel computes them.
 ///
 /// Orient (a species with itself in a triclinic cell): that kernel bins p_j - p_i for input
 /// indices i < j, the cell list p_b - p_home. Reversed, every rounding of the displacement and of
@@ -102,9 +117,9 @@ struct PassBuffers {
 /// component of zero that the kernel would have reversed (rare: equal coordinates) are binned
 /// again its way.
 template <BoxKind K, class T, bool Orient>
-void bin_pass(const Box<T>& box, int nbins, const HomePoint<T> h, const T* bx, const T* by,
-              const T* bz, const int64_t* bi, int64_t m, PassBuffers<T>& s) {
-  int32_t* bins = s.bins;
+void distance_pass(const Box<T>& box, const HomePoint<T> h, const T* bx, const T* by, const T* bz,
+                   const int64_t* bi, int64_t m, PassBuffers<T>& s) {
+  T* d2 = s.d2;
   if constexpr (K == BoxKind::triclinic) {
     int zeros = 0;
     for (int64_t k = 0; k < m; ++k) {
@@ -114,7 +129,7 @@ void bin_pass(const Box<T>& box, int nbins, const HomePoint<T> h, const T* bx, c
       s.ry[k] = dy;
       s.rz[k] = dz;
       s.octant[k] = octant_of(dx, dy, dz);
-      s.best[k] = norm2(dx, dy, dz);
+      d2[k] = norm2(dx, dy, dz);
       if constexpr (Orient) zeros |= (dx == T(0)) | (dy == T(0)) | (dz == T(0));
     }
     for (int im = 0; im < box.octant_images; ++im) {
@@ -126,27 +141,23 @@ void bin_pass(const Box<T>& box, int nbins, const HomePoint<T> h, const T* bx, c
       }
       for (int64_t k = 0; k < m; ++k) {
         const int o = s.octant[k];
-        s.best[k] = fp::min(
+        d2[k] = fp::min(
             norm2(fp::add(s.rx[k], sx[o]), fp::add(s.ry[k], sy[o]), fp::add(s.rz[k], sz[o])),
-            s.best[k]);
+            d2[k]);
       }
     }
-    for (int64_t k = 0; k < m; ++k) bins[k] = bin_of(s.best[k], nbins);
     if constexpr (Orient) {
       if (zeros == 0) return;
       for (int64_t k = 0; k < m; ++k)
         if (bi[k] < h.index && (s.rx[k] == T(0) || s.ry[k] == T(0) || s.rz[k] == T(0)))
-          bins[k] = bin_of(distance2<BoxKind::triclinic>(box, fp::sub(h.x, bx[k]),
-                                                         fp::sub(h.y, by[k]), fp::sub(h.z, bz[k])),
-                           nbins);
+          d2[k] = distance2<BoxKind::triclinic>(box, fp::sub(h.x, bx[k]), fp::sub(h.y, by[k]),
+                                                fp::sub(h.z, bz[k]));
     }
   } else {
     (void)bi;
-    for (int64_t k = 0; k < m; ++k) {
-      const T d2 = pair_distance2<K>(box, image_table(box), fp::sub(bx[k], h.x),
-                                     fp::sub(by[k], h.y), fp::sub(bz[k], h.z));
-      bins[k] = bin_of(d2, nbins);
-    }
+    for (int64_t k = 0; k < m; ++k)
+      d2[k] = pair_distance2<K>(box, image_table(box), fp::sub(bx[k], h.x), fp::sub(by[k], h.y),
+                                fp::sub(bz[k], h.z));
   }
 }
 
@@ -161,7 +172,7 @@ uint64_t histogram_cells_kind(const CellSortedSpecies<T>& a, const CellSortedSpe
   Gathered<T> g;
   g.ranges.reserve(static_cast<size_t>(cells::stencil_size(grid)) + 1);
   auto buffers = std::make_unique<PassBuffers<T>>();
-  CountedBins counts(nbins, hist);
+  CountedBins<T> counts(nbins, hist);
   uint64_t candidates = 0;
   for (int64_t key = key_begin; key < key_end; ++key) {
     const int64_t home_begin = a.cell_start[static_cast<size_t>(key)];
@@ -189,11 +200,11 @@ uint64_t histogram_cells_kind(const CellSortedSpecies<T>& a, const CellSortedSpe
         const int64_t aligned = begin / kBlock * kBlock, m = end - aligned;
         const size_t at = static_cast<size_t>(home_begin + i);
         const HomePoint<T> h{a.x[at], a.y[at], a.z[at], Orient ? a.index[at] : 0};
-        bin_pass<K, T, Orient>(box, nbins, h, g.x.data() + aligned, g.y.data() + aligned,
-                               g.z.data() + aligned, Orient ? g.index.data() + aligned : nullptr, m,
-                               *buffers);
-        for (int64_t k = 0; k < begin - aligned; ++k) buffers->bins[k] = nbins;
-        counts.add(buffers->bins, m, buffers->counted);
+        distance_pass<K, T, Orient>(box, h, g.x.data() + aligned, g.y.data() + aligned,
+                                    g.z.data() + aligned,
+                                    Orient ? g.index.data() + aligned : nullptr, m, *buffers);
+        counts.add(buffers->d2, m, static_cast<int>(begin - aligned), buffers->counted_d2,
+                   buffers->counted_bins);
         candidates += static_cast<uint64_t>(c1 - begin);
       }
     }

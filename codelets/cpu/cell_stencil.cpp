@@ -51,7 +51,8 @@ std::vector<StencilRow> stencil_rows(const CellGrid& g) {
       bool open = false;
       for (int dx = g.offset_lo[0]; dx <= g.offset_hi[0]; ++dx) {
         if (cells::offset_reaches(g, dx, dy, dz)) {
-          if (!open) rows.push_back({dy, dz, dx, dx});
+          if (!open)
+            rows.push_back({dy, dz, dx, dx, dx + int64_t(g.n[0]) * (dy + int64_t(g.n[1]) * dz)});
           rows.back().dx_hi = dx;
           open = true;
         } else {

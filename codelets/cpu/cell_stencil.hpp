@@ -21,10 +21,8 @@ class CellKeys {
   explicit CellKeys(const CellGrid& g);
   bool row_major() const { return keys_ == nullptr; }
   int64_t index(int x, int y, int z) const { return x + n0_ * (y + n1_ * static_cast<int64_t>(z)); }
-  int64_t operator()(int x, int y, int z) const {
-    const int64_t i = index(x, y, z);
-    return keys_ ? static_cast<int64_t>(keys_[i]) : i;
-  }
+  int64_t at(int64_t index) const { return keys_ ? static_cast<int64_t>(keys_[index]) : index; }
+  int64_t operator()(int x, int y, int z) const { return at(index(x, y, z)); }
 
  private:
   std::shared_ptr<const std::vector<uint32_t>> table_;
@@ -33,9 +31,11 @@ class CellKeys {
 };
 
 /// The offsets (dx_lo..dx_hi, dy, dz) of one row of the stencil whose cells can hold a point
-/// within r_cut (cells::offset_reaches: a clipped row searches fewer dx).
+/// within r_cut (cells::offset_reaches: a clipped row searches fewer dx), and the row-major cell
+/// index offset of (dx_lo, dy, dz).
 struct StencilRow {
   int dy, dz, dx_lo, dx_hi;
+  int64_t index_offset;
 };
 
 /// The grid's stencil as rows; every offset for_each_stencil_cell visits lies in exactly one.
@@ -59,6 +59,28 @@ void for_each_stencil_run(const CellGrid& g, const CellKeys& keys,
                           Visit&& visit) {
   const bool periodic = g.kind != BoxKind::none;
   const int nx = g.n[0];
+  // Away from the grid's faces no offset wraps or leaves the grid: a row is a run of cell
+  // indices at a fixed distance from the home cell's (most home cells of a large grid).
+  bool interior = true;
+  const int h[3] = {home.x, home.y, home.z};
+  for (int a = 0; a < 3; ++a)
+    interior = interior && h[a] + g.offset_lo[a] >= 0 && h[a] + g.offset_hi[a] < g.n[a];
+  if (interior) {
+    const int64_t home_index = keys.index(home.x, home.y, home.z);
+    for (const StencilRow& r : rows) {
+      const int64_t i0 = home_index + r.index_offset, i1 = i0 + (r.dx_hi - r.dx_lo);
+      if (keys.row_major()) {
+        const int64_t first = i0 > above ? i0 : above + 1;
+        if (first <= i1) visit(first, i1);
+      } else {
+        for (int64_t i = i0; i <= i1; ++i) {
+          const int64_t k = keys.at(i);
+          if (k > above) visit(k, k);
+        }
+      }
+    }
+    return;
+  }
   for (const StencilRow& r : rows) {
     const int y = neighbour_index(home.y, r.dy, g.n[1], periodic);
     const int z = neighbour_index(home.z, r.dz, g.n[2], periodic);
