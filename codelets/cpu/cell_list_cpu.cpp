@@ -203,8 +203,8 @@ uint64_t histogram_cells_kind(const CellSortedSpecies<T>& a, const CellSortedSpe
         distance_pass<K, T, Orient>(box, h, g.x.data() + aligned, g.y.data() + aligned,
                                     g.z.data() + aligned,
                                     Orient ? g.index.data() + aligned : nullptr, m, *buffers);
-        counts.add(buffers->d2, m, static_cast<int>(begin - aligned), buffers->counted_d2,
-                   buffers->counted_bins);
+        counts.add(buffers->d2, m, c1 - aligned, static_cast<int>(begin - aligned),
+                   buffers->counted_d2, buffers->counted_bins);
         candidates += static_cast<uint64_t>(c1 - begin);
       }
     }

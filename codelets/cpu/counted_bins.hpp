@@ -24,7 +24,8 @@ namespace pairhist::cpu {
 
 /// The least squared distance that bin_of puts at nbins or beyond: d2 is counted iff d2 < it
 /// (NaN never is). bin_of only grows with d2, so a bisection over the bit patterns of the
-/// non-negative T (ordered like the values) finds it exactly.
+/// non-negative T (ordered like the values) finds it exactly. Only where T(nbins) >= nbins: else
+/// (float, beyond 2^24 bins) bin_of never reaches nbins and every pair is counted, NaN too.
 template <class T>
 T uncounted_from(int nbins) {
   using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
@@ -71,19 +72,23 @@ struct CompactionTable {
 inline constexpr CompactionTable kCompaction{};
 }  // namespace detail
 
-/// Copies the d2[k] < limit of k in [lead, m) (m a multiple of 8, lead < 8) to out, in order;
-/// returns how many. out needs room for m entries (a vector store writes past the count).
-template <class T>
-int64_t compact_below(const T* d2, int64_t m, T limit, int lead, T* out) {
+/// Copies the d2[k] < limit (every d2[k] where CountAll) of k in [lead, valid) to out, in
+/// order; returns how many. m, a multiple of 8 with valid <= m < valid + 8, is what d2 holds,
+/// lead < 8. Past `valid` d2 holds NaN padding, never below the limit (but counted where CountAll,
+/// so masked there). out needs room for m entries (a vector store writes past the count).
+template <bool CountAll, class T>
+int64_t compact_below(const T* d2, int64_t m, int64_t valid, T limit, int lead, T* out) {
   int64_t w = 0;
   unsigned keep = 0xffu << lead;
+  if (CountAll && valid - (m - 8) < 8) m -= 8;  // the last block goes through the scalar tail
 #if defined(__AVX2__)
+  constexpr int kBelow = CountAll ? _CMP_TRUE_UQ : _CMP_LT_OQ;
   if constexpr (sizeof(T) == 4) {
     const __m256 lim = _mm256_set1_ps(limit);
     for (int64_t k = 0; k < m; k += 8, keep = 0xffu) {
       const __m256 v = _mm256_loadu_ps(d2 + k);
       const unsigned mask =
-          static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(v, lim, _CMP_LT_OQ))) & keep;
+          static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(v, lim, kBelow))) & keep;
       const __m256i lanes = _mm256_cvtepu8_epi32(
           _mm_cvtsi64_si128(static_cast<long long>(detail::kCompaction.float_lanes[mask])));
       _mm256_storeu_ps(out + w, _mm256_permutevar8x32_ps(v, lanes));
@@ -95,7 +100,7 @@ int64_t compact_below(const T* d2, int64_t m, T limit, int lead, T* out) {
       for (int half = 0; half < 2; ++half) {
         const __m256d v = _mm256_loadu_pd(d2 + k + 4 * half);
         const unsigned mask =
-            static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(v, lim, _CMP_LT_OQ))) &
+            static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(v, lim, kBelow))) &
             (keep >> (4 * half)) & 0xfu;
         const __m256i lanes = _mm256_cvtepu8_epi32(
             _mm_cvtsi64_si128(static_cast<long long>(detail::kCompaction.double_lanes[mask])));
@@ -104,13 +109,15 @@ int64_t compact_below(const T* d2, int64_t m, T limit, int lead, T* out) {
         w += __builtin_popcount(mask);
       }
   }
+  const int64_t tail = m;
 #else
-  for (int64_t k = 0; k < m; ++k) {
+  const int64_t tail = 0;
+#endif
+  for (int64_t k = tail; k < valid; ++k) {
     out[w] = d2[k];
-    w += (k >= lead && d2[k] < limit) ? 1 : 0;
+    w += (k >= lead && (CountAll || d2[k] < limit)) ? 1 : 0;
   }
   (void)keep;
-#endif
   return w;
 }
 
@@ -120,18 +127,23 @@ template <class T>
 class CountedBins {
  public:
   CountedBins(int nbins, uint64_t* target)
-      : target_(target), limit_(uncounted_from<T>(nbins)), nbins_(nbins) {
+      : target_(target),
+        limit_(uncounted_from<T>(nbins)),
+        nbins_(nbins),
+        // NaN gets the highest bin, T(nbins): below nbins only where every pair is counted.
+        count_all_(bin_of(std::numeric_limits<T>::quiet_NaN(), nbins) < nbins) {
     counts_.assign(static_cast<size_t>(nbins), 0);
   }
   ~CountedBins() { flush(); }
   CountedBins(const CountedBins&) = delete;
   CountedBins& operator=(const CountedBins&) = delete;
 
-  /// Counts the squared distances d2[lead..m) (m a multiple of 8, lead < 8); d2_scratch and
+  /// Counts the squared distances d2[lead..valid) (see compact_below); d2_scratch and
   /// bin_scratch hold m entries.
-  void add(const T* d2, int64_t m, int lead, T* d2_scratch, int32_t* bin_scratch) {
+  void add(const T* d2, int64_t m, int64_t valid, int lead, T* d2_scratch, int32_t* bin_scratch) {
     if (pending_ + static_cast<uint64_t>(m) > kMaxPending) flush();
-    const int64_t w = compact_below(d2, m, limit_, lead, d2_scratch);
+    const int64_t w = count_all_ ? compact_below<true>(d2, m, valid, limit_, lead, d2_scratch)
+                                 : compact_below<false>(d2, m, valid, limit_, lead, d2_scratch);
     for (int64_t k = 0; k < w; ++k) bin_scratch[k] = bin_of(d2_scratch[k], nbins_);
     pending_ += static_cast<uint64_t>(w);
     uint32_t* c = counts_.data();
@@ -152,6 +164,7 @@ class CountedBins {
   uint64_t pending_ = 0;
   T limit_;
   int nbins_;
+  bool count_all_;
 };
 
 }  // namespace pairhist::cpu
