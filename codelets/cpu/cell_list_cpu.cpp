@@ -118,7 +118,7 @@ struct PassBuffers {
 /// again its way.
 template <BoxKind K, class T, bool Orient>
 void distance_pass(const Box<T>& box, const HomePoint<T> h, const T* bx, const T* by, const T* bz,
-                   const int64_t* bi, int64_t m, PassBuffers<T>& s) {
+                   const int64_t* bi, int64_t m, int lead, PassBuffers<T>& s) {
   T* d2 = s.d2;
   if constexpr (K == BoxKind::triclinic) {
     int zeros = 0;
@@ -130,7 +130,7 @@ void distance_pass(const Box<T>& box, const HomePoint<T> h, const T* bx, const T
       s.rz[k] = dz;
       s.octant[k] = octant_of(dx, dy, dz);
       d2[k] = norm2(dx, dy, dz);
-      if constexpr (Orient) zeros |= (dx == T(0)) | (dy == T(0)) | (dz == T(0));
+      if constexpr (Orient) zeros += (dx == T(0)) | (dy == T(0)) | (dz == T(0));
     }
     for (int im = 0; im < box.octant_images; ++im) {
       T sx[8], sy[8], sz[8];
@@ -147,8 +147,12 @@ void distance_pass(const Box<T>& box, const HomePoint<T> h, const T* bx, const T
       }
     }
     if constexpr (Orient) {
+      // The entries before `lead` are not candidates (the home point itself among them, at zero
+      // distance): their zeros do not count.
+      for (int k = 0; k < lead; ++k)
+        zeros -= (s.rx[k] == T(0)) | (s.ry[k] == T(0)) | (s.rz[k] == T(0));
       if (zeros == 0) return;
-      for (int64_t k = 0; k < m; ++k)
+      for (int64_t k = lead; k < m; ++k)
         if (bi[k] < h.index && (s.rx[k] == T(0) || s.ry[k] == T(0) || s.rz[k] == T(0)))
           d2[k] = distance2<BoxKind::triclinic>(box, fp::sub(h.x, bx[k]), fp::sub(h.y, by[k]),
                                                 fp::sub(h.z, bz[k]));
@@ -198,13 +202,13 @@ uint64_t histogram_cells_kind(const CellSortedSpecies<T>& a, const CellSortedSpe
         const int64_t begin = same ? std::max(c0, i + 1) : c0;
         if (begin >= c1) break;  // only with same: later home points start later still
         const int64_t aligned = begin / kBlock * kBlock, m = end - aligned;
+        const int lead = static_cast<int>(begin - aligned);
         const size_t at = static_cast<size_t>(home_begin + i);
         const HomePoint<T> h{a.x[at], a.y[at], a.z[at], Orient ? a.index[at] : 0};
         distance_pass<K, T, Orient>(box, h, g.x.data() + aligned, g.y.data() + aligned,
                                     g.z.data() + aligned,
-                                    Orient ? g.index.data() + aligned : nullptr, m, *buffers);
-        counts.add(buffers->d2, m, c1 - aligned, static_cast<int>(begin - aligned),
-                   buffers->counted_d2, buffers->counted_bins);
+                                    Orient ? g.index.data() + aligned : nullptr, m, lead, *buffers);
+        counts.add(buffers->d2, m, c1 - aligned, lead, buffers->counted_d2, buffers->counted_bins);
         candidates += static_cast<uint64_t>(c1 - begin);
       }
     }
