@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <new>
+#include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "cell_stencil.hpp"
 #include "counted_bins.hpp"
@@ -274,6 +278,9 @@ uint64_t histogram_cells(const CellSortedSpecies<T>& a, const CellSortedSpecies<
   key_end = std::min(key_end, grid.keys);
   if (key_begin >= key_end || params.nbins <= 0) return 0;
   const CellSortedSpecies<T>& other = same_species ? a : b;
+  const auto table = static_cast<size_t>(grid.keys) + 1;
+  if (a.cell_start.size() != table || other.cell_start.size() != table)
+    throw std::invalid_argument("histogram_cells: species not sorted into this grid's cells");
   switch (params.box.kind) {
     case BoxKind::orthorhombic:
       return histogram_cells_kind<BoxKind::orthorhombic, T, false>(
