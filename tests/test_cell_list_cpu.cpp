@@ -201,3 +201,18 @@ TEST_CASE("cell list edge cases: empty, one atom, empty cells, very different si
     check_cell_list<float>(s, big, none, false, 30);
   }
 }
+
+TEST_CASE("cell list with coordinates spread over 1e30 (huge bounding box, no box)") {
+  // The double-precision margin is far below such an extent: 1e9 cells per axis before the cap
+  // (make_cell_grid once overflowed counting them).
+  auto points = cell_points(BoxMatrix{}, 1.0, 400, 0);
+  for (int c = 0; c < 3; ++c)
+    for (double far : {-1e30, 1e30}) {
+      std::vector<double> p = {0.5, 0.5, 0.5};
+      p[static_cast<size_t>(c)] = far;
+      points.insert(points.end(), p.begin(), p.end());
+    }
+  const Setup s{BoxMatrix{}, 0.2, "no box, 1e30"};
+  check_cell_list<double>(s, points, points, true, 20, {2});
+  check_cell_list<float>(s, points, points, true, 20, {2});
+}

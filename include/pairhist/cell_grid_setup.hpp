@@ -64,8 +64,8 @@ inline void cell_thickness(const CellGridRequest& r, double out[3]) {
   const double ax = m[0], bx = m[3], by = m[4], cx = m[6], cy = m[7], cz = m[8];
   const double volume = ax * by * cz;
   // |b x c| and |c x a| for a = (ax,0,0), b = (bx,by,0), c = (cx,cy,cz).
-  const double bc = std::sqrt(by * cz * by * cz + bx * cz * bx * cz +
-                              (bx * cy - by * cx) * (bx * cy - by * cx));
+  const double bc =
+      std::sqrt(by * cz * by * cz + bx * cz * bx * cz + (bx * cy - by * cx) * (bx * cy - by * cx));
   const double ca = ax * std::sqrt(cy * cy + cz * cz);
   out[0] = volume / bc;
   out[1] = volume / ca;
@@ -85,11 +85,13 @@ inline CellGrid make_cell_grid(const CellGridRequest& r) {
   cell_thickness(r, thickness);
   const double width = g.r_cut / g.reach;
   for (int a = 0; a < 3; ++a) g.n[a] = detail::cells_across(thickness[a], width);
-  // Sparse frames (few points in a large box): coarser cells, each still wide enough.
-  const auto cells = [&] { return static_cast<int64_t>(g.n[0]) * g.n[1] * g.n[2]; };
+  // Sparse frames (few points in a large box): coarser cells, each still wide enough. The count
+  // is a double until capped: up to 1e9 cells per axis (a margin far below the extent: double
+  // precision, coordinates ~1e30) would overflow a 64-bit product.
+  const auto cells = [&] { return static_cast<double>(g.n[0]) * g.n[1] * g.n[2]; };
   const int64_t cap = std::max<int64_t>(r.max_cells, 1);
-  while (cells() > cap) {
-    const double f = std::cbrt(static_cast<double>(cap) / static_cast<double>(cells()));
+  while (cells() > static_cast<double>(cap)) {
+    const double f = std::cbrt(static_cast<double>(cap) / cells());
     for (int a = 0; a < 3; ++a)
       g.n[a] = std::max(1, std::min(g.n[a] - 1, static_cast<int>(std::floor(g.n[a] * f))));
   }
@@ -137,7 +139,7 @@ inline CellGrid make_cell_grid(const CellGridRequest& r) {
   g.clip = r.kind != BoxKind::triclinic && !aliased && g.reach >= 2;
 
   g.order = r.order;
-  const int64_t count = cells();
+  const int64_t count = static_cast<int64_t>(g.n[0]) * g.n[1] * g.n[2];
   g.keys = count;
   if (r.order != CellOrder::row_major) {
     const int largest = std::max({g.n[0], g.n[1], g.n[2]});
