@@ -17,8 +17,8 @@ namespace {
 
 // The distance passes run over whole blocks of kBlock candidates (a gathered stencil is padded
 // with NaN points, which land in no bin), so they have no scalar remainder; a pass covers at most
-// kChunk candidates, so its bins and the triclinic temporaries stay in L1 however many points a
-// stencil holds (the all-pairs kernel's tile width).
+// kChunk candidates, so its squared distances and the triclinic temporaries stay in L1 however
+// many points a stencil holds (the all-pairs kernel's tile width).
 constexpr int64_t kBlock = 8;
 constexpr int64_t kChunk = 1024;
 
