@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -93,6 +94,47 @@ TEST_CASE("ph_histograms_cpu in double precision equals the double reference") {
   std::vector<uint64_t> got(expected.size(), 0);
   REQUIRE(ph_histograms_cpu(&view.frame, 2, got.data()) == 0);
   CHECK(got == expected);
+}
+
+TEST_CASE("ph_histograms_cpu: cell list and automatic choice equal all pairs") {
+  for (BoxKind kind : {BoxKind::none, BoxKind::orthorhombic, BoxKind::triclinic}) {
+    CAPTURE(box_kind_name(kind));
+    const auto f = test::make_frames({2500, 1, 0, 900, 40}, 1, kind);
+    std::vector<std::vector<double>> xyz;
+    for (const auto& s : f.xyz[0]) xyz.emplace_back(s.begin(), s.end());
+    std::vector<const void*> doubles;
+    for (const auto& s : xyz) doubles.push_back(s.data());
+    for (double r_max : {0.25, 1.0}) {
+      for (ph_precision precision : {PH_SINGLE, PH_DOUBLE}) {
+        CAPTURE(r_max);
+        CAPTURE(precision);
+        FrameView view(f, 0, r_max, 120);
+        if (precision == PH_DOUBLE) view.frame.coordinates = doubles.data();
+        view.frame.precision = precision;
+        view.frame.algorithm = PH_ALL_PAIRS;
+        std::vector<uint64_t> expected(15 * 120, 0);
+        REQUIRE(ph_histograms_cpu(&view.frame, 2, expected.data()) == 0);
+        // Reach and order come from the environment (cell_options_from_environment).
+        for (const char* order : {"row-major", "hilbert"})
+          for (const char* reach : {"1", "3"})
+            for (ph_algorithm algorithm : {PH_CELL_LIST, PH_AUTO})
+              for (int threads : {1, 3}) {
+                CAPTURE(order);
+                CAPTURE(reach);
+                CAPTURE(algorithm);
+                CAPTURE(threads);
+                setenv("PAIRHIST_CELL_ORDER", order, 1);
+                setenv("PAIRHIST_CELL_REACH", reach, 1);
+                view.frame.algorithm = algorithm;
+                std::vector<uint64_t> got(expected.size(), 0);
+                REQUIRE(ph_histograms_cpu(&view.frame, threads, got.data()) == 0);
+                unsetenv("PAIRHIST_CELL_ORDER");
+                unsetenv("PAIRHIST_CELL_REACH");
+                REQUIRE(got == expected);
+              }
+      }
+    }
+  }
 }
 
 TEST_CASE("bad frames are refused with a message") {

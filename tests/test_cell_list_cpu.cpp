@@ -1,102 +1,218 @@
-// The CPU cell-list kernel (codelets/cpu/cell_list_cpu.hpp): its histograms equal the all-pairs
-// kernel's bit for bit on fresh random points in every kind of cell, for every order, reach and
-// precision and any split of the home cells, with the candidates a brute force counts.
+// CPU cell-list kernel against the all-pairs kernel, on fresh random points every run: the
+// histograms must be equal bit for bit for every box, precision, cell order and reach, for
+// whatever split of the home keys; the candidates must be exactly the (home, stencil) cell pairs.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
-#include <tuple>
 
 #include "../codelets/cpu/cell_list_cpu.hpp"
-#include "cell_scenarios.hpp"
+#include "cell_list_setups.hpp"
 
 using namespace pairhist;
-using namespace pairhist::test;
+using test::cell_points;
+using test::grid_for;
+using test::kOrders;
+using test::Setup;
+using test::Species;
 
 namespace {
 
+/// Points per key, from cells::key_of_point directly.
 template <class T>
-void check_cells(const Scenario& s, int64_t na, int64_t nb, bool same, int nbins, int reach,
-                 CellOrder order, int pieces) {
-  const std::string name = s.name, order_name = cell_order_name(order);
-  CAPTURE(name);
-  CAPTURE(na);
-  CAPTURE(nb);
-  CAPTURE(same);
-  CAPTURE(reach);
-  CAPTURE(order_name);
-  CAPTURE(sizeof(T));
-  const CellCase<T> c(s, na, nb, same, nbins, reach, order);
-  const auto& [a, b, g, p, ca, cb] = std::tie(c.a, c.b, c.g, c.p, c.ca, c.cb);
-  nb = c.nb;
+std::vector<int64_t> points_per_key(const CellGrid& g, const Species<T>& s) {
+  std::vector<int64_t> count(static_cast<size_t>(g.keys), 0);
+  for (int64_t i = 0; i < s.n; ++i)
+    ++count[static_cast<size_t>(cells::key_of_point(g, s.at(i, 0), s.at(i, 1), s.at(i, 2)))];
+  return count;
+}
 
-  cpu::CellSortedSpecies<T> sa, sb;
-  cpu::sort_into_cells(cpu::Coords<T>{a.data(), na}, g, p, sa);
-  cpu::sort_into_cells(cpu::Coords<T>{b.data(), nb}, g, p, sb);
-  for (int64_t k = 0; k < g.keys; ++k)
-    REQUIRE(sa.cell_start[size_t(k + 1)] - sa.cell_start[size_t(k)] == ca[size_t(k)]);
-  std::vector<uint64_t> hist = c.poison;
-  const auto cuts = random_cuts(g.keys, pieces);
-  uint64_t examined = 0;
-  for (size_t c = 0; c + 1 < cuts.size(); ++c)
-    examined +=
-        cpu::histogram_cells(sa, same ? sa : sb, same, g, cuts[c], cuts[c + 1], p, hist.data());
-  REQUIRE(hist == c.expected);
-  CHECK(examined == host_candidates(g, ca, cb, same, 0, g.keys));
+/// Candidates of home keys [k0, k1): the (home, stencil) cell pairs, counted cell by cell.
+template <class T>
+uint64_t brute_candidates(const CellGrid& g, const Species<T>& a, const Species<T>& b, bool same,
+                          int64_t k0, int64_t k1) {
+  const auto ca = points_per_key(g, a), cb = same ? ca : points_per_key(g, b);
+  uint64_t total = 0;
+  for (int64_t key = k0; key < k1; ++key) {
+    const auto na = static_cast<uint64_t>(ca[static_cast<size_t>(key)]);
+    CellIndex home;
+    if (na == 0 || !cells::cell_of_key(g, key, home)) continue;
+    cells::for_each_stencil_cell(g, home, same, [&](int64_t k) {
+      const auto nb = static_cast<uint64_t>(cb[static_cast<size_t>(k)]);
+      total += (same && k == key) ? na * (na - 1) / 2 : na * nb;
+    });
+  }
+  return total;
+}
+
+/// sort_into_cells keeps every point once, in its own cell, in input order, `loaded`.
+template <BoxKind K, class T>
+void check_sorted(const CellGrid& g, const Species<T>& s, const cpu::CellSortedSpecies<T>& sorted,
+                  const HistogramParams<T>& p) {
+  REQUIRE(sorted.size() == s.n);
+  REQUIRE(sorted.cell_start.size() == static_cast<size_t>(g.keys) + 1);
+  for (int64_t key = 0; key < g.keys; ++key)
+    for (int64_t q = sorted.cell_start[key]; q < sorted.cell_start[key + 1]; ++q) {
+      const int64_t i = sorted.index[q];
+      REQUIRE(cells::key_of_point(g, s.at(i, 0), s.at(i, 1), s.at(i, 2)) == key);
+      if (q > sorted.cell_start[key]) REQUIRE(sorted.index[q - 1] < i);
+      REQUIRE(sorted.x[q] == loaded<K>(s.soa[i], p, 0));
+      REQUIRE(sorted.y[q] == loaded<K>(s.soa[s.n + i], p, 1));
+      REQUIRE(sorted.z[q] == loaded<K>(s.soa[2 * s.n + i], p, 2));
+    }
+}
+
+/// Cell list == all pairs for every order and reach, whole and split into random key ranges.
+template <class T>
+void check_cell_list(const Setup& s, const std::vector<double>& pa, const std::vector<double>& pb,
+                     bool same, int nbins, const std::vector<int>& reaches = {1, 2, 3}) {
+  const std::string name = s.name;
+  CAPTURE(name);
+  CAPTURE(sizeof(T));
+  const Species<T> a(pa), b(same ? pa : pb);
+  const HistogramParams<T> p = make_params<T>(s.box, s.kind(), s.r_max, nbins);
+  std::vector<uint64_t> expected(static_cast<size_t>(nbins) + 1, 0);
+  cpu::histogram_pairs(a.coords(), b.coords(), same, 0, a.n, p, expected.data());
+  const uint64_t all = same ? uint64_t(a.n) * uint64_t(std::max<int64_t>(a.n - 1, 0)) / 2
+                            : uint64_t(a.n) * uint64_t(b.n);
+  for (CellOrder order : kOrders)
+    for (int reach : reaches) {
+      CAPTURE(cell_order_name(order));
+      CAPTURE(reach);
+      const CellGrid g = grid_for<T>(s, {&a, &b}, reach, order);
+      cpu::CellSortedSpecies<T> sa, sb;
+      cpu::sort_into_cells(a.coords(), g, p, sa);
+      cpu::sort_into_cells(b.coords(), g, p, sb);
+      if (s.kind() == BoxKind::triclinic) check_sorted<BoxKind::triclinic>(g, a, sa, p);
+      if (s.kind() == BoxKind::orthorhombic) check_sorted<BoxKind::orthorhombic>(g, a, sa, p);
+      if (s.kind() == BoxKind::none) check_sorted<BoxKind::none>(g, a, sa, p);
+
+      std::vector<uint64_t> got(static_cast<size_t>(nbins) + 1, 0);
+      const uint64_t candidates = cpu::histogram_cells(sa, sb, same, g, 0, g.keys, p, got.data());
+      REQUIRE(got[nbins] == candidates);
+      expected[nbins] = candidates;
+      REQUIRE(got == expected);
+      REQUIRE(candidates == brute_candidates(g, a, b, same, 0, g.keys));
+      REQUIRE(candidates <= all);
+
+      // Arbitrary splits of the key space (empty ranges included) add up to the same.
+      std::uniform_int_distribution<int64_t> cut(0, g.keys);
+      std::vector<int64_t> cuts = {0, g.keys, cut(test::rng()), cut(test::rng()), cut(test::rng())};
+      std::sort(cuts.begin(), cuts.end());
+      std::vector<uint64_t> split(static_cast<size_t>(nbins) + 1, 0);
+      uint64_t split_candidates = 0;
+      for (size_t c = 0; c + 1 < cuts.size(); ++c) {
+        const uint64_t part =
+            cpu::histogram_cells(sa, sb, same, g, cuts[c], cuts[c + 1], p, split.data());
+        CHECK(part == brute_candidates(g, a, b, same, cuts[c], cuts[c + 1]));
+        split_candidates += part;
+      }
+      REQUIRE(split == got);
+      REQUIRE(split_candidates == candidates);
+    }
+}
+
+template <class T>
+void check_both_ways(const Setup& s, int64_t na, int64_t nb, int shift, int nbins) {
+  const double extent = 4 * s.r_max;
+  const auto pa = cell_points(s.box, extent, na, shift);
+  const auto pb = cell_points(s.box, extent, nb, shift);
+  check_cell_list<T>(s, pa, pa, true, nbins);
+  check_cell_list<T>(s, pa, pb, false, nbins);
 }
 
 }  // namespace
 
-TEST_CASE("CPU cell lists equal all pairs bit for bit: every cell, order, reach, precision") {
-  std::uniform_int_distribution<int> pieces(1, 5);
-  for (int reach = 1; reach <= kMaxCellReach; ++reach)
-    for (const Scenario& s : scenarios(reach))
-      for (CellOrder order : kOrders) {
-        check_cells<float>(s, 700, 0, true, 300, reach, order, pieces(rng()));
-        check_cells<double>(s, 500, 0, true, 97, reach, order, pieces(rng()));
-        check_cells<float>(s, 80, 900, false, 1000, reach, order, pieces(rng()));
-        check_cells<double>(s, 900, 17, false, 50, reach, order, pieces(rng()));
-      }
-}
-
-TEST_CASE("CPU cell lists: empty species, one atom, lone pairs, every split") {
-  const auto list = scenarios(2);
-  for (const Scenario& s : {list[0], list[1], list[6]})
-    for (CellOrder order : kOrders)
-      for (int reach : {1, 3}) {
-        check_cells<float>(s, 0, 0, true, 100, reach, order, 1);
-        check_cells<float>(s, 0, 500, false, 100, reach, order, 2);
-        check_cells<double>(s, 500, 0, false, 100, reach, order, 2);
-        check_cells<float>(s, 1, 0, true, 100, reach, order, 3);
-        check_cells<double>(s, 1, 1, false, 100, reach, order, 1);
-        check_cells<float>(s, 2, 0, true, 1, reach, order, 1);
-        check_cells<float>(s, 1, 2000, false, 100, reach, order, 1);
-        check_cells<float>(s, 2000, 1, false, 100, reach, order, 7);
-        check_cells<float>(s, 2000, 0, true, 200, reach, order, 16);
-      }
-}
-
-TEST_CASE("CPU cell lists: points exactly on cell faces") {
-  // A cube of 6 cells per axis with points on the grid planes x = i L / 6 (and their images).
-  const Scenario s{"faces", cube(6.0), 1.0, 0.0, 6.0};
-  for (int reach : {1, 2}) {
-    const int64_t n = 7 * 7 * 7;
-    std::vector<float> soa(size_t(3 * n));
-    int64_t i = 0;
-    for (int z = 0; z < 7; ++z)
-      for (int y = 0; y < 7; ++y)
-        for (int x = 0; x < 7; ++x, ++i) {
-          soa[size_t(i)] = float(x) / float(reach);
-          soa[size_t(n + i)] = float(y) / float(reach);
-          soa[size_t(2 * n + i)] = float(z) / float(reach);
-        }
-    const CellGrid g = grid_for(s, soa, n, soa, 0, reach, CellOrder::row_major);
-    const HistogramParams<float> p = make_params<float>(s.box, s.kind(), s.r_max, 64);
-    std::vector<uint64_t> expected(65, 0), hist(65, 0);
-    cpu::histogram_pairs(cpu::Coords<float>{soa.data(), n}, {}, true, 0, n, p, expected.data());
-    cpu::CellSortedSpecies<float> sorted;
-    cpu::sort_into_cells(cpu::Coords<float>{soa.data(), n}, g, p, sorted);
-    cpu::histogram_cells(sorted, sorted, true, g, 0, g.keys, p, hist.data());
-    hist[64] = 0;
-    CHECK(hist == expected);
+TEST_CASE("cell list equals all pairs at the minimum-image limit") {
+  for (const Setup& s : test::limit_setups()) {
+    check_both_ways<float>(s, 1500, 700, 2, 97);
+    check_both_ways<double>(s, 1200, 500, 2, 1000);
   }
+}
+
+TEST_CASE("cell list equals all pairs with many cells, clipped and unclipped stencils") {
+  for (const Setup& s : test::small_rmax_setups()) {
+    check_both_ways<float>(s, 5000, 3000, 1, 240);
+    check_both_ways<double>(s, 3000, 2000, 1, 64);
+  }
+}
+
+TEST_CASE("cell list equals all pairs with coordinates a thousand box lengths out") {
+  for (const Setup& s : test::small_rmax_setups()) {
+    check_both_ways<float>(s, 2000, 1000, 1000, 100);
+    check_both_ways<double>(s, 2000, 1000, 1000, 100);
+  }
+}
+
+TEST_CASE("cell list equals all pairs in boxes of 2 r_max and 2.01 r_max") {
+  for (double factor : {2.0, 2.01}) {
+    const double r = 0.7;
+    const BoxMatrix ortho{factor * r, 0, 0, 0, factor * r, 0, 0, 0, factor * r};
+    const BoxMatrix dodec = rhombic_dodecahedron(factor * r / 0.99999999);
+    for (const Setup& s : {Setup{ortho, r, "cube"}, Setup{dodec, r, "dodecahedron"}}) {
+      check_both_ways<float>(s, 600, 300, 3, 50);
+      check_both_ways<double>(s, 600, 300, 3, 50);
+    }
+  }
+}
+
+TEST_CASE("cell list equals all pairs for points on cell faces and repeated coordinates") {
+  // A cube of side 4 with r_max just under 1: cells of exactly 1/2 (reach 2) or 1 (reach 1), so
+  // points on multiples of 1/4 lie on faces; their many equal coordinates give displacement
+  // components of exactly zero (and -0 coordinates signed zeros), the triclinic cells' octant
+  // choice included.
+  std::uniform_int_distribution<int> q(-8, 24);
+  std::vector<double> lattice;
+  for (int i = 0; i < 1500; ++i)
+    for (int c = 0; c < 3; ++c) {
+      const int v = q(test::rng());
+      lattice.push_back(v == 0 && (i & 1) ? -0.0 : 0.25 * v);
+    }
+  const std::vector<double> few(lattice.begin(), lattice.begin() + 3 * 40);
+  const BoxMatrix tric{4, 0, 0, 1, 4, 0, -1.5, 2, 4};
+  for (const Setup& s : {Setup{{4, 0, 0, 0, 4, 0, 0, 0, 4}, 0.999, "cube"},
+                         Setup{tric, 0.999, "triclinic"}, Setup{BoxMatrix{}, 0.999, "no box"}}) {
+    check_cell_list<float>(s, lattice, lattice, true, 37);
+    check_cell_list<double>(s, lattice, lattice, true, 37);
+    check_cell_list<float>(s, lattice, few, false, 37);
+    check_cell_list<double>(s, few, lattice, false, 37);
+  }
+}
+
+TEST_CASE("cell list edge cases: empty, one atom, empty cells, very different sizes") {
+  const BoxMatrix box = test::random_orthorhombic(3.0, 4.0);
+  const BoxMatrix tric = test::random_triclinic(3.0, 4.0);
+  for (const Setup& s : {Setup{box, 0.4, "orthorhombic"}, Setup{tric, 0.4, "triclinic"},
+                         Setup{BoxMatrix{}, 0.4, "no box"}}) {
+    const auto big = cell_points(s.box, 2.0, 5000, 1);
+    const auto three = cell_points(s.box, 2.0, 3, 1);
+    const auto one = cell_points(s.box, 2.0, 1, 0);
+    const std::vector<double> none;
+    // A cluster in one corner: most cells empty.
+    auto cluster = cell_points(BoxMatrix{}, 0.5, 800, 0);
+    check_cell_list<float>(s, cluster, cluster, true, 30);
+    check_cell_list<float>(s, three, big, false, 30);
+    check_cell_list<double>(s, big, three, false, 30);
+    check_cell_list<float>(s, one, one, true, 30);
+    check_cell_list<float>(s, one, big, false, 30);
+    check_cell_list<double>(s, none, none, true, 30);
+    check_cell_list<double>(s, none, big, false, 30);
+    check_cell_list<float>(s, big, none, false, 30);
+  }
+}
+
+TEST_CASE("cell list with coordinates spread over 1e30 (huge bounding box, no box)") {
+  // The double-precision margin is far below such an extent: 1e9 cells per axis before the cap
+  // (make_cell_grid once overflowed counting them).
+  auto points = cell_points(BoxMatrix{}, 1.0, 400, 0);
+  for (int c = 0; c < 3; ++c)
+    for (double far : {-1e30, 1e30}) {
+      std::vector<double> p = {0.5, 0.5, 0.5};
+      p[static_cast<size_t>(c)] = far;
+      points.insert(points.end(), p.begin(), p.end());
+    }
+  const Setup s{BoxMatrix{}, 0.2, "no box, 1e30"};
+  check_cell_list<double>(s, points, points, true, 20, {2});
+  check_cell_list<float>(s, points, points, true, 20, {2});
 }

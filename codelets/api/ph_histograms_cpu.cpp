@@ -1,8 +1,9 @@
-// ph_histograms_cpu: OpenMP threads share the work items of all pairs (row tiles, or key ranges of
-// home cells for pairs counted with cell lists); each thread adds into its own histograms, summed
-// at the end (integer sums: the result does not depend on the threads).
+// ph_histograms_cpu: OpenMP threads share the work items of all pairs (row tiles of all-pairs
+// pairs, home-key ranges of cell-list pairs); each thread adds into its own histograms, summed at
+// the end (integer sums: the result does not depend on the threads).
 #include <omp.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "../cpu/cell_list_cpu.hpp"
@@ -17,46 +18,79 @@ struct WorkItem {
   int pair;
   int a;
   int b;
-  bool cells;
-  int64_t begin;  // rows, or home-cell keys
+  bool cells;     // a key range of the cell list, else a row tile of all pairs
+  int64_t begin;  // rows of a, or home keys
   int64_t end;
 };
 
-// Items small enough that the last ones finish together, large enough to amortise scheduling.
+// Tiles small enough that the last ones finish together, large enough to amortise scheduling.
 constexpr uint64_t kPairsPerTile = uint64_t(1) << 22;
-constexpr int64_t kKeyRangesPerThread = 16;
+// Cell-list pairs: key ranges of about this many home points each (at least a few per thread),
+// so that a range's stencil walks and set-up stay small against its candidates.
+constexpr int64_t kHomePointsPerRange = 2048;
+constexpr int64_t kRangesPerThread = 8;
+
+/// Home-key ranges of about equal numbers of a's points: boundaries where cell_start crosses
+/// multiples of the range size (ranges without points are left out).
+void add_key_ranges(const std::vector<int64_t>& cell_start, int pair, int a, int b, int threads,
+                    std::vector<WorkItem>& work) {
+  const int64_t keys = static_cast<int64_t>(cell_start.size()) - 1, points = cell_start.back();
+  const int64_t ranges =
+      std::clamp<int64_t>(points / kHomePointsPerRange, 1, kRangesPerThread * std::max(threads, 1));
+  int64_t begin = 0;
+  for (int64_t r = 1; r <= ranges && begin < keys; ++r) {
+    const int64_t target = points * r / ranges;
+    int64_t end = r == ranges ? keys
+                              : std::lower_bound(cell_start.begin(), cell_start.end(), target) -
+                                    cell_start.begin();
+    end = std::clamp<int64_t>(end, begin, keys);
+    if (cell_start[static_cast<size_t>(end)] > cell_start[static_cast<size_t>(begin)])
+      work.push_back({pair, a, b, true, begin, end});
+    begin = end;
+  }
+}
 
 template <class T>
 int histograms_cpu(const ph_frame& f, int n_threads, uint64_t* out) {
   const auto soa = species_soa<T>(f);
   const HistogramParams<T> params = frame_params<T>(f);
   const int threads = n_threads > 0 ? n_threads : omp_get_max_threads();
-  const bool may_use_cells = f.algorithm != PH_ALL_PAIRS;
-  const CellGrid grid = may_use_cells ? frame_cell_grid(f) : CellGrid{};
-  std::vector<cpu::CellSortedSpecies<T>> sorted(static_cast<size_t>(f.n_species));
-  std::vector<char> needs_sort(static_cast<size_t>(f.n_species), 0);
+  const size_t species = static_cast<size_t>(f.n_species);
+  auto coords = [&](int s) {
+    return cpu::Coords<T>{soa[static_cast<size_t>(s)].data(), f.species_sizes[s]};
+  };
+
+  // Which pairs count with the cell list; their species are sorted into cells once.
+  CellGrid grid;
+  if (f.algorithm != PH_ALL_PAIRS) grid = frame_cell_grid(f);
+  std::vector<char> use_cells, sorted_needed(species, 0);
+  for (int a = 0; a < f.n_species; ++a)
+    for (int b = a; b < f.n_species; ++b) {
+      const bool cells = f.algorithm != PH_ALL_PAIRS && pair_uses_cell_list(f, grid, a, b, false);
+      use_cells.push_back(cells);
+      if (cells) sorted_needed[static_cast<size_t>(a)] = sorted_needed[static_cast<size_t>(b)] = 1;
+    }
+  std::vector<cpu::CellSortedSpecies<T>> sorted(species);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (int s = 0; s < f.n_species; ++s)
+    if (sorted_needed[static_cast<size_t>(s)])
+      cpu::sort_into_cells(coords(s), grid, params, sorted[static_cast<size_t>(s)]);
+
   std::vector<WorkItem> work;
   int pair = 0;
   for (int a = 0; a < f.n_species; ++a)
     for (int b = a; b < f.n_species; ++b, ++pair) {
-      if (may_use_cells && pair_uses_cell_list(f, grid, a, b, false)) {
-        needs_sort[static_cast<size_t>(a)] = needs_sort[static_cast<size_t>(b)] = 1;
-        const int64_t ranges = std::min<int64_t>(grid.keys, kKeyRangesPerThread * threads);
-        for (int64_t r = 0; r < ranges; ++r)
-          work.push_back({pair, a, b, true, grid.keys * r / ranges, grid.keys * (r + 1) / ranges});
+      if (use_cells[static_cast<size_t>(pair)]) {
+        add_key_ranges(sorted[static_cast<size_t>(a)].cell_start, pair, a, b, threads, work);
         continue;
       }
       for (const RowTile& t :
            split_rows(f.species_sizes[a], f.species_sizes[b], a == b, kPairsPerTile))
         work.push_back({pair, a, b, false, t.row_begin, t.row_end});
     }
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (int s = 0; s < f.n_species; ++s)
-    if (needs_sort[static_cast<size_t>(s)])
-      cpu::sort_into_cells(cpu::Coords<T>{soa[static_cast<size_t>(s)].data(), f.species_sizes[s]},
-                           grid, params, sorted[static_cast<size_t>(s)]);
-  // Each pair's histogram has one more entry: the candidates the cell-list kernel examined.
-  const size_t stride = static_cast<size_t>(f.n_bins) + 1;
+
+  // Per pair nbins + 1 counts: the cell list adds its candidates in the last one.
+  const size_t bins = static_cast<size_t>(f.n_bins), stride = bins + 1;
   std::vector<std::vector<uint64_t>> partial(static_cast<size_t>(threads));
 #pragma omp parallel num_threads(threads)
   {
@@ -66,20 +100,17 @@ int histograms_cpu(const ph_frame& f, int n_threads, uint64_t* out) {
     for (size_t w = 0; w < work.size(); ++w) {
       const WorkItem& item = work[w];
       uint64_t* hist = mine.data() + static_cast<size_t>(item.pair) * stride;
-      if (item.cells) {
+      if (item.cells)
         cpu::histogram_cells(sorted[static_cast<size_t>(item.a)],
                              sorted[static_cast<size_t>(item.b)], item.a == item.b, grid,
                              item.begin, item.end, params, hist);
-        continue;
-      }
-      const cpu::Coords<T> ca{soa[static_cast<size_t>(item.a)].data(), f.species_sizes[item.a]};
-      const cpu::Coords<T> cb{soa[static_cast<size_t>(item.b)].data(), f.species_sizes[item.b]};
-      cpu::histogram_pairs(ca, cb, item.a == item.b, item.begin, item.end, params, hist);
+      else
+        cpu::histogram_pairs(coords(item.a), coords(item.b), item.a == item.b, item.begin, item.end,
+                             params, hist);
     }
   }
-  const size_t bins = static_cast<size_t>(f.n_bins);
   for (const auto& p : partial)
-    for (int q = 0; q < pair; ++q)
+    for (size_t q = 0; q < static_cast<size_t>(pair); ++q)
       for (size_t k = 0; k < bins; ++k) out[q * bins + k] += p[q * stride + k];
   return 0;
 }

@@ -14,10 +14,12 @@ namespace pairhist::cpu {
 /// One species' points sorted by cell key: the coordinates as the kernels load them (bin units;
 /// in a rectangular single-precision cell moved into the cell: geometry.hpp's `loaded`), in
 /// structure-of-arrays form, and where each cell's points start (cell_start[key] ..
-/// cell_start[key + 1]; keys + 1 entries).
+/// cell_start[key + 1]; keys + 1 entries), and each point's index in the input (the all-pairs
+/// kernel orients a pair of one species by it, which a triclinic cell list must follow).
 template <class T>
 struct CellSortedSpecies {
   std::vector<T> x, y, z;
+  std::vector<int64_t> index;
   std::vector<int64_t> cell_start;
   int64_t size() const { return static_cast<int64_t>(x.size()); }
 };

@@ -85,11 +85,13 @@ inline CellGrid make_cell_grid(const CellGridRequest& r) {
   cell_thickness(r, thickness);
   const double width = g.r_cut / g.reach;
   for (int a = 0; a < 3; ++a) g.n[a] = detail::cells_across(thickness[a], width);
-  // Sparse frames (few points in a large box): coarser cells, each still wide enough.
-  const auto cells = [&] { return static_cast<int64_t>(g.n[0]) * g.n[1] * g.n[2]; };
+  // Sparse frames (few points in a large box): coarser cells, each still wide enough. The count
+  // is a double until capped: up to 1e9 cells per axis (a margin far below the extent: double
+  // precision, coordinates ~1e30) would overflow a 64-bit product.
+  const auto cells = [&] { return static_cast<double>(g.n[0]) * g.n[1] * g.n[2]; };
   const int64_t cap = std::max<int64_t>(r.max_cells, 1);
-  while (cells() > cap) {
-    const double f = std::cbrt(static_cast<double>(cap) / static_cast<double>(cells()));
+  while (cells() > static_cast<double>(cap)) {
+    const double f = std::cbrt(static_cast<double>(cap) / cells());
     for (int a = 0; a < 3; ++a)
       g.n[a] = std::max(1, std::min(g.n[a] - 1, static_cast<int>(std::floor(g.n[a] * f))));
   }
@@ -137,7 +139,7 @@ inline CellGrid make_cell_grid(const CellGridRequest& r) {
   g.clip = r.kind != BoxKind::triclinic && !aliased && g.reach >= 2;
 
   g.order = r.order;
-  const int64_t count = cells();
+  const int64_t count = static_cast<int64_t>(g.n[0]) * g.n[1] * g.n[2];
   g.keys = count;
   if (r.order != CellOrder::row_major) {
     const int largest = std::max({g.n[0], g.n[1], g.n[2]});

@@ -1,0 +1,170 @@
+// Counting a pass's squared distances when most of them are not counted (a cell list's
+// candidates lie mostly beyond r_max). Incrementing an overflow counter for each of those would
+// chain every miss through one memory address (a store-forwarding dependency of several cycles
+// each), and their square roots alone would take a third of the pass. So the counted ones are
+// first picked out by their squared distance (bin_of is monotone: below a threshold found once),
+// compacted branch-free a vector at a time, and only they get a square root and a bin.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "pairhist/geometry.hpp"
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
+namespace pairhist::cpu {
+
+/// The least squared distance that bin_of puts at nbins or beyond: d2 is counted iff d2 < it
+/// (NaN never is). bin_of only grows with d2, so a bisection over the bit patterns of the
+/// non-negative T (ordered like the values) finds it exactly. Only where T(nbins) >= nbins: else
+/// (float, beyond 2^24 bins) bin_of never reaches nbins and every pair is counted, NaN too.
+template <class T>
+T uncounted_from(int nbins) {
+  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  const auto value = [](Bits b) {
+    T v;
+    std::memcpy(&v, &b, sizeof v);
+    return v;
+  };
+  const T inf = std::numeric_limits<T>::infinity();
+  Bits lo = 0, hi;  // bin_of(lo) < nbins <= bin_of(hi)
+  std::memcpy(&hi, &inf, sizeof hi);
+  if (bin_of(T(0), nbins) >= nbins) return T(0);
+  while (hi - lo > 1) {
+    const Bits mid = lo + (hi - lo) / 2;
+    (bin_of(value(mid), nbins) >= nbins ? hi : lo) = mid;
+  }
+  return value(hi);
+}
+
+namespace detail {
+/// For each lane mask of 8 (float) or 4 (double) lanes, the 32-bit lanes that pack the selected
+/// elements to the front of a vector, one index per byte.
+struct CompactionTable {
+  std::array<uint64_t, 256> float_lanes{};
+  std::array<uint64_t, 16> double_lanes{};
+  constexpr CompactionTable() {
+    for (int mask = 0; mask < 256; ++mask) {
+      int out = 0;
+      for (int lane = 0; lane < 8; ++lane)
+        if (mask & (1 << lane))
+          float_lanes[static_cast<size_t>(mask)] |= static_cast<uint64_t>(lane) << (8 * out++);
+    }
+    for (int mask = 0; mask < 16; ++mask) {
+      int out = 0;
+      for (int lane = 0; lane < 4; ++lane)
+        if (mask & (1 << lane)) {
+          double_lanes[static_cast<size_t>(mask)] |= static_cast<uint64_t>(2 * lane) << (8 * out++);
+          double_lanes[static_cast<size_t>(mask)] |= static_cast<uint64_t>(2 * lane + 1)
+                                                     << (8 * out++);
+        }
+    }
+  }
+};
+inline constexpr CompactionTable kCompaction{};
+}  // namespace detail
+
+/// Copies the d2[k] < limit (every d2[k] where CountAll) of k in [lead, valid) to out, in
+/// order; returns how many. m, a multiple of 8 with valid <= m < valid + 8, is what d2 holds,
+/// lead < 8. Past `valid` d2 holds NaN padding, never below the limit (but counted where CountAll,
+/// so masked there). out needs room for m entries (a vector store writes past the count).
+template <bool CountAll, class T>
+int64_t compact_below(const T* d2, int64_t m, int64_t valid, T limit, int lead, T* out) {
+  int64_t w = 0;
+  unsigned keep = 0xffu << lead;
+  if (CountAll && valid - (m - 8) < 8) m -= 8;  // the last block goes through the scalar tail
+#if defined(__AVX2__)
+  constexpr int kBelow = CountAll ? _CMP_TRUE_UQ : _CMP_LT_OQ;
+  if constexpr (sizeof(T) == 4) {
+    const __m256 lim = _mm256_set1_ps(limit);
+    for (int64_t k = 0; k < m; k += 8, keep = 0xffu) {
+      const __m256 v = _mm256_loadu_ps(d2 + k);
+      const unsigned mask =
+          static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(v, lim, kBelow))) & keep;
+      const __m256i lanes = _mm256_cvtepu8_epi32(
+          _mm_cvtsi64_si128(static_cast<long long>(detail::kCompaction.float_lanes[mask])));
+      _mm256_storeu_ps(out + w, _mm256_permutevar8x32_ps(v, lanes));
+      w += __builtin_popcount(mask);
+    }
+  } else {
+    const __m256d lim = _mm256_set1_pd(limit);
+    for (int64_t k = 0; k < m; k += 8, keep = 0xffu)
+      for (int half = 0; half < 2; ++half) {
+        const __m256d v = _mm256_loadu_pd(d2 + k + 4 * half);
+        const unsigned mask =
+            static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(v, lim, kBelow))) &
+            (keep >> (4 * half)) & 0xfu;
+        const __m256i lanes = _mm256_cvtepu8_epi32(
+            _mm_cvtsi64_si128(static_cast<long long>(detail::kCompaction.double_lanes[mask])));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + w),
+                            _mm256_permutevar8x32_epi32(_mm256_castpd_si256(v), lanes));
+        w += __builtin_popcount(mask);
+      }
+  }
+  const int64_t tail = m;
+#else
+  const int64_t tail = 0;
+#endif
+  for (int64_t k = tail; k < valid; ++k) {
+    out[w] = d2[k];
+    w += (k >= lead && (CountAll || d2[k] < limit)) ? 1 : 0;
+  }
+  (void)keep;
+  return w;
+}
+
+/// Thread-private 32-bit counts of the counted pairs, flushed into the 64-bit result before any
+/// counter can overflow.
+template <class T>
+class CountedBins {
+ public:
+  CountedBins(int nbins, uint64_t* target)
+      : target_(target),
+        limit_(uncounted_from<T>(nbins)),
+        nbins_(nbins),
+        // NaN gets the highest bin, T(nbins): below nbins only where every pair is counted.
+        count_all_(bin_of(std::numeric_limits<T>::quiet_NaN(), nbins) < nbins) {
+    counts_.assign(static_cast<size_t>(nbins), 0);
+  }
+  ~CountedBins() { flush(); }
+  CountedBins(const CountedBins&) = delete;
+  CountedBins& operator=(const CountedBins&) = delete;
+
+  /// Counts the squared distances d2[lead..valid) (see compact_below); d2_scratch and
+  /// bin_scratch hold m entries.
+  void add(const T* d2, int64_t m, int64_t valid, int lead, T* d2_scratch, int32_t* bin_scratch) {
+    if (pending_ + static_cast<uint64_t>(m) > kMaxPending) flush();
+    const int64_t w = count_all_ ? compact_below<true>(d2, m, valid, limit_, lead, d2_scratch)
+                                 : compact_below<false>(d2, m, valid, limit_, lead, d2_scratch);
+    for (int64_t k = 0; k < w; ++k) bin_scratch[k] = bin_of(d2_scratch[k], nbins_);
+    pending_ += static_cast<uint64_t>(w);
+    uint32_t* c = counts_.data();
+    for (int64_t k = 0; k < w; ++k) ++c[bin_scratch[k]];
+  }
+
+  void flush() {
+    if (pending_ == 0) return;
+    for (size_t k = 0; k < counts_.size(); ++k) target_[k] += counts_[k];
+    std::fill(counts_.begin(), counts_.end(), 0u);
+    pending_ = 0;
+  }
+
+ private:
+  static constexpr uint64_t kMaxPending = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> counts_;
+  uint64_t* target_;
+  uint64_t pending_ = 0;
+  T limit_;
+  int nbins_;
+  bool count_all_;
+};
+
+}  // namespace pairhist::cpu
