@@ -6,6 +6,24 @@
 
 namespace pairhist {
 
+template <class T>
+void widen_bounds(const T* soa, int64_t n, FrameBounds& bounds) {
+  for (int c = 0; c < 3; ++c) {
+    const T* __restrict__ v = soa + c * n;
+    T lo = bounds.lo[c], hi = bounds.hi[c];
+#pragma omp simd reduction(min : lo) reduction(max : hi)
+    for (int64_t i = 0; i < n; ++i) {
+      lo = v[i] < lo ? v[i] : lo;
+      hi = v[i] > hi ? v[i] : hi;
+    }
+    bounds.lo[c] = static_cast<float>(lo);  // the coordinates came from floats: exact
+    bounds.hi[c] = static_cast<float>(hi);
+  }
+}
+
+template void widen_bounds<float>(const float*, int64_t, FrameBounds&);
+template void widen_bounds<double>(const double*, int64_t, FrameBounds&);
+
 FrameRing::FrameRing(const std::vector<int64_t>& species_sizes, size_t value_size, int slots)
     : sizes_(species_sizes), value_size_(value_size) {
   for (int64_t n : sizes_)

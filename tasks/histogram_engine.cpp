@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include "../codelets/starpu/frame_histogram_codelet.hpp"
 #include "../codelets/starpu/pair_histogram_codelet.hpp"
@@ -102,6 +103,14 @@ struct HistogramEngine::Impl {
     if (recorder && submitter) recorder->wait_for_callbacks(submitter->tasks());
   }
 
+  /// Threads that copy species s into the frame buffers: one below 256k atoms, else up to four
+  /// (a quarter of the cores, as for XTC decoding); they run only during the copy.
+  int gather_threads(size_t s) const {
+    if (config.species_sizes[s] < (int64_t(1) << 18)) return 1;
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    return std::clamp(cores / 4, 1, 4);
+  }
+
   /// Frames whose buffers fit the memory budget: at least 2 (reading overlaps computing), at
   /// most 64 (beyond that the ring only delays the reader's errors).
   int frames_for_budget() const {
@@ -166,8 +175,8 @@ struct HistogramEngine::Impl {
       throw std::invalid_argument("HistogramEngine: one coordinate array per species expected");
     take_frame(box, [&](size_t s, auto* out) {
       const float* species = xyz[s];
-      return gather_atoms([species](int64_t i) { return species + 3 * i; }, config.species_sizes[s],
-                          out);
+      return gather_atoms_parallel([species](int64_t i) { return species + 3 * i; },
+                                   config.species_sizes[s], out, gather_threads(s));
     });
   }
 
@@ -180,9 +189,9 @@ struct HistogramEngine::Impl {
       throw std::invalid_argument("HistogramEngine: one atom list per species, of its size");
     take_frame(box, [&](size_t s, auto* out) {
       const int* picked = atoms[s].data();
-      return gather_atoms(
+      return gather_atoms_parallel(
           [frame_xyz, picked](int64_t i) { return frame_xyz + 3 * int64_t(picked[i]); },
-          config.species_sizes[s], out);
+          config.species_sizes[s], out, gather_threads(s));
     });
   }
 

@@ -7,6 +7,7 @@
 
 #include "algorithm_choice.hpp"
 #include "engine_reference.hpp"
+#include "frame_ring.hpp"
 
 using namespace pairhist;
 
@@ -118,4 +119,24 @@ TEST_CASE("cell-list intervals: each take holds its own frames, candidates add u
   uint64_t candidates = 0;
   for (const PairWork& w : engine.activity().pair_work) candidates += w.candidates;
   CHECK(candidates > 0);
+}
+
+TEST_CASE("frames copied by several threads: the same buffer, the first non-finite atom") {
+  const int64_t n = 100003;
+  std::vector<float> xyz(size_t(3 * n));
+  for (size_t i = 0; i < xyz.size(); ++i) xyz[i] = float(i % 977) * 0.25f;
+  const float* src = xyz.data();
+  auto atom = [src](int64_t i) { return src + 3 * i; };
+  std::vector<double> serial(size_t(3 * n)), parallel(size_t(3 * n));
+  CHECK(gather_atoms(atom, n, serial.data(), 0, n) == -1);
+  for (int threads : {1, 2, 3, 7}) {
+    CAPTURE(threads);
+    std::fill(parallel.begin(), parallel.end(), -1.0);
+    CHECK(gather_atoms_parallel(atom, n, parallel.data(), threads) == -1);
+    CHECK(parallel == serial);
+  }
+  xyz[size_t(3 * 90000 + 1)] = NAN;  // in the last piece
+  xyz[size_t(3 * 60000 + 2)] = INFINITY;
+  for (int threads : {1, 2, 5})
+    CHECK(gather_atoms_parallel(atom, n, parallel.data(), threads) == 60000);
 }
