@@ -126,12 +126,7 @@ void AllPairsPlanner::submit_group(const PlannedFrame& frame, const std::vector<
 }
 
 void AllPairsPlanner::describe(RunActivity& run) const {
-  if (frame_pairs_ == 0) return;
-  run.cpu_share = share_.fraction;
-  run.cpu_share_measured = share_.measured;
-  run.measured_cpu_rate = share_.cpu_rate;
-  run.measured_gpu_rate = share_.gpu_rate;
-  run.gpu_ran_cpu_sized = share_.eaten_fraction;
+  if (frame_pairs_ > 0) report_share(share_, run);
 }
 
 }  // namespace pairhist

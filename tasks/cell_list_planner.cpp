@@ -200,13 +200,7 @@ void CellListPlanner::describe(RunActivity& run) const {
   run.cell_reach = grid_.reach;
   run.cell_order = cell_order_name(grid_.order);
   run.cell_cut = grid_.r_cut;
-  if (cpu_task_limit_ > 0) {
-    run.cpu_share = share_.fraction;
-    run.cpu_share_measured = share_.measured;
-    run.measured_cpu_rate = share_.cpu_rate;
-    run.measured_gpu_rate = share_.gpu_rate;
-    run.gpu_ran_cpu_sized = share_.eaten_fraction;
-  }
+  if (cpu_task_limit_ > 0) report_share(share_, run);
 }
 
 }  // namespace pairhist

@@ -11,6 +11,7 @@
 #include "frame_ring.hpp"
 #include "pairhist/box_setup.hpp"
 #include "task_submitter.hpp"
+#include "throughput_share.hpp"
 
 namespace pairhist {
 
@@ -42,6 +43,14 @@ class FramePlanner {
 
  protected:
   bool selected(size_t pair) const { return selected_.empty() || selected_[pair]; }
+  /// The cores' share of the last frame, for the report.
+  static void report_share(const CpuShare& share, RunActivity& run) {
+    run.cpu_share = share.fraction;
+    run.cpu_share_measured = share.measured;
+    run.measured_cpu_rate = share.cpu_rate;
+    run.measured_gpu_rate = share.gpu_rate;
+    run.gpu_ran_cpu_sized = share.eaten_fraction;
+  }
 
   const EngineConfig& config_;
   MachineShape machine_;

@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 
+#include "pairhist/cell_grid.hpp"
+
 namespace pairhist {
 namespace {
 
@@ -12,16 +14,6 @@ namespace {
 constexpr int kBitsPerAxis = 5;
 constexpr uint32_t kCells = 1u << kBitsPerAxis;
 constexpr uint32_t kBuckets = 1u << (3 * kBitsPerAxis);
-
-/// Bits 0..9 of v moved to bits 0, 3, 6, ..., 27.
-uint32_t spread_bits(uint32_t v) {
-  v &= 0x3ffu;
-  v = (v | (v << 16)) & 0x030000ffu;
-  v = (v | (v << 8)) & 0x0300f00fu;
-  v = (v | (v << 4)) & 0x030c30c3u;
-  v = (v | (v << 2)) & 0x09249249u;
-  return v;
-}
 
 }  // namespace
 
@@ -46,7 +38,7 @@ void sort_spatially(T* soa, int64_t n) {
       }
       const double extent = hi[c] - lo[c];
       const double cell = extent > 0 ? (v - lo[c]) / extent * kCells : 0.0;
-      key |= spread_bits(static_cast<uint32_t>(std::clamp(cell, 0.0, kCells - 1.0))) << c;
+      key |= cells::spread3(static_cast<uint32_t>(std::clamp(cell, 0.0, kCells - 1.0))) << c;
     }
     code[i] = key;
   }
