@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "hdf5_probe.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::io {
@@ -29,13 +30,14 @@ double time_unit_to_ps(const std::string& unit) {
 
 }  // namespace
 
+// Problems quote names and attribute values from the file: excerpt keeps each message one line.
 void H5mdReader::fail(const std::string& problem) const {
-  throw InputError(path_ + ": " + problem);
+  throw InputError(path_ + ": " + excerpt(problem, 300));
 }
 
 void H5mdReader::frame_fail(const std::string& problem) {
   const int64_t f = frames_read_;
-  throw InputError(path_ + ": frame " + std::to_string(f) + ": " + problem +
+  throw InputError(path_ + ": frame " + std::to_string(f) + ": " + excerpt(problem, 300) +
                    (f > 0 ? " (last complete frame is " + std::to_string(f - 1) + ")"
                           : std::string(" (no complete frame)")));
 }
@@ -43,6 +45,7 @@ void H5mdReader::frame_fail(const std::string& problem) {
 H5mdReader::H5mdReader(const std::string& path) : path_(path) {
   SilenceHdf5Errors quiet;
   if (!is_hdf5_file(path)) fail("not an HDF5 file (or no such file)");
+  probe_hdf5_file(path);
   file_ = H5Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!file_.valid()) fail("cannot open the HDF5 file");
   if (!h5_exists(file_.get(), "particles")) fail("not an H5MD file (no /particles group)");
@@ -68,6 +71,8 @@ H5mdReader::H5mdReader(const std::string& path) : path_(path) {
   if (dims.size() != 3 || dims[2] != 3) fail(where + "/value must be frames x atoms x 3");
   if (dims[1] == 0 || dims[1] > static_cast<hsize_t>(INT32_MAX / 3))
     fail(where + "/value has an invalid atom count " + std::to_string(dims[1]));
+  if (const std::string problem = h5_check_storage(value_.get(), path_); !problem.empty())
+    fail(where + "/value " + problem);
   nframes_ = static_cast<int64_t>(dims[0]);
   natoms_ = static_cast<int>(dims[1]);
   {
@@ -113,6 +118,8 @@ void H5mdReader::open_sampling(hid_t element, const char* name, Sampling& s, boo
         fail("cannot read the offset attribute of " + where);
     }
   } else if (dims.size() == 1 && static_cast<int64_t>(dims[0]) >= nframes_) {
+    if (const std::string problem = h5_check_storage(s.dataset.get(), path_); !problem.empty())
+      fail(where + " " + problem);
     s.per_frame = true;
   } else {
     fail(where + " has " +
@@ -186,6 +193,8 @@ void H5mdReader::open_box(hid_t particles_group) {
       fail(edges_name + ": unsupported length unit '" + (unit.empty() ? "" : unit[0]) +
            "' (supported: nm, Angstrom, pm)");
   }
+  if (const std::string problem = h5_check_storage(edges_.get(), path_); !problem.empty())
+    fail(edges_name + " " + problem);
   std::vector<hsize_t> dims = h5_dims(edges_.get());
   if (box_source_ == BoxSource::per_frame) {
     if (dims.empty() || static_cast<int64_t>(dims[0]) < nframes_)

@@ -1,5 +1,9 @@
 #include "hdf5_util.hpp"
 
+#include <filesystem>
+#include <limits>
+#include <system_error>
+
 namespace pairhist::io {
 
 bool h5_exists(hid_t loc, const std::string& name) {
@@ -71,6 +75,32 @@ std::vector<hsize_t> h5_dims(hid_t dataset) {
   std::vector<hsize_t> dims(rank > 0 ? static_cast<size_t>(rank) : 0);
   if (rank > 0) H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
   return dims;
+}
+
+std::string h5_check_storage(hid_t dataset, const std::string& path) {
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  H5Handle type(H5Dget_type(dataset), H5Tclose);
+  const size_t type_size = type.valid() ? H5Tget_size(type.get()) : 0;
+  if (type_size == 0) return "has no readable data type";
+  uint64_t declared = type_size;  // bytes of the whole extent, saturating
+  for (hsize_t d : h5_dims(dataset)) {
+    if (d == 0) return {};
+    declared = declared > kMax / d ? kMax : declared * d;
+  }
+  const uint64_t stored = H5Dget_storage_size(dataset);
+  std::error_code ec;
+  const uint64_t file_size = std::filesystem::file_size(path, ec);
+  if (!ec && stored > file_size)
+    return "claims " + std::to_string(stored) + " bytes of storage in a file of " +
+           std::to_string(file_size);
+  H5Handle create(H5Dget_create_plist(dataset), H5Pclose);
+  const int filters = create.valid() ? H5Pget_nfilters(create.get()) : 0;
+  const uint64_t ratio = filters > 0 ? kMaxCompressionRatio : 1;
+  const uint64_t covered = stored > kMax / ratio ? kMax : stored * ratio;
+  if (declared > covered)
+    return "declares " + std::to_string(declared) + " bytes of data but the file stores " +
+           std::to_string(stored) + (filters > 0 ? " (compressed)" : "");
+  return {};
 }
 
 bool is_hdf5_file(const std::string& path) {

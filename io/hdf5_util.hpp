@@ -78,6 +78,14 @@ bool h5_string_attribute(hid_t obj, const std::string& name, std::vector<std::st
 /// Current extent of a dataset (empty for a scalar dataset).
 std::vector<hsize_t> h5_dims(hid_t dataset);
 
+/// Checks, before anything is allocated for `dataset`, that the file `path` really stores data for
+/// its whole extent; returns "" or the problem. HDF5 returns fill values for storage never
+/// written, so a file of a few hundred bytes can declare a dataset of any size. The stored bytes
+/// must cover the extent, or 1/kMaxCompressionRatio of it for a dataset with filters (deflate
+/// packs at most 1032:1), and must fit in the file.
+std::string h5_check_storage(hid_t dataset, const std::string& path);
+constexpr unsigned kMaxCompressionRatio = 1100;
+
 /// True when `path` starts with the HDF5 signature (checked without HDF5's error stack).
 bool is_hdf5_file(const std::string& path);
 
