@@ -110,13 +110,14 @@ void H5mdReader::open_sampling(hid_t element, const char* name, Sampling& s, boo
   }
   const std::vector<hsize_t> dims = h5_dims(s.dataset.get());
   if (dims.empty()) {  // fixed interval: value = offset + frame * interval
-    if (H5Dread(s.dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s.interval) < 0)
+    H5Handle space(H5Dget_space(s.dataset.get()), H5Sclose);
+    if (!space.valid() || H5Sget_simple_extent_npoints(space.get()) != 1 ||
+        H5Dread(s.dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s.interval) < 0)
       fail("cannot read " + where);
-    if (H5Aexists(s.dataset.get(), "offset") > 0) {
-      H5Handle attr(H5Aopen(s.dataset.get(), "offset", H5P_DEFAULT), H5Aclose);
-      if (H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &s.offset) < 0)
-        fail("cannot read the offset attribute of " + where);
-    }
+    if (H5Aexists(s.dataset.get(), "offset") > 0 &&
+        !h5_scalar_attribute(s.dataset.get(), "offset", H5T_NATIVE_DOUBLE, &s.offset))
+      fail("cannot read the offset attribute of " + where + " (one number)");
+    if (!std::isfinite(s.interval) || !std::isfinite(s.offset)) fail(where + " is not finite");
   } else if (dims.size() == 1 && static_cast<int64_t>(dims[0]) >= nframes_) {
     if (const std::string problem = h5_check_storage(s.dataset.get(), path_); !problem.empty())
       fail(where + " " + problem);
@@ -139,6 +140,7 @@ double H5mdReader::sample(Sampling& s, int64_t frame) {
   if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
       H5Dread(s.dataset.get(), H5T_NATIVE_DOUBLE, mem.get(), space.get(), H5P_DEFAULT, &v) < 0)
     frame_fail("cannot read its step or time");
+  if (!std::isfinite(v)) frame_fail("non-finite step or time");
   return v * s.scale;
 }
 
@@ -147,12 +149,10 @@ void H5mdReader::open_box(hid_t particles_group) {
   if (H5Lexists(particles_group, "box", H5P_DEFAULT) <= 0) return;  // no box: not periodic
   H5Handle box(H5Gopen2(particles_group, "box", H5P_DEFAULT), H5Gclose);
   if (!box.valid()) fail(where + " is not a group");
-  if (H5Aexists(box.get(), "dimension") > 0) {
-    H5Handle attr(H5Aopen(box.get(), "dimension", H5P_DEFAULT), H5Aclose);
-    int dimension = 0;
-    if (H5Aread(attr.get(), H5T_NATIVE_INT, &dimension) < 0 || dimension != 3)
-      fail(where + ": dimension must be 3");
-  }
+  int dimension = 0;
+  if (H5Aexists(box.get(), "dimension") > 0 &&
+      (!h5_scalar_attribute(box.get(), "dimension", H5T_NATIVE_INT, &dimension) || dimension != 3))
+    fail(where + ": dimension must be 3");
   std::vector<std::string> boundary;
   int periodic = 0;
   if (h5_string_attribute(box.get(), "boundary", boundary)) {

@@ -69,6 +69,15 @@ bool h5_string_attribute(hid_t obj, const std::string& name, std::vector<std::st
   return true;
 }
 
+bool h5_scalar_attribute(hid_t obj, const std::string& name, hid_t mem_type, void* value) {
+  if (H5Aexists(obj, name.c_str()) <= 0) return false;
+  H5Handle attr(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose);
+  if (!attr.valid()) return false;
+  H5Handle space(H5Aget_space(attr.get()), H5Sclose);
+  if (!space.valid() || H5Sget_simple_extent_npoints(space.get()) != 1) return false;
+  return H5Aread(attr.get(), mem_type, value) >= 0;
+}
+
 std::vector<hsize_t> h5_dims(hid_t dataset) {
   H5Handle space(H5Dget_space(dataset), H5Sclose);
   const int rank = space.valid() ? H5Sget_simple_extent_ndims(space.get()) : -1;

@@ -75,6 +75,11 @@ std::vector<std::string> h5_member_names(hid_t group);
 /// attribute or it is not a string.
 bool h5_string_attribute(hid_t obj, const std::string& name, std::vector<std::string>& values);
 
+/// Reads the attribute `name` of `obj` as one value of `mem_type` into `value`. Returns false when
+/// there is no such attribute, it does not hold exactly one value (an array would overrun
+/// `value`) or it cannot be converted.
+bool h5_scalar_attribute(hid_t obj, const std::string& name, hid_t mem_type, void* value);
+
 /// Current extent of a dataset (empty for a scalar dataset).
 std::vector<hsize_t> h5_dims(hid_t dataset);
 

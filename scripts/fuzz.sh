@@ -4,6 +4,7 @@
 #   scripts/fuzz.sh --list                          the harness names
 #   scripts/fuzz.sh NAME SECONDS [EXTRA_SEED_DIR]   build (once) and fuzz NAME for SECONDS
 #   scripts/fuzz.sh --all SECONDS                   every harness in turn (CI: .ci/run)
+#   scripts/fuzz.sh --build                         only build them all
 #
 # The exit code is non-zero on any finding (crash, sanitizer report, escaping exception, broken
 # reader invariant, timeout, allocation over the limit). Findings are written to
@@ -22,7 +23,7 @@ names() { grep -E '^[a-z]' "$list" | awk '{print $1}'; }
 seeds_of() { awk -v name="$1" '$1 == name { for (i = 2; i <= NF; ++i) print $i }' "$list"; }
 
 usage() {
-  sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -61,7 +62,7 @@ run_one() {
   # Inputs are files (the readers take paths): one private directory in memory per run.
   local tmp
   tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/pairhist-fuzz-XXXXXX")
-  local log="$build/fuzz-$name.log" status=0
+  local log="$build/fuzz-$name.log" status=0 started=$SECONDS
   # shellcheck disable=SC2086
   # allocator_may_return_null: an impossible malloc inside the HDF5 library returns NULL, which
   # the library handles, as it does without AddressSanitizer (operator new still throws).
@@ -78,11 +79,15 @@ run_one() {
       "log $log" >&2
     return "$status"
   fi
-  echo "fuzz: $name: ${execs:-?} executions in ${seconds} s, no finding (corpus $corpus)"
+  echo "fuzz: $name: ${execs:-?} executions in $((SECONDS - started)) s, no finding (corpus $corpus)"
 }
 
 case "${1:-}" in
   --list) names ;;
+  --build)
+    configure
+    cmake --build "$build" -j"$(nproc)" >/dev/null
+    ;;
   --all)
     [ $# -eq 2 ] || usage
     failed=0
