@@ -3,9 +3,11 @@
 #include <chrono>
 #include <cmath>
 #include <sstream>
+#include <thread>
 
 #include "algorithm_choice.hpp"
 #include "exclusions.hpp"
+#include "feeding_plan.hpp"
 #include "job_inputs.hpp"
 #include "pairhist/errors.hpp"
 #include "rdf.hpp"
@@ -59,6 +61,31 @@ BoxMatrix to_matrix(const std::array<float, 9>& box) {
   BoxMatrix m;
   for (int i = 0; i < 9; ++i) m[i] = box[i];
   return m;
+}
+
+/// Sizes the decoding threads and the CPU workers from the first frame (tasks/feeding_plan.hpp):
+/// how long a thread took to prepare it against how long the GPUs will need for it. The user's
+/// --ncpu stands; so do --decode-threads (then only the CPU workers follow the plan).
+void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
+                  const io::TrajectoryFrame& frame, const BoxMatrix& box, JobOutcome& out) {
+  const io::SpeciesColumns& columns = frame.columns;
+  if (o.ncpu >= 0 || !columns.filled || columns.bad_species >= 0) return;
+  FeedingInputs in;
+  in.cores = static_cast<int>(std::thread::hardware_concurrency());
+  in.gpus = o.ncuda == 0 ? 0 : cuda_devices();
+  if (o.ncuda > 0) in.gpus = std::min(in.gpus, o.ncuda);
+  in.prepare_seconds = reader.seconds_per_frame();
+  CoordinateBounds bounds;
+  for (int c = 0; c < 3; ++c) bounds.lo[c] = columns.lo[c], bounds.hi[c] = columns.hi[c];
+  in.gpu_seconds = estimated_gpu_seconds_per_frame(config, box, bounds, in.gpus);
+  in.reader_threads = reader.threads();
+  in.max_reader_threads = o.decode_threads > 0 ? reader.threads() : reader.max_threads();
+  const FeedingPlan plan = pairhist::plan_feeding(in);
+  reader.set_active_threads(plan.reader_threads);
+  if (plan.cpu_workers >= 0) config.ncpu = plan.cpu_workers;
+  out.prepare_seconds = in.prepare_seconds;
+  out.gpu_seconds = in.gpu_seconds;
+  out.feed_bound = plan.feed_bound;
 }
 
 /// Hands one frame's selected atoms to the engine: the columns the decoding thread gathered
@@ -188,8 +215,11 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         config.frames_in_flight = o.frames_in_flight;
         config.memory_budget_bytes = o.memory_budget_mib << 20;
         config.reserve_cores = o.reserve_cores;
-        if (const auto* parallel = dynamic_cast<const io::XtcParallelReader*>(&reader))
+        if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&reader)) {
+          plan_reading(*parallel, o, config, frame, box, out);
           config.reader_threads = parallel->threads();
+          out.decode_threads = parallel->threads();
+        }
         config.sum_tasks = o.sum_tasks;
         config.max_pairs_per_task = o.task_pairs;
         config.lp_bound = o.lp_bound;

@@ -210,6 +210,29 @@ TEST_CASE("gather_species_columns: bounds, and the first non-finite coordinate")
   CHECK(c.bad_position == 1);
 }
 
+TEST_CASE("threads join and leave while frames are read; every frame comes once, in order") {
+  const Outcome serial = read_serial(kSampleXtc);
+  for (int start : {1, 2, 6}) {
+    CAPTURE(start);
+    XtcParallelReader reader(kSampleXtc, 6, {}, start);
+    CHECK(reader.threads() == start);
+    CHECK(reader.max_threads() == 6);
+    CHECK(reader.seconds_per_frame() >= 0);
+    TrajectoryFrame frame;
+    size_t k = 0;
+    while (reader.next(frame)) {
+      REQUIRE(k < serial.frames.size());
+      REQUIRE(same_frame(frame, serial.frames[k]));
+      if (k % 7 == 3) reader.set_active_threads(int(1 + (k * 5) % 9));  // 1..9, clamped to 6
+      ++k;
+    }
+    CHECK(k == serial.frames.size());
+    CHECK(reader.seconds_per_frame() > 0);
+    CHECK(reader.threads() >= 1);
+    CHECK(reader.threads() <= 6);
+  }
+}
+
 TEST_CASE("more threads than frames, and readers dropped before the end") {
   TempDir tmp;
   const std::string bytes = read_all(kSampleXtc);
@@ -315,6 +338,13 @@ TEST_CASE("open_trajectory_threaded picks the reader; the automatic rule") {
   CHECK(automatic_decode_threads(280000, 16) == 4);
   CHECK(automatic_decode_threads(280000, 64) == 4);
   CHECK(automatic_decode_threads(pairhist::io::kParallelDecodeMinAtoms, 16) == 4);
+  // The threads an automatic reader may grow to: cores but two, within the memory bound.
+  using pairhist::io::automatic_max_decode_threads;
+  CHECK(automatic_max_decode_threads(2652, 16) == 14);
+  CHECK(automatic_max_decode_threads(280000, 2) == 1);  // serial: nothing to grow
+  CHECK(automatic_max_decode_threads(1357824, 16) == 14);
+  CHECK(automatic_max_decode_threads(10862592, 16) == 8);   // 260 MB per thread
+  CHECK(automatic_max_decode_threads(200000000, 64) == 4);  // never below the starting threads
 
   auto is_parallel = [](const std::unique_ptr<TrajectoryReader>& r) {
     return dynamic_cast<XtcParallelReader*>(r.get()) != nullptr;
