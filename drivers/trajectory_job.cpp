@@ -128,11 +128,11 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   const auto atoms = resolve_species(o, top);
   const std::vector<uint64_t> shared = count_shared_atoms(atoms);
   const PairExclusions exclusions(parse_exclude_mode(o.exclude), top, o.topology, atoms);
-  // Parallel decoding threads also gather the selected species, in parallel like the decoding.
-  const io::FrameHook gather = [&atoms](io::TrajectoryFrame& f) {
-    io::gather_species_columns(f.xyz.data(), atoms, f.columns);
-  };
-  const auto reader_ptr = io::open_trajectory_threaded(o.trajectory, o.decode_threads, gather);
+  // Parallel decoding threads also prepare the species' columns; the exclusions need whole frames.
+  io::FramePreparation prep;
+  prep.species = atoms;
+  prep.whole_frame = !exclusions.empty();
+  const auto reader_ptr = io::open_trajectory_threaded(o.trajectory, o.decode_threads, prep);
   io::TrajectoryReader& reader = *reader_ptr;
   if (reader.natoms() != top.natoms())
     throw InputError(o.trajectory + ": frame 0: " + std::to_string(reader.natoms()) +

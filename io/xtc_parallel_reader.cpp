@@ -12,17 +12,21 @@
 
 namespace pairhist::io {
 
-XtcParallelReader::XtcParallelReader(const std::string& path, int threads, FrameHook hook,
+XtcParallelReader::XtcParallelReader(const std::string& path, int threads, FramePreparation prep,
                                      int active)
-    : XtcParallelReader(std::make_unique<xtc::Scanner>(path), threads, std::move(hook), active) {}
+    : XtcParallelReader(std::make_unique<xtc::Scanner>(path), threads, std::move(prep), active) {}
 
 XtcParallelReader::XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads,
-                                     FrameHook hook, int active)
+                                     FramePreparation prep, int active)
     : path_(scanner->path()),
       natoms_(scanner->natoms()),
-      hook_(std::move(hook)),
+      prep_(std::move(prep)),
       scanner_(std::move(scanner)) {
   if (threads < 1) throw UsageError("XTC decoding needs at least one thread");
+  if (!prep_.species.empty() && !prep_.whole_frame) {
+    direct_ = std::make_unique<ColumnMap>(prep_.species, natoms_);
+    if (!direct_->usable()) direct_.reset();  // overlapping species: gather after decoding
+  }
   active_ = active > 0 ? std::min(active, threads) : threads;
   slots_.resize(static_cast<size_t>(threads));
   try {
@@ -65,6 +69,14 @@ double XtcParallelReader::seconds_per_frame() const {
   return decoded_frames_ > 0 ? decode_seconds_ / static_cast<double>(decoded_frames_) : 0;
 }
 
+std::string XtcParallelReader::prepare(Slot& slot) const {
+  if (direct_) return xtc::decode_frame_columns(slot.raw, natoms_, *direct_, slot.frame);
+  std::string problem = xtc::decode_frame(slot.raw, natoms_, slot.frame);
+  if (problem.empty() && !prep_.species.empty())
+    gather_species_columns(slot.frame.xyz.data(), prep_.species, slot.frame.columns);
+  return problem;
+}
+
 void XtcParallelReader::work(int thread) {
   const auto window = static_cast<int64_t>(slots_.size());
   for (;;) {
@@ -94,12 +106,10 @@ void XtcParallelReader::work(int thread) {
       std::string problem;
       const auto status = scanner_->read(slot->raw, problem);
       read_lock.unlock();
-      // The slot holds the columns the caller swapped in: stale until the hook refills them.
+      // The slot holds the columns the caller swapped in: stale until refilled.
       slot->frame.columns.filled = false;
       const auto start = std::chrono::steady_clock::now();
-      if (status == xtc::Scanner::Status::frame)
-        problem = xtc::decode_frame(slot->raw, natoms_, slot->frame);
-      if (status == xtc::Scanner::Status::frame && problem.empty() && hook_) hook_(slot->frame);
+      if (status == xtc::Scanner::Status::frame) problem = prepare(*slot);
       if (status == xtc::Scanner::Status::frame && problem.empty())
         seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (status == xtc::Scanner::Status::end) {
@@ -173,7 +183,7 @@ int automatic_max_decode_threads(int natoms, int cores) {
 
 std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& path,
                                                            int decode_threads,
-                                                           const FrameHook& hook) {
+                                                           const FramePreparation& prep) {
   if (decode_threads < 0) throw UsageError("--decode-threads must be >= 0 (0: automatic)");
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
@@ -181,7 +191,7 @@ std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& pa
   if (ext != ".xtc" || decode_threads == 1) return open_trajectory(path);
   auto scanner = std::make_unique<xtc::Scanner>(path);
   if (decode_threads > 1)
-    return std::make_unique<XtcParallelReader>(std::move(scanner), decode_threads, hook);
+    return std::make_unique<XtcParallelReader>(std::move(scanner), decode_threads, prep);
   // Automatic: the starting threads run; up to the maximum wait, in case the run needs them.
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   const int natoms = scanner->natoms();
@@ -189,7 +199,7 @@ std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& pa
   if (automatic_max_decode_threads(natoms, cores) == 1)
     return std::make_unique<XtcReader>(std::move(scanner));
   return std::make_unique<XtcParallelReader>(
-      std::move(scanner), automatic_max_decode_threads(natoms, cores), hook, threads);
+      std::move(scanner), automatic_max_decode_threads(natoms, cores), prep, threads);
 }
 
 }  // namespace pairhist::io
