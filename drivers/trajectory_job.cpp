@@ -230,7 +230,11 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
           config.cell_order = parse_cell_order(o.cell_order);
           config.cell_order_set = true;
         }
+        const auto engine_start = std::chrono::steady_clock::now();
+        out.first_frame_seconds = std::chrono::duration<double>(engine_start - start).count();
         engine = std::make_unique<HistogramEngine>(config);
+        out.engine_start_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - engine_start).count();
       } else if (static_cast<int>(frame_kind) > static_cast<int>(kind) ||
                  (kind != BoxKind::none && frame_kind == BoxKind::none)) {
         throw InputError(where + "box changes from " + box_kind_name(kind) + " to " +

@@ -77,6 +77,8 @@ struct JobOutcome {
   double prepare_seconds = 0;  // a decoding thread's seconds per frame, as of the first frame
   double gpu_seconds = 0;      // the GPUs' estimated seconds per frame (the feeding plan's figure)
   bool feed_bound = false;     // the plan found the GPUs faster than the readers could feed
+  double first_frame_seconds = 0;   // of `seconds`: until the first frame was read
+  double engine_start_seconds = 0;  // of `seconds`: starting the engine (StarPU, its workers)
 };
 
 /// Parses a `--species NAME=SELECTION` value.
