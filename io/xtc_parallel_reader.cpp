@@ -176,6 +176,7 @@ int automatic_decode_threads(int natoms, int cores) {
 }
 
 int automatic_max_decode_threads(int natoms, int cores) {
+  if (natoms < kParallelDecodeMinAtoms) return 1;
   const double per_thread = 24.0 * std::max(natoms, 1);
   const int by_memory = static_cast<int>(std::max(1.0, kDecodeMemoryBytes / per_thread));
   return std::max(automatic_decode_threads(natoms, cores), std::min(cores - 2, by_memory));

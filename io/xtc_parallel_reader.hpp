@@ -110,8 +110,9 @@ class XtcParallelReader : public TrajectoryReader {
 int automatic_decode_threads(int natoms, int cores);
 constexpr int kParallelDecodeMinAtoms = 50000;
 /// The most decoding threads an automatic reader can grow to (when the run turns out to be bound
-/// by decoding): one per core but two, as many as keep decoded frames and their species columns
-/// (~24 bytes per atom each) within kDecodeMemoryBytes.
+/// by decoding): none beyond one below kParallelDecodeMinAtoms atoms (the serial reader), else one
+/// per core but two, as many as keep decoded frames and their species columns (~24 bytes per atom
+/// each) within kDecodeMemoryBytes.
 int automatic_max_decode_threads(int natoms, int cores);
 constexpr double kDecodeMemoryBytes = 2.0 * (1 << 30);
 
