@@ -16,7 +16,7 @@ export LD_LIBRARY_PATH="$stage/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export PAIRHIST_DATA_DIR="$repo/data" STARPU_HOME="$work/starpu-home" STARPU_SILENT=1 STARPU_SCHED=
 ph=$stage/bin/pairhist
 log=$out/feed-device.log
-parts=${FEED_PARTS:-suite bench w1 f1}
+parts=${FEED_PARTS:-suite bench sweep w1 f1}
 status=0
 {
   echo "# pairhist feeding and small frames on the device, commit $(cat "$stage/commit"), $(date -u +%Y-%m-%dT%H:%MZ)"
@@ -52,6 +52,18 @@ if [[ " $parts " == *" bench "* ]]; then
   step cells-100000-s1 "$stage/bin/bench_gpu_cells" --n 100000 --slices 1 --repeats 10 --tag one
   for n in 100000 1400000; do
     step "cells-$n-double" "$stage/bin/bench_gpu_cells" --n $n --precision double --repeats 10
+  done
+  grep -h '"what":"frame' "$log" >"$out/cells-frame.jsonl" || true
+fi
+
+if [[ " $parts " == *" sweep "* ]]; then
+  # Small frames: work items per home cell, and cells of r_max / 3 (more, smaller cells).
+  for slices in 1 2 3 4 6 8; do
+    step "sweep-100000-s$slices" "$stage/bin/bench_gpu_cells" --n 100000 --slices $slices \
+      --repeats 10 --tag "slices$slices"
+  done
+  for n in 100000 300000 1400000; do
+    step "sweep-$n-reach3" "$stage/bin/bench_gpu_cells" --n $n --reach 3 --repeats 10 --tag reach3
   done
   grep -h '"what":"frame' "$log" >"$out/cells-frame.jsonl" || true
 fi
