@@ -61,6 +61,34 @@ BoxMatrix to_matrix(const std::array<float, 9>& box) {
   return m;
 }
 
+/// Hands one frame's selected atoms to the engine: the columns the decoding thread gathered
+/// when there are any, else the engine picks them from the whole frame. A non-finite coordinate
+/// of a selected atom is refused (`where` names file and frame): such a pair would land in no
+/// bin and silently vanish from the counts.
+void submit_to_engine(HistogramEngine& engine, const io::TrajectoryFrame& frame,
+                      const std::vector<std::vector<int>>& atoms, const BoxMatrix& box,
+                      const std::string& where) {
+  try {
+    const io::SpeciesColumns& columns = frame.columns;
+    if (!columns.filled) {
+      engine.submit_frame_atoms(frame.xyz.data(), atoms, box);
+      return;
+    }
+    if (columns.bad_species >= 0)
+      throw NonFiniteCoordinate(columns.bad_species, columns.bad_position);
+    std::vector<const float*> soa;
+    for (const auto& species : columns.soa) soa.push_back(species.data());
+    CoordinateBounds bounds;
+    for (int c = 0; c < 3; ++c) bounds.lo[c] = columns.lo[c], bounds.hi[c] = columns.hi[c];
+    engine.submit_frame_columns(soa, box, &bounds);
+  } catch (const NonFiniteCoordinate& e) {
+    throw InputError(
+        where + "atom " +
+        std::to_string(atoms[static_cast<size_t>(e.species)][static_cast<size_t>(e.position)] + 1) +
+        " has a non-finite coordinate");
+  }
+}
+
 }  // namespace
 
 JobOutcome run_trajectory_job(const JobOptions& options) {
@@ -73,7 +101,11 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   const auto atoms = resolve_species(o, top);
   const std::vector<uint64_t> shared = count_shared_atoms(atoms);
   const PairExclusions exclusions(parse_exclude_mode(o.exclude), top, o.topology, atoms);
-  const auto reader_ptr = io::open_trajectory_threaded(o.trajectory, o.decode_threads);
+  // Parallel decoding threads also gather the selected species, in parallel like the decoding.
+  const io::FrameHook gather = [&atoms](io::TrajectoryFrame& f) {
+    io::gather_species_columns(f.xyz.data(), atoms, f.columns);
+  };
+  const auto reader_ptr = io::open_trajectory_threaded(o.trajectory, o.decode_threads, gather);
   io::TrajectoryReader& reader = *reader_ptr;
   if (reader.natoms() != top.natoms())
     throw InputError(o.trajectory + ": frame 0: " + std::to_string(reader.natoms()) +
@@ -185,18 +217,7 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         throw InputError(where +
                          "triclinic box too skewed for an exact minimum image (reduce it "
                          "first, e.g. with gmx trjconv -pbc)");
-      // The engine picks the species' atoms straight from the frame (one pass over it) and
-      // refuses a non-finite coordinate of a selected atom: such a pair would land in no bin and
-      // silently vanish from the counts.
-      try {
-        engine->submit_frame_atoms(frame.xyz.data(), atoms, box);
-      } catch (const NonFiniteCoordinate& e) {
-        throw InputError(
-            where + "atom " +
-            std::to_string(atoms[static_cast<size_t>(e.species)][static_cast<size_t>(e.position)] +
-                           1) +
-            " has a non-finite coordinate");
-      }
+      submit_to_engine(*engine, frame, atoms, box, where);
       if (!exclusions.empty()) {  // the exclusions need the species' own coordinates
         for (size_t s = 0; s < atoms.size(); ++s) {
           float* dst = species_xyz[s].data();

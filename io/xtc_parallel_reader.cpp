@@ -11,11 +11,15 @@
 
 namespace pairhist::io {
 
-XtcParallelReader::XtcParallelReader(const std::string& path, int threads)
-    : XtcParallelReader(std::make_unique<xtc::Scanner>(path), threads) {}
+XtcParallelReader::XtcParallelReader(const std::string& path, int threads, FrameHook hook)
+    : XtcParallelReader(std::make_unique<xtc::Scanner>(path), threads, std::move(hook)) {}
 
-XtcParallelReader::XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads)
-    : path_(scanner->path()), natoms_(scanner->natoms()), scanner_(std::move(scanner)) {
+XtcParallelReader::XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads,
+                                     FrameHook hook)
+    : path_(scanner->path()),
+      natoms_(scanner->natoms()),
+      hook_(std::move(hook)),
+      scanner_(std::move(scanner)) {
   if (threads < 1) throw UsageError("XTC decoding needs at least one thread");
   slots_.resize(static_cast<size_t>(threads));
   try {
@@ -63,8 +67,11 @@ void XtcParallelReader::work() {
       std::string problem;
       const auto status = scanner_->read(slot->raw, problem);
       read_lock.unlock();
+      // The slot holds the columns the caller swapped in: stale until the hook refills them.
+      slot->frame.columns.filled = false;
       if (status == xtc::Scanner::Status::frame)
         problem = xtc::decode_frame(slot->raw, natoms_, slot->frame);
+      if (status == xtc::Scanner::Status::frame && problem.empty() && hook_) hook_(slot->frame);
       if (status == xtc::Scanner::Status::end) {
         outcome = Slot::State::end;
       } else if (!problem.empty()) {
@@ -114,6 +121,7 @@ bool XtcParallelReader::next(TrajectoryFrame& frame) {
   frame.box = slot.frame.box;
   frame.precision = slot.frame.precision;
   frame.xyz.swap(slot.frame.xyz);
+  std::swap(frame.columns, slot.frame.columns);
   slot.state = Slot::State::free;
   ++delivered_;
   lock.unlock();
@@ -127,7 +135,8 @@ int automatic_decode_threads(int natoms, int cores) {
 }
 
 std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& path,
-                                                           int decode_threads) {
+                                                           int decode_threads,
+                                                           const FrameHook& hook) {
   if (decode_threads < 0) throw UsageError("--decode-threads must be >= 0 (0: automatic)");
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
@@ -140,7 +149,7 @@ std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& pa
     threads = automatic_decode_threads(scanner->natoms(), cores);
   }
   if (threads == 1) return std::make_unique<XtcReader>(std::move(scanner));
-  return std::make_unique<XtcParallelReader>(std::move(scanner), threads);
+  return std::make_unique<XtcParallelReader>(std::move(scanner), threads, hook);
 }
 
 }  // namespace pairhist::io

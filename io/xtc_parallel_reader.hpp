@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,13 +27,18 @@ class Scanner;
 /// are exactly XtcReader's. Memory holds at most threads + 1 decoded frames (those decoding or
 /// waiting, and the caller's), plus each thread's compressed frame. next() is called from one
 /// thread at a time.
+/// Work done on the decoding thread right after a frame decodes (e.g. gather_species_columns into
+/// frame.columns), so it runs in parallel like the decoding. Called concurrently for different
+/// frames; it must not throw.
+using FrameHook = std::function<void(TrajectoryFrame&)>;
+
 class XtcParallelReader : public TrajectoryReader {
  public:
   /// Opens `path` (errors as XtcReader's constructor) and starts `threads` >= 1 decoding threads.
-  XtcParallelReader(const std::string& path, int threads);
+  XtcParallelReader(const std::string& path, int threads, FrameHook hook = {});
   /// Continues from a scanner that has read nothing beyond the first header (a pipe cannot be
   /// opened twice).
-  XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads);
+  XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads, FrameHook hook = {});
   /// Stops the threads, also when frames were left unread.
   ~XtcParallelReader() override;
 
@@ -61,6 +67,7 @@ class XtcParallelReader : public TrajectoryReader {
 
   std::string path_;
   int natoms_ = 0;
+  FrameHook hook_;                         // fixed before the threads start
   std::unique_ptr<xtc::Scanner> scanner_;  // read by one thread at a time, under read_mutex_
   std::mutex read_mutex_;
 
@@ -86,8 +93,10 @@ constexpr int kParallelDecodeMinAtoms = 50000;
 
 /// Opens `path` as open_trajectory() does, except that an XTC file read with more than one decode
 /// thread gets an XtcParallelReader. `decode_threads` 0 picks automatic_decode_threads() for the
-/// file; 1 is the serial XtcReader.
+/// file; 1 is the serial XtcReader. `hook` runs on the decoding threads of an XtcParallelReader
+/// (other readers ignore it: their frames carry no columns).
 std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& path,
-                                                           int decode_threads);
+                                                           int decode_threads,
+                                                           const FrameHook& hook = {});
 
 }  // namespace pairhist::io
