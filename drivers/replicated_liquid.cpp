@@ -64,9 +64,9 @@ LiquidSampleFiles find_liquid_sample(const std::string& case_name, const LiquidS
     return files_in(env);
   }
   std::string tried;
-  for (const fs::path& dir : {data_dir_near_executable("../../data"),
-                              data_dir_near_executable("../share/pairhist/data"),
-                              fs::path(PAIRHIST_SOURCE_DATA_DIR)}) {
+  for (const fs::path& dir :
+       {data_dir_near_executable("../../data"), data_dir_near_executable("../share/pairhist/data"),
+        fs::path(PAIRHIST_SOURCE_DATA_DIR)}) {
     if (dir.empty()) continue;
     if (has_sample(dir, stem)) return files_in(dir);
     tried += (tried.empty() ? "" : ", ") + dir.string();

@@ -57,9 +57,10 @@ class PyEngine {
           throw py::value_error("atoms: species " + std::to_string(s) + " has " +
                                 std::to_string(config_.species_sizes[s]) + " atoms but " +
                                 std::to_string(atoms_[s].size()) + " indices");
-        for (int a : atoms_[s])
+        for (int a : atoms_[s]) {
           if (a < 0) throw py::value_error("atoms: negative atom index");
-          else max_atom_ = std::max(max_atom_, a);
+          max_atom_ = std::max(max_atom_, a);
+        }
       }
     }
   }
@@ -107,8 +108,9 @@ class PyEngine {
                               std::to_string(max_minimum_image_rmax(box)) +
                               " of the triclinic box (half its shortest lattice vector)");
       if (triclinic_search_size(box, config_.r_max) > static_cast<size_t>(kMaxOctantImages))
-        throw py::value_error("triclinic box too skewed for an exact minimum image (reduce it "
-                              "first)");
+        throw py::value_error(
+            "triclinic box too skewed for an exact minimum image (reduce it "
+            "first)");
     }
     const float* frame = atoms_.empty() ? nullptr : static_cast<const float*>(arrays[0].data());
     py::gil_scoped_release release;
@@ -192,8 +194,8 @@ class PyEngine {
   }
   std::vector<std::vector<uint64_t>> empty_histograms() const {
     const size_t pairs = species_pairs(static_cast<int>(config_.species_sizes.size())).size();
-    return std::vector<std::vector<uint64_t>>(pairs,
-                                              std::vector<uint64_t>(static_cast<size_t>(config_.nbins)));
+    return std::vector<std::vector<uint64_t>>(
+        pairs, std::vector<uint64_t>(static_cast<size_t>(config_.nbins)));
   }
 
   EngineConfig config_;
@@ -210,8 +212,8 @@ class PyEngine {
 template <class Fn>
 void bin_pairs(const py::array& frame, const py::array_t<int64_t>& rows,
                const py::array_t<int64_t>& cols, const std::vector<double>& box_rows,
-               const std::string& kind_name, double r_max, int n_bins,
-               const std::string& precision, Fn&& fn) {
+               const std::string& kind_name, double r_max, int n_bins, const std::string& precision,
+               Fn&& fn) {
   if (!frame.dtype().is(py::dtype::of<float>())) throw py::type_error("frame must be float32");
   const int64_t natoms = atom_count(frame, "frame");
   if (rows.ndim() != 1 || cols.ndim() != 1 || rows.shape(0) != cols.shape(0))
@@ -239,8 +241,7 @@ void bin_pairs(const py::array& frame, const py::array_t<int64_t>& rows,
     for (int64_t k = 0; k < n; ++k) {
       const float* a = xyz + 3 * r[k];
       const float* b = xyz + 3 * c[k];
-      fn(k, std::min(bin_of_points<K>(params, T(a[0]), T(a[1]), T(a[2]), T(b[0]), T(b[1]),
-                                      T(b[2])),
+      fn(k, std::min(bin_of_points<K>(params, T(a[0]), T(a[1]), T(a[2]), T(b[0]), T(b[1]), T(b[2])),
                      n_bins));
     }
   };
@@ -304,10 +305,9 @@ void bind_engine(py::module_& m) {
       .def("close", &PyEngine::close)
       .def("info", &PyEngine::info);
   m.def("pair_bins", &pair_bins, py::arg("frame"), py::arg("rows"), py::arg("cols"), py::arg("box"),
-          py::arg("kind"), py::arg("r_max"), py::arg("n_bins"), py::arg("precision"));
+        py::arg("kind"), py::arg("r_max"), py::arg("n_bins"), py::arg("precision"));
   m.def("pair_bin_indices", &pair_bin_indices, py::arg("frame"), py::arg("rows"), py::arg("cols"),
-        py::arg("box"), py::arg("kind"), py::arg("r_max"), py::arg("n_bins"),
-        py::arg("precision"));
+        py::arg("box"), py::arg("kind"), py::arg("r_max"), py::arg("n_bins"), py::arg("precision"));
 }
 
 }  // namespace pairhist::python

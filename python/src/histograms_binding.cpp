@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
+#include "algorithm_choice.hpp"
 #include "arrays.hpp"
 #include "bindings.hpp"
-#include "algorithm_choice.hpp"
 #include "pairhist/pairhist_c.h"
 
 namespace pairhist::python {
@@ -14,8 +14,8 @@ namespace {
 /// species: C-contiguous (n, 3) arrays, all float32 (precision single) or all float64 (double),
 /// as the Python layer converted them. device: -1 for the CPU, else the CUDA device.
 py::list histograms(const std::vector<py::array>& species, const std::vector<double>& box,
-                    double r_max, int n_bins, const std::string& precision, int device,
-                    int threads, const std::string& algorithm) {
+                    double r_max, int n_bins, const std::string& precision, int device, int threads,
+                    const std::string& algorithm) {
   if (species.empty()) throw py::value_error("at least one species is needed");
   const Precision p = parse_precision(precision);
   const py::dtype want = p == Precision::single ? py::dtype::of<float>() : py::dtype::of<double>();
@@ -25,7 +25,8 @@ py::list histograms(const std::vector<py::array>& species, const std::vector<dou
     const std::string what = "species " + std::to_string(s);
     sizes.push_back(atom_count(species[s], what.c_str()));
     if (!species[s].dtype().is(want))
-      throw py::type_error(what + " coordinates must be " + (p == Precision::single ? "float32" : "float64"));
+      throw py::type_error(what + " coordinates must be " +
+                           (p == Precision::single ? "float32" : "float64"));
     coordinates.push_back(species[s].data());
   }
   ph_frame frame{};

@@ -63,7 +63,8 @@ std::string choice(const std::string& key, const Values& v, std::initializer_lis
 /// settings of run() and are skipped when they come from a config file.
 const std::map<std::string, Setter>& setters() {
   static const std::map<std::string, Setter> table = {
-      {"trajectory", [](JobOptions& o, const Values& v) { o.trajectory = single("trajectory", v); }},
+      {"trajectory",
+       [](JobOptions& o, const Values& v) { o.trajectory = single("trajectory", v); }},
       {"top", [](JobOptions& o, const Values& v) { o.topology = single("top", v); }},
       {"species",
        [](JobOptions& o, const Values& v) {
@@ -72,20 +73,29 @@ const std::map<std::string, Setter>& setters() {
        }},
       {"rmax", [](JobOptions& o, const Values& v) { o.r_max = parse_number<double>("rmax", v); }},
       {"nbins", [](JobOptions& o, const Values& v) { o.nbins = parse_number<int>("nbins", v); }},
-      {"units", [](JobOptions& o, const Values& v) { o.units = choice("units", v, {"nm", "angstrom"}); }},
+      {"units",
+       [](JobOptions& o, const Values& v) {
+         o.units = choice("units", v, {"nm", "angstrom"});
+       }},
       {"precision",
        [](JobOptions& o, const Values& v) {
          o.precision = parse_precision(choice("precision", v, {"single", "double"}));
        }},
-      {"volume", [](JobOptions& o, const Values& v) { o.volume = parse_number<double>("volume", v); }},
+      {"volume",
+       [](JobOptions& o, const Values& v) { o.volume = parse_number<double>("volume", v); }},
       {"index", [](JobOptions& o, const Values& v) { o.index_file = single("index", v); }},
       {"exclude",
-       [](JobOptions& o, const Values& v) { o.exclude = choice("exclude", v, {"none", "residue"}); }},
+       [](JobOptions& o, const Values& v) {
+         o.exclude = choice("exclude", v, {"none", "residue"});
+       }},
       {"norm",
-       [](JobOptions& o, const Values& v) { o.norm = choice("norm", v, {"rdf", "density", "none"}); }},
+       [](JobOptions& o, const Values& v) {
+         o.norm = choice("norm", v, {"rdf", "density", "none"});
+       }},
       {"interval",
        [](JobOptions& o, const Values& v) { o.interval = parse_number<int64_t>("interval", v); }},
-      {"first", [](JobOptions& o, const Values& v) { o.first = parse_number<int64_t>("first", v); }},
+      {"first",
+       [](JobOptions& o, const Values& v) { o.first = parse_number<int64_t>("first", v); }},
       {"last", [](JobOptions& o, const Values& v) { o.last = parse_number<int64_t>("last", v); }},
       {"step", [](JobOptions& o, const Values& v) { o.step = parse_number<int64_t>("step", v); }},
       {"begin",
@@ -117,7 +127,9 @@ const std::map<std::string, Setter>& setters() {
          o.frames_in_flight = parse_number<int>("frames-in-flight", v);
        }},
       {"reserve-cores",
-       [](JobOptions& o, const Values& v) { o.reserve_cores = parse_number<int>("reserve-cores", v); }},
+       [](JobOptions& o, const Values& v) {
+         o.reserve_cores = parse_number<int>("reserve-cores", v);
+       }},
       {"memory-budget",
        [](JobOptions& o, const Values& v) {
          o.memory_budget_mib = parse_number<uint64_t>("memory-budget", v);
@@ -132,7 +144,9 @@ const std::map<std::string, Setter>& setters() {
          o.sum_tasks = choice("reduction", v, {"redux", "sum"}) == "sum";
        }},
       {"task-pairs",
-       [](JobOptions& o, const Values& v) { o.task_pairs = parse_number<uint64_t>("task-pairs", v); }},
+       [](JobOptions& o, const Values& v) {
+         o.task_pairs = parse_number<uint64_t>("task-pairs", v);
+       }},
   };
   return table;
 }
@@ -233,10 +247,12 @@ py::dict result_dict(const JobOutcome& out) {
 
 /// settings: (long flag name, values) as the Python layer spelled them; `config` (a YAML file
 /// of `pairhist run --config`) fills in what they do not give.
-py::dict run(const std::vector<std::pair<std::string, Values>>& settings, const std::string& config) {
+py::dict run(const std::vector<std::pair<std::string, Values>>& settings,
+             const std::string& config) {
   std::map<std::string, Values> given;
   for (const auto& [key, values] : settings) {
-    if (setters().count(key) == 0) throw py::type_error("run() got an unknown setting '" + key + "'");
+    if (setters().count(key) == 0)
+      throw py::type_error("run() got an unknown setting '" + key + "'");
     given[key] = values;
   }
   if (!config.empty()) {
@@ -254,8 +270,9 @@ py::dict run(const std::vector<std::pair<std::string, Values>>& settings, const 
   if (o.r_max == 0) throw UsageError("rmax is required");
   if (o.nbins == 0) throw UsageError("nbins is required");
   if (o.whole_frames && o.algorithm == Algorithm::cell_list)
-    throw UsageError("schedule 'static' counts all pairs of whole frames: use algorithm auto or "
-                     "all-pairs with it");
+    throw UsageError(
+        "schedule 'static' counts all pairs of whole frames: use algorithm auto or "
+        "all-pairs with it");
   for (const auto& f : {o.trajectory, o.topology, o.index_file})
     if (!f.empty() && !std::filesystem::is_regular_file(f))
       throw py::value_error(f + ": no such file");
