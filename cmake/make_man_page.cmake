@@ -15,6 +15,8 @@ foreach(name IN LISTS names)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${PAIRHIST} ${name} --help failed (${rc})")
   endif()
+  # The usage line names the program as it was called: here the build tree's path.
+  string(REPLACE "${PAIRHIST} " "pairhist " help "${help}")
   # roff: backslashes escaped, no line may start with a control character.
   string(REPLACE "\\" "\\e" help "${help}")
   string(REGEX REPLACE "(^|\n)([.'])" "\\1\\\\&\\2" help "${help}")
