@@ -3,9 +3,11 @@
 #include <chrono>
 #include <cmath>
 #include <sstream>
+#include <thread>
 
 #include "algorithm_choice.hpp"
 #include "exclusions.hpp"
+#include "feeding_plan.hpp"
 #include "job_inputs.hpp"
 #include "pairhist/errors.hpp"
 #include "rdf.hpp"
@@ -61,6 +63,31 @@ BoxMatrix to_matrix(const std::array<float, 9>& box) {
   return m;
 }
 
+/// Sizes the decoding threads and the CPU workers from the first frame (tasks/feeding_plan.hpp):
+/// how long a thread took to prepare it against how long the GPUs will need for it. The user's
+/// --ncpu stands; so do --decode-threads (then only the CPU workers follow the plan).
+void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
+                  const io::TrajectoryFrame& frame, const BoxMatrix& box, JobOutcome& out) {
+  const io::SpeciesColumns& columns = frame.columns;
+  if (o.ncpu >= 0 || !columns.filled || columns.bad_species >= 0) return;
+  FeedingInputs in;
+  in.cores = static_cast<int>(std::thread::hardware_concurrency());
+  in.gpus = o.ncuda == 0 ? 0 : cuda_devices();
+  if (o.ncuda > 0) in.gpus = std::min(in.gpus, o.ncuda);
+  in.prepare_seconds = reader.seconds_per_frame();
+  CoordinateBounds bounds;
+  for (int c = 0; c < 3; ++c) bounds.lo[c] = columns.lo[c], bounds.hi[c] = columns.hi[c];
+  in.gpu_seconds = estimated_gpu_seconds_per_frame(config, box, bounds, in.gpus);
+  in.reader_threads = reader.threads();
+  in.max_reader_threads = o.decode_threads > 0 ? reader.threads() : reader.max_threads();
+  const FeedingPlan plan = pairhist::plan_feeding(in);
+  reader.set_active_threads(plan.reader_threads);
+  if (plan.cpu_workers >= 0) config.ncpu = plan.cpu_workers;
+  out.prepare_seconds = in.prepare_seconds;
+  out.gpu_seconds = in.gpu_seconds;
+  out.feed_bound = plan.feed_bound;
+}
+
 /// Hands one frame's selected atoms to the engine: the columns the decoding thread gathered
 /// when there are any, else the engine picks them from the whole frame. A non-finite coordinate
 /// of a selected atom is refused (`where` names file and frame): such a pair would land in no
@@ -101,11 +128,11 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   const auto atoms = resolve_species(o, top);
   const std::vector<uint64_t> shared = count_shared_atoms(atoms);
   const PairExclusions exclusions(parse_exclude_mode(o.exclude), top, o.topology, atoms);
-  // Parallel decoding threads also gather the selected species, in parallel like the decoding.
-  const io::FrameHook gather = [&atoms](io::TrajectoryFrame& f) {
-    io::gather_species_columns(f.xyz.data(), atoms, f.columns);
-  };
-  const auto reader_ptr = io::open_trajectory_threaded(o.trajectory, o.decode_threads, gather);
+  // Parallel decoding threads also prepare the species' columns; the exclusions need whole frames.
+  io::FramePreparation prep;
+  prep.species = atoms;
+  prep.whole_frame = !exclusions.empty();
+  const auto reader_ptr = io::open_trajectory_threaded(o.trajectory, o.decode_threads, prep);
   io::TrajectoryReader& reader = *reader_ptr;
   if (reader.natoms() != top.natoms())
     throw InputError(o.trajectory + ": frame 0: " + std::to_string(reader.natoms()) +
@@ -188,8 +215,11 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         config.frames_in_flight = o.frames_in_flight;
         config.memory_budget_bytes = o.memory_budget_mib << 20;
         config.reserve_cores = o.reserve_cores;
-        if (const auto* parallel = dynamic_cast<const io::XtcParallelReader*>(&reader))
+        if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&reader)) {
+          plan_reading(*parallel, o, config, frame, box, out);
           config.reader_threads = parallel->threads();
+          out.decode_threads = parallel->threads();
+        }
         config.sum_tasks = o.sum_tasks;
         config.max_pairs_per_task = o.task_pairs;
         config.lp_bound = o.lp_bound;
@@ -200,7 +230,11 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
           config.cell_order = parse_cell_order(o.cell_order);
           config.cell_order_set = true;
         }
+        const auto engine_start = std::chrono::steady_clock::now();
+        out.first_frame_seconds = std::chrono::duration<double>(engine_start - start).count();
         engine = std::make_unique<HistogramEngine>(config);
+        out.engine_start_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - engine_start).count();
       } else if (static_cast<int>(frame_kind) > static_cast<int>(kind) ||
                  (kind != BoxKind::none && frame_kind == BoxKind::none)) {
         throw InputError(where + "box changes from " + box_kind_name(kind) + " to " +

@@ -163,6 +163,14 @@ struct CoordinateBounds {
   float hi[3];
 };
 
+/// CUDA devices present (0 without CUDA support), before any engine starts StarPU.
+int cuda_devices();
+
+/// Seconds `gpus` GPUs need for a frame with this box and these bounds, by the cost model the
+/// engine chooses algorithms with (a planning figure for sizing the threads that prepare frames).
+double estimated_gpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
+                                       const CoordinateBounds& bounds, int gpus);
+
 /// Species pairs in the order histograms are returned: (a, b) with a <= b, a-major.
 std::vector<std::pair<int, int>> species_pairs(int nspecies);
 
