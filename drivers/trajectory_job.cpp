@@ -2,10 +2,13 @@
 
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <sstream>
+#include <thread>
 
 #include "algorithm_choice.hpp"
 #include "exclusions.hpp"
+#include "feeding_plan.hpp"
 #include "job_inputs.hpp"
 #include "pairhist/errors.hpp"
 #include "rdf.hpp"
@@ -61,10 +64,65 @@ BoxMatrix to_matrix(const std::array<float, 9>& box) {
   return m;
 }
 
+/// Sizes the decoding threads and the CPU workers from the first frame (tasks/feeding_plan.hpp):
+/// how long a thread took to prepare it against how long the GPUs will need for it. The user's
+/// --ncpu stands; so do --decode-threads (then only the CPU workers follow the plan).
+void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
+                  const io::TrajectoryFrame& frame, const BoxMatrix& box, JobOutcome& out) {
+  const io::SpeciesColumns& columns = frame.columns;
+  if (o.ncpu >= 0 || !columns.filled || columns.bad_species >= 0) return;
+  FeedingInputs in;
+  in.cores = static_cast<int>(std::thread::hardware_concurrency());
+  in.gpus = o.ncuda == 0 ? 0 : cuda_devices();
+  if (o.ncuda > 0) in.gpus = std::min(in.gpus, o.ncuda);
+  in.prepare_seconds = reader.seconds_per_frame();
+  CoordinateBounds bounds;
+  for (int c = 0; c < 3; ++c) bounds.lo[c] = columns.lo[c], bounds.hi[c] = columns.hi[c];
+  in.gpu_seconds = estimated_gpu_seconds_per_frame(config, box, bounds, in.gpus);
+  in.reader_threads = reader.threads();
+  in.max_reader_threads = o.decode_threads > 0 ? reader.threads() : reader.max_threads();
+  const FeedingPlan plan = pairhist::plan_feeding(in);
+  reader.set_active_threads(plan.reader_threads);
+  if (plan.cpu_workers >= 0) config.ncpu = plan.cpu_workers;
+  out.prepare_seconds = in.prepare_seconds;
+  out.gpu_seconds = in.gpu_seconds;
+  out.feed_bound = plan.feed_bound;
+}
+
+/// Hands one frame's selected atoms to the engine: the columns the decoding thread gathered
+/// when there are any, else the engine picks them from the whole frame. A non-finite coordinate
+/// of a selected atom is refused (`where` names file and frame): such a pair would land in no
+/// bin and silently vanish from the counts.
+void submit_to_engine(HistogramEngine& engine, const io::TrajectoryFrame& frame,
+                      const std::vector<std::vector<int>>& atoms, const BoxMatrix& box,
+                      const std::string& where) {
+  try {
+    const io::SpeciesColumns& columns = frame.columns;
+    if (!columns.filled) {
+      engine.submit_frame_atoms(frame.xyz.data(), atoms, box);
+      return;
+    }
+    if (columns.bad_species >= 0)
+      throw NonFiniteCoordinate(columns.bad_species, columns.bad_position);
+    std::vector<const float*> soa;
+    for (const auto& species : columns.soa) soa.push_back(species.data());
+    CoordinateBounds bounds;
+    for (int c = 0; c < 3; ++c) bounds.lo[c] = columns.lo[c], bounds.hi[c] = columns.hi[c];
+    engine.submit_frame_columns(soa, box, &bounds);
+  } catch (const NonFiniteCoordinate& e) {
+    throw InputError(
+        where + "atom " +
+        std::to_string(atoms[static_cast<size_t>(e.species)][static_cast<size_t>(e.position)] + 1) +
+        " has a non-finite coordinate");
+  }
+}
+
 }  // namespace
 
 JobOutcome run_trajectory_job(const JobOptions& options) {
   JobOptions o = options;
+  // The GPUs' contexts are made while the topology loads (a 1.4M-atom GRO file: ~0.3 s).
+  std::future<void> gpus_ready = std::async(std::launch::async, warm_up_gpus, o.ncuda);
   const io::Topology top = load_job_topology(o);  // may fill in o.topology and o.species
   check_options(o);
   const double factor = length_factor(o.units);
@@ -73,7 +131,11 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   const auto atoms = resolve_species(o, top);
   const std::vector<uint64_t> shared = count_shared_atoms(atoms);
   const PairExclusions exclusions(parse_exclude_mode(o.exclude), top, o.topology, atoms);
-  const auto reader_ptr = io::open_trajectory_threaded(o.trajectory, o.decode_threads);
+  // Parallel decoding threads also prepare the species' columns; the exclusions need whole frames.
+  io::FramePreparation prep;
+  prep.species = atoms;
+  prep.whole_frame = !exclusions.empty();
+  const auto reader_ptr = io::open_trajectory_threaded(o.trajectory, o.decode_threads, prep);
   io::TrajectoryReader& reader = *reader_ptr;
   if (reader.natoms() != top.natoms())
     throw InputError(o.trajectory + ": frame 0: " + std::to_string(reader.natoms()) +
@@ -156,8 +218,11 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         config.frames_in_flight = o.frames_in_flight;
         config.memory_budget_bytes = o.memory_budget_mib << 20;
         config.reserve_cores = o.reserve_cores;
-        if (const auto* parallel = dynamic_cast<const io::XtcParallelReader*>(&reader))
+        if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&reader)) {
+          plan_reading(*parallel, o, config, frame, box, out);
           config.reader_threads = parallel->threads();
+          out.decode_threads = parallel->threads();
+        }
         config.sum_tasks = o.sum_tasks;
         config.max_pairs_per_task = o.task_pairs;
         config.lp_bound = o.lp_bound;
@@ -168,7 +233,12 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
           config.cell_order = parse_cell_order(o.cell_order);
           config.cell_order_set = true;
         }
+        gpus_ready.wait();
+        const auto engine_start = std::chrono::steady_clock::now();
+        out.first_frame_seconds = std::chrono::duration<double>(engine_start - start).count();
         engine = std::make_unique<HistogramEngine>(config);
+        out.engine_start_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - engine_start).count();
       } else if (static_cast<int>(frame_kind) > static_cast<int>(kind) ||
                  (kind != BoxKind::none && frame_kind == BoxKind::none)) {
         throw InputError(where + "box changes from " + box_kind_name(kind) + " to " +
@@ -185,18 +255,7 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         throw InputError(where +
                          "triclinic box too skewed for an exact minimum image (reduce it "
                          "first, e.g. with gmx trjconv -pbc)");
-      // The engine picks the species' atoms straight from the frame (one pass over it) and
-      // refuses a non-finite coordinate of a selected atom: such a pair would land in no bin and
-      // silently vanish from the counts.
-      try {
-        engine->submit_frame_atoms(frame.xyz.data(), atoms, box);
-      } catch (const NonFiniteCoordinate& e) {
-        throw InputError(
-            where + "atom " +
-            std::to_string(atoms[static_cast<size_t>(e.species)][static_cast<size_t>(e.position)] +
-                           1) +
-            " has a non-finite coordinate");
-      }
+      submit_to_engine(*engine, frame, atoms, box, where);
       if (!exclusions.empty()) {  // the exclusions need the species' own coordinates
         for (size_t s = 0; s < atoms.size(); ++s) {
           float* dst = species_xyz[s].data();

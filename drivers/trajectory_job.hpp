@@ -72,6 +72,13 @@ struct JobOutcome {
   uint64_t tasks = 0;
   int frames_in_flight = 0;  // frame buffers the engine held at once
   uint64_t frame_bytes = 0;  // coordinates of one frame as the kernels read them
+  // How frames were prepared (XTC read with decoding threads; 0 threads: a serial reader).
+  int decode_threads = 0;
+  double prepare_seconds = 0;  // a decoding thread's seconds per frame, as of the first frame
+  double gpu_seconds = 0;      // the GPUs' estimated seconds per frame (the feeding plan's figure)
+  bool feed_bound = false;     // the plan found the GPUs faster than the readers could feed
+  double first_frame_seconds = 0;   // of `seconds`: until the first frame was read
+  double engine_start_seconds = 0;  // of `seconds`: starting the engine (StarPU, its workers)
 };
 
 /// Parses a `--species NAME=SELECTION` value.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <filesystem>
 #include <utility>
 
@@ -11,15 +12,25 @@
 
 namespace pairhist::io {
 
-XtcParallelReader::XtcParallelReader(const std::string& path, int threads)
-    : XtcParallelReader(std::make_unique<xtc::Scanner>(path), threads) {}
+XtcParallelReader::XtcParallelReader(const std::string& path, int threads, FramePreparation prep,
+                                     int active)
+    : XtcParallelReader(std::make_unique<xtc::Scanner>(path), threads, std::move(prep), active) {}
 
-XtcParallelReader::XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads)
-    : path_(scanner->path()), natoms_(scanner->natoms()), scanner_(std::move(scanner)) {
+XtcParallelReader::XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads,
+                                     FramePreparation prep, int active)
+    : path_(scanner->path()),
+      natoms_(scanner->natoms()),
+      prep_(std::move(prep)),
+      scanner_(std::move(scanner)) {
   if (threads < 1) throw UsageError("XTC decoding needs at least one thread");
+  if (!prep_.species.empty() && !prep_.whole_frame) {
+    direct_ = std::make_unique<ColumnMap>(prep_.species, natoms_);
+    if (!direct_->usable()) direct_.reset();  // overlapping species: gather after decoding
+  }
+  active_ = active > 0 ? std::min(active, threads) : threads;
   slots_.resize(static_cast<size_t>(threads));
   try {
-    for (int t = 0; t < threads; ++t) workers_.emplace_back([this] { work(); });
+    for (int t = 0; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
   } catch (...) {
     stop_workers();
     throw;
@@ -40,10 +51,41 @@ void XtcParallelReader::stop_workers() {
     if (w.joinable()) w.join();
 }
 
-void XtcParallelReader::work() {
+int XtcParallelReader::threads() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return active_;
+}
+
+void XtcParallelReader::set_active_threads(int n) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    active_ = std::clamp(n, 1, static_cast<int>(workers_.size()));
+  }
+  claimable_.notify_all();
+}
+
+double XtcParallelReader::seconds_per_frame() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return decoded_frames_ > 0 ? decode_seconds_ / static_cast<double>(decoded_frames_) : 0;
+}
+
+std::string XtcParallelReader::prepare(Slot& slot) const {
+  if (direct_) return xtc::decode_frame_columns(slot.raw, natoms_, *direct_, slot.frame);
+  std::string problem = xtc::decode_frame(slot.raw, natoms_, slot.frame);
+  if (problem.empty() && !prep_.species.empty())
+    gather_species_columns(slot.frame.xyz.data(), prep_.species, slot.frame.columns);
+  return problem;
+}
+
+void XtcParallelReader::work(int thread) {
   const auto window = static_cast<int64_t>(slots_.size());
   for (;;) {
     // Frames are claimed and read in file order under read_mutex_, then decoded concurrently.
+    // A thread waits for its turn before the read lock: an inactive one must not hold it.
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      claimable_.wait(lock, [&] { return stopping_ || input_over_ || thread < active_; });
+    }
     std::unique_lock<std::mutex> read_lock(read_mutex_);
     int64_t k = 0;
     Slot* slot = nullptr;
@@ -59,12 +101,17 @@ void XtcParallelReader::work() {
     }
     Slot::State outcome = Slot::State::ready;
     std::exception_ptr error;
+    double seconds = 0;
     try {
       std::string problem;
       const auto status = scanner_->read(slot->raw, problem);
       read_lock.unlock();
-      if (status == xtc::Scanner::Status::frame)
-        problem = xtc::decode_frame(slot->raw, natoms_, slot->frame);
+      // The slot holds the columns the caller swapped in: stale until refilled.
+      slot->frame.columns.filled = false;
+      const auto start = std::chrono::steady_clock::now();
+      if (status == xtc::Scanner::Status::frame) problem = prepare(*slot);
+      if (status == xtc::Scanner::Status::frame && problem.empty())
+        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (status == xtc::Scanner::Status::end) {
         outcome = Slot::State::end;
       } else if (!problem.empty()) {
@@ -80,6 +127,7 @@ void XtcParallelReader::work() {
       std::lock_guard<std::mutex> lock(mutex_);
       slot->state = outcome;
       slot->error = error;
+      if (seconds > 0) decode_seconds_ += seconds, ++decoded_frames_;
       // Nothing after an end or an error is ever delivered, so nothing more is read.
       if (outcome != Slot::State::ready) input_over_ = true;
     }
@@ -114,6 +162,7 @@ bool XtcParallelReader::next(TrajectoryFrame& frame) {
   frame.box = slot.frame.box;
   frame.precision = slot.frame.precision;
   frame.xyz.swap(slot.frame.xyz);
+  std::swap(frame.columns, slot.frame.columns);
   slot.state = Slot::State::free;
   ++delivered_;
   lock.unlock();
@@ -126,21 +175,32 @@ int automatic_decode_threads(int natoms, int cores) {
   return std::clamp(cores / 4, 1, 4);
 }
 
+int automatic_max_decode_threads(int natoms, int cores) {
+  if (natoms < kParallelDecodeMinAtoms) return 1;
+  const double per_thread = 24.0 * std::max(natoms, 1);
+  const int by_memory = static_cast<int>(std::max(1.0, kDecodeMemoryBytes / per_thread));
+  return std::max(automatic_decode_threads(natoms, cores), std::min(cores - 2, by_memory));
+}
+
 std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& path,
-                                                           int decode_threads) {
+                                                           int decode_threads,
+                                                           const FramePreparation& prep) {
   if (decode_threads < 0) throw UsageError("--decode-threads must be >= 0 (0: automatic)");
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (ext != ".xtc" || decode_threads == 1) return open_trajectory(path);
   auto scanner = std::make_unique<xtc::Scanner>(path);
-  int threads = decode_threads;
-  if (threads == 0) {
-    const int cores = static_cast<int>(std::thread::hardware_concurrency());
-    threads = automatic_decode_threads(scanner->natoms(), cores);
-  }
-  if (threads == 1) return std::make_unique<XtcReader>(std::move(scanner));
-  return std::make_unique<XtcParallelReader>(std::move(scanner), threads);
+  if (decode_threads > 1)
+    return std::make_unique<XtcParallelReader>(std::move(scanner), decode_threads, prep);
+  // Automatic: the starting threads run; up to the maximum wait, in case the run needs them.
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  const int natoms = scanner->natoms();
+  const int threads = automatic_decode_threads(natoms, cores);
+  if (automatic_max_decode_threads(natoms, cores) == 1)
+    return std::make_unique<XtcReader>(std::move(scanner));
+  return std::make_unique<XtcParallelReader>(
+      std::move(scanner), automatic_max_decode_threads(natoms, cores), prep, threads);
 }
 
 }  // namespace pairhist::io

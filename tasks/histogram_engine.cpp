@@ -65,6 +65,10 @@ struct HistogramEngine::Impl {
     if (config.whole_frames && config.scheduler.empty()) config.scheduler = "eager";
     if (config.whole_frames) config.algorithm = Algorithm::all_pairs;
     pairs = species_pairs(static_cast<int>(config.species_sizes.size()));
+    if (!config.counted_pairs.empty() && config.counted_pairs.size() != pairs.size())
+      throw UsageError("counted_pairs needs one entry per species pair (" +
+                       std::to_string(pairs.size()) + "), got " +
+                       std::to_string(config.counted_pairs.size()));
 
     session = std::make_unique<StarpuSession>(config);
     try {
@@ -84,9 +88,10 @@ struct HistogramEngine::Impl {
         recorder->start_measuring(session->context());
       }
       machine = session->machine();
-      for (const auto& [a, b] : pairs) {
+      for (size_t p = 0; p < pairs.size(); ++p) {
         PairWork w;
-        w.species_a = a, w.species_b = b;
+        w.species_a = pairs[p].first, w.species_b = pairs[p].second;
+        w.counted = counted(p);
         work.push_back(w);
       }
       // Cell lists need each frame's bounds: gathered until the first frame has decided.
@@ -142,6 +147,10 @@ struct HistogramEngine::Impl {
     finished = true;
   }
 
+  bool counted(size_t p) const {
+    return config.counted_pairs.empty() || config.counted_pairs[p];
+  }
+
   /// The first frame decides which pairs use cell lists (auto: the cost model on its grid) and
   /// makes the planners.
   void make_planners(const BoxMatrix& box, const FrameBounds& bounds) {
@@ -158,6 +167,7 @@ struct HistogramEngine::Impl {
                                       config.species_sizes[b], a == b, gpu);
       algorithm_of_pair.push_back(alg);
       work[p].algorithm = alg;
+      if (!counted(p)) continue;
       (alg == Algorithm::cell_list ? cells : tiles)[p] = true;
       (alg == Algorithm::cell_list ? any_cells : any_tiles) = true;
     }
@@ -195,10 +205,26 @@ struct HistogramEngine::Impl {
     });
   }
 
+  void submit_columns(const std::vector<const float*>& soa, const BoxMatrix& box,
+                      const CoordinateBounds* given) {
+    if (soa.size() != config.species_sizes.size())
+      throw std::invalid_argument("HistogramEngine: one column array per species expected");
+    take_frame(
+        box,
+        [&](size_t s, auto* out) {
+          const int64_t n = config.species_sizes[s];
+          return run_in_pieces(n, gather_threads(s), [&](int64_t begin, int64_t end) {
+            return copy_columns(soa[s], n, out, begin, end);
+          });
+        },
+        given);
+  }
+
   /// One frame: copy(s, buffer) fills species s's buffer (float* or double*) and returns
   /// the position of a non-finite coordinate or -1; then the frame's tasks are submitted.
+  /// `given` bounds replace the engine's own pass over the copied points.
   template <class Copy>
-  void take_frame(const BoxMatrix& box, Copy copy) {
+  void take_frame(const BoxMatrix& box, Copy copy, const CoordinateBounds* given = nullptr) {
     if (finished) throw std::logic_error("HistogramEngine: submit_frame after finish");
     FrameFeed times;
     times.begin = recorder->seconds_since_start();
@@ -209,18 +235,21 @@ struct HistogramEngine::Impl {
     int bad_species = -1;
     int64_t bad_position = -1;
     FrameBounds bounds;
+    const bool widen = gather_bounds && !given;
+    if (given && gather_bounds)
+      for (int c = 0; c < 3; ++c) bounds.lo[c] = given->lo[c], bounds.hi[c] = given->hi[c];
     for (size_t s = 0; s < slot.handles.size() && bad_species < 0; ++s) {
       if (!slot.handles[s]) continue;
       const int64_t n = config.species_sizes[s];
       if (config.precision == Precision::single) {
         auto* buffer = static_cast<float*>(slot.buffers[s]);
         bad_position = copy(s, buffer);
-        if (gather_bounds && bad_position < 0) widen_bounds(buffer, n, bounds);
+        if (widen && bad_position < 0) widen_bounds(buffer, n, bounds);
         if (spatial_order) sort_spatially(buffer, n);
       } else {
         auto* buffer = static_cast<double*>(slot.buffers[s]);
         bad_position = copy(s, buffer);
-        if (gather_bounds && bad_position < 0) widen_bounds(buffer, n, bounds);
+        if (widen && bad_position < 0) widen_bounds(buffer, n, bounds);
         if (spatial_order) sort_spatially(buffer, n);
       }
       if (bad_position >= 0) bad_species = static_cast<int>(s);
@@ -233,7 +262,7 @@ struct HistogramEngine::Impl {
     if (all_pairs) all_pairs->submit_frame(planned);
     if (cell_list) cell_list->submit_frame(planned);
     for (size_t p = 0; p < pairs.size(); ++p)
-      if (algorithm_of_pair[p] != Algorithm::cell_list)
+      if (algorithm_of_pair[p] != Algorithm::cell_list && counted(p))
         work[p].candidates += all_pair_count(config.species_sizes[pairs[p].first],
                                              config.species_sizes[pairs[p].second],
                                              pairs[p].first == pairs[p].second);
@@ -273,6 +302,43 @@ struct HistogramEngine::Impl {
   }
 };
 
+int cuda_devices() {
+#if defined(PAIRHIST_CUDA_CODELETS)
+  return codelets::cuda_device_count();
+#else
+  return 0;
+#endif
+}
+
+void warm_up_gpus(int ncuda) {
+#if defined(PAIRHIST_CUDA_CODELETS)
+  if (ncuda != 0) codelets::warm_up_cuda(ncuda);
+#else
+  (void)ncuda;
+#endif
+}
+
+double estimated_gpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
+                                       const CoordinateBounds& bounds, int gpus) {
+  if (gpus <= 0) return 0;
+  FrameBounds b;
+  for (int c = 0; c < 3; ++c) b.lo[c] = bounds.lo[c], b.hi[c] = bounds.hi[c];
+  const CellGrid grid = engine_cell_grid(config, box, b, nullptr);
+  const AlgorithmRates rates = assumed_rates(true);
+  double seconds = 0;
+  const auto pairs = species_pairs(static_cast<int>(config.species_sizes.size()));
+  for (size_t p = 0; p < pairs.size(); ++p) {
+    if (!config.counted_pairs.empty() && !config.counted_pairs[p]) continue;
+    const auto [a, b_] = pairs[p];
+    const int64_t na = config.species_sizes[size_t(a)], nb = config.species_sizes[size_t(b_)];
+    const Algorithm alg =
+        config.whole_frames ? Algorithm::all_pairs
+                            : choose_pair_algorithm(config.algorithm, grid, na, nb, a == b_, true);
+    seconds += estimated_pair_seconds(alg, rates, grid, na, nb, a == b_);
+  }
+  return seconds / gpus;
+}
+
 HistogramEngine::HistogramEngine(const EngineConfig& config) : impl_(new Impl(config)) {}
 HistogramEngine::~HistogramEngine() = default;
 
@@ -285,6 +351,11 @@ void HistogramEngine::submit_frame_atoms(const float* frame_xyz,
                                          const std::vector<std::vector<int>>& species_atoms,
                                          const BoxMatrix& box) {
   impl_->submit_atoms(frame_xyz, species_atoms, box);
+}
+
+void HistogramEngine::submit_frame_columns(const std::vector<const float*>& species_soa,
+                                           const BoxMatrix& box, const CoordinateBounds* bounds) {
+  impl_->submit_columns(species_soa, box, bounds);
 }
 
 std::vector<std::vector<uint64_t>> HistogramEngine::finish() {

@@ -8,6 +8,7 @@
 #include "algorithm_choice.hpp"
 #include "engine_reference.hpp"
 #include "frame_ring.hpp"
+#include "pairhist/errors.hpp"
 
 using namespace pairhist;
 
@@ -139,4 +140,70 @@ TEST_CASE("frames copied by several threads: the same buffer, the first non-fini
   xyz[size_t(3 * 60000 + 2)] = INFINITY;
   for (int threads : {1, 2, 5})
     CHECK(gather_atoms_parallel(atom, n, parallel.data(), threads) == 60000);
+}
+
+TEST_CASE("frames copied from columns by several threads: the same buffer, the first bad atom") {
+  const int64_t n = 70001;
+  std::vector<float> soa(size_t(3 * n));
+  for (size_t i = 0; i < soa.size(); ++i) soa[i] = float(i % 1013) * 0.5f - 100.0f;
+  for (int threads : {1, 2, 3, 7}) {
+    CAPTURE(threads);
+    std::vector<double> wide(size_t(3 * n), -1.0);
+    std::vector<float> narrow(size_t(3 * n), -1.0f);
+    const auto copy_all = [&](auto& out) {
+      return run_in_pieces(n, threads, [&](int64_t b, int64_t e) {
+        return copy_columns(soa.data(), n, out.data(), b, e);
+      });
+    };
+    CHECK(copy_all(wide) == -1);
+    CHECK(copy_all(narrow) == -1);
+    CHECK(narrow == soa);
+    for (size_t i = 0; i < soa.size(); ++i) REQUIRE(wide[i] == double(soa[i]));
+  }
+  soa[size_t(2 * n + 50000)] = -INFINITY;  // z of atom 50000
+  soa[size_t(n + 60000)] = NAN;            // y of atom 60000
+  std::vector<float> out(size_t(3 * n));
+  for (int threads : {1, 2, 5})
+    CHECK(run_in_pieces(n, threads, [&](int64_t b, int64_t e) {
+            return copy_columns(soa.data(), n, out.data(), b, e);
+          }) == 50000);
+}
+
+TEST_CASE("counted_pairs: the pairs left out cost nothing and stay zero, the others are exact") {
+  const auto frames = roomy_frames({300, 120, 0, 90}, 3, BoxKind::orthorhombic);
+  for (const Algorithm algorithm : {Algorithm::all_pairs, Algorithm::cell_list}) {
+    CAPTURE(int(algorithm));
+    EngineConfig config =
+        test::engine_config(frames, BoxKind::orthorhombic, 50, 0.9, Precision::single);
+    config.ncpu = 2;
+    config.ncuda = 0;
+    config.algorithm = algorithm;
+    const auto all = test::reference_histograms<float>(frames, config);
+    // Pairs (a,b) in species_pairs order: (0,0) (0,1) (0,2) (0,3) (1,1) (1,2) (1,3) (2,2) ...
+    config.counted_pairs.assign(all.size(), false);
+    config.counted_pairs[1] = config.counted_pairs[6] = config.counted_pairs[9] = true;
+    HistogramEngine engine(config);
+    std::vector<const float*> ptr;
+    for (size_t t = 0; t < frames.xyz.size(); ++t) {
+      ptr.clear();
+      for (const auto& s : frames.xyz[t]) ptr.push_back(s.data());
+      engine.submit_frame(ptr, frames.boxes[t]);
+    }
+    const auto got = engine.finish();
+    REQUIRE(got.size() == all.size());
+    for (size_t p = 0; p < all.size(); ++p) {
+      CAPTURE(p);
+      if (config.counted_pairs[p])
+        CHECK(got[p] == all[p]);
+      else
+        CHECK(got[p] == std::vector<uint64_t>(all[p].size(), 0));
+    }
+    const RunActivity activity = engine.activity();
+    for (size_t p = 0; p < activity.pair_work.size(); ++p) {
+      CHECK(activity.pair_work[p].counted == bool(config.counted_pairs[p]));
+      CHECK((activity.pair_work[p].candidates > 0) == bool(config.counted_pairs[p]));
+    }
+    config.counted_pairs.pop_back();
+    CHECK_THROWS_AS(HistogramEngine{config}, UsageError);
+  }
 }
