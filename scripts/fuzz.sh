@@ -63,9 +63,9 @@ run_one() {
   local tmp
   tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/pairhist-fuzz-XXXXXX")
   local log="$build/fuzz-$name.log" status=0 started=$SECONDS
-  # shellcheck disable=SC2086
   # allocator_may_return_null: an impossible malloc inside the HDF5 library returns NULL, which
   # the library handles, as it does without AddressSanitizer (operator new still throws).
+  # shellcheck disable=SC2086
   TMPDIR="$tmp" UBSAN_OPTIONS=print_stacktrace=1 \
     ASAN_OPTIONS="allocator_may_return_null=1:quarantine_size_mb=16${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
     "$build/fuzz/fuzz_$name" "${args[@]}" ${PAIRHIST_FUZZ_ARGS:-} "${dirs[@]}" >"$log" 2>&1 ||
