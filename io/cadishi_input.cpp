@@ -31,7 +31,7 @@ bool is_cadishi_input(const std::string& path) {
   probe_hdf5_file(path);
   SilenceHdf5Errors quiet;
   H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!file.valid()) return false;
+  if (!file.valid()) throw InputError(path + ": cannot open the HDF5 file (truncated or damaged?)");
   return !h5_exists(file.get(), "particles") && !h5_exists(file.get(), "h5md");
 }
 
@@ -53,7 +53,7 @@ CadishiReader::CadishiReader(const std::string& path) : path_(path) {
   if (!is_hdf5_file(path)) fail("not an HDF5 file (or no such file)");
   probe_hdf5_file(path);
   file_ = H5Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!file_.valid()) fail("cannot open the HDF5 file");
+  if (!file_.valid()) fail("cannot open the HDF5 file (truncated or damaged?)");
   std::vector<std::pair<int64_t, std::string>> entries;
   for (const auto& name : h5_member_names(file_.get())) {
     int64_t number;

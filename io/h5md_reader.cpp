@@ -47,7 +47,7 @@ H5mdReader::H5mdReader(const std::string& path) : path_(path) {
   if (!is_hdf5_file(path)) fail("not an HDF5 file (or no such file)");
   probe_hdf5_file(path);
   file_ = H5Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!file_.valid()) fail("cannot open the HDF5 file");
+  if (!file_.valid()) fail("cannot open the HDF5 file (truncated or damaged?)");
   if (!h5_exists(file_.get(), "particles")) fail("not an H5MD file (no /particles group)");
   H5Handle particles(H5Gopen2(file_.get(), "particles", H5P_DEFAULT), H5Gclose);
   if (!particles.valid()) fail("/particles is not a group");

@@ -169,6 +169,14 @@ TEST_CASE("H5MD cut at 200 offsets") {
 
 TEST_CASE("CADISHI HDF5 cut at 200 offsets") {
   check_truncations({"cadishi_triclinic.h5", true, true, 0, 200});
+  // A cut CADISHI file is its own topology no more: the error says why, rather than asking for
+  // a topology (`run` without --top asks whether the trajectory carries species).
+  TempDir tmp("cut");
+  const std::string path = tmp.file("cut.h5");
+  write_all(path, read_all(fixture("cadishi_triclinic.h5")).substr(0, 100));
+  const std::string message =
+      pairhist::test::input_error_of([&] { pairhist::io::carries_species(path); });
+  CHECK(message == path + ": cannot open the HDF5 file (truncated or damaged?)");
 }
 
 TEST_CASE("GRO topology cut at every offset") {
