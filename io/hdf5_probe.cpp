@@ -1,5 +1,6 @@
 #include "hdf5_probe.hpp"
 
+#include <fcntl.h>
 #include <hdf5.h>
 #include <poll.h>
 #include <signal.h>
@@ -186,7 +187,7 @@ void restore_default_crash_handling() {
 // "" when the child finished, else what happened to it.
 std::string walk_in_child(const std::string& path, int seconds) {
   int fds[2];
-  if (pipe(fds) != 0) return {};  // cannot isolate: let the reader try
+  if (pipe2(fds, O_CLOEXEC) != 0) return {};  // cannot isolate: let the reader try
   std::fflush(nullptr);
   const pid_t pid = fork();
   if (pid < 0) {
