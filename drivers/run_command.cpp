@@ -15,12 +15,13 @@
 #include "activity_svg.hpp"
 #include "algorithm_choice.hpp"
 #include "atomic_file.hpp"
+#include "checkpoint.hpp"
 #include "config_file.hpp"
-#include "hdf5_writer.hpp"
 #include "pairhist/errors.hpp"
 #include "rdf.hpp"
+#include "run_outputs.hpp"
+#include "stop_signals.hpp"
 #include "task_trace.hpp"
-#include "text_writers.hpp"
 #include "trajectory_job.hpp"
 
 namespace pairhist {
@@ -42,7 +43,38 @@ struct RunArgs {
   std::string config;
   bool progress = false;
   bool quiet = false;
+  bool resume = false;
+  bool overwrite = false;
+  double checkpoint_seconds = 60;
 };
+
+/// The command line as given, to print the command that resumes a stopped run.
+std::vector<std::string>& command_line() {
+  static std::vector<std::string> args;
+  return args;
+}
+
+/// A word as a POSIX shell reads it back.
+std::string shell_word(const std::string& w) {
+  if (!w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789-_./=:,+@%") == std::string::npos)
+    return w;
+  std::string quoted = "'";
+  for (char c : w) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+/// This run's command with --resume (and without --overwrite).
+std::string resume_command() {
+  std::string cmd;
+  bool has_resume = false;
+  for (const std::string& w : command_line()) {
+    if (w == "--overwrite") continue;
+    has_resume |= w == "--resume";
+    cmd += (cmd.empty() ? "" : " ") + shell_word(w);
+  }
+  return has_resume ? cmd : cmd + " --resume";
+}
 
 std::string effective_config(const RunArgs& a) {
   std::ostringstream s;
@@ -84,8 +116,11 @@ void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<st
   const auto& r = out.result;
   std::printf("pairhist run: %s\n", a.job.trajectory.c_str());
   const std::string box = r.box_kind == "none" ? "no box" : r.box_kind + " box";
-  std::printf("  frames        : %zu (%s, %s precision)\n", r.frame_indices.size(), box.c_str(),
+  std::printf("  frames        : %zu (%s, %s precision)", r.frame_indices.size(), box.c_str(),
               r.precision.c_str());
+  if (out.frames_resumed > 0)
+    std::printf(", %zu of them from the checkpoint of an earlier run", out.frames_resumed);
+  std::printf("\n");
   std::printf("  species       :");
   for (const auto& s : r.species)
     std::printf(" %s=%lld", s.name.c_str(), static_cast<long long>(s.count));
@@ -98,10 +133,15 @@ void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<st
   for (const auto& p : r.pairs) excluded += p.excluded_pairs * r.frame_indices.size();
   std::printf("  analysis      : norm %s, exclude %s (%llu excluded pairs)\n", r.norm.c_str(),
               r.exclude.c_str(), static_cast<unsigned long long>(excluded));
-  std::printf("  pairs         : %llu examined, %llu within r_max, %llu beyond (not counted)\n",
-              static_cast<unsigned long long>(out.pairs_examined),
-              static_cast<unsigned long long>(counted),
-              static_cast<unsigned long long>(out.pairs_examined - counted));
+  if (out.frames_resumed > 0)
+    std::printf("  pairs         : %llu examined in this run, %llu within r_max in all\n",
+                static_cast<unsigned long long>(out.pairs_examined),
+                static_cast<unsigned long long>(counted));
+  else
+    std::printf("  pairs         : %llu examined, %llu within r_max, %llu beyond (not counted)\n",
+                static_cast<unsigned long long>(out.pairs_examined),
+                static_cast<unsigned long long>(counted),
+                static_cast<unsigned long long>(out.pairs_examined - counted));
   std::printf("  time          : %.3f s, %.3f bapps (%llu tasks)\n", out.seconds,
               out.seconds > 0 ? out.pairs_examined / out.seconds * 1e-9 : 0.0,
               static_cast<unsigned long long>(out.tasks));
@@ -151,37 +191,6 @@ void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<st
     std::printf("  note          : no periodic box and no --volume: counts only, no g(r)\n");
 }
 
-/// Fails before any work if the results could not be written: an existing non-directory, or no
-/// write permission where the directory would be created. The directory itself is created only
-/// when results exist, so a failed run leaves nothing behind.
-void check_output_directory(const std::string& output) {
-  namespace fs = std::filesystem;
-  fs::path p = fs::absolute(output);
-  if (fs::exists(p) && !fs::is_directory(p))
-    throw UsageError("output " + output + " exists and is not a directory");
-  while (!fs::exists(p)) p = p.parent_path();
-  if (!fs::is_directory(p) || access(p.c_str(), W_OK | X_OK) != 0)
-    throw UsageError("output directory " + output + " cannot be written (" + p.string() +
-                     " is not writable)");
-}
-
-/// Writes pairhist.h5, rdf.csv and (when normalisable) rdf.xvg and cn.xvg, each atomically;
-/// returns their paths.
-std::vector<std::string> write_results(const RunArgs& a, const HistogramResult& result) {
-  std::filesystem::create_directories(a.output);
-  const std::filesystem::path dir(a.output);
-  std::vector<std::string> files = {(dir / "pairhist.h5").string(), (dir / "rdf.csv").string()};
-  io::write_hdf5(files[0], result, effective_config(a));
-  io::write_rdf_csv(files[1], result);
-  if (io::can_normalise(result)) {
-    files.push_back((dir / "rdf.xvg").string());
-    io::write_xvg(files.back(), result);
-    files.push_back((dir / "cn.xvg").string());
-    io::write_cn_xvg(files.back(), result);
-  }
-  return files;
-}
-
 JobOutcome run(RunArgs& a) {
   if (a.job.trajectory.empty())
     throw UsageError("no trajectory given (an argument, or trajectory/input.file in --config)");
@@ -210,20 +219,59 @@ JobOutcome run(RunArgs& a) {
   // kind while doing so (always, under schedulers that record no models), so only when asked.
   a.job.lp_bound = a.lp_bound || !a.lp_file.empty();
   a.job.lp_bound_text = !a.lp_file.empty();
-  check_output_directory(a.output);
+  if (!(a.checkpoint_seconds >= 0)) throw UsageError("--checkpoint-seconds must be >= 0");
+  const RunIdentity identity = run_identity(a.job);
+  const std::optional<Checkpoint> resumed =
+      prepare_output_directory(a.output, a.resume, a.overwrite, identity);
+  if (a.resume && !resumed && !a.quiet)
+    std::fprintf(stderr, "pairhist: nothing to resume in %s: starting from the first frame\n",
+                 a.output.c_str());
+  if (resumed) a.job.resume = &resumed->state;
   if (!a.quiet) a.job.progress = make_progress(a.progress);
 
+  const std::string checkpoint = checkpoint_path(a.output);
+  const std::string config = effective_config(a);
+  a.job.checkpoint_seconds = a.checkpoint_seconds;
+  a.job.on_checkpoint = [&](const JobState& state) {
+    std::filesystem::create_directories(a.output);
+    write_checkpoint(checkpoint, {identity, state});
+  };
   // Completed intervals are written as they complete, so a later fault loses nothing before it.
-  a.job.on_interval = [&a](const HistogramResult& so_far) {
-    write_results(a, so_far);
-    if (!so_far.complete)
+  a.job.on_interval = [&](const HistogramResult& so_far) {
+    write_results(a.output, so_far, config);
+    if (so_far.stopped_by != "in progress")
       std::fprintf(stderr, "pairhist: kept %zu complete intervals (%zu frames) in %s\n",
                    so_far.intervals.size(), so_far.frame_indices.size(), a.output.c_str());
   };
-  const JobOutcome out = run_trajectory_job(a.job);
+  const StopSignals signals;
+  a.job.stop = &StopSignals::requested();
+  JobOutcome out;
+  try {
+    out = run_trajectory_job(a.job);
+  } catch (const InputError&) {
+    // The input itself is at fault: going on from the checkpoint would meet it again.
+    std::error_code ec;
+    std::filesystem::remove(checkpoint, ec);
+    std::filesystem::remove(a.output, ec);  // only if empty: the run's own directory
+    throw;
+  } catch (const OutputError& e) {
+    if (!std::filesystem::exists(checkpoint)) throw;
+    throw OutputError(std::string(e.what()) + " (the checkpoint " + checkpoint +
+                      " is intact: make room and add --resume)");
+  }
   if (a.job.progress) std::fprintf(stderr, "\n");
+  const HistogramResult& result = out.result;
+  if (out.stopped_by_signal != 0 && result.frame_indices.empty()) {
+    std::fprintf(stderr, "pairhist: stopped by %s before any frame was counted: nothing written\n",
+                 signal_name(out.stopped_by_signal).c_str());
+    throw StoppedBySignal(out.stopped_by_signal);
+  }
 
-  std::vector<std::string> files = write_results(a, out.result);
+  std::vector<std::string> files = write_results(a.output, result, config);
+  if (result.complete) {
+    std::error_code ec;
+    std::filesystem::remove(checkpoint, ec);  // the results hold everything now
+  }
   const auto write_extra = [&files](const std::string& path, const std::string& contents,
                                     const std::string& what) {
     io::write_text_atomically(path, contents, what);
@@ -241,6 +289,24 @@ JobOutcome run(RunArgs& a) {
   if (!a.task_trace.empty())
     write_extra(a.task_trace, task_trace_csv(out.activity), "the task trace");
   if (!a.quiet) print_summary(a, out, files);
+  if (out.stopped_by_signal != 0) {
+    const std::string name = signal_name(out.stopped_by_signal);
+    std::fprintf(
+        stderr,
+        "pairhist: stopped by %s after %zu frames (trajectory frames %lld to %lld, up to "
+        "%g ps)%s\n",
+        name.c_str(), result.frame_indices.size(),
+        static_cast<long long>(result.frame_indices.front()),
+        static_cast<long long>(result.frame_indices.back()), result.frame_times.back(),
+        out.frames_dropped > 0
+            ? ("; " + std::to_string(out.frames_dropped) + " frames in flight dropped").c_str()
+            : "");
+    std::fprintf(stderr,
+                 "pairhist: the outputs in %s say complete = 0, stopped_by = %s; checkpoint %s\n",
+                 a.output.c_str(), name.c_str(), checkpoint.c_str());
+    std::fprintf(stderr, "pairhist: resume with: %s\n", resume_command().c_str());
+    throw StoppedBySignal(out.stopped_by_signal);
+  }
   return out;
 }
 
@@ -364,6 +430,16 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
                   "Pairs per row tile of a large species pair (0: chosen from the machine; see "
                   "docs/design.md, decomposition policy)")
       ->capture_default_str();
+  cmd->add_flag("--resume", args->resume,
+                "Continue the interrupted run whose checkpoint is in the output directory (same "
+                "arguments); the result is the same, bit for bit, as an uninterrupted run's; "
+                "without a checkpoint there, start from the first frame");
+  cmd->add_flag("--overwrite", args->overwrite,
+                "Replace the results (and checkpoint) of an earlier run in the output directory");
+  cmd->add_option("--checkpoint-seconds", args->checkpoint_seconds,
+                  "Keep a checkpoint in the output directory at least this often while frames "
+                  "are counted, besides one at every completed interval (0: only at intervals)")
+      ->capture_default_str();
   cmd->add_flag("--progress", args->progress, "Show progress even when stderr is not a terminal");
   cmd->add_flag("-q,--quiet", args->quiet, "No summary, no progress");
 }
@@ -387,6 +463,8 @@ void calibrate(RunArgs& a, int frames, int passes) {
   if (!mkdtemp(tmpl)) throw OutputError("cannot create a temporary directory in /tmp");
   a.output = (fs::path(tmpl) / "out").string();
   a.quiet = true;
+  a.overwrite = true;  // each pass writes the same scratch directory
+  a.resume = false;
   RunActivity last;
   int pass = 0;
   try {
@@ -428,6 +506,10 @@ void calibrate(RunArgs& a, int frames, int passes) {
 }
 
 }  // namespace
+
+void remember_command_line(int argc, char** argv) {
+  command_line().assign(argv, argv + argc);
+}
 
 void add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();

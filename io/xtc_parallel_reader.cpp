@@ -14,8 +14,13 @@ namespace pairhist::io {
 XtcParallelReader::XtcParallelReader(const std::string& path, int threads)
     : XtcParallelReader(std::make_unique<xtc::Scanner>(path), threads) {}
 
-XtcParallelReader::XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads)
-    : path_(scanner->path()), natoms_(scanner->natoms()), scanner_(std::move(scanner)) {
+XtcParallelReader::XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads,
+                                     int64_t frames_before)
+    : path_(scanner->path()),
+      natoms_(scanner->natoms()),
+      scanner_(std::move(scanner)),
+      next_to_read_(frames_before),
+      delivered_(frames_before) {
   if (threads < 1) throw UsageError("XTC decoding needs at least one thread");
   slots_.resize(static_cast<size_t>(threads));
   try {
@@ -141,6 +146,41 @@ std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& pa
   }
   if (threads == 1) return std::make_unique<XtcReader>(std::move(scanner));
   return std::make_unique<XtcParallelReader>(std::move(scanner), threads);
+}
+
+std::unique_ptr<TrajectoryReader> open_trajectory_after(const std::string& path, int decode_threads,
+                                                        int64_t skip) {
+  const auto ended = [&](int64_t frames) {
+    return InputError(path + ": the file ends after " + std::to_string(frames) +
+                      " frames, before frame " + std::to_string(skip) + " where the run resumes");
+  };
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (decode_threads < 0) throw UsageError("--decode-threads must be >= 0 (0: automatic)");
+  if (skip <= 0 || ext != ".xtc") {
+    auto reader = open_trajectory_threaded(path, decode_threads);
+    TrajectoryFrame dropped;
+    for (int64_t k = 0; k < skip; ++k)
+      if (!reader->next(dropped)) throw ended(k);
+    return reader;
+  }
+  // Each frame header gives its byte count: the skipped frames are read, never decoded.
+  auto scanner = std::make_unique<xtc::Scanner>(path);
+  xtc::RawFrame raw;
+  std::string problem;
+  for (int64_t k = 0; k < skip; ++k) {
+    const auto status = scanner->read(raw, problem);
+    if (status == xtc::Scanner::Status::end) throw ended(k);
+    if (status == xtc::Scanner::Status::error) throw InputError(xtc::frame_error(path, k, problem));
+  }
+  int threads = decode_threads;
+  if (threads == 0) {
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    threads = automatic_decode_threads(scanner->natoms(), cores);
+  }
+  if (threads <= 1) return std::make_unique<XtcReader>(std::move(scanner), skip);
+  return std::make_unique<XtcParallelReader>(std::move(scanner), threads, skip);
 }
 
 }  // namespace pairhist::io

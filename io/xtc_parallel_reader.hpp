@@ -31,8 +31,8 @@ class XtcParallelReader : public TrajectoryReader {
   /// Opens `path` (errors as XtcReader's constructor) and starts `threads` >= 1 decoding threads.
   XtcParallelReader(const std::string& path, int threads);
   /// Continues from a scanner that has read nothing beyond the first header (a pipe cannot be
-  /// opened twice).
-  XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads);
+  /// opened twice), or `frames_before` whole frames, which frame numbers then count.
+  XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads, int64_t frames_before = 0);
   /// Stops the threads, also when frames were left unread.
   ~XtcParallelReader() override;
 
@@ -89,5 +89,12 @@ constexpr int kParallelDecodeMinAtoms = 50000;
 /// file; 1 is the serial XtcReader.
 std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& path,
                                                            int decode_threads);
+
+/// open_trajectory_threaded, positioned after the first `skip` frames (a resumed run): an XTC
+/// file's frames are passed over without decoding, other formats' are read and dropped.
+/// frames_read() and the frame numbers of errors count them. Throws InputError naming the file
+/// if it ends or fails within them.
+std::unique_ptr<TrajectoryReader> open_trajectory_after(const std::string& path, int decode_threads,
+                                                        int64_t skip);
 
 }  // namespace pairhist::io
