@@ -293,9 +293,9 @@ JobOutcome run(RunArgs& a) {
     const std::string name = signal_name(out.stopped_by_signal);
     std::fprintf(
         stderr,
-        "pairhist: stopped by %s after %zu frames (trajectory frames %lld to %lld, up to "
+        "pairhist: stopped by %s after %zu frame%s (trajectory frames %lld to %lld, up to "
         "%g ps)%s\n",
-        name.c_str(), result.frame_indices.size(),
+        name.c_str(), result.frame_indices.size(), result.frame_indices.size() == 1 ? "" : "s",
         static_cast<long long>(result.frame_indices.front()),
         static_cast<long long>(result.frame_indices.back()), result.frame_times.back(),
         out.frames_dropped > 0

@@ -46,7 +46,7 @@ run() {  # run NAME FRAMES DIR ARGS...: pairhist run with report and trace
   xtc=$(ls "$dir"/*.xtc)
   top=${xtc%.xtc}.gro
   step "$name" "$ph" run "$xtc" --top "$top" "${species[@]}" --last $((frames - 1)) \
-    -o "$work/$name" --report "$out/$name.json" --task-trace "$work/traces/$name.csv" "$@"
+    -o "$work/$name" --overwrite --report "$out/$name.json" --task-trace "$work/traces/$name.csv" "$@"
 }
 
 step synth-r3 "$ph" synth --case W1 --replicas 3 --frames 100 -o "$work/r3" -q
