@@ -4,10 +4,11 @@
 
 namespace pairhist {
 
-FrameSource::FrameSource(const std::string& path, int decode_threads, const FramePlan& plan)
+FrameSource::FrameSource(const std::string& path, int decode_threads, const FramePlan& plan,
+                         const io::FrameHook& hook)
     : plan_(plan),
-      reader_(io::open_trajectory_after(path, decode_threads,
-                                        plan.resume_after >= 0 ? plan.resume_after + 1 : 0)) {}
+      reader_(io::open_trajectory_after(
+          path, decode_threads, plan.resume_after >= 0 ? plan.resume_after + 1 : 0, hook)) {}
 
 bool FrameSource::next(io::TrajectoryFrame& frame, int64_t& index) {
   while (!done_ && reader_->next(frame)) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "trajectory_reader.hpp"
+#include "xtc_parallel_reader.hpp"
 
 namespace pairhist {
 
@@ -29,13 +30,15 @@ class FrameSource {
   /// Opens the trajectory (XTC decoded on `decode_threads` threads as in
   /// io::open_trajectory_threaded). The frames a resumed run counted before are passed over
   /// without decoding where the format allows it.
-  FrameSource(const std::string& path, int decode_threads, const FramePlan& plan);
+  /// `hook` runs on XTC decoding threads (io::open_trajectory_threaded).
+  FrameSource(const std::string& path, int decode_threads, const FramePlan& plan,
+              const io::FrameHook& hook = {});
 
   /// Reads the next frame of the plan into `frame` and its index in the file into `index`;
   /// false when the plan or the file ends. Throws InputError as the readers do.
   bool next(io::TrajectoryFrame& frame, int64_t& index);
 
-  const io::TrajectoryReader& reader() const { return *reader_; }
+  io::TrajectoryReader& reader() { return *reader_; }
   int natoms() const { return reader_->natoms(); }
   /// Frames of the file read or passed over so far.
   int64_t frames_read() const { return reader_->frames_read(); }

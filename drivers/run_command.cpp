@@ -157,6 +157,14 @@ void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<st
   }
   std::printf("  workers       : %d CPU, %d CUDA, scheduler %s\n", out.cpu_workers,
               out.cuda_workers, out.scheduler.c_str());
+  if (out.decode_threads > 0) {
+    std::printf("  reading       : %d decoding threads", out.decode_threads);
+    if (out.gpu_seconds > 0)
+      std::printf(" (a frame took a thread %.1f ms, the GPUs need ~%.1f ms%s)",
+                  out.prepare_seconds * 1e3, out.gpu_seconds * 1e3,
+                  out.feed_bound ? ": reading bounds the run" : "");
+    std::printf("\n");
+  }
   std::printf("  tasks         : %llu CPU, %llu CUDA shared-memory, %llu CUDA global-memory",
               static_cast<unsigned long long>(act.tasks_cpu),
               static_cast<unsigned long long>(act.tasks_cuda_shared),

@@ -10,6 +10,7 @@
 
 #include "algorithm_choice.hpp"
 #include "exclusions.hpp"
+#include "feeding_plan.hpp"
 #include "frame_source.hpp"
 #include "job_accumulator.hpp"
 #include "job_inputs.hpp"
@@ -69,7 +70,7 @@ BoxMatrix to_matrix(const std::array<float, 9>& box) {
 }
 
 EngineConfig engine_config(const JobOptions& o, const std::vector<std::vector<int>>& atoms,
-                           BoxKind kind, double r_max_nm, const FrameSource& source) {
+                           BoxKind kind, double r_max_nm) {
   EngineConfig config;
   for (const auto& a : atoms) config.species_sizes.push_back(static_cast<int64_t>(a.size()));
   config.r_max = r_max_nm;
@@ -83,8 +84,6 @@ EngineConfig engine_config(const JobOptions& o, const std::vector<std::vector<in
   config.frames_in_flight = o.frames_in_flight;
   config.memory_budget_bytes = o.memory_budget_mib << 20;
   config.reserve_cores = o.reserve_cores;
-  if (const auto* parallel = dynamic_cast<const io::XtcParallelReader*>(&source.reader()))
-    config.reader_threads = parallel->threads();
   config.sum_tasks = o.sum_tasks;
   config.max_pairs_per_task = o.task_pairs;
   config.lp_bound = o.lp_bound;
@@ -98,14 +97,51 @@ EngineConfig engine_config(const JobOptions& o, const std::vector<std::vector<in
   return config;
 }
 
-/// The one place frames reach the engine. The engine picks the species' atoms straight from the
-/// frame (one pass over it) and refuses a non-finite coordinate of a selected atom: such a pair
-/// would land in no bin and silently vanish from the counts.
-void hand_over(HistogramEngine& engine, const io::TrajectoryFrame& frame,
-               const std::vector<std::vector<int>>& atoms, const BoxMatrix& box,
-               const std::string& where) {
+/// Sizes the decoding threads and the CPU workers from the first frame (tasks/feeding_plan.hpp):
+/// how long a thread took to prepare it against how long the GPUs will need for it. The user's
+/// --ncpu stands; so do --decode-threads (then only the CPU workers follow the plan).
+void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
+                  const io::TrajectoryFrame& frame, const BoxMatrix& box, JobOutcome& out) {
+  const io::SpeciesColumns& columns = frame.columns;
+  if (o.ncpu >= 0 || !columns.filled || columns.bad_species >= 0) return;
+  FeedingInputs in;
+  in.cores = static_cast<int>(std::thread::hardware_concurrency());
+  in.gpus = o.ncuda == 0 ? 0 : cuda_devices();
+  if (o.ncuda > 0) in.gpus = std::min(in.gpus, o.ncuda);
+  in.prepare_seconds = reader.seconds_per_frame();
+  CoordinateBounds bounds;
+  for (int c = 0; c < 3; ++c) bounds.lo[c] = columns.lo[c], bounds.hi[c] = columns.hi[c];
+  in.gpu_seconds = estimated_gpu_seconds_per_frame(config, box, bounds, in.gpus);
+  in.reader_threads = reader.threads();
+  in.max_reader_threads = o.decode_threads > 0 ? reader.threads() : reader.max_threads();
+  const FeedingPlan plan = pairhist::plan_feeding(in);
+  reader.set_active_threads(plan.reader_threads);
+  if (plan.cpu_workers >= 0) config.ncpu = plan.cpu_workers;
+  out.prepare_seconds = in.prepare_seconds;
+  out.gpu_seconds = in.gpu_seconds;
+  out.feed_bound = plan.feed_bound;
+}
+
+/// The one place frames reach the engine: the selected atoms' columns the decoding thread
+/// gathered when there are any, else the engine picks them from the whole frame. A non-finite
+/// coordinate of a selected atom is refused (`where` names file and frame): such a pair would
+/// land in no bin and silently vanish from the counts.
+void submit_to_engine(HistogramEngine& engine, const io::TrajectoryFrame& frame,
+                      const std::vector<std::vector<int>>& atoms, const BoxMatrix& box,
+                      const std::string& where) {
   try {
-    engine.submit_frame_atoms(frame.xyz.data(), atoms, box);
+    const io::SpeciesColumns& columns = frame.columns;
+    if (!columns.filled) {
+      engine.submit_frame_atoms(frame.xyz.data(), atoms, box);
+      return;
+    }
+    if (columns.bad_species >= 0)
+      throw NonFiniteCoordinate(columns.bad_species, columns.bad_position);
+    std::vector<const float*> soa;
+    for (const auto& species : columns.soa) soa.push_back(species.data());
+    CoordinateBounds bounds;
+    for (int c = 0; c < 3; ++c) bounds.lo[c] = columns.lo[c], bounds.hi[c] = columns.hi[c];
+    engine.submit_frame_columns(soa, box, &bounds);
   } catch (const NonFiniteCoordinate& e) {
     throw InputError(
         where + "atom " +
@@ -182,7 +218,11 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   }
   FramePlan plan{o.first, o.last, o.step, o.begin_time, o.end_time, -1};
   if (seed.frames() > 0) plan.resume_after = seed.frame_indices.back();
-  FrameSource source(o.trajectory, o.decode_threads, plan);
+  // Parallel decoding threads also gather the selected species, in parallel like the decoding.
+  const io::FrameHook gather = [&atoms](io::TrajectoryFrame& f) {
+    io::gather_species_columns(f.xyz.data(), atoms, f.columns);
+  };
+  FrameSource source(o.trajectory, o.decode_threads, plan, gather);
   if (source.natoms() != top.natoms())
     throw InputError(o.trajectory + ": frame 0: " + std::to_string(source.natoms()) +
                      " atoms, but topology " + o.topology + " has " + std::to_string(top.natoms()));
@@ -253,7 +293,13 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
       if (!engine) {
         if (!kind_known) kind = frame_kind;
         acc.set_box_kind(static_cast<int>(kind));
-        engine = std::make_unique<HistogramEngine>(engine_config(o, atoms, kind, r_max_nm, source));
+        EngineConfig config = engine_config(o, atoms, kind, r_max_nm);
+        if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&source.reader())) {
+          plan_reading(*parallel, o, config, frame, box, out);
+          config.reader_threads = parallel->threads();
+          out.decode_threads = parallel->threads();
+        }
+        engine = std::make_unique<HistogramEngine>(config);
         watcher.set_engine(engine.get());
       }
       if (static_cast<int>(frame_kind) > static_cast<int>(kind) ||
@@ -272,7 +318,7 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         throw InputError(where +
                          "triclinic box too skewed for an exact minimum image (reduce it "
                          "first, e.g. with gmx trjconv -pbc)");
-      hand_over(*engine, frame, atoms, box, where);
+      submit_to_engine(*engine, frame, atoms, box, where);
       SparseBins excluded;
       if (!exclusions.empty()) {  // the exclusions need the species' own coordinates
         for (size_t s = 0; s < atoms.size(); ++s) {

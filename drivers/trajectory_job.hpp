@@ -89,8 +89,13 @@ struct JobOutcome {
   int cuda_workers = 0;
   std::string scheduler;
   uint64_t tasks = 0;
-  int frames_in_flight = 0;     // frame buffers the engine held at once
-  uint64_t frame_bytes = 0;     // coordinates of one frame as the kernels read them
+  int frames_in_flight = 0;  // frame buffers the engine held at once
+  uint64_t frame_bytes = 0;  // coordinates of one frame as the kernels read them
+  // How frames were prepared (XTC read with decoding threads; 0 threads: a serial reader).
+  int decode_threads = 0;
+  double prepare_seconds = 0;   // a decoding thread's seconds per frame, as of the first frame
+  double gpu_seconds = 0;       // the GPUs' estimated seconds per frame (the feeding plan's figure)
+  bool feed_bound = false;      // the plan found the GPUs faster than the readers could feed
   int stopped_by_signal = 0;    // the stop request that ended the run early, or 0
   size_t frames_resumed = 0;    // frames the resumed checkpoint held
   uint64_t frames_dropped = 0;  // frames read and handed over, then dropped by a stop

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <filesystem>
 #include <utility>
 
@@ -10,21 +11,59 @@
 #include "xtc_scanner.hpp"
 
 namespace pairhist::io {
+namespace {
 
-XtcParallelReader::XtcParallelReader(const std::string& path, int threads)
-    : XtcParallelReader(std::make_unique<xtc::Scanner>(path), threads) {}
+std::string lower_extension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+InputError file_ends(const std::string& path, int64_t frames, int64_t skip) {
+  return InputError(path + ": the file ends after " + std::to_string(frames) +
+                    " frames, before frame " + std::to_string(skip) + " where the run resumes");
+}
+
+/// The XTC reader open_trajectory_threaded gives for `decode_threads`, continuing `scanner`
+/// after `frames_before` frames.
+std::unique_ptr<TrajectoryReader> xtc_reader_after(std::unique_ptr<xtc::Scanner> scanner,
+                                                   int decode_threads, const FrameHook& hook,
+                                                   int64_t frames_before) {
+  if (decode_threads == 1) return std::make_unique<XtcReader>(std::move(scanner), frames_before);
+  if (decode_threads > 1)
+    return std::make_unique<XtcParallelReader>(std::move(scanner), decode_threads, hook, 0,
+                                               frames_before);
+  // Automatic: the starting threads run; up to the maximum wait, in case the run needs them.
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  const int natoms = scanner->natoms();
+  const int threads = automatic_decode_threads(natoms, cores);
+  if (automatic_max_decode_threads(natoms, cores) == 1)
+    return std::make_unique<XtcReader>(std::move(scanner), frames_before);
+  return std::make_unique<XtcParallelReader>(std::move(scanner),
+                                             automatic_max_decode_threads(natoms, cores), hook,
+                                             threads, frames_before);
+}
+
+}  // namespace
+
+XtcParallelReader::XtcParallelReader(const std::string& path, int threads, FrameHook hook,
+                                     int active)
+    : XtcParallelReader(std::make_unique<xtc::Scanner>(path), threads, std::move(hook), active) {}
 
 XtcParallelReader::XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads,
-                                     int64_t frames_before)
+                                     FrameHook hook, int active, int64_t frames_before)
     : path_(scanner->path()),
       natoms_(scanner->natoms()),
+      hook_(std::move(hook)),
       scanner_(std::move(scanner)),
       next_to_read_(frames_before),
       delivered_(frames_before) {
   if (threads < 1) throw UsageError("XTC decoding needs at least one thread");
+  active_ = active > 0 ? std::min(active, threads) : threads;
   slots_.resize(static_cast<size_t>(threads));
   try {
-    for (int t = 0; t < threads; ++t) workers_.emplace_back([this] { work(); });
+    for (int t = 0; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
   } catch (...) {
     stop_workers();
     throw;
@@ -45,10 +84,33 @@ void XtcParallelReader::stop_workers() {
     if (w.joinable()) w.join();
 }
 
-void XtcParallelReader::work() {
+int XtcParallelReader::threads() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return active_;
+}
+
+void XtcParallelReader::set_active_threads(int n) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    active_ = std::clamp(n, 1, static_cast<int>(workers_.size()));
+  }
+  claimable_.notify_all();
+}
+
+double XtcParallelReader::seconds_per_frame() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return decoded_frames_ > 0 ? decode_seconds_ / static_cast<double>(decoded_frames_) : 0;
+}
+
+void XtcParallelReader::work(int thread) {
   const auto window = static_cast<int64_t>(slots_.size());
   for (;;) {
     // Frames are claimed and read in file order under read_mutex_, then decoded concurrently.
+    // A thread waits for its turn before the read lock: an inactive one must not hold it.
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      claimable_.wait(lock, [&] { return stopping_ || input_over_ || thread < active_; });
+    }
     std::unique_lock<std::mutex> read_lock(read_mutex_);
     int64_t k = 0;
     Slot* slot = nullptr;
@@ -64,12 +126,19 @@ void XtcParallelReader::work() {
     }
     Slot::State outcome = Slot::State::ready;
     std::exception_ptr error;
+    double seconds = 0;
     try {
       std::string problem;
       const auto status = scanner_->read(slot->raw, problem);
       read_lock.unlock();
+      // The slot holds the columns the caller swapped in: stale until the hook refills them.
+      slot->frame.columns.filled = false;
+      const auto start = std::chrono::steady_clock::now();
       if (status == xtc::Scanner::Status::frame)
         problem = xtc::decode_frame(slot->raw, natoms_, slot->frame);
+      if (status == xtc::Scanner::Status::frame && problem.empty() && hook_) hook_(slot->frame);
+      if (status == xtc::Scanner::Status::frame && problem.empty())
+        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (status == xtc::Scanner::Status::end) {
         outcome = Slot::State::end;
       } else if (!problem.empty()) {
@@ -85,6 +154,7 @@ void XtcParallelReader::work() {
       std::lock_guard<std::mutex> lock(mutex_);
       slot->state = outcome;
       slot->error = error;
+      if (seconds > 0) decode_seconds_ += seconds, ++decoded_frames_;
       // Nothing after an end or an error is ever delivered, so nothing more is read.
       if (outcome != Slot::State::ready) input_over_ = true;
     }
@@ -119,6 +189,7 @@ bool XtcParallelReader::next(TrajectoryFrame& frame) {
   frame.box = slot.frame.box;
   frame.precision = slot.frame.precision;
   frame.xyz.swap(slot.frame.xyz);
+  std::swap(frame.columns, slot.frame.columns);
   slot.state = Slot::State::free;
   ++delivered_;
   lock.unlock();
@@ -131,56 +202,40 @@ int automatic_decode_threads(int natoms, int cores) {
   return std::clamp(cores / 4, 1, 4);
 }
 
+int automatic_max_decode_threads(int natoms, int cores) {
+  const double per_thread = 24.0 * std::max(natoms, 1);
+  const int by_memory = static_cast<int>(std::max(1.0, kDecodeMemoryBytes / per_thread));
+  return std::max(automatic_decode_threads(natoms, cores), std::min(cores - 2, by_memory));
+}
+
 std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& path,
-                                                           int decode_threads) {
+                                                           int decode_threads,
+                                                           const FrameHook& hook) {
   if (decode_threads < 0) throw UsageError("--decode-threads must be >= 0 (0: automatic)");
-  std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (ext != ".xtc" || decode_threads == 1) return open_trajectory(path);
-  auto scanner = std::make_unique<xtc::Scanner>(path);
-  int threads = decode_threads;
-  if (threads == 0) {
-    const int cores = static_cast<int>(std::thread::hardware_concurrency());
-    threads = automatic_decode_threads(scanner->natoms(), cores);
-  }
-  if (threads == 1) return std::make_unique<XtcReader>(std::move(scanner));
-  return std::make_unique<XtcParallelReader>(std::move(scanner), threads);
+  if (lower_extension(path) != ".xtc" || decode_threads == 1) return open_trajectory(path);
+  return xtc_reader_after(std::make_unique<xtc::Scanner>(path), decode_threads, hook, 0);
 }
 
 std::unique_ptr<TrajectoryReader> open_trajectory_after(const std::string& path, int decode_threads,
-                                                        int64_t skip) {
-  const auto ended = [&](int64_t frames) {
-    return InputError(path + ": the file ends after " + std::to_string(frames) +
-                      " frames, before frame " + std::to_string(skip) + " where the run resumes");
-  };
-  std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (decode_threads < 0) throw UsageError("--decode-threads must be >= 0 (0: automatic)");
-  if (skip <= 0 || ext != ".xtc") {
-    auto reader = open_trajectory_threaded(path, decode_threads);
+                                                        int64_t skip, const FrameHook& hook) {
+  if (skip <= 0 || lower_extension(path) != ".xtc") {
+    auto reader = open_trajectory_threaded(path, decode_threads, hook);
     TrajectoryFrame dropped;
     for (int64_t k = 0; k < skip; ++k)
-      if (!reader->next(dropped)) throw ended(k);
+      if (!reader->next(dropped)) throw file_ends(path, k, skip);
     return reader;
   }
+  if (decode_threads < 0) throw UsageError("--decode-threads must be >= 0 (0: automatic)");
   // Each frame header gives its byte count: the skipped frames are read, never decoded.
   auto scanner = std::make_unique<xtc::Scanner>(path);
   xtc::RawFrame raw;
   std::string problem;
   for (int64_t k = 0; k < skip; ++k) {
     const auto status = scanner->read(raw, problem);
-    if (status == xtc::Scanner::Status::end) throw ended(k);
+    if (status == xtc::Scanner::Status::end) throw file_ends(path, k, skip);
     if (status == xtc::Scanner::Status::error) throw InputError(xtc::frame_error(path, k, problem));
   }
-  int threads = decode_threads;
-  if (threads == 0) {
-    const int cores = static_cast<int>(std::thread::hardware_concurrency());
-    threads = automatic_decode_threads(scanner->natoms(), cores);
-  }
-  if (threads <= 1) return std::make_unique<XtcReader>(std::move(scanner), skip);
-  return std::make_unique<XtcParallelReader>(std::move(scanner), threads, skip);
+  return xtc_reader_after(std::move(scanner), decode_threads, hook, skip);
 }
 
 }  // namespace pairhist::io

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,13 +27,20 @@ class Scanner;
 /// are exactly XtcReader's. Memory holds at most threads + 1 decoded frames (those decoding or
 /// waiting, and the caller's), plus each thread's compressed frame. next() is called from one
 /// thread at a time.
+/// Work done on the decoding thread right after a frame decodes (e.g. gather_species_columns into
+/// frame.columns), so it runs in parallel like the decoding. Called concurrently for different
+/// frames; it must not throw.
+using FrameHook = std::function<void(TrajectoryFrame&)>;
+
 class XtcParallelReader : public TrajectoryReader {
  public:
-  /// Opens `path` (errors as XtcReader's constructor) and starts `threads` >= 1 decoding threads.
-  XtcParallelReader(const std::string& path, int threads);
+  /// Opens `path` (errors as XtcReader's constructor) and starts `threads` >= 1 decoding threads,
+  /// of which `active` (0: all) decode until set_active_threads() says otherwise.
+  XtcParallelReader(const std::string& path, int threads, FrameHook hook = {}, int active = 0);
   /// Continues from a scanner that has read nothing beyond the first header (a pipe cannot be
   /// opened twice), or `frames_before` whole frames, which frame numbers then count.
-  XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads, int64_t frames_before = 0);
+  XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads, FrameHook hook = {},
+                    int active = 0, int64_t frames_before = 0);
   /// Stops the threads, also when frames were left unread.
   ~XtcParallelReader() override;
 
@@ -43,7 +51,14 @@ class XtcParallelReader : public TrajectoryReader {
   bool next(TrajectoryFrame& frame) override;
   int64_t frames_read() const override { return delivered_; }
   const std::string& path() const override { return path_; }
-  int threads() const { return static_cast<int>(workers_.size()); }
+  /// Decoding threads that run (the others wait), and how many there are.
+  int threads() const;
+  int max_threads() const { return static_cast<int>(workers_.size()); }
+  /// Lets `n` (1..max_threads()) threads decode from now on; any thread, any time.
+  void set_active_threads(int n);
+  /// Mean wall seconds a thread spent decoding a frame and running the hook on it (0 before the
+  /// first frame): what a frame costs a core, as the threads share the machine now.
+  double seconds_per_frame() const;
 
  private:
   // One frame in flight. Frame k lives in slot k % threads until it is delivered; a thread owns
@@ -56,15 +71,16 @@ class XtcParallelReader : public TrajectoryReader {
     std::exception_ptr error;  // when failed: the InputError (or other exception) to throw
   };
 
-  void work();
+  void work(int thread);
   void stop_workers();
 
   std::string path_;
   int natoms_ = 0;
+  FrameHook hook_;                         // fixed before the threads start
   std::unique_ptr<xtc::Scanner> scanner_;  // read by one thread at a time, under read_mutex_
   std::mutex read_mutex_;
 
-  std::mutex mutex_;                   // guards everything below except `workers_`
+  mutable std::mutex mutex_;           // guards everything below except `workers_`
   std::condition_variable claimable_;  // a worker may claim the next frame, or must stop
   std::condition_variable done_;       // a slot became ready, end or failed
   std::vector<Slot> slots_;
@@ -74,27 +90,37 @@ class XtcParallelReader : public TrajectoryReader {
   bool stopping_ = false;
   std::exception_ptr error_;  // sticky, once an error was thrown to the caller
   bool ended_ = false;
+  int active_ = 1;             // threads 0..active_-1 claim frames
+  double decode_seconds_ = 0;  // summed over the frames decoded so far
+  int64_t decoded_frames_ = 0;
 
   std::vector<std::thread> workers_;
 };
 
-/// The decoding threads `pairhist run --decode-threads 0` (automatic) uses for a trajectory of
-/// `natoms` atoms on a host of `cores` hardware threads: 1 (the serial reader) below
+/// The decoding threads `pairhist run --decode-threads 0` (automatic) starts with for a trajectory
+/// of `natoms` atoms on a host of `cores` hardware threads: 1 (the serial reader) below
 /// kParallelDecodeMinAtoms atoms, otherwise min(4, cores / 4), at least 1. See docs/performance.md.
 int automatic_decode_threads(int natoms, int cores);
 constexpr int kParallelDecodeMinAtoms = 50000;
+/// The most decoding threads an automatic reader can grow to (when the run turns out to be bound
+/// by decoding): one per core but two, as many as keep decoded frames and their species columns
+/// (~24 bytes per atom each) within kDecodeMemoryBytes.
+int automatic_max_decode_threads(int natoms, int cores);
+constexpr double kDecodeMemoryBytes = 2.0 * (1 << 30);
 
 /// Opens `path` as open_trajectory() does, except that an XTC file read with more than one decode
 /// thread gets an XtcParallelReader. `decode_threads` 0 picks automatic_decode_threads() for the
-/// file; 1 is the serial XtcReader.
+/// file; 1 is the serial XtcReader. `hook` runs on the decoding threads of an XtcParallelReader
+/// (other readers ignore it: their frames carry no columns).
 std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& path,
-                                                           int decode_threads);
+                                                           int decode_threads,
+                                                           const FrameHook& hook = {});
 
 /// open_trajectory_threaded, positioned after the first `skip` frames (a resumed run): an XTC
 /// file's frames are passed over without decoding, other formats' are read and dropped.
 /// frames_read() and the frame numbers of errors count them. Throws InputError naming the file
 /// if it ends or fails within them.
 std::unique_ptr<TrajectoryReader> open_trajectory_after(const std::string& path, int decode_threads,
-                                                        int64_t skip);
+                                                        int64_t skip, const FrameHook& hook = {});
 
 }  // namespace pairhist::io

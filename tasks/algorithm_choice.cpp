@@ -88,15 +88,22 @@ AlgorithmRates assumed_rates(bool gpu) {
   return r;
 }
 
+double estimated_pair_seconds(Algorithm a, const AlgorithmRates& r, const CellGrid& g, int64_t na,
+                              int64_t nb, bool same_species) {
+  if (a != Algorithm::cell_list)
+    return static_cast<double>(all_pair_count(na, nb, same_species)) / r.all_pairs;
+  const double sorted = static_cast<double>(std::max<int64_t>(na, 0)) +
+                        (same_species ? 0.0 : static_cast<double>(std::max<int64_t>(nb, 0)));
+  return estimated_cell_candidates(g, na, nb, same_species) / r.cell_candidates +
+         sorted / r.cell_sort;
+}
+
 Algorithm choose_pair_algorithm(Algorithm requested, const CellGrid& g, int64_t na, int64_t nb,
                                 bool same_species, bool gpu) {
   if (requested != Algorithm::automatic) return requested;
   const AlgorithmRates r = assumed_rates(gpu);
-  const double all = static_cast<double>(all_pair_count(na, nb, same_species)) / r.all_pairs;
-  const double sorted = static_cast<double>(std::max<int64_t>(na, 0)) +
-                        (same_species ? 0.0 : static_cast<double>(std::max<int64_t>(nb, 0)));
-  const double cell =
-      estimated_cell_candidates(g, na, nb, same_species) / r.cell_candidates + sorted / r.cell_sort;
+  const double all = estimated_pair_seconds(Algorithm::all_pairs, r, g, na, nb, same_species);
+  const double cell = estimated_pair_seconds(Algorithm::cell_list, r, g, na, nb, same_species);
   return cell < 0.8 * all ? Algorithm::cell_list : Algorithm::all_pairs;
 }
 

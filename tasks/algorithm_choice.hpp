@@ -47,6 +47,11 @@ struct AlgorithmRates {
 };
 AlgorithmRates assumed_rates(bool gpu);
 
+/// Estimated seconds for one frame of a pair counted with `a` (all pairs, or cell lists: their
+/// candidates plus sorting both species) at rates r.
+double estimated_pair_seconds(Algorithm a, const AlgorithmRates& r, const CellGrid& g, int64_t na,
+                              int64_t nb, bool same_species);
+
 /// `requested` unless it is automatic; then the cell list where its estimated time (candidates
 /// plus sorting both species) is below 0.8 of the all-pairs time, else all pairs. A pair with
 /// r_max reaching across most of the system (CADISHI's F1) stays all-pairs: the stencil covers

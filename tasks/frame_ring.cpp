@@ -21,6 +21,27 @@ void widen_bounds(const T* soa, int64_t n, FrameBounds& bounds) {
   }
 }
 
+template <class T>
+int64_t copy_columns(const float* soa, int64_t n, T* out, int64_t begin, int64_t end) {
+  float poisoned = 0;
+  for (int c = 0; c < 3; ++c) {
+    const float* __restrict__ src = soa + c * n;
+    T* __restrict__ dst = out + c * n;
+#pragma omp simd reduction(+ : poisoned)
+    for (int64_t i = begin; i < end; ++i) {
+      dst[i] = static_cast<T>(src[i]);
+      poisoned += src[i] * 0.0f;
+    }
+  }
+  if (poisoned == 0) return -1;
+  for (int64_t i = begin; i < end; ++i)
+    if (!(std::isfinite(soa[i]) && std::isfinite(soa[n + i]) && std::isfinite(soa[2 * n + i])))
+      return i;
+  return -1;
+}
+
+template int64_t copy_columns<float>(const float*, int64_t, float*, int64_t, int64_t);
+template int64_t copy_columns<double>(const float*, int64_t, double*, int64_t, int64_t);
 template void widen_bounds<float>(const float*, int64_t, FrameBounds&);
 template void widen_bounds<double>(const double*, int64_t, FrameBounds&);
 

@@ -196,10 +196,26 @@ struct HistogramEngine::Impl {
     });
   }
 
+  void submit_columns(const std::vector<const float*>& soa, const BoxMatrix& box,
+                      const CoordinateBounds* given) {
+    if (soa.size() != config.species_sizes.size())
+      throw std::invalid_argument("HistogramEngine: one column array per species expected");
+    take_frame(
+        box,
+        [&](size_t s, auto* out) {
+          const int64_t n = config.species_sizes[s];
+          return run_in_pieces(n, gather_threads(s), [&](int64_t begin, int64_t end) {
+            return copy_columns(soa[s], n, out, begin, end);
+          });
+        },
+        given);
+  }
+
   /// One frame: copy(s, buffer) fills species s's buffer (float* or double*) and returns
   /// the position of a non-finite coordinate or -1; then the frame's tasks are submitted.
+  /// `given` bounds replace the engine's own pass over the copied points.
   template <class Copy>
-  void take_frame(const BoxMatrix& box, Copy copy) {
+  void take_frame(const BoxMatrix& box, Copy copy, const CoordinateBounds* given = nullptr) {
     if (finished) throw std::logic_error("HistogramEngine: submit_frame after finish");
     FrameFeed times;
     times.begin = recorder->seconds_since_start();
@@ -210,18 +226,21 @@ struct HistogramEngine::Impl {
     int bad_species = -1;
     int64_t bad_position = -1;
     FrameBounds bounds;
+    const bool widen = gather_bounds && !given;
+    if (given && gather_bounds)
+      for (int c = 0; c < 3; ++c) bounds.lo[c] = given->lo[c], bounds.hi[c] = given->hi[c];
     for (size_t s = 0; s < slot.handles.size() && bad_species < 0; ++s) {
       if (!slot.handles[s]) continue;
       const int64_t n = config.species_sizes[s];
       if (config.precision == Precision::single) {
         auto* buffer = static_cast<float*>(slot.buffers[s]);
         bad_position = copy(s, buffer);
-        if (gather_bounds && bad_position < 0) widen_bounds(buffer, n, bounds);
+        if (widen && bad_position < 0) widen_bounds(buffer, n, bounds);
         if (spatial_order) sort_spatially(buffer, n);
       } else {
         auto* buffer = static_cast<double*>(slot.buffers[s]);
         bad_position = copy(s, buffer);
-        if (gather_bounds && bad_position < 0) widen_bounds(buffer, n, bounds);
+        if (widen && bad_position < 0) widen_bounds(buffer, n, bounds);
         if (spatial_order) sort_spatially(buffer, n);
       }
       if (bad_position >= 0) bad_species = static_cast<int>(s);
@@ -274,6 +293,32 @@ struct HistogramEngine::Impl {
   }
 };
 
+int cuda_devices() {
+#if defined(PAIRHIST_CUDA_CODELETS)
+  return codelets::cuda_device_count();
+#else
+  return 0;
+#endif
+}
+
+double estimated_gpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
+                                       const CoordinateBounds& bounds, int gpus) {
+  if (gpus <= 0) return 0;
+  FrameBounds b;
+  for (int c = 0; c < 3; ++c) b.lo[c] = bounds.lo[c], b.hi[c] = bounds.hi[c];
+  const CellGrid grid = engine_cell_grid(config, box, b, nullptr);
+  const AlgorithmRates rates = assumed_rates(true);
+  double seconds = 0;
+  for (const auto& [a, b_] : species_pairs(static_cast<int>(config.species_sizes.size()))) {
+    const int64_t na = config.species_sizes[size_t(a)], nb = config.species_sizes[size_t(b_)];
+    const Algorithm alg =
+        config.whole_frames ? Algorithm::all_pairs
+                            : choose_pair_algorithm(config.algorithm, grid, na, nb, a == b_, true);
+    seconds += estimated_pair_seconds(alg, rates, grid, na, nb, a == b_);
+  }
+  return seconds / gpus;
+}
+
 HistogramEngine::HistogramEngine(const EngineConfig& config) : impl_(new Impl(config)) {}
 HistogramEngine::~HistogramEngine() = default;
 
@@ -286,6 +331,11 @@ void HistogramEngine::submit_frame_atoms(const float* frame_xyz,
                                          const std::vector<std::vector<int>>& species_atoms,
                                          const BoxMatrix& box) {
   impl_->submit_atoms(frame_xyz, species_atoms, box);
+}
+
+void HistogramEngine::submit_frame_columns(const std::vector<const float*>& species_soa,
+                                           const BoxMatrix& box, const CoordinateBounds* bounds) {
+  impl_->submit_columns(species_soa, box, bounds);
 }
 
 std::vector<std::vector<uint64_t>> HistogramEngine::finish() {

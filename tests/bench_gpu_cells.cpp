@@ -29,6 +29,7 @@ struct Options {
   int bins = 240;
   int repeats = 10;
   int reach = 2;
+  int slices = 0;  // work items per home cell; 0: the launcher's choice
   std::string order = "row-major";
   std::string precision = "single";
   std::string box = "orthorhombic";  // or rhombic-dodecahedron (the same volume)
@@ -58,6 +59,8 @@ Options parse(int argc, char** argv) {
       o.o_fraction = std::stod(v);
     else if (k == "--rmax")
       o.r_max = std::stod(v);
+    else if (k == "--slices")
+      o.slices = std::stoi(v);
     else if (k == "--bins")
       o.bins = std::stoi(v);
     else if (k == "--repeats")
@@ -199,10 +202,11 @@ void run(const Options& o) {
       head, sizeof head,
       "\"case\":\"W1-like\",\"variant\":\"%s\",\"n\":%lld,\"n_O\":%lld,\"n_H\":%lld,\"box\":\"%s\","
       "\"r_max\":%g,\"bins\":%d,\"precision\":\"%s\",\"reach\":%d,\"order\":\"%s\","
-      "\"cells\":[%d,%d,%d],\"stencil\":%d",
+      "\"cells\":[%d,%d,%d],\"stencil\":%d,\"slices\":%d",
       o.tag.c_str(), static_cast<long long>(o.n), static_cast<long long>(n_o),
       static_cast<long long>(n_h), o.box.c_str(), o.r_max, o.bins, o.precision.c_str(), grid.reach,
-      cell_order_name(grid.order), grid.n[0], grid.n[1], grid.n[2], cells::stencil_size(grid));
+      cell_order_name(grid.order), grid.n[0], grid.n[1], grid.n[2], cells::stencil_size(grid),
+      o.slices);
   std::printf(
       "{%s,\"what\":\"build\",\"points\":%lld,\"build_ms_median\":%.4f,"
       "\"build_graph_ms_median\":%.4f}\n",
@@ -226,7 +230,8 @@ void run(const Options& o) {
   for (const Pair& pr : pairs) {
     if (o.pairs.find(pr.name) == std::string::npos) continue;
     const auto launch = [&] {
-      check(cuda::launch_cell_histogram(*pr.a, *pr.b, pr.same, grid, 0, grid.keys, p, hist, 0),
+      check(cuda::launch_cell_histogram(*pr.a, *pr.b, pr.same, grid, 0, grid.keys, p, hist, 0,
+                                        o.slices),
             "launch_cell_histogram");
     };
     const double ms = time_ms(o.repeats, launch);

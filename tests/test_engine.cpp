@@ -260,6 +260,60 @@ TEST_CASE("frames given as atoms of a whole frame equal per-species arrays; bad 
                   std::invalid_argument);
 }
 
+TEST_CASE("frames given as species columns equal per-species arrays; bad ones are refused") {
+  for (const Algorithm algorithm : {Algorithm::all_pairs, Algorithm::cell_list})
+    for (const Precision precision : {Precision::single, Precision::double_})
+      for (const BoxKind kind : {BoxKind::none, BoxKind::orthorhombic}) {
+        CAPTURE(int(algorithm));
+        CAPTURE(int(precision));
+        CAPTURE(int(kind));
+        const auto frames = test::make_frames({140, 0, 70}, 5, kind);
+        EngineConfig config = test::engine_config(frames, kind, 60, 0.45, precision);
+        config.ncpu = 2;
+        config.ncuda = 0;
+        config.frames_in_flight = 2;
+        config.algorithm = algorithm;
+        HistogramEngine engine(config);
+        for (size_t t = 0; t < frames.xyz.size(); ++t) {
+          std::vector<std::vector<float>> soa(frames.xyz[t].size());
+          CoordinateBounds bounds{{INFINITY, INFINITY, INFINITY},
+                                  {-INFINITY, -INFINITY, -INFINITY}};
+          for (size_t s = 0; s < soa.size(); ++s) {
+            const size_t n = frames.xyz[t][s].size() / 3;
+            soa[s].resize(3 * n);
+            for (size_t i = 0; i < n; ++i)
+              for (int c = 0; c < 3; ++c) {
+                const float v = frames.xyz[t][s][3 * i + size_t(c)];
+                soa[s][size_t(c) * n + i] = v;
+                bounds.lo[c] = std::min(bounds.lo[c], v);
+                bounds.hi[c] = std::max(bounds.hi[c], v);
+              }
+          }
+          std::vector<const float*> ptr;
+          for (const auto& s : soa) ptr.push_back(s.data());
+          if (t == 2) {  // a bad copy first: refused, nothing of it counted
+            std::vector<float> bad = soa[2];
+            bad[2 * 70 + 33] = std::nanf("");
+            std::vector<const float*> bad_ptr = {ptr[0], ptr[1], bad.data()};
+            try {
+              engine.submit_frame_columns(bad_ptr, frames.boxes[t]);
+              FAIL("a NaN coordinate was accepted");
+            } catch (const NonFiniteCoordinate& e) {
+              CHECK(e.species == 2);
+              CHECK(e.position == 33);
+            }
+          }
+          // Bounds from the caller on odd frames, from the engine's own pass on even ones.
+          engine.submit_frame_columns(ptr, frames.boxes[t], t % 2 ? &bounds : nullptr);
+        }
+        CHECK(engine.frames_submitted() == 5);
+        if (precision == Precision::single)
+          CHECK(engine.finish() == test::reference_histograms<float>(frames, config));
+        else
+          CHECK(engine.finish() == test::reference_histograms<double>(frames, config));
+      }
+}
+
 TEST_CASE("an engine in its own scheduling context equals the reference") {
   const auto frames = test::make_frames({300, 120, 7}, 3, BoxKind::triclinic);
   EngineConfig config = test::engine_config(frames, BoxKind::triclinic, 90, 0.9, Precision::single);

@@ -140,3 +140,30 @@ TEST_CASE("frames copied by several threads: the same buffer, the first non-fini
   for (int threads : {1, 2, 5})
     CHECK(gather_atoms_parallel(atom, n, parallel.data(), threads) == 60000);
 }
+
+TEST_CASE("frames copied from columns by several threads: the same buffer, the first bad atom") {
+  const int64_t n = 70001;
+  std::vector<float> soa(size_t(3 * n));
+  for (size_t i = 0; i < soa.size(); ++i) soa[i] = float(i % 1013) * 0.5f - 100.0f;
+  for (int threads : {1, 2, 3, 7}) {
+    CAPTURE(threads);
+    std::vector<double> wide(size_t(3 * n), -1.0);
+    std::vector<float> narrow(size_t(3 * n), -1.0f);
+    const auto copy_all = [&](auto& out) {
+      return run_in_pieces(n, threads, [&](int64_t b, int64_t e) {
+        return copy_columns(soa.data(), n, out.data(), b, e);
+      });
+    };
+    CHECK(copy_all(wide) == -1);
+    CHECK(copy_all(narrow) == -1);
+    CHECK(narrow == soa);
+    for (size_t i = 0; i < soa.size(); ++i) REQUIRE(wide[i] == double(soa[i]));
+  }
+  soa[size_t(2 * n + 50000)] = -INFINITY;  // z of atom 50000
+  soa[size_t(n + 60000)] = NAN;            // y of atom 60000
+  std::vector<float> out(size_t(3 * n));
+  for (int threads : {1, 2, 5})
+    CHECK(run_in_pieces(n, threads, [&](int64_t b, int64_t e) {
+            return copy_columns(soa.data(), n, out.data(), b, e);
+          }) == 50000);
+}

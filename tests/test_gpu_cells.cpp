@@ -106,12 +106,16 @@ void check_cells(const Scenario& s, int64_t na, int64_t nb, bool same, int nbins
   DeviceArray<uint64_t> hist(poison), piece(std::vector<uint64_t>(size_t(nbins) + 1, 0));
   auto* h = reinterpret_cast<unsigned long long*>(hist.ptr);
   const auto cuts = random_cuts(g.keys, pieces);
+  // Work items per home cell: automatic (several on these small grids), one, or any other count.
+  const int slices = std::uniform_int_distribution<int>(0, 8)(test::rng());
+  CAPTURE(slices);
   for (size_t c = 0; c + 1 < cuts.size(); ++c)
-    CUDA_REQUIRE(
-        cuda::launch_cell_histogram(cells_a, other, same, g, cuts[c], cuts[c + 1], p, h, 0));
+    CUDA_REQUIRE(cuda::launch_cell_histogram(cells_a, other, same, g, cuts[c], cuts[c + 1], p, h, 0,
+                                             slices));
   // One range alone: its candidates are those of its home cells.
   CUDA_REQUIRE(cuda::launch_cell_histogram(cells_a, other, same, g, cuts[0], cuts[1], p,
-                                           reinterpret_cast<unsigned long long*>(piece.ptr), 0));
+                                           reinterpret_cast<unsigned long long*>(piece.ptr), 0,
+                                           8 - slices));
   CUDA_REQUIRE(cudaDeviceSynchronize());
   REQUIRE(download(hist.ptr, expected.size()) == expected);
   CHECK(download(piece.ptr, expected.size())[size_t(nbins)] ==
@@ -175,8 +179,9 @@ TEST_CASE("GPU cell lists: one crowded cell, counts beyond 2^32 in one bin") {
   CUDA_REQUIRE(cuda::build_cells(d.ptr, n, g, p, wa, a, 0));
   CUDA_REQUIRE(cuda::build_cells(d.ptr, n, g, p, wb, b, 0));
   DeviceArray<uint64_t> cross(std::vector<uint64_t>(11, 0)), same(std::vector<uint64_t>(11, 0));
+  // One slice: one warp counts the cell alone; automatic: eight warps share it.
   CUDA_REQUIRE(cuda::launch_cell_histogram(a, b, false, g, 0, 1, p,
-                                           reinterpret_cast<unsigned long long*>(cross.ptr), 0));
+                                           reinterpret_cast<unsigned long long*>(cross.ptr), 0, 1));
   CUDA_REQUIRE(cuda::launch_cell_histogram(a, a, true, g, 0, 1, p,
                                            reinterpret_cast<unsigned long long*>(same.ptr), 0));
   CUDA_REQUIRE(cudaDeviceSynchronize());

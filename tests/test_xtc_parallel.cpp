@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -20,6 +21,8 @@
 namespace {
 
 using pairhist::InputError;
+using pairhist::io::gather_species_columns;
+using pairhist::io::SpeciesColumns;
 using pairhist::io::TrajectoryFrame;
 using pairhist::io::TrajectoryReader;
 using pairhist::io::XtcParallelReader;
@@ -148,6 +151,88 @@ TEST_CASE("the parallel reader delivers the serial reader's frames bit for bit")
   }
 }
 
+TEST_CASE("the frame hook gathers each frame's species on the decoding threads") {
+  const Outcome serial = read_serial(kSampleXtc);
+  // Two species, one of them overlapping the other and in no particular order.
+  const std::vector<std::vector<int>> atoms = {{5, 0, 2651, 17, 300}, {17, 1, 2, 3}};
+  for (int threads : {2, 5}) {
+    CAPTURE(threads);
+    XtcParallelReader reader(kSampleXtc, threads, [&atoms](TrajectoryFrame& f) {
+      gather_species_columns(f.xyz.data(), atoms, f.columns);
+    });
+    TrajectoryFrame frame;
+    size_t k = 0;
+    while (reader.next(frame)) {
+      REQUIRE(k < serial.frames.size());
+      REQUIRE(same_frame(frame, serial.frames[k]));
+      REQUIRE(frame.columns.filled);
+      CHECK(frame.columns.bad_species == -1);
+      for (size_t s = 0; s < atoms.size(); ++s) {
+        const size_t n = atoms[s].size();
+        REQUIRE(frame.columns.soa[s].size() == 3 * n);
+        for (size_t i = 0; i < n; ++i)
+          for (int c = 0; c < 3; ++c) {
+            const float v = frame.xyz[3 * size_t(atoms[s][i]) + size_t(c)];
+            REQUIRE(frame.columns.soa[s][size_t(c) * n + i] == v);
+            CHECK(frame.columns.lo[c] <= v);
+            CHECK(frame.columns.hi[c] >= v);
+          }
+      }
+      ++k;
+    }
+    CHECK(k == serial.frames.size());
+  }
+  // Without a hook the columns the caller hands back are never mistaken for a new frame's.
+  XtcParallelReader reader(kSampleXtc, 3);
+  TrajectoryFrame frame;
+  frame.columns.filled = true;
+  while (reader.next(frame)) REQUIRE(!frame.columns.filled);
+}
+
+TEST_CASE("gather_species_columns: bounds, and the first non-finite coordinate") {
+  std::vector<float> xyz = {1, 2, 3, -4, 5, 6, 7, -8, 9, 0.5f, 0.25f, -0.125f};
+  SpeciesColumns c;
+  gather_species_columns(xyz.data(), {{3, 1}, {}, {2}}, c);
+  REQUIRE(c.filled);
+  CHECK(c.bad_species == -1);
+  CHECK(c.soa[0] == std::vector<float>{0.5f, -4, 0.25f, 5, -0.125f, 6});
+  CHECK(c.soa[1].empty());
+  CHECK(c.soa[2] == std::vector<float>{7, -8, 9});
+  CHECK(c.lo[0] == -4);
+  CHECK(c.hi[0] == 7);
+  CHECK(c.lo[1] == -8);
+  CHECK(c.hi[1] == 5);
+  CHECK(c.lo[2] == -0.125f);
+  CHECK(c.hi[2] == 9);
+  xyz[3 * 2 + 1] = INFINITY;
+  gather_species_columns(xyz.data(), {{0, 1}, {3, 2, 0}}, c);
+  CHECK(c.bad_species == 1);
+  CHECK(c.bad_position == 1);
+}
+
+TEST_CASE("threads join and leave while frames are read; every frame comes once, in order") {
+  const Outcome serial = read_serial(kSampleXtc);
+  for (int start : {1, 2, 6}) {
+    CAPTURE(start);
+    XtcParallelReader reader(kSampleXtc, 6, {}, start);
+    CHECK(reader.threads() == start);
+    CHECK(reader.max_threads() == 6);
+    CHECK(reader.seconds_per_frame() >= 0);
+    TrajectoryFrame frame;
+    size_t k = 0;
+    while (reader.next(frame)) {
+      REQUIRE(k < serial.frames.size());
+      REQUIRE(same_frame(frame, serial.frames[k]));
+      if (k % 7 == 3) reader.set_active_threads(int(1 + (k * 5) % 9));  // 1..9, clamped to 6
+      ++k;
+    }
+    CHECK(k == serial.frames.size());
+    CHECK(reader.seconds_per_frame() > 0);
+    CHECK(reader.threads() >= 1);
+    CHECK(reader.threads() <= 6);
+  }
+}
+
 TEST_CASE("more threads than frames, and readers dropped before the end") {
   TempDir tmp;
   const std::string bytes = read_all(kSampleXtc);
@@ -253,6 +338,13 @@ TEST_CASE("open_trajectory_threaded picks the reader; the automatic rule") {
   CHECK(automatic_decode_threads(280000, 16) == 4);
   CHECK(automatic_decode_threads(280000, 64) == 4);
   CHECK(automatic_decode_threads(pairhist::io::kParallelDecodeMinAtoms, 16) == 4);
+  // The threads an automatic reader may grow to: cores but two, within the memory bound.
+  using pairhist::io::automatic_max_decode_threads;
+  CHECK(automatic_max_decode_threads(2652, 16) == 14);
+  CHECK(automatic_max_decode_threads(280000, 2) == 1);  // serial: nothing to grow
+  CHECK(automatic_max_decode_threads(1357824, 16) == 14);
+  CHECK(automatic_max_decode_threads(10862592, 16) == 8);   // 260 MB per thread
+  CHECK(automatic_max_decode_threads(200000000, 64) == 4);  // never below the starting threads
 
   auto is_parallel = [](const std::unique_ptr<TrajectoryReader>& r) {
     return dynamic_cast<XtcParallelReader*>(r.get()) != nullptr;

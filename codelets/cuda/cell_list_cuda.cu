@@ -70,6 +70,9 @@ struct CellArgs {
   const int32_t* cell_keys;  // null: row-major keys
   unsigned* work;            // next key (relative to key_begin), blocks done; zero between launches
   int key_begin, key_end;
+  // Work items per home cell: launches with fewer home cells than the GPU has warps split each
+  // cell's candidates, so every warp has work and no cell's warp finishes alone.
+  int slices;
   bool same;
   CellGrid grid;
   Stencil stencil;
@@ -198,10 +201,11 @@ __device__ void flush_counts(unsigned* counts, int nbins, unsigned long long* hi
   }
 }
 
-/// One home cell (points hs..he of a) against its stencil in b; returns its candidates.
+/// One home cell (points hs..he of a) against slice `slice` of `slices` of its stencil's listed
+/// candidates in b; returns the whole cell's candidates for slice 0, else 0.
 template <BoxKind K, class T, int F, bool Global>
-__device__ __forceinline__ uint64_t count_home_cell(const CellArgs<T>& args, int key, int hs,
-                                                    int he, const StencilRow* rows,
+__device__ __forceinline__ uint64_t count_home_cell(const CellArgs<T>& args, int key, int slice,
+                                                    int hs, int he, const StencilRow* rows,
                                                     WarpSpace<T>& mine, ImageTable<T> images,
                                                     unsigned* counts, unsigned* pending, int lane) {
   const CellGrid& g = args.grid;
@@ -213,15 +217,20 @@ __device__ __forceinline__ uint64_t count_home_cell(const CellArgs<T>& args, int
   int m = 0;
   const int first = warp_exclusive_sum(listed, lane, m);
   const int nh = he - hs;
-  for (int w0 = 0; w0 < m; w0 += kWindow) {
-    const int mw = min(kWindow, m - w0);
+  // A slice is a contiguous part of the listed candidates, in whole passes: every candidate is in
+  // exactly one slice, and the j > i test needs nothing but the candidate's index.
+  const int passes = (m + kPass - 1) / kPass;
+  const int c_begin = min(m, passes * slice / args.slices * kPass);
+  const int c_end = min(m, passes * (slice + 1) / args.slices * kPass);
+  for (int w0 = c_begin; w0 < c_end; w0 += kWindow) {
+    const int mw = min(kWindow, c_end - w0);
     __syncwarp();
     // Each lane lists its own runs (the same runs in the same order as above).
     int f = first;
     int32_t* idx = mine.idx - w0;
     for_each_run(g, rows, nrows, args.cell_keys, home, key, args.same, lane, [&](int k0, int k1) {
       const int s = args.b_start[k0], len = args.b_start[k1 + 1] - s;
-      const int hi = min(f + len, w0 + kWindow), delta = s - f;
+      const int hi = min(f + len, w0 + mw), delta = s - f;
 #pragma unroll 4
       for (int q = max(f, w0); q < hi; ++q) idx[q] = q + delta;
       f += len;
@@ -246,6 +255,7 @@ __device__ __forceinline__ uint64_t count_home_cell(const CellArgs<T>& args, int
                                lane);
     }
   }
+  if (slice != 0) return 0;
   return args.same ? uint64_t(nh) * (m - nh) + uint64_t(nh) * (nh - 1) / 2 : uint64_t(nh) * m;
 }
 
@@ -271,7 +281,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<K, T>)
 
   const int lane = threadIdx.x % 32;
   WarpSpace<T>& mine = warps[threadIdx.x / 32];
-  const unsigned range = unsigned(args.key_end - args.key_begin);
+  const unsigned range = unsigned(args.key_end - args.key_begin) * unsigned(args.slices);
   unsigned long long candidates = 0;
   // Warps take kGrabKeys keys at a time from the launch's counter, asking for the next ones while
   // they count: the kernel ends when the last cell is done, wherever the dense cells lie.
@@ -281,10 +291,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<K, T>)
        t = __shfl_sync(kFullMask, grabbed, 0)) {
     if (lane == 0) grabbed = atomicAdd(args.work, kGrabKeys);
     for (unsigned u = t; u < min(t + kGrabKeys, range); ++u) {
-      const int key = args.key_begin + int(u);
+      const int key = args.key_begin + int(u / unsigned(args.slices));
+      const int slice = int(u % unsigned(args.slices));
       const int hs = args.a_start[key], he = args.a_start[key + 1];
       if (hs < he)
-        candidates += count_home_cell<K, T, F, Global>(args, key, hs, he, rows, mine, images,
+        candidates += count_home_cell<K, T, F, Global>(args, key, slice, hs, he, rows, mine, images,
                                                        counts, &pending, lane);
     }
   }
@@ -302,6 +313,17 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<K, T>)
       __threadfence();
     }
   }
+}
+
+/// Slices per home cell: enough that the launch has kItemsPerWarp work items per resident warp
+/// (one cell per warp left most warps idle while the fullest cells finished: W1 at 1e5 atoms ran
+/// at a third of the 1.4M-atom rate per candidate), at most kMaxSlices.
+constexpr int64_t kItemsPerWarp = 4;
+constexpr int kMaxSlices = 8;
+inline int cell_slices(int64_t home_keys, int64_t resident_warps) {
+  if (home_keys <= 0) return 1;
+  const int64_t want = (kItemsPerWarp * resident_warps + home_keys - 1) / home_keys;
+  return static_cast<int>(std::clamp<int64_t>(want, 1, kMaxSlices));
 }
 
 template <BoxKind K, class T>
@@ -323,10 +345,15 @@ cudaError_t launch(const CellArgs<T>& args, size_t shared, cudaStream_t stream) 
   if (err == cudaSuccess)
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, kThreads, shared);
   if (err != cudaSuccess) return err;
-  const int64_t grabs = (int64_t(args.key_end) - args.key_begin + kGrabKeys - 1) / kGrabKeys;
+  const int64_t resident_warps = int64_t(std::max(per_sm, 1)) * sms * kWarps;
+  CellArgs<T> sliced = args;
+  if (sliced.slices == 0)
+    sliced.slices = cell_slices(int64_t(args.key_end) - args.key_begin, resident_warps);
+  const int64_t items = (int64_t(args.key_end) - args.key_begin) * sliced.slices;
+  const int64_t grabs = (items + kGrabKeys - 1) / kGrabKeys;
   const int64_t blocks =
       std::min<int64_t>(int64_t(std::max(per_sm, 1)) * sms, (grabs + kWarps - 1) / kWarps);
-  fn<<<static_cast<unsigned>(blocks), kThreads, shared, stream>>>(args);
+  fn<<<static_cast<unsigned>(blocks), kThreads, shared, stream>>>(sliced);
   return cudaGetLastError();
 }
 
@@ -359,8 +386,9 @@ template <class T>
 cudaError_t launch_cell_histogram(const DeviceCells<T>& a, const DeviceCells<T>& b,
                                   bool same_species, const CellGrid& grid, int64_t key_begin,
                                   int64_t key_end, const HistogramParams<T>& params,
-                                  unsigned long long* hist, cudaStream_t stream) {
+                                  unsigned long long* hist, cudaStream_t stream, int slices) {
   key_begin = std::max<int64_t>(key_begin, 0);
+  if (slices < 0 || slices > kMaxSlices) return cudaErrorInvalidValue;
   key_end = std::min(key_end, grid.keys);
   if (key_begin >= key_end || params.nbins <= 0 || a.n <= 0 || (!same_species && b.n <= 0))
     return cudaSuccess;
@@ -388,6 +416,7 @@ cudaError_t launch_cell_histogram(const DeviceCells<T>& a, const DeviceCells<T>&
   args.key_begin = static_cast<int>(key_begin);
   args.key_end = static_cast<int>(key_end);
   args.same = same_species;
+  args.slices = slices;
   args.grid = grid;
   args.stencil = make_stencil(grid);
   args.p = params;
@@ -405,11 +434,11 @@ cudaError_t launch_cell_histogram(const DeviceCells<T>& a, const DeviceCells<T>&
 template cudaError_t launch_cell_histogram<float>(const DeviceCells<float>&,
                                                   const DeviceCells<float>&, bool, const CellGrid&,
                                                   int64_t, int64_t, const HistogramParams<float>&,
-                                                  unsigned long long*, cudaStream_t);
+                                                  unsigned long long*, cudaStream_t, int);
 template cudaError_t launch_cell_histogram<double>(const DeviceCells<double>&,
                                                    const DeviceCells<double>&, bool,
                                                    const CellGrid&, int64_t, int64_t,
                                                    const HistogramParams<double>&,
-                                                   unsigned long long*, cudaStream_t);
+                                                   unsigned long long*, cudaStream_t, int);
 
 }  // namespace pairhist::cuda

@@ -66,11 +66,12 @@ cudaError_t build_cells(const T* soa, int64_t n, const CellGrid& grid,
 /// a home cell with key in [key_begin, key_end) and j in that cell's stencil; with same_species
 /// (b is a) each unordered pair once (cells of higher key, j > i within the home cell). Adds the
 /// pairs examined (candidates) to hist[nbins]. Launches with the same `a` must not overlap (they
-/// share a.work); a and b must come from build_cells with this grid.
+/// share a.work); a and b must come from build_cells with this grid. `slices` work items per home
+/// cell (1..8; 0: as many as keep the GPU's warps busy) changes the speed, never the counts.
 template <class T>
 cudaError_t launch_cell_histogram(const DeviceCells<T>& a, const DeviceCells<T>& b,
                                   bool same_species, const CellGrid& grid, int64_t key_begin,
                                   int64_t key_end, const HistogramParams<T>& params,
-                                  unsigned long long* hist, cudaStream_t stream);
+                                  unsigned long long* hist, cudaStream_t stream, int slices = 0);
 
 }  // namespace pairhist::cuda

@@ -157,6 +157,20 @@ struct RunActivity {
   std::vector<FrameFeed> feed;     // per frame in submission order, at most kMaxTimelineSpans
 };
 
+/// Axis-aligned bounds of a frame's points, as submit_frame_columns() takes them.
+struct CoordinateBounds {
+  float lo[3];
+  float hi[3];
+};
+
+/// CUDA devices present (0 without CUDA support), before any engine starts StarPU.
+int cuda_devices();
+
+/// Seconds `gpus` GPUs need for a frame with this box and these bounds, by the cost model the
+/// engine chooses algorithms with (a planning figure for sizing the threads that prepare frames).
+double estimated_gpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
+                                       const CoordinateBounds& bounds, int gpus);
+
 /// Species pairs in the order histograms are returned: (a, b) with a <= b, a-major.
 std::vector<std::pair<int, int>> species_pairs(int nspecies);
 
@@ -177,6 +191,13 @@ class HistogramEngine {
   /// is what feeds many GPUs). Throws NonFiniteCoordinate if a picked coordinate is not finite.
   void submit_frame_atoms(const float* frame_xyz,
                           const std::vector<std::vector<int>>& species_atoms, const BoxMatrix& box);
+
+  /// Like submit_frame, from structure-of-arrays columns: species_soa[s] holds x[0..n), y[0..n),
+  /// z[0..n) of species s, e.g. gathered on the threads that decoded the frame, so this thread
+  /// only copies contiguous memory. `bounds`, if given, are those of every species' points and
+  /// spare the engine a pass over them. Throws NonFiniteCoordinate as submit_frame_atoms.
+  void submit_frame_columns(const std::vector<const float*>& species_soa, const BoxMatrix& box,
+                            const CoordinateBounds* bounds = nullptr);
 
   /// Waits for the tasks of the frames submitted so far, returns their histograms (species_pairs()
   /// order) and restarts counting from zero: the counts of one output interval. The pipeline

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# W1 end to end and the small-frame kernels on the GPU machine, after the feeding plan and the
+# split home cells (2026-11-24, 2nd session): GPU suite, the cell-list kernel benchmark at 1e5,
+# 1.4e6 and 1e7 atoms (automatic slices and one slice per cell), decoding alone, and
+# `pairhist run` on W1 at 1.36M atoms with the automatic plan and fixed alternatives.
+#   bash scripts/gpu-suite.sh stage          (here)
+#   bash scripts/feed-device-run.sh          (there, repo root, carry [".gpu"]; logs to $OUT)
+# FEED_SKIP_SUITE=1 skips the GPU suite; FEED_PARTS picks parts (suite bench w1 f1).
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+stage=$(bash "$repo/scripts/gpu-suite.sh" unpack | tail -1)
+out=${OUT:-/tmp/feed-out}
+work=/tmp/feed-work
+mkdir -p "$out" "$work"
+export LD_LIBRARY_PATH="$stage/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+export PAIRHIST_DATA_DIR="$repo/data" STARPU_HOME="$work/starpu-home" STARPU_SILENT=1 STARPU_SCHED=
+ph=$stage/bin/pairhist
+log=$out/feed-device.log
+parts=${FEED_PARTS:-suite bench w1 f1}
+status=0
+{
+  echo "# pairhist feeding and small frames on the device, commit $(cat "$stage/commit"), $(date -u +%Y-%m-%dT%H:%MZ)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  echo "host: $(nproc) cores"
+} | tee "$log"
+
+step() {  # step NAME CMD...: runs CMD, its output and wall time to the log
+  local name=$1
+  shift
+  echo "== $name: $*" >>"$log"
+  local t0 t1
+  t0=$(date +%s.%N)
+  if ! "$@" >>"$log" 2>&1; then
+    echo "FAILED: $name" | tee -a "$log"
+    status=1
+  fi
+  t1=$(date +%s.%N)
+  awk -v n="$name" -v a="$t0" -v b="$t1" 'BEGIN { printf "%s: %.3f s wall\n", n, b - a }' | tee -a "$log"
+}
+
+if [[ " $parts " == *" suite "* ]]; then
+  OUT=$out/suite bash "$repo/scripts/gpu-suite.sh" device >/dev/null 2>&1 || status=1
+  tail -3 "$out/suite/gpu-suite.log" | tee -a "$log"
+  grep -E "passed in|FAILED" "$out/suite/gpu-suite.log" >>"$log"
+fi
+
+if [[ " $parts " == *" bench "* ]]; then
+  for n in 100000 1400000 10000000; do
+    for slices in 0 1; do
+      [ "$n" = 10000000 ] && [ "$slices" = 1 ] && continue
+      step "cells-$n-s$slices" "$stage/bin/bench_gpu_cells" --n $n --slices $slices --repeats 10 \
+        --tag "slices$slices"
+    done
+  done
+  step cells-100000-double "$stage/bin/bench_gpu_cells" --n 100000 --precision double --repeats 10
+  grep -h '"what":"frame"' "$log" >"$out/cells-frame.jsonl" || true
+fi
+
+species=(--species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240)
+run() {  # run NAME FRAMES DIR ARGS...: pairhist run with report and trace
+  local name=$1 frames=$2 dir=$3
+  shift 3
+  local xtc top
+  xtc=$(ls "$dir"/*.xtc)
+  top=${xtc%.xtc}.gro
+  step "$name" "$ph" run "$xtc" --top "$top" "${species[@]}" --last $((frames - 1)) \
+    -o "$work/$name" --report "$out/$name.json" "$@"
+}
+
+if [[ " $parts " == *" w1 "* ]]; then
+  step synth-r8 "$ph" synth --case W1 --replicas 8 --frames 100 -o "$work/r8" -q
+  step synth-r3 "$ph" synth --case W1 --replicas 3 --frames 100 -o "$work/r3" -q
+  step decode-r8-16 "$ph" bench --decode "$work/r8/W1.xtc" --threads 16 --repeats 3 --json
+  step decode-r8-14 "$ph" bench --decode "$work/r8/W1.xtc" --threads 14 --repeats 3 --json
+  run r8-auto 100 "$work/r8"
+  run r8-auto-b 100 "$work/r8"
+  run r8-gpu-d14 100 "$work/r8" --ncpu 0 --decode-threads 14
+  run r8-gpu-d8 100 "$work/r8" --ncpu 0 --decode-threads 8
+  run r8-auto-double 20 "$work/r8" --precision double
+  run r3-auto 100 "$work/r3"
+  run r8-cells5 5 "$work/r8" --algorithm cell-list
+  run r8-all5 5 "$work/r8" --ncpu 0 --algorithm all-pairs
+  if cmp -s "$work/r8-cells5/rdf.csv" "$work/r8-all5/rdf.csv"; then
+    echo "identical: r8-cells5 r8-all5 (rdf.csv)" | tee -a "$log"
+  else
+    echo "DIFFERENT: r8-cells5 r8-all5 (rdf.csv)" | tee -a "$log"
+    status=1
+  fi
+fi
+
+if [[ " $parts " == *" f1 "* ]]; then
+  # F1-like (all pairs) must not lose its CPU workers to the feeding plan: same command as synth
+  # prints, 200 frames (4.51 s hybrid, 5.08 s GPU only at ebd0b58).
+  "$ph" synth --case F1 --frames 200 -o "$work/f1" -q >"$work/f1-command.txt" 2>&1
+  read -r -a f1cmd <"$work/f1-command.txt"
+  step f1-auto "$ph" "${f1cmd[@]:1:${#f1cmd[@]}-3}" -o "$work/f1-run" --report "$out/f1-auto.json"
+fi
+
+grep -hE "^(== |[a-z0-9-]+: [0-9.]+ s wall|  (time|algorithm|reading|workers|makespan|pairs) |\{.*\"what\":\"frame\")" "$log" | tail -150
+echo "feed-device-run: $([ $status = 0 ] && echo all passed || echo FAILURES)" | tee -a "$log"
+exit $status
