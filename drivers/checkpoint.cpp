@@ -200,6 +200,7 @@ std::string encode_checkpoint(const Checkpoint& c) {
   const auto nbins = static_cast<uint32_t>(npairs ? s.open_counts[0].size() : 0);
   Encoder e;
   e.str(c.identity.version);
+  e.u32(c.finished ? 1 : 0);
   e.u32(static_cast<uint32_t>(c.identity.settings.size()));
   for (const auto& [name, value] : c.identity.settings) {
     e.str(name);
@@ -260,6 +261,7 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& path) 
   Decoder d(bytes, kHeaderBytes, body_end, path);
   Checkpoint c;
   c.identity.version = d.str();
+  c.finished = d.u32() != 0;
   for (uint32_t n = d.u32(), i = 0; i < n; ++i) {
     std::string name = d.str();
     c.identity.settings.emplace_back(std::move(name), d.str());

@@ -44,6 +44,9 @@ std::string identity_difference(const RunIdentity& saved, const RunIdentity& now
 struct Checkpoint {
   RunIdentity identity;
   JobState state;
+  /// A finished run's record: its identity and frames, no counts (its results hold them), so a
+  /// later `--resume` can tell that there is nothing left to do, and for which settings.
+  bool finished = false;
 };
 
 /// The checkpoint's bytes (exposed for the tests, which corrupt them).

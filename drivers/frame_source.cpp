@@ -11,7 +11,7 @@ FrameSource::FrameSource(const std::string& path, int decode_threads, const Fram
           path, decode_threads, plan.resume_after >= 0 ? plan.resume_after + 1 : 0, hook)) {}
 
 bool FrameSource::next(io::TrajectoryFrame& frame, int64_t& index) {
-  while (!done_ && reader_->next(frame)) {
+  while (!done_ && !(stop_ && stop_->load() != 0) && reader_->next(frame)) {
     index = reader_->frames_read() - 1;
     if (plan_.last >= 0 && index > plan_.last) break;
     if (index < plan_.first || (index - plan_.first) % plan_.step != 0) continue;

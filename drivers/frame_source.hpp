@@ -4,6 +4,7 @@
 // frames each one's source yields).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -35,8 +36,12 @@ class FrameSource {
               const io::FrameHook& hook = {});
 
   /// Reads the next frame of the plan into `frame` and its index in the file into `index`;
-  /// false when the plan or the file ends. Throws InputError as the readers do.
+  /// false when the plan or the file ends, or a stop is requested (stop_on). Throws InputError
+  /// as the readers do.
   bool next(io::TrajectoryFrame& frame, int64_t& index);
+  /// A non-zero `*stop` ends next() also while it reads frames outside the plan (a long
+  /// --first or --begin).
+  void stop_on(const std::atomic<int>* stop) { stop_ = stop; }
 
   io::TrajectoryReader& reader() { return *reader_; }
   int natoms() const { return reader_->natoms(); }
@@ -47,6 +52,7 @@ class FrameSource {
   FramePlan plan_;
   std::unique_ptr<io::TrajectoryReader> reader_;
   bool done_ = false;
+  const std::atomic<int>* stop_ = nullptr;
 };
 
 }  // namespace pairhist

@@ -234,6 +234,14 @@ JobOutcome run(RunArgs& a) {
   if (a.resume && !resumed && !a.quiet)
     std::fprintf(stderr, "pairhist: nothing to resume in %s: starting from the first frame\n",
                  a.output.c_str());
+  if (resumed && resumed->finished) {
+    // A job script that resumes whatever happened: the run was done before it was stopped.
+    std::fprintf(stderr,
+                 "pairhist: %s holds this run's finished results (%zu frames): nothing "
+                 "to resume\n",
+                 a.output.c_str(), resumed->state.frames());
+    return JobOutcome{};
+  }
   if (resumed) a.job.resume = &resumed->state;
   if (!a.quiet) a.job.progress = make_progress(a.progress);
 
@@ -277,8 +285,14 @@ JobOutcome run(RunArgs& a) {
 
   std::vector<std::string> files = write_results(a.output, result, config);
   if (result.complete) {
-    std::error_code ec;
-    std::filesystem::remove(checkpoint, ec);  // the results hold everything now
+    // The results hold the counts now; the checkpoint keeps what they were computed from.
+    Checkpoint finished{identity, {}, true};
+    finished.state.frame_indices = result.frame_indices;
+    finished.state.frame_times = result.frame_times;
+    finished.state.volumes = result.volumes;
+    finished.state.open_counts.assign(result.pairs.size(),
+                                      std::vector<uint64_t>(static_cast<size_t>(result.nbins)));
+    write_checkpoint(checkpoint, finished);
   }
   const auto write_extra = [&files](const std::string& path, const std::string& contents,
                                     const std::string& what) {

@@ -74,19 +74,29 @@ std::optional<Checkpoint> prepare_output_directory(const std::string& dir, bool 
     return std::nullopt;
   }
   if (!resume) {
-    if (have_checkpoint)
+    bool finished = !have_checkpoint;
+    try {
+      if (have_checkpoint) finished = read_checkpoint(checkpoint).finished;
+    } catch (const InputError&) {  // damaged: say what is there all the same
+    }
+    if (!finished)
       throw UsageError(dir + " holds an interrupted run (" + checkpoint +
                        "): add --resume to continue it, or --overwrite to start again");
-    throw UsageError(dir + " holds the results of an earlier run (" + results.front() +
+    throw UsageError(dir + " holds the results of an earlier run (" +
+                     (results.empty() ? checkpoint : results.front()) +
                      "): add --overwrite to replace them, or choose another -o");
   }
   if (!have_checkpoint)
     throw UsageError(dir +
-                     " holds the results of a finished run and no checkpoint: nothing to "
-                     "resume (--overwrite runs it again)");
+                     " holds results without a checkpoint: nothing to resume (--overwrite runs "
+                     "it again)");
   Checkpoint saved = read_checkpoint(checkpoint);
   if (const std::string diff = identity_difference(saved.identity, identity); !diff.empty())
     throw UsageError("cannot resume from " + checkpoint + ": " + diff);
+  if (saved.finished && !fs::exists(p / "pairhist.h5"))
+    throw UsageError(dir +
+                     " records a finished run whose results are missing (--overwrite runs "
+                     "it again)");
   return saved;
 }
 

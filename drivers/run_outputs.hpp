@@ -19,10 +19,10 @@ std::string checkpoint_path(const std::string& dir);
 /// cannot be created or written. When it holds files of an earlier run (results or a
 /// checkpoint): with `overwrite` those files are removed (nothing else); with `resume` its
 /// checkpoint is read and returned if `identity` may continue it (else UsageError saying what
-/// differs; InputError for a damaged checkpoint), and results without a checkpoint are a
-/// finished run (UsageError: nothing to resume); with neither, UsageError saying what is there
-/// and which flag to add. A resume with nothing of an earlier run in `dir` starts afresh
-/// (nullopt). Leftover temporary files of killed runs are removed.
+/// differs; InputError for a damaged checkpoint), also a finished run's record (whose results
+/// must be there); with neither, UsageError saying what is there and which flag to add. A
+/// resume with nothing of an earlier run in `dir` starts afresh (nullopt). Leftover temporary
+/// files of killed runs are removed.
 std::optional<Checkpoint> prepare_output_directory(const std::string& dir, bool resume,
                                                    bool overwrite, const RunIdentity& identity);
 

@@ -223,6 +223,7 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     io::gather_species_columns(f.xyz.data(), atoms, f.columns);
   };
   FrameSource source(o.trajectory, o.decode_threads, plan, gather);
+  source.stop_on(o.stop);
   if (source.natoms() != top.natoms())
     throw InputError(o.trajectory + ": frame 0: " + std::to_string(source.natoms()) +
                      " atoms, but topology " + o.topology + " has " + std::to_string(top.natoms()));
@@ -282,7 +283,7 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     for (;;) {
       if (stopping()) break;
       if (!source.next(frame, index)) {
-        exhausted = true;
+        exhausted = !stopping();
         break;
       }
       const std::string where = o.trajectory + ": frame " + std::to_string(index) + ": ";

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <string>
 #include <thread>
@@ -77,13 +78,25 @@ std::vector<std::string> with(std::vector<std::string> args, const std::string& 
   return args;
 }
 
-/// A reference run never interrupted; returns its wall time.
-double reference(const fs::path& out, int interval, const std::string& scratch) {
+/// The run never interrupted, once per interval for all test cases: its output directory and
+/// wall time.
+struct Reference {
+  fs::path dir;
+  double seconds = 0;
+};
+const Reference& reference(int interval) {
+  static Scratch scratch("reference");
+  static std::map<int, Reference> done;
+  auto it = done.find(interval);
+  if (it != done.end()) return it->second;
+  Reference r;
+  r.dir = scratch.dir / ("interval-" + std::to_string(interval));
   const auto t0 = std::chrono::steady_clock::now();
-  const ChildEnd end = pairhist::test::run_child(run_args(out, interval), scratch);
+  const ChildEnd end = pairhist::test::run_child(run_args(r.dir, interval), scratch.dir.string());
   INFO(end.err);
   REQUIRE(end.exited(0));
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return done[interval] = r;
 }
 
 int lines(const std::string& s) {
@@ -110,7 +123,8 @@ void resume_and_compare(const fs::path& out, int interval, const fs::path& ref,
       pairhist::test::run_child(with(run_args(out, interval), "--resume"), scratch);
   INFO(end.err);
   REQUIRE(end.exited(0));
-  CHECK_FALSE(fs::exists(out / "pairhist.ckpt"));  // a finished run keeps no checkpoint
+  // A finished run's checkpoint keeps only what it was computed from.
+  CHECK(pairhist::read_checkpoint((out / "pairhist.ckpt").string()).finished);
   CHECK(pairhist::test::check_whole_outputs(out, kBins).empty());
   pairhist::test::check_same_outputs(out, ref);
 }
@@ -119,11 +133,12 @@ void resume_and_compare(const fs::path& out, int interval, const fs::path& ref,
 
 TEST_CASE("SIGINT, SIGTERM and SIGUSR1 stop a run cleanly and --resume ends bit-identical") {
   Scratch s("signals");
-  const double t = reference(s.dir / "ref", 7, s.dir.string());
+  const Reference& ref = reference(7);
+  const double t = ref.seconds;
   std::mt19937 rng(20261124);
   int stopped_mid_run = 0;
   int trial = 0;
-  for (int signo : {SIGINT, SIGTERM, SIGUSR1, SIGINT, SIGTERM}) {
+  for (int signo : {SIGINT, SIGTERM, SIGUSR1, SIGINT}) {
     CAPTURE(signo);
     const fs::path out = s.dir / ("run" + std::to_string(trial++));
     const double delay = std::uniform_real_distribution<double>(0.15, 0.9)(rng) * t;
@@ -151,15 +166,15 @@ TEST_CASE("SIGINT, SIGTERM and SIGUSR1 stop a run cleanly and --resume ends bit-
         CHECK(f.find("# complete = 0\n# stopped_by = " + name + "\n") != std::string::npos);
       }
     }
-    resume_and_compare(out, 7, s.dir / "ref", s.dir.string());
+    resume_and_compare(out, 7, ref.dir, s.dir.string());
   }
   // Random moments must have caught some runs in the middle, or this tested nothing.
   CHECK(stopped_mid_run >= 2);
 
   // A finished run says so in every format too.
-  CHECK(pairhist::test::h5_completion((s.dir / "ref" / "pairhist.h5").string()) ==
+  CHECK(pairhist::test::h5_completion((ref.dir / "pairhist.h5").string()) ==
         std::make_pair(int64_t(1), std::string()));
-  CHECK(pairhist::test::file_text(s.dir / "ref" / "rdf.csv").find("# complete = 1\n") !=
+  CHECK(pairhist::test::file_text(ref.dir / "rdf.csv").find("# complete = 1\n") !=
         std::string::npos);
 }
 
@@ -169,7 +184,8 @@ TEST_CASE(
   Scratch s("kill");
   // One block per frame: the outputs are rewritten after every frame, so writes take much of
   // the run and random kills land in them too.
-  const double t = reference(s.dir / "ref", 1, s.dir.string());
+  const Reference& ref = reference(1);
+  const double t = ref.seconds;
   std::mt19937 rng(7);
 
   SUBCASE("a chain of kills at random moments, then a resume to the end") {
@@ -189,9 +205,9 @@ TEST_CASE(
     }
     CHECK(killed >= 2);
     if (finished)
-      pairhist::test::check_same_outputs(out, s.dir / "ref");
+      pairhist::test::check_same_outputs(out, ref.dir);
     else
-      resume_and_compare(out, 1, s.dir / "ref", s.dir.string());
+      resume_and_compare(out, 1, ref.dir, s.dir.string());
     CHECK(pairhist::test::check_whole_outputs(out, kBins).empty());  // leftovers cleaned
   }
 
@@ -216,7 +232,7 @@ TEST_CASE(
       REQUIRE(caught);
       const auto left = pairhist::test::check_whole_outputs(out, kBins);
       CHECK(left.size() <= 1);  // the killed write's temporary, if it had not been renamed yet
-      resume_and_compare(out, 1, s.dir / "ref", s.dir.string());
+      resume_and_compare(out, 1, ref.dir, s.dir.string());
     }
   }
 }
@@ -280,9 +296,15 @@ TEST_CASE("what a run refuses: overwriting results, resuming other settings or c
   INFO(resumed.err);
   REQUIRE(resumed.exited(0));
 
-  // A finished run is not overwritten, nor resumed.
+  // A finished run is not overwritten. Resuming it does nothing (a job script may resume
+  // whatever happened), but only with its own settings.
   one_line_error(run(args), 2, "holds the results of an earlier run");
-  one_line_error(run(with(args, "--resume")), 2, "nothing to resume");
+  const std::string results = pairhist::test::file_text(out / "rdf.csv");
+  const ChildEnd again = run(with(args, "--resume"));
+  CHECK(again.exited(0));
+  CHECK(again.err.find("finished results (50 frames): nothing to resume") != std::string::npos);
+  CHECK(pairhist::test::file_text(out / "rdf.csv") == results);
+  one_line_error(run(other), 2, "--rmax differs");
   CHECK(run(with(args, "--overwrite")).exited(0));
   // --resume where nothing was run starts afresh.
   const ChildEnd fresh = run(with(run_args(s.dir / "new", 5, xtc.string()), "--resume"));
@@ -294,7 +316,7 @@ TEST_CASE(
     "a full disk ends the run with one clean error and no damaged file; --resume after "
     "making room ends bit-identical") {
   Scratch s("diskfull");
-  reference(s.dir / "ref", 1, s.dir.string());
+  const Reference& ref = reference(1);
   const fs::path disk = s.dir / "disk";
   fs::create_directories(disk);
   // A small tmpfs where we may mount one (root), else a file-size limit on the process.
@@ -326,5 +348,5 @@ TEST_CASE(
   CHECK(saved.state.frames() < 50);
 
   if (mounted) REQUIRE(::mount("tmpfs", disk.c_str(), "tmpfs", MS_REMOUNT, "size=8m") == 0);
-  resume_and_compare(out, 1, s.dir / "ref", s.dir.string());
+  resume_and_compare(out, 1, ref.dir, s.dir.string());
 }

@@ -258,6 +258,10 @@ TEST_CASE("checkpoints: round trip, and any damage or change is refused with one
   c.state = acc.state();
   const std::string bytes = encode_checkpoint(c);
   const Checkpoint back = decode_checkpoint(bytes, "ck");
+  CHECK_FALSE(back.finished);
+  Checkpoint done = c;
+  done.finished = true;
+  CHECK(decode_checkpoint(encode_checkpoint(done), "ck").finished);
   CHECK(back.identity.settings == c.identity.settings);
   CHECK(back.identity.version == c.identity.version);
   REQUIRE(back.identity.inputs.size() == 2);
