@@ -9,6 +9,7 @@
 #include "pairhist/version.hpp"
 #include "plot_command.hpp"
 #include "run_command.hpp"
+#include "run_summary.hpp"
 #include "stop_signals.hpp"
 #include "synth_command.hpp"
 

@@ -9,7 +9,4 @@ namespace pairhist {
 /// StoppedBySignal (drivers/stop_signals.hpp) once its checkpoint and outputs are written.
 void add_run_command(CLI::App& app);
 
-/// The program's arguments, for the command that resumes a stopped run.
-void remember_command_line(int argc, char** argv);
-
 }  // namespace pairhist

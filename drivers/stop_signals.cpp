@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+
+#include "pairhist/engine.hpp"
 
 namespace pairhist {
 namespace {
@@ -52,6 +55,36 @@ std::string signal_name(int signo) {
       return "SIGUSR1";
     default:
       return "signal " + std::to_string(signo);
+  }
+}
+
+StopWatcher::StopWatcher(const std::atomic<int>* stop) : stop_(stop) {
+  if (stop_) thread_ = std::thread([this] { watch(); });
+}
+
+StopWatcher::~StopWatcher() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    quit_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void StopWatcher::set_engine(HistogramEngine* engine) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  engine_ = engine;
+}
+
+void StopWatcher::watch() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!quit_) {
+    if (engine_ && stop_->load() != 0) {
+      engine_->drop_unstarted_frames();
+      return;
+    }
+    // The signal handler may only touch an atomic, so it cannot wake this thread: poll.
+    wake_.wait_for(lock, std::chrono::milliseconds(20));
   }
 }
 

@@ -1,13 +1,16 @@
 // Clean stops: SIGINT (Ctrl-C), SIGTERM (what Slurm and most batch systems send before they kill
 // a job) and SIGUSR1 (a batch system's early warning) ask a run to stop between frames. The
-// handler only records the signal; the frame loop and the job's watcher act on it. A second
+// handler only records the signal; the frame loop and a StopWatcher act on it. A second
 // signal while the run stops ends the process at once, by the signal's default action.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <csignal>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace pairhist {
 
@@ -40,6 +43,33 @@ class StoppedBySignal : public std::runtime_error {
 
  private:
   int signo_;
+};
+
+class HistogramEngine;
+
+/// Closes an engine's frame gate (HistogramEngine::drop_unstarted_frames) as soon as a stop is
+/// requested, also while the frame loop waits inside the engine: for a free frame buffer, or in
+/// a take that drains the frames in flight, which on a few cores can be minutes of queued tasks.
+class StopWatcher {
+ public:
+  /// Watches `stop` (null: nothing to watch, no thread).
+  explicit StopWatcher(const std::atomic<int>* stop);
+  ~StopWatcher();
+  StopWatcher(const StopWatcher&) = delete;
+  StopWatcher& operator=(const StopWatcher&) = delete;
+
+  /// The engine to stop; it must outlive this watcher.
+  void set_engine(HistogramEngine* engine);
+
+ private:
+  void watch();
+
+  const std::atomic<int>* stop_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  HistogramEngine* engine_ = nullptr;
+  bool quit_ = false;
+  std::thread thread_;
 };
 
 /// Ends the process as the signal's default action would (so a calling shell sees that the

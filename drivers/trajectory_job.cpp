@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
-#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -149,51 +147,6 @@ void submit_to_engine(HistogramEngine& engine, const io::TrajectoryFrame& frame,
         " has a non-finite coordinate");
   }
 }
-
-/// Closes the engine's frame gate as soon as a stop is requested, also while the frame loop
-/// waits inside the engine: for a free frame buffer, or in a take that drains the frames in
-/// flight, which on a few cores can be minutes of queued tasks.
-class StopWatcher {
- public:
-  explicit StopWatcher(const std::atomic<int>* stop) : stop_(stop) {
-    if (stop_) thread_ = std::thread([this] { watch(); });
-  }
-  ~StopWatcher() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      quit_ = true;
-    }
-    wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
-  StopWatcher(const StopWatcher&) = delete;
-  StopWatcher& operator=(const StopWatcher&) = delete;
-
-  void set_engine(HistogramEngine* engine) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    engine_ = engine;
-  }
-
- private:
-  void watch() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (!quit_) {
-      if (engine_ && stop_->load() != 0) {
-        engine_->drop_unstarted_frames();
-        return;
-      }
-      // The signal handler may only touch an atomic, so it cannot wake this thread: poll.
-      wake_.wait_for(lock, std::chrono::milliseconds(20));
-    }
-  }
-
-  const std::atomic<int>* stop_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  HistogramEngine* engine_ = nullptr;
-  bool quit_ = false;
-  std::thread thread_;
-};
 
 }  // namespace
 
