@@ -117,6 +117,8 @@ nlohmann::json activity_json(const JobOutcome& out) {
           {"prepare_seconds_per_frame", out.prepare_seconds},
           {"estimated_gpu_seconds_per_frame", out.gpu_seconds},
           {"feed_bound", out.feed_bound},
+          {"first_frame_seconds", out.first_frame_seconds},
+          {"engine_start_seconds", out.engine_start_seconds},
           {"frame_bytes", out.frame_bytes},
           {"makespan_seconds", a.makespan_seconds},
           {"tail_idle_seconds", a.tail_idle_seconds},

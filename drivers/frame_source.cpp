@@ -5,10 +5,10 @@
 namespace pairhist {
 
 FrameSource::FrameSource(const std::string& path, int decode_threads, const FramePlan& plan,
-                         const io::FrameHook& hook)
+                         const io::FramePreparation& prep)
     : plan_(plan),
       reader_(io::open_trajectory_after(
-          path, decode_threads, plan.resume_after >= 0 ? plan.resume_after + 1 : 0, hook)) {}
+          path, decode_threads, plan.resume_after >= 0 ? plan.resume_after + 1 : 0, prep)) {}
 
 bool FrameSource::next(io::TrajectoryFrame& frame, int64_t& index) {
   while (!done_ && !(stop_ && stop_->load() != 0) && reader_->next(frame)) {

@@ -31,9 +31,9 @@ class FrameSource {
   /// Opens the trajectory (XTC decoded on `decode_threads` threads as in
   /// io::open_trajectory_threaded). The frames a resumed run counted before are passed over
   /// without decoding where the format allows it.
-  /// `hook` runs on XTC decoding threads (io::open_trajectory_threaded).
+  /// `prep`: what XTC decoding threads deliver (io::open_trajectory_threaded).
   FrameSource(const std::string& path, int decode_threads, const FramePlan& plan,
-              const io::FrameHook& hook = {});
+              const io::FramePreparation& prep = {});
 
   /// Reads the next frame of the plan into `frame` and its index in the file into `index`;
   /// false when the plan or the file ends, or a stop is requested (stop_on). Throws InputError

@@ -29,12 +29,13 @@ bool has_sample(const fs::path& dir, const std::string& stem) {
          fs::is_regular_file(dir / (stem + ".gro"), ec);
 }
 
-// build/drivers/pairhist -> <tree>/data; empty when /proc is unavailable.
-fs::path data_dir_near_executable() {
+// build/drivers/pairhist -> <tree>/data, or an installed PREFIX/bin/pairhist ->
+// PREFIX/share/pairhist/data (`relative`); empty when /proc is unavailable.
+fs::path data_dir_near_executable(const fs::path& relative) {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec || exe.empty()) return {};
-  return (exe.parent_path() / ".." / ".." / "data").lexically_normal();
+  return (exe.parent_path() / relative).lexically_normal();
 }
 
 }  // namespace
@@ -63,7 +64,9 @@ LiquidSampleFiles find_liquid_sample(const std::string& case_name, const LiquidS
     return files_in(env);
   }
   std::string tried;
-  for (const fs::path& dir : {data_dir_near_executable(), fs::path(PAIRHIST_SOURCE_DATA_DIR)}) {
+  for (const fs::path& dir :
+       {data_dir_near_executable("../../data"), data_dir_near_executable("../share/pairhist/data"),
+        fs::path(PAIRHIST_SOURCE_DATA_DIR)}) {
     if (dir.empty()) continue;
     if (has_sample(dir, stem)) return files_in(dir);
     tried += (tried.empty() ? "" : ", ") + dir.string();

@@ -93,12 +93,14 @@ struct JobOutcome {
   uint64_t frame_bytes = 0;  // coordinates of one frame as the kernels read them
   // How frames were prepared (XTC read with decoding threads; 0 threads: a serial reader).
   int decode_threads = 0;
-  double prepare_seconds = 0;   // a decoding thread's seconds per frame, as of the first frame
-  double gpu_seconds = 0;       // the GPUs' estimated seconds per frame (the feeding plan's figure)
-  bool feed_bound = false;      // the plan found the GPUs faster than the readers could feed
-  int stopped_by_signal = 0;    // the stop request that ended the run early, or 0
-  size_t frames_resumed = 0;    // frames the resumed checkpoint held
-  uint64_t frames_dropped = 0;  // frames read and handed over, then dropped by a stop
+  double prepare_seconds = 0;  // a decoding thread's seconds per frame, as of the first frame
+  double gpu_seconds = 0;      // the GPUs' estimated seconds per frame (the feeding plan's figure)
+  bool feed_bound = false;     // the plan found the GPUs faster than the readers could feed
+  double first_frame_seconds = 0;   // of `seconds`: until the first frame was read
+  double engine_start_seconds = 0;  // of `seconds`: starting the engine (StarPU, its workers)
+  int stopped_by_signal = 0;        // the stop request that ended the run early, or 0
+  size_t frames_resumed = 0;        // frames the resumed checkpoint held
+  uint64_t frames_dropped = 0;      // frames read and handed over, then dropped by a stop
 };
 
 /// Parses a `--species NAME=SELECTION` value.

@@ -59,4 +59,51 @@ void gather_species_columns(const float* xyz, const std::vector<std::vector<int>
   out.filled = true;
 }
 
+ColumnMap::ColumnMap(const std::vector<std::vector<int>>& atoms, int natoms)
+    : species_of_(static_cast<size_t>(std::max(natoms, 0)), -1),
+      position_of_(static_cast<size_t>(std::max(natoms, 0)), 0) {
+  usable_ = atoms.size() <= static_cast<size_t>(std::numeric_limits<int16_t>::max());
+  for (size_t s = 0; s < atoms.size() && usable_; ++s) {
+    sizes_.push_back(static_cast<int64_t>(atoms[s].size()));
+    for (size_t i = 0; i < atoms[s].size() && usable_; ++i) {
+      const int a = atoms[s][i];
+      if (a < 0 || a >= natoms || species_of_[static_cast<size_t>(a)] >= 0) {
+        usable_ = false;
+        break;
+      }
+      species_of_[static_cast<size_t>(a)] = static_cast<int16_t>(s);
+      position_of_[static_cast<size_t>(a)] = static_cast<int32_t>(i);
+    }
+  }
+}
+
+ColumnWriter::ColumnWriter(const ColumnMap& map, SpeciesColumns& out) : map_(map), out_(out) {
+  out.soa.resize(map.species());
+  for (size_t s = 0; s < map.species(); ++s) {
+    out.soa[s].resize(static_cast<size_t>(3 * map.size(s)));
+    base_.push_back(out.soa[s].data());
+  }
+  for (int c = 0; c < 3; ++c) {
+    lo_[c] = std::numeric_limits<float>::infinity();
+    hi_[c] = -std::numeric_limits<float>::infinity();
+  }
+}
+
+void ColumnWriter::finish() {
+  out_.bad_species = -1;
+  out_.bad_position = -1;
+  for (int c = 0; c < 3; ++c) out_.lo[c] = lo_[c], out_.hi[c] = hi_[c];
+  for (size_t s = 0; s < out_.soa.size() && !finite_ && out_.bad_species < 0; ++s) {
+    const std::vector<float>& v = out_.soa[s];
+    const size_t n = v.size() / 3;
+    for (size_t i = 0; i < n; ++i)
+      if (!(std::isfinite(v[i]) && std::isfinite(v[n + i]) && std::isfinite(v[2 * n + i]))) {
+        out_.bad_species = static_cast<int>(s);
+        out_.bad_position = static_cast<int64_t>(i);
+        break;
+      }
+  }
+  out_.filled = true;
+}
+
 }  // namespace pairhist::io

@@ -1,9 +1,10 @@
-// A frame's selected species as structure-of-arrays columns, gathered on the thread that decoded
-// the frame (XtcParallelReader's frame hook): the thread that feeds the engine then copies only
+// A frame's selected species as structure-of-arrays columns, made on the thread that decoded the
+// frame (XtcParallelReader's FramePreparation): the thread that feeds the engine then copies only
 // contiguous columns instead of picking every selected atom out of the whole frame, which took
 // one core longer than a GPU needs for the frame's cell lists (docs/performance.md).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -22,5 +23,62 @@ struct SpeciesColumns {
 /// triples), reusing its storage; stops at the first species with a non-finite coordinate.
 void gather_species_columns(const float* xyz, const std::vector<std::vector<int>>& atoms,
                             SpeciesColumns& out);
+
+/// Where each atom of a frame lands among the species' columns, for a decoder that writes the
+/// columns as it decodes (no whole frame written, then read back: that pass cost a third of a
+/// decoding thread's time per frame on the H100 host). Needs every atom in at most one species.
+class ColumnMap {
+ public:
+  /// A map for frames of `natoms` atoms; usable() is false if an atom is in two species (or out
+  /// of range), and then a decoder must gather instead.
+  ColumnMap(const std::vector<std::vector<int>>& atoms, int natoms);
+  bool usable() const { return usable_; }
+  size_t species() const { return sizes_.size(); }
+  int64_t size(size_t s) const { return sizes_[s]; }
+  /// The species of atom i (-1: none) and its position there.
+  int species_of(int64_t i) const { return species_of_[static_cast<size_t>(i)]; }
+  int32_t position_of(int64_t i) const { return position_of_[static_cast<size_t>(i)]; }
+
+ private:
+  bool usable_ = true;
+  std::vector<int64_t> sizes_;
+  std::vector<int16_t> species_of_;
+  std::vector<int32_t> position_of_;
+};
+
+/// Writes atoms, in frame order, into the columns of a map (sized by the constructor) and tracks
+/// their bounds; add() is the decoder's inner step, so it stays inline.
+class ColumnWriter {
+ public:
+  ColumnWriter(const ColumnMap& map, SpeciesColumns& out);
+  void add(float x, float y, float z) {
+    const int s = map_.species_of(atom_);
+    if (s >= 0) {
+      const int64_t i = map_.position_of(atom_), n = map_.size(static_cast<size_t>(s));
+      float* col = base_[static_cast<size_t>(s)];
+      col[i] = x;
+      col[n + i] = y;
+      col[2 * n + i] = z;
+      lo_[0] = x < lo_[0] ? x : lo_[0];
+      hi_[0] = x > hi_[0] ? x : hi_[0];
+      lo_[1] = y < lo_[1] ? y : lo_[1];
+      hi_[1] = y > hi_[1] ? y : hi_[1];
+      lo_[2] = z < lo_[2] ? z : lo_[2];
+      hi_[2] = z > hi_[2] ? z : hi_[2];
+      finite_ = finite_ && std::isfinite(x) && std::isfinite(y) && std::isfinite(z);
+    }
+    ++atom_;
+  }
+  /// Stores bounds and the finiteness verdict (finding the first non-finite atom if any).
+  void finish();
+
+ private:
+  const ColumnMap& map_;
+  SpeciesColumns& out_;
+  std::vector<float*> base_;
+  int64_t atom_ = 0;
+  float lo_[3], hi_[3];
+  bool finite_ = true;
+};
 
 }  // namespace pairhist::io

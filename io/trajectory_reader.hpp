@@ -20,7 +20,7 @@ struct TrajectoryFrame {
   std::array<float, 9> box{};
   std::vector<float> xyz;  // natoms * 3, nm, atom-major (x0 y0 z0 x1 ...)
   float precision = 0;     // XTC precision of this frame; 0 for formats without one
-  // The selected species, when the reader's frame hook gathered them (XtcParallelReader).
+  // The selected species, when the reader prepared them (XtcParallelReader's FramePreparation).
   SpeciesColumns columns;
 };
 

@@ -153,10 +153,11 @@ const Radix* small_radix_table() {
   return table.data();
 }
 
-// Decodes one frame's compressed coordinates. Returns an empty string on success, otherwise a
-// description of the corruption. Integers are carried in int64 so that corrupt input can only
-// produce wrong numbers, never signed overflow.
-std::string decode_packed(const RawFrame& h, int natoms, float* out) {
+// Decodes one frame's compressed coordinates, calling put(x, y, z) for every atom in order.
+// Returns an empty string on success, otherwise a description of the corruption. Integers are
+// carried in int64 so that corrupt input can only produce wrong numbers, never signed overflow.
+template <class Put>
+std::string decode_packed(const RawFrame& h, int natoms, Put&& put) {
   // Match GROMACS bit for bit: the reciprocal is formed in double, rounded to float, and each
   // coordinate is the float product (float)int * inv.
   const float inv = static_cast<float>(1.0 / static_cast<double>(h.precision));
@@ -193,11 +194,9 @@ std::string decode_packed(const RawFrame& h, int natoms, float* out) {
   int64_t atom = 0;
   int run = 0;  // persists: a cleared flag bit means "same run length as before"
   uint32_t q[3];
-  auto emit = [&out, inv](const int64_t c[3]) {
-    out[0] = static_cast<float>(c[0]) * inv;
-    out[1] = static_cast<float>(c[1]) * inv;
-    out[2] = static_cast<float>(c[2]) * inv;
-    out += 3;
+  auto emit = [&put, inv](const int64_t c[3]) {
+    put(static_cast<float>(c[0]) * inv, static_cast<float>(c[1]) * inv,
+        static_cast<float>(c[2]) * inv);
   };
 
   while (atom < natoms) {
@@ -274,8 +273,43 @@ std::string decode_frame(const RawFrame& raw, int natoms, TrajectoryFrame& out) 
   if (raw.packed.size() < raw.nbytes + kPackedPadding)
     return "compressed bytes were not read";  // a caller bug, not bad input
   out.precision = raw.precision;
-  const std::string problem = decode_packed(raw, natoms, out.xyz.data());
+  float* xyz = out.xyz.data();
+  const std::string problem = decode_packed(raw, natoms, [&xyz](float x, float y, float z) {
+    xyz[0] = x;
+    xyz[1] = y;
+    xyz[2] = z;
+    xyz += 3;
+  });
   return problem.empty() ? problem : "corrupt compressed coordinates: " + problem;
+}
+
+std::string decode_frame_columns(const RawFrame& raw, int natoms, const ColumnMap& map,
+                                 TrajectoryFrame& out) {
+  if (!raw.compressed) {  // at most kMaxUncompressedAtoms: decode, then gather
+    const std::string problem = decode_frame(raw, natoms, out);
+    if (!problem.empty()) return problem;
+    std::vector<std::vector<int>> atoms(map.species());
+    for (int i = 0; i < natoms; ++i)
+      if (map.species_of(i) >= 0) atoms[static_cast<size_t>(map.species_of(i))].push_back(i);
+    for (auto& a : atoms)  // the map's positions: ascending atom order within each species
+      std::sort(a.begin(), a.end(),
+                [&map](int x, int y) { return map.position_of(x) < map.position_of(y); });
+    gather_species_columns(out.xyz.data(), atoms, out.columns);
+    return {};
+  }
+  out.step = raw.step;
+  out.time = raw.time;
+  out.box = raw.box;
+  out.xyz.clear();  // only the columns: a stale frame must not look like this one
+  if (raw.packed.size() < raw.nbytes + kPackedPadding)
+    return "compressed bytes were not read";  // a caller bug, not bad input
+  out.precision = raw.precision;
+  ColumnWriter writer(map, out.columns);
+  const std::string problem =
+      decode_packed(raw, natoms, [&writer](float x, float y, float z) { writer.add(x, y, z); });
+  if (!problem.empty()) return "corrupt compressed coordinates: " + problem;
+  writer.finish();
+  return {};
 }
 
 }  // namespace pairhist::io::xtc

@@ -41,4 +41,9 @@ struct RawFrame {
 /// decoded floats are bit for bit those of GROMACS's xdr3dfcoord.
 std::string decode_frame(const RawFrame& raw, int natoms, TrajectoryFrame& out);
 
+/// Like decode_frame, but writes only the species' columns of `map` (out.columns, filled, with
+/// bounds; out.xyz left empty), as it decodes: the same floats, no whole frame in between.
+std::string decode_frame_columns(const RawFrame& raw, int natoms, const ColumnMap& map,
+                                 TrajectoryFrame& out);
+
 }  // namespace pairhist::io::xtc

@@ -28,11 +28,11 @@ InputError file_ends(const std::string& path, int64_t frames, int64_t skip) {
 /// The XTC reader open_trajectory_threaded gives for `decode_threads`, continuing `scanner`
 /// after `frames_before` frames.
 std::unique_ptr<TrajectoryReader> xtc_reader_after(std::unique_ptr<xtc::Scanner> scanner,
-                                                   int decode_threads, const FrameHook& hook,
+                                                   int decode_threads, const FramePreparation& prep,
                                                    int64_t frames_before) {
   if (decode_threads == 1) return std::make_unique<XtcReader>(std::move(scanner), frames_before);
   if (decode_threads > 1)
-    return std::make_unique<XtcParallelReader>(std::move(scanner), decode_threads, hook, 0,
+    return std::make_unique<XtcParallelReader>(std::move(scanner), decode_threads, prep, 0,
                                                frames_before);
   // Automatic: the starting threads run; up to the maximum wait, in case the run needs them.
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
@@ -41,25 +41,29 @@ std::unique_ptr<TrajectoryReader> xtc_reader_after(std::unique_ptr<xtc::Scanner>
   if (automatic_max_decode_threads(natoms, cores) == 1)
     return std::make_unique<XtcReader>(std::move(scanner), frames_before);
   return std::make_unique<XtcParallelReader>(std::move(scanner),
-                                             automatic_max_decode_threads(natoms, cores), hook,
+                                             automatic_max_decode_threads(natoms, cores), prep,
                                              threads, frames_before);
 }
 
 }  // namespace
 
-XtcParallelReader::XtcParallelReader(const std::string& path, int threads, FrameHook hook,
+XtcParallelReader::XtcParallelReader(const std::string& path, int threads, FramePreparation prep,
                                      int active)
-    : XtcParallelReader(std::make_unique<xtc::Scanner>(path), threads, std::move(hook), active) {}
+    : XtcParallelReader(std::make_unique<xtc::Scanner>(path), threads, std::move(prep), active) {}
 
 XtcParallelReader::XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads,
-                                     FrameHook hook, int active, int64_t frames_before)
+                                     FramePreparation prep, int active, int64_t frames_before)
     : path_(scanner->path()),
       natoms_(scanner->natoms()),
-      hook_(std::move(hook)),
+      prep_(std::move(prep)),
       scanner_(std::move(scanner)),
       next_to_read_(frames_before),
       delivered_(frames_before) {
   if (threads < 1) throw UsageError("XTC decoding needs at least one thread");
+  if (!prep_.species.empty() && !prep_.whole_frame) {
+    direct_ = std::make_unique<ColumnMap>(prep_.species, natoms_);
+    if (!direct_->usable()) direct_.reset();  // overlapping species: gather after decoding
+  }
   active_ = active > 0 ? std::min(active, threads) : threads;
   slots_.resize(static_cast<size_t>(threads));
   try {
@@ -102,6 +106,14 @@ double XtcParallelReader::seconds_per_frame() const {
   return decoded_frames_ > 0 ? decode_seconds_ / static_cast<double>(decoded_frames_) : 0;
 }
 
+std::string XtcParallelReader::prepare(Slot& slot) const {
+  if (direct_) return xtc::decode_frame_columns(slot.raw, natoms_, *direct_, slot.frame);
+  std::string problem = xtc::decode_frame(slot.raw, natoms_, slot.frame);
+  if (problem.empty() && !prep_.species.empty())
+    gather_species_columns(slot.frame.xyz.data(), prep_.species, slot.frame.columns);
+  return problem;
+}
+
 void XtcParallelReader::work(int thread) {
   const auto window = static_cast<int64_t>(slots_.size());
   for (;;) {
@@ -131,12 +143,10 @@ void XtcParallelReader::work(int thread) {
       std::string problem;
       const auto status = scanner_->read(slot->raw, problem);
       read_lock.unlock();
-      // The slot holds the columns the caller swapped in: stale until the hook refills them.
+      // The slot holds the columns the caller swapped in: stale until refilled.
       slot->frame.columns.filled = false;
       const auto start = std::chrono::steady_clock::now();
-      if (status == xtc::Scanner::Status::frame)
-        problem = xtc::decode_frame(slot->raw, natoms_, slot->frame);
-      if (status == xtc::Scanner::Status::frame && problem.empty() && hook_) hook_(slot->frame);
+      if (status == xtc::Scanner::Status::frame) problem = prepare(*slot);
       if (status == xtc::Scanner::Status::frame && problem.empty())
         seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (status == xtc::Scanner::Status::end) {
@@ -203,6 +213,7 @@ int automatic_decode_threads(int natoms, int cores) {
 }
 
 int automatic_max_decode_threads(int natoms, int cores) {
+  if (natoms < kParallelDecodeMinAtoms) return 1;
   const double per_thread = 24.0 * std::max(natoms, 1);
   const int by_memory = static_cast<int>(std::max(1.0, kDecodeMemoryBytes / per_thread));
   return std::max(automatic_decode_threads(natoms, cores), std::min(cores - 2, by_memory));
@@ -210,16 +221,17 @@ int automatic_max_decode_threads(int natoms, int cores) {
 
 std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& path,
                                                            int decode_threads,
-                                                           const FrameHook& hook) {
+                                                           const FramePreparation& prep) {
   if (decode_threads < 0) throw UsageError("--decode-threads must be >= 0 (0: automatic)");
   if (lower_extension(path) != ".xtc" || decode_threads == 1) return open_trajectory(path);
-  return xtc_reader_after(std::make_unique<xtc::Scanner>(path), decode_threads, hook, 0);
+  return xtc_reader_after(std::make_unique<xtc::Scanner>(path), decode_threads, prep, 0);
 }
 
 std::unique_ptr<TrajectoryReader> open_trajectory_after(const std::string& path, int decode_threads,
-                                                        int64_t skip, const FrameHook& hook) {
+                                                        int64_t skip,
+                                                        const FramePreparation& prep) {
   if (skip <= 0 || lower_extension(path) != ".xtc") {
-    auto reader = open_trajectory_threaded(path, decode_threads, hook);
+    auto reader = open_trajectory_threaded(path, decode_threads, prep);
     TrajectoryFrame dropped;
     for (int64_t k = 0; k < skip; ++k)
       if (!reader->next(dropped)) throw file_ends(path, k, skip);
@@ -235,7 +247,7 @@ std::unique_ptr<TrajectoryReader> open_trajectory_after(const std::string& path,
     if (status == xtc::Scanner::Status::end) throw file_ends(path, k, skip);
     if (status == xtc::Scanner::Status::error) throw InputError(xtc::frame_error(path, k, problem));
   }
-  return xtc_reader_after(std::move(scanner), decode_threads, hook, skip);
+  return xtc_reader_after(std::move(scanner), decode_threads, prep, skip);
 }
 
 }  // namespace pairhist::io

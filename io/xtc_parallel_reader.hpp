@@ -6,7 +6,6 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -27,19 +26,23 @@ class Scanner;
 /// are exactly XtcReader's. Memory holds at most threads + 1 decoded frames (those decoding or
 /// waiting, and the caller's), plus each thread's compressed frame. next() is called from one
 /// thread at a time.
-/// Work done on the decoding thread right after a frame decodes (e.g. gather_species_columns into
-/// frame.columns), so it runs in parallel like the decoding. Called concurrently for different
-/// frames; it must not throw.
-using FrameHook = std::function<void(TrajectoryFrame&)>;
+/// What the decoding threads deliver: the whole frame (frame.xyz), and the selected species as
+/// columns (frame.columns), prepared in parallel like the decoding. Without the whole frame, and
+/// with every atom in at most one species, the decoder writes the columns directly.
+struct FramePreparation {
+  std::vector<std::vector<int>> species;  // atoms of each species; empty: no columns
+  bool whole_frame = true;
+};
 
 class XtcParallelReader : public TrajectoryReader {
  public:
   /// Opens `path` (errors as XtcReader's constructor) and starts `threads` >= 1 decoding threads,
   /// of which `active` (0: all) decode until set_active_threads() says otherwise.
-  XtcParallelReader(const std::string& path, int threads, FrameHook hook = {}, int active = 0);
+  XtcParallelReader(const std::string& path, int threads, FramePreparation prep = {},
+                    int active = 0);
   /// Continues from a scanner that has read nothing beyond the first header (a pipe cannot be
   /// opened twice), or `frames_before` whole frames, which frame numbers then count.
-  XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads, FrameHook hook = {},
+  XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads, FramePreparation prep = {},
                     int active = 0, int64_t frames_before = 0);
   /// Stops the threads, also when frames were left unread.
   ~XtcParallelReader() override;
@@ -56,8 +59,8 @@ class XtcParallelReader : public TrajectoryReader {
   int max_threads() const { return static_cast<int>(workers_.size()); }
   /// Lets `n` (1..max_threads()) threads decode from now on; any thread, any time.
   void set_active_threads(int n);
-  /// Mean wall seconds a thread spent decoding a frame and running the hook on it (0 before the
-  /// first frame): what a frame costs a core, as the threads share the machine now.
+  /// Mean wall seconds a thread spent decoding and preparing a frame (0 before the first frame):
+  /// what a frame costs a core, as the threads share the machine now.
   double seconds_per_frame() const;
 
  private:
@@ -72,11 +75,15 @@ class XtcParallelReader : public TrajectoryReader {
   };
 
   void work(int thread);
+  std::string prepare(Slot& slot) const;  // decode and gather; "" or the problem
   void stop_workers();
 
   std::string path_;
   int natoms_ = 0;
-  FrameHook hook_;                         // fixed before the threads start
+  // Fixed before the threads start: what they deliver, and where atoms go when decoded straight
+  // into columns (null: decode the whole frame, then gather).
+  FramePreparation prep_;
+  std::unique_ptr<ColumnMap> direct_;
   std::unique_ptr<xtc::Scanner> scanner_;  // read by one thread at a time, under read_mutex_
   std::mutex read_mutex_;
 
@@ -103,24 +110,26 @@ class XtcParallelReader : public TrajectoryReader {
 int automatic_decode_threads(int natoms, int cores);
 constexpr int kParallelDecodeMinAtoms = 50000;
 /// The most decoding threads an automatic reader can grow to (when the run turns out to be bound
-/// by decoding): one per core but two, as many as keep decoded frames and their species columns
-/// (~24 bytes per atom each) within kDecodeMemoryBytes.
+/// by decoding): none beyond one below kParallelDecodeMinAtoms atoms (the serial reader), else one
+/// per core but two, as many as keep decoded frames and their species columns (~24 bytes per atom
+/// each) within kDecodeMemoryBytes.
 int automatic_max_decode_threads(int natoms, int cores);
 constexpr double kDecodeMemoryBytes = 2.0 * (1 << 30);
 
 /// Opens `path` as open_trajectory() does, except that an XTC file read with more than one decode
 /// thread gets an XtcParallelReader. `decode_threads` 0 picks automatic_decode_threads() for the
-/// file; 1 is the serial XtcReader. `hook` runs on the decoding threads of an XtcParallelReader
-/// (other readers ignore it: their frames carry no columns).
+/// file; 1 is the serial XtcReader. `prep` applies to an XtcParallelReader (the others deliver
+/// whole frames, without columns).
 std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& path,
                                                            int decode_threads,
-                                                           const FrameHook& hook = {});
+                                                           const FramePreparation& prep = {});
 
 /// open_trajectory_threaded, positioned after the first `skip` frames (a resumed run): an XTC
 /// file's frames are passed over without decoding, other formats' are read and dropped.
 /// frames_read() and the frame numbers of errors count them. Throws InputError naming the file
 /// if it ends or fails within them.
 std::unique_ptr<TrajectoryReader> open_trajectory_after(const std::string& path, int decode_threads,
-                                                        int64_t skip, const FrameHook& hook = {});
+                                                        int64_t skip,
+                                                        const FramePreparation& prep = {});
 
 }  // namespace pairhist::io

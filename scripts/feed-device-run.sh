@@ -16,7 +16,7 @@ export LD_LIBRARY_PATH="$stage/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export PAIRHIST_DATA_DIR="$repo/data" STARPU_HOME="$work/starpu-home" STARPU_SILENT=1 STARPU_SCHED=
 ph=$stage/bin/pairhist
 log=$out/feed-device.log
-parts=${FEED_PARTS:-suite bench w1 f1}
+parts=${FEED_PARTS:-suite bench sweep w1 f1}
 status=0
 {
   echo "# pairhist feeding and small frames on the device, commit $(cat "$stage/commit"), $(date -u +%Y-%m-%dT%H:%MZ)"
@@ -39,21 +39,33 @@ step() {  # step NAME CMD...: runs CMD, its output and wall time to the log
 }
 
 if [[ " $parts " == *" suite "* ]]; then
-  OUT=$out/suite bash "$repo/scripts/gpu-suite.sh" device >/dev/null 2>&1 || status=1
+  OUT=$out/suite GPU_SUITE_TESTS=${FEED_SUITE_TESTS:-} bash "$repo/scripts/gpu-suite.sh" device \
+    >/dev/null 2>&1 || status=1
   tail -3 "$out/suite/gpu-suite.log" | tee -a "$log"
   grep -E "passed in|FAILED" "$out/suite/gpu-suite.log" >>"$log"
 fi
 
 if [[ " $parts " == *" bench "* ]]; then
   for n in 100000 1400000 10000000; do
-    for slices in 0 1; do
-      [ "$n" = 10000000 ] && [ "$slices" = 1 ] && continue
-      step "cells-$n-s$slices" "$stage/bin/bench_gpu_cells" --n $n --slices $slices --repeats 10 \
-        --tag "slices$slices"
-    done
+    step "cells-$n" "$stage/bin/bench_gpu_cells" --n $n --repeats 10 --tag auto
   done
-  step cells-100000-double "$stage/bin/bench_gpu_cells" --n 100000 --precision double --repeats 10
-  grep -h '"what":"frame"' "$log" >"$out/cells-frame.jsonl" || true
+  step cells-100000-s1 "$stage/bin/bench_gpu_cells" --n 100000 --slices 1 --repeats 10 --tag one
+  for n in 100000 1400000; do
+    step "cells-$n-double" "$stage/bin/bench_gpu_cells" --n $n --precision double --repeats 10
+  done
+  grep -h '"what":"frame' "$log" >"$out/cells-frame.jsonl" || true
+fi
+
+if [[ " $parts " == *" sweep "* ]]; then
+  # Small frames: work items per home cell, and cells of r_max / 3 (more, smaller cells).
+  for slices in 1 2 3 4 6 8; do
+    step "sweep-100000-s$slices" "$stage/bin/bench_gpu_cells" --n 100000 --slices $slices \
+      --repeats 10 --tag "slices$slices"
+  done
+  for n in 100000 300000 1400000; do
+    step "sweep-$n-reach3" "$stage/bin/bench_gpu_cells" --n $n --reach 3 --repeats 10 --tag reach3
+  done
+  grep -h '"what":"frame' "$log" >"$out/cells-frame.jsonl" || true
 fi
 
 species=(--species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240)
@@ -70,14 +82,16 @@ run() {  # run NAME FRAMES DIR ARGS...: pairhist run with report and trace
 if [[ " $parts " == *" w1 "* ]]; then
   step synth-r8 "$ph" synth --case W1 --replicas 8 --frames 100 -o "$work/r8" -q
   step synth-r3 "$ph" synth --case W1 --replicas 3 --frames 100 -o "$work/r3" -q
-  step decode-r8-16 "$ph" bench --decode "$work/r8/W1.xtc" --threads 16 --repeats 3 --json
-  step decode-r8-14 "$ph" bench --decode "$work/r8/W1.xtc" --threads 14 --repeats 3 --json
-  run r8-auto 100 "$work/r8"
-  run r8-auto-b 100 "$work/r8"
+  step synth-r16 "$ph" synth --case W1 --replicas 16 --frames 10 -o "$work/r16" -q
+  for r in 1 2 3; do
+    step "decode-r8-16-$r" "$ph" bench --decode "$work/r8/W1.xtc" --threads 16 --repeats 3 --json
+    run "r8-auto-$r" 100 "$work/r8"
+  done
   run r8-gpu-d14 100 "$work/r8" --ncpu 0 --decode-threads 14
-  run r8-gpu-d8 100 "$work/r8" --ncpu 0 --decode-threads 8
+  run r8-hybrid-d4 100 "$work/r8" --decode-threads 4
   run r8-auto-double 20 "$work/r8" --precision double
   run r3-auto 100 "$work/r3"
+  run r16-auto 10 "$work/r16"
   run r8-cells5 5 "$work/r8" --algorithm cell-list
   run r8-all5 5 "$work/r8" --ncpu 0 --algorithm all-pairs
   if cmp -s "$work/r8-cells5/rdf.csv" "$work/r8-all5/rdf.csv"; then
@@ -96,6 +110,9 @@ if [[ " $parts " == *" f1 "* ]]; then
   step f1-auto "$ph" "${f1cmd[@]:1:${#f1cmd[@]}-3}" -o "$work/f1-run" --report "$out/f1-auto.json"
 fi
 
-grep -hE "^(== |[a-z0-9-]+: [0-9.]+ s wall|  (time|algorithm|reading|workers|makespan|pairs) |\{.*\"what\":\"frame\")" "$log" | tail -150
+mkdir -p "$work/reports" && cp "$out"/*.json "$work/reports/" 2>/dev/null
+tar -czf "$out/feed-reports.tar.gz" -C "$work" reports && rm -f "$out"/*.json
+tar -czf "$out/suite.tar.gz" -C "$out" suite 2>/dev/null && rm -rf "$out/suite"
+grep -hE "^(== |[a-z0-9-]+: [0-9.]+ s wall|  (time|reading|workers|makespan) |\{.*\"what\":\"frame)" "$log" | cut -c1-400 | tail -150
 echo "feed-device-run: $([ $status = 0 ] && echo all passed || echo FAILURES)" | tee -a "$log"
 exit $status

@@ -301,6 +301,14 @@ int cuda_devices() {
 #endif
 }
 
+void warm_up_gpus(int ncuda) {
+#if defined(PAIRHIST_CUDA_CODELETS)
+  if (ncuda != 0) codelets::warm_up_cuda(ncuda);
+#else
+  (void)ncuda;
+#endif
+}
+
 double estimated_gpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
                                        const CoordinateBounds& bounds, int gpus) {
   if (gpus <= 0) return 0;

@@ -21,6 +21,8 @@
 namespace {
 
 using pairhist::InputError;
+using pairhist::io::ColumnMap;
+using pairhist::io::FramePreparation;
 using pairhist::io::gather_species_columns;
 using pairhist::io::SpeciesColumns;
 using pairhist::io::TrajectoryFrame;
@@ -151,42 +153,84 @@ TEST_CASE("the parallel reader delivers the serial reader's frames bit for bit")
   }
 }
 
-TEST_CASE("the frame hook gathers each frame's species on the decoding threads") {
-  const Outcome serial = read_serial(kSampleXtc);
-  // Two species, one of them overlapping the other and in no particular order.
-  const std::vector<std::vector<int>> atoms = {{5, 0, 2651, 17, 300}, {17, 1, 2, 3}};
-  for (int threads : {2, 5}) {
-    CAPTURE(threads);
-    XtcParallelReader reader(kSampleXtc, threads, [&atoms](TrajectoryFrame& f) {
-      gather_species_columns(f.xyz.data(), atoms, f.columns);
-    });
-    TrajectoryFrame frame;
-    size_t k = 0;
-    while (reader.next(frame)) {
-      REQUIRE(k < serial.frames.size());
-      REQUIRE(same_frame(frame, serial.frames[k]));
-      REQUIRE(frame.columns.filled);
-      CHECK(frame.columns.bad_species == -1);
-      for (size_t s = 0; s < atoms.size(); ++s) {
-        const size_t n = atoms[s].size();
-        REQUIRE(frame.columns.soa[s].size() == 3 * n);
-        for (size_t i = 0; i < n; ++i)
-          for (int c = 0; c < 3; ++c) {
-            const float v = frame.xyz[3 * size_t(atoms[s][i]) + size_t(c)];
-            REQUIRE(frame.columns.soa[s][size_t(c) * n + i] == v);
-            CHECK(frame.columns.lo[c] <= v);
-            CHECK(frame.columns.hi[c] >= v);
+TEST_CASE("decoding threads deliver each frame's species as columns, gathered or decoded into") {
+  // Disjoint species in no particular order (decoded straight into columns unless the whole frame
+  // is wanted too), and overlapping ones (always gathered from the whole frame); the sample, and a
+  // file of 7 atoms, whose frames XTC stores uncompressed.
+  TempDir tmp;
+  const std::string tiny = write_f1_like(tmp, 7, 5);
+  for (const std::string& path : {kSampleXtc, tiny}) {
+    CAPTURE(path);
+    const Outcome serial = read_serial(path);
+    const int last = serial.frames.front().xyz.size() / 3 - 1;
+    const std::vector<std::vector<int>> disjoint = {{5, 0, last, 3}, {1, 2, 4}, {}};
+    const std::vector<std::vector<int>> overlapping = {{5, 0, last, 3}, {3, 1, 2, 4}};
+    for (const auto* atoms : {&disjoint, &overlapping})
+      for (bool whole_frame : {false, true})
+        for (int threads : {2, 5}) {
+          CAPTURE(atoms == &disjoint);
+          CAPTURE(whole_frame);
+          CAPTURE(threads);
+          FramePreparation prep;
+          prep.species = *atoms;
+          prep.whole_frame = whole_frame;
+          XtcParallelReader reader(path, threads, prep);
+          TrajectoryFrame frame;
+          size_t k = 0;
+          while (reader.next(frame)) {
+            REQUIRE(k < serial.frames.size());
+            const TrajectoryFrame& want = serial.frames[k];
+            CHECK(frame.step == want.step);
+            CHECK(frame.time == want.time);
+            CHECK(frame.box == want.box);
+            // Decoded straight into columns, the whole frame is not delivered (tiny frames are
+            // decoded whole, then gathered).
+            if (whole_frame || atoms == &overlapping || path == tiny)
+              REQUIRE(same_frame(frame, want));
+            else
+              CHECK(frame.xyz.empty());
+            REQUIRE(frame.columns.filled);
+            CHECK(frame.columns.bad_species == -1);
+            REQUIRE(frame.columns.soa.size() == atoms->size());
+            float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+            for (size_t s = 0; s < atoms->size(); ++s) {
+              const size_t n = (*atoms)[s].size();
+              REQUIRE(frame.columns.soa[s].size() == 3 * n);
+              for (size_t i = 0; i < n; ++i)
+                for (int c = 0; c < 3; ++c) {
+                  const float v = want.xyz[3 * size_t((*atoms)[s][i]) + size_t(c)];
+                  REQUIRE(frame.columns.soa[s][size_t(c) * n + i] == v);
+                  lo[c] = std::min(lo[c], v);
+                  hi[c] = std::max(hi[c], v);
+                }
+            }
+            for (int c = 0; c < 3; ++c) {
+              CHECK(frame.columns.lo[c] == lo[c]);
+              CHECK(frame.columns.hi[c] == hi[c]);
+            }
+            ++k;
           }
-      }
-      ++k;
-    }
-    CHECK(k == serial.frames.size());
+          CHECK(k == serial.frames.size());
+        }
   }
-  // Without a hook the columns the caller hands back are never mistaken for a new frame's.
+  // Without species the columns the caller hands back are never mistaken for a new frame's.
   XtcParallelReader reader(kSampleXtc, 3);
   TrajectoryFrame frame;
   frame.columns.filled = true;
   while (reader.next(frame)) REQUIRE(!frame.columns.filled);
+}
+
+TEST_CASE("a column map needs disjoint species of existing atoms") {
+  CHECK(ColumnMap({{0, 2}, {1}}, 3).usable());
+  CHECK_FALSE(ColumnMap({{0, 2}, {2}}, 3).usable());
+  CHECK_FALSE(ColumnMap({{0, 3}}, 3).usable());
+  CHECK_FALSE(ColumnMap({{-1}}, 3).usable());
+  const ColumnMap m({{4, 1}, {}, {0}}, 5);
+  CHECK(m.species_of(1) == 0);
+  CHECK(m.position_of(1) == 1);
+  CHECK(m.species_of(0) == 2);
+  CHECK(m.species_of(2) == -1);
+  CHECK(m.size(1) == 0);
 }
 
 TEST_CASE("gather_species_columns: bounds, and the first non-finite coordinate") {
@@ -340,7 +384,8 @@ TEST_CASE("open_trajectory_threaded picks the reader; the automatic rule") {
   CHECK(automatic_decode_threads(pairhist::io::kParallelDecodeMinAtoms, 16) == 4);
   // The threads an automatic reader may grow to: cores but two, within the memory bound.
   using pairhist::io::automatic_max_decode_threads;
-  CHECK(automatic_max_decode_threads(2652, 16) == 14);
+  CHECK(automatic_max_decode_threads(2652, 16) == 1);
+  CHECK(automatic_max_decode_threads(71604, 16) == 14);
   CHECK(automatic_max_decode_threads(280000, 2) == 1);  // serial: nothing to grow
   CHECK(automatic_max_decode_threads(1357824, 16) == 14);
   CHECK(automatic_max_decode_threads(10862592, 16) == 8);   // 260 MB per thread

@@ -10,6 +10,7 @@
 // compact slab of space whose stencils share the L2 (and partly L1).
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <type_traits>
 
 #include "bin_roots.cuh"
@@ -73,6 +74,7 @@ struct CellArgs {
   // Work items per home cell: launches with fewer home cells than the GPU has warps split each
   // cell's candidates, so every warp has work and no cell's warp finishes alone.
   int slices;
+  double passes_per_cell;  // full passes a home cell's candidates fill on average (host only)
   bool same;
   CellGrid grid;
   Stencil stencil;
@@ -317,13 +319,15 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<K, T>)
 
 /// Slices per home cell: enough that the launch has kItemsPerWarp work items per resident warp
 /// (one cell per warp left most warps idle while the fullest cells finished: W1 at 1e5 atoms ran
-/// at a third of the 1.4M-atom rate per candidate), at most kMaxSlices.
+/// at a third of the 1.4M-atom rate per candidate), at most kMaxSlices and at most the passes a
+/// cell's candidates fill on average (each slice lists the stencil again; an empty one is waste).
 constexpr int64_t kItemsPerWarp = 4;
 constexpr int kMaxSlices = 8;
-inline int cell_slices(int64_t home_keys, int64_t resident_warps) {
+inline int cell_slices(int64_t home_keys, int64_t resident_warps, double passes_per_cell) {
   if (home_keys <= 0) return 1;
   const int64_t want = (kItemsPerWarp * resident_warps + home_keys - 1) / home_keys;
-  return static_cast<int>(std::clamp<int64_t>(want, 1, kMaxSlices));
+  const auto passes = static_cast<int64_t>(std::llround(std::max(passes_per_cell, 1.0)));
+  return static_cast<int>(std::clamp<int64_t>(want, 1, std::min<int64_t>(kMaxSlices, passes)));
 }
 
 template <BoxKind K, class T>
@@ -348,7 +352,8 @@ cudaError_t launch(const CellArgs<T>& args, size_t shared, cudaStream_t stream) 
   const int64_t resident_warps = int64_t(std::max(per_sm, 1)) * sms * kWarps;
   CellArgs<T> sliced = args;
   if (sliced.slices == 0)
-    sliced.slices = cell_slices(int64_t(args.key_end) - args.key_begin, resident_warps);
+    sliced.slices =
+        cell_slices(int64_t(args.key_end) - args.key_begin, resident_warps, args.passes_per_cell);
   const int64_t items = (int64_t(args.key_end) - args.key_begin) * sliced.slices;
   const int64_t grabs = (items + kGrabKeys - 1) / kGrabKeys;
   const int64_t blocks =
@@ -417,6 +422,8 @@ cudaError_t launch_cell_histogram(const DeviceCells<T>& a, const DeviceCells<T>&
   args.key_end = static_cast<int>(key_end);
   args.same = same_species;
   args.slices = slices;
+  args.passes_per_cell = static_cast<double>(other->n) / static_cast<double>(grid.keys) *
+                         cells::stencil_size(grid) * (same_species ? 0.5 : 1.0) / kPass;
   args.grid = grid;
   args.stencil = make_stencil(grid);
   args.p = params;

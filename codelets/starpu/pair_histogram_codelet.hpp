@@ -87,6 +87,8 @@ void histogram_init_cuda(void* buffers[], void* cl_arg);
 void histogram_redux_cuda(void* buffers[], void* cl_arg);
 int cuda_can_execute(unsigned workerid, starpu_task* task, unsigned nimpl);
 int cuda_device_count();  // 0 when the CUDA runtime finds no device
+/// Initialises the CUDA runtime and the primary context of the first `devices` GPUs (all: -1).
+void warm_up_cuda(int devices);
 /// Whether the shared-memory kernel on device 0 counts nbins bins in several windows (false
 /// without a device).
 bool cuda_counts_in_windows(int nbins);

@@ -2,6 +2,8 @@
 // worker's own stream (STARPU_CUDA_ASYNC: StarPU waits for the stream, we never synchronise).
 #include <starpu.h>
 
+#include <algorithm>
+
 #include "../cuda/pair_histogram_cuda.hpp"
 #include "pair_histogram_codelet.hpp"
 
@@ -84,6 +86,15 @@ int cuda_can_execute(unsigned workerid, starpu_task* task, unsigned nimpl) {
 int cuda_device_count() {
   int n = 0;
   return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
+void warm_up_cuda(int devices) {
+  const int n = cuda_device_count();
+  int current = 0;
+  if (cudaGetDevice(&current) != cudaSuccess) return;
+  for (int d = 0; d < (devices < 0 ? n : std::min(n, devices)); ++d)
+    if (cudaSetDevice(d) == cudaSuccess) cudaFree(nullptr);  // creates the primary context
+  cudaSetDevice(current);
 }
 
 bool cuda_counts_in_windows(int nbins) {

@@ -166,6 +166,10 @@ struct CoordinateBounds {
 /// CUDA devices present (0 without CUDA support), before any engine starts StarPU.
 int cuda_devices();
 
+/// Creates the CUDA contexts an engine with this ncuda (-1: all GPUs) will use, ~0.1-0.2 s on
+/// the H100 host: a caller can overlap it with reading its inputs (thread-safe, idempotent).
+void warm_up_gpus(int ncuda);
+
 /// Seconds `gpus` GPUs need for a frame with this box and these bounds, by the cost model the
 /// engine chooses algorithms with (a planning figure for sizing the threads that prepare frames).
 double estimated_gpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,

@@ -1,0 +1,214 @@
+"""pairhist: exact pair-distance histograms and g(r) of molecular-dynamics frames on every CPU
+core and GPU, from Python.
+
+- histograms(coords, box=None, r_max=..., n_bins=...): all pair histograms of one frame (the C
+  kernel API: CPU threads or one GPU, no StarPU).
+- Engine(species, r_max=..., n_bins=...): the task library for many frames (StarPU tasks on all
+  cores and GPUs, as `pairhist run` uses it): submit() frames, finish() for the counts.
+- run(trajectory, top=..., species=..., rmax=..., nbins=...): the `pairhist run` job with the
+  command's arguments, returning counts, g(r) and coordination numbers as numpy arrays.
+- pairhist.mdanalysis.InterRDF / InterRDF_s: drop-ins for MDAnalysis's classes.
+
+Bin k of a histogram holds the pairs with floor(r * n_bins / r_max) == k (r >= r_max is not
+counted); same-species pairs are counted once (i < j), cross pairs as ordered pairs (i in A,
+j in B). Counts are exact uint64 and bit-identical to `pairhist run` on the same coordinates,
+whichever workers ran them. Lengths are in whatever unit the coordinates are.
+"""
+
+import os
+
+# StarPU prints its own notices on stderr unless told otherwise; a library should not.
+os.environ.setdefault("STARPU_SILENT", "1")
+
+import numpy as np  # noqa: E402
+
+from . import _pairhist  # noqa: E402
+from ._arguments import (box_rows, choice, device_number, pair_keys, positive_integer,  # noqa: E402
+                         positive_number, species_arrays)
+
+__all__ = ["histograms", "Engine", "run", "gpu_count", "__version__"]
+__version__ = "0.1.0"
+
+_PRECISIONS = ("single", "double")
+_ALGORITHMS = ("auto", "all-pairs", "cell-list")
+
+
+def gpu_count():
+    """Number of CUDA devices histograms(device="gpu:N") can use (0 without CUDA)."""
+    return _pairhist.gpu_count()
+
+
+def histograms(coords, box=None, *, r_max, n_bins, precision="single", device="cpu", threads=0,
+               algorithm="auto"):
+    """All pair histograms of one frame.
+
+    coords: one (n, 3) array per species, as a sequence or a dict name -> array (or a single
+        array: one species); float32 or float64, any strides.
+    box: None (no periodic box), a 3x3 matrix whose rows are the box vectors a, b, c (GROMACS's
+        lower-triangular form), or MDAnalysis's [a, b, c, alpha, beta, gamma]. Minimum image;
+        in a triclinic box r_max may not exceed half the shortest lattice vector.
+    r_max, n_bins: bin k holds floor(r * n_bins / r_max) == k, in the unit of coords.
+    precision: "single" or "double" arithmetic (float64 coordinates are rounded to float32 for
+        "single"; float32 ones are exact in "double").
+    device: "cpu" (threads OpenMP threads, 0: all cores), "gpu" or "gpu:N" (one CUDA device).
+    algorithm: "auto", "all-pairs" or "cell-list" (same counts; cell lists only examine pairs of
+        neighbouring cells).
+
+    Returns a dict {(a, b): uint64 array of n_bins} for every species pair a <= b, keyed by the
+    species' names (dict input) or indices. The GIL is released while the kernels run.
+    """
+    names, arrays = species_arrays(coords)
+    r_max = positive_number(r_max, "r_max")
+    n_bins = positive_integer(n_bins, "n_bins")
+    choice(precision, "precision", _PRECISIONS)
+    choice(algorithm, "algorithm", _ALGORITHMS)
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+        raise ValueError(f"threads must be a non-negative integer, not {threads!r}")
+    dtype = np.float32 if precision == "single" else np.float64
+    arrays = [np.ascontiguousarray(a, dtype=dtype) for a in arrays]
+    result = _pairhist.histograms(arrays, box_rows(box), r_max, n_bins, precision,
+                                  device_number(device), threads, algorithm)
+    return dict(zip(pair_keys(names), result))
+
+
+class Engine:
+    """The task library for a stream of frames: every frame is cut into StarPU tasks that run on
+    all CPU cores and GPUs (as `pairhist run` does), and the counts are summed exactly.
+
+        with pairhist.Engine({"O": 884, "H": 1768}, r_max=12.0, n_bins=120) as e:
+            for frame in frames:
+                e.submit({"O": o_xyz, "H": h_xyz}, box)
+            counts = e.finish()
+
+    species: the atoms per species, as a sequence of sizes or a dict name -> size (the result's
+        keys are the names, else the indices).
+    atoms: optional, one index array per species into a whole frame: submit() then takes the
+        whole frame's (N, 3) coordinates and the engine picks the species' atoms as it copies them.
+    precision, algorithm: as for histograms(). ncpu, ncuda: CPU and CUDA workers (-1: all free
+        cores, all GPUs). scheduler, memory_budget_mib, frames_in_flight, reserve_cores,
+        task_pairs, cell_reach, cell_order: as `pairhist run`'s --sched, --memory-budget,
+        --frames-in-flight, --reserve-cores, --task-pairs, --cell-reach, --cell-order.
+
+    Coordinates are taken as float32 (the task library's input; float64 ones are rounded to
+    float32 first); "double" precision computes in float64 from them. The first frame's box
+    decides the box kind (none, orthorhombic, triclinic); later frames may change the box but
+    not to a more general kind. submit() copies the frame and returns once its tasks are
+    submitted (it waits only while all frame buffers are in use); the GIL is released meanwhile,
+    so reading the next frame overlaps the tasks.
+    """
+
+    def __init__(self, species, *, r_max, n_bins, precision="single", atoms=None, ncpu=-1,
+                 ncuda=-1, algorithm="auto", scheduler="", memory_budget_mib=64,
+                 frames_in_flight=0, reserve_cores=-1, task_pairs=0, cell_reach=0,
+                 cell_order=None):
+        if isinstance(species, dict):
+            self._names, sizes = list(species.keys()), list(species.values())
+        else:
+            sizes = list(species)
+            self._names = list(range(len(sizes)))
+        sizes = [int(n) for n in sizes]
+        index_lists = []
+        if atoms is not None:
+            atoms = list(atoms.values()) if isinstance(atoms, dict) else list(atoms)
+            for a in atoms:
+                a = np.asarray(a)
+                if a.ndim != 1 or not np.issubdtype(a.dtype, np.integer):
+                    raise TypeError("atoms: one 1-d integer index array per species expected")
+                if a.size and (a.min() < 0 or a.max() >= 2**31):
+                    raise ValueError("atoms: indices must lie in 0 .. 2**31 - 1")
+                index_lists.append(a.astype(np.int32))
+        self._whole_frames = atoms is not None
+        self._core = _pairhist.Engine(
+            sizes, positive_number(r_max, "r_max"), positive_integer(n_bins, "n_bins"),
+            choice(precision, "precision", _PRECISIONS), int(ncpu), int(ncuda),
+            choice(algorithm, "algorithm", _ALGORITHMS), scheduler, int(memory_budget_mib),
+            int(frames_in_flight), int(reserve_cores), int(task_pairs), int(cell_reach),
+            cell_order or "", index_lists)
+        self.r_max, self.n_bins, self.precision = float(r_max), int(n_bins), precision
+
+    def submit(self, coords, box=None):
+        """Submits one frame: the species' coordinates as for histograms() (or, with `atoms`,
+        the whole frame's (N, 3) array) and its box (None, 3x3 rows, or [a, b, c, alpha, beta,
+        gamma])."""
+        if self._whole_frames:
+            frame = np.asarray(coords)
+            if frame.dtype.type not in (np.float32, np.float64):
+                raise TypeError(f"frame coordinates must be float32 or float64, not {frame.dtype}")
+            arrays = [np.ascontiguousarray(frame, dtype=np.float32)]
+        else:
+            if isinstance(coords, dict):
+                if list(coords.keys()) != self._names:
+                    raise ValueError(f"species {list(coords.keys())} do not match the engine's "
+                                     f"{self._names}")
+            _, arrays = species_arrays(coords)
+            arrays = [np.ascontiguousarray(a, dtype=np.float32) for a in arrays]
+        self._core.submit(arrays, box_rows(box))
+
+    def take(self):
+        """Waits for the frames submitted so far and returns their counts (a dict per pair, as
+        finish()), restarting from zero: the counts of one interval."""
+        return dict(zip(pair_keys(self._names), self._core.take()))
+
+    def finish(self):
+        """Waits for all tasks and returns {(a, b): uint64 array} for every species pair (the
+        counts since the last take()). The engine takes no frames afterwards."""
+        return dict(zip(pair_keys(self._names), self._core.finish()))
+
+    def info(self):
+        """Workers, scheduler, frames and tasks; after finish() also the makespan and how each
+        pair was counted (algorithm, candidate pairs examined, pairs within r_max)."""
+        return self._core.info()
+
+    def close(self):
+        """Stops the engine (its StarPU workers) without results."""
+        self._core.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        self._core.close()
+        return False
+
+
+def _setting_values(key, value):
+    if key == "species":
+        if isinstance(value, dict):
+            return [f"{name}={selection}" for name, selection in value.items()]
+        if isinstance(value, str):
+            return [value]
+        return [str(v) for v in value]
+    if isinstance(value, bool):
+        raise TypeError(f"{key}: expected a value, not {value!r}")
+    if isinstance(value, (list, tuple)):
+        raise TypeError(f"{key}: expected one value, not {type(value).__name__}")
+    return [repr(value) if isinstance(value, float) else str(value)]
+
+
+def run(trajectory=None, *, config=None, **options):
+    """The `pairhist run` job, returning its results instead of writing files.
+
+    Arguments are `pairhist run`'s (see `pairhist run --help`) with dashes written as
+    underscores: trajectory, top, species ({"O": "OW", "H": "HW1,HW2"} or ["O=OW", ...]), rmax,
+    nbins, units, precision, volume, index, exclude, norm, interval, first, last, step, begin,
+    end, sched, schedule, algorithm, cell_reach, cell_order, ncpu, ncuda, frames_in_flight,
+    reserve_cores, memory_budget, decode_threads, reduction, task_pairs; config names a YAML
+    file of the command's --config (arguments given here win). Uses all cores and GPUs unless
+    ncpu / ncuda say otherwise.
+
+    Returns a dict: species {name: atoms}, units, r_max, nbins, edges, r (bin centres),
+    counts {(A, B): uint64 array}, rdf {(A, B): g(r) or the `norm` quantity} and coordination
+    (None without a box or volume), rdf_error (block averages, with interval), frames, times,
+    volumes, intervals, pairs_per_frame, excluded_pairs, shared_atoms, box_kind, precision,
+    norm, exclude, seconds, pairs_examined, cpu_workers, cuda_workers, scheduler, tasks,
+    algorithms. Bad arguments or input raise ValueError naming the problem.
+    """
+    settings = []
+    if trajectory is not None:
+        settings.append(("trajectory", [str(trajectory)]))
+    for key, value in options.items():
+        if value is None:
+            continue
+        flag = key.replace("_", "-")
+        settings.append((flag, _setting_values(flag, value)))
+    return _pairhist.run(settings, str(config) if config is not None else "")

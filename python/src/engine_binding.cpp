@@ -1,0 +1,313 @@
+// pairhist.Engine: the task library for a stream of frames. The HistogramEngine is made on the
+// first frame, whose box decides the box kind (as `pairhist run` does); every later frame must
+// fit it. The GIL is released while StarPU starts, while a frame is copied and its tasks are
+// submitted, and while the engine waits for its tasks.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "algorithm_choice.hpp"
+#include "arrays.hpp"
+#include "bindings.hpp"
+#include "pairhist/errors.hpp"
+
+namespace pairhist::python {
+namespace {
+
+class PyEngine {
+ public:
+  PyEngine(std::vector<int64_t> species_sizes, double r_max, int n_bins,
+           const std::string& precision, int ncpu, int ncuda, const std::string& algorithm,
+           const std::string& scheduler, uint64_t memory_budget_mib, int frames_in_flight,
+           int reserve_cores, uint64_t task_pairs, int cell_reach, const std::string& cell_order,
+           std::vector<std::vector<int>> atoms) {
+    if (species_sizes.empty()) throw py::value_error("at least one species is needed");
+    for (int64_t n : species_sizes)
+      if (n < 0) throw py::value_error("species sizes must not be negative");
+    if (!(r_max > 0) || !std::isfinite(r_max)) throw py::value_error("r_max must be positive");
+    if (n_bins < 1) throw py::value_error("n_bins must be positive");
+    config_.species_sizes = std::move(species_sizes);
+    config_.r_max = r_max;
+    config_.nbins = n_bins;
+    config_.precision = parse_precision(precision);
+    config_.ncpu = ncpu;
+    config_.ncuda = ncuda;
+    config_.algorithm = parse_algorithm(algorithm);
+    config_.scheduler = scheduler;
+    config_.memory_budget_bytes = memory_budget_mib << 20;
+    config_.frames_in_flight = frames_in_flight;
+    config_.reserve_cores = reserve_cores;
+    config_.max_pairs_per_task = task_pairs;
+    if (cell_reach < 0 || cell_reach > kMaxCellReach)
+      throw py::value_error("cell_reach must be 0.." + std::to_string(kMaxCellReach));
+    config_.cell_reach = cell_reach;
+    if (!cell_order.empty()) {
+      config_.cell_order = parse_cell_order(cell_order);
+      config_.cell_order_set = true;
+    }
+    atoms_ = std::move(atoms);
+    if (!atoms_.empty()) {
+      if (atoms_.size() != config_.species_sizes.size())
+        throw py::value_error("atoms: one index list per species expected");
+      for (size_t s = 0; s < atoms_.size(); ++s) {
+        if (static_cast<int64_t>(atoms_[s].size()) != config_.species_sizes[s])
+          throw py::value_error("atoms: species " + std::to_string(s) + " has " +
+                                std::to_string(config_.species_sizes[s]) + " atoms but " +
+                                std::to_string(atoms_[s].size()) + " indices");
+        for (int a : atoms_[s]) {
+          if (a < 0) throw py::value_error("atoms: negative atom index");
+          max_atom_ = std::max(max_atom_, a);
+        }
+      }
+    }
+  }
+
+  /// species: one (n_s, 3) float32 array per species (or, when the engine was made with atom
+  /// lists, one array holding the whole frame). box: 9 numbers.
+  void submit(const std::vector<py::array>& arrays, const std::vector<double>& box_rows) {
+    if (finished_) throw py::value_error("Engine: submit after finish()");
+    const BoxMatrix box = box_matrix(box_rows);
+    std::vector<const float*> species;
+    if (atoms_.empty()) {
+      if (arrays.size() != config_.species_sizes.size())
+        throw py::value_error("Engine: " + std::to_string(config_.species_sizes.size()) +
+                              " species expected, got " + std::to_string(arrays.size()));
+      for (size_t s = 0; s < arrays.size(); ++s) {
+        const std::string what = "species " + std::to_string(s);
+        check_float32(arrays[s], what);
+        if (atom_count(arrays[s], what.c_str()) != config_.species_sizes[s])
+          throw py::value_error(what + ": " + std::to_string(arrays[s].shape(0)) +
+                                " atoms, the engine was made for " +
+                                std::to_string(config_.species_sizes[s]));
+        species.push_back(static_cast<const float*>(arrays[s].data()));
+      }
+    } else {
+      if (arrays.size() != 1) throw py::value_error("Engine: one whole-frame array expected");
+      check_float32(arrays[0], "frame");
+      if (atom_count(arrays[0], "frame") <= max_atom_)
+        throw py::value_error("frame has " + std::to_string(arrays[0].shape(0)) +
+                              " atoms, but atom index " + std::to_string(max_atom_) +
+                              " is selected");
+    }
+    const BoxKind kind = classify_box(box);
+    if (engine_) {
+      if (static_cast<int>(kind) > static_cast<int>(config_.box_kind) ||
+          (config_.box_kind != BoxKind::none && kind == BoxKind::none))
+        throw py::value_error(std::string("box changes from ") + box_kind_name(config_.box_kind) +
+                              " to " + box_kind_name(kind) + " at frame " +
+                              std::to_string(frames_));
+    }
+    const BoxKind run_kind = engine_ ? config_.box_kind : kind;
+    if (run_kind == BoxKind::triclinic) {
+      if (!rmax_fits_minimum_image(config_.r_max, box))
+        throw py::value_error("r_max " + std::to_string(config_.r_max) +
+                              " exceeds the minimum-image limit " +
+                              std::to_string(max_minimum_image_rmax(box)) +
+                              " of the triclinic box (half its shortest lattice vector)");
+      if (triclinic_search_size(box, config_.r_max) > static_cast<size_t>(kMaxOctantImages))
+        throw py::value_error(
+            "triclinic box too skewed for an exact minimum image (reduce it "
+            "first)");
+    }
+    const float* frame = atoms_.empty() ? nullptr : static_cast<const float*>(arrays[0].data());
+    py::gil_scoped_release release;
+    if (!engine_) {
+      config_.box_kind = kind;
+      engine_ = std::make_unique<HistogramEngine>(config_);
+    }
+    try {
+      if (atoms_.empty())
+        engine_->submit_frame(species, box);
+      else
+        engine_->submit_frame_atoms(frame, atoms_, box);
+    } catch (const NonFiniteCoordinate& e) {
+      throw UsageError("frame " + std::to_string(frames_) + ": species " +
+                       std::to_string(e.species) + ", atom " + std::to_string(e.position) +
+                       " has a non-finite coordinate");
+    }
+    ++frames_;
+  }
+
+  py::list take() {
+    if (finished_) throw py::value_error("Engine: take() after finish()");
+    std::vector<std::vector<uint64_t>> h;
+    {
+      py::gil_scoped_release release;
+      h = engine_ ? engine_->take_histograms() : empty_histograms();
+    }
+    return histogram_arrays(h);
+  }
+
+  py::list finish() {
+    if (finished_) throw py::value_error("Engine: finish() was called already");
+    std::vector<std::vector<uint64_t>> h;
+    {
+      py::gil_scoped_release release;
+      h = engine_ ? engine_->finish() : empty_histograms();
+    }
+    finished_ = true;
+    return histogram_arrays(h);
+  }
+
+  /// Stops the engine without results (the with-block left by an exception).
+  void close() {
+    py::gil_scoped_release release;
+    engine_.reset();
+    finished_ = true;
+  }
+
+  py::dict info() const {
+    py::dict d;
+    d["frames"] = frames_;
+    d["box_kind"] = box_kind_name(config_.box_kind);
+    d["started"] = engine_ != nullptr;
+    if (!engine_) return d;
+    d["cpu_workers"] = engine_->cpu_workers();
+    d["cuda_workers"] = engine_->cuda_workers();
+    d["scheduler"] = engine_->scheduler();
+    d["tasks"] = engine_->tasks_submitted();
+    d["frames_in_flight"] = engine_->frames_in_flight();
+    if (finished_) {
+      const RunActivity a = engine_->activity();
+      d["makespan_seconds"] = a.makespan_seconds;
+      d["tail_idle_seconds"] = a.tail_idle_seconds;
+      py::list pairs;
+      for (const PairWork& w : a.pair_work) {
+        py::dict p;
+        p["species"] = py::make_tuple(w.species_a, w.species_b);
+        p["algorithm"] = algorithm_name(w.algorithm);
+        p["candidates"] = w.candidates;
+        p["within"] = w.within;
+        pairs.append(p);
+      }
+      d["pairs"] = pairs;
+    }
+    return d;
+  }
+
+ private:
+  static void check_float32(const py::array& a, const std::string& what) {
+    if (!a.dtype().is(py::dtype::of<float>())) throw py::type_error(what + " must be float32");
+  }
+  std::vector<std::vector<uint64_t>> empty_histograms() const {
+    const size_t pairs = species_pairs(static_cast<int>(config_.species_sizes.size())).size();
+    return std::vector<std::vector<uint64_t>>(
+        pairs, std::vector<uint64_t>(static_cast<size_t>(config_.nbins)));
+  }
+
+  EngineConfig config_;
+  std::vector<std::vector<int>> atoms_;
+  int max_atom_ = -1;
+  std::unique_ptr<HistogramEngine> engine_;
+  uint64_t frames_ = 0;
+  bool finished_ = false;
+};
+
+/// The bin the kernels give each pair (rows[k], cols[k]) of a whole frame (float32 (N, 3)),
+/// computed with their own arithmetic (bin_of_points, as the exclusions of `pairhist run`), or
+/// n_bins for a pair at r >= r_max; kind: the engine's box kind. fn(k, bin) gets every pair.
+template <class Fn>
+void bin_pairs(const py::array& frame, const py::array_t<int64_t>& rows,
+               const py::array_t<int64_t>& cols, const std::vector<double>& box_rows,
+               const std::string& kind_name, double r_max, int n_bins, const std::string& precision,
+               Fn&& fn) {
+  if (!frame.dtype().is(py::dtype::of<float>())) throw py::type_error("frame must be float32");
+  const int64_t natoms = atom_count(frame, "frame");
+  if (rows.ndim() != 1 || cols.ndim() != 1 || rows.shape(0) != cols.shape(0))
+    throw py::value_error("rows and cols must be 1-d arrays of one length");
+  if (n_bins < 1) throw py::value_error("n_bins must be positive");
+  if (!(r_max > 0)) throw py::value_error("r_max must be positive");
+  const BoxMatrix box = box_matrix(box_rows);
+  const BoxKind kind = kind_name == "orthorhombic" ? BoxKind::orthorhombic
+                       : kind_name == "triclinic"  ? BoxKind::triclinic
+                                                   : BoxKind::none;
+  if (static_cast<int>(classify_box(box)) > static_cast<int>(kind))
+    throw py::value_error("the box does not fit the box kind " + kind_name);
+  const Precision p = parse_precision(precision);
+  const float* xyz = static_cast<const float*>(frame.data());
+  const int64_t n = rows.shape(0);
+  const int64_t* r = rows.data();
+  const int64_t* c = cols.data();
+  for (int64_t k = 0; k < n; ++k)
+    if (r[k] < 0 || r[k] >= natoms || c[k] < 0 || c[k] >= natoms)
+      throw py::value_error("pair atom index out of range");
+  const auto run = [&](auto zero, auto box_kind) {
+    using T = decltype(zero);
+    constexpr BoxKind K = decltype(box_kind)::value;
+    const HistogramParams<T> params = make_params<T>(box, kind, r_max, n_bins);
+    for (int64_t k = 0; k < n; ++k) {
+      const float* a = xyz + 3 * r[k];
+      const float* b = xyz + 3 * c[k];
+      fn(k, std::min(bin_of_points<K>(params, T(a[0]), T(a[1]), T(a[2]), T(b[0]), T(b[1]), T(b[2])),
+                     n_bins));
+    }
+  };
+  const auto with_kind = [&](auto zero) {
+    switch (kind) {
+      case BoxKind::orthorhombic:
+        return run(zero, std::integral_constant<BoxKind, BoxKind::orthorhombic>{});
+      case BoxKind::triclinic:
+        return run(zero, std::integral_constant<BoxKind, BoxKind::triclinic>{});
+      default:
+        return run(zero, std::integral_constant<BoxKind, BoxKind::none>{});
+    }
+  };
+  py::gil_scoped_release release;
+  if (p == Precision::single)
+    with_kind(float{});
+  else
+    with_kind(double{});
+}
+
+/// Histogram of the pairs' bins: what a caller subtracts to leave those pairs out.
+py::array_t<uint64_t> pair_bins(const py::array& frame, const py::array_t<int64_t>& rows,
+                                const py::array_t<int64_t>& cols, const std::vector<double>& box,
+                                const std::string& kind, double r_max, int n_bins,
+                                const std::string& precision) {
+  py::array_t<uint64_t> hist(std::max(n_bins, 0));
+  uint64_t* h = hist.mutable_data();
+  std::fill(h, h + std::max(n_bins, 0), 0);
+  bin_pairs(frame, rows, cols, box, kind, r_max, n_bins, precision, [&](int64_t, int bin) {
+    if (bin < n_bins) ++h[bin];
+  });
+  return hist;
+}
+
+/// Each pair's bin (n_bins: not counted), for per-pair histograms (InterRDF_s).
+py::array_t<int32_t> pair_bin_indices(const py::array& frame, const py::array_t<int64_t>& rows,
+                                      const py::array_t<int64_t>& cols,
+                                      const std::vector<double>& box, const std::string& kind,
+                                      double r_max, int n_bins, const std::string& precision) {
+  py::array_t<int32_t> bins(rows.ndim() == 1 ? rows.shape(0) : 0);
+  int32_t* out = bins.mutable_data();
+  bin_pairs(frame, rows, cols, box, kind, r_max, n_bins, precision,
+            [&](int64_t k, int bin) { out[k] = bin; });
+  return bins;
+}
+
+}  // namespace
+
+void bind_engine(py::module_& m) {
+  py::class_<PyEngine>(m, "Engine")
+      .def(py::init<std::vector<int64_t>, double, int, const std::string&, int, int,
+                    const std::string&, const std::string&, uint64_t, int, int, uint64_t, int,
+                    const std::string&, std::vector<std::vector<int>>>(),
+           py::arg("species_sizes"), py::arg("r_max"), py::arg("n_bins"), py::arg("precision"),
+           py::arg("ncpu"), py::arg("ncuda"), py::arg("algorithm"), py::arg("scheduler"),
+           py::arg("memory_budget_mib"), py::arg("frames_in_flight"), py::arg("reserve_cores"),
+           py::arg("task_pairs"), py::arg("cell_reach"), py::arg("cell_order"), py::arg("atoms"))
+      .def("submit", &PyEngine::submit, py::arg("arrays"), py::arg("box"))
+      .def("take", &PyEngine::take)
+      .def("finish", &PyEngine::finish)
+      .def("close", &PyEngine::close)
+      .def("info", &PyEngine::info);
+  m.def("pair_bins", &pair_bins, py::arg("frame"), py::arg("rows"), py::arg("cols"), py::arg("box"),
+        py::arg("kind"), py::arg("r_max"), py::arg("n_bins"), py::arg("precision"));
+  m.def("pair_bin_indices", &pair_bin_indices, py::arg("frame"), py::arg("rows"), py::arg("cols"),
+        py::arg("box"), py::arg("kind"), py::arg("r_max"), py::arg("n_bins"), py::arg("precision"));
+}
+
+}  // namespace pairhist::python

@@ -1,0 +1,12 @@
+// _pairhist: the compiled half of the Python module `pairhist` (python/pairhist/__init__.py is
+// the public face: argument checks, names, documentation).
+#include "arrays.hpp"
+#include "bindings.hpp"
+
+PYBIND11_MODULE(_pairhist, m) {
+  m.doc() = "pairhist's compiled core; use the pairhist package";
+  pairhist::python::register_errors(m);
+  pairhist::python::bind_histograms(m);
+  pairhist::python::bind_engine(m);
+  pairhist::python::bind_run(m);
+}

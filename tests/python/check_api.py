@@ -1,0 +1,179 @@
+"""pairhist's Python functions: histograms() (C kernel API), Engine (task library) and run()
+(the `pairhist run` job) give the same counts bit for bit on the same inputs, and equal the
+command's own output; known answers on a crystal; any strides and both dtypes; bad arguments
+raise ValueError/TypeError with a message. Usage: check_api.py DATA_DIR PAIRHIST_BINARY WORKDIR"""
+
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+
+import pairhist
+
+data, binary, work = sys.argv[1], sys.argv[2], sys.argv[3]
+failures = []
+
+
+def check(name, condition, detail=""):
+    print(f"{'ok  ' if condition else 'FAIL'} {name} {detail}")
+    if not condition:
+        failures.append(name)
+
+
+def refused(name, call, kind):
+    try:
+        call()
+    except kind as e:
+        check(f"{name} refused", "\n" not in str(e) and str(e) != "", f"({kind.__name__}: {e})")
+        return
+    except Exception as e:  # noqa: BLE001
+        check(f"{name} refused", False, f"({type(e).__name__}: {e})")
+        return
+    check(f"{name} refused", False, "(accepted)")
+
+
+# A checkerboard crystal (capi_example's): every atom has 6 neighbours at r = 1, of the other
+# species; 4x4x4 sites in a periodic box of side 4.
+sites = np.array([(x, y, z) for x in range(4) for y in range(4) for z in range(4)], dtype=float)
+black, white = sites[sites.sum(1) % 2 == 0], sites[sites.sum(1) % 2 == 1]
+h = pairhist.histograms({"black": black, "white": white}, np.eye(3) * 4, r_max=2.0, n_bins=20)
+check("crystal: keys", list(h) == [("black", "black"), ("black", "white"), ("white", "white")])
+check("crystal: 6 neighbours per atom at r = 1", h[("black", "white")][10] == 32 * 6 and
+      h[("black", "black")][10] == 0 and h[("black", "white")].dtype == np.uint64)
+h6 = pairhist.histograms([black, white], [4, 4, 4, 90, 90, 90], r_max=2.0, n_bins=20)
+check("box as [a, b, c, alpha, beta, gamma] = 3x3", all(
+    np.array_equal(a, b) for a, b in zip(h.values(), h6.values())))
+
+# Random frames: histograms() in both precisions and algorithms, float32/float64, strides.
+rng = np.random.default_rng(5)
+box = np.array([[3.1, 0, 0], [0, 2.9, 0], [0, 0, 3.3]])
+tric = np.array([[3.2, 0, 0], [0, 3.2, 0], [1.6, 1.6, 2.26274]])  # rhombic dodecahedron
+# float32: the task library's input (float64 would be rounded by Engine, not in double by
+# histograms(): different inputs).
+frames = [[(rng.random((1500, 3)) * 3.2).astype(np.float32),
+           (rng.random((700, 3)) * 3.2).astype(np.float32)] for _ in range(3)]
+for precision in ("single", "double"):
+    for b, label in ((box, "orthorhombic"), (tric, "triclinic")):
+        per_frame = [pairhist.histograms(f, b, r_max=1.4, n_bins=70, precision=precision,
+                                         algorithm="all-pairs") for f in frames]
+        cells = [pairhist.histograms(f, b, r_max=1.4, n_bins=70, precision=precision,
+                                     algorithm="cell-list", threads=2) for f in frames]
+        check(f"{label} {precision}: cell lists = all pairs", all(
+            np.array_equal(p[k], c[k]) for p, c in zip(per_frame, cells) for k in p))
+        with pairhist.Engine([1500, 700], r_max=1.4, n_bins=70, precision=precision,
+                             ncpu=2) as engine:
+            for f in frames:
+                engine.submit(f, b)
+            summed = engine.finish()
+        check(f"{label} {precision}: Engine (StarPU tasks) = histograms() summed, bit for bit",
+              all(np.array_equal(summed[k], sum(p[k] for p in per_frame)) for k in summed))
+f32 = frames[0]
+f = [a.astype(np.float64) for a in f32]  # exact: single precision rounds them back
+strided = [np.asfortranarray(a)[::-1][::-1] for a in f32]
+wide = [np.repeat(a, 2, axis=0)[::2] for a in f32]
+base = pairhist.histograms(f32, box, r_max=1.4, n_bins=70)
+check("any strides: Fortran order and every-other-row views", all(
+    np.array_equal(base[k], pairhist.histograms(v, box, r_max=1.4, n_bins=70)[k])
+    for v in (strided, wide) for k in base))
+check("float64 coordinates in single precision = their float32 rounding", all(
+    np.array_equal(base[k], pairhist.histograms(f, box, r_max=1.4, n_bins=70)[k]) for k in base))
+
+# The GIL is released while the kernels run: another thread gets work done meanwhile.
+ticks = []
+stop = threading.Event()
+
+
+def count_ticks():
+    while not stop.is_set():
+        ticks.append(1)
+
+
+big = [rng.random((20000, 3)) * 3.2]
+thread = threading.Thread(target=count_ticks)
+thread.start()
+pairhist.histograms(big, box, r_max=1.4, n_bins=70, algorithm="all-pairs", threads=1)
+stop.set()
+thread.join()
+check("GIL released during histograms()", len(ticks) > 1000, f"({len(ticks)} ticks)")
+
+# Engine with atom index lists on whole frames = Engine with species arrays.
+whole = np.concatenate(f32)
+with pairhist.Engine({"A": 1500, "B": 700}, r_max=1.4, n_bins=70, ncpu=2,
+                     atoms={"A": np.arange(1500), "B": np.arange(1500, 2200)}) as engine:
+    engine.submit(whole, box)
+    engine.submit(whole, box)
+    first = engine.take()
+    engine.submit(whole, box)
+    second = engine.finish()
+    info = engine.info()
+check("Engine(atoms=...): take() = 2 frames, finish() = the rest",
+      all(np.array_equal(first[(a, b)], 2 * base[(i, j)]) and
+          np.array_equal(second[(a, b)], base[(i, j)])
+          for (a, b), (i, j) in zip(first, base)))
+check("Engine.info(): workers and pairs", info["cpu_workers"] == 2 and len(info["pairs"]) == 3)
+
+# run() = `pairhist run` on the sample, bit for bit (its rdf.csv counts).
+args = dict(top=f"{data}/spce_water.gro", species={"O": "OW", "H": "HW1,HW2"}, rmax=1.2,
+            nbins=240, last=20, ncpu=2)
+result = pairhist.run(f"{data}/spce_water.xtc", **args)
+out = os.path.join(work, "cli-run")
+subprocess.run([binary, "run", f"{data}/spce_water.xtc", "--top", args["top"], "--species",
+                "O=OW", "--species", "H=HW1,HW2", "--rmax", "1.2", "--nbins", "240", "--last",
+                "20", "--ncpu", "2", "-q", "-o", out], check=True)
+with open(os.path.join(out, "rdf.csv")) as fh:
+    lines = [line for line in fh if not line.startswith("#")]
+header = lines[0].strip().split(",")
+table = np.loadtxt(lines[1:], delimiter=",")
+column = {name: table[:, k] for k, name in enumerate(header)}
+check("run() counts = `pairhist run` rdf.csv counts", all(
+    np.array_equal(result["counts"][(a, b)], column[f"count_{a}-{b}"].astype(np.uint64))
+    for a, b in result["counts"]))
+check("run() g(r) = rdf.csv g(r) (printed digits)", all(
+    np.allclose(result["rdf"][(a, b)], column[f"g_{a}-{b}"], rtol=1e-5, atol=1e-9)
+    for a, b in result["rdf"]))
+check("run(): frames, units, r", len(result["frames"]) == 21 and result["units"] == "nm" and
+      np.allclose(result["r"], (np.arange(240) + 0.5) * 0.005))
+config = os.path.join(work, "run.yaml")
+with open(config, "w") as fh:
+    fh.write(f"trajectory: {data}/spce_water.xtc\ntop: {data}/spce_water.gro\n"
+             f"species: {{O: OW}}\nrmax: 1.2\nnbins: 240\nlast: 20\noutput: ignored\n")
+from_config = pairhist.run(config=config, nbins=120, ncpu=2)
+check("run(config=...): the file's settings, arguments win", from_config["nbins"] == 120 and
+      list(from_config["counts"]) == [("O", "O")])
+
+refused("histograms() of int coordinates", lambda: pairhist.histograms(
+    [np.zeros((4, 3), dtype=int)], None, r_max=1.0, n_bins=10), TypeError)
+refused("histograms() of shape (4, 2)", lambda: pairhist.histograms(
+    [np.zeros((4, 2))], None, r_max=1.0, n_bins=10), ValueError)
+refused("histograms() with r_max 0", lambda: pairhist.histograms(
+    [black], None, r_max=0, n_bins=10), ValueError)
+refused("histograms() with a 2x2 box", lambda: pairhist.histograms(
+    [black], np.eye(2), r_max=1.0, n_bins=10), ValueError)
+refused("histograms() with an upper-triangular box", lambda: pairhist.histograms(
+    [black], [[4, 1, 0], [0, 4, 0], [0, 0, 4]], r_max=1.0, n_bins=10), ValueError)
+refused("histograms() beyond the triclinic minimum-image limit", lambda: pairhist.histograms(
+    [black], tric, r_max=1.7, n_bins=10), ValueError)
+refused("histograms() on device 'tpu'", lambda: pairhist.histograms(
+    [black], None, r_max=1.0, n_bins=10, device="tpu"), ValueError)
+if pairhist.gpu_count() == 0:
+    refused("histograms() on a GPU without one", lambda: pairhist.histograms(
+        [black], None, r_max=1.0, n_bins=10, device="gpu"), ValueError)
+refused("Engine.submit() of the wrong size", lambda: pairhist.Engine(
+    [5], r_max=1.0, n_bins=10, ncpu=1).submit([black], None), ValueError)
+refused("Engine.submit() of a NaN coordinate", lambda: pairhist.Engine(
+    [1], r_max=1.0, n_bins=10, ncpu=1).submit([np.array([[np.nan, 0, 0]])], None), ValueError)
+refused("run() of a missing file", lambda: pairhist.run("/nonexistent.xtc", top=args["top"],
+                                                         species={"O": "OW"}, rmax=1, nbins=10),
+        ValueError)
+refused("run() with an unknown argument", lambda: pairhist.run(
+    f"{data}/spce_water.xtc", bogus=1), TypeError)
+refused("run() with a selection matching nothing", lambda: pairhist.run(
+    f"{data}/spce_water.xtc", top=args["top"], species={"X": "NOPE"}, rmax=1, nbins=10,
+    ncpu=1), ValueError)
+refused("run() with norm 'bogus'", lambda: pairhist.run(
+    f"{data}/spce_water.xtc", top=args["top"], species={"O": "OW"}, rmax=1, nbins=10,
+    norm="bogus"), ValueError)
+
+sys.exit(1 if failures else 0)
