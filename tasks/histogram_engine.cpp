@@ -66,6 +66,10 @@ struct HistogramEngine::Impl {
     if (config.whole_frames && config.scheduler.empty()) config.scheduler = "eager";
     if (config.whole_frames) config.algorithm = Algorithm::all_pairs;
     pairs = species_pairs(static_cast<int>(config.species_sizes.size()));
+    if (!config.counted_pairs.empty() && config.counted_pairs.size() != pairs.size())
+      throw UsageError("counted_pairs needs one entry per species pair (" +
+                       std::to_string(pairs.size()) + "), got " +
+                       std::to_string(config.counted_pairs.size()));
 
     session = std::make_unique<StarpuSession>(config);
     try {
@@ -85,9 +89,10 @@ struct HistogramEngine::Impl {
         recorder->start_measuring(session->context());
       }
       machine = session->machine();
-      for (const auto& [a, b] : pairs) {
+      for (size_t p = 0; p < pairs.size(); ++p) {
         PairWork w;
-        w.species_a = a, w.species_b = b;
+        w.species_a = pairs[p].first, w.species_b = pairs[p].second;
+        w.counted = counted(p);
         work.push_back(w);
       }
       // Cell lists need each frame's bounds: gathered until the first frame has decided.
@@ -143,6 +148,10 @@ struct HistogramEngine::Impl {
     finished = true;
   }
 
+  bool counted(size_t p) const {
+    return config.counted_pairs.empty() || config.counted_pairs[p];
+  }
+
   /// The first frame decides which pairs use cell lists (auto: the cost model on its grid) and
   /// makes the planners.
   void make_planners(const BoxMatrix& box, const FrameBounds& bounds) {
@@ -159,6 +168,7 @@ struct HistogramEngine::Impl {
                                       config.species_sizes[b], a == b, gpu);
       algorithm_of_pair.push_back(alg);
       work[p].algorithm = alg;
+      if (!counted(p)) continue;
       (alg == Algorithm::cell_list ? cells : tiles)[p] = true;
       (alg == Algorithm::cell_list ? any_cells : any_tiles) = true;
     }
@@ -253,7 +263,7 @@ struct HistogramEngine::Impl {
     if (all_pairs) all_pairs->submit_frame(planned);
     if (cell_list) cell_list->submit_frame(planned);
     for (size_t p = 0; p < pairs.size(); ++p)
-      if (algorithm_of_pair[p] != Algorithm::cell_list)
+      if (algorithm_of_pair[p] != Algorithm::cell_list && counted(p))
         work[p].candidates += all_pair_count(config.species_sizes[pairs[p].first],
                                              config.species_sizes[pairs[p].second],
                                              pairs[p].first == pairs[p].second);
@@ -317,7 +327,10 @@ double estimated_gpu_seconds_per_frame(const EngineConfig& config, const BoxMatr
   const CellGrid grid = engine_cell_grid(config, box, b, nullptr);
   const AlgorithmRates rates = assumed_rates(true);
   double seconds = 0;
-  for (const auto& [a, b_] : species_pairs(static_cast<int>(config.species_sizes.size()))) {
+  const auto pairs = species_pairs(static_cast<int>(config.species_sizes.size()));
+  for (size_t p = 0; p < pairs.size(); ++p) {
+    if (!config.counted_pairs.empty() && !config.counted_pairs[p]) continue;
+    const auto [a, b_] = pairs[p];
     const int64_t na = config.species_sizes[size_t(a)], nb = config.species_sizes[size_t(b_)];
     const Algorithm alg =
         config.whole_frames ? Algorithm::all_pairs

@@ -8,6 +8,7 @@
 #include "algorithm_choice.hpp"
 #include "engine_reference.hpp"
 #include "frame_ring.hpp"
+#include "pairhist/errors.hpp"
 
 using namespace pairhist;
 
@@ -166,4 +167,43 @@ TEST_CASE("frames copied from columns by several threads: the same buffer, the f
     CHECK(run_in_pieces(n, threads, [&](int64_t b, int64_t e) {
             return copy_columns(soa.data(), n, out.data(), b, e);
           }) == 50000);
+}
+
+TEST_CASE("counted_pairs: the pairs left out cost nothing and stay zero, the others are exact") {
+  const auto frames = roomy_frames({300, 120, 0, 90}, 3, BoxKind::orthorhombic);
+  for (const Algorithm algorithm : {Algorithm::all_pairs, Algorithm::cell_list}) {
+    CAPTURE(int(algorithm));
+    EngineConfig config =
+        test::engine_config(frames, BoxKind::orthorhombic, 50, 0.9, Precision::single);
+    config.ncpu = 2;
+    config.ncuda = 0;
+    config.algorithm = algorithm;
+    const auto all = test::reference_histograms<float>(frames, config);
+    // Pairs (a,b) in species_pairs order: (0,0) (0,1) (0,2) (0,3) (1,1) (1,2) (1,3) (2,2) ...
+    config.counted_pairs.assign(all.size(), false);
+    config.counted_pairs[1] = config.counted_pairs[6] = config.counted_pairs[9] = true;
+    HistogramEngine engine(config);
+    std::vector<const float*> ptr;
+    for (size_t t = 0; t < frames.xyz.size(); ++t) {
+      ptr.clear();
+      for (const auto& s : frames.xyz[t]) ptr.push_back(s.data());
+      engine.submit_frame(ptr, frames.boxes[t]);
+    }
+    const auto got = engine.finish();
+    REQUIRE(got.size() == all.size());
+    for (size_t p = 0; p < all.size(); ++p) {
+      CAPTURE(p);
+      if (config.counted_pairs[p])
+        CHECK(got[p] == all[p]);
+      else
+        CHECK(got[p] == std::vector<uint64_t>(all[p].size(), 0));
+    }
+    const RunActivity activity = engine.activity();
+    for (size_t p = 0; p < activity.pair_work.size(); ++p) {
+      CHECK(activity.pair_work[p].counted == bool(config.counted_pairs[p]));
+      CHECK((activity.pair_work[p].candidates > 0) == bool(config.counted_pairs[p]));
+    }
+    config.counted_pairs.pop_back();
+    CHECK_THROWS_AS(HistogramEngine{config}, UsageError);
+  }
 }

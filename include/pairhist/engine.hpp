@@ -53,12 +53,16 @@ struct EngineConfig {
   int cell_reach = 0;  // cells of r_cut / reach; 0: the measured default (or PAIRHIST_CELL_REACH)
   CellOrder cell_order = CellOrder::row_major;
   bool cell_order_set = false;  // false: the default (or PAIRHIST_CELL_ORDER)
+  /// The species pairs to count, in species_pairs() order; empty: every pair. A pair left out
+  /// costs nothing and its histogram stays zero (e.g. only the cross pair of two groups).
+  std::vector<bool> counted_pairs;
 };
 
 /// How one species pair was counted over the run.
 struct PairWork {
   int species_a = 0, species_b = 0;
   Algorithm algorithm = Algorithm::all_pairs;
+  bool counted = true;      // false: left out by EngineConfig::counted_pairs
   uint64_t candidates = 0;  // pairs whose distance was computed (all pairs, or cell neighbours)
   uint64_t within = 0;      // of those, counted in a bin (r < r_max)
 };

@@ -88,6 +88,8 @@ class Engine:
         cores, all GPUs). scheduler, memory_budget_mib, frames_in_flight, reserve_cores,
         task_pairs, cell_reach, cell_order: as `pairhist run`'s --sched, --memory-budget,
         --frames-in-flight, --reserve-cores, --task-pairs, --cell-reach, --cell-order.
+    pairs: optional, the species pairs to count, as (a, b) names (or indices); the others cost
+        nothing and are left out of the result. Default: every pair.
 
     Coordinates are taken as float32 (the task library's input; float64 ones are rounded to
     float32 first); "double" precision computes in float64 from them. The first frame's box
@@ -100,7 +102,7 @@ class Engine:
     def __init__(self, species, *, r_max, n_bins, precision="single", atoms=None, ncpu=-1,
                  ncuda=-1, algorithm="auto", scheduler="", memory_budget_mib=64,
                  frames_in_flight=0, reserve_cores=-1, task_pairs=0, cell_reach=0,
-                 cell_order=None):
+                 cell_order=None, pairs=None):
         if isinstance(species, dict):
             self._names, sizes = list(species.keys()), list(species.values())
         else:
@@ -118,12 +120,22 @@ class Engine:
                     raise ValueError("atoms: indices must lie in 0 .. 2**31 - 1")
                 index_lists.append(a.astype(np.int32))
         self._whole_frames = atoms is not None
+        counted = []
+        if pairs is not None:
+            index = {name: i for i, name in enumerate(self._names)}
+            for pair in pairs:
+                if len(pair) != 2 or any(p not in index for p in pair):
+                    raise ValueError(f"pairs: {pair!r} is not a pair of species of this engine")
+                counted.append(tuple(sorted(index[p] for p in pair)))
+            if not counted:
+                raise ValueError("pairs: at least one pair is needed")
+        self._counted = set(counted)
         self._core = _pairhist.Engine(
             sizes, positive_number(r_max, "r_max"), positive_integer(n_bins, "n_bins"),
             choice(precision, "precision", _PRECISIONS), int(ncpu), int(ncuda),
             choice(algorithm, "algorithm", _ALGORITHMS), scheduler, int(memory_budget_mib),
             int(frames_in_flight), int(reserve_cores), int(task_pairs), int(cell_reach),
-            cell_order or "", index_lists)
+            cell_order or "", index_lists, counted)
         self.r_max, self.n_bins, self.precision = float(r_max), int(n_bins), precision
 
     def submit(self, coords, box=None):
@@ -147,12 +159,18 @@ class Engine:
     def take(self):
         """Waits for the frames submitted so far and returns their counts (a dict per pair, as
         finish()), restarting from zero: the counts of one interval."""
-        return dict(zip(pair_keys(self._names), self._core.take()))
+        return self._result(self._core.take())
 
     def finish(self):
-        """Waits for all tasks and returns {(a, b): uint64 array} for every species pair (the
-        counts since the last take()). The engine takes no frames afterwards."""
-        return dict(zip(pair_keys(self._names), self._core.finish()))
+        """Waits for all tasks and returns {(a, b): uint64 array} for every species pair counted
+        (the counts since the last take()). The engine takes no frames afterwards."""
+        return self._result(self._core.finish())
+
+    def _result(self, histograms):
+        n = len(self._names)
+        indices = [(a, b) for a in range(n) for b in range(a, n)]
+        return {key: h for key, h, ij in zip(pair_keys(self._names), histograms, indices)
+                if not self._counted or ij in self._counted}
 
     def info(self):
         """Workers, scheduler, frames and tasks; after finish() also the makespan and how each

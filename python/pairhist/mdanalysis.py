@@ -109,8 +109,7 @@ class InterRDF(AnalysisBase):
 
     def _plan(self):
         """One species when g1 and g2 are the same atoms (the ordered pairs are twice the unique
-        ones plus the self pairs), else two (their cross histogram; the engine also counts
-        g1-g1 and g2-g2, unused). The excluded pairs as frame atom indices (rows, cols) in the
+        ones plus the self pairs), else two (the engine counts only their cross histogram). The excluded pairs as frame atom indices (rows, cols) in the
         engine's orientation: for one species the unique pairs (row < col); the exclusion rules
         are then symmetric and leave out every self pair."""
         i1, i2 = self.g1.indices, self.g2.indices
@@ -182,6 +181,7 @@ class InterRDF(AnalysisBase):
         if self._engine is None:
             self._engine = Engine([len(a) for a in self._atoms], r_max=self._bins.r_max,
                                   n_bins=self._bins.total, atoms=self._atoms,
+                                  pairs=None if self._same else [(0, 1)],
                                   **self._engine_options)
             self._kind = "none" if box is None else (
                 "orthorhombic" if np.count_nonzero(box - np.diag(np.diag(box))) == 0
@@ -208,7 +208,7 @@ class InterRDF(AnalysisBase):
             if not self._self_pairs_excluded:
                 counts[0] += self._frames_counted * len(self._atoms[0])  # r = 0: bin 0
         else:
-            counts = hist[1] - self._excluded  # the g1-g2 histogram
+            counts = hist[0] - self._excluded  # the g1-g2 histogram, the only one counted
         return counts
 
     def _conclude(self):

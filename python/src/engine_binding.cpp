@@ -23,7 +23,7 @@ class PyEngine {
            const std::string& precision, int ncpu, int ncuda, const std::string& algorithm,
            const std::string& scheduler, uint64_t memory_budget_mib, int frames_in_flight,
            int reserve_cores, uint64_t task_pairs, int cell_reach, const std::string& cell_order,
-           std::vector<std::vector<int>> atoms) {
+           std::vector<std::vector<int>> atoms, std::vector<std::pair<int, int>> counted) {
     if (species_sizes.empty()) throw py::value_error("at least one species is needed");
     for (int64_t n : species_sizes)
       if (n < 0) throw py::value_error("species sizes must not be negative");
@@ -47,6 +47,18 @@ class PyEngine {
     if (!cell_order.empty()) {
       config_.cell_order = parse_cell_order(cell_order);
       config_.cell_order_set = true;
+    }
+    if (!counted.empty()) {  // the pairs to count, as (a, b) species indices in either order
+      const auto all = species_pairs(static_cast<int>(config_.species_sizes.size()));
+      config_.counted_pairs.assign(all.size(), false);
+      for (auto [a, b] : counted) {
+        if (a > b) std::swap(a, b);
+        const auto it = std::find(all.begin(), all.end(), std::make_pair(a, b));
+        if (it == all.end())
+          throw py::value_error("pairs: no species pair (" + std::to_string(a) + ", " +
+                                std::to_string(b) + ")");
+        config_.counted_pairs[static_cast<size_t>(it - all.begin())] = true;
+      }
     }
     atoms_ = std::move(atoms);
     if (!atoms_.empty()) {
@@ -294,11 +306,13 @@ void bind_engine(py::module_& m) {
   py::class_<PyEngine>(m, "Engine")
       .def(py::init<std::vector<int64_t>, double, int, const std::string&, int, int,
                     const std::string&, const std::string&, uint64_t, int, int, uint64_t, int,
-                    const std::string&, std::vector<std::vector<int>>>(),
+                    const std::string&, std::vector<std::vector<int>>,
+                    std::vector<std::pair<int, int>>>(),
            py::arg("species_sizes"), py::arg("r_max"), py::arg("n_bins"), py::arg("precision"),
            py::arg("ncpu"), py::arg("ncuda"), py::arg("algorithm"), py::arg("scheduler"),
            py::arg("memory_budget_mib"), py::arg("frames_in_flight"), py::arg("reserve_cores"),
-           py::arg("task_pairs"), py::arg("cell_reach"), py::arg("cell_order"), py::arg("atoms"))
+           py::arg("task_pairs"), py::arg("cell_reach"), py::arg("cell_order"), py::arg("atoms"),
+           py::arg("pairs"))
       .def("submit", &PyEngine::submit, py::arg("arrays"), py::arg("box"))
       .def("take", &PyEngine::take)
       .def("finish", &PyEngine::finish)

@@ -114,6 +114,23 @@ check("Engine(atoms=...): take() = 2 frames, finish() = the rest",
           for (a, b), (i, j) in zip(first, base)))
 check("Engine.info(): workers and pairs", info["cpu_workers"] == 2 and len(info["pairs"]) == 3)
 
+# Engine(pairs=...): only the pairs asked for, each equal to the full engine's.
+full = {}
+with pairhist.Engine({"A": 1500, "B": 700}, r_max=1.4, n_bins=70, ncpu=2) as e:
+    for f in frames:
+        e.submit({"A": f[0], "B": f[1]}, box)
+    full = e.finish()
+for algorithm in ("all-pairs", "cell-list"):
+    with pairhist.Engine({"A": 1500, "B": 700}, r_max=1.4, n_bins=70, ncpu=2,
+                         algorithm=algorithm, pairs=[("B", "A")]) as e:
+        for f in frames:
+            e.submit({"A": f[0], "B": f[1]}, box)
+        cross = e.finish()
+    check(f"Engine(pairs=[(B, A)]), {algorithm}: only A-B, equal to the full engine's",
+          list(cross) == [("A", "B")] and np.array_equal(cross[("A", "B")], full[("A", "B")]))
+refused("Engine(pairs=...) naming no species", lambda: pairhist.Engine(
+    {"A": 1, "B": 1}, r_max=1.0, n_bins=10, pairs=[("A", "C")]), ValueError)
+
 # run() = `pairhist run` on the sample, bit for bit (its rdf.csv counts).
 args = dict(top=f"{data}/spce_water.gro", species={"O": "OW", "H": "HW1,HW2"}, rmax=1.2,
             nbins=240, last=20, ncpu=2)
