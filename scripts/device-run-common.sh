@@ -30,3 +30,17 @@ step() {  # step NAME CMD...: runs CMD, its output and wall time to the log
   awk -v n="$step_name" -v a="$t0" -v b="$t1" 'BEGIN { printf "%s: %.3f s wall\n", n, b - a }' |
     tee -a "$log"
 }
+
+# W1's species and the run() of a case: run NAME FRAMES DIR ARGS... = `pairhist run` on the first
+# FRAMES frames of DIR's trajectory with a report in $out (and a task trace in $trace_dir if set).
+species=(--species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240)
+run() {
+  local case_name=$1 frames=$2 dir=$3
+  shift 3
+  local xtc top
+  xtc=$(ls "$dir"/*.xtc)
+  top=${xtc%.xtc}.gro
+  step "$case_name" "$ph" run "$xtc" --top "$top" "${species[@]}" --last $((frames - 1)) \
+    -o "$work/$case_name" --report "$out/$case_name.json" \
+    ${trace_dir:+--task-trace "$trace_dir/$case_name.csv"} "$@"
+}

@@ -44,17 +44,6 @@ if [[ " $parts " == *" sweep "* ]]; then
   grep -h '"what":"frame' "$log" >"$out/cells-frame.jsonl" || true
 fi
 
-species=(--species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240)
-run() {  # run NAME FRAMES DIR ARGS...: pairhist run with report and trace
-  local name=$1 frames=$2 dir=$3
-  shift 3
-  local xtc top
-  xtc=$(ls "$dir"/*.xtc)
-  top=${xtc%.xtc}.gro
-  step "$name" "$ph" run "$xtc" --top "$top" "${species[@]}" --last $((frames - 1)) \
-    -o "$work/$name" --report "$out/$name.json" "$@"
-}
-
 if [[ " $parts " == *" w1 "* ]]; then
   step synth-r8 "$ph" synth --case W1 --replicas 8 --frames 100 -o "$work/r8" -q
   step synth-r3 "$ph" synth --case W1 --replicas 3 --frames 100 -o "$work/r3" -q

@@ -13,18 +13,8 @@ name=w1-device
 title="pairhist W1 on the device"
 # shellcheck source=device-run-common.sh
 source "$repo/scripts/device-run-common.sh"
-mkdir -p "$work/traces"
-
-species=(--species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240)
-run() {  # run NAME FRAMES DIR ARGS...: pairhist run with report and trace
-  local name=$1 frames=$2 dir=$3
-  shift 3
-  local xtc top
-  xtc=$(ls "$dir"/*.xtc)
-  top=${xtc%.xtc}.gro
-  step "$name" "$ph" run "$xtc" --top "$top" "${species[@]}" --last $((frames - 1)) \
-    -o "$work/$name" --report "$out/$name.json" --task-trace "$work/traces/$name.csv" "$@"
-}
+trace_dir=$work/traces
+mkdir -p "$trace_dir"
 
 step synth-r3 "$ph" synth --case W1 --replicas 3 --frames 100 -o "$work/r3" -q
 step synth-r8 "$ph" synth --case W1 --replicas 8 --frames 100 -o "$work/r8" -q
