@@ -57,6 +57,7 @@ run_on_device() {
   } | tee "$out/gpu-suite.log"
   status=0
   for t in ${GPU_SUITE_TESTS:-test_gpu test_gpu_cells test_gpu_engine_cells test_capi test_geometry \
+    test_resume_job test_resume_cli test_xtc_parallel \
     test_cpu_kernel test_cell_list_cpu test_row_tiles test_engine test_engine_cells test_cli}; do
     echo "== $t" | tee -a "$out/gpu-suite.log"
     start=$(date +%s%N)
