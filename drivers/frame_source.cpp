@@ -10,6 +10,11 @@ FrameSource::FrameSource(const std::string& path, int decode_threads, const Fram
       reader_(io::open_trajectory_after(
           path, decode_threads, plan.resume_after >= 0 ? plan.resume_after + 1 : 0, prep)) {}
 
+void FrameSource::set_preparation(const io::FramePreparation& prep) {
+  if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(reader_.get()))
+    parallel->set_preparation(prep);
+}
+
 bool FrameSource::next(io::TrajectoryFrame& frame, int64_t& index) {
   while (!done_ && !(stop_ && stop_->load() != 0) && reader_->next(frame)) {
     index = reader_->frames_read() - 1;

@@ -153,9 +153,29 @@ void submit_to_engine(HistogramEngine& engine, const io::TrajectoryFrame& frame,
 
 JobOutcome run_trajectory_job(const JobOptions& options) {
   JobOptions o = options;
-  // The GPUs' contexts are made while the topology loads (a 1.4M-atom GRO file: ~0.3 s).
+  // The GPUs' contexts are made, and the first frames decoded, while the topology loads (a
+  // 1.4M-atom GRO file: ~0.3 s).
   std::future<void> gpus_ready = std::async(std::launch::async, warm_up_gpus, o.ncuda);
-  const io::Topology top = load_job_topology(o);  // may fill in o.topology and o.species
+  std::future<std::pair<io::Topology, JobOptions>> topology =
+      std::async(std::launch::async, [o]() mutable {
+        io::Topology t = load_job_topology(o);  // may fill in o.topology and o.species
+        return std::make_pair(std::move(t), std::move(o));
+      });
+  FramePlan plan{o.first, o.last, o.step, o.begin_time, o.end_time, -1};
+  if (o.resume && o.resume->frames() > 0) plan.resume_after = o.resume->frame_indices.back();
+  io::FramePreparation pending;
+  pending.pending = true;
+  std::unique_ptr<FrameSource> opened;
+  try {
+    opened = std::make_unique<FrameSource>(o.trajectory, o.decode_threads, plan, pending);
+  } catch (...) {
+    topology.wait();  // a topology error is the one to report: it comes first in the arguments
+    topology.get();
+    throw;
+  }
+  FrameSource& source = *opened;
+  auto [top, resolved] = topology.get();
+  o = std::move(resolved);
   check_options(o);
   const double factor = length_factor(o.units);
   const double r_max_nm = o.r_max / factor;
@@ -172,13 +192,11 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
       throw InputError("the checkpoint holds " + std::to_string(seed.open_counts.size()) +
                        " histograms, this run has " + std::to_string(pairs.size()));
   }
-  FramePlan plan{o.first, o.last, o.step, o.begin_time, o.end_time, -1};
-  if (seed.frames() > 0) plan.resume_after = seed.frame_indices.back();
   // Parallel decoding threads also prepare the species' columns; the exclusions need whole frames.
   io::FramePreparation prep;
   prep.species = atoms;
   prep.whole_frame = !exclusions.empty();
-  FrameSource source(o.trajectory, o.decode_threads, plan, prep);
+  source.set_preparation(prep);
   source.stop_on(o.stop);
   if (source.natoms() != top.natoms())
     throw InputError(o.trajectory + ": frame 0: " + std::to_string(source.natoms()) +
