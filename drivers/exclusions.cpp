@@ -54,20 +54,6 @@ std::vector<uint64_t> count_shared_atoms(const std::vector<std::vector<int>>& at
   return shared;
 }
 
-void remove_left_out(std::vector<std::vector<uint64_t>>& counts,
-                     const std::vector<uint64_t>& shared, uint64_t frames,
-                     std::vector<std::vector<uint64_t>>& excluded_bins) {
-  for (size_t p = 0; p < counts.size(); ++p) {
-    excluded_bins[p][0] += shared[p] * frames;
-    for (size_t k = 0; k < counts[p].size(); ++k) {
-      if (excluded_bins[p][k] > counts[p][k])
-        throw std::logic_error("left-out pairs exceed the counts of bin " + std::to_string(k));
-      counts[p][k] -= excluded_bins[p][k];
-      excluded_bins[p][k] = 0;
-    }
-  }
-}
-
 namespace {
 
 /// A species' atoms grouped by residue: residue id and the range of local indices. Atoms are

@@ -34,14 +34,6 @@ std::vector<int> residue_of_atoms(const io::Topology& top, const std::string& to
 /// ascending. The kernels pair each shared atom with itself at distance exactly 0 (bin 0).
 std::vector<uint64_t> count_shared_atoms(const std::vector<std::vector<int>>& species_atoms);
 
-/// Takes out of one interval's counts (species_pairs() order) what the kernels counted but the
-/// histograms leave out: shared[p] self pairs in bin 0 of each of `frames` frames, and the
-/// excluded pairs' bins gathered by PairExclusions::add_frame (then reset to zero for the next
-/// interval). Both are exact; a count going negative is a bug (std::logic_error).
-void remove_left_out(std::vector<std::vector<uint64_t>>& counts,
-                     const std::vector<uint64_t>& shared, uint64_t frames,
-                     std::vector<std::vector<uint64_t>>& excluded_bins);
-
 class PairExclusions {
  public:
   PairExclusions() = default;

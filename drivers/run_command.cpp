@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -15,12 +14,13 @@
 #include "activity_svg.hpp"
 #include "algorithm_choice.hpp"
 #include "atomic_file.hpp"
+#include "checkpoint.hpp"
 #include "config_file.hpp"
-#include "hdf5_writer.hpp"
 #include "pairhist/errors.hpp"
-#include "rdf.hpp"
+#include "run_outputs.hpp"
+#include "run_summary.hpp"
+#include "stop_signals.hpp"
 #include "task_trace.hpp"
-#include "text_writers.hpp"
 #include "trajectory_job.hpp"
 
 namespace pairhist {
@@ -42,6 +42,9 @@ struct RunArgs {
   std::string config;
   bool progress = false;
   bool quiet = false;
+  bool resume = false;
+  bool overwrite = false;
+  double checkpoint_seconds = 60;
 };
 
 std::string effective_config(const RunArgs& a) {
@@ -80,116 +83,6 @@ std::function<void(int64_t)> make_progress(bool forced) {
   };
 }
 
-void print_summary(const RunArgs& a, const JobOutcome& out, const std::vector<std::string>& files) {
-  const auto& r = out.result;
-  std::printf("pairhist run: %s\n", a.job.trajectory.c_str());
-  const std::string box = r.box_kind == "none" ? "no box" : r.box_kind + " box";
-  std::printf("  frames        : %zu (%s, %s precision)\n", r.frame_indices.size(), box.c_str(),
-              r.precision.c_str());
-  std::printf("  species       :");
-  for (const auto& s : r.species)
-    std::printf(" %s=%lld", s.name.c_str(), static_cast<long long>(s.count));
-  std::printf("\n  histograms    : %zu pairs, %d bins up to %g %s\n", r.pairs.size(), r.nbins,
-              r.r_max, r.length_unit.c_str());
-  uint64_t counted = 0;
-  for (const auto& p : r.pairs)
-    for (uint64_t c : p.counts) counted += c;
-  uint64_t excluded = 0;
-  for (const auto& p : r.pairs) excluded += p.excluded_pairs * r.frame_indices.size();
-  std::printf("  analysis      : norm %s, exclude %s (%llu excluded pairs)\n", r.norm.c_str(),
-              r.exclude.c_str(), static_cast<unsigned long long>(excluded));
-  std::printf("  pairs         : %llu examined, %llu within r_max, %llu beyond (not counted)\n",
-              static_cast<unsigned long long>(out.pairs_examined),
-              static_cast<unsigned long long>(counted),
-              static_cast<unsigned long long>(out.pairs_examined - counted));
-  std::printf("  time          : %.3f s, %.3f bapps (%llu tasks)\n", out.seconds,
-              out.seconds > 0 ? out.pairs_examined / out.seconds * 1e-9 : 0.0,
-              static_cast<unsigned long long>(out.tasks));
-  const RunActivity& act = out.activity;
-  std::printf("  algorithm     : %s\n", pair_algorithms_text(out).c_str());
-  if (act.cell_reach > 0) {
-    const double unit = r.length_unit == "nm" ? 1.0 : 10.0;
-    std::printf(
-        "  cell grid     : %dx%dx%d cells at least %.4g %s wide (search radius %.6g, reach "
-        "%d, %s order)\n",
-        act.cell_grid[0], act.cell_grid[1], act.cell_grid[2], act.cell_cut / act.cell_reach * unit,
-        r.length_unit.c_str(), act.cell_cut * unit, act.cell_reach, act.cell_order.c_str());
-  }
-  std::printf("  workers       : %d CPU, %d CUDA, scheduler %s\n", out.cpu_workers,
-              out.cuda_workers, out.scheduler.c_str());
-  if (out.decode_threads > 0) {
-    std::printf("  reading       : %d decoding threads", out.decode_threads);
-    if (out.gpu_seconds > 0)
-      std::printf(" (a frame took a thread %.1f ms, the GPUs need ~%.1f ms%s)",
-                  out.prepare_seconds * 1e3, out.gpu_seconds * 1e3,
-                  out.feed_bound ? ": reading bounds the run" : "");
-    std::printf("\n");
-  }
-  std::printf("  tasks         : %llu CPU, %llu CUDA shared-memory, %llu CUDA global-memory",
-              static_cast<unsigned long long>(act.tasks_cpu),
-              static_cast<unsigned long long>(act.tasks_cuda_shared),
-              static_cast<unsigned long long>(act.tasks_cuda_global));
-  if (act.tasks_cell_cpu + act.tasks_cell_cuda > 0)
-    std::printf(", %llu CPU cell-list, %llu CUDA cell-list",
-                static_cast<unsigned long long>(act.tasks_cell_cpu),
-                static_cast<unsigned long long>(act.tasks_cell_cuda));
-  std::printf("\n");
-  std::printf("  makespan      : %.3f s of tasks, tail idle %.3f s (%.1f%%)\n",
-              act.makespan_seconds, act.tail_idle_seconds,
-              act.makespan_seconds > 0 ? 100 * act.tail_idle_seconds / act.makespan_seconds : 0.0);
-  if (out.cpu_workers > 0 && out.cuda_workers > 0)
-    std::printf("  cpu share     : %s\n", cpu_share_text(act).c_str());
-  if (a.job.lp_bound) std::printf("  LP bound      : %s\n", lp_bound_text(act).c_str());
-  if (act.lp_bound_seconds > 0 && act.lp_kinds_partly_calibrated > 0)
-    std::printf(
-        "  LP bound note : %llu of %llu task kinds lack measurements on a worker kind that "
-        "can run them (counted as 1e9 ms there: the bound may be too high)\n",
-        static_cast<unsigned long long>(act.lp_kinds_partly_calibrated),
-        static_cast<unsigned long long>(act.lp_task_kinds));
-  for (const auto& w : act.workers) {
-    if (w.tasks == 0) continue;
-    std::printf("    %-28s %6llu tasks %14llu pairs  busy %7.3f s  idle %7.3f s\n", w.name.c_str(),
-                static_cast<unsigned long long>(w.tasks), static_cast<unsigned long long>(w.pairs),
-                w.busy_seconds, std::max(0.0, act.makespan_seconds - w.busy_seconds));
-  }
-  std::printf("  output        :");
-  for (const auto& f : files) std::printf(" %s", f.c_str());
-  std::printf("\n");
-  if (!io::can_normalise(r))
-    std::printf("  note          : no periodic box and no --volume: counts only, no g(r)\n");
-}
-
-/// Fails before any work if the results could not be written: an existing non-directory, or no
-/// write permission where the directory would be created. The directory itself is created only
-/// when results exist, so a failed run leaves nothing behind.
-void check_output_directory(const std::string& output) {
-  namespace fs = std::filesystem;
-  fs::path p = fs::absolute(output);
-  if (fs::exists(p) && !fs::is_directory(p))
-    throw UsageError("output " + output + " exists and is not a directory");
-  while (!fs::exists(p)) p = p.parent_path();
-  if (!fs::is_directory(p) || access(p.c_str(), W_OK | X_OK) != 0)
-    throw UsageError("output directory " + output + " cannot be written (" + p.string() +
-                     " is not writable)");
-}
-
-/// Writes pairhist.h5, rdf.csv and (when normalisable) rdf.xvg and cn.xvg, each atomically;
-/// returns their paths.
-std::vector<std::string> write_results(const RunArgs& a, const HistogramResult& result) {
-  std::filesystem::create_directories(a.output);
-  const std::filesystem::path dir(a.output);
-  std::vector<std::string> files = {(dir / "pairhist.h5").string(), (dir / "rdf.csv").string()};
-  io::write_hdf5(files[0], result, effective_config(a));
-  io::write_rdf_csv(files[1], result);
-  if (io::can_normalise(result)) {
-    files.push_back((dir / "rdf.xvg").string());
-    io::write_xvg(files.back(), result);
-    files.push_back((dir / "cn.xvg").string());
-    io::write_cn_xvg(files.back(), result);
-  }
-  return files;
-}
-
 JobOutcome run(RunArgs& a) {
   if (a.job.trajectory.empty())
     throw UsageError("no trajectory given (an argument, or trajectory/input.file in --config)");
@@ -218,20 +111,73 @@ JobOutcome run(RunArgs& a) {
   // kind while doing so (always, under schedulers that record no models), so only when asked.
   a.job.lp_bound = a.lp_bound || !a.lp_file.empty();
   a.job.lp_bound_text = !a.lp_file.empty();
-  check_output_directory(a.output);
+  if (!(a.checkpoint_seconds >= 0)) throw UsageError("--checkpoint-seconds must be >= 0");
+  const RunIdentity identity = run_identity(a.job);
+  const std::optional<Checkpoint> resumed =
+      prepare_output_directory(a.output, a.resume, a.overwrite, identity);
+  if (a.resume && !resumed && !a.quiet)
+    std::fprintf(stderr, "pairhist: nothing to resume in %s: starting from the first frame\n",
+                 a.output.c_str());
+  if (resumed && resumed->finished) {
+    // A job script that resumes whatever happened: the run was done before it was stopped.
+    std::fprintf(stderr,
+                 "pairhist: %s holds this run's finished results (%zu frames): nothing "
+                 "to resume\n",
+                 a.output.c_str(), resumed->state.frames());
+    return JobOutcome{};
+  }
+  if (resumed) a.job.resume = &resumed->state;
   if (!a.quiet) a.job.progress = make_progress(a.progress);
 
+  const std::string checkpoint = checkpoint_path(a.output);
+  const std::string config = effective_config(a);
+  a.job.checkpoint_seconds = a.checkpoint_seconds;
+  a.job.on_checkpoint = [&](const JobState& state) {
+    std::filesystem::create_directories(a.output);
+    write_checkpoint(checkpoint, {identity, state});
+  };
   // Completed intervals are written as they complete, so a later fault loses nothing before it.
-  a.job.on_interval = [&a](const HistogramResult& so_far) {
-    write_results(a, so_far);
-    if (!so_far.complete)
+  a.job.on_interval = [&](const HistogramResult& so_far) {
+    write_results(a.output, so_far, config);
+    if (so_far.stopped_by != "in progress")
       std::fprintf(stderr, "pairhist: kept %zu complete intervals (%zu frames) in %s\n",
                    so_far.intervals.size(), so_far.frame_indices.size(), a.output.c_str());
   };
-  const JobOutcome out = run_trajectory_job(a.job);
+  const StopSignals signals;
+  a.job.stop = &StopSignals::requested();
+  JobOutcome out;
+  try {
+    out = run_trajectory_job(a.job);
+  } catch (const InputError&) {
+    // The input itself is at fault: going on from the checkpoint would meet it again.
+    std::error_code ec;
+    std::filesystem::remove(checkpoint, ec);
+    std::filesystem::remove(a.output, ec);  // only if empty: the run's own directory
+    throw;
+  } catch (const OutputError& e) {
+    if (!std::filesystem::exists(checkpoint)) throw;
+    throw OutputError(std::string(e.what()) + " (the checkpoint " + checkpoint +
+                      " is intact: make room and add --resume)");
+  }
   if (a.job.progress) std::fprintf(stderr, "\n");
+  const HistogramResult& result = out.result;
+  if (out.stopped_by_signal != 0 && result.frame_indices.empty()) {
+    std::fprintf(stderr, "pairhist: stopped by %s before any frame was counted: nothing written\n",
+                 signal_name(out.stopped_by_signal).c_str());
+    throw StoppedBySignal(out.stopped_by_signal);
+  }
 
-  std::vector<std::string> files = write_results(a, out.result);
+  std::vector<std::string> files = write_results(a.output, result, config);
+  if (result.complete) {
+    // The results hold the counts now; the checkpoint keeps what they were computed from.
+    Checkpoint finished{identity, {}, true};
+    finished.state.frame_indices = result.frame_indices;
+    finished.state.frame_times = result.frame_times;
+    finished.state.volumes = result.volumes;
+    finished.state.open_counts.assign(result.pairs.size(),
+                                      std::vector<uint64_t>(static_cast<size_t>(result.nbins)));
+    write_checkpoint(checkpoint, finished);
+  }
   const auto write_extra = [&files](const std::string& path, const std::string& contents,
                                     const std::string& what) {
     io::write_text_atomically(path, contents, what);
@@ -248,7 +194,11 @@ JobOutcome run(RunArgs& a) {
                 "the activity picture");
   if (!a.task_trace.empty())
     write_extra(a.task_trace, task_trace_csv(out.activity), "the task trace");
-  if (!a.quiet) print_summary(a, out, files);
+  if (!a.quiet) print_run_summary(a.job, out, files);
+  if (out.stopped_by_signal != 0) {
+    print_stop_report(out, a.output, checkpoint);
+    throw StoppedBySignal(out.stopped_by_signal);
+  }
   return out;
 }
 
@@ -372,6 +322,16 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
                   "Pairs per row tile of a large species pair (0: chosen from the machine; see "
                   "docs/design.md, decomposition policy)")
       ->capture_default_str();
+  cmd->add_flag("--resume", args->resume,
+                "Continue the interrupted run whose checkpoint is in the output directory (same "
+                "arguments); the result is the same, bit for bit, as an uninterrupted run's; "
+                "without a checkpoint there, start from the first frame");
+  cmd->add_flag("--overwrite", args->overwrite,
+                "Replace the results (and checkpoint) of an earlier run in the output directory");
+  cmd->add_option("--checkpoint-seconds", args->checkpoint_seconds,
+                  "Keep a checkpoint in the output directory at least this often while frames "
+                  "are counted, besides one at every completed interval (0: only at intervals)")
+      ->capture_default_str();
   cmd->add_flag("--progress", args->progress, "Show progress even when stderr is not a terminal");
   cmd->add_flag("-q,--quiet", args->quiet, "No summary, no progress");
 }
@@ -395,6 +355,8 @@ void calibrate(RunArgs& a, int frames, int passes) {
   if (!mkdtemp(tmpl)) throw OutputError("cannot create a temporary directory in /tmp");
   a.output = (fs::path(tmpl) / "out").string();
   a.quiet = true;
+  a.overwrite = true;  // each pass writes the same scratch directory
+  a.resume = false;
   RunActivity last;
   int pass = 0;
   try {

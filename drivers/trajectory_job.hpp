@@ -1,7 +1,11 @@
-// A whole histogram run over a trajectory: read frames, feed the task library, collect counts.
-// Shared by the `pairhist run` command and the integration tests.
+// A whole histogram run over a trajectory: a frame source (drivers/frame_source.hpp) yields the
+// frames, the task library counts them, and the exact state (drivers/job_accumulator.hpp) goes
+// to the caller's output callbacks as intervals complete, at checkpoints, and at the end. A
+// resumed run is the same run from a checkpoint's state, its frame source starting after the
+// frames that state holds. Shared by the `pairhist run` command and the integration tests.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -12,6 +16,8 @@
 #include "pairhist/result.hpp"
 
 namespace pairhist {
+
+struct JobState;
 
 struct SpeciesSpec {
   std::string name;
@@ -54,9 +60,22 @@ struct JobOptions {
   std::string norm = "rdf";      // rdf | density | none (io/rdf.hpp)
   std::function<void(int64_t frames_done)> progress;  // called after each submitted frame
   int64_t interval = 0;  // frames per output block (CADISHI's `sum`); 0: the whole run
-  /// Called with the result so far after every completed interval, and once more, marked
-  /// incomplete, when bad input stops the run after some intervals were completed.
+  /// Called with the result so far after every completed interval, marked incomplete
+  /// (stopped_by "in progress"), and once more, with the input error as stopped_by, when bad
+  /// input stops the run after some intervals were completed.
   std::function<void(const HistogramResult& so_far)> on_interval;
+  /// Called with the exact state to keep (a checkpoint) at every completed interval, at least
+  /// every checkpoint_seconds while frames are counted (0: only at intervals), and when a stop
+  /// request ends the run early. The frames in flight are drained first, so each call costs a
+  /// pause of the pipeline.
+  std::function<void(const JobState& state)> on_checkpoint;
+  double checkpoint_seconds = 60;
+  /// A checkpoint's state to go on from (a resumed run): its frames are not read again. Null:
+  /// from the start.
+  const JobState* resume = nullptr;
+  /// Non-zero (a signal number) asks the run to stop between frames: frames whose tasks have
+  /// begun are finished, the rest dropped, and the run returns with result.complete false.
+  const std::atomic<int>* stop = nullptr;
 };
 
 struct JobOutcome {
@@ -79,6 +98,9 @@ struct JobOutcome {
   bool feed_bound = false;     // the plan found the GPUs faster than the readers could feed
   double first_frame_seconds = 0;   // of `seconds`: until the first frame was read
   double engine_start_seconds = 0;  // of `seconds`: starting the engine (StarPU, its workers)
+  int stopped_by_signal = 0;        // the stop request that ended the run early, or 0
+  size_t frames_resumed = 0;        // frames the resumed checkpoint held
+  uint64_t frames_dropped = 0;      // frames read and handed over, then dropped by a stop
 };
 
 /// Parses a `--species NAME=SELECTION` value.

@@ -1,5 +1,6 @@
 #include "atomic_file.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -47,6 +48,58 @@ void write_text_atomically(const std::string& path, const std::string& contents,
   file.close();
   if (!file) throw OutputError(path + ": cannot write " + what);
   out.commit();
+}
+
+namespace {
+
+void write_atomically(const std::string& path, const std::string& contents, const std::string& what,
+                      bool durable) {
+  AtomicOutput out(path);
+  const auto fail = [&](const char* step) {
+    const int err = errno;
+    throw OutputError(path + ": cannot write " + what + " (" + step + "): " + std::strerror(err));
+  };
+  const int fd = ::open(out.temp_path().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail("create");
+  const auto close_and_fail = [&](const char* step) {
+    const int err = errno;
+    ::close(fd);
+    errno = err;
+    fail(step);
+  };
+  const char* p = contents.data();
+  size_t left = contents.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) close_and_fail("write");
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  if (durable && ::fsync(fd) != 0) close_and_fail("fsync");
+  if (::close(fd) != 0) fail("close");
+  out.commit();
+  if (!durable) return;
+  // The rename itself reaches the disk with the directory.
+  const auto slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+}  // namespace
+
+void write_bytes_atomically(const std::string& path, const std::string& contents,
+                            const std::string& what) {
+  write_atomically(path, contents, what, false);
+}
+
+void write_file_durably(const std::string& path, const std::string& contents,
+                        const std::string& what) {
+  write_atomically(path, contents, what, true);
 }
 
 }  // namespace pairhist::io

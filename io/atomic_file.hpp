@@ -46,4 +46,16 @@ class AtomicOutput {
 void write_text_atomically(const std::string& path, const std::string& contents,
                            const std::string& what);
 
+/// Writes `contents` to `path` through an AtomicOutput with plain system calls. Throws OutputError
+/// naming `path`, `what` and the system's reason (e.g. "No space left on device"); `path` is
+/// then unchanged and no temporary is left.
+void write_bytes_atomically(const std::string& path, const std::string& contents,
+                            const std::string& what);
+
+/// As write_bytes_atomically, and durable: the temporary is flushed to the disk (fsync) before
+/// the rename and the directory after it, so after a crash or power loss `path` holds either
+/// the old or the new contents.
+void write_file_durably(const std::string& path, const std::string& contents,
+                        const std::string& what);
+
 }  // namespace pairhist::io

@@ -154,15 +154,18 @@ void write_hdf5(const std::string& path, const HistogramResult& res,
   const std::vector<double> edges = bin_edges(res.r_max, res.nbins);
   const std::vector<double> centres = bin_centres(res.r_max, res.nbins);
 
-  AtomicOutput out(path);
   SilenceHdf5Errors quiet;
   const Writer w(path);
+  std::string image;
   {
-    Handle file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
-                H5Fclose);
-    if (file.get() < 0) {
-      w.fail("cannot create the file (does the directory exist and is it writable?)");
-    }
+    // The file is built in memory and written out in one piece by our own code: HDF5 1.10 keeps
+    // a file whose flush failed (a full disk) open and crashes closing it at exit, and a write
+    // error of our own names its cause.
+    Handle fapl(w.check(H5Pcreate(H5P_FILE_ACCESS), "creating file access properties"), H5Pclose);
+    w.check(H5Pset_fapl_core(fapl.get(), size_t(1) << 20, 0), "choosing the in-memory driver",
+            path);
+    Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
+    if (file.get() < 0) w.fail("cannot create the file in memory");
 
     // CADISHI names each block by the frame number it was written at; without intervals the
     // whole run is one block named after its last frame.
@@ -271,11 +274,15 @@ void write_hdf5(const std::string& path, const HistogramResult& res,
       w.check(meta.close(), "closing group", "pairhist");
     }
 
-    // Every object is closed by now, so this really flushes and closes the file; its failure
-    // (e.g. disk full) must stop the rename.
+    w.check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "flushing file", path);
+    const ssize_t size = H5Fget_file_image(file.get(), nullptr, 0);
+    if (size <= 0) w.fail("cannot take the file's image");
+    image.resize(static_cast<size_t>(size));
+    if (H5Fget_file_image(file.get(), image.data(), image.size()) != size)
+      w.fail("cannot take the file's image");
     w.check(file.close(), "closing file", path);
   }
-  out.commit();
+  write_bytes_atomically(path, image, "the HDF5 file");
 }
 
 }  // namespace pairhist::io

@@ -1,9 +1,7 @@
 #include "text_writers.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <locale>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,24 +16,18 @@ namespace {
 
 constexpr const char* kVersion = "0.1.0";
 
-/// Opens the temporary of `out` for writing. The classic locale keeps '.' as the decimal
-/// separator whatever locale the host program has set.
-std::ofstream open_temp(const AtomicOutput& out) {
-  std::ofstream file(out.temp_path(), std::ios::out | std::ios::trunc);
-  if (!file) {
-    const int err = errno;
-    throw OutputError("cannot create '" + out.final_path() + "': " + std::strerror(err));
-  }
-  file.imbue(std::locale::classic());
-  file.precision(10);
-  return file;
+/// The text is built in memory and written in one piece (io/atomic_file.hpp), so a full disk is
+/// reported with its cause. The classic locale keeps '.' as the decimal separator whatever
+/// locale the host program has set.
+std::ostringstream text_stream() {
+  std::ostringstream text;
+  text.imbue(std::locale::classic());
+  text.precision(10);
+  return text;
 }
 
-void finish(std::ofstream& file, AtomicOutput& out) {
-  file.close();
-  // The stream state covers every earlier write as well, so one check catches a full disk.
-  if (!file) throw OutputError("error while writing '" + out.final_path() + "'");
-  out.commit();
+void finish(const std::ostringstream& text, const std::string& path) {
+  write_bytes_atomically(path, text.str(), "the text output");
 }
 
 std::string pair_label(const HistogramResult& res, const PairHistogram& p) {
@@ -67,7 +59,7 @@ void check_frames(const HistogramResult& res) {
   if (res.frame_indices.empty()) throw UsageError("nothing to write: no frames were histogrammed");
 }
 
-void write_run_comments(std::ofstream& f, const HistogramResult& res) {
+void write_run_comments(std::ostream& f, const HistogramResult& res) {
   f << "# frames: " << res.frame_indices.size() << " (trajectory frames "
     << res.frame_indices.front() << " to " << res.frame_indices.back() << ")\n";
   if (!res.frame_times.empty()) {
@@ -76,6 +68,9 @@ void write_run_comments(std::ofstream& f, const HistogramResult& res) {
   f << "# length unit: " << res.length_unit << "; " << res.nbins
     << " bins up to r_max = " << res.r_max << " " << res.length_unit << "\n";
   f << "# box: " << res.box_kind << "; precision: " << res.precision << "\n";
+  // As the HDF5 file's /pairhist attributes: a run stopped early says so in every output.
+  f << "# complete = " << (res.complete ? 1 : 0) << "\n";
+  if (!res.complete) f << "# stopped_by = " << one_line(res.stopped_by) << "\n";
   for (const auto& s : res.species) {
     f << "# species " << one_line(s.name) << ": " << s.count << " atoms, selection \""
       << one_line(s.selection, '\'') << "\"\n";
@@ -120,8 +115,7 @@ void write_rdf_csv(const std::string& path, const HistogramResult& res) {
   }
   const std::vector<double> r = bin_centres(res.r_max, res.nbins);
 
-  AtomicOutput out(path);
-  std::ofstream f = open_temp(out);
+  std::ostringstream f = text_stream();
   f << "# pairhist " << kVersion << "\n";
   write_run_comments(f, res);
   f << exclusion_description(res);
@@ -163,7 +157,7 @@ void write_rdf_csv(const std::string& path, const HistogramResult& res) {
       for (const auto& e : errors) f << ',' << e[static_cast<size_t>(k)];
     f << '\n';
   }
-  finish(f, out);
+  finish(f, path);
 }
 
 namespace {
@@ -179,8 +173,7 @@ void write_xvg_columns(const std::string& path, const HistogramResult& res,
   const std::vector<double> r = bin_centres(res.r_max, res.nbins);
   const std::string unit = one_line(res.length_unit, '\'');
 
-  AtomicOutput out(path);
-  std::ofstream f = open_temp(out);
+  std::ostringstream f = text_stream();
   f << "# This file was created by pairhist " << kVersion << "\n";
   write_run_comments(f, res);
   f << exclusion_description(res);
@@ -206,7 +199,7 @@ void write_xvg_columns(const std::string& path, const HistogramResult& res,
     for (const auto& c : curves) f << ' ' << column(c, k);
     f << '\n';
   }
-  finish(f, out);
+  finish(f, path);
 }
 
 }  // namespace

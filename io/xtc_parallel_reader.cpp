@@ -11,22 +11,55 @@
 #include "xtc_scanner.hpp"
 
 namespace pairhist::io {
+namespace {
+
+std::string lower_extension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+InputError file_ends(const std::string& path, int64_t frames, int64_t skip) {
+  return InputError(path + ": the file ends after " + std::to_string(frames) +
+                    " frames, before frame " + std::to_string(skip) + " where the run resumes");
+}
+
+/// The XTC reader open_trajectory_threaded gives for `decode_threads`, continuing `scanner`
+/// after `frames_before` frames.
+std::unique_ptr<TrajectoryReader> xtc_reader_after(std::unique_ptr<xtc::Scanner> scanner,
+                                                   int decode_threads, const FramePreparation& prep,
+                                                   int64_t frames_before) {
+  if (decode_threads == 1) return std::make_unique<XtcReader>(std::move(scanner), frames_before);
+  if (decode_threads > 1)
+    return std::make_unique<XtcParallelReader>(std::move(scanner), decode_threads, prep, 0,
+                                               frames_before);
+  // Automatic: the starting threads run; up to the maximum wait, in case the run needs them.
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  const int natoms = scanner->natoms();
+  const int threads = automatic_decode_threads(natoms, cores);
+  if (automatic_max_decode_threads(natoms, cores) == 1)
+    return std::make_unique<XtcReader>(std::move(scanner), frames_before);
+  return std::make_unique<XtcParallelReader>(std::move(scanner),
+                                             automatic_max_decode_threads(natoms, cores), prep,
+                                             threads, frames_before);
+}
+
+}  // namespace
 
 XtcParallelReader::XtcParallelReader(const std::string& path, int threads, FramePreparation prep,
                                      int active)
     : XtcParallelReader(std::make_unique<xtc::Scanner>(path), threads, std::move(prep), active) {}
 
 XtcParallelReader::XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads,
-                                     FramePreparation prep, int active)
+                                     FramePreparation prep, int active, int64_t frames_before)
     : path_(scanner->path()),
       natoms_(scanner->natoms()),
-      prep_(std::move(prep)),
-      scanner_(std::move(scanner)) {
+      scanner_(std::move(scanner)),
+      next_to_read_(frames_before),
+      delivered_(frames_before) {
   if (threads < 1) throw UsageError("XTC decoding needs at least one thread");
-  if (!prep_.species.empty() && !prep_.whole_frame) {
-    direct_ = std::make_unique<ColumnMap>(prep_.species, natoms_);
-    if (!direct_->usable()) direct_.reset();  // overlapping species: gather after decoding
-  }
+  set_preparation(std::move(prep));
   active_ = active > 0 ? std::min(active, threads) : threads;
   slots_.resize(static_cast<size_t>(threads));
   try {
@@ -69,11 +102,25 @@ double XtcParallelReader::seconds_per_frame() const {
   return decoded_frames_ > 0 ? decode_seconds_ / static_cast<double>(decoded_frames_) : 0;
 }
 
-std::string XtcParallelReader::prepare(Slot& slot) const {
-  if (direct_) return xtc::decode_frame_columns(slot.raw, natoms_, *direct_, slot.frame);
+void XtcParallelReader::set_preparation(FramePreparation prep) {
+  auto p = std::make_shared<Preparation>();
+  p->what = std::move(prep);
+  if (!p->what.species.empty() && !p->what.whole_frame) {
+    p->direct = std::make_unique<ColumnMap>(p->what.species, natoms_);
+    if (!p->direct->usable()) p->direct.reset();  // overlapping species: gather after decoding
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    prep_ = std::move(p);
+  }
+  claimable_.notify_all();
+}
+
+std::string XtcParallelReader::prepare(Slot& slot, const Preparation& prep) const {
+  if (prep.direct) return xtc::decode_frame_columns(slot.raw, natoms_, *prep.direct, slot.frame);
   std::string problem = xtc::decode_frame(slot.raw, natoms_, slot.frame);
-  if (problem.empty() && !prep_.species.empty())
-    gather_species_columns(slot.frame.xyz.data(), prep_.species, slot.frame.columns);
+  if (problem.empty() && !prep.what.species.empty())
+    gather_species_columns(slot.frame.xyz.data(), prep.what.species, slot.frame.columns);
   return problem;
 }
 
@@ -89,15 +136,19 @@ void XtcParallelReader::work(int thread) {
     std::unique_lock<std::mutex> read_lock(read_mutex_);
     int64_t k = 0;
     Slot* slot = nullptr;
+    std::shared_ptr<const Preparation> prep;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       // At most `window` frames beyond the delivered ones: this bounds the memory.
-      claimable_.wait(
-          lock, [&] { return stopping_ || input_over_ || next_to_read_ < delivered_ + window; });
+      claimable_.wait(lock, [&] {
+        const int64_t ahead = prep_->what.pending ? std::min<int64_t>(active_, window) : window;
+        return stopping_ || input_over_ || next_to_read_ < delivered_ + ahead;
+      });
       if (stopping_ || input_over_) return;
       k = next_to_read_++;
       slot = &slots_[static_cast<size_t>(k % window)];
       slot->state = Slot::State::working;
+      prep = prep_;
     }
     Slot::State outcome = Slot::State::ready;
     std::exception_ptr error;
@@ -109,7 +160,7 @@ void XtcParallelReader::work(int thread) {
       // The slot holds the columns the caller swapped in: stale until refilled.
       slot->frame.columns.filled = false;
       const auto start = std::chrono::steady_clock::now();
-      if (status == xtc::Scanner::Status::frame) problem = prepare(*slot);
+      if (status == xtc::Scanner::Status::frame) problem = prepare(*slot, *prep);
       if (status == xtc::Scanner::Status::frame && problem.empty())
         seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (status == xtc::Scanner::Status::end) {
@@ -186,21 +237,31 @@ std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& pa
                                                            int decode_threads,
                                                            const FramePreparation& prep) {
   if (decode_threads < 0) throw UsageError("--decode-threads must be >= 0 (0: automatic)");
-  std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (ext != ".xtc" || decode_threads == 1) return open_trajectory(path);
+  if (lower_extension(path) != ".xtc" || decode_threads == 1) return open_trajectory(path);
+  return xtc_reader_after(std::make_unique<xtc::Scanner>(path), decode_threads, prep, 0);
+}
+
+std::unique_ptr<TrajectoryReader> open_trajectory_after(const std::string& path, int decode_threads,
+                                                        int64_t skip,
+                                                        const FramePreparation& prep) {
+  if (skip <= 0 || lower_extension(path) != ".xtc") {
+    auto reader = open_trajectory_threaded(path, decode_threads, prep);
+    TrajectoryFrame dropped;
+    for (int64_t k = 0; k < skip; ++k)
+      if (!reader->next(dropped)) throw file_ends(path, k, skip);
+    return reader;
+  }
+  if (decode_threads < 0) throw UsageError("--decode-threads must be >= 0 (0: automatic)");
+  // Each frame header gives its byte count: the skipped frames are read, never decoded.
   auto scanner = std::make_unique<xtc::Scanner>(path);
-  if (decode_threads > 1)
-    return std::make_unique<XtcParallelReader>(std::move(scanner), decode_threads, prep);
-  // Automatic: the starting threads run; up to the maximum wait, in case the run needs them.
-  const int cores = static_cast<int>(std::thread::hardware_concurrency());
-  const int natoms = scanner->natoms();
-  const int threads = automatic_decode_threads(natoms, cores);
-  if (automatic_max_decode_threads(natoms, cores) == 1)
-    return std::make_unique<XtcReader>(std::move(scanner));
-  return std::make_unique<XtcParallelReader>(
-      std::move(scanner), automatic_max_decode_threads(natoms, cores), prep, threads);
+  xtc::RawFrame raw;
+  std::string problem;
+  for (int64_t k = 0; k < skip; ++k) {
+    const auto status = scanner->read(raw, problem);
+    if (status == xtc::Scanner::Status::end) throw file_ends(path, k, skip);
+    if (status == xtc::Scanner::Status::error) throw InputError(xtc::frame_error(path, k, problem));
+  }
+  return xtc_reader_after(std::move(scanner), decode_threads, prep, skip);
 }
 
 }  // namespace pairhist::io

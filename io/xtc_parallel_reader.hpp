@@ -32,6 +32,10 @@ class Scanner;
 struct FramePreparation {
   std::vector<std::vector<int>> species;  // atoms of each species; empty: no columns
   bool whole_frame = true;
+  // The species are not known yet (set_preparation follows): decode at most one frame per
+  // active thread ahead, whole, so that the first frames are ready without filling the window
+  // with frames that would have to be gathered later.
+  bool pending = false;
 };
 
 class XtcParallelReader : public TrajectoryReader {
@@ -41,9 +45,9 @@ class XtcParallelReader : public TrajectoryReader {
   XtcParallelReader(const std::string& path, int threads, FramePreparation prep = {},
                     int active = 0);
   /// Continues from a scanner that has read nothing beyond the first header (a pipe cannot be
-  /// opened twice).
+  /// opened twice), or `frames_before` whole frames, which frame numbers then count.
   XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads, FramePreparation prep = {},
-                    int active = 0);
+                    int active = 0, int64_t frames_before = 0);
   /// Stops the threads, also when frames were left unread.
   ~XtcParallelReader() override;
 
@@ -59,6 +63,9 @@ class XtcParallelReader : public TrajectoryReader {
   int max_threads() const { return static_cast<int>(workers_.size()); }
   /// Lets `n` (1..max_threads()) threads decode from now on; any thread, any time.
   void set_active_threads(int n);
+  /// What the frames claimed from now on deliver (e.g. species columns once the topology that
+  /// selects them has loaded, while the first frames decoded meanwhile); any thread, any time.
+  void set_preparation(FramePreparation prep);
   /// Mean wall seconds a thread spent decoding and preparing a frame (0 before the first frame):
   /// what a frame costs a core, as the threads share the machine now.
   double seconds_per_frame() const;
@@ -75,15 +82,19 @@ class XtcParallelReader : public TrajectoryReader {
   };
 
   void work(int thread);
-  std::string prepare(Slot& slot) const;  // decode and gather; "" or the problem
+  // What the threads deliver, and where atoms go when decoded straight into columns (null: decode
+  // the whole frame, then gather). A frame keeps the preparation current when it was claimed.
+  struct Preparation {
+    FramePreparation what;
+    std::unique_ptr<ColumnMap> direct;
+  };
+  std::string prepare(Slot& slot, const Preparation& prep) const;  // "" or the problem
   void stop_workers();
 
   std::string path_;
   int natoms_ = 0;
-  // Fixed before the threads start: what they deliver, and where atoms go when decoded straight
-  // into columns (null: decode the whole frame, then gather).
-  FramePreparation prep_;
-  std::unique_ptr<ColumnMap> direct_;
+  // What the threads deliver (see Preparation), under mutex_.
+  std::shared_ptr<const Preparation> prep_;
   std::unique_ptr<xtc::Scanner> scanner_;  // read by one thread at a time, under read_mutex_
   std::mutex read_mutex_;
 
@@ -123,5 +134,13 @@ constexpr double kDecodeMemoryBytes = 2.0 * (1 << 30);
 std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& path,
                                                            int decode_threads,
                                                            const FramePreparation& prep = {});
+
+/// open_trajectory_threaded, positioned after the first `skip` frames (a resumed run): an XTC
+/// file's frames are passed over without decoding, other formats' are read and dropped.
+/// frames_read() and the frame numbers of errors count them. Throws InputError naming the file
+/// if it ends or fails within them.
+std::unique_ptr<TrajectoryReader> open_trajectory_after(const std::string& path, int decode_threads,
+                                                        int64_t skip,
+                                                        const FramePreparation& prep = {});
 
 }  // namespace pairhist::io

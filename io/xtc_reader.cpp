@@ -8,7 +8,8 @@
 namespace pairhist::io {
 
 XtcReader::XtcReader(const std::string& path) : scanner_(std::make_unique<xtc::Scanner>(path)) {}
-XtcReader::XtcReader(std::unique_ptr<xtc::Scanner> scanner) : scanner_(std::move(scanner)) {}
+XtcReader::XtcReader(std::unique_ptr<xtc::Scanner> scanner, int64_t frames_before)
+    : scanner_(std::move(scanner)), frames_read_(frames_before) {}
 
 XtcReader::~XtcReader() = default;
 XtcReader::XtcReader(XtcReader&&) noexcept = default;

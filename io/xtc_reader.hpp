@@ -25,8 +25,10 @@ class XtcReader : public TrajectoryReader {
   /// Opens `path` and reads the first frame header to learn natoms. Throws InputError if the file
   /// cannot be opened, is empty, or does not start with an XTC magic number.
   explicit XtcReader(const std::string& path);
-  /// Continues from a scanner that has read nothing beyond the first header.
-  explicit XtcReader(std::unique_ptr<xtc::Scanner> scanner);
+  /// Continues from a scanner that has read nothing beyond the first header, or `frames_before`
+  /// whole frames (passed over without decoding): frame numbers in errors and frames_read()
+  /// count those.
+  explicit XtcReader(std::unique_ptr<xtc::Scanner> scanner, int64_t frames_before = 0);
   ~XtcReader() override;
 
   XtcReader(const XtcReader&) = delete;

@@ -27,7 +27,7 @@ column = {"rdf": "g", "density": "density", "none": "number"}
 
 def pairhist(out, *extra):
     subprocess.run([binary, "run", xtc, "--top", gro, "--species", "O=OW", "--species",
-                    "H=HW1,HW2", "--rmax", "1.0", "--nbins", "50", "--last", "9", "-q", "-o",
+                    "H=HW1,HW2", "--rmax", "1.0", "--nbins", "50", "--last", "9", "-q", "--overwrite", "-o",
                     out, *extra], check=True)
     rows = [l for l in open(os.path.join(out, "rdf.csv")) if not l.startswith("#")]
     names = rows[0].strip().split(",")

@@ -84,7 +84,8 @@ def read_pairhist_csv(path):
 
 def run_pairhist(binary, case, xtc, gro, precision, out):
     cmd = [binary, "run", xtc, "--top", gro, "--rmax", str(case["rmax"]),
-           "--nbins", str(case["nbins"]), "--precision", precision, "-q", "-o", out]
+           "--nbins", str(case["nbins"]), "--precision", precision, "-q", "--overwrite", "-o",
+           out]
     for name, sel in case["species"].items():
         cmd += ["--species", f"{name}={sel}"]
     run(cmd)

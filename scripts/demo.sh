@@ -5,7 +5,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 bash "$repo/scripts/setup.sh"
 "$repo/build/drivers/pairhist" run "$repo/data/spce_water.xtc" --top "$repo/data/spce_water.gro" \
-  --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240 -o "$repo/results" "$@"
+  --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240 -o "$repo/results" --overwrite "$@"
 echo
 # The maximum of g_O-O (third column) is the first hydration shell.
 awk -F, '/^#/ || $1 == "r_nm" { next }

@@ -5,38 +5,14 @@
 # `pairhist run` on W1 at 1.36M atoms with the automatic plan and fixed alternatives.
 #   bash scripts/gpu-suite.sh stage          (here)
 #   bash scripts/feed-device-run.sh          (there, repo root, carry [".gpu"]; logs to $OUT)
-# FEED_SKIP_SUITE=1 skips the GPU suite; FEED_PARTS picks parts (suite bench w1 f1).
+# FEED_PARTS picks parts (suite bench sweep w1 f1; default all); FEED_SUITE_TESTS the suite's tests.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-stage=$(bash "$repo/scripts/gpu-suite.sh" unpack | tail -1)
-out=${OUT:-/tmp/feed-out}
-work=/tmp/feed-work
-mkdir -p "$out" "$work"
-export LD_LIBRARY_PATH="$stage/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-export PAIRHIST_DATA_DIR="$repo/data" STARPU_HOME="$work/starpu-home" STARPU_SILENT=1 STARPU_SCHED=
-ph=$stage/bin/pairhist
-log=$out/feed-device.log
+name=feed-device
+title="pairhist feeding and small frames on the device"
 parts=${FEED_PARTS:-suite bench sweep w1 f1}
-status=0
-{
-  echo "# pairhist feeding and small frames on the device, commit $(cat "$stage/commit"), $(date -u +%Y-%m-%dT%H:%MZ)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-  echo "host: $(nproc) cores"
-} | tee "$log"
-
-step() {  # step NAME CMD...: runs CMD, its output and wall time to the log
-  local name=$1
-  shift
-  echo "== $name: $*" >>"$log"
-  local t0 t1
-  t0=$(date +%s.%N)
-  if ! "$@" >>"$log" 2>&1; then
-    echo "FAILED: $name" | tee -a "$log"
-    status=1
-  fi
-  t1=$(date +%s.%N)
-  awk -v n="$name" -v a="$t0" -v b="$t1" 'BEGIN { printf "%s: %.3f s wall\n", n, b - a }' | tee -a "$log"
-}
+# shellcheck source=device-run-common.sh
+source "$repo/scripts/device-run-common.sh"
 
 if [[ " $parts " == *" suite "* ]]; then
   OUT=$out/suite GPU_SUITE_TESTS=${FEED_SUITE_TESTS:-} bash "$repo/scripts/gpu-suite.sh" device \
@@ -67,17 +43,6 @@ if [[ " $parts " == *" sweep "* ]]; then
   done
   grep -h '"what":"frame' "$log" >"$out/cells-frame.jsonl" || true
 fi
-
-species=(--species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240)
-run() {  # run NAME FRAMES DIR ARGS...: pairhist run with report and trace
-  local name=$1 frames=$2 dir=$3
-  shift 3
-  local xtc top
-  xtc=$(ls "$dir"/*.xtc)
-  top=${xtc%.xtc}.gro
-  step "$name" "$ph" run "$xtc" --top "$top" "${species[@]}" --last $((frames - 1)) \
-    -o "$work/$name" --report "$out/$name.json" "$@"
-}
 
 if [[ " $parts " == *" w1 "* ]]; then
   step synth-r8 "$ph" synth --case W1 --replicas 8 --frames 100 -o "$work/r8" -q

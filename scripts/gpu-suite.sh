@@ -57,6 +57,7 @@ run_on_device() {
   } | tee "$out/gpu-suite.log"
   status=0
   for t in ${GPU_SUITE_TESTS:-test_gpu test_gpu_cells test_gpu_engine_cells test_capi test_geometry \
+    test_resume_job test_resume_cli test_xtc_parallel \
     test_cpu_kernel test_cell_list_cpu test_row_tiles test_engine test_engine_cells test_cli}; do
     echo "== $t" | tee -a "$out/gpu-suite.log"
     start=$(date +%s%N)
@@ -69,7 +70,7 @@ run_on_device() {
   grep -h "MESSAGE" -A1 "$out/test_gpu.log" | tee -a "$out/gpu-suite.log" || true
   echo "== demo with all CPU cores and the GPU" | tee -a "$out/gpu-suite.log"
   "$stage/bin/pairhist" run "$repo/data/spce_water.xtc" --top "$repo/data/spce_water.gro" \
-    --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240 -o "$out/demo" 2>&1 |
+    --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240 -o "$out/demo" --overwrite 2>&1 |
     tee -a "$out/gpu-suite.log" || status=1
   rm -rf "$out/demo" "$out/starpu-home"
   echo "gpu-suite: $([ $status = 0 ] && echo all passed || echo FAILURES)" | tee -a "$out/gpu-suite.log"

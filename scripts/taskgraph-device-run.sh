@@ -51,7 +51,7 @@ go() {
   local name=$1
   shift
   local limit=${LIMIT:-300}
-  timeout "$limit" $b run $args -o "$work/out-$name" --report "$out/reports/$name.json" \
+  timeout "$limit" $b run $args -o "$work/out-$name" --overwrite --report "$out/reports/$name.json" \
     --activity-svg "$out/reports/$name.svg" --lp-bound -q ${TRACE:+--task-trace "$out/reports/$name.csv"} "$@"
   local rc=$?
   if [ $rc -ne 0 ]; then log "$name: exit $rc (timeout ${limit}s = 124)"; return; fi

@@ -9,45 +9,12 @@
 # W1_QUICK=1 skips the 10-million-atom and the reach/order runs.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-stage=$(bash "$repo/scripts/gpu-suite.sh" unpack | tail -1)
-out=${OUT:-/tmp/w1-out}
-work=/tmp/w1-work
-mkdir -p "$out" "$work/traces"
-export LD_LIBRARY_PATH="$stage/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-export PAIRHIST_DATA_DIR="$repo/data" STARPU_HOME="$work/starpu-home" STARPU_SILENT=1 STARPU_SCHED=
-ph=$stage/bin/pairhist
-log=$out/w1-device.log
-status=0
-{
-  echo "# pairhist W1 on the device, commit $(cat "$stage/commit"), $(date -u +%Y-%m-%dT%H:%MZ)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-  echo "host: $(nproc) cores"
-} | tee "$log"
-
-step() {  # step NAME CMD...: runs CMD, its output and wall time to the log
-  local name=$1
-  shift
-  echo "== $name: $*" >>"$log"
-  local t0 t1
-  t0=$(date +%s.%N)
-  if ! "$@" >>"$log" 2>&1; then
-    echo "FAILED: $name" | tee -a "$log"
-    status=1
-  fi
-  t1=$(date +%s.%N)
-  awk -v n="$name" -v a="$t0" -v b="$t1" 'BEGIN { printf "%s: %.3f s wall\n", n, b - a }' | tee -a "$log"
-}
-
-species=(--species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240)
-run() {  # run NAME FRAMES DIR ARGS...: pairhist run with report and trace
-  local name=$1 frames=$2 dir=$3
-  shift 3
-  local xtc top
-  xtc=$(ls "$dir"/*.xtc)
-  top=${xtc%.xtc}.gro
-  step "$name" "$ph" run "$xtc" --top "$top" "${species[@]}" --last $((frames - 1)) \
-    -o "$work/$name" --report "$out/$name.json" --task-trace "$work/traces/$name.csv" "$@"
-}
+name=w1-device
+title="pairhist W1 on the device"
+# shellcheck source=device-run-common.sh
+source "$repo/scripts/device-run-common.sh"
+trace_dir=$work/traces
+mkdir -p "$trace_dir"
 
 step synth-r3 "$ph" synth --case W1 --replicas 3 --frames 100 -o "$work/r3" -q
 step synth-r8 "$ph" synth --case W1 --replicas 8 --frames 100 -o "$work/r8" -q

@@ -23,13 +23,16 @@ AllPairsPlanner::AllPairsPlanner(const EngineConfig& config, const MachineShape&
   }
 }
 
-codelets::PairHistogramArgs AllPairsPlanner::base_args(const BoxMatrix& box, uint64_t frame) const {
+codelets::PairHistogramArgs AllPairsPlanner::base_args(const PlannedFrame& frame) const {
   codelets::PairHistogramArgs args;
   args.precision = config_.precision == Precision::single ? codelets::Precision::single
                                                           : codelets::Precision::double_;
-  args.single_params = make_params<float>(box, config_.box_kind, config_.r_max, config_.nbins);
-  args.double_params = make_params<double>(box, config_.box_kind, config_.r_max, config_.nbins);
-  args.frame = frame;
+  args.single_params =
+      make_params<float>(frame.box, config_.box_kind, config_.r_max, config_.nbins);
+  args.double_params =
+      make_params<double>(frame.box, config_.box_kind, config_.r_max, config_.nbins);
+  args.frame = frame.number;
+  args.gate = frame.gate;
   return args;
 }
 
@@ -41,7 +44,7 @@ void AllPairsPlanner::submit_frame(const PlannedFrame& frame) {
     submit_group(frame, all, false);
     return;
   }
-  const codelets::PairHistogramArgs base = base_args(frame.box, frame.number);
+  const codelets::PairHistogramArgs base = base_args(frame);
   replan_share();
   for (const PlannedTask& t : plan_) {
     if (t.pair_indices.size() == 1)
@@ -90,11 +93,12 @@ void AllPairsPlanner::submit_group(const PlannedFrame& frame, const std::vector<
       static_cast<codelets::FrameHistogramArgs*>(malloc(sizeof(codelets::FrameHistogramArgs)));
   if (!args) throw std::bad_alloc();
   new (args) codelets::FrameHistogramArgs();
-  const codelets::PairHistogramArgs base = base_args(frame.box, frame.number);
+  const codelets::PairHistogramArgs base = base_args(frame);
   args->precision = base.precision;
   args->single_params = base.single_params;
   args->double_params = base.double_params;
   args->frame = base.frame;
+  args->gate = base.gate;
   args->sequence = submitter_.tasks();
   args->nspecies = static_cast<int>(config_.species_sizes.size());
   std::vector<bool> used(config_.species_sizes.size(), false);

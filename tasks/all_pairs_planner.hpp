@@ -20,7 +20,7 @@ class AllPairsPlanner : public FramePlanner {
   uint64_t cpu_task_limit() const { return policy_.cpu_task_limit; }
 
  private:
-  codelets::PairHistogramArgs base_args(const BoxMatrix& box, uint64_t frame) const;
+  codelets::PairHistogramArgs base_args(const PlannedFrame& frame) const;
   void replan_share();
   void submit_tile(const PlannedFrame& frame, const codelets::PairHistogramArgs& base,
                    const PlannedTask& t);

@@ -135,6 +135,7 @@ void CellListPlanner::submit_frame(const PlannedFrame& frame) {
   base.grid = grid_;
   base.run = run_;
   base.frame = frame.number;
+  base.gate = frame.gate;
 
   // Estimated candidates per pair, and the frame's total.
   std::vector<std::pair<double, int>> work;  // (candidates, pair), smallest first

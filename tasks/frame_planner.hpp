@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "../codelets/starpu/frame_gate.hpp"
 #include "activity_recorder.hpp"
 #include "decomposition.hpp"
 #include "frame_ring.hpp"
@@ -19,8 +20,9 @@ namespace pairhist {
 struct PlannedFrame {
   const FrameRing::Slot& slot;
   const BoxMatrix& box;
-  const FrameBounds& bounds;  // empty unless the engine gathered them (cell-list runs)
-  uint64_t number = 0;        // the engine's frame number
+  const FrameBounds& bounds;            // empty unless the engine gathered them (cell-list runs)
+  uint64_t number = 0;                  // the engine's frame number
+  codelets::FrameGate* gate = nullptr;  // the engine's: lets it drop frames not yet begun
 };
 
 /// A planner for the species pairs `selected` (species_pairs() order) of the engine's frames; it

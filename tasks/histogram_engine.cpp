@@ -49,6 +49,7 @@ struct HistogramEngine::Impl {
   std::vector<PairWork> work;
   BoundOutcome bound;
   MeasuredBound measured_bound;
+  codelets::FrameGate gate;  // every task asks it as it starts (drop_unstarted_frames)
 
   explicit Impl(const EngineConfig& c) : config(c) {
     if (config.nbins <= 0) throw UsageError("the number of bins must be positive");
@@ -258,7 +259,7 @@ struct HistogramEngine::Impl {
     // Nothing submitted: the next frame takes the same buffers.
     if (bad_species >= 0) throw NonFiniteCoordinate(bad_species, bad_position);
     if (!all_pairs && !cell_list) make_planners(box, bounds);
-    const PlannedFrame planned{slot, box, bounds, frames};
+    const PlannedFrame planned{slot, box, bounds, frames, &gate};
     if (all_pairs) all_pairs->submit_frame(planned);
     if (cell_list) cell_list->submit_frame(planned);
     for (size_t p = 0; p < pairs.size(); ++p)
@@ -364,6 +365,14 @@ std::vector<std::vector<uint64_t>> HistogramEngine::finish() {
 
 std::vector<std::vector<uint64_t>> HistogramEngine::take_histograms() {
   return impl_->take(true);
+}
+
+uint64_t HistogramEngine::drop_unstarted_frames() {
+  return impl_->gate.close();
+}
+
+uint64_t HistogramEngine::frames_counted() const {
+  return impl_->gate.counted(impl_->frames);
 }
 
 int HistogramEngine::cpu_workers() const {

@@ -23,9 +23,10 @@ struct FrameHistogramArgs {
   int pair_a[kMaxFramePairs] = {};
   int pair_b[kMaxFramePairs] = {};
   int hist_buffer[kMaxFramePairs] = {};
-  uint64_t pairs = 0;     // all pairs of the frame
-  uint64_t frame = 0;     // the engine's frame number and task number (submission order), for
-  uint64_t sequence = 0;  // the task trace
+  uint64_t pairs = 0;         // all pairs of the frame
+  uint64_t frame = 0;         // the engine's frame number and task number (submission order), for
+  uint64_t sequence = 0;      // the task trace
+  FrameGate* gate = nullptr;  // the engine's: a task of a frame it refuses counts nothing
   HistogramParams<float> single_params;
   HistogramParams<double> double_params;
   int nbins() const {

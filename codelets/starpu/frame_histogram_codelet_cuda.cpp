@@ -29,6 +29,7 @@ void launch_frame(void* buffers[], const FrameHistogramArgs& args,
 
 void frame_histogram_cuda(void* buffers[], void* cl_arg) {
   const auto& args = *static_cast<const FrameHistogramArgs*>(cl_arg);
+  if (!admitted(args)) return;
   if (args.precision == Precision::single)
     launch_frame<float>(buffers, args, args.single_params);
   else

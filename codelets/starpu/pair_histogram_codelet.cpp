@@ -42,6 +42,7 @@ void run_cpu(void* buffers[], const PairHistogramArgs& args, const HistogramPara
 
 void pair_histogram_cpu(void* buffers[], void* cl_arg) {
   const auto& args = *static_cast<const PairHistogramArgs*>(cl_arg);
+  if (!admitted(args)) return;
   if (args.precision == Precision::single)
     run_cpu<float>(buffers, args, args.single_params);
   else

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "frame_gate.hpp"
 #include "pairhist/geometry.hpp"
 
 namespace pairhist::codelets {
@@ -23,9 +24,10 @@ struct PairHistogramArgs {
   int same_species = 0;
   int64_t row_begin = 0;
   int64_t row_end = 0;
-  uint64_t pairs = 0;     // pairs this task examines: the size its perfmodel is keyed on
-  uint64_t frame = 0;     // the engine's frame number and task number (submission order), for
-  uint64_t sequence = 0;  // the task trace; not part of the footprint
+  uint64_t pairs = 0;         // pairs this task examines: the size its perfmodel is keyed on
+  uint64_t frame = 0;         // the engine's frame number and task number (submission order), for
+  uint64_t sequence = 0;      // the task trace; not part of the footprint
+  FrameGate* gate = nullptr;  // the engine's: a task of a frame it refuses counts nothing
   HistogramParams<float> single_params;
   HistogramParams<double> double_params;
   int nbins() const {

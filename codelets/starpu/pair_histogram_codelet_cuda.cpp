@@ -34,6 +34,7 @@ void launch(cuda::HistogramKernel kernel, void* buffers[], const PairHistogramAr
 
 void run(cuda::HistogramKernel kernel, void* buffers[], void* cl_arg) {
   const auto& args = *static_cast<const PairHistogramArgs*>(cl_arg);
+  if (!admitted(args)) return;
   if (args.precision == Precision::single)
     launch<float>(kernel, buffers, args, args.single_params);
   else

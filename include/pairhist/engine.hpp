@@ -216,12 +216,26 @@ class HistogramEngine {
   /// Callable once; the engine cannot take frames afterwards.
   std::vector<std::vector<uint64_t>> finish();
 
+  /// Stops counting between frames (an interrupted run): the tasks of every frame that has a
+  /// task running or done still run, all other tasks return without counting, so the
+  /// histograms (take_histograms, finish) hold whole frames 0 .. frames_counted()-1 and no part
+  /// of a later one. Returns that bound. Safe from any thread, also while another waits in
+  /// submit_frame or take_histograms; later calls return the same bound. Frames submitted
+  /// afterwards are not counted.
+  uint64_t drop_unstarted_frames();
+  /// Frames (from the first submitted) the histograms hold or will hold once taken: all
+  /// submitted frames, or after drop_unstarted_frames() its bound. Called by the thread that
+  /// submits.
+  uint64_t frames_counted() const;
+
   int cpu_workers() const;
   int cuda_workers() const;
   std::string scheduler() const;
   uint64_t frames_submitted() const;
   uint64_t tasks_submitted() const;
-  /// Frame buffers held at once (the memory bound) and the bytes one frame's buffers take.
+  /// Frame buffers held at once (the memory bound) and the bytes one frame's buffers take. Frame
+  /// f + frames_in_flight() reuses frame f's buffers and waits for its tasks first: once frame g
+  /// is submitted, every frame before g + 1 - frames_in_flight() has been counted.
   int frames_in_flight() const;
   uint64_t frame_bytes() const;
   /// Per-worker and per-implementation activity since the engine started (complete after

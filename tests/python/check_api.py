@@ -138,7 +138,7 @@ result = pairhist.run(f"{data}/spce_water.xtc", **args)
 out = os.path.join(work, "cli-run")
 subprocess.run([binary, "run", f"{data}/spce_water.xtc", "--top", args["top"], "--species",
                 "O=OW", "--species", "H=HW1,HW2", "--rmax", "1.2", "--nbins", "240", "--last",
-                "20", "--ncpu", "2", "-q", "-o", out], check=True)
+                "20", "--ncpu", "2", "-q", "--overwrite", "-o", out], check=True)
 with open(os.path.join(out, "rdf.csv")) as fh:
     lines = [line for line in fh if not line.startswith("#")]
 header = lines[0].strip().split(",")

@@ -1,0 +1,46 @@
+# Shared by the measurement scripts that run on the GPU machine (w1-device-run.sh,
+# feed-device-run.sh): sourced after they set `repo`, `name` (the log's name) and `title`.
+# Unpacks the GPU suite's stage, sets the environment, starts the log and defines step().
+stage=$(bash "$repo/scripts/gpu-suite.sh" unpack | tail -1)
+out=${OUT:-/tmp/$name-out}
+work=/tmp/$name-work
+mkdir -p "$out" "$work"
+export LD_LIBRARY_PATH="$stage/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+export PAIRHIST_DATA_DIR="$repo/data" STARPU_HOME="$work/starpu-home" STARPU_SILENT=1 STARPU_SCHED=
+ph=$stage/bin/pairhist
+log=$out/$name.log
+status=0
+{
+  echo "# $title, commit $(cat "$stage/commit"), $(date -u +%Y-%m-%dT%H:%MZ)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  echo "host: $(nproc) cores"
+} | tee "$log"
+
+step() {  # step NAME CMD...: runs CMD, its output and wall time to the log
+  local step_name=$1
+  shift
+  echo "== $step_name: $*" >>"$log"
+  local t0 t1
+  t0=$(date +%s.%N)
+  if ! "$@" >>"$log" 2>&1; then
+    echo "FAILED: $step_name" | tee -a "$log"
+    status=1
+  fi
+  t1=$(date +%s.%N)
+  awk -v n="$step_name" -v a="$t0" -v b="$t1" 'BEGIN { printf "%s: %.3f s wall\n", n, b - a }' |
+    tee -a "$log"
+}
+
+# W1's species and the run() of a case: run NAME FRAMES DIR ARGS... = `pairhist run` on the first
+# FRAMES frames of DIR's trajectory with a report in $out (and a task trace in $trace_dir if set).
+species=(--species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240)
+run() {
+  local case_name=$1 frames=$2 dir=$3
+  shift 3
+  local xtc top
+  xtc=$(ls "$dir"/*.xtc)
+  top=${xtc%.xtc}.gro
+  step "$case_name" "$ph" run "$xtc" --top "$top" "${species[@]}" --last $((frames - 1)) \
+    -o "$work/$case_name" --overwrite --report "$out/$case_name.json" \
+    ${trace_dir:+--task-trace "$trace_dir/$case_name.csv"} "$@"
+}

@@ -1,0 +1,347 @@
+// Stopping and resuming inside the process: the engine's frame gate drops whole frames only,
+// a stopped job keeps exact state, and a job resumed from any state it handed out ends with the
+// same result as a job never stopped. (test_resume_cli does the same through signals.)
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../codelets/starpu/frame_gate.hpp"
+#include "checkpoint.hpp"
+#include "engine_reference.hpp"
+#include "frame_source.hpp"
+#include "job_accumulator.hpp"
+#include "pairhist/errors.hpp"
+#include "test_paths.hpp"
+#include "trajectory_job.hpp"
+#include "xtc_parallel_reader.hpp"
+#include "xtc_reader.hpp"
+
+using namespace pairhist;
+
+namespace {
+
+JobOptions water_job() {
+  JobOptions o;
+  o.trajectory = test::data_dir() + "/spce_water.xtc";
+  o.topology = test::data_dir() + "/spce_water.gro";
+  o.species = {parse_species("O=OW"), parse_species("H=HW1,HW2")};
+  o.r_max = 1.0;
+  o.nbins = 50;
+  o.ncpu = 2;
+  o.ncuda = 0;
+  o.last = 59;
+  o.interval = 7;
+  o.exclude = "residue";  // excluded pairs are kept per frame until the engine counted it
+  return o;
+}
+
+/// Everything a run's outputs are made of.
+void check_same_result(const HistogramResult& a, const HistogramResult& b) {
+  CHECK(a.complete == b.complete);
+  CHECK(a.frame_indices == b.frame_indices);
+  CHECK(a.frame_times == b.frame_times);
+  CHECK(a.volumes == b.volumes);
+  CHECK(a.box_kind == b.box_kind);
+  REQUIRE(a.pairs.size() == b.pairs.size());
+  for (size_t p = 0; p < a.pairs.size(); ++p) {
+    CHECK(a.pairs[p].counts == b.pairs[p].counts);
+    CHECK(a.pairs[p].excluded_pairs == b.pairs[p].excluded_pairs);
+  }
+  REQUIRE(a.intervals.size() == b.intervals.size());
+  for (size_t i = 0; i < a.intervals.size(); ++i) {
+    CHECK(a.intervals[i].frame_begin == b.intervals[i].frame_begin);
+    CHECK(a.intervals[i].frame_end == b.intervals[i].frame_end);
+    CHECK(a.intervals[i].counts == b.intervals[i].counts);
+  }
+}
+
+std::vector<const float*> pointers(const test::RandomFrames& f, size_t t) {
+  std::vector<const float*> p;
+  for (const auto& s : f.xyz[t]) p.push_back(s.data());
+  return p;
+}
+
+test::RandomFrames first_frames(const test::RandomFrames& f, uint64_t n) {
+  test::RandomFrames g = f;
+  g.boxes.resize(n);
+  g.xyz.resize(n);
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("the frame gate admits whole frames: those begun before it closed") {
+  codelets::FrameGate gate;
+  CHECK(gate.admit(0));
+  CHECK(gate.admit(3));  // frames begin out of order under any scheduler
+  CHECK(gate.admit(1));
+  CHECK(gate.counted(10) == 10);
+  CHECK(gate.close() == 4);
+  CHECK(gate.close() == 4);
+  CHECK(gate.counted(10) == 4);
+  CHECK(gate.admit(2));  // a late task of a frame that has begun still counts
+  CHECK(gate.admit(3));
+  CHECK_FALSE(gate.admit(4));
+  CHECK_FALSE(gate.admit(9));
+
+  // Threads beginning tasks of increasing frames while another closes: no frame is admitted in
+  // part, the admitted ones are exactly those below the bound.
+  for (int trial = 0; trial < 20; ++trial) {
+    codelets::FrameGate g;
+    constexpr int kThreads = 4, kFrames = 2000;
+    std::vector<std::vector<char>> admitted(kThreads, std::vector<char>(kFrames));
+    std::vector<std::thread> workers;
+    for (int t = 0; t < kThreads; ++t)
+      workers.emplace_back([&, t] {
+        for (int f = 0; f < kFrames; ++f) admitted[t][f] = g.admit(static_cast<uint64_t>(f));
+      });
+    std::this_thread::sleep_for(std::chrono::microseconds(50 * trial));
+    const uint64_t bound = g.close();
+    for (auto& w : workers) w.join();
+    for (int t = 0; t < kThreads; ++t)
+      for (int f = 0; f < kFrames; ++f)
+        if (static_cast<bool>(admitted[t][f]) != (static_cast<uint64_t>(f) < bound)) {
+          FAIL("thread " << t << " frame " << f << " admitted " << int(admitted[t][f])
+                         << " with bound " << bound);
+        }
+  }
+}
+
+TEST_CASE("drop_unstarted_frames: the histograms hold exactly the frames before its bound") {
+  const auto frames = test::make_frames({1000, 300}, 24, BoxKind::orthorhombic);
+  EngineConfig config =
+      test::engine_config(frames, BoxKind::orthorhombic, 64, 1.0, Precision::single);
+  config.ncpu = 2;
+  config.ncuda = 0;
+  config.frames_in_flight = 4;
+  config.max_pairs_per_task = 100000;  // many tasks per frame: a drop lands inside frames
+
+  SUBCASE("from the submitting thread, between frames") {
+    HistogramEngine engine(config);
+    for (size_t t = 0; t < 12; ++t) engine.submit_frame(pointers(frames, t), frames.boxes[t]);
+    const uint64_t bound = engine.drop_unstarted_frames();
+    // Frame 11 reused frame 7's buffers, so frames up to 7 were counted before the drop.
+    CHECK(bound >= 8);
+    CHECK(bound <= 12);
+    for (size_t t = 12; t < 24; ++t) engine.submit_frame(pointers(frames, t), frames.boxes[t]);
+    const auto counts = engine.finish();
+    CHECK(engine.frames_counted() == bound);
+    CHECK(counts == test::reference_histograms<float>(first_frames(frames, bound), config));
+  }
+  SUBCASE("from another thread at random moments, also inside a take") {
+    std::mt19937 rng(7);
+    for (int trial = 0; trial < 4; ++trial) {
+      HistogramEngine engine(config);
+      std::atomic<uint64_t> bound{0};
+      const int delay_ms = std::uniform_int_distribution<int>(0, 20)(rng);
+      std::thread stopper([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+        bound = engine.drop_unstarted_frames();
+      });
+      std::vector<std::vector<uint64_t>> counts;
+      for (size_t t = 0; t < 24; ++t) {
+        engine.submit_frame(pointers(frames, t), frames.boxes[t]);
+        if (t == 15) counts = engine.take_histograms();
+      }
+      stopper.join();
+      const auto rest = engine.finish();
+      CAPTURE(delay_ms);
+      CAPTURE(bound.load());
+      CHECK(engine.frames_counted() == bound);
+      for (size_t p = 0; p < rest.size(); ++p)
+        for (size_t k = 0; k < rest[p].size(); ++k) counts[p][k] += rest[p][k];
+      CHECK(counts == test::reference_histograms<float>(first_frames(frames, bound), config));
+    }
+  }
+}
+
+TEST_CASE(
+    "a job stopped between frames, resumed from any state it kept, ends as if never stopped") {
+  const JobOptions base = water_job();
+  const JobOutcome whole = run_trajectory_job(base);
+  REQUIRE(whole.result.complete);
+  REQUIRE(whole.result.frame_indices.size() == 60);
+
+  // Stop after a given number of frames handed over, then resume from the state kept at the
+  // stop; repeat until the run is done. Frames in flight at the stop are dropped and read again.
+  for (int64_t every : {11, 29}) {
+    CAPTURE(every);
+    JobState state;
+    bool have_state = false;
+    HistogramResult last;
+    int runs = 0;
+    for (; runs < 12; ++runs) {
+      std::atomic<int> stop{0};
+      JobOptions o = base;
+      o.stop = &stop;
+      o.checkpoint_seconds = 0;
+      if (have_state) o.resume = &state;
+      // A stop drops the frames whose tasks have not begun; should a loaded machine drop all of
+      // them every time, the last run goes through.
+      const auto stop_at = static_cast<int64_t>(state.frames()) + every;
+      o.progress = [&, stop_at, runs](int64_t frames) {
+        if (frames == stop_at && runs < 10) stop = SIGINT;
+      };
+      JobState kept;
+      o.on_checkpoint = [&](const JobState& s) { kept = s; };
+      const JobOutcome out = run_trajectory_job(o);
+      if (out.result.complete) {
+        last = out.result;
+        break;
+      }
+      CHECK(out.stopped_by_signal == SIGINT);
+      CHECK(out.result.stopped_by == "SIGINT");
+      REQUIRE(kept.frames() == out.result.frame_indices.size());
+      CHECK(kept.frames() >= state.frames());
+      state = kept;
+      have_state = true;
+    }
+    CHECK(runs >= 2);
+    check_same_result(last, whole.result);
+  }
+
+  // A checkpoint after every frame; a run killed at any of them goes on from it.
+  JobOptions o = base;
+  o.checkpoint_seconds = 1e-9;
+  std::vector<JobState> kept;
+  o.on_checkpoint = [&](const JobState& s) { kept.push_back(s); };
+  check_same_result(run_trajectory_job(o).result, whole.result);
+  REQUIRE(kept.size() >= 30);
+  for (size_t i : {size_t(0), size_t(5), kept.size() / 2, kept.size() - 1}) {
+    CAPTURE(i);
+    JobOptions r = base;
+    r.resume = &kept[i];
+    check_same_result(run_trajectory_job(r).result, whole.result);
+  }
+}
+
+TEST_CASE("JobAccumulator: a take holds the frames below the engine's bound, the rest dropped") {
+  // Two pairs, three bins; pair 0 has one shared atom (a self pair in bin 0 every frame).
+  JobAccumulator acc(2, 3, {1, 0}, 2, JobState{});
+  acc.submitted({10, 1.0, 5.0}, {{1, 1}});  // frame 10: an excluded pair in pair 0, bin 1
+  acc.submitted({11, 2.0, 5.0}, {{4, 2}});  // frame 11: two in pair 1, bin 1
+  acc.submitted({12, 3.0, 5.0}, {{0, 1}});
+  acc.finished_before(1);  // frame 10's excluded bins are folded away
+  CHECK(acc.pending() == 3);
+  // The engine counted frames 0 and 1 of its three (a stop dropped the third).
+  acc.taken({{10, 10, 10}, {20, 20, 20}}, 2);
+  CHECK(acc.dropped() == 1);
+  CHECK(acc.state().frame_indices == std::vector<int64_t>{10, 11});
+  CHECK(acc.state().volumes == std::vector<double>{5.0, 5.0});
+  CHECK(acc.state().open_counts[0] == std::vector<uint64_t>{8, 9, 10});
+  CHECK(acc.state().open_counts[1] == std::vector<uint64_t>{20, 18, 20});
+  CHECK(acc.block_full());
+  acc.close_block();
+  CHECK(acc.state().intervals.size() == 1);
+  CHECK(acc.open_frames() == 0);
+  // Left-out pairs beyond the counts are a bug, not a result.
+  acc.submitted({13, 4.0, 5.0}, {{2, 5}});
+  CHECK_THROWS_AS(acc.taken({{1, 1, 1}, {1, 1, 1}}, 4), std::logic_error);
+}
+
+TEST_CASE("checkpoints: round trip, and any damage or change is refused with one line") {
+  Checkpoint c;
+  c.identity = run_identity(water_job());
+  JobAccumulator acc(3, 4, {0, 0, 0}, 2, JobState{});
+  for (int f = 0; f < 5; ++f) acc.submitted({f * 2, f * 0.5, 27.0 + f}, {});
+  acc.taken({{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11, 12}}, 5);
+  acc.close_block();
+  acc.set_box_kind(1);
+  c.state = acc.state();
+  const std::string bytes = encode_checkpoint(c);
+  const Checkpoint back = decode_checkpoint(bytes, "ck");
+  CHECK_FALSE(back.finished);
+  Checkpoint done = c;
+  done.finished = true;
+  CHECK(decode_checkpoint(encode_checkpoint(done), "ck").finished);
+  CHECK(back.identity.settings == c.identity.settings);
+  CHECK(back.identity.version == c.identity.version);
+  REQUIRE(back.identity.inputs.size() == 2);
+  CHECK(back.identity.inputs[0].mtime_ns == c.identity.inputs[0].mtime_ns);
+  CHECK(back.state.box_kind == 1);
+  CHECK(back.state.frame_indices == c.state.frame_indices);
+  CHECK(back.state.frame_times == c.state.frame_times);
+  CHECK(back.state.volumes == c.state.volumes);
+  REQUIRE(back.state.intervals.size() == 1);
+  CHECK(back.state.intervals[0].counts == c.state.intervals[0].counts);
+  CHECK(back.state.open_begin == 5);
+  CHECK(back.state.open_counts == c.state.open_counts);
+  CHECK(identity_difference(back.identity, run_identity(water_job())).empty());
+
+  // Every flipped bit and every truncation is caught.
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    std::string bad = bytes;
+    bad[i] = static_cast<char>(bad[i] ^ (1 << (i % 8)));
+    CHECK_THROWS_AS(decode_checkpoint(bad, "ck"), InputError);
+  }
+  for (size_t n : {size_t(0), size_t(7), size_t(30), bytes.size() / 2, bytes.size() - 1}) {
+    try {
+      decode_checkpoint(bytes.substr(0, n), "dir/pairhist.ckpt");
+      FAIL("a truncated checkpoint was accepted");
+    } catch (const InputError& e) {
+      const std::string msg = e.what();
+      CHECK(msg.find("dir/pairhist.ckpt: not a valid pairhist checkpoint") == 0);
+      CHECK(msg.find('\n') == std::string::npos);
+    }
+  }
+
+  // What differs is named: a setting, then an input file.
+  JobOptions other = water_job();
+  other.r_max = 1.1;
+  const std::string diff = identity_difference(c.identity, run_identity(other));
+  CHECK(diff.find("--rmax differs") == 0);
+  CHECK(diff.find("'1'") != std::string::npos);
+  CHECK(diff.find("'1.1000000000000001'") != std::string::npos);
+  RunIdentity moved = c.identity;
+  moved.inputs[0].size += 1;
+  const std::string changed = identity_difference(moved, c.identity);
+  CHECK(changed.find("spce_water.xtc changed since the checkpoint") != std::string::npos);
+  // Settings that only change the speed may differ.
+  JobOptions faster = water_job();
+  faster.ncpu = 1;
+  faster.algorithm = Algorithm::cell_list;
+  faster.decode_threads = 2;
+  CHECK(identity_difference(c.identity, run_identity(faster)).empty());
+}
+
+TEST_CASE("a resumed run's frame source passes over the frames done, without decoding XTC") {
+  const std::string xtc = test::data_dir() + "/spce_water.xtc";
+  io::XtcReader plain(xtc);
+  std::vector<io::TrajectoryFrame> all(101);
+  for (auto& f : all) REQUIRE(plain.next(f));
+  for (int threads : {1, 3}) {
+    CAPTURE(threads);
+    auto reader = io::open_trajectory_after(xtc, threads, 40);
+    CHECK(reader->frames_read() == 40);
+    io::TrajectoryFrame f;
+    for (size_t k = 40; k < 101; ++k) {
+      REQUIRE(reader->next(f));
+      CHECK(f.time == all[k].time);
+      CHECK(f.xyz == all[k].xyz);
+    }
+    CHECK_FALSE(reader->next(f));
+    CHECK(reader->frames_read() == 101);
+    CHECK_THROWS_WITH_AS(io::open_trajectory_after(xtc, threads, 102),
+                         doctest::Contains("ends after 101 frames"), InputError);
+  }
+  // The plan still applies after the frames passed over.
+  FramePlan plan;
+  plan.first = 3;
+  plan.step = 4;
+  plan.last = 50;
+  plan.resume_after = 19;
+  FrameSource source(xtc, 1, plan);
+  io::TrajectoryFrame f;
+  int64_t index = -1;
+  std::vector<int64_t> got;
+  while (source.next(f, index)) got.push_back(index);
+  CHECK(got == std::vector<int64_t>{23, 27, 31, 35, 39, 43, 47});
+}
