@@ -27,6 +27,7 @@ bool frame_number(const std::string& name, int64_t& value) {
 }  // namespace
 
 bool is_cadishi_input(const std::string& path) {
+  Hdf5Gate gate;
   if (!is_hdf5_file(path)) return false;
   probe_hdf5_file(path);
   SilenceHdf5Errors quiet;
@@ -49,6 +50,7 @@ void CadishiReader::frame_fail(const std::string& problem) {
 }
 
 CadishiReader::CadishiReader(const std::string& path) : path_(path) {
+  Hdf5Gate gate;
   SilenceHdf5Errors quiet;
   if (!is_hdf5_file(path)) fail("not an HDF5 file (or no such file)");
   probe_hdf5_file(path);
@@ -100,6 +102,7 @@ CadishiReader::CadishiReader(const std::string& path) : path_(path) {
 
 bool CadishiReader::next(TrajectoryFrame& frame) {
   if (frames_read_ >= static_cast<int64_t>(frames_.size())) return false;
+  Hdf5Gate gate;
   SilenceHdf5Errors quiet;
   const int64_t number = frames_[static_cast<size_t>(frames_read_)];
   const std::string& name = names_[static_cast<size_t>(frames_read_)];

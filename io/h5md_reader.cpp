@@ -43,6 +43,7 @@ void H5mdReader::frame_fail(const std::string& problem) {
 }
 
 H5mdReader::H5mdReader(const std::string& path) : path_(path) {
+  Hdf5Gate gate;
   SilenceHdf5Errors quiet;
   if (!is_hdf5_file(path)) fail("not an HDF5 file (or no such file)");
   probe_hdf5_file(path);
@@ -221,6 +222,7 @@ void H5mdReader::open_box(hid_t particles_group) {
 
 bool H5mdReader::next(TrajectoryFrame& frame) {
   if (frames_read_ >= nframes_) return false;
+  Hdf5Gate gate;
   SilenceHdf5Errors quiet;
   const size_t n = static_cast<size_t>(natoms_);
   buf_.resize(3 * n);

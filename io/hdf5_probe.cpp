@@ -14,7 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <mutex>
+#include <map>
 #include <set>
 #include <system_error>
 #include <tuple>
@@ -196,6 +196,7 @@ std::string walk_in_child(const std::string& path, int seconds) {
     return {};
   }
   if (pid == 0) {
+    Hdf5Gate::enter_child();
     close(fds[0]);
     restore_default_crash_handling();
     try {
@@ -248,17 +249,15 @@ void probe_hdf5_file(const std::string& path) {
   if (ec) return;  // the reader reports a missing file
   const auto time = std::filesystem::last_write_time(path, ec).time_since_epoch().count();
   using Key = std::tuple<std::string, uintmax_t, long long>;
-  static std::mutex mutex;
-  static std::set<Key> walked;
+  static std::map<Key, std::string> walked;  // file -> problem ("" for none)
   const Key key{path, size, static_cast<long long>(time)};
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (walked.count(key) != 0) return;
-  }
-  const std::string problem = walk_in_child(path, seconds);
-  if (!problem.empty()) throw InputError(path + ": " + problem);
-  std::lock_guard<std::mutex> lock(mutex);
-  walked.insert(key);
+  // No other thread of ours is inside the HDF5 library while the child is forked (see Hdf5Gate),
+  // and the gate stays held while the child walks, so a second thread opening the same file
+  // waits and then finds its result.
+  Hdf5Gate gate;
+  auto found = walked.find(key);
+  if (found == walked.end()) found = walked.emplace(key, walk_in_child(path, seconds)).first;
+  if (!found->second.empty()) throw InputError(path + ": " + found->second);
 }
 
 }  // namespace pairhist::io

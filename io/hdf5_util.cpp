@@ -2,9 +2,33 @@
 
 #include <filesystem>
 #include <limits>
+#include <mutex>
 #include <system_error>
 
 namespace pairhist::io {
+
+namespace {
+
+std::recursive_mutex& gate_mutex() {
+  static std::recursive_mutex mutex;
+  return mutex;
+}
+
+bool in_probe_child = false;
+
+}  // namespace
+
+Hdf5Gate::Hdf5Gate() : locked_(!in_probe_child) {
+  if (locked_) gate_mutex().lock();
+}
+
+Hdf5Gate::~Hdf5Gate() {
+  if (locked_) gate_mutex().unlock();
+}
+
+void Hdf5Gate::enter_child() {
+  in_probe_child = true;
+}
 
 bool h5_exists(hid_t loc, const std::string& name) {
   size_t pos = 0;
@@ -113,6 +137,7 @@ std::string h5_check_storage(hid_t dataset, const std::string& path) {
 }
 
 bool is_hdf5_file(const std::string& path) {
+  Hdf5Gate gate;
   SilenceHdf5Errors quiet;
   return H5Fis_hdf5(path.c_str()) > 0;
 }
