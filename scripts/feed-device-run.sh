@@ -5,12 +5,12 @@
 # `pairhist run` on W1 at 1.36M atoms with the automatic plan and fixed alternatives.
 #   bash scripts/gpu-suite.sh stage          (here)
 #   bash scripts/feed-device-run.sh          (there, repo root, carry [".gpu"]; logs to $OUT)
-# FEED_PARTS picks parts (suite bench sweep w1 f1; default all); FEED_SUITE_TESTS the suite's tests.
+# FEED_PARTS picks parts (suite bench sweep w1 long f1; default all); FEED_SUITE_TESTS the suite's tests.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=feed-device
 title="pairhist feeding and small frames on the device"
-parts=${FEED_PARTS:-suite bench sweep w1 f1}
+parts=${FEED_PARTS:-suite bench sweep w1 long f1}
 # shellcheck source=device-run-common.sh
 source "$repo/scripts/device-run-common.sh"
 
@@ -65,6 +65,16 @@ if [[ " $parts " == *" w1 "* ]]; then
     echo "DIFFERENT: r8-cells5 r8-all5 (rdf.csv)" | tee -a "$log"
     status=1
   fi
+fi
+
+if [[ " $parts " == *" long "* ]]; then
+  # 500 frames: the start-up (first frame, StarPU) weighs a fifth of what it does at 100.
+  step synth-r8-500 "$ph" synth --case W1 --replicas 8 --frames 500 -o "$work/r8long" -q
+  for r in 1 2 3; do
+    step "decode-r8long-16-$r" "$ph" bench --decode "$work/r8long/W1.xtc" --threads 16 \
+      --repeats 1 --json
+    run "r8long-auto-$r" 500 "$work/r8long"
+  done
 fi
 
 if [[ " $parts " == *" f1 "* ]]; then
