@@ -236,7 +236,7 @@ TEST_CASE("a reader opened before the species are known: whole frames first, the
   size_t k = 1, with_columns = 0;
   while (reader.next(frame)) {
     REQUIRE(k < serial.frames.size());
-    // Frames claimed before set_preparation come whole (at most one per active thread).
+    // Frames claimed before set_preparation come whole (at most kPendingFrames ahead).
     if (frame.columns.filled) {
       ++with_columns;
       CHECK(frame.columns.soa[1][0] == serial.frames[k].xyz[0]);
