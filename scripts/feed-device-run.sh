@@ -77,6 +77,21 @@ if [[ " $parts " == *" long "* ]]; then
   done
 fi
 
+if [[ " $parts " == *" copy "* ]]; then
+  # What bounds W1 end to end: the feeding thread's copy of the columns into pinned buffers on
+  # 1, 2 or 4 threads (task traces hold each frame's hand-over times).
+  step synth-r8c "$ph" synth --case W1 --replicas 8 --frames 200 -o "$work/r8c" -q
+  trace_dir=$work/traces
+  mkdir -p "$trace_dir"
+  for threads in 4 1 2 4 1 2; do
+    PAIRHIST_COPY_THREADS=$threads run "r8c-copy$threads-$RANDOM" 200 "$work/r8c"
+  done
+  step decode-r8c-16 "$ph" bench --decode "$work/r8c/W1.xtc" --threads 16 --repeats 3 --json
+  step decode-r8c-14 "$ph" bench --decode "$work/r8c/W1.xtc" --threads 14 --repeats 3 --json
+  tar -czf "$out/traces.tar.gz" -C "$work" traces
+  unset trace_dir
+fi
+
 if [[ " $parts " == *" f1 "* ]]; then
   # F1-like (all pairs) must not lose its CPU workers to the feeding plan: same command as synth
   # prints, 200 frames (4.51 s hybrid, 5.08 s GPU only at ebd0b58).

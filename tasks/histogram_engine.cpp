@@ -3,6 +3,7 @@
 #include <starpu.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -111,7 +112,13 @@ struct HistogramEngine::Impl {
 
   /// Threads that copy species s into the frame buffers: one below 256k atoms, else up to four
   /// (a quarter of the cores, as for XTC decoding); they run only during the copy.
+  /// PAIRHIST_COPY_THREADS overrides it for measurements.
   int gather_threads(size_t s) const {
+    static const int forced = [] {
+      const char* v = std::getenv("PAIRHIST_COPY_THREADS");
+      return v ? std::atoi(v) : 0;
+    }();
+    if (forced > 0) return forced;
     if (config.species_sizes[s] < (int64_t(1) << 18)) return 1;
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
     return std::clamp(cores / 4, 1, 4);
