@@ -100,9 +100,14 @@ EngineConfig engine_config(const JobOptions& o, const std::vector<std::vector<in
 /// how long a thread took to prepare it against how long the GPUs will need for it. The user's
 /// --ncpu stands; so do --decode-threads (then only the CPU workers follow the plan).
 void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
-                  const io::TrajectoryFrame& frame, const BoxMatrix& box, JobOutcome& out) {
-  const io::SpeciesColumns& columns = frame.columns;
-  if (o.ncpu >= 0 || !columns.filled || columns.bad_species >= 0) return;
+                  const io::TrajectoryFrame& frame, const std::vector<std::vector<int>>& atoms,
+                  const BoxMatrix& box, JobOutcome& out) {
+  if (o.ncpu >= 0) return;
+  // The first frames may have been decoded whole, before the topology told which atoms to pick.
+  io::SpeciesColumns gathered;
+  if (!frame.columns.filled) io::gather_species_columns(frame.xyz.data(), atoms, gathered);
+  const io::SpeciesColumns& columns = frame.columns.filled ? frame.columns : gathered;
+  if (columns.bad_species >= 0) return;  // refused when the frame is submitted
   FeedingInputs in;
   in.cores = static_cast<int>(std::thread::hardware_concurrency());
   in.gpus = o.ncuda == 0 ? 0 : cuda_devices();
@@ -270,7 +275,7 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         acc.set_box_kind(static_cast<int>(kind));
         EngineConfig config = engine_config(o, atoms, kind, r_max_nm);
         if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&source.reader())) {
-          plan_reading(*parallel, o, config, frame, box, out);
+          plan_reading(*parallel, o, config, frame, atoms, box, out);
           config.reader_threads = parallel->threads();
           out.decode_threads = parallel->threads();
         }

@@ -141,7 +141,8 @@ void XtcParallelReader::work(int thread) {
       std::unique_lock<std::mutex> lock(mutex_);
       // At most `window` frames beyond the delivered ones: this bounds the memory.
       claimable_.wait(lock, [&] {
-        const int64_t ahead = prep_->what.pending ? std::min<int64_t>(active_, window) : window;
+        const int64_t ahead =
+            prep_->what.pending ? std::min<int64_t>(kPendingFrames, window) : window;
         return stopping_ || input_over_ || next_to_read_ < delivered_ + ahead;
       });
       if (stopping_ || input_over_) return;

@@ -236,7 +236,7 @@ TEST_CASE("a reader opened before the species are known: whole frames first, the
   size_t k = 1, with_columns = 0;
   while (reader.next(frame)) {
     REQUIRE(k < serial.frames.size());
-    // Frames claimed before set_preparation come whole (at most one per active thread).
+    // Frames claimed before set_preparation come whole (at most kPendingFrames ahead).
     if (frame.columns.filled) {
       ++with_columns;
       CHECK(frame.columns.soa[1][0] == serial.frames[k].xyz[0]);
@@ -463,6 +463,15 @@ TEST_CASE("a job gives the same result with parallel decoding, frame selection r
     for (size_t p = 0; p < serial.pairs.size(); ++p)
       CHECK(parallel.pairs[p].counts == serial.pairs[p].counts);
   }
+  // Without --ncpu the feeding plan runs on the first frame, which the decoding threads may have
+  // read before the topology named the species: it still measures the frame (an H100 run once
+  // kept 4 threads because the plan gave up on such a frame).
+  o.ncpu = -1;
+  o.decode_threads = 3;
+  const pairhist::JobOutcome planned = pairhist::run_trajectory_job(o);
+  CHECK(planned.decode_threads == 3);
+  CHECK(planned.prepare_seconds > 0);
+  CHECK(planned.result.pairs[0].counts == serial.pairs[0].counts);
 }
 
 TEST_CASE("pairhist bench --decode reports the file and the threads used") {
