@@ -30,6 +30,10 @@ void read_trajectory(const std::string& path);
 /// Reads the topology `path` through read_topology and checks that its per-atom lists agree.
 void read_topology(const std::string& path);
 
+/// Whether `path` is its own topology (io::carries_species); an InputError (an HDF5 file that
+/// cannot be opened or walked) is checked like the readers' and means no.
+bool carries_species(const std::string& path);
+
 /// The input as a trajectory file with this extension (".xtc", ".trr", ...).
 int fuzz_trajectory(const uint8_t* data, size_t size, const char* extension);
 

@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "fuzz_support.hpp"
-#include "topology_reader.hpp"
 
 namespace {
 
@@ -273,6 +272,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     make_cadishi(c, file);
   H5Fclose(file);
   pairhist::fuzz::read_trajectory(path);
-  if (!h5md && pairhist::io::carries_species(path)) pairhist::fuzz::read_topology(path);
+  if (!h5md && pairhist::fuzz::carries_species(path)) pairhist::fuzz::read_topology(path);
   return 0;
 }

@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 #include <set>
 #include <system_error>
 #include <tuple>
@@ -249,15 +248,20 @@ void probe_hdf5_file(const std::string& path) {
   if (ec) return;  // the reader reports a missing file
   const auto time = std::filesystem::last_write_time(path, ec).time_since_epoch().count();
   using Key = std::tuple<std::string, uintmax_t, long long>;
-  static std::map<Key, std::string> walked;  // file -> problem ("" for none)
+  // The last file walked and its problem ("" for none): `run` opens a file as topology and as
+  // trajectory, on two threads. One entry, so that opening many files keeps no list of them.
+  static Key last;
+  static std::string last_problem;
   const Key key{path, size, static_cast<long long>(time)};
   // No other thread of ours is inside the HDF5 library while the child is forked (see Hdf5Gate),
   // and the gate stays held while the child walks, so a second thread opening the same file
   // waits and then finds its result.
   Hdf5Gate gate;
-  auto found = walked.find(key);
-  if (found == walked.end()) found = walked.emplace(key, walk_in_child(path, seconds)).first;
-  if (!found->second.empty()) throw InputError(path + ": " + found->second);
+  if (key != last) {
+    last_problem = walk_in_child(path, seconds);
+    last = key;
+  }
+  if (!last_problem.empty()) throw InputError(path + ": " + last_problem);
 }
 
 }  // namespace pairhist::io

@@ -12,7 +12,7 @@ namespace pairhist::io {
 /// the root group, its links, attributes (read in full), and for datasets their type, extent,
 /// filters and chunk index. Throws InputError "path: ..." when the child crashed, failed or did
 /// not finish within PAIRHIST_HDF5_PROBE_SECONDS (default 600; 0 skips the walk). Errors the
-/// library reports cleanly are left to the reader. A file walked before (same path, size and
+/// library reports cleanly are left to the reader. The file walked last (same path, size and
 /// modification time) is not walked again.
 void probe_hdf5_file(const std::string& path);
 
