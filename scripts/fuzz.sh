@@ -66,7 +66,7 @@ run_one() {
   # allocator_may_return_null: an impossible malloc inside the HDF5 library returns NULL, which
   # the library handles, as it does without AddressSanitizer (operator new still throws).
   # shellcheck disable=SC2086
-  TMPDIR="$tmp" UBSAN_OPTIONS=print_stacktrace=1 \
+  TMPDIR="$tmp" UBSAN_OPTIONS=print_stacktrace=1 LSAN_OPTIONS="suppressions=$repo/fuzz/lsan.supp" \
     ASAN_OPTIONS="allocator_may_return_null=1:quarantine_size_mb=16${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
     "$build/fuzz/fuzz_$name" "${args[@]}" ${PAIRHIST_FUZZ_ARGS:-} "${dirs[@]}" >"$log" 2>&1 ||
     status=$?
