@@ -66,7 +66,7 @@ class Reader {
       throw UsageError(path_ + ": cannot read the config file");
     } catch (const YAML::Exception& e) {
       throw UsageError(path_ + ": line " + std::to_string(e.mark.line + 1) +
-                       ": YAML syntax error: " + e.msg);
+                       ": YAML syntax error: " + excerpt(e.msg, 200));
     }
   }
 
@@ -93,7 +93,7 @@ void read_pairhist(const Reader& r, const YAML::Node& root, const std::vector<st
     if (keys.count(key) == 0) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      r.fail("", "unknown key '" + key + "' (known: " + list + ")");
+      r.fail("", "unknown key '" + excerpt(key) + "' (known: " + list + ")");
     }
     const YAML::Node& v = kv.second;
     if (v.IsNull()) continue;
@@ -141,7 +141,7 @@ void read_cadishi(const Reader& r, const YAML::Node& root, RunConfig& out) {
   for (const auto& section : root) {
     const std::string name = section.first.Scalar();
     if (sections.count(name) == 0)
-      r.fail("", "unknown section '" + name +
+      r.fail("", "unknown section '" + excerpt(name) +
                      "' (a CADISHI histograms.yaml has general, histogram, cpu, gpu, input, "
                      "output)");
     if (section.second.IsNull()) continue;
@@ -153,7 +153,7 @@ void read_cadishi(const Reader& r, const YAML::Node& root, RunConfig& out) {
       else if (mapped.count(key) != 0)
         values[key] = kv.second;
       else
-        r.fail("", "unknown key '" + key + "' (not a CADISHI histograms.yaml key)");
+        r.fail("", "unknown key '" + excerpt(key) + "' (not a CADISHI histograms.yaml key)");
     }
   }
   auto given = [&](const std::string& key) {
@@ -266,7 +266,7 @@ void apply_run_config(CLI::App& cmd, const std::string& path) {
       opt->add_result(values);
       opt->run_callback();
     } catch (const CLI::Error& e) {
-      throw UsageError(path + ": " + key + ": " + e.what());
+      throw UsageError(path + ": " + key + ": " + excerpt(e.what(), 200));
     }
   }
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "hdf5_probe.hpp"
 #include "pairhist/errors.hpp"
 #include "unit_cell.hpp"
 
@@ -26,30 +27,35 @@ bool frame_number(const std::string& name, int64_t& value) {
 }  // namespace
 
 bool is_cadishi_input(const std::string& path) {
+  Hdf5Gate gate;
   if (!is_hdf5_file(path)) return false;
+  probe_hdf5_file(path);
   SilenceHdf5Errors quiet;
   H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!file.valid()) return false;
+  if (!file.valid()) throw InputError(path + ": cannot open the HDF5 file (truncated or damaged?)");
   return !h5_exists(file.get(), "particles") && !h5_exists(file.get(), "h5md");
 }
 
+// Problems quote group and species names from the file: excerpt keeps each message one line.
 void CadishiReader::fail(const std::string& problem) const {
-  throw InputError(path_ + ": " + problem);
+  throw InputError(path_ + ": " + excerpt(problem, 300));
 }
 
 void CadishiReader::frame_fail(const std::string& problem) {
   const int64_t f = frames_read_;
   throw InputError(path_ + ": frame " + std::to_string(f) + " (group /" +
-                   names_[static_cast<size_t>(f)] + "): " + problem +
+                   excerpt(names_[static_cast<size_t>(f)]) + "): " + excerpt(problem, 300) +
                    (f > 0 ? " (last complete frame is " + std::to_string(f - 1) + ")"
                           : std::string(" (no complete frame)")));
 }
 
 CadishiReader::CadishiReader(const std::string& path) : path_(path) {
+  Hdf5Gate gate;
   SilenceHdf5Errors quiet;
   if (!is_hdf5_file(path)) fail("not an HDF5 file (or no such file)");
+  probe_hdf5_file(path);
   file_ = H5Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!file_.valid()) fail("cannot open the HDF5 file");
+  if (!file_.valid()) fail("cannot open the HDF5 file (truncated or damaged?)");
   std::vector<std::pair<int64_t, std::string>> entries;
   for (const auto& name : h5_member_names(file_.get())) {
     int64_t number;
@@ -82,6 +88,11 @@ CadishiReader::CadishiReader(const std::string& path) : path_(path) {
     const std::vector<hsize_t> dims = h5_dims(set.get());
     if (dims.size() != 2 || dims[1] != 3)
       fail("/" + first_name + "/coordinates/" + s + " must be n x 3");
+    if (dims[0] > static_cast<hsize_t>(INT32_MAX / 3))
+      fail("/" + first_name + "/coordinates/" + s + " has " + std::to_string(dims[0]) +
+           " particles, too many");
+    if (const std::string problem = h5_check_storage(set.get(), path_); !problem.empty())
+      fail("/" + first_name + "/coordinates/" + s + " " + problem);
     counts_.push_back(static_cast<int64_t>(dims[0]));
     total += static_cast<int64_t>(dims[0]);
   }
@@ -91,6 +102,7 @@ CadishiReader::CadishiReader(const std::string& path) : path_(path) {
 
 bool CadishiReader::next(TrajectoryFrame& frame) {
   if (frames_read_ >= static_cast<int64_t>(frames_.size())) return false;
+  Hdf5Gate gate;
   SilenceHdf5Errors quiet;
   const int64_t number = frames_[static_cast<size_t>(frames_read_)];
   const std::string& name = names_[static_cast<size_t>(frames_read_)];
@@ -114,6 +126,8 @@ bool CadishiReader::next(TrajectoryFrame& frame) {
     if (dims.size() != 2 || dims[1] != 3 || static_cast<int64_t>(dims[0]) != counts_[s])
       frame_fail("coordinates/" + species_[s] + " is not " + std::to_string(counts_[s]) +
                  " x 3 as in the first frame");
+    if (const std::string problem = h5_check_storage(set.get(), path_); !problem.empty())
+      frame_fail("coordinates/" + species_[s] + " " + problem);
     buf_.resize(3 * static_cast<size_t>(counts_[s]));
     if (!buf_.empty() &&
         H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf_.data()) < 0)

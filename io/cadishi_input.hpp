@@ -21,7 +21,9 @@
 namespace pairhist::io {
 
 /// True when `path` is an HDF5 file in CADISHI's input layout rather than H5MD (no /particles
-/// or /h5md group). Does not validate the frames.
+/// or /h5md group). Does not validate the frames. Throws InputError for an HDF5 file that cannot
+/// be opened, or whose structure the HDF5 library cannot walk without crashing
+/// (io/hdf5_probe.hpp).
 bool is_cadishi_input(const std::string& path);
 
 /// Reads a CADISHI HDF5 trajectory frame by frame. Frames are the top-level groups whose names

@@ -21,6 +21,7 @@ CadishiWriter::CadishiWriter(std::string path, std::vector<std::string> species,
   for (const auto& s : species_)
     if (s.empty() || s == "." || s.find('/') != std::string::npos)
       throw UsageError("species name '" + s + "' cannot be an HDF5 dataset name");
+  Hdf5Gate gate;
   SilenceHdf5Errors quiet;
   file_ = H5Handle(H5Fcreate(output_.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
                    H5Fclose);
@@ -31,6 +32,7 @@ CadishiWriter::~CadishiWriter() = default;
 
 void CadishiWriter::write(int64_t number, const TrajectoryFrame& frame) {
   if (closed_) fail("write after close");
+  Hdf5Gate gate;
   SilenceHdf5Errors quiet;
   const std::string name = std::to_string(number);
   if (H5Lexists(file_.get(), name.c_str(), H5P_DEFAULT) > 0)
@@ -80,6 +82,7 @@ void CadishiWriter::write(int64_t number, const TrajectoryFrame& frame) {
 void CadishiWriter::close() {
   if (closed_) return;
   closed_ = true;
+  Hdf5Gate gate;
   SilenceHdf5Errors quiet;
   if (file_.close() < 0) fail("closing the file failed");
   output_.commit();

@@ -37,10 +37,6 @@ double angle_cosine(double stored, bool stored_as_cosine) {
 
 }  // namespace
 
-void DcdReader::FileCloser::operator()(std::FILE* f) const {
-  if (f != nullptr) std::fclose(f);
-}
-
 DcdReader::~DcdReader() = default;
 DcdReader::DcdReader(DcdReader&&) noexcept = default;
 DcdReader& DcdReader::operator=(DcdReader&&) noexcept = default;
@@ -63,9 +59,16 @@ void DcdReader::fail(const std::string& problem) {
   throw InputError(msg);
 }
 
+size_t DcdReader::read_bytes(void* dst, size_t n) {
+  std::string io_error;
+  const size_t got = file_.read(dst, n, io_error);
+  if (!io_error.empty()) fail("read error: " + io_error);
+  return got;
+}
+
 std::vector<unsigned char> DcdReader::read_header_record(const char* what) {
   unsigned char m[4];
-  if (std::fread(m, 1, 4, file_.get()) != 4) {
+  if (read_bytes(m, 4) != 4) {
     header_fail(std::string("truncated file inside the header (") + what + " record)");
   }
   const int32_t size = to_int(m);
@@ -73,8 +76,11 @@ std::vector<unsigned char> DcdReader::read_header_record(const char* what) {
     header_fail(std::string("bad record marker ") + std::to_string(size) + " before the " + what +
                 " record");
   }
-  std::vector<unsigned char> rec(static_cast<size_t>(size) + 4);
-  if (std::fread(rec.data(), 1, rec.size(), file_.get()) != rec.size()) {
+  std::vector<unsigned char> rec;
+  std::string io_error;
+  const size_t need = static_cast<size_t>(size) + 4;
+  if (file_.read_into(rec, need, io_error) != need) {
+    if (!io_error.empty()) fail("read error: " + io_error);
     header_fail(std::string("truncated file inside the header (") + what + " record)");
   }
   if (to_int(rec.data() + size) != size) {
@@ -85,11 +91,11 @@ std::vector<unsigned char> DcdReader::read_header_record(const char* what) {
 }
 
 DcdReader::DcdReader(const std::string& path) : path_(path) {
-  file_.reset(std::fopen(path.c_str(), "rb"));
-  if (!file_) throw InputError(path + ": cannot open DCD file: " + std::strerror(errno));
+  std::string why;
+  if (!file_.open(path, why)) throw InputError(path + ": cannot open DCD file: " + why);
 
   unsigned char first[8];
-  const size_t got = std::fread(first, 1, 8, file_.get());
+  const size_t got = read_bytes(first, 8);
   if (got == 0) header_fail("empty file, not a DCD trajectory");
   if (got < 8) header_fail("truncated file inside the header");
   const uint32_t raw = load_native32(first);
@@ -110,7 +116,7 @@ DcdReader::DcdReader(const std::string& path) : path_(path) {
     header_fail("not a DCD coordinate file (no CORD signature)");
   }
   unsigned char rest[kHeaderRecordBytes];  // 20 control integers + closing marker
-  if (std::fread(rest, 1, sizeof rest, file_.get()) != sizeof rest) {
+  if (read_bytes(rest, sizeof rest) != sizeof rest) {
     header_fail("truncated file inside the header");
   }
   if (to_int(rest + 80) != kHeaderRecordBytes) {
@@ -179,21 +185,20 @@ bool DcdReader::next(TrajectoryFrame& frame) {
   const size_t coord_record = 4 * n + 8;
   const size_t cell_record = has_cell_ ? 48 + 8 : 0;
   const size_t frame_bytes = cell_record + coord_record * (has_4d_ ? 4 : 3);
-  buf_.resize(frame_bytes);
-
-  size_t got = 0;
-  while (got < frame_bytes) {
-    const size_t r = std::fread(buf_.data() + got, 1, frame_bytes - got, file_.get());
-    if (r == 0) break;
-    got += r;
-  }
-  if (got < frame_bytes && std::ferror(file_.get()))
-    fail(std::string("read error: ") + std::strerror(errno));
-  if (got == 0) return false;
-  if (got < frame_bytes) {
+  // The atom count comes from the header: checked against the file before anything is read, and
+  // read_into allocates no more than arrives where the size is unknown (a pipe).
+  const uint64_t left = file_.bytes_left(frame_bytes);
+  if (left == 0) return false;
+  auto truncated = [&](uint64_t have) {
     fail("truncated file: frame needs " + std::to_string(frame_bytes) + " bytes, " +
-         std::to_string(got) + " left");
-  }
+         std::to_string(have) + " left");
+  };
+  if (left < frame_bytes) truncated(left);
+  std::string io_error;
+  const size_t got = file_.read_into(buf_, frame_bytes, io_error);
+  if (!io_error.empty()) fail("read error: " + io_error);
+  if (got == 0) return false;
+  if (got < frame_bytes) truncated(got);
 
   auto check_record = [&](size_t at, size_t size, const char* what) {
     if (to_int(buf_.data() + at) != static_cast<int32_t>(size) ||

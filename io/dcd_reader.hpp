@@ -4,12 +4,11 @@
 
 #include <array>
 #include <cstdint>
-#include <cstdio>
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "trajectory_reader.hpp"
+#include "xdr_stream.hpp"
 
 namespace pairhist::io {
 
@@ -59,18 +58,16 @@ class DcdReader : public TrajectoryReader {
   const std::vector<std::string>& titles() const { return titles_; }
 
  private:
-  struct FileCloser {
-    void operator()(std::FILE* f) const;
-  };
-
   [[noreturn]] void fail(const std::string& problem);
   [[noreturn]] void header_fail(const std::string& problem) const;
+  // Reads up to n bytes, returning how many arrived; fails on a read error.
+  size_t read_bytes(void* dst, size_t n);
   int32_t to_int(const unsigned char* p) const;
   // Reads one whole Fortran record of the header; checks both markers.
   std::vector<unsigned char> read_header_record(const char* what);
 
   std::string path_;
-  std::unique_ptr<std::FILE, FileCloser> file_;
+  xdr::InputFile file_;
   bool swap_ = false;
   bool has_cell_ = false;
   bool has_4d_ = false;

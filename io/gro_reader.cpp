@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pairhist/errors.hpp"
+#include "text_lines.hpp"
 
 namespace pairhist::io {
 
@@ -19,6 +20,8 @@ namespace {
 
 // Fixed columns of an atom line before the coordinates: resnr, resname, atomname, atomnr.
 constexpr size_t kCoordColumn = 20;
+// The shortest atom line: the fixed columns, three coordinates of 4 characters, the newline.
+constexpr uint64_t kMinAtomLineBytes = kCoordColumn + 3 * 4 + 1;
 
 std::string_view trim(std::string_view s) {
   const auto first = s.find_first_not_of(" \t\r");
@@ -74,11 +77,11 @@ class GroParser {
     if (!next_line()) fail_missing("missing atom count line");
     long long count = 0;
     if (!parse_int(line_, count) || count < 0 || count > 1'000'000'000LL) {
-      fail("bad atom count '" + std::string(trim(line_)) + "'");
+      fail("bad atom count '" + excerpt(trim(line_)) + "'");
     }
     const auto natoms = static_cast<size_t>(count);
     // The count is untrusted until the lines are there, so do not let it drive a huge reserve.
-    const size_t reserve = std::min<size_t>(natoms, 1 << 20);
+    const size_t reserve = text::reservable(in_, path_, natoms, kMinAtomLineBytes);
     top.atom_names.reserve(reserve);
     top.residue_names.reserve(reserve);
     top.residue_numbers.reserve(reserve);
@@ -153,7 +156,7 @@ class GroParser {
     long long resnr = 0;
     if (!parse_int(line.substr(0, 5), resnr)) {
       const std::string hint = count_hint();
-      fail("bad residue number '" + std::string(line.substr(0, 5)) + "'" + hint);
+      fail("bad residue number '" + excerpt(line.substr(0, 5)) + "'" + hint);
     }
     float xyz[3];
     static const char* const kAxis[3] = {"x", "y", "z"};
@@ -161,7 +164,7 @@ class GroParser {
       const auto field = line.substr(kCoordColumn + d * width_, width_);
       if (!parse_float(field, xyz[d])) {
         const std::string hint = count_hint();
-        fail(std::string("bad ") + kAxis[d] + " coordinate '" + std::string(field) + "'" + hint);
+        fail(std::string("bad ") + kAxis[d] + " coordinate '" + excerpt(field) + "'" + hint);
       }
     }
     top.residue_numbers.push_back(static_cast<int>(resnr));
@@ -182,7 +185,7 @@ class GroParser {
       const auto len = std::min(rest.find_first_of(" \t"), rest.size());
       float v = 0;
       if (!parse_float(rest.substr(0, len), v)) {
-        fail("bad box line '" + line_ + "' (atom count in line 2 too small?)");
+        fail("bad box line '" + excerpt(line_) + "' (atom count in line 2 too small?)");
       }
       values.push_back(v);
       rest.remove_prefix(len);

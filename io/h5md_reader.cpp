@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "hdf5_probe.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::io {
@@ -29,22 +30,25 @@ double time_unit_to_ps(const std::string& unit) {
 
 }  // namespace
 
+// Problems quote names and attribute values from the file: excerpt keeps each message one line.
 void H5mdReader::fail(const std::string& problem) const {
-  throw InputError(path_ + ": " + problem);
+  throw InputError(path_ + ": " + excerpt(problem, 300));
 }
 
 void H5mdReader::frame_fail(const std::string& problem) {
   const int64_t f = frames_read_;
-  throw InputError(path_ + ": frame " + std::to_string(f) + ": " + problem +
+  throw InputError(path_ + ": frame " + std::to_string(f) + ": " + excerpt(problem, 300) +
                    (f > 0 ? " (last complete frame is " + std::to_string(f - 1) + ")"
                           : std::string(" (no complete frame)")));
 }
 
 H5mdReader::H5mdReader(const std::string& path) : path_(path) {
+  Hdf5Gate gate;
   SilenceHdf5Errors quiet;
   if (!is_hdf5_file(path)) fail("not an HDF5 file (or no such file)");
+  probe_hdf5_file(path);
   file_ = H5Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!file_.valid()) fail("cannot open the HDF5 file");
+  if (!file_.valid()) fail("cannot open the HDF5 file (truncated or damaged?)");
   if (!h5_exists(file_.get(), "particles")) fail("not an H5MD file (no /particles group)");
   H5Handle particles(H5Gopen2(file_.get(), "particles", H5P_DEFAULT), H5Gclose);
   if (!particles.valid()) fail("/particles is not a group");
@@ -68,6 +72,8 @@ H5mdReader::H5mdReader(const std::string& path) : path_(path) {
   if (dims.size() != 3 || dims[2] != 3) fail(where + "/value must be frames x atoms x 3");
   if (dims[1] == 0 || dims[1] > static_cast<hsize_t>(INT32_MAX / 3))
     fail(where + "/value has an invalid atom count " + std::to_string(dims[1]));
+  if (const std::string problem = h5_check_storage(value_.get(), path_); !problem.empty())
+    fail(where + "/value " + problem);
   nframes_ = static_cast<int64_t>(dims[0]);
   natoms_ = static_cast<int>(dims[1]);
   {
@@ -105,14 +111,17 @@ void H5mdReader::open_sampling(hid_t element, const char* name, Sampling& s, boo
   }
   const std::vector<hsize_t> dims = h5_dims(s.dataset.get());
   if (dims.empty()) {  // fixed interval: value = offset + frame * interval
-    if (H5Dread(s.dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s.interval) < 0)
+    H5Handle space(H5Dget_space(s.dataset.get()), H5Sclose);
+    if (!space.valid() || H5Sget_simple_extent_npoints(space.get()) != 1 ||
+        H5Dread(s.dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s.interval) < 0)
       fail("cannot read " + where);
-    if (H5Aexists(s.dataset.get(), "offset") > 0) {
-      H5Handle attr(H5Aopen(s.dataset.get(), "offset", H5P_DEFAULT), H5Aclose);
-      if (H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &s.offset) < 0)
-        fail("cannot read the offset attribute of " + where);
-    }
+    if (H5Aexists(s.dataset.get(), "offset") > 0 &&
+        !h5_scalar_attribute(s.dataset.get(), "offset", H5T_NATIVE_DOUBLE, &s.offset))
+      fail("cannot read the offset attribute of " + where + " (one number)");
+    if (!std::isfinite(s.interval) || !std::isfinite(s.offset)) fail(where + " is not finite");
   } else if (dims.size() == 1 && static_cast<int64_t>(dims[0]) >= nframes_) {
+    if (const std::string problem = h5_check_storage(s.dataset.get(), path_); !problem.empty())
+      fail(where + " " + problem);
     s.per_frame = true;
   } else {
     fail(where + " has " +
@@ -132,6 +141,7 @@ double H5mdReader::sample(Sampling& s, int64_t frame) {
   if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
       H5Dread(s.dataset.get(), H5T_NATIVE_DOUBLE, mem.get(), space.get(), H5P_DEFAULT, &v) < 0)
     frame_fail("cannot read its step or time");
+  if (!std::isfinite(v)) frame_fail("non-finite step or time");
   return v * s.scale;
 }
 
@@ -140,12 +150,10 @@ void H5mdReader::open_box(hid_t particles_group) {
   if (H5Lexists(particles_group, "box", H5P_DEFAULT) <= 0) return;  // no box: not periodic
   H5Handle box(H5Gopen2(particles_group, "box", H5P_DEFAULT), H5Gclose);
   if (!box.valid()) fail(where + " is not a group");
-  if (H5Aexists(box.get(), "dimension") > 0) {
-    H5Handle attr(H5Aopen(box.get(), "dimension", H5P_DEFAULT), H5Aclose);
-    int dimension = 0;
-    if (H5Aread(attr.get(), H5T_NATIVE_INT, &dimension) < 0 || dimension != 3)
-      fail(where + ": dimension must be 3");
-  }
+  int dimension = 0;
+  if (H5Aexists(box.get(), "dimension") > 0 &&
+      (!h5_scalar_attribute(box.get(), "dimension", H5T_NATIVE_INT, &dimension) || dimension != 3))
+    fail(where + ": dimension must be 3");
   std::vector<std::string> boundary;
   int periodic = 0;
   if (h5_string_attribute(box.get(), "boundary", boundary)) {
@@ -186,6 +194,8 @@ void H5mdReader::open_box(hid_t particles_group) {
       fail(edges_name + ": unsupported length unit '" + (unit.empty() ? "" : unit[0]) +
            "' (supported: nm, Angstrom, pm)");
   }
+  if (const std::string problem = h5_check_storage(edges_.get(), path_); !problem.empty())
+    fail(edges_name + " " + problem);
   std::vector<hsize_t> dims = h5_dims(edges_.get());
   if (box_source_ == BoxSource::per_frame) {
     if (dims.empty() || static_cast<int64_t>(dims[0]) < nframes_)
@@ -212,6 +222,7 @@ void H5mdReader::open_box(hid_t particles_group) {
 
 bool H5mdReader::next(TrajectoryFrame& frame) {
   if (frames_read_ >= nframes_) return false;
+  Hdf5Gate gate;
   SilenceHdf5Errors quiet;
   const size_t n = static_cast<size_t>(natoms_);
   buf_.resize(3 * n);

@@ -1,6 +1,34 @@
 #include "hdf5_util.hpp"
 
+#include <filesystem>
+#include <limits>
+#include <mutex>
+#include <system_error>
+
 namespace pairhist::io {
+
+namespace {
+
+std::recursive_mutex& gate_mutex() {
+  static std::recursive_mutex mutex;
+  return mutex;
+}
+
+bool in_probe_child = false;
+
+}  // namespace
+
+Hdf5Gate::Hdf5Gate() : locked_(!in_probe_child) {
+  if (locked_) gate_mutex().lock();
+}
+
+Hdf5Gate::~Hdf5Gate() {
+  if (locked_) gate_mutex().unlock();
+}
+
+void Hdf5Gate::enter_child() {
+  in_probe_child = true;
+}
 
 bool h5_exists(hid_t loc, const std::string& name) {
   size_t pos = 0;
@@ -65,6 +93,15 @@ bool h5_string_attribute(hid_t obj, const std::string& name, std::vector<std::st
   return true;
 }
 
+bool h5_scalar_attribute(hid_t obj, const std::string& name, hid_t mem_type, void* value) {
+  if (H5Aexists(obj, name.c_str()) <= 0) return false;
+  H5Handle attr(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose);
+  if (!attr.valid()) return false;
+  H5Handle space(H5Aget_space(attr.get()), H5Sclose);
+  if (!space.valid() || H5Sget_simple_extent_npoints(space.get()) != 1) return false;
+  return H5Aread(attr.get(), mem_type, value) >= 0;
+}
+
 std::vector<hsize_t> h5_dims(hid_t dataset) {
   H5Handle space(H5Dget_space(dataset), H5Sclose);
   const int rank = space.valid() ? H5Sget_simple_extent_ndims(space.get()) : -1;
@@ -73,7 +110,34 @@ std::vector<hsize_t> h5_dims(hid_t dataset) {
   return dims;
 }
 
+std::string h5_check_storage(hid_t dataset, const std::string& path) {
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  H5Handle type(H5Dget_type(dataset), H5Tclose);
+  const size_t type_size = type.valid() ? H5Tget_size(type.get()) : 0;
+  if (type_size == 0) return "has no readable data type";
+  uint64_t declared = type_size;  // bytes of the whole extent, saturating
+  for (hsize_t d : h5_dims(dataset)) {
+    if (d == 0) return {};
+    declared = declared > kMax / d ? kMax : declared * d;
+  }
+  const uint64_t stored = H5Dget_storage_size(dataset);
+  std::error_code ec;
+  const uint64_t file_size = std::filesystem::file_size(path, ec);
+  if (!ec && stored > file_size)
+    return "claims " + std::to_string(stored) + " bytes of storage in a file of " +
+           std::to_string(file_size);
+  H5Handle create(H5Dget_create_plist(dataset), H5Pclose);
+  const int filters = create.valid() ? H5Pget_nfilters(create.get()) : 0;
+  const uint64_t ratio = filters > 0 ? kMaxCompressionRatio : 1;
+  const uint64_t covered = stored > kMax / ratio ? kMax : stored * ratio;
+  if (declared > covered)
+    return "declares " + std::to_string(declared) + " bytes of data but the file stores " +
+           std::to_string(stored) + (filters > 0 ? " (compressed)" : "");
+  return {};
+}
+
 bool is_hdf5_file(const std::string& path) {
+  Hdf5Gate gate;
   SilenceHdf5Errors quiet;
   return H5Fis_hdf5(path.c_str()) > 0;
 }

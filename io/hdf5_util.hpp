@@ -8,6 +8,25 @@
 
 namespace pairhist::io {
 
+/// Holds pairhist's own HDF5 lock (recursive) for its scope. Every HDF5 entry point of io takes
+/// it, and so does closing an H5Handle, so that hdf5_probe can fork while no thread of ours is
+/// inside the library: Debian builds libhdf5 thread-safe, and a child forked while another
+/// thread held the library's global lock would wait for it forever. In the probe's child, which
+/// has one thread and a copy of the lock held by its parent's thread, it does nothing.
+class Hdf5Gate {
+ public:
+  Hdf5Gate();
+  ~Hdf5Gate();
+  Hdf5Gate(const Hdf5Gate&) = delete;
+  Hdf5Gate& operator=(const Hdf5Gate&) = delete;
+
+  /// Called first thing in the probe's child.
+  static void enter_child();
+
+ private:
+  bool locked_ = false;
+};
+
 /// Owns an HDF5 identifier. Closing in the destructor ignores failures: it only runs on the error
 /// path or after an explicit, checked close().
 class H5Handle {
@@ -32,6 +51,7 @@ class H5Handle {
   hid_t get() const { return id_; }
   bool valid() const { return id_ >= 0; }
   herr_t close() {
+    Hdf5Gate gate;
     const herr_t status = id_ >= 0 && closer_ != nullptr ? closer_(id_) : 0;
     id_ = -1;
     return status;
@@ -39,7 +59,10 @@ class H5Handle {
 
  private:
   void reset() {
-    if (id_ >= 0 && closer_ != nullptr) closer_(id_);
+    if (id_ >= 0 && closer_ != nullptr) {
+      Hdf5Gate gate;
+      closer_(id_);
+    }
     id_ = -1;
   }
   hid_t id_ = -1;
@@ -75,8 +98,21 @@ std::vector<std::string> h5_member_names(hid_t group);
 /// attribute or it is not a string.
 bool h5_string_attribute(hid_t obj, const std::string& name, std::vector<std::string>& values);
 
+/// Reads the attribute `name` of `obj` as one value of `mem_type` into `value`. Returns false when
+/// there is no such attribute, it does not hold exactly one value (an array would overrun
+/// `value`) or it cannot be converted.
+bool h5_scalar_attribute(hid_t obj, const std::string& name, hid_t mem_type, void* value);
+
 /// Current extent of a dataset (empty for a scalar dataset).
 std::vector<hsize_t> h5_dims(hid_t dataset);
+
+/// Checks, before anything is allocated for `dataset`, that the file `path` really stores data for
+/// its whole extent; returns "" or the problem. HDF5 returns fill values for storage never
+/// written, so a file of a few hundred bytes can declare a dataset of any size. The stored bytes
+/// must cover the extent, or 1/kMaxCompressionRatio of it for a dataset with filters (deflate
+/// packs at most 1032:1), and must fit in the file.
+std::string h5_check_storage(hid_t dataset, const std::string& path);
+constexpr unsigned kMaxCompressionRatio = 1100;
 
 /// True when `path` starts with the HDF5 signature (checked without HDF5's error stack).
 bool is_hdf5_file(const std::string& path);

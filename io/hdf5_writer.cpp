@@ -154,6 +154,7 @@ void write_hdf5(const std::string& path, const HistogramResult& res,
   const std::vector<double> edges = bin_edges(res.r_max, res.nbins);
   const std::vector<double> centres = bin_centres(res.r_max, res.nbins);
 
+  Hdf5Gate gate;
   SilenceHdf5Errors quiet;
   const Writer w(path);
   std::string image;

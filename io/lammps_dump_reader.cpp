@@ -66,7 +66,7 @@ bool LammpsDumpReader::read_frame() {
   } while (fields_.empty());
   if (!starts_with(line_, "ITEM: TIMESTEP")) {
     fail(frames_parsed_ == 0 ? "not a LAMMPS dump (expected 'ITEM: TIMESTEP')"
-                             : "expected 'ITEM: TIMESTEP', got '" + line_.substr(0, 40) + "'");
+                             : "expected 'ITEM: TIMESTEP', got '" + excerpt(line_, 40) + "'");
   }
   auto value_line = [&](const char* what) {
     if (!read_line(line_)) fail(std::string("truncated file: missing ") + what);
@@ -75,7 +75,7 @@ bool LammpsDumpReader::read_frame() {
   };
   value_line("timestep");
   long long step = 0;
-  if (!parse_int(fields_[0], step)) fail("bad timestep '" + fields_[0] + "'");
+  if (!parse_int(fields_[0], step)) fail("bad timestep '" + excerpt(fields_[0]) + "'");
   frame.step = step;
   frame.time = 0;
   frame.precision = 0;
@@ -90,14 +90,15 @@ bool LammpsDumpReader::read_frame() {
       value_line("units");
       units_ = fields_[0];
       if (units_ != "real" && units_ != "metal") {
-        fail("units '" + units_ + "' are not supported (lengths must be Angstrom: real or metal)");
+        fail("units '" + excerpt(units_) +
+             "' are not supported (lengths must be Angstrom: real or metal)");
       }
     } else if (starts_with(line_, "ITEM: TIME")) {
       value_line("time");
-      if (!parse_double(fields_[0], time)) fail("bad time '" + fields_[0] + "'");
+      if (!parse_double(fields_[0], time)) fail("bad time '" + excerpt(fields_[0]) + "'");
       have_time = true;
     } else {
-      fail("unexpected '" + line_.substr(0, 40) + "' before 'ITEM: NUMBER OF ATOMS'");
+      fail("unexpected '" + excerpt(line_, 40) + "' before 'ITEM: NUMBER OF ATOMS'");
     }
   }
   if (have_time) {
@@ -107,7 +108,7 @@ bool LammpsDumpReader::read_frame() {
   value_line("atom count");
   long long n = 0;
   if (!parse_int(fields_[0], n) || n < 0 || n > (1LL << 30)) {
-    fail("bad atom count '" + fields_[0] + "'");
+    fail("bad atom count '" + excerpt(fields_[0]) + "'");
   }
   if (natoms_ < 0) natoms_ = static_cast<int>(n);
   if (n != natoms_) {
@@ -117,7 +118,7 @@ bool LammpsDumpReader::read_frame() {
 
   if (!read_line(line_)) fail("truncated file: missing 'ITEM: BOX BOUNDS'");
   if (!starts_with(line_, "ITEM: BOX BOUNDS")) {
-    fail("expected 'ITEM: BOX BOUNDS', got '" + line_.substr(0, 40) + "'");
+    fail("expected 'ITEM: BOX BOUNDS', got '" + excerpt(line_, 40) + "'");
   }
   split_ws(line_.substr(16), fields_);
   bool triclinic = false;
@@ -143,7 +144,7 @@ bool LammpsDumpReader::read_frame() {
     value_line("box bounds");
     if (fields_.size() != (triclinic ? 3u : 2u) || !parse_double(fields_[0], lo[d]) ||
         !parse_double(fields_[1], hi[d]) || (triclinic && !parse_double(fields_[2], tilt[d]))) {
-      fail("bad box bounds line '" + line_.substr(0, 60) + "'");
+      fail("bad box bounds line '" + excerpt(line_) + "'");
     }
   }
   // Dumps store the bounding box of a triclinic cell; the tilts shift its x and y extents.
@@ -172,7 +173,7 @@ bool LammpsDumpReader::read_frame() {
 
   if (!read_line(line_)) fail("truncated file: missing 'ITEM: ATOMS'");
   if (!starts_with(line_, "ITEM: ATOMS")) {
-    fail("expected 'ITEM: ATOMS', got '" + line_.substr(0, 40) + "'");
+    fail("expected 'ITEM: ATOMS', got '" + excerpt(line_, 40) + "'");
   }
   split_ws(line_.substr(11), fields_);
   const std::vector<std::string> columns = fields_;
@@ -196,10 +197,15 @@ bool LammpsDumpReader::read_frame() {
   }
   const size_t ncols = columns.size();
 
+  // Storage grows with the atom lines read: the count line alone must not allocate.
   const size_t na = static_cast<size_t>(natoms_);
-  ids_.resize(na);
-  raw_.resize(3 * na);
-  raw_types_.resize(na);
+  const size_t expected = text::reservable(in_, path_, na, 2 * ncols);
+  ids_.clear();
+  raw_.clear();
+  raw_types_.clear();
+  ids_.reserve(expected);
+  raw_.reserve(3 * expected);
+  raw_types_.reserve(expected);
   for (size_t i = 0; i < na; ++i) {
     if (!read_line(line_)) {
       fail("truncated file: " + std::to_string(i) + " of " + std::to_string(natoms_) +
@@ -212,13 +218,13 @@ bool LammpsDumpReader::read_frame() {
     }
     long long id = static_cast<long long>(i);
     if (id_col >= 0 && !parse_int(fields_[static_cast<size_t>(id_col)], id)) {
-      fail("bad atom id '" + fields_[static_cast<size_t>(id_col)] + "'");
+      fail("bad atom id '" + excerpt(fields_[static_cast<size_t>(id_col)]) + "'");
     }
-    ids_[i] = id;
+    ids_.push_back(id);
     double r[3];
     for (int d = 0; d < 3; ++d) {
       const std::string& f = fields_[static_cast<size_t>(pos_col[d])];
-      if (!parse_double(f, r[d])) fail("bad coordinate '" + f + "'");
+      if (!parse_double(f, r[d])) fail("bad coordinate '" + excerpt(f) + "'");
     }
     if (scaled) {
       const double xs = r[0], ys = r[1], zs = r[2];
@@ -226,8 +232,8 @@ bool LammpsDumpReader::read_frame() {
       r[1] = lo[1] + ys * ly + zs * yz;
       r[2] = lo[2] + zs * lz;
     }
-    for (int d = 0; d < 3; ++d) raw_[3 * i + static_cast<size_t>(d)] = r[d];
-    raw_types_[i] = type_col >= 0 ? fields_[static_cast<size_t>(type_col)] : std::string();
+    raw_.insert(raw_.end(), r, r + 3);
+    raw_types_.push_back(type_col >= 0 ? fields_[static_cast<size_t>(type_col)] : std::string());
   }
   if (na > 0 && !last_had_newline_) fail("truncated file: the last atom line has no newline");
 

@@ -69,8 +69,8 @@ class LammpsDumpReader : public TrajectoryReader {
   std::vector<size_t> order_;
 };
 
-/// Atom "names" and types = LAMMPS type numbers as strings (no elements), sorted by atom id, with the coordinates and box
-/// of the first frame (nm). Residue names are empty and residue numbers 0.
+/// Atom "names" and types = LAMMPS type numbers as strings (no elements), sorted by atom id, with
+/// the coordinates and box of the first frame (nm). Residue names are empty and residue numbers 0.
 Topology read_lammps_dump_topology(const std::string& path);
 
 }  // namespace pairhist::io

@@ -38,10 +38,11 @@ IndexGroups read_ndx(const std::string& path, int natoms) {
       const auto close = line.find(']', open);
       if (close == std::string::npos ||
           line.find_first_not_of(" \t", close + 1) != std::string::npos)
-        fail("malformed group header '" + line + "' (expected [ name ])");
+        fail("malformed group header '" + excerpt(line) + "' (expected [ name ])");
       std::vector<std::string> name;
       text::split_ws(line.substr(open + 1, close - open - 1), name);
-      if (name.size() != 1) fail("malformed group header '" + line + "' (expected one name)");
+      if (name.size() != 1)
+        fail("malformed group header '" + excerpt(line) + "' (expected one name)");
       groups.names.push_back(name[0]);
       groups.atoms.emplace_back();
       continue;
@@ -49,7 +50,7 @@ IndexGroups read_ndx(const std::string& path, int natoms) {
     if (groups.names.empty()) fail("atom numbers before the first [ group ] header");
     for (const auto& t : tokens) {
       long long v = 0;
-      if (!text::parse_int(t, v)) fail("'" + t + "' is not an atom number");
+      if (!text::parse_int(t, v)) fail("'" + excerpt(t) + "' is not an atom number");
       if (v < 1 || v > natoms)
         fail("atom number " + t + " is outside the topology's 1-" + std::to_string(natoms));
       groups.atoms.back().push_back(static_cast<int>(v - 1));

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <utility>
 
+#include "hdf5_util.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::io {
@@ -178,6 +179,7 @@ void order_as_run(std::vector<RunOutputPair>& pairs, std::vector<std::string>& h
 }
 
 RunOutput read_hdf5(const std::string& path) {
+  Hdf5Gate gate;  // see hdf5_util.hpp
   QuietHdf5 quiet;
   const H5Input in(path);
   if (H5Fis_hdf5(path.c_str()) <= 0) in.fail("not an HDF5 file");

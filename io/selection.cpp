@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <functional>
 #include <sstream>
@@ -13,6 +14,12 @@ namespace pairhist::io {
 namespace {
 
 using Mask = std::vector<char>;
+
+// Selections are shown in messages up to this length (they come from the command line or a
+// config file, and may be long).
+constexpr size_t kShownLength = 200;
+// Deepest nesting of parentheses and `not` accepted.
+constexpr int kMaxNesting = 200;
 
 bool is_keyword(const std::string& t) {
   return t == "name" || t == "resname" || t == "resid" || t == "index" || t == "group" ||
@@ -52,17 +59,17 @@ class Parser {
 
   Mask parse() {
     Mask m = expression();
-    if (pos_ != tokens_.size()) fail("unexpected '" + tokens_[pos_] + "'");
+    if (pos_ != tokens_.size()) fail("unexpected '" + excerpt(tokens_[pos_]) + "'");
     return m;
   }
 
  private:
   [[noreturn]] void fail(const std::string& problem) const {
-    throw UsageError("selection '" + text_ + "': " + problem);
+    throw UsageError("selection '" + excerpt(text_, kShownLength) + "': " + problem);
   }
   /// For problems of the topology file rather than of the expression.
   [[noreturn]] void fail_topology(const std::string& problem) const {
-    throw UsageError(path_ + ": selection '" + text_ + "': " + problem);
+    throw UsageError(path_ + ": selection '" + excerpt(text_, kShownLength) + "': " + problem);
   }
   bool at(const char* t) const { return pos_ < tokens_.size() && tokens_[pos_] == t; }
   bool at_operand_end() const {
@@ -90,15 +97,27 @@ class Parser {
     return m;
   }
 
+  // Each `not` and `(` recurses; a bound keeps a pathological selection from exhausting the stack.
+  struct Nesting {
+    explicit Nesting(Parser& p) : parser(p) {
+      if (++parser.depth_ > kMaxNesting)
+        parser.fail("nested deeper than " + std::to_string(kMaxNesting) + " levels");
+    }
+    ~Nesting() { --parser.depth_; }
+    Parser& parser;
+  };
+
   Mask factor() {
     if (pos_ >= tokens_.size()) fail("expression ends too early");
     const std::string t = tokens_[pos_++];
     if (t == "not") {
+      const Nesting nesting(*this);
       Mask m = factor();
       for (auto& v : m) v = !v;
       return m;
     }
     if (t == "(") {
+      const Nesting nesting(*this);
       Mask m = expression();
       if (!at(")")) fail("missing ')'");
       ++pos_;
@@ -112,7 +131,7 @@ class Parser {
     if (t == "group") return by_group();
     if (t == "element") return by_element();
     if (t == "type") return by_type();
-    fail("unknown keyword '" + t +
+    fail("unknown keyword '" + excerpt(t) +
          "' (name, resname, resid, index, group, element, type, all, and, or, not)");
   }
 
@@ -127,7 +146,8 @@ class Parser {
       if (!atoms) {
         std::string known;
         for (const auto& n : groups_->names) known += (known.empty() ? "" : ", ") + n;
-        fail("no group '" + name + "' in " + groups_->path + " (it has: " + known + ")");
+        fail("no group '" + excerpt(name) + "' in " + groups_->path +
+             " (it has: " + excerpt(known, kShownLength) + ")");
       }
       for (int a : *atoms)
         if (a >= 0 && a < top_.natoms()) m[static_cast<size_t>(a)] = 1;
@@ -197,17 +217,21 @@ class Parser {
     std::vector<std::pair<long, long>> ranges;
     while (!at_operand_end()) {
       const std::string r = tokens_[pos_++];
-      const auto sep = r.find_first_of("-:", 1);
+      // "A", "A-B" or "A:B"; A may be negative. Positions are compared as indices, so that no
+      // pointer is formed past the token.
+      const size_t sep = r.find_first_of("-:", 1);
       char* end = nullptr;
+      errno = 0;
       const long lo = std::strtol(r.c_str(), &end, 10);
       long hi = lo;
-      bool ok = end && end != r.c_str() && (*end == '\0' || end == r.c_str() + sep);
-      if (ok && sep != std::string::npos) {
+      const size_t used = static_cast<size_t>(end - r.c_str());
+      bool ok = errno == 0 && used > 0 && (used == r.size() || used == sep);
+      if (ok && used == sep) {
         const char* s = r.c_str() + sep + 1;
         hi = std::strtol(s, &end, 10);
-        ok = end != s && *end == '\0';
+        ok = errno == 0 && end != s && *end == '\0';
       }
-      if (!ok || hi < lo) fail("'" + r + "' is not a number or range A-B for " + keyword);
+      if (!ok || hi < lo) fail("'" + excerpt(r) + "' is not a number or range A-B for " + keyword);
       ranges.emplace_back(lo, hi);
     }
     if (ranges.empty()) fail("'" + keyword + "' needs at least one number or range");
@@ -231,6 +255,7 @@ class Parser {
   const IndexGroups* groups_;
   std::vector<std::string> tokens_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 /// The plain form: comma-separated atom-name globs, written as a `name` expression.
@@ -253,13 +278,14 @@ std::vector<int> select_atoms(const Topology& topology, const std::string& selec
                               const std::string& topology_path, const IndexGroups* groups) {
   const std::string expr = as_expression(selection);
   if (tokenize(expr).size() < 2 && expr != "all")
-    throw UsageError("empty selection '" + selection + "'");
+    throw UsageError("empty selection '" + excerpt(selection, kShownLength) + "'");
   const Mask mask = Parser(topology, expr, selection, topology_path, groups).parse();
   std::vector<int> atoms;
   for (size_t i = 0; i < mask.size(); ++i)
     if (mask[i]) atoms.push_back(static_cast<int>(i));
   if (atoms.empty())
-    throw InputError(topology_path + ": selection '" + selection + "' matches no atom");
+    throw InputError(topology_path + ": selection '" + excerpt(selection, kShownLength) +
+                     "' matches no atom");
   return atoms;
 }
 

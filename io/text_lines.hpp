@@ -7,8 +7,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <istream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace pairhist::io::text {
@@ -51,6 +53,24 @@ inline std::string line_error(const std::string& path, int64_t frame, int64_t li
   msg += frame > 0 ? " (last complete frame is " + std::to_string(frame - 1) + ")"
                    : " (no complete frame)";
   return msg;
+}
+
+/// How many of `declared` items, each taking at least `min_bytes` of the file, can still follow the
+/// read position of `in` (opened from `path`): the capacity worth reserving for them. A count
+/// declared in a file is untrusted until its lines are there, so it never reserves more than the
+/// rest of the file can hold, nor more than 2^16 items where the size is unknown (a pipe); what
+/// lies beyond grows as the lines arrive.
+inline size_t reservable(std::istream& in, const std::string& path, uint64_t declared,
+                         uint64_t min_bytes) {
+  uint64_t fits = uint64_t{1} << 16;
+  std::error_code ec;
+  const auto pos = in.tellg();
+  if (pos >= 0 && std::filesystem::is_regular_file(path, ec)) {
+    const auto size = std::filesystem::file_size(path, ec);
+    const auto at = static_cast<uint64_t>(pos);
+    if (!ec) fits = size > at ? (size - at) / min_bytes : 0;
+  }
+  return static_cast<size_t>(declared < fits ? declared : fits);
 }
 
 enum class LineStatus { ok, end, read_error, binary };

@@ -148,7 +148,8 @@ bool TrrReader::next(TrajectoryFrame& frame) {
 
     uint64_t data_bytes = 0;
     for (int k : {kBox, kVir, kPres, kX, kV, kF}) data_bytes += static_cast<uint64_t>(size[k]);
-    // Checked before allocating, so a corrupt size cannot drive a huge allocation.
+    // Checked before reading, so that a corrupt size fails at once (read_into allocates no more
+    // than arrives, also from a pipe).
     const uint64_t left = file_.bytes_left(data_bytes);
     if (data_bytes > left) {
       fail("truncated file: record data needs " + std::to_string(data_bytes) + " bytes, " +
@@ -156,8 +157,11 @@ bool TrrReader::next(TrajectoryFrame& frame) {
     }
 
     auto read_block = [&](int k) {
-      raw_.resize(static_cast<size_t>(size[k]));
-      read_exact(raw_.data(), raw_.size(), "record data");
+      const size_t n = static_cast<size_t>(size[k]);
+      std::string io_error;
+      const size_t got = file_.read_into(raw_, n, io_error);
+      if (!io_error.empty()) fail("read error: " + io_error);
+      if (got < n) fail("truncated file inside the record data");
     };
     std::array<float, 9> box{};
     if (size[kBox] != 0) {

@@ -1,7 +1,8 @@
-// Big-endian (XDR) decoding and a streaming binary file source shared by the XDR trajectory
-// readers. Header-only so that readers stay independent translation units.
+// Big-endian (XDR) decoding and a streaming binary file source shared by the binary trajectory
+// readers (XTC, TRR, DCD). Header-only so that readers stay independent translation units.
 #pragma once
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <system_error>
+#include <vector>
 
 namespace pairhist::io::xdr {
 
@@ -101,6 +103,22 @@ class InputFile {
       if (!ec) size_ = size;
     }
     return size_ >= offset_ ? size_ - offset_ : 0;
+  }
+
+  /// Reads up to n bytes into `buf` (from its start) and returns how many arrived; `buf` may end
+  /// up larger. It grows with the bytes that arrive, not with n, so that a size declared in a
+  /// damaged file allocates no more than the file holds, also where the size is unknown (a pipe).
+  size_t read_into(std::vector<unsigned char>& buf, size_t n, std::string& io_error) {
+    constexpr size_t kFirstStep = size_t{1} << 24;
+    size_t got = 0;
+    while (got < n) {
+      const size_t want = std::min(n - got, std::max(kFirstStep, got));
+      if (buf.size() < got + want) buf.resize(got + want);
+      const size_t arrived = read(buf.data() + got, want, io_error);
+      got += arrived;
+      if (arrived < want) break;
+    }
+    return got;
   }
 
   uint64_t offset() const { return offset_; }

@@ -1,5 +1,6 @@
 #include "xtc_scanner.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -188,12 +189,21 @@ void Scanner::read_frame(RawFrame& raw, const unsigned char* head) {
     throw Problem{"truncated file: compressed data needs " + std::to_string(padded) + " bytes, " +
                   std::to_string(left) + " left"};
   }
+  // Storage grows with the bytes that arrive, so a pipe (size unknown) cannot make a corrupt
+  // size allocate more than it delivers either.
   const size_t need = static_cast<size_t>(padded);
+  constexpr size_t kFirstStep = size_t{1} << 24;
+  size_t got = 0;
+  while (got < need) {
+    const size_t want = std::min(need - got, std::max(kFirstStep, got));
+    if (raw.packed.size() < got + want + kPackedPadding)
+      raw.packed.resize(got + want + kPackedPadding);
+    const size_t arrived = read_bytes(raw.packed.data() + got, want);
+    got += arrived;
+    if (arrived < want) throw Problem{"truncated file inside the compressed coordinates"};
+  }
   if (raw.packed.size() < need + kPackedPadding) raw.packed.resize(need + kPackedPadding);
   std::memset(raw.packed.data() + need, 0, kPackedPadding);
-  if (read_bytes(raw.packed.data(), need) < need) {
-    throw Problem{"truncated file inside the compressed coordinates"};
-  }
 }
 
 }  // namespace pairhist::io::xtc

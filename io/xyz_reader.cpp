@@ -76,7 +76,7 @@ XyzReader::XyzReader(const std::string& path) : path_(path), in_(path, std::ios:
   long long n = 0;
   if (fields_.size() != 1 || !parse_int(fields_[0], n) || n < 0 || n > (1LL << 30)) {
     throw InputError(path + ": frame 0: line 1: not an XYZ file (expected an atom count, got '" +
-                     pending_.substr(0, 40) + "') (no complete frame)");
+                     excerpt(pending_, 40) + "') (no complete frame)");
   }
   natoms_ = static_cast<int>(n);
   have_pending_ = true;
@@ -120,7 +120,7 @@ bool XyzReader::next(TrajectoryFrame& frame, std::vector<std::string>* species) 
   split_ws(line_, fields_);
   long long n = 0;
   if (fields_.size() != 1 || !parse_int(fields_[0], n)) {
-    fail("expected an atom count, got '" + line_.substr(0, 40) + "'");
+    fail("expected an atom count, got '" + excerpt(line_, 40) + "'");
   }
   if (n != natoms_) {
     fail("atom count " + std::to_string(n) + " differs from " + std::to_string(natoms_) +
@@ -142,12 +142,13 @@ bool XyzReader::next(TrajectoryFrame& frame, std::vector<std::string>* species) 
     for (char& c : p) c = c == ':' ? ' ' : c;
     split_ws(p, parts);
   }
-  if (parts.empty() || parts.size() % 3 != 0) fail("malformed Properties '" + properties + "'");
+  if (parts.empty() || parts.size() % 3 != 0)
+    fail("malformed Properties '" + excerpt(properties) + "'");
   int column = 0, pos_col = -1, species_col = -1;
   for (size_t k = 0; k < parts.size(); k += 3) {
     long long count = 0;
     if (!parse_int(parts[k + 2], count) || count < 1 || count > 1000) {
-      fail("malformed Properties '" + properties + "'");
+      fail("malformed Properties '" + excerpt(properties) + "'");
     }
     const std::string name = lower(parts[k]);
     const std::string type = lower(parts[k + 1]);
@@ -175,12 +176,12 @@ bool XyzReader::next(TrajectoryFrame& frame, std::vector<std::string>* species) 
       if (f == "t" || f == "true" || f == "1")
         ++on;
       else if (f != "f" && f != "false" && f != "0")
-        fail("malformed pbc '" + pbc + "'");
+        fail("malformed pbc '" + excerpt(pbc) + "'");
     }
-    if (flags.size() != 3) fail("malformed pbc '" + pbc + "'");
+    if (flags.size() != 3) fail("malformed pbc '" + excerpt(pbc) + "'");
     if (on == 0) periodic = false;
     if (on != 0 && on != 3 && !lattice.empty()) {
-      fail("partly periodic frame (pbc=\"" + pbc + "\") is not supported");
+      fail("partly periodic frame (pbc=\"" + excerpt(pbc) + "\") is not supported");
     }
   }
   if (periodic) {
@@ -188,7 +189,7 @@ bool XyzReader::next(TrajectoryFrame& frame, std::vector<std::string>* species) 
     split_ws(lattice, nums);
     if (nums.size() != 9) fail("Lattice needs 9 numbers, found " + std::to_string(nums.size()));
     for (int k = 0; k < 9; ++k) {
-      if (!parse_double(nums[k], box[k])) fail("bad Lattice number '" + nums[k] + "'");
+      if (!parse_double(nums[k], box[k])) fail("bad Lattice number '" + excerpt(nums[k]) + "'");
     }
     const bool lower_triangular =
         box[1] == 0 && box[2] == 0 && box[5] == 0 && box[0] > 0 && box[4] > 0 && box[8] > 0;
@@ -228,9 +229,15 @@ bool XyzReader::next(TrajectoryFrame& frame, std::vector<std::string>* species) 
   }
   for (int k = 0; k < 9; ++k) frame.box[k] = static_cast<float>(box[k] * kAngstromToNm);
 
+  // Storage grows with the atom lines read: the count line alone must not allocate.
   const size_t n_atoms = static_cast<size_t>(natoms_);
-  frame.xyz.resize(3 * n_atoms);
-  if (species != nullptr) species->assign(n_atoms, std::string());
+  const size_t expected = text::reservable(in_, path_, n_atoms, 2 * ncols);
+  frame.xyz.clear();
+  frame.xyz.reserve(3 * expected);
+  if (species != nullptr) {
+    species->clear();
+    species->reserve(expected);
+  }
   for (size_t i = 0; i < n_atoms; ++i) {
     if (!read_line(line_)) {
       fail("truncated file: " + std::to_string(i) + " of " + std::to_string(natoms_) +
@@ -244,16 +251,16 @@ bool XyzReader::next(TrajectoryFrame& frame, std::vector<std::string>* species) 
     double r[3];
     for (int d = 0; d < 3; ++d) {
       const std::string& f = fields_[static_cast<size_t>(pos_col + d)];
-      if (!parse_double(f, r[d])) fail("bad coordinate '" + f + "'");
+      if (!parse_double(f, r[d])) fail("bad coordinate '" + excerpt(f) + "'");
     }
     if (rotate) {
       const double x = r[0], y = r[1], z = r[2];
       for (int d = 0; d < 3; ++d) r[d] = rot[3 * d] * x + rot[3 * d + 1] * y + rot[3 * d + 2] * z;
     }
-    for (int d = 0; d < 3; ++d)
-      frame.xyz[3 * i + static_cast<size_t>(d)] = static_cast<float>(r[d] * kAngstromToNm);
-    if (species != nullptr && species_col >= 0) {
-      (*species)[i] = fields_[static_cast<size_t>(species_col)];
+    for (int d = 0; d < 3; ++d) frame.xyz.push_back(static_cast<float>(r[d] * kAngstromToNm));
+    if (species != nullptr) {
+      species->push_back(species_col >= 0 ? fields_[static_cast<size_t>(species_col)]
+                                          : std::string());
     }
   }
   if (natoms_ > 0 && !last_had_newline_) {

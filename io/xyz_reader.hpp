@@ -58,9 +58,9 @@ class XyzReader : public TrajectoryReader {
   std::vector<std::string> fields_;
 };
 
-/// Atom names and element symbols (both the species column) and coordinates of the first frame of an (extended) XYZ file.
-/// Residue names are empty and residue numbers 0 (XYZ has no residues); box and coordinates in
-/// nm as from XyzReader; title = the comment line.
+/// Atom names and element symbols (both the species column) and coordinates of the first frame of
+/// an (extended) XYZ file. Residue names are empty and residue numbers 0 (XYZ has no residues); box
+/// and coordinates in nm as from XyzReader; title = the comment line.
 Topology read_xyz_topology(const std::string& path);
 
 }  // namespace pairhist::io

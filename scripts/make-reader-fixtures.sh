@@ -7,6 +7,7 @@
 #   H5MD          MDAnalysis's H5MDWriter (python3-mdanalysis, python3-h5py), plus one file
 #                 written with h5py (fixed box, scalar step/time: layouts MDAnalysis never writes)
 #   CADISHI HDF5  h5py, in the layout CADISHI's MDAnalysis-based conversion writes
+#   XTC, TRR, PDB, GRO  GROMACS (gmx trjconv on the water sample; small, the fuzzers' seeds)
 # Each fixture comes with reference values that the same program reports (*.ref.txt): box
 # vectors and coordinates in Angstrom, full precision, read back by the writer's own library
 # (DCD, XYZ) or dumped by the same LAMMPS run with 12 significant digits.
@@ -263,5 +264,17 @@ done
 printf 'del 0-2\na OW\nr 1-3\nq\n' |
   (cd "$work" && gmx -quiet make_ndx -f "$root/data/spce_water.gro" -o "$out/spce_water.ndx" \
     >/dev/null 2>&1)
+
+# ---- GROMACS trajectories and structure (seeds for the fuzzers, fuzz/harnesses.txt) -------------
+# gmx trjconv on the water sample: residues 1-10 (30 atoms, compressed XTC) and residue 1 (3 atoms:
+# XTC stores up to 9 atoms as plain floats) over the first frames.
+printf 'keep 0\nr 1-10\nr 1\nq\n' |
+  (cd "$work" && gmx -quiet make_ndx -f "$root/data/spce_water.gro" -o small.ndx >/dev/null 2>&1)
+for ext in xtc trr pdb gro; do
+  echo 1 | gmx -quiet trjconv -f "$root/data/spce_water.xtc" -s "$root/data/spce_water.gro" \
+    -n "$work/small.ndx" -e 0.6 -o "$out/gmx_water30.$ext" >/dev/null 2>&1
+done
+echo 2 | gmx -quiet trjconv -f "$root/data/spce_water.xtc" -s "$root/data/spce_water.gro" \
+  -n "$work/small.ndx" -e 0.3 -o "$out/gmx_water3.xtc" >/dev/null 2>&1
 
 du -ch "$out"/* | tail -1

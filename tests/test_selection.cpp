@@ -148,3 +148,34 @@ TEST_CASE("element/type where the topology lacks them: one-line UsageError namin
   CHECK_THROWS_AS(sel("element"), UsageError);
   CHECK_THROWS_AS(sel("type and name OW"), UsageError);
 }
+
+TEST_CASE("hostile selections (found by fuzzing): bounded nesting, no pointer past a token") {
+  // 100,000 levels of parentheses or `not` exhausted the stack of the recursive parser.
+  const std::string deep = std::string(100000, '(') + "all" + std::string(100000, ')');
+  const std::string message = usage_error_of(small_topology(), deep, "top.gro");
+  CHECK(has(message, "nested deeper than 200 levels"));
+  CHECK(message.size() < 400);  // the selection is shown cut short
+  std::string nots;
+  for (int k = 0; k < 100000; ++k) nots += "not ";
+  CHECK(has(usage_error_of(small_topology(), nots + "all", "top.gro"), "nested deeper"));
+  // 200 levels are fine.
+  CHECK(sel(std::string(100, '(') + "not " + std::string(99, '(') + "name NA" +
+            std::string(199, ')')) == std::vector<int>{0, 1, 2, 3, 4, 5, 7});
+  // A range token whose number ends at a character that is not a separator.
+  CHECK(has(usage_error_of(small_topology(), "index 13\xff", "top.gro"), "is not a number"));
+  CHECK(has(usage_error_of(small_topology(), "resid 99999999999999999999", "top.gro"),
+            "is not a number"));
+}
+
+TEST_CASE("selections echoed in errors stay on one line") {
+  const std::string message = usage_error_of(small_topology(), "name OW\nand", "top.gro");
+  CHECK(has(message, "name OW\\nand"));
+  CHECK(message.find('\n') == std::string::npos);
+}
+
+TEST_CASE("excerpt: control characters escaped, long text cut") {
+  CHECK(excerpt("plain") == "plain");
+  CHECK(excerpt("a\nb\rc\td\x1b") == "a\\nb\\rc\\td\\x1b");
+  CHECK(excerpt(std::string(100, 'x'), 10) == std::string(10, 'x') + "...");
+  CHECK(excerpt("\xc3\x85ngstr\xc3\xb6m") == "\xc3\x85ngstr\xc3\xb6m");  // UTF-8 passes
+}
