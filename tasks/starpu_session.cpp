@@ -10,6 +10,7 @@
 
 #include "../codelets/starpu/pair_histogram_codelet.hpp"
 #include "lp_bound.hpp"
+#include "pairhist/host_cores.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {
@@ -27,7 +28,7 @@ int cpu_workers_beside_gpus(const EngineConfig& config, int reserve) {
   const int devices = codelets::cuda_device_count();
   const int gpus = config.ncuda > 0 ? std::min(config.ncuda, devices) : devices;
   const int free_cores =
-      static_cast<int>(std::thread::hardware_concurrency()) - reserve - gpus;  // a driver each
+      usable_cores() - reserve - gpus;  // a driver each
   return free_cores > kMaxCpuWorkersBesideGpus ? kMaxCpuWorkersBesideGpus : -1;
 #else
   (void)config;

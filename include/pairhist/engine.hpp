@@ -56,6 +56,15 @@ struct EngineConfig {
   /// The species pairs to count, in species_pairs() order; empty: every pair. A pair left out
   /// costs nothing and its histogram stays zero (e.g. only the cross pair of two groups).
   std::vector<bool> counted_pairs;
+  /// A run over several processes that splits each frame among them: with frame_parts P > 1
+  /// every frame submitted counts only part set_frame_part() of P (rows of each all-pairs pair,
+  /// home cells of each cell-list pair; small pairs whole in one part), cut alike on any machine,
+  /// so the P parts of a frame, wherever they are counted, count each pair exactly once. The
+  /// cell grid is then each frame's own (no hysteresis across frames), and pair_algorithms should
+  /// fix the algorithms (choose_algorithms) so that every process counts a pair alike.
+  int frame_parts = 1;
+  /// Per species pair (species_pairs() order), the algorithm; empty: `algorithm` for every pair.
+  std::vector<Algorithm> pair_algorithms;
 };
 
 /// How one species pair was counted over the run.
@@ -179,6 +188,12 @@ void warm_up_gpus(int ncuda);
 double estimated_gpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
                                        const CoordinateBounds& bounds, int gpus);
 
+/// The algorithm `auto` picks for each species pair (species_pairs() order) on a frame with this
+/// box and these bounds, as for GPUs (the choice depends on nothing else, so processes with
+/// different devices agree): what EngineConfig::pair_algorithms takes.
+std::vector<Algorithm> choose_algorithms(const EngineConfig& config, const BoxMatrix& box,
+                                         const CoordinateBounds& bounds);
+
 /// Species pairs in the order histograms are returned: (a, b) with a <= b, a-major.
 std::vector<std::pair<int, int>> species_pairs(int nspecies);
 
@@ -206,6 +221,9 @@ class HistogramEngine {
   /// spare the engine a pass over them. Throws NonFiniteCoordinate as submit_frame_atoms.
   void submit_frame_columns(const std::vector<const float*>& species_soa, const BoxMatrix& box,
                             const CoordinateBounds* bounds = nullptr);
+
+  /// The part of each frame submitted from now on that is counted (EngineConfig::frame_parts).
+  void set_frame_part(int part);
 
   /// Waits for the tasks of the frames submitted so far, returns their histograms (species_pairs()
   /// order) and restarts counting from zero: the counts of one output interval. The pipeline

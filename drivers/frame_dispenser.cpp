@@ -1,0 +1,110 @@
+#include "frame_dispenser.hpp"
+
+#include <algorithm>
+
+namespace pairhist {
+
+namespace {
+constexpr size_t kRecentUnits = 4;
+}
+
+FrameDispenser::FrameDispenser(const DistributedPlan& plan, int ranks)
+    : plan_(plan),
+      parts_(std::max(1, plan.frame_parts)),
+      granted_(static_cast<size_t>(ranks), 0),
+      recent_(static_cast<size_t>(ranks)),
+      drained_(static_cast<size_t>(ranks), false) {
+  if (plan_.step < 1) plan_.step = 1;
+  if (plan_.listed)
+    limit_ = static_cast<int64_t>(plan_.indices.size());
+  else if (plan_.last >= 0)
+    limit_ = plan_.last < plan_.first ? 0 : (plan_.last - plan_.first) / plan_.step + 1;
+  if (plan_.bad_frame >= 0) error(plan_.bad_frame, plan_.bad_frame_message);
+}
+
+int64_t FrameDispenser::file_index(int64_t ordinal) const {
+  if (plan_.listed) return plan_.indices[static_cast<size_t>(ordinal)];
+  return plan_.first + ordinal * plan_.step;
+}
+
+int64_t FrameDispenser::ordinal_at(int64_t file_index) const {
+  if (plan_.listed)
+    return std::lower_bound(plan_.indices.begin(), plan_.indices.end(), file_index) -
+           plan_.indices.begin();
+  if (file_index <= plan_.first) return 0;
+  return (file_index - plan_.first + plan_.step - 1) / plan_.step;
+}
+
+void FrameDispenser::lower_limit(int64_t ordinal, Limit why) {
+  // At equal limits a bad frame's error is what the run reports.
+  if (ordinal < limit_ || (ordinal == limit_ && why == Limit::error)) {
+    limit_ = ordinal;
+    limit_why_ = why;
+  }
+}
+
+bool FrameDispenser::grant(int rank, WorkUnit& unit) {
+  if (next_ordinal_ >= limit_) return false;
+  unit.ordinal = next_ordinal_;
+  unit.file_index = file_index(next_ordinal_);
+  unit.part = next_part_;
+  if (++next_part_ == parts_) {
+    next_part_ = 0;
+    ++next_ordinal_;
+  }
+  const auto r = static_cast<size_t>(rank);
+  ++granted_[r];
+  if (unit.part == 0 || recent_[r].empty() || recent_[r].back() != unit.ordinal) {
+    recent_[r].push_back(unit.ordinal);
+    if (recent_[r].size() > kRecentUnits) recent_[r].pop_front();
+  }
+  return true;
+}
+
+void FrameDispenser::file_ends(int64_t frames) {
+  lower_limit(ordinal_at(frames), Limit::file_end);
+}
+
+void FrameDispenser::error(int64_t file_index, const std::string& message) {
+  if (error_index_ < 0 || file_index < error_index_) {
+    error_index_ = file_index;
+    error_message_ = message;
+  }
+  lower_limit(ordinal_at(file_index), Limit::error);
+}
+
+void FrameDispenser::stop(int signo) {
+  if (stop_signo_ == 0) stop_signo_ = signo;
+  // The parts of a frame already begun are all handed out: a frame counts whole or not at all.
+  lower_limit(next_part_ > 0 ? next_ordinal_ + 1 : next_ordinal_, Limit::stop);
+}
+
+void FrameDispenser::drained(int rank) {
+  drained_[static_cast<size_t>(rank)] = true;
+}
+
+bool FrameDispenser::all_drained() const {
+  return std::all_of(drained_.begin(), drained_.end(), [](bool d) { return d; });
+}
+
+RunEnd FrameDispenser::end() const {
+  RunEnd e;
+  e.frames = std::min(limit_, next_part_ > 0 ? next_ordinal_ + 1 : next_ordinal_);
+  if (limit_why_ == Limit::error) {
+    e.why = RunEnd::Why::input_error;
+    e.message = error_message_;
+  } else if (limit_why_ == Limit::stop) {
+    e.why = RunEnd::Why::stopped;
+    e.signo = stop_signo_;
+  }
+  return e;
+}
+
+std::string FrameDispenser::recent_frames(int rank) const {
+  std::string list;
+  for (int64_t ordinal : recent_[static_cast<size_t>(rank)])
+    list += (list.empty() ? "" : ", ") + std::to_string(file_index(ordinal));
+  return list;
+}
+
+}  // namespace pairhist

@@ -1,0 +1,63 @@
+// Rank 0's book of a distributed run's frames: it hands out units (frames, or parts of frames)
+// in order to whichever rank asks next, so a rank with GPUs takes more than a rank without and
+// no rank idles while units remain, and it learns where the frames end (the file's end, a bad
+// frame, a stop). No MPI here: drivers/mpi_distribution.cpp carries the requests.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "distribution.hpp"
+
+namespace pairhist {
+
+class FrameDispenser {
+ public:
+  FrameDispenser(const DistributedPlan& plan, int ranks);
+
+  /// The next unit, for `rank`; false when none is left to hand out.
+  bool grant(int rank, WorkUnit& unit);
+  /// The file has only `frames` frames.
+  void file_ends(int64_t frames);
+  /// The frame at `file_index` cannot be counted (`message` names it); the earliest such frame
+  /// ends the run's frames and gives its error.
+  void error(int64_t file_index, const std::string& message);
+  /// A stop signal: frames not yet handed out are not counted (those handed out are).
+  void stop(int signo);
+  bool stopping() const { return stop_signo_ != 0; }
+  /// `rank` has read or given up every unit it was handed and asks for none.
+  void drained(int rank);
+  bool all_drained() const;
+  /// Where the run's frames end; final once all ranks are drained.
+  RunEnd end() const;
+
+  /// The first units of frames handed to `rank` among its last ones ("41, 44, 47").
+  std::string recent_frames(int rank) const;
+  int64_t units_granted(int rank) const { return granted_[static_cast<size_t>(rank)]; }
+  /// The file index of the run's frame at `ordinal`.
+  int64_t file_index(int64_t ordinal) const;
+
+ private:
+  /// The first ordinal whose frame lies at or after `file_index`.
+  int64_t ordinal_at(int64_t file_index) const;
+  enum class Limit { plan, file_end, error, stop };
+  void lower_limit(int64_t ordinal, Limit why);
+
+  DistributedPlan plan_;
+  int parts_ = 1;
+  int64_t next_ordinal_ = 0;
+  int next_part_ = 0;
+  int64_t limit_ = std::numeric_limits<int64_t>::max();  // ordinals from here are not counted
+  Limit limit_why_ = Limit::plan;
+  int64_t error_index_ = -1;
+  std::string error_message_;
+  int stop_signo_ = 0;
+  std::vector<int64_t> granted_;               // units per rank
+  std::vector<std::deque<int64_t>> recent_;    // last ordinals per rank
+  std::vector<bool> drained_;
+};
+
+}  // namespace pairhist
