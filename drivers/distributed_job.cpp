@@ -105,6 +105,7 @@ JobOutcome finish_distributed_job(DistributedEnd& d, JobOutcome out) {
   out.frames_in_flight = mine.frames_in_flight;
   out.frame_bytes = mine.frame_bytes;
   out.ranks = dist.ranks();
+  out.frame_parts = d.frame_parts;
   out.tasks = 0;
   out.pairs_examined = 0;
   double first_end = 0;

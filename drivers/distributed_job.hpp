@@ -30,6 +30,7 @@ struct DistributedEnd {
   std::function<void()> interval_closed;                 // rank 0: an interval was folded
   std::function<HistogramResult(const std::string&)> snapshot;  // rank 0: completed intervals
   std::function<void()> checkpoint;                             // rank 0: keep the state
+  int frame_parts = 1;
 };
 
 /// Finishes the run on this rank; rank 0 returns the run's outcome, the others their own

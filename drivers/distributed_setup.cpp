@@ -116,16 +116,17 @@ DistributedPlan plan_distributed_run(const JobOptions& o, const FramePlan& frame
         plan.first += ((frames.resume_after - frames.first) / frames.step + 1) * frames.step;
     }
 
-    // Parts: when the frames are known and too few for every rank to stay busy to the end.
+    // Parts: the last frames, where the ranks finish (when the frames are listed), or every
+    // frame when the user says how many.
     config.box_kind = static_cast<BoxKind>(plan.box_kind);
     const double frame_work = static_cast<double>(frame_pairs(config.species_sizes));
-    const auto known = static_cast<int64_t>(plan.indices.size());
     if (o.frame_parts > 0) {
       plan.frame_parts = o.frame_parts;
-    } else if (plan.listed && known > 0 && known < int64_t(kUnitsPerRank) * ranks) {
-      const int64_t wanted = (int64_t(kUnitsPerRank) * ranks + known - 1) / known;
+      plan.split_from = 0;
+    } else if (plan.listed && ranks > 1) {
       const auto affordable = static_cast<int64_t>(std::max(1.0, frame_work / kMinPartPairs));
-      plan.frame_parts = static_cast<int>(std::max<int64_t>(1, std::min(wanted, affordable)));
+      plan.frame_parts = static_cast<int>(std::min<int64_t>(affordable, 2 * int64_t(ranks)));
+      plan.split_last = int64_t(kSplitFramesPerRank) * ranks;
     }
     if (plan.frame_parts > 1 && o.whole_frames)
       throw UsageError("--schedule static counts whole frames: it cannot split them over ranks "

@@ -13,10 +13,12 @@
 
 namespace pairhist {
 
-/// Splits each frame into parts when there are too few frames to keep every rank busy until
-/// the end: parts = ceil(kUnitsPerRank x ranks / frames), each at least kMinPartPairs pairs.
-constexpr int kUnitsPerRank = 8;
-constexpr double kMinPartPairs = double(1 << 30);
+/// Frames in parts: where the frames are listed, the last kSplitFramesPerRank x ranks of them
+/// (all of them for short runs: one huge frame is split over every rank) go out in parts, as
+/// many as 2 x ranks, each of at least kMinPartPairs pairs, so that the units get short where
+/// the ranks finish. --frame-parts N splits every frame in N.
+constexpr int kSplitFramesPerRank = 2;
+constexpr double kMinPartPairs = double(1 << 24);  // ~20 ms on a core, ~20 us on a GPU
 
 /// Rank 0: the plan for `ranks` ranks. `frames`: the run's frame selection (a resumed run's
 /// resume_after included); `config`: the engine configuration the ranks use (its box kind is

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,7 +24,11 @@ struct DistributedPlan {
   bool listed = false;
   std::vector<int64_t> indices;
   int64_t first = 0, step = 1, last = -1;
-  int frame_parts = 1;  // units per frame (> 1: each frame is split over the ranks)
+  /// Frames handed out in parts: each in frame_parts parts from ordinal split_from on, and
+  /// the last split_last frames (frame_parts 1: whole frames only).
+  int frame_parts = 1;
+  int64_t split_from = std::numeric_limits<int64_t>::max();
+  int64_t split_last = 0;
   int box_kind = -1;    // the run's BoxKind
   int64_t resumed_frames = 0;  // frames a resumed run's checkpoint holds (before ordinal 0)
   std::vector<int> pair_algorithms;  // Algorithm per species pair; empty: each rank's own choice

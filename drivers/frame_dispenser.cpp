@@ -47,14 +47,19 @@ bool FrameDispenser::grant(int rank, WorkUnit& unit) {
   if (next_ordinal_ >= limit_) return false;
   unit.ordinal = next_ordinal_;
   unit.file_index = file_index(next_ordinal_);
-  unit.part = next_part_;
-  if (++next_part_ == parts_) {
-    next_part_ = 0;
-    ++next_ordinal_;
+  // Whole frames, then the last ones in parts: the units get short where the ranks finish.
+  const bool split = parts_ > 1 && (next_part_ > 0 || next_ordinal_ >= plan_.split_from ||
+                                    limit_ - next_ordinal_ <= plan_.split_last);
+  if (split) {
+    unit.part = next_part_;
+    if (++next_part_ == parts_) next_part_ = 0;
+  } else {
+    unit.part = -1;
   }
+  if (next_part_ == 0) ++next_ordinal_;
   const auto r = static_cast<size_t>(rank);
   ++granted_[r];
-  if (unit.part == 0 || recent_[r].empty() || recent_[r].back() != unit.ordinal) {
+  if (recent_[r].empty() || recent_[r].back() != unit.ordinal) {
     recent_[r].push_back(unit.ordinal);
     if (recent_[r].size() > kRecentUnits) recent_[r].pop_front();
   }

@@ -13,23 +13,19 @@ FrameSource::FrameSource(const std::string& path, int decode_threads, const Fram
           path, decode_threads, plan.resume_after >= 0 ? plan.resume_after + 1 : 0, prep)) {}
 
 FrameSource::FrameSource(const std::string& path, int decode_threads, FrameSupply& supply,
-                         bool parts, const io::FramePreparation& prep)
-    // Parts of one frame come one at a time to the thread that counts them: a serial reader.
-    : reader_(io::open_trajectory_threaded(path, parts ? 1 : decode_threads, prep)),
-      supply_(&supply),
-      parts_(parts) {
-  if (parts_) {  // the unit this thread claimed names the frame to read next
-    reader_passes_over_ = reader_->choose_frames([this](int64_t) { return wanted_; });
-    return;
-  }
+                         const io::FramePreparation& prep)
+    : reader_(io::open_trajectory_threaded(path, decode_threads, prep)), supply_(&supply) {
   // XTC readers claim units as their decoding threads become free and pass over the frames of
-  // other processes without decoding them.
+  // other processes without decoding them; another part of the frame claimed last is that
+  // frame again.
   reader_chooses_ = reader_->choose_frames([this](int64_t) -> int64_t {
     WorkUnit unit;
     if (!supply_->claim(unit)) return -1;
     std::lock_guard<std::mutex> lock(claimed_mutex_);
     claimed_.push_back(unit);
-    return unit.file_index;
+    const bool again = unit.file_index == claimed_index_;
+    claimed_index_ = unit.file_index;
+    return again ? io::kFrameAgain : unit.file_index;
   });
 }
 
@@ -48,7 +44,7 @@ bool FrameSource::next(io::TrajectoryFrame& frame, WorkUnit& unit) {
     if (index < plan_.first || (index - plan_.first) % plan_.step != 0) continue;
     if (frame.time < plan_.begin_time) continue;  // false for NaN: no bound
     if (frame.time > plan_.end_time) break;
-    unit = {ordinal_++, index, 0};
+    unit = {ordinal_++, index, -1};
     return true;
   }
   done_ = true;
@@ -79,14 +75,6 @@ bool FrameSource::next_supplied(io::TrajectoryFrame& frame, WorkUnit& unit) {
   if (unit.file_index == delivered_index_) return true;  // another part of the same frame
   if (unit.file_index < delivered_index_)
     throw std::logic_error("FrameSource: units must come in increasing frame order");
-  if (reader_passes_over_) {
-    wanted_ = unit.file_index;
-    if (!reader_->next(frame)) {
-      supply_->file_ends(reader_->frames_read());
-      done_ = true;
-      return false;
-    }
-  }
   // Readers that cannot pass over frames read the ones in between and drop them.
   while (reader_->frames_read() <= unit.file_index) {
     if (!reader_->next(frame)) {

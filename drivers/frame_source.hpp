@@ -32,7 +32,7 @@ struct FramePlan {
 struct WorkUnit {
   int64_t ordinal = 0;     // the frame's position among the run's frames (after resumed ones)
   int64_t file_index = 0;  // the frame's index in the file
-  int part = 0;            // which part of the frame (0 when frames are not split)
+  int part = -1;           // which part of the frame; -1: the whole frame
 };
 
 /// Where the units of a process of a distributed run come from (drivers/distribution.hpp).
@@ -55,9 +55,9 @@ class FrameSource {
   FrameSource(const std::string& path, int decode_threads, const FramePlan& plan,
               const io::FramePreparation& prep = {});
   /// A process of a distributed run: the units come from `supply`, not from a plan. XTC frames
-  /// of other processes are passed over without decoding; `parts`: frames come in parts, so a
-  /// unit may be another part of the frame delivered last (then left in place, not read again).
-  FrameSource(const std::string& path, int decode_threads, FrameSupply& supply, bool parts,
+  /// of other processes are passed over without decoding. A unit may be another part of the
+  /// frame delivered last: that frame is then left in place, not read again.
+  FrameSource(const std::string& path, int decode_threads, FrameSupply& supply,
               const io::FramePreparation& prep = {});
 
   /// Reads the next frame of the plan into `frame` and its index in the file into `index`;
@@ -65,7 +65,7 @@ class FrameSource {
   /// as the readers do.
   bool next(io::TrajectoryFrame& frame, int64_t& index);
   /// As next(), with the unit the frame belongs to (a plan's units are its frames, ordinals
-  /// counting from 0). With frames in parts, `frame` must be the object passed last time.
+  /// counting from 0). In a distributed run `frame` must be the object passed last time.
   bool next(io::TrajectoryFrame& frame, WorkUnit& unit);
   /// A non-zero `*stop` ends next() also while it reads frames outside the plan (a long
   /// --first or --begin).
@@ -87,13 +87,11 @@ class FrameSource {
   // A distributed run's: the supply; units the reader's chooser claimed, not yet delivered (in
   // claim order), under claimed_mutex_; the frame delivered last.
   FrameSupply* supply_ = nullptr;
-  bool parts_ = false;
-  bool reader_chooses_ = false;     // the reader's threads claim units
-  bool reader_passes_over_ = false;  // frames in parts: the reader passes over to wanted_
-  int64_t wanted_ = 0;
+  bool reader_chooses_ = false;  // the reader's threads claim units
   std::mutex claimed_mutex_;
   std::deque<WorkUnit> claimed_;
-  int64_t delivered_index_ = -1;
+  int64_t claimed_index_ = -1;    // the frame of the unit claimed last
+  int64_t delivered_index_ = -1;  // readers that do not choose: the frame delivered last
 };
 
 }  // namespace pairhist

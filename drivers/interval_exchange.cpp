@@ -50,7 +50,7 @@ int64_t IntervalExchange::frames_in(int64_t interval, int64_t frames) const {
 }
 
 void IntervalExchange::submitted(const WorkUnit& unit) {
-  if (unit.part == 0) ordinals_.push_back(unit.ordinal);
+  if (unit.part <= 0) ordinals_.push_back(unit.ordinal);
 }
 
 void IntervalExchange::hand_over(JobAccumulator& local, int64_t next) {

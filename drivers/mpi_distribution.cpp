@@ -24,6 +24,7 @@
 #include "mpi_comms.hpp"
 #include "mpi_reduction.hpp"
 #include "mpi_world.hpp"
+#include "stop_signals.hpp"
 
 namespace pairhist {
 namespace {
@@ -121,6 +122,7 @@ std::vector<char> serialise(const DistributedPlan& p) {
   w.put(p.first), w.put(p.step), w.put(p.last);
   w.put<int32_t>(p.frame_parts), w.put<int32_t>(p.box_kind);
   w.put(p.resumed_frames);
+  w.put(p.split_from), w.put(p.split_last);
   w.put_vector(p.pair_algorithms);
   w.put_string(p.trajectory);
   w.put(p.bad_frame);
@@ -138,6 +140,7 @@ DistributedPlan deserialise(const std::vector<char>& bytes) {
   p.first = r.get<int64_t>(), p.step = r.get<int64_t>(), p.last = r.get<int64_t>();
   p.frame_parts = r.get<int32_t>(), p.box_kind = r.get<int32_t>();
   p.resumed_frames = r.get<int64_t>();
+  p.split_from = r.get<int64_t>(), p.split_last = r.get<int64_t>();
   p.pair_algorithms = r.get_vector<int>();
   p.trajectory = r.get_string();
   p.bad_frame = r.get<int64_t>();
@@ -235,7 +238,6 @@ class MpiDistribution : public Distribution {
   }
 
   RunEnd run_end() override {
-    const auto start = Clock::now();
     RunEnd end;
     if (rank_ == 0) {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -253,7 +255,6 @@ class MpiDistribution : public Distribution {
       end.signo = m.signo;
       end.message = text;
     }
-    claim_seconds_ += seconds_since(start);
     return end;
   }
 
@@ -471,7 +472,7 @@ class MpiDistribution : public Distribution {
     for (int r = 1; r < ranks_; ++r)
       if (!gone_[size_t(r)] && seconds_since(heard_[size_t(r)]) > kSilentAtStopSeconds)
         lost(r, "stopped responding " + seconds_text(seconds_since(heard_[size_t(r)])) +
-                    " before the run was stopped by signal " + std::to_string(signo));
+                    " before the run was stopped by " + signal_name(signo));
     dispenser_->stop(signo);
     drained_changed_.notify_all();
   }

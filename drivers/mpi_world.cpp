@@ -110,6 +110,10 @@ void split_cores(MPI_Comm node, int local_rank, int local_size) {
     if (CPU_COUNT(&slice) > 0) sched_setaffinity(0, sizeof(slice), &slice);
   }
   setenv("STARPU_WORKERS_GETBIND", "1", 0);
+  // StarPU keeps one bus calibration per host name and redoes it whenever the cores it sees
+  // change: ranks with a share of the node get a name of their own per share.
+  const std::string name = MpiWorld::shape().host + "-" + std::to_string(usable_cores()) + "cores";
+  setenv("STARPU_HOSTNAME", name.c_str(), 0);
 }
 
 /// Ranks on one node that see the same GPUs take turns: rank i gets GPUs i, i + L, ... of the

@@ -133,6 +133,7 @@ JobOutcome run(RunArgs& a) {
   const bool root = !distribution || distribution->rank() == 0;
   a.job.distribution = distribution.get();
   a.job.gather_traces = !a.task_trace.empty();
+  a.job.output_place = " in " + a.output;
   const RunIdentity identity = run_identity(a.job);
   std::optional<Checkpoint> resumed;
   if (root) {

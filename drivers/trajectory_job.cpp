@@ -27,6 +27,11 @@
 
 namespace pairhist {
 
+namespace {
+// Frames a process of a distributed run holds in its engine at once, plus one per GPU.
+constexpr int kDistributedFramesInFlight = 2;
+}  // namespace
+
 SpeciesSpec parse_species(const std::string& text) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
@@ -90,7 +95,7 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   const auto origin = std::chrono::steady_clock::now();  // the ranks' common clock
   const int parts = std::max(1, dplan.frame_parts);
   std::unique_ptr<FrameSource> source =
-      dist ? std::make_unique<FrameSource>(o.trajectory, o.decode_threads, *dist, parts > 1, prep)
+      dist ? std::make_unique<FrameSource>(o.trajectory, o.decode_threads, *dist, prep)
            : std::make_unique<FrameSource>(o.trajectory, o.decode_threads, plan, prep);
   if (!dist) source->stop_on(o.stop);
   if (source->natoms() != top.natoms())
@@ -172,8 +177,15 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
       config.reader_threads = parallel->threads();
       out.decode_threads = parallel->threads();
     }
-    // StarPU-MPI's sums run on a core of every rank.
-    if (dist && config.ncpu == 0) config.ncpu = 1;
+    if (dist) {
+      // StarPU-MPI's sums run on a core of every rank.
+      if (config.ncpu == 0) config.ncpu = 1;
+      // Frames claimed are frames held: a few per GPU keep them fed, more would pile up the
+      // last frames on one rank while others have none.
+      const int gpus = o.ncuda == 0 ? 0 : (o.ncuda > 0 ? std::min(o.ncuda, cuda_devices())
+                                                       : cuda_devices());
+      config.max_frames_in_flight = kDistributedFramesInFlight + gpus;
+    }
     gpus_ready.wait();
     engine_started = std::chrono::steady_clock::now();
     out.first_frame_seconds = std::chrono::duration<double>(engine_started - start).count();
@@ -196,7 +208,8 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     if (o.on_interval) o.on_interval(snapshot("in progress"));
     if (dist)
       dist->note_kept(std::to_string(state.state().intervals.size()) + " complete intervals (" +
-                      std::to_string(state.state().frames()) + " frames) are kept");
+                      std::to_string(state.state().frames()) + " frames) are kept" +
+                      o.output_place);
     if (o.progress) o.progress(static_cast<int64_t>(state.state().frames()));
   };
   bool exhausted = false;
@@ -225,7 +238,8 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         if (parts > 1) engine->set_frame_part(unit.part);
         submit_to_engine(*engine, frame, atoms, box, where);
         SparseBins excluded;
-        if (!exclusions.empty() && unit.part == 0) {  // the species' own coordinates
+        const bool whole = unit.part <= 0;  // a frame, or the first part of one: its record
+        if (!exclusions.empty() && whole) {  // the species' own coordinates
           for (size_t s = 0; s < atoms.size(); ++s) {
             float* dst = species_xyz[s].data();
             for (int a : atoms[s]) {
@@ -251,7 +265,7 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
           volume = box_volume(box) * factor * factor * factor;
         else if (o.volume > 0)
           volume = o.volume;  // the user's, already in their units
-        acc.submitted({index, frame.time, volume, unit.part == 0}, std::move(excluded));
+        acc.submitted({index, frame.time, volume, whole}, std::move(excluded));
         if (exchange) exchange->submitted(unit);
       } catch (const InputError& e) {
         if (!dist) throw;
@@ -299,7 +313,8 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     if (!engine) start_engine(nullptr, nullptr);  // StarPU-MPI needs StarPU, frames or not
     DistributedEnd end{*dist,          o,        header,          kind,           acc,
                        global.get(),   *exchange, *engine,         origin,         engine_started,
-                       start,          interval_closed, snapshot,  checkpoint};
+                       start,          interval_closed, snapshot,  checkpoint,
+                       parts};
     return finish_distributed_job(end, std::move(out));
   }
   const bool stopped = !exhausted || acc.dropped() > 0;

@@ -82,6 +82,7 @@ struct JobOptions {
   /// its counts go to rank 0, which alone calls the output callbacks and returns the result.
   Distribution* distribution = nullptr;
   int frame_parts = 0;          // distributed runs: parts per frame; 0: automatic
+  std::string output_place;     // distributed runs: where intervals are kept, for messages
   bool gather_traces = false;   // distributed runs: every rank's task trace to rank 0
 };
 

@@ -27,9 +27,12 @@ struct TrajectoryFrame {
 
 /// Which frames a reader delivers: called with the index (in the file, from 0) of the next frame
 /// not yet read or passed over, it returns the index of the next frame wanted (at least that
-/// one), or -1 to end there. Frames before it are passed over. It may block, and is called from
-/// one thread at a time (for parallel readers, a decoding thread) in delivery order.
+/// one), kFrameAgain for the frame chosen last once more (delivered without touching the
+/// caller's frame, which still holds it), or -1 to end there. Frames before the one wanted are
+/// passed over. It may block, and is called from one thread at a time (for parallel readers, a
+/// decoding thread) in delivery order.
 using FrameChooser = std::function<int64_t(int64_t next_in_file)>;
+constexpr int64_t kFrameAgain = -2;
 
 class TrajectoryReader {
  public:

@@ -157,24 +157,27 @@ void XtcParallelReader::work(int thread) {
     try {
       std::string problem;
       auto status = xtc::Scanner::Status::frame;
+      slot->again = false;
       if (chooser_) {  // pass over the frames not wanted, without decoding them
         const int64_t wanted = chooser_(next_in_file_);
-        if (wanted < 0) status = xtc::Scanner::Status::end;
+        slot->again = wanted == kFrameAgain;
+        if (wanted < 0 && !slot->again) status = xtc::Scanner::Status::end;
         while (status == xtc::Scanner::Status::frame && next_in_file_ < wanted) {
           status = scanner_->skip(slot->raw, problem);
           if (status == xtc::Scanner::Status::frame) ++next_in_file_;
         }
       }
-      file_index = next_in_file_;
-      if (status == xtc::Scanner::Status::frame) status = scanner_->read(slot->raw, problem);
-      if (status == xtc::Scanner::Status::frame) ++next_in_file_;
+      file_index = slot->again ? next_in_file_ - 1 : next_in_file_;
+      if (status == xtc::Scanner::Status::frame && !slot->again)
+        status = scanner_->read(slot->raw, problem);
+      if (status == xtc::Scanner::Status::frame && !slot->again) ++next_in_file_;
       slot->file_index = file_index;
       read_lock.unlock();
       // The slot holds the columns the caller swapped in: stale until refilled.
       slot->frame.columns.filled = false;
       const auto start = std::chrono::steady_clock::now();
-      if (status == xtc::Scanner::Status::frame) problem = prepare(*slot);
-      if (status == xtc::Scanner::Status::frame && problem.empty())
+      if (status == xtc::Scanner::Status::frame && !slot->again) problem = prepare(*slot);
+      if (status == xtc::Scanner::Status::frame && !slot->again && problem.empty())
         seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (status == xtc::Scanner::Status::end) {
         outcome = Slot::State::end;
@@ -219,6 +222,13 @@ bool XtcParallelReader::next(TrajectoryFrame& frame) {
     lock.unlock();
     claimable_.notify_all();
     std::rethrow_exception(error_);
+  }
+  if (slot.again) {  // the caller's frame is the one wanted again
+    slot.state = Slot::State::free;
+    ++delivered_;
+    lock.unlock();
+    claimable_.notify_one();
+    return true;
   }
   // Swapping hands the caller's previous buffer to the slot, so no frame is copied or allocated.
   frame.step = slot.frame.step;

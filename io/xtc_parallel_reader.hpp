@@ -73,6 +73,7 @@ class XtcParallelReader : public TrajectoryReader {
     State state = State::free;
     xtc::RawFrame raw;
     int64_t file_index = 0;  // the frame's index in the file
+    bool again = false;      // deliver the frame delivered before once more (kFrameAgain)
     TrajectoryFrame frame;
     std::exception_ptr error;  // when failed: the InputError (or other exception) to throw
   };

@@ -33,6 +33,7 @@ bool XtcReader::next(TrajectoryFrame& frame) {
   std::string problem;
   if (chooser_) {
     const int64_t wanted = chooser_(frames_read_);
+    if (wanted == kFrameAgain) return true;  // the caller's frame is the one wanted
     if (wanted < 0) return false;
     while (frames_read_ < wanted) {
       const xtc::Scanner::Status passed = scanner_->skip(raw_, problem);

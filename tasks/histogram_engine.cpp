@@ -52,7 +52,7 @@ struct HistogramEngine::Impl {
   BoundOutcome bound;
   MeasuredBound measured_bound;
   codelets::FrameGate gate;  // every task asks it as it starts (drop_unstarted_frames)
-  int part = 0;              // of config.frame_parts, for the frames submitted next
+  int part = -1;             // of config.frame_parts, for the frames submitted next; -1: all
 
   explicit Impl(const EngineConfig& c) : config(c) {
     if (config.nbins <= 0) throw UsageError("the number of bins must be positive");
@@ -132,7 +132,9 @@ struct HistogramEngine::Impl {
   int frames_for_budget() const {
     if (frame_bytes == 0) return 2;
     const uint64_t k = config.memory_budget_bytes / frame_bytes;
-    return static_cast<int>(std::clamp<uint64_t>(k, 2, 64));
+    const int frames = static_cast<int>(std::clamp<uint64_t>(k, 2, 64));
+    return config.max_frames_in_flight > 0 ? std::min(frames, std::max(2, config.max_frames_in_flight))
+                                           : frames;
   }
 
   /// Whether the GPU kernels will count this histogram in several windows without a box: they
@@ -271,12 +273,12 @@ struct HistogramEngine::Impl {
     // Nothing submitted: the next frame takes the same buffers.
     if (bad_species >= 0) throw NonFiniteCoordinate(bad_species, bad_position);
     if (!all_pairs && !cell_list) make_planners(box, bounds);
-    const PlannedFrame planned{slot, box, bounds, frames, &gate, part, config.frame_parts};
+    const int parts = part < 0 ? 1 : config.frame_parts;  // part -1: the whole frame
+    const PlannedFrame planned{slot, box, bounds, frames, &gate, std::max(part, 0), parts};
     if (all_pairs) all_pairs->submit_frame(planned);
     if (cell_list) cell_list->submit_frame(planned);
     const std::vector<RowWindow> windows =
-        config.frame_parts > 1 ? part_rows(config.species_sizes, part, config.frame_parts)
-                               : std::vector<RowWindow>{};
+        parts > 1 ? part_rows(config.species_sizes, part, parts) : std::vector<RowWindow>{};
     for (size_t p = 0; p < pairs.size(); ++p) {
       if (algorithm_of_pair[p] == Algorithm::cell_list || !counted(p)) continue;
       const int64_t na = config.species_sizes[pairs[p].first];
@@ -397,7 +399,7 @@ std::vector<std::vector<uint64_t>> HistogramEngine::finish() {
 }
 
 void HistogramEngine::set_frame_part(int part) {
-  if (part < 0 || part >= impl_->config.frame_parts)
+  if (part < -1 || part >= impl_->config.frame_parts)
     throw std::invalid_argument("HistogramEngine: no part " + std::to_string(part) + " of " +
                                 std::to_string(impl_->config.frame_parts));
   impl_->part = part;
