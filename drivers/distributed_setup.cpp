@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <limits>
 
-#include "decomposition.hpp"
 #include "pairhist/errors.hpp"
+#include "pairhist/host_cores.hpp"
 #include "xtc_scanner.hpp"
 
 namespace pairhist {
@@ -62,6 +62,24 @@ std::vector<double> read_times(const std::string& path, std::string& error) {
     error = e.what();
   }
   return times;
+}
+
+/// Bounds of the species' atoms in a frame.
+CoordinateBounds species_bounds(const io::TrajectoryFrame& frame,
+                                const std::vector<std::vector<int>>& atoms) {
+  CoordinateBounds bounds;
+  for (int c = 0; c < 3; ++c) {
+    bounds.lo[c] = std::numeric_limits<float>::infinity();
+    bounds.hi[c] = -std::numeric_limits<float>::infinity();
+  }
+  for (const auto& species : atoms)
+    for (int a : species)
+      for (size_t c = 0; c < 3; ++c) {
+        const float x = frame.xyz[3 * static_cast<size_t>(a) + c];
+        bounds.lo[c] = std::min(bounds.lo[c], x);
+        bounds.hi[c] = std::max(bounds.hi[c], x);
+      }
+  return bounds;
 }
 
 }  // namespace
@@ -119,12 +137,16 @@ DistributedPlan plan_distributed_run(const JobOptions& o, const FramePlan& frame
     // Parts: the last frames, where the ranks finish (when the frames are listed), or every
     // frame when the user says how many.
     config.box_kind = static_cast<BoxKind>(plan.box_kind);
-    const double frame_work = static_cast<double>(frame_pairs(config.species_sizes));
+    const CoordinateBounds bounds = species_bounds(frame, atoms);
     if (o.frame_parts > 0) {
       plan.frame_parts = o.frame_parts;
       plan.split_from = 0;
     } else if (plan.listed && ranks > 1) {
-      const auto affordable = static_cast<int64_t>(std::max(1.0, frame_work / kMinPartPairs));
+      const int gpus = o.ncuda == 0 ? 0 : cuda_devices();
+      const double seconds =
+          gpus > 0 ? estimated_gpu_seconds_per_frame(config, box, bounds, gpus)
+                   : estimated_cpu_seconds_per_frame(config, box, bounds, usable_cores());
+      const auto affordable = static_cast<int64_t>(std::max(1.0, seconds / kMinPartSeconds));
       plan.frame_parts = static_cast<int>(std::min<int64_t>(affordable, 2 * int64_t(ranks)));
       plan.split_last = int64_t(kSplitFramesPerRank) * ranks;
     }
@@ -134,18 +156,6 @@ DistributedPlan plan_distributed_run(const JobOptions& o, const FramePlan& frame
     if (plan.frame_parts > 1) {
       // Every rank must count a species pair with the same algorithm (parts of cell lists are
       // cells of one grid): the choice is made here, once, on the first frame.
-      CoordinateBounds bounds;
-      for (int c = 0; c < 3; ++c) {
-        bounds.lo[c] = std::numeric_limits<float>::infinity();
-        bounds.hi[c] = -std::numeric_limits<float>::infinity();
-      }
-      for (const auto& species : atoms)
-        for (int a : species)
-          for (size_t c = 0; c < 3; ++c) {
-            const float x = frame.xyz[3 * static_cast<size_t>(a) + c];
-            bounds.lo[c] = std::min(bounds.lo[c], x);
-            bounds.hi[c] = std::max(bounds.hi[c], x);
-          }
       for (Algorithm a : choose_algorithms(config, box, bounds))
         plan.pair_algorithms.push_back(static_cast<int>(a));
     }

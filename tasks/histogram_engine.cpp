@@ -338,13 +338,15 @@ void warm_up_gpus(int ncuda) {
 #endif
 }
 
-double estimated_gpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
-                                       const CoordinateBounds& bounds, int gpus) {
-  if (gpus <= 0) return 0;
+namespace {
+
+/// Seconds one device of the kind (`gpu` or a core) needs for a frame, by the cost model.
+double estimated_device_seconds(const EngineConfig& config, const BoxMatrix& box,
+                                const CoordinateBounds& bounds, bool gpu) {
   FrameBounds b;
   for (int c = 0; c < 3; ++c) b.lo[c] = bounds.lo[c], b.hi[c] = bounds.hi[c];
   const CellGrid grid = engine_cell_grid(config, box, b, nullptr);
-  const AlgorithmRates rates = assumed_rates(true);
+  const AlgorithmRates rates = assumed_rates(gpu);
   double seconds = 0;
   const auto pairs = species_pairs(static_cast<int>(config.species_sizes.size()));
   for (size_t p = 0; p < pairs.size(); ++p) {
@@ -353,10 +355,24 @@ double estimated_gpu_seconds_per_frame(const EngineConfig& config, const BoxMatr
     const int64_t na = config.species_sizes[size_t(a)], nb = config.species_sizes[size_t(b_)];
     const Algorithm alg =
         config.whole_frames ? Algorithm::all_pairs
-                            : choose_pair_algorithm(config.algorithm, grid, na, nb, a == b_, true);
+                            : choose_pair_algorithm(config.algorithm, grid, na, nb, a == b_, gpu);
     seconds += estimated_pair_seconds(alg, rates, grid, na, nb, a == b_);
   }
-  return seconds / gpus;
+  return seconds;
+}
+
+}  // namespace
+
+double estimated_gpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
+                                       const CoordinateBounds& bounds, int gpus) {
+  if (gpus <= 0) return 0;
+  return estimated_device_seconds(config, box, bounds, true) / gpus;
+}
+
+double estimated_cpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
+                                       const CoordinateBounds& bounds, int cores) {
+  if (cores <= 0) return 0;
+  return estimated_device_seconds(config, box, bounds, false) / cores;
 }
 
 std::vector<Algorithm> choose_algorithms(const EngineConfig& config, const BoxMatrix& box,

@@ -33,12 +33,16 @@ const std::string kWaterGro = pairhist::test::data_dir() + "/spce_water.gro";
 const std::string kNaclXtc = pairhist::test::data_dir() + "/nacl_dodecahedron.xtc";
 const std::string kNaclGro = pairhist::test::data_dir() + "/nacl_dodecahedron.gro";
 
+/// The MPI launcher found at configure time; PAIRHIST_MPIEXEC names another (the GPU suite's).
+std::string mpiexec() {
+  return pairhist::test::env_or("PAIRHIST_MPIEXEC", PAIRHIST_MPIEXEC);
+}
+
 /// `pairhist ARGS` under `mpirun -n RANKS` (ranks may share cores), waited for at most
 /// `seconds`. `tag` marks the ranks' environment so a test can find one of them.
 ChildEnd run_mpi(int ranks, std::vector<std::string> args, const CliScratch& scratch,
                  double seconds = 120, const std::string& tag = "") {
-  std::vector<std::string> argv = {PAIRHIST_MPIEXEC, "-n", std::to_string(ranks),
-                                   "--oversubscribe"};
+  std::vector<std::string> argv = {mpiexec(), "-n", std::to_string(ranks), "--oversubscribe"};
   if (!tag.empty()) argv.insert(argv.end(), {"-x", "PAIRHIST_TEST_TAG=" + tag});
   argv.push_back(pairhist::test::pairhist_binary());
   argv.insert(argv.end(), args.begin(), args.end());
@@ -254,7 +258,7 @@ TEST_CASE("A rank killed mid-run ends the job with one line naming it and its fr
       "-o",      out,                 "--ncpu",   "1",                 "--interval",  "2",
       "-q"};
   const std::string tag = "killed-" + std::to_string(getpid());
-  std::vector<std::string> argv = {PAIRHIST_MPIEXEC, "-n", "3", "--oversubscribe", "-x",
+  std::vector<std::string> argv = {mpiexec(), "-n", "3", "--oversubscribe", "-x",
                                    "PAIRHIST_TEST_TAG=" + tag, pairhist::test::pairhist_binary()};
   argv.insert(argv.end(), args.begin(), args.end());
   Child job(argv, s.dir.string(), 0, Child::Program{});

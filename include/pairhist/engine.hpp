@@ -190,6 +190,9 @@ void warm_up_gpus(int ncuda);
 /// engine chooses algorithms with (a planning figure for sizing the threads that prepare frames).
 double estimated_gpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
                                        const CoordinateBounds& bounds, int gpus);
+/// The same for `cores` CPU cores without GPUs.
+double estimated_cpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
+                                       const CoordinateBounds& bounds, int cores);
 
 /// The algorithm `auto` picks for each species pair (species_pairs() order) on a frame with this
 /// box and these bounds, as for GPUs (the choice depends on nothing else, so processes with
