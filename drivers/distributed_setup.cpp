@@ -147,7 +147,7 @@ DistributedPlan plan_distributed_run(const JobOptions& o, const FramePlan& frame
           gpus > 0 ? estimated_gpu_seconds_per_frame(config, box, bounds, gpus)
                    : estimated_cpu_seconds_per_frame(config, box, bounds, usable_cores());
       const auto affordable = static_cast<int64_t>(std::max(1.0, seconds / kMinPartSeconds));
-      plan.frame_parts = static_cast<int>(std::min<int64_t>(affordable, 2 * int64_t(ranks)));
+      plan.frame_parts = static_cast<int>(std::min<int64_t>(affordable, kPartsPerRank * ranks));
       plan.split_last = int64_t(kSplitFramesPerRank) * ranks;
     }
     if (plan.frame_parts > 1 && o.whole_frames)

@@ -14,11 +14,13 @@
 namespace pairhist {
 
 /// Frames in parts: where the frames are listed, the last kSplitFramesPerRank x ranks of them
-/// (all of them for short runs: one huge frame is split over every rank) go out in parts, as
-/// many as 2 x ranks, each of at least kMinPartSeconds of work by the cost model on rank 0's
-/// devices (a part costs its rank a read of the whole frame), so that the units get short where
-/// the ranks finish. --frame-parts N splits every frame in N.
-constexpr int kSplitFramesPerRank = 2;
+/// (all of them for short runs: one huge frame is split over every rank), and the frames a slow
+/// rank takes near the end (FrameDispenser), go out in parts, as many as kPartsPerRank x ranks,
+/// each of at least kMinPartSeconds of work by the cost model on rank 0's devices (a part costs
+/// its rank a read of the whole frame), so that the units get short where the ranks finish.
+/// --frame-parts N splits every frame in N.
+constexpr int kSplitFramesPerRank = 6;  // twice the units a rank holds (FrameDispenser)
+constexpr int kPartsPerRank = 4;
 constexpr double kMinPartSeconds = 0.02;
 
 /// Rank 0: the plan for `ranks` ranks. `frames`: the run's frame selection (a resumed run's

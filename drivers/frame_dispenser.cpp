@@ -6,14 +6,21 @@ namespace pairhist {
 
 namespace {
 constexpr size_t kRecentUnits = 4;
-}
+// Units a rank holds at once (its engine's frames and the one it reads), and the weight of the
+// latest claim interval in a rank's pace.
+constexpr double kHeldUnits = 3;
+constexpr double kPaceWeight = 0.3;
+}  // namespace
 
 FrameDispenser::FrameDispenser(const DistributedPlan& plan, int ranks)
     : plan_(plan),
       parts_(std::max(1, plan.frame_parts)),
       granted_(static_cast<size_t>(ranks), 0),
       recent_(static_cast<size_t>(ranks)),
-      drained_(static_cast<size_t>(ranks), false) {
+      drained_(static_cast<size_t>(ranks), false),
+      last_claim_(static_cast<size_t>(ranks), -1.0),
+      last_split_(static_cast<size_t>(ranks), false),
+      pace_(static_cast<size_t>(ranks), 0.0) {
   if (plan_.step < 1) plan_.step = 1;
   if (plan_.listed)
     limit_ = static_cast<int64_t>(plan_.indices.size());
@@ -43,13 +50,35 @@ void FrameDispenser::lower_limit(int64_t ordinal, Limit why) {
   }
 }
 
-bool FrameDispenser::grant(int rank, WorkUnit& unit) {
+bool FrameDispenser::slow_for_the_rest(int rank) const {
+  if (limit_ == std::numeric_limits<int64_t>::max()) return false;  // how many are left?
+  // Frames per second of all ranks, from their paces; a rank not yet measured counts as the
+  // fastest (it is just starting, and must not make the others look slow).
+  double fastest = 0, rate = 0;
+  for (double p : pace_)
+    if (p > 0) fastest = fastest > 0 ? std::min(fastest, p) : p;
+  if (fastest <= 0 || pace_[static_cast<size_t>(rank)] <= 0) return false;
+  for (double p : pace_) rate += 1 / (p > 0 ? p : fastest);
+  const double left = static_cast<double>(limit_ - next_ordinal_) / rate;
+  return kHeldUnits * pace_[static_cast<size_t>(rank)] > left;
+}
+
+bool FrameDispenser::grant(int rank, WorkUnit& unit, double now) {
   if (next_ordinal_ >= limit_) return false;
+  const auto r = static_cast<size_t>(rank);
   unit.ordinal = next_ordinal_;
   unit.file_index = file_index(next_ordinal_);
   // Whole frames, then the last ones in parts: the units get short where the ranks finish.
   const bool split = parts_ > 1 && (next_part_ > 0 || next_ordinal_ >= plan_.split_from ||
-                                    limit_ - next_ordinal_ <= plan_.split_last);
+                                    limit_ - next_ordinal_ <= plan_.split_last ||
+                                    slow_for_the_rest(rank));
+  if (last_claim_[r] >= 0) {
+    // The time since its last claim, per frame of what it claimed then: the rank's pace.
+    const double seconds = (now - last_claim_[r]) * (last_split_[r] ? parts_ : 1);
+    pace_[r] = pace_[r] > 0 ? (1 - kPaceWeight) * pace_[r] + kPaceWeight * seconds : seconds;
+  }
+  last_claim_[r] = now;
+  last_split_[r] = split;
   if (split) {
     unit.part = next_part_;
     if (++next_part_ == parts_) next_part_ = 0;
@@ -57,7 +86,6 @@ bool FrameDispenser::grant(int rank, WorkUnit& unit) {
     unit.part = -1;
   }
   if (next_part_ == 0) ++next_ordinal_;
-  const auto r = static_cast<size_t>(rank);
   ++granted_[r];
   if (recent_[r].empty() || recent_[r].back() != unit.ordinal) {
     recent_[r].push_back(unit.ordinal);

@@ -18,8 +18,13 @@ class FrameDispenser {
  public:
   FrameDispenser(const DistributedPlan& plan, int ranks);
 
-  /// The next unit, for `rank`; false when none is left to hand out.
-  bool grant(int rank, WorkUnit& unit);
+  /// The next unit, for `rank`, asking at `now` (seconds on any steady clock); false when none
+  /// is left to hand out. A whole frame, or a part when frames are split: the plan's last
+  /// frames (DistributedPlan::split_last), and earlier for a rank whose frames take so long that
+  /// a whole one would end after the other ranks have counted every frame left.
+  bool grant(int rank, WorkUnit& unit, double now = 0);
+  /// Seconds `rank` takes per frame, as its claims come (0 until measured).
+  double seconds_per_frame(int rank) const { return pace_[static_cast<size_t>(rank)]; }
   /// The file has only `frames` frames.
   void file_ends(int64_t frames);
   /// The frame at `file_index` cannot be counted (`message` names it); the earliest such frame
@@ -55,9 +60,15 @@ class FrameDispenser {
   int64_t error_index_ = -1;
   std::string error_message_;
   int stop_signo_ = 0;
-  std::vector<int64_t> granted_;               // units per rank
-  std::vector<std::deque<int64_t>> recent_;    // last ordinals per rank
+  /// Whether `rank`, asking now, should get a part rather than a whole frame.
+  bool slow_for_the_rest(int rank) const;
+
+  std::vector<int64_t> granted_;             // units per rank
+  std::vector<std::deque<int64_t>> recent_;  // last ordinals per rank
   std::vector<bool> drained_;
+  std::vector<double> last_claim_;  // when each rank last asked (-1: never)
+  std::vector<bool> last_split_;    // whether it got a part then
+  std::vector<double> pace_;        // its seconds per frame (moving average)
 };
 
 }  // namespace pairhist

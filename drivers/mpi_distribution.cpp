@@ -67,10 +67,13 @@ double timeout_seconds() {
   return t > 0 ? t : 60.0;
 }
 
+/// PAIRHIST_MPI_REDUCTION=tree (default), sum or redux: how StarPU-MPI sums the ranks' counts
+/// (drivers/mpi_reduction.hpp; docs/performance.md measures them).
 MpiReduction::Method reduction_method() {
   const char* v = std::getenv("PAIRHIST_MPI_REDUCTION");
-  return v && std::strcmp(v, "redux") == 0 ? MpiReduction::Method::redux
-                                           : MpiReduction::Method::sum;
+  if (v && std::strcmp(v, "redux") == 0) return MpiReduction::Method::redux;
+  if (v && std::strcmp(v, "sum") == 0) return MpiReduction::Method::sum;
+  return MpiReduction::Method::tree;
 }
 
 // Plain serialisation of the plan for the setup broadcast.
@@ -198,7 +201,7 @@ class MpiDistribution : public Distribution {
     bool more = false;
     if (rank_ == 0) {
       std::lock_guard<std::mutex> lock(mutex_);
-      more = dispenser_->grant(0, unit);
+      more = dispenser_->grant(0, unit, seconds_since(started_));
     } else {
       send_request({kClaim, 0, 0, 0});
       Grant g;
@@ -435,7 +438,7 @@ class MpiDistribution : public Distribution {
       case kClaim: {
         WorkUnit unit;
         Grant g;
-        g.more = dispenser_->grant(from, unit) ? 1 : 0;
+        g.more = dispenser_->grant(from, unit, seconds_since(started_)) ? 1 : 0;
         g.ordinal = unit.ordinal, g.file_index = unit.file_index, g.part = unit.part;
         MPI_Send(&g, sizeof(g), MPI_BYTE, from, kGrantTag, comm);
         break;
@@ -539,6 +542,7 @@ class MpiDistribution : public Distribution {
   DistributedPlan plan_;
   std::vector<std::string> hosts_;
   const std::atomic<int>* stop_ = nullptr;
+  const Clock::time_point started_ = Clock::now();
   std::thread control_;
   std::atomic<bool> quit_{false};
   std::mutex claim_mutex_;  // one claim at a time from this rank

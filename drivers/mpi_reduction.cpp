@@ -107,6 +107,13 @@ void MpiReduction::on_reduced(void* arg) {
 void MpiReduction::contribute(int64_t interval, std::vector<uint64_t> payload,
                               size_t count_entries) {
   const auto start = std::chrono::steady_clock::now();
+  // StarPU 1.3.10's starpu_mpi_redux_data ends with starpu_task_wait_for_all() (every task of
+  // the process, the engine's too) and does not support several reductions of a handle in
+  // flight: with output intervals, intervals came out incomplete (docs/performance.md).
+  if (method_ == Method::redux && reductions_++ > 0)
+    throw std::runtime_error(
+        "PAIRHIST_MPI_REDUCTION=redux reduces once per run (StarPU 1.3's starpu_mpi_redux_data): "
+        "use it without --interval");
   g_count_entries = count_entries;
   const MPI_Comm comm = mpi::starpu_comm();
   const auto n = static_cast<uint32_t>(payload.size());
@@ -139,7 +146,19 @@ void MpiReduction::contribute(int64_t interval, std::vector<uint64_t> payload,
     std::memcpy(starpu_data_get_local_ptr(h), payload.data(), payload.size() * sizeof(uint64_t));
     starpu_data_release(h);
   }
-  for (int r = 0; r < ranks_; ++r) {
+  if (method_ == Method::tree) {
+    // A binary tree: at stride s, rank r (a multiple of 2s) adds rank r + s's sum, received;
+    // log2(ranks) steps, each moving every partial at most once, and rank 0 adds the last.
+    for (int stride = 1; stride < ranks_; stride *= 2)
+      for (int r = 0; r + stride < ranks_; r += 2 * stride)
+        check(starpu_mpi_task_insert(comm, &g_add, STARPU_RW, parts[static_cast<size_t>(r)],
+                                     STARPU_R, parts[static_cast<size_t>(r + stride)], 0),
+              "starpu_mpi_task_insert");
+    check(starpu_mpi_task_insert(comm, &g_add, STARPU_RW, slot->accumulator, STARPU_R, parts[0],
+                                 0),
+          "starpu_mpi_task_insert");
+  }
+  for (int r = 0; r < ranks_ && method_ != Method::tree; ++r) {
     starpu_data_handle_t h = parts[static_cast<size_t>(r)];
     if (method_ == Method::sum)
       check(starpu_mpi_task_insert(comm, &g_add, STARPU_RW, slot->accumulator, STARPU_R, h, 0),

@@ -2,6 +2,7 @@
 // parts, and where the run's frames end: the plan, the file's end, the earliest bad frame, a stop.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "frame_dispenser.hpp"
@@ -114,4 +115,27 @@ TEST_CASE("a stop counts the frames handed out, and a frame begun in parts whole
   CHECK(u.part == 2);
   CHECK_FALSE(stopped.grant(1, u));
   CHECK(stopped.end().frames == 3);
+}
+
+TEST_CASE("a rank five times slower gets parts before the others near the end") {
+  DistributedPlan p = listed(60);
+  p.frame_parts = 4;
+  FrameDispenser d(p, 2);
+  // Rank 0 claims a frame a second, rank 1 one every five seconds (or a part every 1.25 s).
+  double next[2] = {0, 0};
+  bool slow_split_first = false, fast_split = false;
+  WorkUnit u;
+  for (;;) {
+    const int r = next[0] <= next[1] ? 0 : 1;
+    if (!d.grant(r, u, next[r])) break;
+    const double pace = r == 0 ? 1.0 : 5.0;
+    next[r] += u.part >= 0 ? pace / 4 : pace;
+    if (u.part >= 0 && r == 1 && !fast_split) slow_split_first = true;
+    if (u.part >= 0 && r == 0) fast_split = true;
+  }
+  CHECK(slow_split_first);
+  CHECK(d.seconds_per_frame(0) == doctest::Approx(1.0).epsilon(0.05));
+  CHECK(d.seconds_per_frame(1) == doctest::Approx(5.0).epsilon(0.05));
+  // Both end within about a part of the slow rank of each other.
+  CHECK(std::abs(next[0] - next[1]) < 5.0);
 }
