@@ -20,14 +20,14 @@ struct DistributedEnd {
   const JobOptions& options;
   HistogramResult& header;  // species, pairs, units ...; its box kind is set here
   BoxKind kind;
-  JobAccumulator& local;    // this rank's counts since its last hand-over (all taken)
-  JobAccumulator* global;   // rank 0: the run's state
+  JobAccumulator& local;   // this rank's counts since its last hand-over (all taken)
+  JobAccumulator* global;  // rank 0: the run's state
   IntervalExchange& exchange;
   const HistogramEngine& engine;
-  std::chrono::steady_clock::time_point origin;          // the ranks' common clock
-  std::chrono::steady_clock::time_point engine_started;  // this rank's engine
-  std::chrono::steady_clock::time_point start;           // this rank's first frame
-  std::function<void()> interval_closed;                 // rank 0: an interval was folded
+  std::chrono::steady_clock::time_point origin;                 // the ranks' common clock
+  std::chrono::steady_clock::time_point engine_started;         // this rank's engine
+  std::chrono::steady_clock::time_point start;                  // this rank's first frame
+  std::function<void()> interval_closed;                        // rank 0: an interval was folded
   std::function<HistogramResult(const std::string&)> snapshot;  // rank 0: completed intervals
   std::function<void()> checkpoint;                             // rank 0: keep the state
   int frame_parts = 1;

@@ -32,8 +32,8 @@ std::vector<int64_t> listed_frames(const FramePlan& f, const std::vector<double>
                                    bool& ended) {
   std::vector<int64_t> indices;
   ended = false;
-  for (int64_t i = std::max<int64_t>(f.resume_after + 1, 0);
-       i < static_cast<int64_t>(times.size()); ++i) {
+  for (int64_t i = std::max<int64_t>(f.resume_after + 1, 0); i < static_cast<int64_t>(times.size());
+       ++i) {
     if (f.last >= 0 && i > f.last) {
       ended = true;
       break;
@@ -151,8 +151,9 @@ DistributedPlan plan_distributed_run(const JobOptions& o, const FramePlan& frame
       plan.split_last = int64_t(kSplitFramesPerRank) * ranks;
     }
     if (plan.frame_parts > 1 && o.whole_frames)
-      throw UsageError("--schedule static counts whole frames: it cannot split them over ranks "
-                       "(--frame-parts 1)");
+      throw UsageError(
+          "--schedule static counts whole frames: it cannot split them over ranks "
+          "(--frame-parts 1)");
     if (plan.frame_parts > 1) {
       // Every rank must count a species pair with the same algorithm (parts of cell lists are
       // cells of one grid): the choice is made here, once, on the first frame.

@@ -21,7 +21,7 @@ namespace pairhist {
 /// --frame-parts N splits every frame in N.
 constexpr int kSplitFramesPerRank = 6;  // twice the units a rank holds (FrameDispenser)
 constexpr int kPartsPerRank = 4;
-constexpr double kMinPartSeconds = 0.02;
+constexpr double kMinPartSeconds = 0.005;
 
 /// Rank 0: the plan for `ranks` ranks. `frames`: the run's frame selection (a resumed run's
 /// resume_after included); `config`: the engine configuration the ranks use (its box kind is

@@ -29,8 +29,8 @@ struct DistributedPlan {
   int frame_parts = 1;
   int64_t split_from = std::numeric_limits<int64_t>::max();
   int64_t split_last = 0;
-  int box_kind = -1;    // the run's BoxKind
-  int64_t resumed_frames = 0;  // frames a resumed run's checkpoint holds (before ordinal 0)
+  int box_kind = -1;                 // the run's BoxKind
+  int64_t resumed_frames = 0;        // frames a resumed run's checkpoint holds (before ordinal 0)
   std::vector<int> pair_algorithms;  // Algorithm per species pair; empty: each rank's own choice
   std::string trajectory;            // for the messages that name frames
   /// A listed plan's frames end at a damaged frame (file index; -1: none), with this error.
@@ -67,8 +67,7 @@ class Distribution : public FrameSupply {
   /// Rank 0 passes its plan (or one carrying the error that stops the run before it starts);
   /// every rank returns rank 0's, and the frame dispenser starts. `stop`: the signal flag each
   /// rank watches (a stop on any rank ends the run for all, after the frames handed out).
-  virtual DistributedPlan share_plan(const DistributedPlan* plan,
-                                     const std::atomic<int>* stop) = 0;
+  virtual DistributedPlan share_plan(const DistributedPlan* plan, const std::atomic<int>* stop) = 0;
   /// This rank cannot read or count the frame at `file_index`: the run's frames end before it,
   /// and `message` (naming file and frame) is its error unless an earlier frame fails too.
   virtual void report_error(int64_t file_index, const std::string& message) = 0;

@@ -69,9 +69,9 @@ bool FrameDispenser::grant(int rank, WorkUnit& unit, double now) {
   unit.ordinal = next_ordinal_;
   unit.file_index = file_index(next_ordinal_);
   // Whole frames, then the last ones in parts: the units get short where the ranks finish.
-  const bool split = parts_ > 1 && (next_part_ > 0 || next_ordinal_ >= plan_.split_from ||
-                                    limit_ - next_ordinal_ <= plan_.split_last ||
-                                    slow_for_the_rest(rank));
+  const bool split =
+      parts_ > 1 && (next_part_ > 0 || next_ordinal_ >= plan_.split_from ||
+                     limit_ - next_ordinal_ <= plan_.split_last || slow_for_the_rest(rank));
   if (last_claim_[r] >= 0) {
     // The time since its last claim, per frame of what it claimed then: the rank's pace.
     const double seconds = (now - last_claim_[r]) * (last_split_[r] ? parts_ : 1);

@@ -25,8 +25,8 @@ double from_bits(uint64_t b) {
 
 }  // namespace
 
-IntervalExchange::IntervalExchange(Distribution& dist, size_t npairs, int nbins,
-                                   int64_t interval, int64_t resumed)
+IntervalExchange::IntervalExchange(Distribution& dist, size_t npairs, int nbins, int64_t interval,
+                                   int64_t resumed)
     : dist_(dist), npairs_(npairs), nbins_(nbins), interval_(interval), resumed_(resumed) {
   current_ = interval_of(0);
   next_fold_ = current_;
@@ -93,10 +93,10 @@ bool IntervalExchange::fold(JobAccumulator& global, int64_t interval,
   const size_t counts = npairs_ * static_cast<size_t>(nbins_);
   if (payload.size() != counts + slots() * kRecordWords)
     throw std::logic_error("IntervalExchange: a payload of the wrong size");
-  const int64_t first_slot = interval_ > 0 ? std::max<int64_t>(0, resumed_ - interval * interval_) : 0;
+  const int64_t first_slot =
+      interval_ > 0 ? std::max<int64_t>(0, resumed_ - interval * interval_) : 0;
   int64_t found = 0;
-  for (size_t slot = static_cast<size_t>(first_slot);
-       slot < slots() && found < expected; ++slot) {
+  for (size_t slot = static_cast<size_t>(first_slot); slot < slots() && found < expected; ++slot) {
     const uint64_t* record = payload.data() + counts + slot * kRecordWords;
     if (record[0] == kNoRecord) return false;  // a frame of the interval nobody counted
     FrameRecord f;

@@ -18,8 +18,7 @@ class IntervalExchange {
  public:
   /// `interval`: frames per output block (0: one block); `resumed`: frames a resumed run's
   /// checkpoint holds, which come before the units' ordinals.
-  IntervalExchange(Distribution& dist, size_t npairs, int nbins, int64_t interval,
-                   int64_t resumed);
+  IntervalExchange(Distribution& dist, size_t npairs, int nbins, int64_t interval, int64_t resumed);
 
   /// The output interval a unit's frame belongs to.
   int64_t interval_of(int64_t ordinal) const;
@@ -44,8 +43,7 @@ class IntervalExchange {
   /// are folded; wait: no), else how it ended (wait: every interval up to `last`; a stopped or
   /// finished run's last partial interval is folded too, a failed run's is not).
   template <class Closed>
-  void collect(JobAccumulator& global, const RunEnd* end, int64_t last, bool wait,
-               Closed closed);
+  void collect(JobAccumulator& global, const RunEnd* end, int64_t last, bool wait, Closed closed);
 
  private:
   /// Folds one reduced payload; false when the interval is not all there.
@@ -69,8 +67,8 @@ class IntervalExchange {
 };
 
 template <class Closed>
-void IntervalExchange::collect(JobAccumulator& global, const RunEnd* end, int64_t last,
-                               bool wait, Closed closed) {
+void IntervalExchange::collect(JobAccumulator& global, const RunEnd* end, int64_t last, bool wait,
+                               Closed closed) {
   std::vector<uint64_t> payload;
   while (next_fold_ <= last && dist_.reduced(next_fold_, payload, wait)) {
     const int64_t b = next_fold_++;

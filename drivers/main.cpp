@@ -20,8 +20,7 @@ namespace {
 /// Under mpirun/srun only rank 0 reports the run's errors (every rank meets the same ones);
 /// another rank says what went wrong where only it failed.
 int report(const char* what, int code) {
-  if (pairhist::MpiWorld::is_root())
-    std::fprintf(stderr, "pairhist: error: %s\n", what);
+  if (pairhist::MpiWorld::is_root()) std::fprintf(stderr, "pairhist: error: %s\n", what);
   return code;
 }
 

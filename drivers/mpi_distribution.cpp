@@ -261,8 +261,7 @@ class MpiDistribution : public Distribution {
     return end;
   }
 
-  void contribute(int64_t interval, std::vector<uint64_t> payload,
-                  size_t count_entries) override {
+  void contribute(int64_t interval, std::vector<uint64_t> payload, size_t count_entries) override {
     if (!reduction_) reduction_ = std::make_unique<MpiReduction>(reduction_method(), rank_, ranks_);
     reduction_->contribute(interval, std::move(payload), count_entries);
   }
@@ -289,11 +288,12 @@ class MpiDistribution : public Distribution {
       for (int r = 0; r < ranks_; ++r) offsets[size_t(r)] = total, total += lengths[size_t(r)];
       all.resize(static_cast<size_t>(total));
     }
-    MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
-                MPI_CHAR, 0, comm);
+    MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
+                0, comm);
     std::vector<RankReport> reports;
     for (int r = 0; rank_ == 0 && r < ranks_; ++r) {
-      const std::string one(all.data() + offsets[size_t(r)], static_cast<size_t>(lengths[size_t(r)]));
+      const std::string one(all.data() + offsets[size_t(r)],
+                            static_cast<size_t>(lengths[size_t(r)]));
       const auto cut = one.find('\n');
       reports.push_back({r, one.substr(0, cut), one.substr(cut + 1)});
     }
@@ -342,8 +342,9 @@ class MpiDistribution : public Distribution {
       MPI_Test(&request, &done, MPI_STATUS_IGNORE);
       if (done) return;
       if (seconds_since(last_pong_.load()) > timeout_seconds()) {
-        std::fprintf(stderr, "pairhist: error: rank %d (%s): rank 0 stopped answering while this "
-                             "rank waited for %s\n",
+        std::fprintf(stderr,
+                     "pairhist: error: rank %d (%s): rank 0 stopped answering while this "
+                     "rank waited for %s\n",
                      rank_, hosts_[size_t(rank_)].c_str(), what);
         MpiWorld::abort(1);
       }
@@ -520,10 +521,10 @@ class MpiDistribution : public Distribution {
   /// Called with mutex_ held.
   [[noreturn]] void lost(int r, const std::string& what) {
     std::string held = dispenser_->recent_frames(r);
-    end_everything("rank " + std::to_string(r) + " (" + hosts_[size_t(r)] + ") " + what +
-                       (held.empty() ? "" : " while counting frames " + held + " of " +
-                                                plan_.trajectory),
-                   kept_);
+    end_everything(
+        "rank " + std::to_string(r) + " (" + hosts_[size_t(r)] + ") " + what +
+            (held.empty() ? "" : " while counting frames " + held + " of " + plan_.trajectory),
+        kept_);
   }
 
   std::string kept() {

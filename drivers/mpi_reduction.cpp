@@ -63,11 +63,12 @@ starpu_codelet make_codelet(starpu_cpu_func_t f, int nbuffers, starpu_data_acces
 
 starpu_codelet g_add = make_codelet(add_cpu, 2, STARPU_RW, STARPU_R, "pairhist_mpi_sum");
 starpu_codelet g_init = make_codelet(init_cpu, 1, STARPU_W, STARPU_NONE, "pairhist_mpi_init");
-starpu_codelet g_contribute = make_codelet(contribute_cpu, 2, STARPU_R, STARPU_REDUX,
-                                           "pairhist_mpi_contribute");
+starpu_codelet g_contribute =
+    make_codelet(contribute_cpu, 2, STARPU_R, STARPU_REDUX, "pairhist_mpi_contribute");
 
 void check(int ret, const char* what) {
-  if (ret != 0) throw std::runtime_error(std::string(what) + " failed (" + std::to_string(ret) + ")");
+  if (ret != 0)
+    throw std::runtime_error(std::string(what) + " failed (" + std::to_string(ret) + ")");
 }
 
 }  // namespace
@@ -133,7 +134,8 @@ void MpiReduction::contribute(int64_t interval, std::vector<uint64_t> payload,
   }
   slot->owner = this;
   starpu_mpi_data_register_comm(slot->accumulator, tag(interval, ranks_), 0, comm);
-  if (method_ == Method::redux) starpu_data_set_reduction_methods(slot->accumulator, &g_add, &g_init);
+  if (method_ == Method::redux)
+    starpu_data_set_reduction_methods(slot->accumulator, &g_add, &g_init);
 
   std::vector<starpu_data_handle_t> parts(static_cast<size_t>(ranks_));
   for (int r = 0; r < ranks_; ++r) {
@@ -154,8 +156,7 @@ void MpiReduction::contribute(int64_t interval, std::vector<uint64_t> payload,
         check(starpu_mpi_task_insert(comm, &g_add, STARPU_RW, parts[static_cast<size_t>(r)],
                                      STARPU_R, parts[static_cast<size_t>(r + stride)], 0),
               "starpu_mpi_task_insert");
-    check(starpu_mpi_task_insert(comm, &g_add, STARPU_RW, slot->accumulator, STARPU_R, parts[0],
-                                 0),
+    check(starpu_mpi_task_insert(comm, &g_add, STARPU_RW, slot->accumulator, STARPU_R, parts[0], 0),
           "starpu_mpi_task_insert");
   }
   for (int r = 0; r < ranks_ && method_ != Method::tree; ++r) {

@@ -59,8 +59,7 @@ std::vector<std::string> node_gpus() {
   }
   std::error_code ec;
   int count = 0;
-  for (const auto& entry :
-       std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ec)) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ec)) {
     (void)entry;
     ++count;
   }
@@ -79,8 +78,8 @@ bool same_everywhere(const std::string& mine, MPI_Comm comm) {
   std::vector<char> all(static_cast<size_t>(longest) * static_cast<size_t>(size));
   MPI_Allgather(mine.data(), length, MPI_CHAR, all.data(), length, MPI_CHAR, comm);
   for (int r = 0; r < size; ++r)
-    if (std::memcmp(all.data() + static_cast<size_t>(r) * static_cast<size_t>(length),
-                    mine.data(), static_cast<size_t>(length)) != 0)
+    if (std::memcmp(all.data() + static_cast<size_t>(r) * static_cast<size_t>(length), mine.data(),
+                    static_cast<size_t>(length)) != 0)
       return false;
   return true;
 }

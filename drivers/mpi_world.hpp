@@ -13,9 +13,9 @@ struct WorldShape {
   int local_rank = 0;  // among the ranks on this node
   int local_size = 1;
   std::string host;
-  int cores = 0;         // cores this rank runs on (its affinity, after the split)
-  std::string gpus;      // CUDA_VISIBLE_DEVICES this rank was given ("" where it has none)
-  bool mpi = false;      // MPI was initialised (a launcher started us, and MPI is built in)
+  int cores = 0;     // cores this rank runs on (its affinity, after the split)
+  std::string gpus;  // CUDA_VISIBLE_DEVICES this rank was given ("" where it has none)
+  bool mpi = false;  // MPI was initialised (a launcher started us, and MPI is built in)
 };
 
 class MpiWorld {

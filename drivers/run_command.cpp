@@ -389,8 +389,9 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
 /// on every worker kind that can run it, which is also what the LP bound (run --lp-bound) needs.
 void calibrate(RunArgs& a, int frames, int passes) {
   if (MpiWorld::distributed())
-    throw UsageError("calibrate measures one node: run it without mpirun/srun, once per kind "
-                     "of node, and share the models (perfmodels/README.md)");
+    throw UsageError(
+        "calibrate measures one node: run it without mpirun/srun, once per kind "
+        "of node, and share the models (perfmodels/README.md)");
   if (frames < 1) throw UsageError("--frames must be positive");
   if (passes < 1) throw UsageError("--passes must be positive");
   setenv("STARPU_CALIBRATE", "1", 1);

@@ -55,8 +55,8 @@ void print_ranks(const JobOutcome& out) {
       communication);
   for (const RankActivity& r : out.rank_activity) {
     const int workers = r.cpu_workers + r.cuda_workers;
-    const double idle = std::max(0.0, workers * (r.last_task_end - r.first_task_start) -
-                                          r.busy_seconds);
+    const double idle =
+        std::max(0.0, workers * (r.last_task_end - r.first_task_start) - r.busy_seconds);
     std::printf(
         "    rank %-3d %-14s %6llu %s %7llu tasks  %d CPU + %d CUDA  busy %8.3f s  idle %7.3f s  "
         "tail %6.3f s  claims %.3f s  reductions %.3f s\n",

@@ -133,9 +133,8 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     exchange = std::make_unique<IntervalExchange>(*dist, pairs.size(), o.nbins, o.interval,
                                                   dplan.resumed_frames);
     if (root)
-      global = std::make_unique<JobAccumulator>(pairs.size(), o.nbins,
-                                                std::vector<uint64_t>(pairs.size(), 0), o.interval,
-                                                seed);
+      global = std::make_unique<JobAccumulator>(
+          pairs.size(), o.nbins, std::vector<uint64_t>(pairs.size(), 0), o.interval, seed);
   }
   JobAccumulator& state = global ? *global : acc;  // what the outputs are made of (rank 0)
   // The result as far as completed intervals go: what is safe to write while the run goes on.
@@ -182,8 +181,8 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
       if (config.ncpu == 0) config.ncpu = 1;
       // Frames claimed are frames held: a few per GPU keep them fed, more would pile up the
       // last frames on one rank while others have none.
-      const int gpus = o.ncuda == 0 ? 0 : (o.ncuda > 0 ? std::min(o.ncuda, cuda_devices())
-                                                       : cuda_devices());
+      const int gpus =
+          o.ncuda == 0 ? 0 : (o.ncuda > 0 ? std::min(o.ncuda, cuda_devices()) : cuda_devices());
       config.max_frames_in_flight = kDistributedFramesInFlight + gpus;
     }
     gpus_ready.wait();
@@ -238,7 +237,7 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         if (parts > 1) engine->set_frame_part(unit.part);
         submit_to_engine(*engine, frame, atoms, box, where);
         SparseBins excluded;
-        const bool whole = unit.part <= 0;  // a frame, or the first part of one: its record
+        const bool whole = unit.part <= 0;   // a frame, or the first part of one: its record
         if (!exclusions.empty() && whole) {  // the species' own coordinates
           for (size_t s = 0; s < atoms.size(); ++s) {
             float* dst = species_xyz[s].data();
@@ -311,10 +310,9 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   }
   if (dist) {
     if (!engine) start_engine(nullptr, nullptr);  // StarPU-MPI needs StarPU, frames or not
-    DistributedEnd end{*dist,          o,        header,          kind,           acc,
-                       global.get(),   *exchange, *engine,         origin,         engine_started,
-                       start,          interval_closed, snapshot,  checkpoint,
-                       parts};
+    DistributedEnd end{*dist,     o,          header, kind,           acc,   global.get(),
+                       *exchange, *engine,    origin, engine_started, start, interval_closed,
+                       snapshot,  checkpoint, parts};
     return finish_distributed_job(end, std::move(out));
   }
   const bool stopped = !exhausted || acc.dropped() > 0;

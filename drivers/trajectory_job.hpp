@@ -81,9 +81,9 @@ struct JobOptions {
   /// A process of a distributed run (drivers/distribution.hpp): its frames come from rank 0,
   /// its counts go to rank 0, which alone calls the output callbacks and returns the result.
   Distribution* distribution = nullptr;
-  int frame_parts = 0;          // distributed runs: parts per frame; 0: automatic
-  std::string output_place;     // distributed runs: where intervals are kept, for messages
-  bool gather_traces = false;   // distributed runs: every rank's task trace to rank 0
+  int frame_parts = 0;         // distributed runs: parts per frame; 0: automatic
+  std::string output_place;    // distributed runs: where intervals are kept, for messages
+  bool gather_traces = false;  // distributed runs: every rank's task trace to rank 0
 };
 
 /// One rank's part of a distributed run, its times on a clock common to all ranks (seconds

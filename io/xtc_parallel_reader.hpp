@@ -90,17 +90,17 @@ class XtcParallelReader : public TrajectoryReader {
   std::unique_ptr<ColumnMap> direct_;
   std::unique_ptr<xtc::Scanner> scanner_;  // read by one thread at a time, under read_mutex_
   std::mutex read_mutex_;
-  FrameChooser chooser_;       // called under read_mutex_
-  int64_t next_in_file_ = 0;   // the scanner's next frame; under read_mutex_
+  FrameChooser chooser_;      // called under read_mutex_
+  int64_t next_in_file_ = 0;  // the scanner's next frame; under read_mutex_
 
   mutable std::mutex mutex_;           // guards everything below except `workers_`
   std::condition_variable claimable_;  // a worker may claim the next frame, or must stop
   std::condition_variable done_;       // a slot became ready, end or failed
   std::vector<Slot> slots_;
-  int64_t next_to_read_ = 0;  // the next frame a worker claims (delivery order)
-  int64_t delivered_ = 0;     // frames handed to the caller
+  int64_t next_to_read_ = 0;   // the next frame a worker claims (delivery order)
+  int64_t delivered_ = 0;      // frames handed to the caller
   int64_t delivered_end_ = 0;  // file index after the last frame delivered (frames_read)
-  bool input_over_ = false;   // the file ended or failed: nothing more to claim
+  bool input_over_ = false;    // the file ended or failed: nothing more to claim
   bool stopping_ = false;
   std::exception_ptr error_;  // sticky, once an error was thrown to the caller
   bool ended_ = false;

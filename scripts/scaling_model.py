@@ -44,6 +44,7 @@ import argparse
 import csv
 import heapq
 import json
+import math
 import sys
 from collections import defaultdict
 
@@ -248,10 +249,22 @@ class RankWork:
             return RankWork(list(csv.DictReader(f)))
 
 
+def reduction_seconds(ranks, nbytes, bandwidth_gbs, latency_us, tree=True):
+    """Rank 0 with every rank's partial histograms summed (added at 5 GB/s through memory):
+    a binary tree of log2(ranks) steps, each one transfer and one add per pair of ranks
+    (pairhist's default), or every partial to rank 0 over its one link, added one by one."""
+    if ranks <= 1 or nbytes <= 0:
+        return 0.0
+    step = latency_us * 1e-6 + nbytes / (bandwidth_gbs * 1e9) + nbytes / 5e9
+    if tree:
+        return math.ceil(math.log2(ranks)) * step + nbytes / 5e9
+    return latency_us * 1e-6 + (ranks - 1) * nbytes / (bandwidth_gbs * 1e9) + ranks * nbytes / 5e9
+
+
 def replay_ranks(work, ranks, frames, bandwidth_gbs, latency_us, reduction_bytes=0,
                  interval=0, held=3, coordinator_us=10.0, speed=1.0, parts=0,
-                 min_part_seconds=0.02, split_per_rank=6, pass_over_us=0.0, fs_gbs=0.0,
-                 frame_file_bytes=0.0, startup=0.0):
+                 min_part_seconds=0.005, split_per_rank=6, pass_over_us=0.0, fs_gbs=0.0,
+                 frame_file_bytes=0.0, startup=0.0, tree=True):
     """Makespan of `frames` frames (the trace's, cycled) on `ranks` ranks like the trace's
     rank (each `speed` times as fast), as a distributed pairhist run hands them out."""
     lat = latency_us * 1e-6
@@ -293,13 +306,9 @@ def replay_ranks(work, ranks, frames, bandwidth_gbs, latency_us, reduction_bytes
         heapq.heappush(asks, (end, r))
     busy_end = max(last_end)
     used = [e for e in last_end if e > 0]
-    # Rank 0 receives every other rank's partial histograms over its link and sums them (5 GB/s
-    # through memory); once at the end, and at each interval (overlapping the counting, but each
-    # rank drains its engine there: about one frame's reading and submitting).
-    reduce_once = 0.0
-    if ranks > 1 and reduction_bytes > 0:
-        reduce_once = lat + (ranks - 1) * reduction_bytes / (bandwidth_gbs * 1e9) + \
-            ranks * reduction_bytes / 5e9
+    # The partial histograms' reduction, once at the end; at each earlier interval it overlaps
+    # the counting, but each rank drains its engine there (about one frame's reading).
+    reduce_once = reduction_seconds(ranks, reduction_bytes, bandwidth_gbs, latency_us, tree)
     blocks = -(-frames // interval) if interval > 0 else 1
     drain = (blocks - 1) * read
     makespan = busy_end + drain + reduce_once
@@ -377,9 +386,12 @@ def self_test():
     assert close(r["makespan_s"], 0.020) and close(r["tail_idle_s"], 0.010), r
     r = replay_ranks(Flat, 2, 3, 25.0, 0.0, parts=4, coordinator_us=0.0, held=1)
     assert close(r["makespan_s"], 0.015) and r["tail_idle_s"] < 1e-9, r
-    # The reduction: 3 partials of 1 GB to rank 0 at 1 GB/s, summed 4 x 1 GB at 5 GB/s.
-    r = replay_ranks(Flat, 4, 100, 1.0, 0.0, parts=1, coordinator_us=0.0, reduction_bytes=1e9)
+    # The reduction of 1 GB partials at 1 GB/s: linear, 3 transfers to rank 0 and 4 adds at
+    # 5 GB/s; a tree over 4 ranks, 2 steps of a transfer and an add, then rank 0's add.
+    r = replay_ranks(Flat, 4, 100, 1.0, 0.0, parts=1, coordinator_us=0.0, reduction_bytes=1e9,
+                     tree=False)
     assert close(r["reduction_s"], 3.0 + 0.8), r
+    assert close(reduction_seconds(4, 1e9, 1.0, 0.0), 2 * 1.2 + 0.2)
     print("scaling_model self-test: passed")
 
 
@@ -416,6 +428,9 @@ def main():
                    "8000 bins x 8 B, CADISHI's F1)")
     p.add_argument("--interval", type=int, default=0, help="ranks: frames per output interval")
     p.add_argument("--held", type=int, default=3, help="ranks: units a rank holds at once")
+    p.add_argument("--linear-reduction", action="store_true",
+                   help="ranks: every partial to rank 0 (PAIRHIST_MPI_REDUCTION=sum) instead of "
+                   "the tree")
     p.add_argument("--parts", type=int, default=0,
                    help="ranks: parts of the last frames (0: as pairhist decides)")
     p.add_argument("--pass-over-us", type=float, default=2.0,
@@ -497,7 +512,8 @@ def main_ranks(a):
             r = replay_ranks(work, n, frames, bw, lat, reduction_bytes=reduction,
                              interval=a.interval, held=a.held, speed=speed, parts=a.parts,
                              pass_over_us=a.pass_over_us, fs_gbs=a.fs_bandwidth,
-                             frame_file_bytes=a.frame_file_bytes, startup=a.startup)
+                             frame_file_bytes=a.frame_file_bytes, startup=a.startup,
+                             tree=not a.linear_reduction)
             if one is None:
                 one = replay_ranks(work, 1, frames, bw, lat, reduction_bytes=reduction,
                                    interval=a.interval, held=a.held, speed=a.speed,

@@ -54,14 +54,14 @@ void AllPairsPlanner::submit_frame(const PlannedFrame& frame) {
     uint64_t part_pairs = 0;
     for (size_t p = 0; p < windows.size(); ++p)
       if (selected(p))
-        part_pairs += pairs_in_rows(config_.species_sizes[static_cast<size_t>(pairs_[p].first)],
-                                    config_.species_sizes[static_cast<size_t>(pairs_[p].second)],
-                                    pairs_[p].first == pairs_[p].second, windows[p].begin,
-                                    windows[p].end);
+        part_pairs +=
+            pairs_in_rows(config_.species_sizes[static_cast<size_t>(pairs_[p].first)],
+                          config_.species_sizes[static_cast<size_t>(pairs_[p].second)],
+                          pairs_[p].first == pairs_[p].second, windows[p].begin, windows[p].end);
     if (frame_pairs_ > 0)
-      policy.cpu_share_pairs = static_cast<uint64_t>(
-          static_cast<double>(policy.cpu_share_pairs) * static_cast<double>(part_pairs) /
-          static_cast<double>(frame_pairs_));
+      policy.cpu_share_pairs = static_cast<uint64_t>(static_cast<double>(policy.cpu_share_pairs) *
+                                                     static_cast<double>(part_pairs) /
+                                                     static_cast<double>(frame_pairs_));
     part_plan = plan_frame(config_.species_sizes, policy, machine_, selected_, &windows);
   }
   for (const PlannedTask& t : frame.parts > 1 ? part_plan : plan_) {

@@ -113,7 +113,8 @@ void CellListPlanner::submit_frame(const PlannedFrame& frame) {
   // A frame counted in parts by several processes needs the same grid in each: its own, without
   // the previous frame's (which differs between processes).
   const bool keep_cells = have_grid_ && frame.parts <= 1;
-  const CellGrid grid = engine_cell_grid(config_, frame.box, frame.bounds, keep_cells ? &grid_ : nullptr);
+  const CellGrid grid =
+      engine_cell_grid(config_, frame.box, frame.bounds, keep_cells ? &grid_ : nullptr);
   const bool new_cells =
       !have_grid_ || grid.order != grid_.order || std::memcmp(grid.n, grid_.n, sizeof(grid.n)) != 0;
   grid_ = grid;

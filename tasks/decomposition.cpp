@@ -89,9 +89,9 @@ std::vector<RowWindow> part_rows(const std::vector<int64_t>& sizes, int part, in
         // atom pair times a thousand parts overflows 64 bits).
         auto boundary = [&](int k) -> int64_t {
           if (k >= parts) return na;
-          const auto budget = static_cast<uint64_t>(static_cast<unsigned __int128>(total) *
-                                                    static_cast<unsigned>(k) /
-                                                    static_cast<unsigned>(parts));
+          const auto budget =
+              static_cast<uint64_t>(static_cast<unsigned __int128>(total) *
+                                    static_cast<unsigned>(k) / static_cast<unsigned>(parts));
           return last_row_within(na, nb, a == b, 0, budget);
         };
         w.begin = boundary(part);

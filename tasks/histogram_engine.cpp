@@ -133,8 +133,9 @@ struct HistogramEngine::Impl {
     if (frame_bytes == 0) return 2;
     const uint64_t k = config.memory_budget_bytes / frame_bytes;
     const int frames = static_cast<int>(std::clamp<uint64_t>(k, 2, 64));
-    return config.max_frames_in_flight > 0 ? std::min(frames, std::max(2, config.max_frames_in_flight))
-                                           : frames;
+    return config.max_frames_in_flight > 0
+               ? std::min(frames, std::max(2, config.max_frames_in_flight))
+               : frames;
   }
 
   /// Whether the GPU kernels will count this histogram in several windows without a box: they
@@ -175,11 +176,10 @@ struct HistogramEngine::Impl {
       const auto [a, b] = pairs[p];
       const Algorithm requested =
           config.pair_algorithms.empty() ? config.algorithm : config.pair_algorithms[p];
-      const Algorithm alg =
-          requested == Algorithm::all_pairs
-              ? Algorithm::all_pairs
-              : choose_pair_algorithm(requested, grid, config.species_sizes[a],
-                                      config.species_sizes[b], a == b, gpu);
+      const Algorithm alg = requested == Algorithm::all_pairs
+                                ? Algorithm::all_pairs
+                                : choose_pair_algorithm(requested, grid, config.species_sizes[a],
+                                                        config.species_sizes[b], a == b, gpu);
       algorithm_of_pair.push_back(alg);
       work[p].algorithm = alg;
       if (!counted(p)) continue;
@@ -353,9 +353,9 @@ double estimated_device_seconds(const EngineConfig& config, const BoxMatrix& box
     if (!config.counted_pairs.empty() && !config.counted_pairs[p]) continue;
     const auto [a, b_] = pairs[p];
     const int64_t na = config.species_sizes[size_t(a)], nb = config.species_sizes[size_t(b_)];
-    const Algorithm alg =
-        config.whole_frames ? Algorithm::all_pairs
-                            : choose_pair_algorithm(config.algorithm, grid, na, nb, a == b_, gpu);
+    const Algorithm alg = config.whole_frames
+                              ? Algorithm::all_pairs
+                              : choose_pair_algorithm(config.algorithm, grid, na, nb, a == b_, gpu);
     seconds += estimated_pair_seconds(alg, rates, grid, na, nb, a == b_);
   }
   return seconds;
@@ -384,9 +384,9 @@ std::vector<Algorithm> choose_algorithms(const EngineConfig& config, const BoxMa
   const auto pairs = species_pairs(static_cast<int>(config.species_sizes.size()));
   for (const auto& [a, b_] : pairs) {
     const int64_t na = config.species_sizes[size_t(a)], nb = config.species_sizes[size_t(b_)];
-    chosen.push_back(config.whole_frames ? Algorithm::all_pairs
-                                         : choose_pair_algorithm(config.algorithm, grid, na, nb,
-                                                                 a == b_, true));
+    chosen.push_back(config.whole_frames
+                         ? Algorithm::all_pairs
+                         : choose_pair_algorithm(config.algorithm, grid, na, nb, a == b_, true));
   }
   return chosen;
 }

@@ -56,7 +56,7 @@ class Child {
                            static_cast<rlim_t>(file_size_limit)};
         setrlimit(RLIMIT_FSIZE, &limit);
       }
-          std::vector<std::string> words = argv;
+      std::vector<std::string> words = argv;
       std::vector<char*> c;
       for (auto& a : words) c.push_back(a.data());
       c.push_back(nullptr);

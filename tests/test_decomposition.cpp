@@ -180,7 +180,8 @@ TEST_CASE("the parts of a frame cover every row of every pair once, whatever the
   const MachineShape gpus{15, 2, 1}, cpus{4, 0, 0};
   for (int trial = 0; trial < 40; ++trial) {
     std::vector<int64_t> sizes;
-    for (int s = 0, n = 1 + trial % 6; s < n; ++s) sizes.push_back(trial < 4 ? 5000 * s : size(rng));
+    for (int s = 0, n = 1 + trial % 6; s < n; ++s)
+      sizes.push_back(trial < 4 ? 5000 * s : size(rng));
     for (int parts : {1, 2, 3, 7, 64}) {
       CAPTURE(parts);
       // Rows each pair gets over all parts, and the parts' windows alone.

@@ -417,8 +417,8 @@ TEST_CASE("a frame counted in parts, each part by its own engine, sums to the wh
   // small ones go whole to one part; part -1 is the whole frame. Engines with different worker
   // counts and tiles (as different ranks have) count the parts.
   const auto frames = test::roomy_frames({7000, 3000, 40, 1}, 2, BoxKind::orthorhombic, 4.0, 4.4);
-  EngineConfig base = test::engine_config(frames, BoxKind::orthorhombic, 120, 0.6,
-                                          Precision::single);
+  EngineConfig base =
+      test::engine_config(frames, BoxKind::orthorhombic, 120, 0.6, Precision::single);
   base.ncuda = 0;
   for (Algorithm algorithm : {Algorithm::all_pairs, Algorithm::cell_list}) {
     CAPTURE(algorithm_name(algorithm));

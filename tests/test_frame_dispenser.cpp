@@ -67,7 +67,7 @@ TEST_CASE("a plan of indices ends where the file ends") {
 TEST_CASE("the earliest bad frame ends the frames and gives the error") {
   FrameDispenser d(listed(10), 2);
   drain(d, 2);
-  d.error(25, "frame 25: bad");  // ordinal 5
+  d.error(25, "frame 25: bad");    // ordinal 5
   d.error(16, "frame 16: worse");  // ordinal 2: earlier, wins
   d.error(28, "frame 28: later");
   d.file_ends(40);

@@ -98,9 +98,9 @@ void check_identical(const fs::path& serial, const fs::path& ranks) {
 }
 
 std::vector<std::string> water(const std::string& out) {
-  return {"run",     kWaterXtc, "--top",  kWaterGro, "--species", "O=OW",  "--species",
-          "H=HW1,HW2", "--rmax", "1.2",  "--nbins", "240",     "-o",    out,
-          "-q",      "--ncpu",  "1"};
+  return {"run",       kWaterXtc,   "--top",  kWaterGro, "--species", "O=OW",
+          "--species", "H=HW1,HW2", "--rmax", "1.2",     "--nbins",   "240",
+          "-o",        out,         "-q",     "--ncpu",  "1"};
 }
 
 /// The pid of rank `rank` of the mpirun whose ranks carry PAIRHIST_TEST_TAG=tag (0: none yet).
@@ -151,11 +151,11 @@ TEST_CASE("1 to 4 ranks write a single process's files, bit for bit, --interval 
 TEST_CASE("The NaCl dodecahedron in double precision: 2 and 3 ranks equal one process") {
   CliScratch s("mpi-nacl");
   auto args = [&](const std::string& out) {
-    return std::vector<std::string>{
-        "run",         kNaclXtc, "--top",       kNaclGro, "--species", "OW=OW",
-        "--species",   "NA=NA",  "--species",   "CL=CL",  "--rmax",    "1.5",
-        "--nbins",     "300",    "--precision", "double", "-o",        out,
-        "--interval",  "25",     "-q",          "--ncpu", "1"};
+    return std::vector<std::string>{"run",    kNaclXtc,    "--top",   kNaclGro,     "--species",
+                                    "OW=OW",  "--species", "NA=NA",   "--species",  "CL=CL",
+                                    "--rmax", "1.5",       "--nbins", "300",        "--precision",
+                                    "double", "-o",        out,       "--interval", "25",
+                                    "-q",     "--ncpu",    "1"};
   };
   REQUIRE(run_one(args(s.file("serial")), s).exited(0));
   for (int ranks : {2, 3}) {
@@ -171,12 +171,12 @@ TEST_CASE("One frame split into parts over the ranks: all pairs and cell lists")
   CliScratch s("mpi-split");
   // One frame of K1-like points without a box (all pairs), and one frame of replicated water
   // (cell lists): each counted by one process, then in parts by 2 and 3 ranks.
-  REQUIRE(run_one({"synth", "--case", "K1", "--n", "30000", "--frames", "1", "-o",
-                   s.file("k1"), "-q"},
-                  s)
-              .exited(0));
-  REQUIRE(run_one({"synth", "--case", "W1", "--replicas", "2", "--frames", "1", "-o",
-                   s.file("w1"), "-q"},
+  REQUIRE(
+      run_one({"synth", "--case", "K1", "--n", "30000", "--frames", "1", "-o", s.file("k1"), "-q"},
+              s)
+          .exited(0));
+  REQUIRE(run_one({"synth", "--case", "W1", "--replicas", "2", "--frames", "1", "-o", s.file("w1"),
+                   "-q"},
                   s)
               .exited(0));
   struct Case {
@@ -184,11 +184,12 @@ TEST_CASE("One frame split into parts over the ranks: all pairs and cell lists")
     std::vector<std::string> args;
   };
   const std::vector<Case> cases = {
-      {"k1", {"run", s.file("k1/K1.xtc"), "--top", s.file("k1/K1.gro"), "--species", "A=S0",
-              "--rmax", "1.7320508", "--nbins", "2000", "--algorithm", "all-pairs"}},
-      {"w1", {"run", s.file("w1/W1.xtc"), "--top", s.file("w1/W1.gro"), "--species", "O=OW",
-              "--species", "H=HW1,HW2", "--rmax", "1.2", "--nbins", "240", "--algorithm",
-              "cell-list"}}};
+      {"k1",
+       {"run", s.file("k1/K1.xtc"), "--top", s.file("k1/K1.gro"), "--species", "A=S0", "--rmax",
+        "1.7320508", "--nbins", "2000", "--algorithm", "all-pairs"}},
+      {"w1",
+       {"run", s.file("w1/W1.xtc"), "--top", s.file("w1/W1.gro"), "--species", "O=OW", "--species",
+        "H=HW1,HW2", "--rmax", "1.2", "--nbins", "240", "--algorithm", "cell-list"}}};
   for (const Case& c : cases) {
     INFO(c.name);
     auto serial = c.args;
@@ -198,8 +199,8 @@ TEST_CASE("One frame split into parts over the ranks: all pairs and cell lists")
       INFO(ranks << " ranks");
       const std::string out = s.file(c.name + "-r" + std::to_string(ranks));
       auto args = c.args;
-      args.insert(args.end(), {"-o", out, "--ncpu", "1", "--frame-parts", "5", "--report",
-                               out + ".json"});
+      args.insert(args.end(),
+                  {"-o", out, "--ncpu", "1", "--frame-parts", "5", "--report", out + ".json"});
       const ChildEnd end = run_mpi(ranks, args, s);
       INFO(end.err);
       REQUIRE(end.exited(0));
@@ -247,19 +248,29 @@ TEST_CASE("A truncated trajectory ends every rank with rank 0's one-line error")
 
 TEST_CASE("A rank killed mid-run ends the job with one line naming it and its frames") {
   CliScratch s("mpi-killed");
-  REQUIRE(run_one({"synth", "--case", "W1", "--replicas", "2", "--frames", "40", "-o",
-                   s.file("w1"), "-q"},
+  REQUIRE(run_one({"synth", "--case", "W1", "--replicas", "2", "--frames", "40", "-o", s.file("w1"),
+                   "-q"},
                   s)
               .exited(0));
   const std::string out = s.file("out");
-  const std::vector<std::string> args = {
-      "run",     s.file("w1/W1.xtc"), "--top",    s.file("w1/W1.gro"), "--species",  "O=OW",
-      "--rmax",  "1.2",               "--nbins",  "240",               "--algorithm", "all-pairs",
-      "-o",      out,                 "--ncpu",   "1",                 "--interval",  "2",
-      "-q"};
+  const std::vector<std::string> args = {"run",         s.file("w1/W1.xtc"),
+                                         "--top",       s.file("w1/W1.gro"),
+                                         "--species",   "O=OW",
+                                         "--rmax",      "1.2",
+                                         "--nbins",     "240",
+                                         "--algorithm", "all-pairs",
+                                         "-o",          out,
+                                         "--ncpu",      "1",
+                                         "--interval",  "2",
+                                         "-q"};
   const std::string tag = "killed-" + std::to_string(getpid());
-  std::vector<std::string> argv = {mpiexec(), "-n", "3", "--oversubscribe", "-x",
-                                   "PAIRHIST_TEST_TAG=" + tag, pairhist::test::pairhist_binary()};
+  std::vector<std::string> argv = {mpiexec(),
+                                   "-n",
+                                   "3",
+                                   "--oversubscribe",
+                                   "-x",
+                                   "PAIRHIST_TEST_TAG=" + tag,
+                                   pairhist::test::pairhist_binary()};
   argv.insert(argv.end(), args.begin(), args.end());
   Child job(argv, s.dir.string(), 0, Child::Program{});
   // Once the first interval is on disk, rank 2 dies.

@@ -459,8 +459,8 @@ TEST_CASE("readers deliver only the chosen frames, passed over without decoding,
   // another part of it, then the end.
   const Outcome all = read_serial(kSampleXtc);
   REQUIRE(all.frames.size() > 12);
-  const std::vector<int64_t> wanted = {1, pairhist::io::kFrameAgain, 3, 4,
-                                       pairhist::io::kFrameAgain, 12, -1};
+  const std::vector<int64_t> wanted = {
+      1, pairhist::io::kFrameAgain, 3, 4, pairhist::io::kFrameAgain, 12, -1};
   const std::vector<size_t> expected = {1, 1, 3, 4, 4, 12};
   auto check = [&](TrajectoryReader& reader) {
     size_t asked = 0;
