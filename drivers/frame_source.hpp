@@ -71,6 +71,10 @@ class FrameSource {
   /// --first or --begin).
   void stop_on(const std::atomic<int>* stop) { stop_ = stop; }
 
+  /// What XTC decoding threads deliver from now on (a source opened before the topology loaded,
+  /// with prep.pending, learns the species here); other readers deliver whole frames anyway.
+  void set_preparation(const io::FramePreparation& prep);
+
   io::TrajectoryReader& reader() { return *reader_; }
   int natoms() const { return reader_->natoms(); }
   /// Frames of the file read or passed over so far.

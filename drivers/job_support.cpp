@@ -78,9 +78,14 @@ EngineConfig engine_config(const JobOptions& o, const std::vector<std::vector<in
 }
 
 void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
-                  const io::TrajectoryFrame& frame, const BoxMatrix& box, JobOutcome& out) {
-  const io::SpeciesColumns& columns = frame.columns;
-  if (o.ncpu >= 0 || !columns.filled || columns.bad_species >= 0) return;
+                  const io::TrajectoryFrame& frame, const std::vector<std::vector<int>>& atoms,
+                  const BoxMatrix& box, JobOutcome& out) {
+  if (o.ncpu >= 0) return;
+  // The first frames may have been decoded whole, before the topology told which atoms to pick.
+  io::SpeciesColumns gathered;
+  if (!frame.columns.filled) io::gather_species_columns(frame.xyz.data(), atoms, gathered);
+  const io::SpeciesColumns& columns = frame.columns.filled ? frame.columns : gathered;
+  if (columns.bad_species >= 0) return;  // refused when the frame is submitted
   FeedingInputs in;
   in.cores = usable_cores();
   in.gpus = o.ncuda == 0 ? 0 : cuda_devices();

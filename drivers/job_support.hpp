@@ -26,7 +26,8 @@ EngineConfig engine_config(const JobOptions& o, const std::vector<std::vector<in
 /// how long a thread took to prepare it against how long the GPUs will need for it. The user's
 /// --ncpu stands; so do --decode-threads (then only the CPU workers follow the plan).
 void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
-                  const io::TrajectoryFrame& frame, const BoxMatrix& box, JobOutcome& out);
+                  const io::TrajectoryFrame& frame, const std::vector<std::vector<int>>& atoms,
+                  const BoxMatrix& box, JobOutcome& out);
 
 /// InputError (naming the frame by `where`, "FILE: frame K: ") when a frame cannot be counted
 /// in a run of box kind `kind`: a bad box, one of another kind, r_max beyond its minimum-image

@@ -44,9 +44,29 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   JobOptions o = options;
   Distribution* dist = o.distribution;
   const bool root = !dist || dist->rank() == 0;
-  // The GPUs' contexts are made while the topology loads (a 1.4M-atom GRO file: ~0.3 s).
+  // The GPUs' contexts are made, and the first frames decoded, while the topology loads (a
+  // 1.4M-atom GRO file: ~0.3 s). A rank of a distributed run opens its trajectory only once
+  // rank 0 has planned the frames: its decoding threads claim them from rank 0.
   std::future<void> gpus_ready = std::async(std::launch::async, warm_up_gpus, o.ncuda);
-  const io::Topology top = load_job_topology(o);  // may fill in o.topology and o.species
+  std::future<std::pair<io::Topology, JobOptions>> topology =
+      std::async(std::launch::async, [o]() mutable {
+        io::Topology t = load_job_topology(o);  // may fill in o.topology and o.species
+        return std::make_pair(std::move(t), std::move(o));
+      });
+  FramePlan plan{o.first, o.last, o.step, o.begin_time, o.end_time, -1};
+  if (o.resume && o.resume->frames() > 0) plan.resume_after = o.resume->frame_indices.back();
+  io::FramePreparation pending;
+  pending.pending = true;
+  std::unique_ptr<FrameSource> source;
+  try {
+    if (!dist) source = std::make_unique<FrameSource>(o.trajectory, o.decode_threads, plan, pending);
+  } catch (...) {
+    topology.wait();  // a topology error is the one to report: it comes first in the arguments
+    topology.get();
+    throw;
+  }
+  auto [top, resolved] = topology.get();
+  o = std::move(resolved);
   check_options(o);
   const double factor = length_factor(o.units);
   const double r_max_nm = o.r_max / factor;
@@ -63,8 +83,6 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
       throw InputError("the checkpoint holds " + std::to_string(seed.open_counts.size()) +
                        " histograms, this run has " + std::to_string(pairs.size()));
   }
-  FramePlan plan{o.first, o.last, o.step, o.begin_time, o.end_time, -1};
-  if (seed.frames() > 0) plan.resume_after = seed.frame_indices.back();
   // Parallel decoding threads also prepare the species' columns; the exclusions need whole frames.
   io::FramePreparation prep;
   prep.species = atoms;
@@ -94,9 +112,10 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   }
   const auto origin = std::chrono::steady_clock::now();  // the ranks' common clock
   const int parts = std::max(1, dplan.frame_parts);
-  std::unique_ptr<FrameSource> source =
-      dist ? std::make_unique<FrameSource>(o.trajectory, o.decode_threads, *dist, prep)
-           : std::make_unique<FrameSource>(o.trajectory, o.decode_threads, plan, prep);
+  if (dist)
+    source = std::make_unique<FrameSource>(o.trajectory, o.decode_threads, *dist, prep);
+  else
+    source->set_preparation(prep);
   if (!dist) source->stop_on(o.stop);
   if (source->natoms() != top.natoms())
     throw InputError(o.trajectory + ": frame 0: " + std::to_string(source->natoms()) +
@@ -172,7 +191,7 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     config.frame_parts = parts;
     for (int a : dplan.pair_algorithms) config.pair_algorithms.push_back(static_cast<Algorithm>(a));
     if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&source->reader())) {
-      if (first) plan_reading(*parallel, o, config, *first, *box, out);
+      if (first) plan_reading(*parallel, o, config, *first, atoms, *box, out);
       config.reader_threads = parallel->threads();
       out.decode_threads = parallel->threads();
     }

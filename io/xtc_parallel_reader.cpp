@@ -56,17 +56,13 @@ XtcParallelReader::XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int 
                                      FramePreparation prep, int active, int64_t frames_before)
     : path_(scanner->path()),
       natoms_(scanner->natoms()),
-      prep_(std::move(prep)),
       scanner_(std::move(scanner)),
       next_in_file_(frames_before),
       next_to_read_(frames_before),
       delivered_(frames_before),
       delivered_end_(frames_before) {
   if (threads < 1) throw UsageError("XTC decoding needs at least one thread");
-  if (!prep_.species.empty() && !prep_.whole_frame) {
-    direct_ = std::make_unique<ColumnMap>(prep_.species, natoms_);
-    if (!direct_->usable()) direct_.reset();  // overlapping species: gather after decoding
-  }
+  set_preparation(std::move(prep));
   active_ = active > 0 ? std::min(active, threads) : threads;
   slots_.resize(static_cast<size_t>(threads));
   try {
@@ -120,11 +116,25 @@ double XtcParallelReader::seconds_per_frame() const {
   return decoded_frames_ > 0 ? decode_seconds_ / static_cast<double>(decoded_frames_) : 0;
 }
 
-std::string XtcParallelReader::prepare(Slot& slot) const {
-  if (direct_) return xtc::decode_frame_columns(slot.raw, natoms_, *direct_, slot.frame);
+void XtcParallelReader::set_preparation(FramePreparation prep) {
+  auto p = std::make_shared<Preparation>();
+  p->what = std::move(prep);
+  if (!p->what.species.empty() && !p->what.whole_frame) {
+    p->direct = std::make_unique<ColumnMap>(p->what.species, natoms_);
+    if (!p->direct->usable()) p->direct.reset();  // overlapping species: gather after decoding
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    prep_ = std::move(p);
+  }
+  claimable_.notify_all();
+}
+
+std::string XtcParallelReader::prepare(Slot& slot, const Preparation& prep) const {
+  if (prep.direct) return xtc::decode_frame_columns(slot.raw, natoms_, *prep.direct, slot.frame);
   std::string problem = xtc::decode_frame(slot.raw, natoms_, slot.frame);
-  if (problem.empty() && !prep_.species.empty())
-    gather_species_columns(slot.frame.xyz.data(), prep_.species, slot.frame.columns);
+  if (problem.empty() && !prep.what.species.empty())
+    gather_species_columns(slot.frame.xyz.data(), prep.what.species, slot.frame.columns);
   return problem;
 }
 
@@ -140,15 +150,20 @@ void XtcParallelReader::work(int thread) {
     std::unique_lock<std::mutex> read_lock(read_mutex_);
     int64_t k = 0;
     Slot* slot = nullptr;
+    std::shared_ptr<const Preparation> prep;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       // At most `window` frames beyond the delivered ones: this bounds the memory.
-      claimable_.wait(
-          lock, [&] { return stopping_ || input_over_ || next_to_read_ < delivered_ + window; });
+      claimable_.wait(lock, [&] {
+        const int64_t ahead =
+            prep_->what.pending ? std::min<int64_t>(kPendingFrames, window) : window;
+        return stopping_ || input_over_ || next_to_read_ < delivered_ + ahead;
+      });
       if (stopping_ || input_over_) return;
       k = next_to_read_++;
       slot = &slots_[static_cast<size_t>(k % window)];
       slot->state = Slot::State::working;
+      prep = prep_;
     }
     Slot::State outcome = Slot::State::ready;
     std::exception_ptr error;
@@ -176,7 +191,7 @@ void XtcParallelReader::work(int thread) {
       // The slot holds the columns the caller swapped in: stale until refilled.
       slot->frame.columns.filled = false;
       const auto start = std::chrono::steady_clock::now();
-      if (status == xtc::Scanner::Status::frame && !slot->again) problem = prepare(*slot);
+      if (status == xtc::Scanner::Status::frame && !slot->again) problem = prepare(*slot, *prep);
       if (status == xtc::Scanner::Status::frame && !slot->again && problem.empty())
         seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (status == xtc::Scanner::Status::end) {

@@ -5,12 +5,12 @@
 # `pairhist run` on W1 at 1.36M atoms with the automatic plan and fixed alternatives.
 #   bash scripts/gpu-suite.sh stage          (here)
 #   bash scripts/feed-device-run.sh          (there, repo root, carry [".gpu"]; logs to $OUT)
-# FEED_PARTS picks parts (suite bench sweep w1 f1; default all); FEED_SUITE_TESTS the suite's tests.
+# FEED_PARTS picks parts (suite bench sweep w1 long f1; default all); FEED_SUITE_TESTS the suite's tests.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=feed-device
 title="pairhist feeding and small frames on the device"
-parts=${FEED_PARTS:-suite bench sweep w1 f1}
+parts=${FEED_PARTS:-suite bench sweep w1 long f1}
 # shellcheck source=device-run-common.sh
 source "$repo/scripts/device-run-common.sh"
 
@@ -65,6 +65,31 @@ if [[ " $parts " == *" w1 "* ]]; then
     echo "DIFFERENT: r8-cells5 r8-all5 (rdf.csv)" | tee -a "$log"
     status=1
   fi
+fi
+
+if [[ " $parts " == *" long "* ]]; then
+  # 500 frames: the start-up (first frame, StarPU) weighs a fifth of what it does at 100.
+  step synth-r8-500 "$ph" synth --case W1 --replicas 8 --frames 500 -o "$work/r8long" -q
+  for r in 1 2 3; do
+    step "decode-r8long-16-$r" "$ph" bench --decode "$work/r8long/W1.xtc" --threads 16 \
+      --repeats 1 --json
+    run "r8long-auto-$r" 500 "$work/r8long"
+  done
+fi
+
+if [[ " $parts " == *" copy "* ]]; then
+  # What bounds W1 end to end: the feeding thread's copy of the columns into pinned buffers on
+  # 1, 2 or 4 threads (task traces hold each frame's hand-over times).
+  step synth-r8c "$ph" synth --case W1 --replicas 8 --frames 200 -o "$work/r8c" -q
+  trace_dir=$work/traces
+  mkdir -p "$trace_dir"
+  for threads in 4 1 2 4 1 2; do
+    PAIRHIST_COPY_THREADS=$threads run "r8c-copy$threads-$RANDOM" 200 "$work/r8c"
+  done
+  step decode-r8c-16 "$ph" bench --decode "$work/r8c/W1.xtc" --threads 16 --repeats 3 --json
+  step decode-r8c-14 "$ph" bench --decode "$work/r8c/W1.xtc" --threads 14 --repeats 3 --json
+  tar -czf "$out/traces.tar.gz" -C "$work" traces
+  unset trace_dir
 fi
 
 if [[ " $parts " == *" f1 "* ]]; then

@@ -3,6 +3,7 @@
 #include <starpu.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -121,7 +122,13 @@ struct HistogramEngine::Impl {
 
   /// Threads that copy species s into the frame buffers: one below 256k atoms, else up to four
   /// (a quarter of the cores, as for XTC decoding); they run only during the copy.
+  /// PAIRHIST_COPY_THREADS overrides it for measurements.
   int gather_threads(size_t s) const {
+    static const int forced = [] {
+      const char* v = std::getenv("PAIRHIST_COPY_THREADS");
+      return v ? std::atoi(v) : 0;
+    }();
+    if (forced > 0) return forced;
     if (config.species_sizes[s] < (int64_t(1) << 18)) return 1;
     const int cores = usable_cores();
     return std::clamp(cores / 4, 1, 4);
@@ -321,75 +328,6 @@ struct HistogramEngine::Impl {
     return result;
   }
 };
-
-int cuda_devices() {
-#if defined(PAIRHIST_CUDA_CODELETS)
-  return codelets::cuda_device_count();
-#else
-  return 0;
-#endif
-}
-
-void warm_up_gpus(int ncuda) {
-#if defined(PAIRHIST_CUDA_CODELETS)
-  if (ncuda != 0) codelets::warm_up_cuda(ncuda);
-#else
-  (void)ncuda;
-#endif
-}
-
-namespace {
-
-/// Seconds one device of the kind (`gpu` or a core) needs for a frame, by the cost model.
-double estimated_device_seconds(const EngineConfig& config, const BoxMatrix& box,
-                                const CoordinateBounds& bounds, bool gpu) {
-  FrameBounds b;
-  for (int c = 0; c < 3; ++c) b.lo[c] = bounds.lo[c], b.hi[c] = bounds.hi[c];
-  const CellGrid grid = engine_cell_grid(config, box, b, nullptr);
-  const AlgorithmRates rates = assumed_rates(gpu);
-  double seconds = 0;
-  const auto pairs = species_pairs(static_cast<int>(config.species_sizes.size()));
-  for (size_t p = 0; p < pairs.size(); ++p) {
-    if (!config.counted_pairs.empty() && !config.counted_pairs[p]) continue;
-    const auto [a, b_] = pairs[p];
-    const int64_t na = config.species_sizes[size_t(a)], nb = config.species_sizes[size_t(b_)];
-    const Algorithm alg = config.whole_frames
-                              ? Algorithm::all_pairs
-                              : choose_pair_algorithm(config.algorithm, grid, na, nb, a == b_, gpu);
-    seconds += estimated_pair_seconds(alg, rates, grid, na, nb, a == b_);
-  }
-  return seconds;
-}
-
-}  // namespace
-
-double estimated_gpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
-                                       const CoordinateBounds& bounds, int gpus) {
-  if (gpus <= 0) return 0;
-  return estimated_device_seconds(config, box, bounds, true) / gpus;
-}
-
-double estimated_cpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
-                                       const CoordinateBounds& bounds, int cores) {
-  if (cores <= 0) return 0;
-  return estimated_device_seconds(config, box, bounds, false) / cores;
-}
-
-std::vector<Algorithm> choose_algorithms(const EngineConfig& config, const BoxMatrix& box,
-                                         const CoordinateBounds& bounds) {
-  FrameBounds b;
-  for (int c = 0; c < 3; ++c) b.lo[c] = bounds.lo[c], b.hi[c] = bounds.hi[c];
-  const CellGrid grid = engine_cell_grid(config, box, b, nullptr);
-  std::vector<Algorithm> chosen;
-  const auto pairs = species_pairs(static_cast<int>(config.species_sizes.size()));
-  for (const auto& [a, b_] : pairs) {
-    const int64_t na = config.species_sizes[size_t(a)], nb = config.species_sizes[size_t(b_)];
-    chosen.push_back(config.whole_frames
-                         ? Algorithm::all_pairs
-                         : choose_pair_algorithm(config.algorithm, grid, na, nb, a == b_, true));
-  }
-  return chosen;
-}
 
 HistogramEngine::HistogramEngine(const EngineConfig& config) : impl_(new Impl(config)) {}
 HistogramEngine::~HistogramEngine() = default;

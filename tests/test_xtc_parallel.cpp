@@ -220,6 +220,37 @@ TEST_CASE("decoding threads deliver each frame's species as columns, gathered or
   while (reader.next(frame)) REQUIRE(!frame.columns.filled);
 }
 
+TEST_CASE("a reader opened before the species are known: whole frames first, then columns") {
+  const Outcome serial = read_serial(kSampleXtc);
+  FramePreparation pending;
+  pending.pending = true;
+  XtcParallelReader reader(kSampleXtc, 4, pending, 2);
+  TrajectoryFrame frame;
+  REQUIRE(reader.next(frame));
+  CHECK(same_frame(frame, serial.frames[0]));
+  CHECK_FALSE(frame.columns.filled);
+  FramePreparation prep;
+  prep.species = {{4, 2}, {0}};
+  prep.whole_frame = false;
+  reader.set_preparation(prep);
+  size_t k = 1, with_columns = 0;
+  while (reader.next(frame)) {
+    REQUIRE(k < serial.frames.size());
+    // Frames claimed before set_preparation come whole (at most kPendingFrames ahead).
+    if (frame.columns.filled) {
+      ++with_columns;
+      CHECK(frame.columns.soa[1][0] == serial.frames[k].xyz[0]);
+      CHECK(frame.columns.soa[0][1] == serial.frames[k].xyz[3 * 2]);
+    } else {
+      CHECK(k <= 2);
+      CHECK(same_frame(frame, serial.frames[k]));
+    }
+    ++k;
+  }
+  CHECK(k == serial.frames.size());
+  CHECK(with_columns + 3 >= k);
+}
+
 TEST_CASE("a column map needs disjoint species of existing atoms") {
   CHECK(ColumnMap({{0, 2}, {1}}, 3).usable());
   CHECK_FALSE(ColumnMap({{0, 2}, {2}}, 3).usable());
@@ -432,6 +463,15 @@ TEST_CASE("a job gives the same result with parallel decoding, frame selection r
     for (size_t p = 0; p < serial.pairs.size(); ++p)
       CHECK(parallel.pairs[p].counts == serial.pairs[p].counts);
   }
+  // Without --ncpu the feeding plan runs on the first frame, which the decoding threads may have
+  // read before the topology named the species: it still measures the frame (an H100 run once
+  // kept 4 threads because the plan gave up on such a frame).
+  o.ncpu = -1;
+  o.decode_threads = 3;
+  const pairhist::JobOutcome planned = pairhist::run_trajectory_job(o);
+  CHECK(planned.decode_threads == 3);
+  CHECK(planned.prepare_seconds > 0);
+  CHECK(planned.result.pairs[0].counts == serial.pairs[0].counts);
 }
 
 TEST_CASE("pairhist bench --decode reports the file and the threads used") {
