@@ -9,6 +9,7 @@ packages=(
   libhwloc-dev libltdl-dev libfftw3-dev dpkg-dev devscripts quilt
   gromacs gnuplot-nox libyaml-cpp-dev libglpk-dev python3 zlib1g-dev
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-mdanalysis help2man
+  libopenmpi-dev openmpi-bin
 )
 missing=()
 for p in "${packages[@]}"; do
