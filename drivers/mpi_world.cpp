@@ -43,6 +43,16 @@ bool launched_by_mpi() {
   return tasks != nullptr && std::atoi(tasks) > 1;
 }
 
+#if !defined(PAIRHIST_WITH_MPI)
+/// The number of processes the launcher started, where its environment says (else 0).
+int launcher_size() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE",
+                           "SLURM_STEP_NUM_TASKS"})
+    if (const char* v = std::getenv(name); v && *v) return std::atoi(v);
+  return 0;
+}
+#endif
+
 #if defined(PAIRHIST_WITH_MPI)
 MPI_Comm g_control = MPI_COMM_NULL, g_collective = MPI_COMM_NULL, g_starpu = MPI_COMM_NULL;
 
@@ -178,6 +188,13 @@ void MpiWorld::start(int& argc, char**& argv) {
 #else
   (void)argc;
   (void)argv;
+  // Several copies of a single-process pairhist would each count every frame into the same
+  // directory.
+  if (launched_by_mpi() && launcher_size() > 1)
+    throw std::runtime_error(
+        "started as one of " + std::to_string(launcher_size()) +
+        " ranks, but this pairhist was built without MPI (no StarPU-MPI, or "
+        "-DPAIRHIST_ENABLE_MPI=OFF): run it without mpirun/srun, or rebuild (README, many nodes)");
 #endif
   g_shape.cores = usable_cores();
   if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) g_shape.gpus = visible;
