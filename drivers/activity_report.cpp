@@ -98,6 +98,7 @@ nlohmann::json ranks_json(const JobOutcome& out) {
          {"host", r.host},
          {"units", r.units},
          {"tasks", r.tasks},
+         {"pairs", r.pairs},
          {"cpu_workers", r.cpu_workers},
          {"cuda_workers", r.cuda_workers},
          {"busy_seconds", r.busy_seconds},

@@ -34,6 +34,7 @@ RankActivity from_json(const nlohmann::json& j, int rank, const std::string& hos
   r.host = host;
   r.units = j.at("units");
   r.tasks = j.at("tasks");
+  r.pairs = j.at("pairs_examined");
   r.cpu_workers = j.at("cpu_workers");
   r.cuda_workers = j.at("cuda_workers");
   r.busy_seconds = j.at("busy_seconds");

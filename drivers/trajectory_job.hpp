@@ -93,6 +93,7 @@ struct RankActivity {
   std::string host;
   uint64_t units = 0;  // frames (or parts of frames) it counted
   uint64_t tasks = 0;
+  uint64_t pairs = 0;  // pairs it examined (all pairs of its rows; cell lists' candidates)
   int cpu_workers = 0, cuda_workers = 0;
   double busy_seconds = 0;      // summed over its workers
   double first_task_start = 0;  // on the common clock

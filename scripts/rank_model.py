@@ -85,9 +85,11 @@ def reduction_seconds(ranks, nbytes, bandwidth_gbs, latency_us, tree=True):
 def replay_ranks(work, ranks, frames, bandwidth_gbs, latency_us, reduction_bytes=0,
                  interval=0, held=3, coordinator_us=10.0, speed=1.0, parts=0,
                  min_part_seconds=0.005, split_per_rank=6, pass_over_us=0.0, fs_gbs=0.0,
-                 frame_file_bytes=0.0, startup=0.0, tree=True):
+                 frame_file_bytes=0.0, startup=0.0, tree=True, rank_speeds=None):
     """Makespan of `frames` frames (the trace's, cycled) on `ranks` ranks like the trace's
-    rank (each `speed` times as fast), as a distributed pairhist run hands them out."""
+    rank (each `speed` times as fast, and rank r rank_speeds[r] times more where given), as a
+    distributed pairhist run hands them out. The pace rule that gives slow ranks parts earlier
+    is left out."""
     lat = latency_us * 1e-6
     mean_frame = sum(work.frame_seconds) / len(work.frame_seconds) / speed
     if parts <= 0:  # as rank 0 decides (drivers/distributed_setup.cpp)
@@ -118,7 +120,8 @@ def replay_ranks(work, ranks, frames, bandwidth_gbs, latency_us, reduction_bytes
         coordinator_free = max(coordinator_free, t + lat) + coordinator_us * 1e-6
         granted = coordinator_free + lat
         reader_free[r] = max(reader_free[r], granted) + read
-        seconds = work.frame_seconds[f % len(work.frame_seconds)] / speed * share
+        rank_speed = speed * (rank_speeds[r] if rank_speeds else 1.0)
+        seconds = work.frame_seconds[f % len(work.frame_seconds)] / rank_speed * share
         start = max(reader_free[r], server_free[r])
         end = start + seconds
         server_free[r] = end
@@ -190,11 +193,16 @@ def main(a):
             if a.node_cores:
                 speed *= min(1.0, a.node_cores / (n * work.workers))
             bw, lat = network(net)
+            speeds = None
+            if a.rank_speeds:
+                speeds = [float(x) for x in a.rank_speeds.split(",")]
+                if len(speeds) < n:
+                    speeds += [speeds[-1]] * (n - len(speeds))
             r = replay_ranks(work, n, frames, bw, lat, reduction_bytes=reduction,
                              interval=a.interval, held=a.held, speed=speed, parts=a.parts,
                              pass_over_us=a.pass_over_us, fs_gbs=a.fs_bandwidth,
                              frame_file_bytes=a.frame_file_bytes, startup=a.startup,
-                             tree=not a.linear_reduction)
+                             tree=not a.linear_reduction, rank_speeds=speeds)
             if one is None:
                 one = replay_ranks(work, 1, frames, bw, lat, reduction_bytes=reduction,
                                    interval=a.interval, held=a.held, speed=a.speed,

@@ -274,6 +274,9 @@ def main():
                    "8000 bins x 8 B, CADISHI's F1)")
     p.add_argument("--interval", type=int, default=0, help="ranks: frames per output interval")
     p.add_argument("--held", type=int, default=3, help="ranks: units a rank holds at once")
+    p.add_argument("--rank-speeds",
+                   help="ranks: speeds of the ranks relative to the trace's, comma-separated (the "
+                   "last repeats), e.g. from a distributed run's per-rank pairs per busy second")
     p.add_argument("--linear-reduction", action="store_true",
                    help="ranks: every partial to rank 0 (PAIRHIST_MPI_REDUCTION=sum) instead of "
                    "the tree")
