@@ -20,6 +20,7 @@ FrameDispenser::FrameDispenser(const DistributedPlan& plan, int ranks)
       drained_(static_cast<size_t>(ranks), false),
       last_claim_(static_cast<size_t>(ranks), -1.0),
       last_split_(static_cast<size_t>(ranks), false),
+      waited_(static_cast<size_t>(ranks), false),
       pace_(static_cast<size_t>(ranks), 0.0) {
   if (plan_.step < 1) plan_.step = 1;
   if (plan_.listed)
@@ -50,33 +51,64 @@ void FrameDispenser::lower_limit(int64_t ordinal, Limit why) {
   }
 }
 
-bool FrameDispenser::slow_for_the_rest(int rank) const {
-  if (limit_ == std::numeric_limits<int64_t>::max()) return false;  // how many are left?
-  // Frames per second of all ranks, from their paces; a rank not yet measured counts as the
-  // fastest (it is just starting, and must not make the others look slow).
-  double fastest = 0, rate = 0;
+double FrameDispenser::total_rate(double& fastest) const {
+  // A rank not yet measured counts as the fastest (it is just starting, and must not make the
+  // others look slow).
+  fastest = 0;
   for (double p : pace_)
     if (p > 0) fastest = fastest > 0 ? std::min(fastest, p) : p;
-  if (fastest <= 0 || pace_[static_cast<size_t>(rank)] <= 0) return false;
-  for (double p : pace_) rate += 1 / (p > 0 ? p : fastest);
+  double rate = 0;
+  if (fastest > 0)
+    for (double p : pace_) rate += 1 / (p > 0 ? p : fastest);
+  return rate;
+}
+
+bool FrameDispenser::slow_for_the_rest(int rank) const {
+  if (limit_ == std::numeric_limits<int64_t>::max()) return false;  // how many are left?
+  double fastest = 0;
+  const double rate = total_rate(fastest);
+  if (rate <= 0 || pace_[static_cast<size_t>(rank)] <= 0) return false;
   const double left = static_cast<double>(limit_ - next_ordinal_) / rate;
   return kHeldUnits * pace_[static_cast<size_t>(rank)] > left;
 }
 
-bool FrameDispenser::grant(int rank, WorkUnit& unit, double now) {
-  if (next_ordinal_ >= limit_) return false;
+bool FrameDispenser::better_elsewhere(int rank, double share) const {
+  if (limit_ == std::numeric_limits<int64_t>::max() || pace_.size() < 2) return false;
+  const double mine = pace_[static_cast<size_t>(rank)];
+  double fastest_other = 0;
+  for (size_t r = 0; r < pace_.size(); ++r)
+    if (static_cast<int>(r) != rank && pace_[r] > 0)
+      fastest_other = fastest_other > 0 ? std::min(fastest_other, pace_[r]) : pace_[r];
+  if (mine <= 0 || fastest_other <= 0 || mine <= fastest_other) return false;
+  // When all ranks, together, will have counted what is left and what they hold (about
+  // kHeldUnits units each), if the work is balanced; this rank's new unit ends behind the ones
+  // it holds.
+  double fastest = 0;
+  const double left = static_cast<double>(limit_ - next_ordinal_) - share * next_part_ +
+                      kHeldUnits * share * static_cast<double>(pace_.size());
+  return kHeldUnits * mine * share > left / total_rate(fastest) + fastest_other * share;
+}
+
+Offer FrameDispenser::grant(int rank, WorkUnit& unit, double now) {
+  if (next_ordinal_ >= limit_) return {Offer::none};
   const auto r = static_cast<size_t>(rank);
-  unit.ordinal = next_ordinal_;
-  unit.file_index = file_index(next_ordinal_);
   // Whole frames, then the last ones in parts: the units get short where the ranks finish.
   const bool split =
       parts_ > 1 && (next_part_ > 0 || next_ordinal_ >= plan_.split_from ||
                      limit_ - next_ordinal_ <= plan_.split_last || slow_for_the_rest(rank));
-  if (last_claim_[r] >= 0) {
-    // The time since its last claim, per frame of what it claimed then: the rank's pace.
+  if (better_elsewhere(rank, split ? 1.0 / parts_ : 1.0)) {
+    waited_[r] = true;
+    return {Offer::later};
+  }
+  unit.ordinal = next_ordinal_;
+  unit.file_index = file_index(next_ordinal_);
+  if (last_claim_[r] >= 0 && !waited_[r]) {
+    // The time since its last claim, per frame of what it claimed then: the rank's pace (not
+    // after it was told to wait: that time was not spent counting).
     const double seconds = (now - last_claim_[r]) * (last_split_[r] ? parts_ : 1);
     pace_[r] = pace_[r] > 0 ? (1 - kPaceWeight) * pace_[r] + kPaceWeight * seconds : seconds;
   }
+  waited_[r] = false;
   last_claim_[r] = now;
   last_split_[r] = split;
   if (split) {
@@ -91,7 +123,7 @@ bool FrameDispenser::grant(int rank, WorkUnit& unit, double now) {
     recent_[r].push_back(unit.ordinal);
     if (recent_[r].size() > kRecentUnits) recent_[r].pop_front();
   }
-  return true;
+  return {Offer::unit};
 }
 
 void FrameDispenser::file_ends(int64_t frames) {

@@ -14,15 +14,24 @@
 
 namespace pairhist {
 
+/// What a rank asking for a unit gets: one, none now (ask again shortly), or none at all.
+struct Offer {
+  enum Kind { unit, later, none };
+  Kind kind = none;
+  explicit operator bool() const { return kind == unit; }
+};
+
 class FrameDispenser {
  public:
   FrameDispenser(const DistributedPlan& plan, int ranks);
 
-  /// The next unit, for `rank`, asking at `now` (seconds on any steady clock); false when none
+  /// The next unit, for `rank`, asking at `now` (seconds on any steady clock); none when none
   /// is left to hand out. A whole frame, or a part when frames are split: the plan's last
   /// frames (DistributedPlan::split_last), and earlier for a rank whose frames take so long that
-  /// a whole one would end after the other ranks have counted every frame left.
-  bool grant(int rank, WorkUnit& unit, double now = 0);
+  /// a whole one would end after the other ranks have counted every frame left. Near the end a
+  /// rank so slow that even a part would end after a faster rank could have counted it gets
+  /// `later`: it asks again, and the faster ranks take what is left.
+  Offer grant(int rank, WorkUnit& unit, double now = 0);
   /// Seconds `rank` takes per frame, as its claims come (0 until measured).
   double seconds_per_frame(int rank) const { return pace_[static_cast<size_t>(rank)]; }
   /// The file has only `frames` frames.
@@ -62,12 +71,18 @@ class FrameDispenser {
   int stop_signo_ = 0;
   /// Whether `rank`, asking now, should get a part rather than a whole frame.
   bool slow_for_the_rest(int rank) const;
+  /// Whether a unit of `share` of a frame would end later on `rank` (behind what it holds) than
+  /// on the fastest other rank after the frames left are counted.
+  bool better_elsewhere(int rank, double share) const;
+  /// Frames per second of all ranks together, and the fastest pace (0 until measured).
+  double total_rate(double& fastest) const;
 
   std::vector<int64_t> granted_;             // units per rank
   std::vector<std::deque<int64_t>> recent_;  // last ordinals per rank
   std::vector<bool> drained_;
   std::vector<double> last_claim_;  // when each rank last asked (-1: never)
   std::vector<bool> last_split_;    // whether it got a part then
+  std::vector<bool> waited_;        // it was told to ask later since its last unit
   std::vector<double> pace_;        // its seconds per frame (moving average)
 };
 

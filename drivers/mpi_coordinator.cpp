@@ -64,7 +64,7 @@ void MpiDistribution::handle(int from, const Request& req) {
     case kClaim: {
       WorkUnit unit;
       Grant g;
-      g.more = dispenser_->grant(from, unit, seconds_since(started_)) ? 1 : 0;
+      g.offer = dispenser_->grant(from, unit, seconds_since(started_)).kind;
       g.ordinal = unit.ordinal, g.file_index = unit.file_index, g.part = unit.part;
       MPI_Send(&g, sizeof(g), MPI_BYTE, from, kGrantTag, comm);
       break;

@@ -150,20 +150,25 @@ bool MpiDistribution::claim(WorkUnit& unit) {
   const auto start = Clock::now();
   std::lock_guard<std::mutex> claim_lock(claim_mutex_);
   if (no_more_) return false;
-  bool more = false;
-  if (rank_ == 0) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    more = dispenser_->grant(0, unit, seconds_since(started_));
-  } else {
-    send_request({kClaim, 0, 0, 0});
-    Grant g;
-    receive(&g, sizeof(g), kGrantTag, "a frame to count");
-    more = g.more != 0;
-    unit = {g.ordinal, g.file_index, g.part};
+  Offer offer;
+  for (;;) {
+    if (rank_ == 0) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      offer = dispenser_->grant(0, unit, seconds_since(started_));
+    } else {
+      send_request({kClaim, 0, 0, 0});
+      Grant g;
+      receive(&g, sizeof(g), kGrantTag, "a frame to count");
+      offer.kind = static_cast<Offer::Kind>(g.offer);
+      unit = {g.ordinal, g.file_index, g.part};
+    }
+    if (offer.kind != Offer::later) break;
+    // A faster rank will count what is left sooner than this one could: ask again shortly.
+    std::this_thread::sleep_for(std::chrono::milliseconds(kLaterMilliseconds));
   }
-  no_more_ = !more;
-  claim_seconds_ += seconds_since(start);
-  return more;
+  no_more_ = offer.kind == Offer::none;
+  if (offer.kind == Offer::unit) claim_seconds_ += seconds_since(start);
+  return offer.kind == Offer::unit;
 }
 
 void MpiDistribution::file_ends(int64_t frames) {

@@ -49,8 +49,11 @@ struct Request {
 
 struct Grant {
   int64_t ordinal = 0, file_index = 0;
-  int32_t part = 0, more = 0;
+  int32_t part = 0, offer = 0;  // an Offer::Kind
 };
+
+// A rank told to ask later (FrameDispenser::grant) asks again after this long.
+constexpr int kLaterMilliseconds = 5;
 
 struct EndMessage {
   int64_t frames = 0;
