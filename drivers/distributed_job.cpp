@@ -45,9 +45,8 @@ RankActivity from_json(const nlohmann::json& j, int rank, const std::string& hos
   return r;
 }
 
-}  // namespace
-
-JobOutcome finish_distributed_job(DistributedEnd& d, JobOutcome out) {
+/// The collective end of a run on every rank.
+JobOutcome finish(DistributedEnd& d, JobOutcome out) {
   Distribution& dist = d.dist;
   const bool root = dist.rank() == 0;
   // Every rank has read or given up the frames it was handed: the same end everywhere.
@@ -139,6 +138,23 @@ JobOutcome finish_distributed_job(DistributedEnd& d, JobOutcome out) {
     throw InputError(d.options.trajectory + ": no frame selected");
   }
   return out;
+}
+
+}  // namespace
+
+JobOutcome finish_distributed_job(DistributedEnd& d, JobOutcome out) {
+  try {
+    return finish(d, std::move(out));
+  } catch (const InputError&) {
+    throw;  // the run's bad frame, on rank 0, after every rank finished
+  } catch (const RankFailure&) {
+    throw;
+  } catch (const std::exception& e) {
+    // Rank 0 could not write, or a rank failed at the end: the others wait in the collective
+    // end, so every rank is ended now.
+    d.dist.fail(e.what());
+    throw;  // not reached: fail() ends the process
+  }
 }
 
 }  // namespace pairhist

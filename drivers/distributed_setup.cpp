@@ -166,6 +166,9 @@ DistributedPlan plan_distributed_run(const JobOptions& o, const FramePlan& frame
   } catch (const UsageError& e) {
     plan.error = e.what();
     plan.error_kind = 2;
+  } catch (const std::exception& e) {  // the other ranks wait for the plan: they end too
+    plan.error = e.what();
+    plan.error_kind = 3;
   }
   return plan;
 }

@@ -37,8 +37,8 @@ struct DistributedPlan {
   int64_t bad_frame = -1;
   std::string bad_frame_message;
   /// Set when the run cannot start (the output directory, the first frame, ...): every rank
-  /// ends with it; kind 1 an input error, 2 a usage error, 3 an output error, 4 + c: nothing
-  /// to run, the other ranks end with exit code c (rank 0 says why).
+  /// ends with it; kind 1 an input error, 2 a usage error, 3 any other, 4 + c: nothing to
+  /// run, the other ranks end with exit code c (rank 0 says why).
   std::string error;
   int error_kind = 0;
 };

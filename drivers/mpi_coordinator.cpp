@@ -22,7 +22,7 @@ void MpiDistribution::coordinate() {
   auto last_check = Clock::now();
   bool ends_sent = false;
   int byes = 0;
-  while (!(quit_ && byes == ranks_ - 1)) {
+  while (!(quit_ && byes == ranks_ - 1) && !abandon_) {
     int done = 0;
     MPI_Status status;
     MPI_Test(&request, &done, &status);

@@ -70,7 +70,9 @@ double timeout_seconds();
 class MpiDistribution : public Distribution {
  public:
   MpiDistribution() : rank_(MpiWorld::shape().rank), ranks_(MpiWorld::shape().size) {}
+  /// Without finish() (a failure on this rank): the control thread stops at once.
   ~MpiDistribution() override {
+    abandon_ = true;
     quit_ = true;
     if (control_.joinable()) control_.join();
   }
@@ -129,8 +131,9 @@ class MpiDistribution : public Distribution {
   const std::atomic<int>* stop_ = nullptr;
   const Clock::time_point started_ = Clock::now();
   std::thread control_;
-  std::atomic<bool> quit_{false};
-  std::mutex claim_mutex_;  // one claim at a time from this rank
+  std::atomic<bool> quit_{false};     // finish(): the control thread ends (rank 0: after the byes)
+  std::atomic<bool> abandon_{false};  // the destructor without finish(): it ends now
+  std::mutex claim_mutex_;            // one claim at a time from this rank
   bool no_more_ = false;
   std::mutex text_mutex_;
   std::atomic<Clock::time_point> last_pong_{Clock::now()};

@@ -59,7 +59,8 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   pending.pending = true;
   std::unique_ptr<FrameSource> source;
   try {
-    if (!dist) source = std::make_unique<FrameSource>(o.trajectory, o.decode_threads, plan, pending);
+    if (!dist)
+      source = std::make_unique<FrameSource>(o.trajectory, o.decode_threads, plan, pending);
   } catch (...) {
     topology.wait();  // a topology error is the one to report: it comes first in the arguments
     topology.get();
@@ -97,18 +98,14 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
                                   dist->ranks(), seed.box_kind);
     mine.resumed_frames = static_cast<int64_t>(seed.frames());
     dplan = dist->share_plan(&mine, o.stop);
-    switch (dplan.error_kind) {  // see DistributedPlan::error_kind
-      case 0:
-        break;
-      case 1:
-        throw InputError(dplan.error);
-      case 2:
-        throw UsageError(dplan.error);
-      case 3:
-        throw OutputError(dplan.error);
-      default:
-        throw RankFailure(dplan.error_kind - 4);
-    }
+    // The run cannot start (DistributedPlan::error_kind): rank 0 says why, the others end
+    // quietly with the same exit status.
+    const int kind = dplan.error_kind;
+    if (kind != 0 && !root) throw RankFailure(kind >= 4 ? kind - 4 : kind == 2 ? 2 : 1);
+    if (kind == 1) throw InputError(dplan.error);
+    if (kind == 2) throw UsageError(dplan.error);
+    if (kind == 3) throw std::runtime_error(dplan.error);
+    if (kind >= 4) throw RankFailure(kind - 4);
   }
   const auto origin = std::chrono::steady_clock::now();  // the ranks' common clock
   const int parts = std::max(1, dplan.frame_parts);
