@@ -85,6 +85,40 @@ nlohmann::json pair_algorithms_json(const JobOutcome& out) {
   return list;
 }
 
+nlohmann::json ranks_json(const JobOutcome& out) {
+  if (out.ranks <= 1) return nullptr;
+  nlohmann::json ranks = nlohmann::json::array();
+  double communication = 0;
+  const double span = out.ranks_makespan_seconds;
+  for (const RankActivity& r : out.rank_activity) {
+    const int workers = r.cpu_workers + r.cuda_workers;
+    communication += r.claim_seconds + r.reduction_seconds;
+    ranks.push_back(
+        {{"rank", r.rank},
+         {"host", r.host},
+         {"units", r.units},
+         {"tasks", r.tasks},
+         {"pairs", r.pairs},
+         {"cpu_workers", r.cpu_workers},
+         {"cuda_workers", r.cuda_workers},
+         {"busy_seconds", r.busy_seconds},
+         {"idle_seconds",
+          std::max(0.0, workers * (r.last_task_end - r.first_task_start) - r.busy_seconds)},
+         {"first_task_start_seconds", r.first_task_start},
+         {"last_task_end_seconds", r.last_task_end},
+         {"tail_seconds", r.tasks > 0 ? span - r.last_task_end : span},
+         {"claim_seconds", r.claim_seconds},
+         {"reduction_seconds", r.reduction_seconds}});
+  }
+  return {{"count", out.ranks},
+          {"frame_parts", out.frame_parts},
+          {"makespan_seconds", span},
+          {"tail_idle_seconds", out.ranks_tail_idle_seconds},
+          {"tail_idle_fraction", span > 0 ? out.ranks_tail_idle_seconds / span : 0.0},
+          {"communication_seconds", communication},
+          {"per_rank", ranks}};
+}
+
 nlohmann::json activity_json(const JobOutcome& out) {
   const RunActivity& a = out.activity;
   nlohmann::json workers = nlohmann::json::array();
@@ -160,7 +194,8 @@ nlohmann::json activity_json(const JobOutcome& out) {
                                 {"order", a.cell_order},
                                 {"search_radius_nm", a.cell_cut}}
                : nlohmann::json(nullptr)},
-          {"workers", workers}};
+          {"workers", workers},
+          {"ranks", ranks_json(out)}};
 }
 
 }  // namespace pairhist

@@ -10,6 +10,12 @@ namespace pairhist {
 
 nlohmann::json activity_json(const JobOutcome& out);
 
+/// A distributed run's ranks (null for one process): each rank's units, tasks, workers, busy,
+/// idle (within its own span) and tail (to the run's last task), its waits for frames and
+/// reductions; the run's makespan, tail idle across ranks and communication time. Times are on
+/// the ranks' common clock (from when all had the plan).
+nlohmann::json ranks_json(const JobOutcome& out);
+
 /// Per species pair: the algorithm that counted it, the pairs whose distance was computed
 /// (candidates) and the part of them within r_max, e.g. "O-O cell-list (2.1e+09 candidates,
 /// 16.3% within r_max), O-H all-pairs (...)".

@@ -49,22 +49,26 @@ void JobAccumulator::taken(std::vector<std::vector<uint64_t>> counts, uint64_t c
   std::vector<uint64_t> left_out = std::move(folded_excluded_);
   folded_excluded_.clear();
   if (left_out.empty()) left_out.assign(npairs_ * static_cast<size_t>(nbins_), 0);
-  for (size_t i = 0; i < confirmed; ++i)
+  uint64_t whole = 0;
+  for (size_t i = 0; i < confirmed; ++i) {
     for (const auto& [k, n] : pending_[i].excluded) left_out[k] += n;
+    if (pending_[i].frame.whole) ++whole;
+  }
   for (size_t p = 0; p < npairs_; ++p) {
     std::vector<uint64_t>& c = counts[p];
     std::vector<uint64_t>& open = state_.open_counts[p];
     if (c.size() != open.size()) throw std::logic_error("JobAccumulator: wrong number of bins");
     for (size_t k = 0; k < c.size(); ++k) {
       uint64_t out = left_out[p * static_cast<size_t>(nbins_) + k];
-      if (k == 0) out += shared_[p] * confirmed;
-      if (out > c[k])
+      if (k == 0) out += shared_[p] * whole;
+      if (out > c[k] && !wrapping_)
         throw std::logic_error("left-out pairs exceed the counts of bin " + std::to_string(k));
       open[k] += c[k] - out;
     }
   }
   for (size_t i = 0; i < confirmed; ++i) {
     const FrameRecord& f = pending_[i].frame;
+    if (!f.whole) continue;
     state_.frame_indices.push_back(f.index);
     state_.frame_times.push_back(f.time);
     if (f.volume > 0) state_.volumes.push_back(f.volume);
@@ -73,6 +77,17 @@ void JobAccumulator::taken(std::vector<std::vector<uint64_t>> counts, uint64_t c
   base_ += pending_.size();
   folded_before_ = std::max(folded_before_, base_);
   pending_.clear();
+}
+
+JobState JobAccumulator::take_counted() {
+  JobState taken = state_;
+  state_.frame_indices.clear();
+  state_.frame_times.clear();
+  state_.volumes.clear();
+  state_.intervals.clear();
+  state_.open_begin = 0;
+  for (auto& c : state_.open_counts) std::fill(c.begin(), c.end(), uint64_t(0));
+  return taken;
 }
 
 bool JobAccumulator::block_full() const {

@@ -33,6 +33,9 @@ struct FrameRecord {
   int64_t index = 0;
   double time = 0;
   double volume = 0;  // 0: none (no box and no --volume)
+  /// False for the parts of a frame after its first (frames split among processes): counted,
+  /// but neither a frame of the result nor one whose self pairs are taken out again.
+  bool whole = true;
 };
 
 /// Bins of a frame's excluded pairs that the kernels counted: (pair * nbins + bin, count).
@@ -65,6 +68,13 @@ class JobAccumulator {
   void close_block();
 
   const JobState& state() const { return state_; }
+  /// Moves out the frames and counts so far (a process of a distributed run handing an
+  /// interval over), leaving none; the engine's frame numbers go on.
+  JobState take_counted();
+  /// Counts of one process may be smaller than what is taken out of them (a part of a frame
+  /// whose self and excluded pairs another process counted): they are then kept modulo 2^64,
+  /// exact once the processes' counts are summed.
+  void allow_wrapping() { wrapping_ = true; }
   void set_box_kind(int kind) { state_.box_kind = kind; }
 
   /// `header` (species, pairs without counts, units, ...) with the frames and counts filled in:
@@ -87,6 +97,7 @@ class JobAccumulator {
   uint64_t folded_before_ = 0;  // engine frames whose excluded bins are in folded_excluded_
   std::vector<uint64_t> folded_excluded_;  // npairs * nbins, or empty
   uint64_t dropped_ = 0;
+  bool wrapping_ = false;
 };
 
 }  // namespace pairhist

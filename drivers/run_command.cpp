@@ -16,6 +16,9 @@
 #include "atomic_file.hpp"
 #include "checkpoint.hpp"
 #include "config_file.hpp"
+#include "distributed_job.hpp"
+#include "distribution.hpp"
+#include "mpi_world.hpp"
 #include "pairhist/errors.hpp"
 #include "run_outputs.hpp"
 #include "run_summary.hpp"
@@ -83,6 +86,19 @@ std::function<void(int64_t)> make_progress(bool forced) {
   };
 }
 
+/// Rank 0 of a distributed run cannot start it: the other ranks, waiting for its plan, get the
+/// failure instead and end with it (quietly: rank 0 reports it).
+void share_setup_failure(Distribution& d, const std::exception& e) {
+  DistributedPlan failed;
+  failed.error = e.what();
+  failed.error_kind = dynamic_cast<const InputError*>(&e)   ? 1
+                      : dynamic_cast<const UsageError*>(&e) ? 2
+                      : dynamic_cast<const RankFailure*>(&e)
+                          ? 4 + static_cast<const RankFailure&>(e).code()
+                          : 3;
+  d.share_plan(&failed, nullptr);
+}
+
 JobOutcome run(RunArgs& a) {
   if (a.job.trajectory.empty())
     throw UsageError("no trajectory given (an argument, or trajectory/input.file in --config)");
@@ -112,10 +128,23 @@ JobOutcome run(RunArgs& a) {
   a.job.lp_bound = a.lp_bound || !a.lp_file.empty();
   a.job.lp_bound_text = !a.lp_file.empty();
   if (!(a.checkpoint_seconds >= 0)) throw UsageError("--checkpoint-seconds must be >= 0");
+  // Under mpirun/srun with several ranks: rank 0 alone owns the output directory and writes.
+  const std::unique_ptr<Distribution> distribution = make_distribution();
+  const bool root = !distribution || distribution->rank() == 0;
+  a.job.distribution = distribution.get();
+  a.job.gather_traces = !a.task_trace.empty();
+  a.job.output_place = " in " + a.output;
   const RunIdentity identity = run_identity(a.job);
-  const std::optional<Checkpoint> resumed =
-      prepare_output_directory(a.output, a.resume, a.overwrite, identity);
-  if (a.resume && !resumed && !a.quiet)
+  std::optional<Checkpoint> resumed;
+  if (root) {
+    try {
+      resumed = prepare_output_directory(a.output, a.resume, a.overwrite, identity);
+    } catch (const std::exception& e) {
+      if (distribution) share_setup_failure(*distribution, e);  // the other ranks end too
+      throw;
+    }
+  }
+  if (root && a.resume && !resumed && !a.quiet)
     std::fprintf(stderr, "pairhist: nothing to resume in %s: starting from the first frame\n",
                  a.output.c_str());
   if (resumed && resumed->finished) {
@@ -124,31 +153,40 @@ JobOutcome run(RunArgs& a) {
                  "pairhist: %s holds this run's finished results (%zu frames): nothing "
                  "to resume\n",
                  a.output.c_str(), resumed->state.frames());
+    if (distribution) share_setup_failure(*distribution, RankFailure(0));
     return JobOutcome{};
   }
   if (resumed) a.job.resume = &resumed->state;
-  if (!a.quiet) a.job.progress = make_progress(a.progress);
+  if (!a.quiet && root) a.job.progress = make_progress(a.progress);
 
   const std::string checkpoint = checkpoint_path(a.output);
   const std::string config = effective_config(a);
   a.job.checkpoint_seconds = a.checkpoint_seconds;
-  a.job.on_checkpoint = [&](const JobState& state) {
-    std::filesystem::create_directories(a.output);
-    write_checkpoint(checkpoint, {identity, state});
-  };
-  // Completed intervals are written as they complete, so a later fault loses nothing before it.
-  a.job.on_interval = [&](const HistogramResult& so_far) {
-    write_results(a.output, so_far, config);
-    if (so_far.stopped_by != "in progress")
-      std::fprintf(stderr, "pairhist: kept %zu complete intervals (%zu frames) in %s\n",
-                   so_far.intervals.size(), so_far.frame_indices.size(), a.output.c_str());
-  };
+  if (root) {
+    a.job.on_checkpoint = [&](const JobState& state) {
+      std::filesystem::create_directories(a.output);
+      write_checkpoint(checkpoint, {identity, state});
+    };
+    // Completed intervals are written as they complete, so a later fault loses nothing before
+    // it.
+    a.job.on_interval = [&](const HistogramResult& so_far) {
+      write_results(a.output, so_far, config);
+      if (so_far.stopped_by != "in progress")
+        std::fprintf(stderr, "pairhist: kept %zu complete intervals (%zu frames) in %s\n",
+                     so_far.intervals.size(), so_far.frame_indices.size(), a.output.c_str());
+    };
+  }
   const StopSignals signals;
   a.job.stop = &StopSignals::requested();
   JobOutcome out;
   try {
     out = run_trajectory_job(a.job);
+    if (!out.root) {  // another rank of a distributed run: rank 0 writes
+      if (out.stopped_by_signal != 0) throw StoppedBySignal(out.stopped_by_signal);
+      return out;
+    }
   } catch (const InputError&) {
+    if (!root) throw;
     // The input itself is at fault: going on from the checkpoint would meet it again.
     std::error_code ec;
     std::filesystem::remove(checkpoint, ec);
@@ -193,7 +231,9 @@ JobOutcome run(RunArgs& a) {
                                                " CUDA workers, " + out.scheduler),
                 "the activity picture");
   if (!a.task_trace.empty())
-    write_extra(a.task_trace, task_trace_csv(out.activity), "the task trace");
+    write_extra(a.task_trace,
+                out.ranks > 1 ? kTaskTraceHeader + out.rank_traces : task_trace_csv(out.activity),
+                "the task trace");
   if (!a.quiet) print_run_summary(a.job, out, files);
   if (out.stopped_by_signal != 0) {
     print_stop_report(out, a.output, checkpoint);
@@ -332,6 +372,11 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
                   "Keep a checkpoint in the output directory at least this often while frames "
                   "are counted, besides one at every completed interval (0: only at intervals)")
       ->capture_default_str();
+  cmd->add_option("--frame-parts", args->job.frame_parts,
+                  "Under mpirun/srun: split every frame into this many parts handed out "
+                  "separately (0: automatic, when there are fewer than 8 frames per rank)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_flag("--progress", args->progress, "Show progress even when stderr is not a terminal");
   cmd->add_flag("-q,--quiet", args->quiet, "No summary, no progress");
 }
@@ -343,6 +388,10 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
 /// measured again (models accumulate) until every kind has STARPU_CALIBRATE_MINIMUM measurements
 /// on every worker kind that can run it, which is also what the LP bound (run --lp-bound) needs.
 void calibrate(RunArgs& a, int frames, int passes) {
+  if (MpiWorld::distributed())
+    throw UsageError(
+        "calibrate measures one node: run it without mpirun/srun, once per kind "
+        "of node, and share the models (perfmodels/README.md)");
   if (frames < 1) throw UsageError("--frames must be positive");
   if (passes < 1) throw UsageError("--passes must be positive");
   setenv("STARPU_CALIBRATE", "1", 1);

@@ -39,6 +39,34 @@ std::string resume_command() {
   return has_resume ? cmd : cmd + " --resume";
 }
 
+/// A distributed run: the ranks together, then each (its own workers are rank 0's lines above).
+void print_ranks(const JobOutcome& out) {
+  double communication = 0;
+  for (const RankActivity& r : out.rank_activity)
+    communication += r.claim_seconds + r.reduction_seconds;
+  const double span = out.ranks_makespan_seconds;
+  std::printf(
+      "  ranks         : %d (frames handed out by rank 0%s), makespan %.3f s, tail idle across "
+      "ranks %.3f s (%.1f%%), communication %.3f s (all ranks)\n",
+      out.ranks,
+      out.frame_parts > 1 ? (", each in " + std::to_string(out.frame_parts) + " parts").c_str()
+                          : "",
+      span, out.ranks_tail_idle_seconds, span > 0 ? 100 * out.ranks_tail_idle_seconds / span : 0.0,
+      communication);
+  for (const RankActivity& r : out.rank_activity) {
+    const int workers = r.cpu_workers + r.cuda_workers;
+    const double idle =
+        std::max(0.0, workers * (r.last_task_end - r.first_task_start) - r.busy_seconds);
+    std::printf(
+        "    rank %-3d %-14s %6llu %s %7llu tasks  %d CPU + %d CUDA  busy %8.3f s  idle %7.3f s  "
+        "tail %6.3f s  claims %.3f s  reductions %.3f s\n",
+        r.rank, r.host.c_str(), static_cast<unsigned long long>(r.units),
+        out.frame_parts > 1 ? "units " : "frames", static_cast<unsigned long long>(r.tasks),
+        r.cpu_workers, r.cuda_workers, r.busy_seconds, idle,
+        r.tasks > 0 ? span - r.last_task_end : span, r.claim_seconds, r.reduction_seconds);
+  }
+}
+
 }  // namespace
 
 void remember_command_line(int argc, char** argv) {
@@ -126,6 +154,7 @@ void print_run_summary(const JobOptions& job, const JobOutcome& out,
                 static_cast<unsigned long long>(w.tasks), static_cast<unsigned long long>(w.pairs),
                 w.busy_seconds, std::max(0.0, act.makespan_seconds - w.busy_seconds));
   }
+  if (out.ranks > 1) print_ranks(out);
   std::printf("  output        :");
   for (const auto& f : files) std::printf(" %s", f.c_str());
   std::printf("\n");
@@ -150,7 +179,12 @@ void print_stop_report(const JobOutcome& out, const std::string& output,
   std::fprintf(stderr,
                "pairhist: the outputs in %s say complete = 0, stopped_by = %s; checkpoint %s\n",
                output.c_str(), name.c_str(), checkpoint.c_str());
-  std::fprintf(stderr, "pairhist: resume with: %s\n", resume_command().c_str());
+  if (out.ranks > 1)
+    std::fprintf(stderr,
+                 "pairhist: resume under mpirun/srun again (any number of ranks) or alone: %s\n",
+                 resume_command().c_str());
+  else
+    std::fprintf(stderr, "pairhist: resume with: %s\n", resume_command().c_str());
 }
 
 }  // namespace pairhist

@@ -8,13 +8,17 @@
 
 namespace pairhist {
 
-/// CSV with the header
-/// `order,frame,worker,kind,device,start_s,end_s,pairs,grouped,frame_begin_s,frame_allocated_s,`
-/// `frame_free_s,frame_submitted_s`,
-/// one row per task in submission order (from 0). Times are seconds from the engine's start;
+/// CSV with the header (kTaskTraceHeader)
+/// `rank,order,frame,worker,kind,device,start_s,end_s,pairs,grouped,frame_begin_s,`
+/// `frame_allocated_s,frame_free_s,frame_submitted_s`,
+/// one row per task in submission order (from 0). Times are seconds from the engine's start
+/// plus `offset` (a distributed run's rows: from the ranks' common start); rank is the MPI rank
+/// (0 in a single process), order and frame count within that rank's engine;
 /// kind is cpu or cuda, device the CUDA device number (-1 for CPU workers); grouped is 1 for a
 /// task over whole species pairs, 0 for a row tile; the frame_ columns are the task's frame's
 /// FrameFeed (engine.hpp), -1 when not recorded. Holds at most kMaxTimelineSpans tasks.
-std::string task_trace_csv(const RunActivity& activity);
+std::string task_trace_csv(const RunActivity& activity, int rank = 0, double offset = 0,
+                           bool header = true);
+extern const char* const kTaskTraceHeader;
 
 }  // namespace pairhist

@@ -8,18 +8,29 @@
 #include <thread>
 
 #include "algorithm_choice.hpp"
+#include "distributed_job.hpp"
+#include "distributed_setup.hpp"
+#include "distribution.hpp"
 #include "exclusions.hpp"
 #include "feeding_plan.hpp"
 #include "frame_source.hpp"
+#include "interval_exchange.hpp"
 #include "job_accumulator.hpp"
 #include "job_inputs.hpp"
+#include "job_support.hpp"
 #include "pairhist/errors.hpp"
+#include "pairhist/host_cores.hpp"
 #include "rdf.hpp"
 #include "stop_signals.hpp"
 #include "trajectory_reader.hpp"
 #include "xtc_parallel_reader.hpp"
 
 namespace pairhist {
+
+namespace {
+// Frames a process of a distributed run holds in its engine at once, plus one per GPU.
+constexpr int kDistributedFramesInFlight = 2;
+}  // namespace
 
 SpeciesSpec parse_species(const std::string& text) {
   const auto eq = text.find('=');
@@ -29,137 +40,13 @@ SpeciesSpec parse_species(const std::string& text) {
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
-namespace {
-
-double length_factor(const std::string& units) {
-  // Trajectories store nm; the user's unit only changes r_max, edges and volumes reported.
-  if (units == "nm") return 1.0;
-  if (units == "angstrom" || units == "A") return 10.0;
-  throw UsageError("unknown length unit '" + units + "' (use nm or angstrom)");
-}
-
-std::string format_length(double v, const std::string& unit) {
-  std::ostringstream s;
-  s.precision(6);
-  s << v << ' ' << unit;
-  return s.str();
-}
-
-void check_options(const JobOptions& o) {
-  if (o.species.empty()) throw UsageError("no species given (use --species NAME=SELECTION)");
-  if (!(o.r_max > 0) || !std::isfinite(o.r_max)) throw UsageError("--rmax must be positive");
-  if (o.nbins <= 0) throw UsageError("--nbins must be positive");
-  if (o.step <= 0) throw UsageError("--step must be positive");
-  if (o.begin_time > o.end_time) throw UsageError("--begin must not be after --end");
-  if (o.first < 0) throw UsageError("--first must be >= 0");
-  if (o.interval < 0) throw UsageError("--interval must be >= 0");
-  if (o.volume < 0 || !std::isfinite(o.volume)) throw UsageError("--volume must be positive");
-  parse_exclude_mode(o.exclude);
-  io::check_norm(o.norm);
-  for (size_t i = 0; i < o.species.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (o.species[i].name == o.species[j].name)
-        throw UsageError("species '" + o.species[i].name + "' is defined twice");
-}
-
-BoxMatrix to_matrix(const std::array<float, 9>& box) {
-  BoxMatrix m;
-  for (int i = 0; i < 9; ++i) m[i] = box[i];
-  return m;
-}
-
-EngineConfig engine_config(const JobOptions& o, const std::vector<std::vector<int>>& atoms,
-                           BoxKind kind, double r_max_nm) {
-  EngineConfig config;
-  for (const auto& a : atoms) config.species_sizes.push_back(static_cast<int64_t>(a.size()));
-  config.r_max = r_max_nm;
-  config.nbins = o.nbins;
-  config.precision = o.precision;
-  config.box_kind = kind;
-  config.scheduler = o.scheduler;
-  config.whole_frames = o.whole_frames;
-  config.ncpu = o.ncpu;
-  config.ncuda = o.ncuda;
-  config.frames_in_flight = o.frames_in_flight;
-  config.memory_budget_bytes = o.memory_budget_mib << 20;
-  config.reserve_cores = o.reserve_cores;
-  config.sum_tasks = o.sum_tasks;
-  config.max_pairs_per_task = o.task_pairs;
-  config.lp_bound = o.lp_bound;
-  config.lp_bound_text = o.lp_bound_text;
-  config.algorithm = o.algorithm;
-  config.cell_reach = o.cell_reach;
-  if (!o.cell_order.empty()) {
-    config.cell_order = parse_cell_order(o.cell_order);
-    config.cell_order_set = true;
-  }
-  return config;
-}
-
-/// Sizes the decoding threads and the CPU workers from the first frame (tasks/feeding_plan.hpp):
-/// how long a thread took to prepare it against how long the GPUs will need for it. The user's
-/// --ncpu stands; so do --decode-threads (then only the CPU workers follow the plan).
-void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
-                  const io::TrajectoryFrame& frame, const std::vector<std::vector<int>>& atoms,
-                  const BoxMatrix& box, JobOutcome& out) {
-  if (o.ncpu >= 0) return;
-  // The first frames may have been decoded whole, before the topology told which atoms to pick.
-  io::SpeciesColumns gathered;
-  if (!frame.columns.filled) io::gather_species_columns(frame.xyz.data(), atoms, gathered);
-  const io::SpeciesColumns& columns = frame.columns.filled ? frame.columns : gathered;
-  if (columns.bad_species >= 0) return;  // refused when the frame is submitted
-  FeedingInputs in;
-  in.cores = static_cast<int>(std::thread::hardware_concurrency());
-  in.gpus = o.ncuda == 0 ? 0 : cuda_devices();
-  if (o.ncuda > 0) in.gpus = std::min(in.gpus, o.ncuda);
-  in.prepare_seconds = reader.seconds_per_frame();
-  CoordinateBounds bounds;
-  for (int c = 0; c < 3; ++c) bounds.lo[c] = columns.lo[c], bounds.hi[c] = columns.hi[c];
-  in.gpu_seconds = estimated_gpu_seconds_per_frame(config, box, bounds, in.gpus);
-  in.reader_threads = reader.threads();
-  in.max_reader_threads = o.decode_threads > 0 ? reader.threads() : reader.max_threads();
-  const FeedingPlan plan = pairhist::plan_feeding(in);
-  reader.set_active_threads(plan.reader_threads);
-  if (plan.cpu_workers >= 0) config.ncpu = plan.cpu_workers;
-  out.prepare_seconds = in.prepare_seconds;
-  out.gpu_seconds = in.gpu_seconds;
-  out.feed_bound = plan.feed_bound;
-}
-
-/// The one place frames reach the engine: the selected atoms' columns the decoding thread
-/// gathered when there are any, else the engine picks them from the whole frame. A non-finite
-/// coordinate of a selected atom is refused (`where` names file and frame): such a pair would
-/// land in no bin and silently vanish from the counts.
-void submit_to_engine(HistogramEngine& engine, const io::TrajectoryFrame& frame,
-                      const std::vector<std::vector<int>>& atoms, const BoxMatrix& box,
-                      const std::string& where) {
-  try {
-    const io::SpeciesColumns& columns = frame.columns;
-    if (!columns.filled) {
-      engine.submit_frame_atoms(frame.xyz.data(), atoms, box);
-      return;
-    }
-    if (columns.bad_species >= 0)
-      throw NonFiniteCoordinate(columns.bad_species, columns.bad_position);
-    std::vector<const float*> soa;
-    for (const auto& species : columns.soa) soa.push_back(species.data());
-    CoordinateBounds bounds;
-    for (int c = 0; c < 3; ++c) bounds.lo[c] = columns.lo[c], bounds.hi[c] = columns.hi[c];
-    engine.submit_frame_columns(soa, box, &bounds);
-  } catch (const NonFiniteCoordinate& e) {
-    throw InputError(
-        where + "atom " +
-        std::to_string(atoms[static_cast<size_t>(e.species)][static_cast<size_t>(e.position)] + 1) +
-        " has a non-finite coordinate");
-  }
-}
-
-}  // namespace
-
 JobOutcome run_trajectory_job(const JobOptions& options) {
   JobOptions o = options;
+  Distribution* dist = o.distribution;
+  const bool root = !dist || dist->rank() == 0;
   // The GPUs' contexts are made, and the first frames decoded, while the topology loads (a
-  // 1.4M-atom GRO file: ~0.3 s).
+  // 1.4M-atom GRO file: ~0.3 s). A rank of a distributed run opens its trajectory only once
+  // rank 0 has planned the frames: its decoding threads claim them from rank 0.
   std::future<void> gpus_ready = std::async(std::launch::async, warm_up_gpus, o.ncuda);
   std::future<std::pair<io::Topology, JobOptions>> topology =
       std::async(std::launch::async, [o]() mutable {
@@ -170,15 +57,15 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   if (o.resume && o.resume->frames() > 0) plan.resume_after = o.resume->frame_indices.back();
   io::FramePreparation pending;
   pending.pending = true;
-  std::unique_ptr<FrameSource> opened;
+  std::unique_ptr<FrameSource> source;
   try {
-    opened = std::make_unique<FrameSource>(o.trajectory, o.decode_threads, plan, pending);
+    if (!dist)
+      source = std::make_unique<FrameSource>(o.trajectory, o.decode_threads, plan, pending);
   } catch (...) {
     topology.wait();  // a topology error is the one to report: it comes first in the arguments
     topology.get();
     throw;
   }
-  FrameSource& source = *opened;
   auto [top, resolved] = topology.get();
   o = std::move(resolved);
   check_options(o);
@@ -201,13 +88,38 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   io::FramePreparation prep;
   prep.species = atoms;
   prep.whole_frame = !exclusions.empty();
-  source.set_preparation(prep);
-  source.stop_on(o.stop);
-  if (source.natoms() != top.natoms())
-    throw InputError(o.trajectory + ": frame 0: " + std::to_string(source.natoms()) +
+
+  // A distributed run: rank 0 decides the frames and how they are cut, every rank follows.
+  DistributedPlan dplan;
+  if (dist) {
+    DistributedPlan mine;
+    if (root)
+      mine = plan_distributed_run(o, plan, engine_config(o, atoms, BoxKind::none, r_max_nm), atoms,
+                                  dist->ranks(), seed.box_kind);
+    mine.resumed_frames = static_cast<int64_t>(seed.frames());
+    dplan = dist->share_plan(&mine, o.stop);
+    // The run cannot start (DistributedPlan::error_kind): rank 0 says why, the others end
+    // quietly with the same exit status.
+    const int kind = dplan.error_kind;
+    if (kind != 0 && !root) throw RankFailure(kind >= 4 ? kind - 4 : kind == 2 ? 2 : 1);
+    if (kind == 1) throw InputError(dplan.error);
+    if (kind == 2) throw UsageError(dplan.error);
+    if (kind == 3) throw std::runtime_error(dplan.error);
+    if (kind >= 4) throw RankFailure(kind - 4);
+  }
+  const auto origin = std::chrono::steady_clock::now();  // the ranks' common clock
+  const int parts = std::max(1, dplan.frame_parts);
+  if (dist)
+    source = std::make_unique<FrameSource>(o.trajectory, o.decode_threads, *dist, prep);
+  else
+    source->set_preparation(prep);
+  if (!dist) source->stop_on(o.stop);
+  if (source->natoms() != top.natoms())
+    throw InputError(o.trajectory + ": frame 0: " + std::to_string(source->natoms()) +
                      " atoms, but topology " + o.topology + " has " + std::to_string(top.natoms()));
 
   JobOutcome out;
+  out.root = root;
   out.frames_resumed = seed.frames();
   HistogramResult header;
   for (size_t s = 0; s < o.species.size(); ++s)
@@ -224,12 +136,27 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         {pairs[p].first, pairs[p].second, {}, shared[p], exclusions.per_frame(p)});
   // The run's box kind is its first frame's, also for a resumed run's later frames.
   BoxKind kind = seed.box_kind >= 0 ? static_cast<BoxKind>(seed.box_kind) : BoxKind::none;
-  const bool kind_known = seed.box_kind >= 0;
-  JobAccumulator acc(pairs.size(), o.nbins, shared, o.interval, std::move(seed));
+  bool kind_known = seed.box_kind >= 0;
+  if (dist && dplan.box_kind >= 0) kind = static_cast<BoxKind>(dplan.box_kind), kind_known = true;
+  // This process's counts; in a distributed run only those since its last hand-over, and the
+  // run's state (rank 0) is `global`, folded from the ranks' reduced intervals.
+  JobAccumulator acc(pairs.size(), o.nbins, shared, dist ? 0 : o.interval,
+                     dist ? JobState{} : seed);
+  std::unique_ptr<JobAccumulator> global;
+  std::unique_ptr<IntervalExchange> exchange;
+  if (dist) {
+    if (parts > 1) acc.allow_wrapping();
+    exchange = std::make_unique<IntervalExchange>(*dist, pairs.size(), o.nbins, o.interval,
+                                                  dplan.resumed_frames);
+    if (root)
+      global = std::make_unique<JobAccumulator>(
+          pairs.size(), o.nbins, std::vector<uint64_t>(pairs.size(), 0), o.interval, seed);
+  }
+  JobAccumulator& state = global ? *global : acc;  // what the outputs are made of (rank 0)
   // The result as far as completed intervals go: what is safe to write while the run goes on.
   auto snapshot = [&](const std::string& stopped_by) {
     header.box_kind = box_kind_name(kind);
-    HistogramResult snap = acc.result(header, false);
+    HistogramResult snap = state.result(header, false);
     snap.complete = false;
     snap.stopped_by = stopped_by;
     return snap;
@@ -237,8 +164,9 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
 
   const auto start = std::chrono::steady_clock::now();
   auto last_checkpoint = start;
+  auto engine_started = start;
   io::TrajectoryFrame frame;
-  int64_t index = -1;
+  WorkUnit unit;
   std::vector<std::vector<float>> species_xyz(atoms.size());
   for (size_t s = 0; s < atoms.size(); ++s) species_xyz[s].resize(atoms[s].size() * 3);
   std::vector<const float*> species_ptr;
@@ -248,92 +176,125 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     excluded_bins.assign(pairs.size(), std::vector<uint64_t>(static_cast<size_t>(o.nbins)));
 
   std::unique_ptr<HistogramEngine> engine;
-  StopWatcher watcher(o.stop);  // after the engine: it is gone before the engine is
-  auto stopping = [&] { return o.stop != nullptr && o.stop->load() != 0; };
+  // After the engine: it is gone before the engine is. A distributed run's stop is rank 0's
+  // to decide (the frames handed out are counted), so no rank drops frames on its own.
+  StopWatcher watcher(dist ? nullptr : o.stop);
+  auto stopping = [&] { return !dist && o.stop != nullptr && o.stop->load() != 0; };
+  auto start_engine = [&](const io::TrajectoryFrame* first, const BoxMatrix* box) {
+    if (!kind_known) kind = classify_box(*box);
+    acc.set_box_kind(static_cast<int>(kind));
+    if (global) global->set_box_kind(static_cast<int>(kind));
+    EngineConfig config = engine_config(o, atoms, kind, r_max_nm);
+    config.frame_parts = parts;
+    for (int a : dplan.pair_algorithms) config.pair_algorithms.push_back(static_cast<Algorithm>(a));
+    if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&source->reader())) {
+      if (first) plan_reading(*parallel, o, config, *first, atoms, *box, out);
+      config.reader_threads = parallel->threads();
+      out.decode_threads = parallel->threads();
+    }
+    if (dist) {
+      // StarPU-MPI's sums run on a core of every rank.
+      if (config.ncpu == 0) config.ncpu = 1;
+      // Frames claimed are frames held: a few per GPU keep them fed, more would pile up the
+      // last frames on one rank while others have none.
+      const int gpus =
+          o.ncuda == 0 ? 0 : (o.ncuda > 0 ? std::min(o.ncuda, cuda_devices()) : cuda_devices());
+      config.max_frames_in_flight = kDistributedFramesInFlight + gpus;
+    }
+    gpus_ready.wait();
+    engine_started = std::chrono::steady_clock::now();
+    out.first_frame_seconds = std::chrono::duration<double>(engine_started - start).count();
+    engine = std::make_unique<HistogramEngine>(config);
+    out.engine_start_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - engine_started).count();
+    watcher.set_engine(engine.get());
+  };
   auto take = [&](std::vector<std::vector<uint64_t>> counts) {
     acc.taken(std::move(counts), engine->frames_counted());
   };
   auto checkpoint = [&] {
-    if (o.on_checkpoint) o.on_checkpoint(acc.state());
+    if (o.on_checkpoint) o.on_checkpoint(state.state());
     last_checkpoint = std::chrono::steady_clock::now();
+  };
+  // Rank 0 of a distributed run: each interval the ranks completed is kept as one process
+  // keeps its own (checkpoint, then outputs).
+  auto interval_closed = [&] {
+    checkpoint();
+    if (o.on_interval) o.on_interval(snapshot("in progress"));
+    if (dist)
+      dist->note_kept(std::to_string(state.state().intervals.size()) + " complete intervals (" +
+                      std::to_string(state.state().frames()) + " frames) are kept" +
+                      o.output_place);
+    if (o.progress) o.progress(static_cast<int64_t>(state.state().frames()));
   };
   bool exhausted = false;
   try {
     for (;;) {
       if (stopping()) break;
-      if (!source.next(frame, index)) {
+      if (!source->next(frame, unit)) {
         exhausted = !stopping();
         break;
       }
+      const int64_t index = unit.file_index;
       const std::string where = o.trajectory + ": frame " + std::to_string(index) + ": ";
-      const BoxMatrix box = to_matrix(frame.box);
-      if (const std::string problem = box_problem(box); !problem.empty())
-        throw InputError(where + problem);
-      const BoxKind frame_kind = classify_box(box);
-      if (!engine) {
-        if (!kind_known) kind = frame_kind;
-        acc.set_box_kind(static_cast<int>(kind));
-        EngineConfig config = engine_config(o, atoms, kind, r_max_nm);
-        if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&source.reader())) {
-          plan_reading(*parallel, o, config, frame, atoms, box, out);
-          config.reader_threads = parallel->threads();
-          out.decode_threads = parallel->threads();
+      try {
+        const BoxMatrix box = to_matrix(frame.box);
+        if (!engine) {
+          if (const std::string problem = box_problem(box); !problem.empty())
+            throw InputError(where + problem);
+          start_engine(&frame, &box);
         }
-        gpus_ready.wait();
-        const auto engine_start = std::chrono::steady_clock::now();
-        out.first_frame_seconds = std::chrono::duration<double>(engine_start - start).count();
-        engine = std::make_unique<HistogramEngine>(config);
-        out.engine_start_seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - engine_start).count();
-        watcher.set_engine(engine.get());
-      }
-      if (static_cast<int>(frame_kind) > static_cast<int>(kind) ||
-          (kind != BoxKind::none && frame_kind == BoxKind::none)) {
-        throw InputError(where + "box changes from " + box_kind_name(kind) + " to " +
-                         box_kind_name(frame_kind));
-      }
-      const double limit = max_minimum_image_rmax(box);
-      if (!rmax_fits_minimum_image(r_max_nm, box))
-        throw InputError(where + "r_max " + format_length(o.r_max, header.length_unit) +
-                         " exceeds the minimum-image limit " +
-                         format_length(limit * factor, header.length_unit) +
-                         " of this frame's box (half its shortest lattice vector)");
-      if (frame_kind == BoxKind::triclinic &&
-          triclinic_search_size(box, r_max_nm) > static_cast<size_t>(kMaxOctantImages))
-        throw InputError(where +
-                         "triclinic box too skewed for an exact minimum image (reduce it "
-                         "first, e.g. with gmx trjconv -pbc)");
-      submit_to_engine(*engine, frame, atoms, box, where);
-      SparseBins excluded;
-      if (!exclusions.empty()) {  // the exclusions need the species' own coordinates
-        for (size_t s = 0; s < atoms.size(); ++s) {
-          float* dst = species_xyz[s].data();
-          for (int a : atoms[s]) {
-            const float* src = &frame.xyz[3 * static_cast<size_t>(a)];
-            *dst++ = src[0];
-            *dst++ = src[1];
-            *dst++ = src[2];
-          }
+        if (exchange && exchange->interval_of(unit.ordinal) != exchange->current()) {
+          // The unit starts a later interval: this rank's counts of its interval go to rank 0.
+          take(engine->take_histograms());
+          exchange->hand_over(acc, exchange->interval_of(unit.ordinal));
         }
-        // Kept per frame until the engine has counted it: a stop may drop the frame.
-        exclusions.add_frame(species_ptr, box, kind, r_max_nm, o.nbins, o.precision, excluded_bins);
-        for (size_t p = 0; p < excluded_bins.size(); ++p)
-          for (size_t k = 0; k < excluded_bins[p].size(); ++k)
-            if (excluded_bins[p][k] != 0) {
-              excluded.emplace_back(static_cast<uint32_t>(p * excluded_bins[p].size() + k),
-                                    excluded_bins[p][k]);
-              excluded_bins[p][k] = 0;
+        check_frame_box(box, kind, o, r_max_nm, header.length_unit, where);
+        if (parts > 1) engine->set_frame_part(unit.part);
+        submit_to_engine(*engine, frame, atoms, box, where);
+        SparseBins excluded;
+        const bool whole = unit.part <= 0;   // a frame, or the first part of one: its record
+        if (!exclusions.empty() && whole) {  // the species' own coordinates
+          for (size_t s = 0; s < atoms.size(); ++s) {
+            float* dst = species_xyz[s].data();
+            for (int a : atoms[s]) {
+              const float* src = &frame.xyz[3 * static_cast<size_t>(a)];
+              *dst++ = src[0];
+              *dst++ = src[1];
+              *dst++ = src[2];
             }
+          }
+          // Kept per frame until the engine has counted it: a stop may drop the frame.
+          exclusions.add_frame(species_ptr, box, kind, r_max_nm, o.nbins, o.precision,
+                               excluded_bins);
+          for (size_t p = 0; p < excluded_bins.size(); ++p)
+            for (size_t k = 0; k < excluded_bins[p].size(); ++k)
+              if (excluded_bins[p][k] != 0) {
+                excluded.emplace_back(static_cast<uint32_t>(p * excluded_bins[p].size() + k),
+                                      excluded_bins[p][k]);
+                excluded_bins[p][k] = 0;
+              }
+        }
+        double volume = 0;
+        if (kind != BoxKind::none)
+          volume = box_volume(box) * factor * factor * factor;
+        else if (o.volume > 0)
+          volume = o.volume;  // the user's, already in their units
+        acc.submitted({index, frame.time, volume, whole}, std::move(excluded));
+        if (exchange) exchange->submitted(unit);
+      } catch (const InputError& e) {
+        if (!dist) throw;
+        // The run's frames end before this one, on every rank; this rank goes on to the end.
+        dist->report_error(index, e.what());
+        break;
       }
-      double volume = 0;
-      if (kind != BoxKind::none)
-        volume = box_volume(box) * factor * factor * factor;
-      else if (o.volume > 0)
-        volume = o.volume;  // the user's, already in their units
-      acc.submitted({index, frame.time, volume}, std::move(excluded));
       const uint64_t submitted = engine->frames_submitted();
       const auto ring = static_cast<uint64_t>(engine->frames_in_flight());
       acc.finished_before(submitted > ring ? submitted - ring : 0);
+      if (dist) {
+        if (global) exchange->collect(*global, nullptr, INT64_MAX, false, interval_closed);
+        continue;
+      }
       if (o.progress) o.progress(static_cast<int64_t>(acc.state().frames() + acc.pending()));
       if (o.interval > 0 && acc.open_frames() + acc.pending() >= static_cast<size_t>(o.interval)) {
         take(engine->take_histograms());
@@ -358,14 +319,22 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     // Keep what completed intervals hold, marked incomplete, then report the error.
     if (!acc.state().intervals.empty() && o.on_interval) o.on_interval(snapshot(e.what()));
     throw;
-  } catch (...) {
+  } catch (const std::exception& e) {
+    if (dist) dist->fail(e.what());  // ends every rank
     if (engine) engine->drop_unstarted_frames();
     throw;
+  }
+  if (dist) {
+    if (!engine) start_engine(nullptr, nullptr);  // StarPU-MPI needs StarPU, frames or not
+    DistributedEnd end{*dist,     o,          header, kind,           acc,   global.get(),
+                       *exchange, *engine,    origin, engine_started, start, interval_closed,
+                       snapshot,  checkpoint, parts};
+    return finish_distributed_job(end, std::move(out));
   }
   const bool stopped = !exhausted || acc.dropped() > 0;
   if (!engine && acc.state().frames() == 0 && !stopped)
     throw InputError(o.trajectory + ": no frame selected among the " +
-                     std::to_string(source.frames_read()) + " frames read");
+                     std::to_string(source->frames_read()) + " frames read");
 
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   header.box_kind = box_kind_name(kind);
@@ -378,21 +347,24 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     if (acc.state().frames() > 0) checkpoint();
   }
   if (!engine) return out;
-  out.activity = engine->activity();
-  const uint64_t frames_here = acc.state().frames() - out.frames_resumed;
-  for (size_t p = 0; p < pairs.size(); ++p) {
+  describe_engine(*engine, acc.state().frames() - out.frames_resumed, out);
+  return out;
+}
+
+void describe_engine(const HistogramEngine& engine, uint64_t frames_here, JobOutcome& out) {
+  out.activity = engine.activity();
+  for (size_t p = 0; p < out.result.pairs.size() && p < out.activity.pair_work.size(); ++p) {
     const PairWork& w = out.activity.pair_work[p];
     out.pairs_examined += w.algorithm == Algorithm::cell_list
                               ? w.candidates
                               : out.result.pairs_per_frame(out.result.pairs[p]) * frames_here;
   }
-  out.cpu_workers = engine->cpu_workers();
-  out.cuda_workers = engine->cuda_workers();
-  out.scheduler = engine->scheduler();
-  out.tasks = engine->tasks_submitted();
-  out.frames_in_flight = engine->frames_in_flight();
-  out.frame_bytes = engine->frame_bytes();
-  return out;
+  out.cpu_workers = engine.cpu_workers();
+  out.cuda_workers = engine.cuda_workers();
+  out.scheduler = engine.scheduler();
+  out.tasks = engine.tasks_submitted();
+  out.frames_in_flight = engine.frames_in_flight();
+  out.frame_bytes = engine.frame_bytes();
 }
 
 }  // namespace pairhist

@@ -18,6 +18,7 @@
 namespace pairhist {
 
 struct JobState;
+class Distribution;
 
 struct SpeciesSpec {
   std::string name;
@@ -74,8 +75,31 @@ struct JobOptions {
   /// from the start.
   const JobState* resume = nullptr;
   /// Non-zero (a signal number) asks the run to stop between frames: frames whose tasks have
-  /// begun are finished, the rest dropped, and the run returns with result.complete false.
+  /// begun are finished, the rest dropped, and the run returns with result.complete false. In a
+  /// distributed run a stop on any rank ends the frames handed out after it, on every rank.
   const std::atomic<int>* stop = nullptr;
+  /// A process of a distributed run (drivers/distribution.hpp): its frames come from rank 0,
+  /// its counts go to rank 0, which alone calls the output callbacks and returns the result.
+  Distribution* distribution = nullptr;
+  int frame_parts = 0;         // distributed runs: parts per frame; 0: automatic
+  std::string output_place;    // distributed runs: where intervals are kept, for messages
+  bool gather_traces = false;  // distributed runs: every rank's task trace to rank 0
+};
+
+/// One rank's part of a distributed run, its times on a clock common to all ranks (seconds
+/// from when every rank had the plan).
+struct RankActivity {
+  int rank = 0;
+  std::string host;
+  uint64_t units = 0;  // frames (or parts of frames) it counted
+  uint64_t tasks = 0;
+  uint64_t pairs = 0;  // pairs it examined (all pairs of its rows; cell lists' candidates)
+  int cpu_workers = 0, cuda_workers = 0;
+  double busy_seconds = 0;      // summed over its workers
+  double first_task_start = 0;  // on the common clock
+  double last_task_end = 0;
+  double claim_seconds = 0;      // waiting for rank 0 to hand out frames
+  double reduction_seconds = 0;  // submitting and waiting for StarPU-MPI's reductions
 };
 
 struct JobOutcome {
@@ -101,6 +125,17 @@ struct JobOutcome {
   int stopped_by_signal = 0;        // the stop request that ended the run early, or 0
   size_t frames_resumed = 0;        // frames the resumed checkpoint held
   uint64_t frames_dropped = 0;      // frames read and handed over, then dropped by a stop
+  // A distributed run: whether this process holds the result (rank 0; the others return
+  // only their own activity), the ranks, their activity, the whole run's span on the common
+  // clock and its tail (the last rank's last task end minus the first rank's), and every rank's
+  // task trace (with --task-trace) as CSV rows with the rank and common-clock times.
+  bool root = true;
+  int ranks = 1;
+  int frame_parts = 1;
+  std::vector<RankActivity> rank_activity;
+  double ranks_makespan_seconds = 0;
+  double ranks_tail_idle_seconds = 0;
+  std::string rank_traces;
 };
 
 /// Parses a `--species NAME=SELECTION` value.

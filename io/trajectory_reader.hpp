@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,15 @@ struct TrajectoryFrame {
   SpeciesColumns columns;
 };
 
+/// Which frames a reader delivers: called with the index (in the file, from 0) of the next frame
+/// not yet read or passed over, it returns the index of the next frame wanted (at least that
+/// one), kFrameAgain for the frame chosen last once more (delivered without touching the
+/// caller's frame, which still holds it), or -1 to end there. Frames before the one wanted are
+/// passed over. It may block, and is called from one thread at a time (for parallel readers, a
+/// decoding thread) in delivery order.
+using FrameChooser = std::function<int64_t(int64_t next_in_file)>;
+constexpr int64_t kFrameAgain = -2;
+
 class TrajectoryReader {
  public:
   virtual ~TrajectoryReader() = default;
@@ -36,6 +46,14 @@ class TrajectoryReader {
   /// Complete frames returned so far.
   virtual int64_t frames_read() const = 0;
   virtual const std::string& path() const = 0;
+  /// Readers that can pass over frames without decoding them (XTC) deliver from now on only the
+  /// frames `chooser` names; frames_read() then counts frames read or passed over, so the last
+  /// delivered frame is frame frames_read() - 1 of the file. Returns false, changing nothing,
+  /// where the reader cannot (the caller then reads and drops the frames it does not want).
+  virtual bool choose_frames(FrameChooser chooser) {
+    (void)chooser;
+    return false;
+  }
 };
 
 /// Opens a trajectory, choosing the reader by file extension (.xtc, .trr, .pdb, .dcd, .xyz/.extxyz,

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "pairhist/errors.hpp"
+#include "pairhist/host_cores.hpp"
 #include "xtc_reader.hpp"
 #include "xtc_scanner.hpp"
 
@@ -35,7 +36,7 @@ std::unique_ptr<TrajectoryReader> xtc_reader_after(std::unique_ptr<xtc::Scanner>
     return std::make_unique<XtcParallelReader>(std::move(scanner), decode_threads, prep, 0,
                                                frames_before);
   // Automatic: the starting threads run; up to the maximum wait, in case the run needs them.
-  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  const int cores = usable_cores();
   const int natoms = scanner->natoms();
   const int threads = automatic_decode_threads(natoms, cores);
   if (automatic_max_decode_threads(natoms, cores) == 1)
@@ -56,8 +57,10 @@ XtcParallelReader::XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int 
     : path_(scanner->path()),
       natoms_(scanner->natoms()),
       scanner_(std::move(scanner)),
+      next_in_file_(frames_before),
       next_to_read_(frames_before),
-      delivered_(frames_before) {
+      delivered_(frames_before),
+      delivered_end_(frames_before) {
   if (threads < 1) throw UsageError("XTC decoding needs at least one thread");
   set_preparation(std::move(prep));
   active_ = active > 0 ? std::min(active, threads) : threads;
@@ -82,6 +85,17 @@ void XtcParallelReader::stop_workers() {
   claimable_.notify_all();
   for (auto& w : workers_)
     if (w.joinable()) w.join();
+}
+
+bool XtcParallelReader::choose_frames(FrameChooser chooser) {
+  std::lock_guard<std::mutex> lock(read_mutex_);
+  chooser_ = std::move(chooser);
+  return true;
+}
+
+int64_t XtcParallelReader::frames_read() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return delivered_end_;
 }
 
 int XtcParallelReader::threads() const {
@@ -154,21 +168,37 @@ void XtcParallelReader::work(int thread) {
     Slot::State outcome = Slot::State::ready;
     std::exception_ptr error;
     double seconds = 0;
+    int64_t file_index = 0;
     try {
       std::string problem;
-      const auto status = scanner_->read(slot->raw, problem);
+      auto status = xtc::Scanner::Status::frame;
+      slot->again = false;
+      if (chooser_) {  // pass over the frames not wanted, without decoding them
+        const int64_t wanted = chooser_(next_in_file_);
+        slot->again = wanted == kFrameAgain;
+        if (wanted < 0 && !slot->again) status = xtc::Scanner::Status::end;
+        while (status == xtc::Scanner::Status::frame && next_in_file_ < wanted) {
+          status = scanner_->skip(slot->raw, problem);
+          if (status == xtc::Scanner::Status::frame) ++next_in_file_;
+        }
+      }
+      file_index = slot->again ? next_in_file_ - 1 : next_in_file_;
+      if (status == xtc::Scanner::Status::frame && !slot->again)
+        status = scanner_->read(slot->raw, problem);
+      if (status == xtc::Scanner::Status::frame && !slot->again) ++next_in_file_;
+      slot->file_index = file_index;
       read_lock.unlock();
       // The slot holds the columns the caller swapped in: stale until refilled.
       slot->frame.columns.filled = false;
       const auto start = std::chrono::steady_clock::now();
-      if (status == xtc::Scanner::Status::frame) problem = prepare(*slot, *prep);
-      if (status == xtc::Scanner::Status::frame && problem.empty())
+      if (status == xtc::Scanner::Status::frame && !slot->again) problem = prepare(*slot, *prep);
+      if (status == xtc::Scanner::Status::frame && !slot->again && problem.empty())
         seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (status == xtc::Scanner::Status::end) {
         outcome = Slot::State::end;
       } else if (!problem.empty()) {
         outcome = Slot::State::failed;
-        error = std::make_exception_ptr(InputError(xtc::frame_error(path_, k, problem)));
+        error = std::make_exception_ptr(InputError(xtc::frame_error(path_, file_index, problem)));
       }
     } catch (...) {  // out of memory: the caller gets it at this frame, as from the serial reader
       outcome = Slot::State::failed;
@@ -208,6 +238,13 @@ bool XtcParallelReader::next(TrajectoryFrame& frame) {
     claimable_.notify_all();
     std::rethrow_exception(error_);
   }
+  if (slot.again) {  // the caller's frame is the one wanted again
+    slot.state = Slot::State::free;
+    ++delivered_;
+    lock.unlock();
+    claimable_.notify_one();
+    return true;
+  }
   // Swapping hands the caller's previous buffer to the slot, so no frame is copied or allocated.
   frame.step = slot.frame.step;
   frame.time = slot.frame.time;
@@ -217,6 +254,7 @@ bool XtcParallelReader::next(TrajectoryFrame& frame) {
   std::swap(frame.columns, slot.frame.columns);
   slot.state = Slot::State::free;
   ++delivered_;
+  delivered_end_ = slot.file_index + 1;
   lock.unlock();
   claimable_.notify_one();
   return true;

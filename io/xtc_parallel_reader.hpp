@@ -58,8 +58,10 @@ class XtcParallelReader : public TrajectoryReader {
 
   int natoms() const override { return natoms_; }
   bool next(TrajectoryFrame& frame) override;
-  int64_t frames_read() const override { return delivered_; }
+  int64_t frames_read() const override;
   const std::string& path() const override { return path_; }
+  /// Frames are chosen as the decoding threads claim them, so call this before the first next().
+  bool choose_frames(FrameChooser chooser) override;
   /// Decoding threads that run (the others wait), and how many there are.
   int threads() const;
   int max_threads() const { return static_cast<int>(workers_.size()); }
@@ -79,6 +81,8 @@ class XtcParallelReader : public TrajectoryReader {
     enum class State { free, working, ready, end, failed };
     State state = State::free;
     xtc::RawFrame raw;
+    int64_t file_index = 0;  // the frame's index in the file
+    bool again = false;      // deliver the frame delivered before once more (kFrameAgain)
     TrajectoryFrame frame;
     std::exception_ptr error;  // when failed: the InputError (or other exception) to throw
   };
@@ -99,14 +103,17 @@ class XtcParallelReader : public TrajectoryReader {
   std::shared_ptr<const Preparation> prep_;
   std::unique_ptr<xtc::Scanner> scanner_;  // read by one thread at a time, under read_mutex_
   std::mutex read_mutex_;
+  FrameChooser chooser_;      // called under read_mutex_
+  int64_t next_in_file_ = 0;  // the scanner's next frame; under read_mutex_
 
   mutable std::mutex mutex_;           // guards everything below except `workers_`
   std::condition_variable claimable_;  // a worker may claim the next frame, or must stop
   std::condition_variable done_;       // a slot became ready, end or failed
   std::vector<Slot> slots_;
-  int64_t next_to_read_ = 0;  // the next frame a worker claims
-  int64_t delivered_ = 0;     // frames handed to the caller (frames_read)
-  bool input_over_ = false;   // the file ended or failed: nothing more to claim
+  int64_t next_to_read_ = 0;   // the next frame a worker claims (delivery order)
+  int64_t delivered_ = 0;      // frames handed to the caller
+  int64_t delivered_end_ = 0;  // file index after the last frame delivered (frames_read)
+  bool input_over_ = false;    // the file ended or failed: nothing more to claim
   bool stopping_ = false;
   std::exception_ptr error_;  // sticky, once an error was thrown to the caller
   bool ended_ = false;

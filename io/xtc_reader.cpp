@@ -23,9 +23,28 @@ const std::string& XtcReader::path() const {
   return scanner_->path();
 }
 
+bool XtcReader::choose_frames(FrameChooser chooser) {
+  chooser_ = std::move(chooser);
+  return true;
+}
+
 bool XtcReader::next(TrajectoryFrame& frame) {
   if (!error_.empty()) throw InputError(error_);
   std::string problem;
+  if (chooser_) {
+    const int64_t wanted = chooser_(frames_read_);
+    if (wanted == kFrameAgain) return true;  // the caller's frame is the one wanted
+    if (wanted < 0) return false;
+    while (frames_read_ < wanted) {
+      const xtc::Scanner::Status passed = scanner_->skip(raw_, problem);
+      if (passed == xtc::Scanner::Status::end) return false;
+      if (passed == xtc::Scanner::Status::error) {
+        error_ = xtc::frame_error(path(), frames_read_, problem);
+        throw InputError(error_);
+      }
+      ++frames_read_;
+    }
+  }
   const xtc::Scanner::Status status = scanner_->read(raw_, problem);
   if (status == xtc::Scanner::Status::end) return false;
   if (status == xtc::Scanner::Status::frame) problem = xtc::decode_frame(raw_, natoms(), frame);

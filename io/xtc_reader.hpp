@@ -47,12 +47,14 @@ class XtcReader : public TrajectoryReader {
   /// Complete frames returned so far.
   int64_t frames_read() const override { return frames_read_; }
   const std::string& path() const override;
+  bool choose_frames(FrameChooser chooser) override;
 
  private:
   std::unique_ptr<xtc::Scanner> scanner_;
   xtc::RawFrame raw_;  // the current frame's bytes, reused
   int64_t frames_read_ = 0;
   std::string error_;  // non-empty once the reader has failed
+  FrameChooser chooser_;
 };
 
 }  // namespace pairhist::io

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -91,16 +92,50 @@ uint64_t Scanner::bytes_left_in_file(uint64_t wanted) {
   return file_size_ >= offset_ ? file_size_ - offset_ : 0;
 }
 
+bool Scanner::read_headers(RawFrame& raw, uint64_t& data_bytes) {
+  unsigned char head[kFrameHeaderBytes];
+  std::memcpy(head, pending_.data(), pending_size_);
+  const size_t have = pending_size_;
+  pending_size_ = 0;
+  const size_t got = have + read_bytes(head + have, kFrameHeaderBytes - have);
+  if (got == 0) return false;
+  if (got < kFrameHeaderBytes) throw Problem{"truncated file inside the frame header"};
+  read_frame(raw, head, data_bytes);
+  return true;
+}
+
 Scanner::Status Scanner::read(RawFrame& raw, std::string& problem) {
   try {
-    unsigned char head[kFrameHeaderBytes];
-    std::memcpy(head, pending_.data(), pending_size_);
-    const size_t have = pending_size_;
-    pending_size_ = 0;
-    const size_t got = have + read_bytes(head + have, kFrameHeaderBytes - have);
-    if (got == 0) return Status::end;
-    if (got < kFrameHeaderBytes) throw Problem{"truncated file inside the frame header"};
-    read_frame(raw, head);
+    uint64_t data_bytes = 0;
+    if (!read_headers(raw, data_bytes)) return Status::end;
+    if (!raw.compressed) {
+      // Tiny systems are stored as plain XDR floats.
+      unsigned char bytes[kMaxUncompressedAtoms * 3 * 4];
+      const size_t values = static_cast<size_t>(natoms_) * 3;
+      if (read_bytes(bytes, values * 4) < values * 4) {
+        throw Problem{"truncated file inside the coordinates"};
+      }
+      for (size_t k = 0; k < values; ++k) {
+        raw.plain[k] = be_float(bytes + 4 * k);
+        if (!std::isfinite(raw.plain[k])) throw Problem{"non-finite coordinate"};
+      }
+      return Status::frame;
+    }
+    // Storage grows with the bytes that arrive, so a pipe (size unknown) cannot make a corrupt
+    // size allocate more than it delivers either.
+    const size_t need = static_cast<size_t>(data_bytes);
+    constexpr size_t kFirstStep = size_t{1} << 24;
+    size_t got = 0;
+    while (got < need) {
+      const size_t want = std::min(need - got, std::max(kFirstStep, got));
+      if (raw.packed.size() < got + want + kPackedPadding)
+        raw.packed.resize(got + want + kPackedPadding);
+      const size_t arrived = read_bytes(raw.packed.data() + got, want);
+      got += arrived;
+      if (arrived < want) throw Problem{"truncated file inside the compressed coordinates"};
+    }
+    if (raw.packed.size() < need + kPackedPadding) raw.packed.resize(need + kPackedPadding);
+    std::memset(raw.packed.data() + need, 0, kPackedPadding);
     return Status::frame;
   } catch (const Problem& p) {
     problem = p.what;
@@ -108,7 +143,34 @@ Scanner::Status Scanner::read(RawFrame& raw, std::string& problem) {
   }
 }
 
-void Scanner::read_frame(RawFrame& raw, const unsigned char* head) {
+Scanner::Status Scanner::skip(RawFrame& raw, std::string& problem) {
+  try {
+    uint64_t data_bytes = 0;
+    if (!read_headers(raw, data_bytes)) return Status::end;
+    pass_over(data_bytes);
+    return Status::frame;
+  } catch (const Problem& p) {
+    problem = p.what;
+    return Status::error;
+  }
+}
+
+void Scanner::pass_over(uint64_t bytes) {
+  if (bytes_left_in_file(bytes) < bytes) throw Problem{"truncated file inside the coordinates"};
+  if (file_size_ != std::numeric_limits<uint64_t>::max() && bytes <= uint64_t(INT64_MAX) &&
+      fseeko(file_.get(), static_cast<off_t>(bytes), SEEK_CUR) == 0) {
+    offset_ += bytes;
+    return;
+  }
+  unsigned char sink[1 << 16];  // a pipe: read what cannot be seeked over
+  while (bytes > 0) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(bytes, sizeof(sink)));
+    if (read_bytes(sink, n) < n) throw Problem{"truncated file inside the coordinates"};
+    bytes -= n;
+  }
+}
+
+void Scanner::read_frame(RawFrame& raw, const unsigned char* head, uint64_t& data_bytes) {
   const int32_t magic = be_int32(head);
   if (magic != kMagicClassic && magic != kMagicLarge) {
     throw Problem{"bad magic number " + std::to_string(magic) + " (corrupt file or not an XTC)"};
@@ -132,17 +194,8 @@ void Scanner::read_frame(RawFrame& raw, const unsigned char* head) {
   }
 
   if (natoms_ <= kMaxUncompressedAtoms) {
-    // Tiny systems are stored as plain XDR floats.
     raw.compressed = false;
-    unsigned char bytes[kMaxUncompressedAtoms * 3 * 4];
-    const size_t values = static_cast<size_t>(natoms_) * 3;
-    if (read_bytes(bytes, values * 4) < values * 4) {
-      throw Problem{"truncated file inside the coordinates"};
-    }
-    for (size_t k = 0; k < values; ++k) {
-      raw.plain[k] = be_float(bytes + 4 * k);
-      if (!std::isfinite(raw.plain[k])) throw Problem{"non-finite coordinate"};
-    }
+    data_bytes = static_cast<uint64_t>(natoms_) * 3 * 4;
     return;
   }
 
@@ -189,21 +242,24 @@ void Scanner::read_frame(RawFrame& raw, const unsigned char* head) {
     throw Problem{"truncated file: compressed data needs " + std::to_string(padded) + " bytes, " +
                   std::to_string(left) + " left"};
   }
-  // Storage grows with the bytes that arrive, so a pipe (size unknown) cannot make a corrupt
-  // size allocate more than it delivers either.
-  const size_t need = static_cast<size_t>(padded);
-  constexpr size_t kFirstStep = size_t{1} << 24;
-  size_t got = 0;
-  while (got < need) {
-    const size_t want = std::min(need - got, std::max(kFirstStep, got));
-    if (raw.packed.size() < got + want + kPackedPadding)
-      raw.packed.resize(got + want + kPackedPadding);
-    const size_t arrived = read_bytes(raw.packed.data() + got, want);
-    got += arrived;
-    if (arrived < want) throw Problem{"truncated file inside the compressed coordinates"};
+  data_bytes = padded;
+}
+
+std::vector<double> frame_times(const std::string& path, std::string& error) {
+  Scanner scanner(path);
+  RawFrame raw;
+  std::vector<double> times;
+  std::string problem;
+  for (;;) {
+    const Scanner::Status status = scanner.skip(raw, problem);
+    if (status == Scanner::Status::end) break;
+    if (status == Scanner::Status::error) {
+      error = frame_error(path, static_cast<int64_t>(times.size()), problem);
+      break;
+    }
+    times.push_back(raw.time);
   }
-  if (raw.packed.size() < need + kPackedPadding) raw.packed.resize(need + kPackedPadding);
-  std::memset(raw.packed.data() + need, 0, kPackedPadding);
+  return times;
 }
 
 }  // namespace pairhist::io::xtc

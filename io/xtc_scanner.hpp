@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "xtc_decode.hpp"
 
@@ -34,6 +35,11 @@ class Scanner {
   /// after a frame; on truncation or a corrupt header returns error and leaves the problem (no
   /// file or frame named) in `problem`. After an error the file position is undefined.
   Status read(RawFrame& raw, std::string& problem);
+  /// Passes over the next frame: its headers are read and checked as read() does (step, time and
+  /// box land in `raw`), its coordinates are seeked over, not read (read where the file cannot
+  /// seek). Returns end, frame or error as read(). A frame passed over is not decoded, so a
+  /// problem inside its compressed bytes is found only by whoever reads it.
+  Status skip(RawFrame& raw, std::string& problem);
 
  private:
   struct FileCloser {
@@ -45,7 +51,11 @@ class Scanner {
 
   // Reads up to n bytes, returning how many arrived; throws Problem on a read error.
   size_t read_bytes(void* dst, size_t n);
-  void read_frame(RawFrame& raw, const unsigned char* head);
+  // Reads the next frame's headers into `raw` (false: the file ends exactly here) and returns the
+  // bytes of coordinates that follow.
+  bool read_headers(RawFrame& raw, uint64_t& data_bytes);
+  void read_frame(RawFrame& raw, const unsigned char* head, uint64_t& data_bytes);
+  void pass_over(uint64_t bytes);
   // Bytes between the read position and the end of the file, UINT64_MAX when unknown (pipe). The
   // size is looked up again when fewer than `wanted` bytes seem left: the file may be growing.
   uint64_t bytes_left_in_file(uint64_t wanted);
@@ -61,5 +71,10 @@ class Scanner {
   std::array<unsigned char, 8> pending_{};
   size_t pending_size_ = 0;
 };
+
+/// The times (ps) of a file's frames, found by passing over them (headers only, no decoding). A
+/// frame that cannot be passed over ends the list: `error` then holds its one-line error
+/// (frame_error), and its index is the list's size. Throws InputError as the constructor.
+std::vector<double> frame_times(const std::string& path, std::string& error);
 
 }  // namespace pairhist::io::xtc

@@ -3,6 +3,8 @@
 # with our CUDA 13 patch and CUDA support when nvcc is found. A later run reuses the install.
 #   PAIRHIST_DEPS   where sources and the install go (default: <repo>/.deps)
 #   CUDA_HOME       CUDA toolkit (default /usr/local/cuda); PAIRHIST_STARPU_CUDA=0 builds without CUDA
+#   PAIRHIST_STARPU_MPI=0 builds without StarPU-MPI (default: with it when mpicc is found, i.e.
+#                   libopenmpi-dev is installed; pairhist then runs distributed under mpirun/srun)
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +18,9 @@ if [ "${PAIRHIST_STARPU_CUDA:-1}" != 0 ] && [ -x "$cuda_home/bin/nvcc" ]; then u
 # GLPK lets starpu_bound compute the LP lower bound of a run's makespan (run --report).
 use_glpk=0
 if [ -f /usr/include/glpk.h ]; then use_glpk=1; fi
-stamp="starpu-1.3.10 cuda=$use_cuda glpk=$use_glpk patch=$(sha1sum "$patch_file" | cut -c1-12)"
+use_mpi=0
+if [ "${PAIRHIST_STARPU_MPI:-1}" != 0 ] && command -v mpicc >/dev/null 2>&1; then use_mpi=1; fi
+stamp="starpu-1.3.10 cuda=$use_cuda glpk=$use_glpk mpi=$use_mpi patch=$(sha1sum "$patch_file" | cut -c1-12)"
 if [ -f "$prefix/.pairhist-stamp" ] && [ "$(cat "$prefix/.pairhist-stamp")" = "$stamp" ]; then
   echo "build-starpu: reusing $prefix ($stamp)"
   exit 0
@@ -38,12 +42,18 @@ fi
 
 config=(--prefix="$prefix" --enable-maxcpus=128 --disable-build-tests --disable-build-examples
   --disable-build-doc --disable-fortran --disable-opencl --disable-socl --disable-starpufft
-  --disable-mpi --disable-hdf5 --without-fxt --disable-starpurm)
+  --disable-hdf5 --without-fxt --disable-starpurm)
 if [ $use_cuda = 1 ]; then
   config+=(--enable-cuda --with-cuda-dir="$cuda_home")
   export PATH="$cuda_home/bin:$PATH"
 else
   config+=(--disable-cuda)
+fi
+if [ $use_mpi = 1 ]; then
+  # --disable-mpi-check: StarPU-MPI's own tests would otherwise run under mpiexec in `make check`.
+  config+=(--enable-mpi --with-mpicc="$(command -v mpicc)" --disable-mpi-check)
+else
+  config+=(--disable-mpi)
 fi
 echo "build-starpu: configure ${config[*]}"
 mkdir -p build && cd build

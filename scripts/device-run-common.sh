@@ -1,5 +1,5 @@
 # Shared by the measurement scripts that run on the GPU machine (w1-device-run.sh,
-# feed-device-run.sh): sourced after they set `repo`, `name` (the log's name) and `title`.
+# feed-device-run.sh, mpi-device-run.sh): sourced after they set `repo`, `name` (the log's name) and `title`.
 # Unpacks the GPU suite's stage, sets the environment, starts the log and defines step().
 stage=$(bash "$repo/scripts/gpu-suite.sh" unpack | tail -1)
 out=${OUT:-/tmp/$name-out}
@@ -8,6 +8,12 @@ mkdir -p "$out" "$work"
 export LD_LIBRARY_PATH="$stage/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export PAIRHIST_DATA_DIR="$repo/data" STARPU_HOME="$work/starpu-home" STARPU_SILENT=1 STARPU_SCHED=
 ph=$stage/bin/pairhist
+# The stage's OpenMPI (scripts/gpu-suite.sh stage_openmpi), relocated: mpirun for distributed runs.
+if [ -x "$stage/openmpi/bin/mpirun" ]; then
+  export OPAL_PREFIX=$stage/openmpi PMIX_PREFIX=$stage/pmix PATH="$stage/openmpi/bin:$PATH"
+  export OMPI_MCA_mca_base_component_show_load_errors=0 OMPI_ALLOW_RUN_AS_ROOT=1
+  export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+fi
 log=$out/$name.log
 status=0
 {

@@ -25,12 +25,44 @@ stage_here() {
   for f in "$stage"/bin/*; do ldd "$f"; done | awk '/=> \// {print $3}' | sort -u |
     grep -Ev '/(libc|libm|libdl|librt|libresolv|libpthread|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so|/usr/local/cuda' |
     while read -r lib; do cp -L "$lib" "$stage/lib/"; done
+  if ldd "$stage/bin/pairhist" | grep -q 'libmpi\.so'; then stage_openmpi; fi
   strip --strip-unneeded "$stage"/lib/*
   git -C "$repo" rev-parse --short HEAD >"$stage/commit"
   # The device tool carries at most 64 MiB: ship the binaries packed.
-  tar -czf "$stage/payload.tar.gz" -C "$stage" bin lib commit
-  rm -rf "$stage/bin" "$stage/lib" "$stage/commit"
+  tar -czf "$stage/payload.tar.gz" -C "$stage" bin lib commit $(cd "$stage" && ls -d openmpi pmix 2>/dev/null)
+  rm -rf "$stage/bin" "$stage/lib" "$stage/commit" "$stage/openmpi" "$stage/pmix"
   du -sh "$stage"
+}
+
+# OpenMPI's launcher for the device machine, which has no package registry: mpirun and orted,
+# the component plugins, PMIx's plugins and help texts, laid out as under OpenMPI's prefix (/usr)
+# so that OPAL_PREFIX (and PMIX_PREFIX) relocate them there (mpi_env below); the libraries they
+# load go to lib/ with the others.
+stage_openmpi() {
+  local ompi_lib ompi=$stage/openmpi pmix_src=/usr/lib/x86_64-linux-gnu/pmix2
+  ompi_lib=$(ompi_info --path libdir --parsable 2>/dev/null | sed -n 's/^path:libdir://p')
+  ompi_lib=${ompi_lib:-/usr/lib/x86_64-linux-gnu/openmpi/lib}
+  mkdir -p "$ompi/bin" "$ompi/${ompi_lib#/usr/}" "$ompi/share/openmpi" "$stage/pmix/lib"
+  cp -L "$(command -v mpirun)" "$ompi/bin/mpirun"
+  cp -L "$(command -v orted)" "$ompi/bin/orted"
+  cp -rL "$ompi_lib/openmpi3" "$ompi/${ompi_lib#/usr/}/"
+  cp -L /usr/share/openmpi/help-*.txt "$ompi/share/openmpi/" 2>/dev/null || true
+  [ -d "$pmix_src/lib/pmix" ] && cp -rL "$pmix_src/lib/pmix" "$stage/pmix/lib/"
+  for f in "$ompi/bin"/* "$ompi/${ompi_lib#/usr/}"/openmpi3/*.so "$stage"/pmix/lib/pmix/*.so; do
+    ldd "$f" 2>/dev/null
+  done | awk '/=> \// {print $3}' | sort -u |
+    grep -Ev '/(libc|libm|libdl|librt|libresolv|libpthread|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so|/usr/local/cuda' |
+    while read -r lib; do [ -e "$stage/lib/$(basename "$lib")" ] || cp -L "$lib" "$stage/lib/"; done
+}
+
+# The environment for the staged mpirun (sourced by mpi-device-run.sh too): OpenMPI relocated to
+# the stage, plugins that cannot load there (no InfiniBand, ...) skipped silently, root allowed.
+mpi_env() {
+  [ -x "$stage/openmpi/bin/mpirun" ] || return 1
+  export OPAL_PREFIX=$stage/openmpi PMIX_PREFIX=$stage/pmix PATH="$stage/openmpi/bin:$PATH"
+  export OMPI_MCA_mca_base_component_show_load_errors=0 OMPI_ALLOW_RUN_AS_ROOT=1
+  export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+  export PAIRHIST_MPIEXEC=$stage/openmpi/bin/mpirun
 }
 
 # The stage unpacked on the device machine (once per machine).
@@ -56,9 +88,12 @@ run_on_device() {
     if ldd "$stage/bin/pairhist" | grep "not found"; then echo "missing libraries"; exit 1; fi
   } | tee "$out/gpu-suite.log"
   status=0
-  for t in ${GPU_SUITE_TESTS:-test_gpu test_gpu_cells test_gpu_engine_cells test_capi test_geometry \
+  local tests="test_gpu test_gpu_cells test_gpu_engine_cells test_capi test_geometry \
     test_resume_job test_resume_cli test_xtc_parallel \
-    test_cpu_kernel test_cell_list_cpu test_row_tiles test_engine test_engine_cells test_cli}; do
+    test_cpu_kernel test_cell_list_cpu test_row_tiles test_engine test_engine_cells test_cli"
+  # Distributed runs, where the stage carries OpenMPI: each rank takes a GPU of its own.
+  if mpi_env && [ -x "$stage/bin/test_mpi_cli" ]; then tests="$tests test_mpi_cli"; fi
+  for t in ${GPU_SUITE_TESTS:-$tests}; do
     echo "== $t" | tee -a "$out/gpu-suite.log"
     start=$(date +%s%N)
     if "$stage/bin/$t" >"$out/$t.log" 2>&1; then r=passed; else r=FAILED; status=1; fi
@@ -72,7 +107,19 @@ run_on_device() {
   "$stage/bin/pairhist" run "$repo/data/spce_water.xtc" --top "$repo/data/spce_water.gro" \
     --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240 -o "$out/demo" --overwrite 2>&1 |
     tee -a "$out/gpu-suite.log" || status=1
-  rm -rf "$out/demo" "$out/starpu-home"
+  if mpi_env; then
+    echo "== the demo on 2 ranks (a GPU each), against the single process" | tee -a "$out/gpu-suite.log"
+    if mpirun -n 2 "$stage/bin/pairhist" run "$repo/data/spce_water.xtc" \
+      --top "$repo/data/spce_water.gro" --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240 \
+      -o "$out/demo-2ranks" --overwrite >>"$out/gpu-suite.log" 2>&1 &&
+      cmp "$out/demo/rdf.csv" "$out/demo-2ranks/rdf.csv"; then
+      echo "2 ranks: identical rdf.csv" | tee -a "$out/gpu-suite.log"
+    else
+      echo "2 ranks: FAILED or different" | tee -a "$out/gpu-suite.log"
+      status=1
+    fi
+  fi
+  rm -rf "$out/demo" "$out/demo-2ranks" "$out/starpu-home"
   echo "gpu-suite: $([ $status = 0 ] && echo all passed || echo FAILURES)" | tee -a "$out/gpu-suite.log"
   return $status
 }

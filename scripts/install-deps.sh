@@ -11,6 +11,7 @@ packages=(
   gromacs gnuplot-nox libyaml-cpp-dev libglpk-dev python3 zlib1g-dev
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-mdanalysis help2man
   clang-14 libclang-rt-14-dev
+  libopenmpi-dev openmpi-bin
 )
 missing=()
 for p in "${packages[@]}"; do

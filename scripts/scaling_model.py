@@ -25,6 +25,8 @@ when its sibling on the same GPU is idle (so tails are slightly pessimistic).
 
 Validate before trusting: replay a 1-GPU trace on 2 and 4 GPUs and compare with measured runs
 (docs/performance.md does this). `--self-test` checks the replay on synthetic traces.
+
+Many nodes (`--ranks N ...`): see rank_model.py.
 """
 import argparse
 import csv
@@ -32,6 +34,8 @@ import heapq
 import json
 import sys
 from collections import defaultdict
+
+import rank_model
 
 
 class Trace:
@@ -233,6 +237,7 @@ def self_test():
     r = replay(one, 1, 2, 1, frame_bytes=4e6, bandwidth_gbs=4.0)
     assert close(r["makespan_s"], 0.002), r
     assert close(r["waited_for_data_s"], 0.002), r
+    rank_model.self_test()
     print("scaling_model self-test: passed")
 
 
@@ -254,6 +259,40 @@ def main():
                    help="frames/s the readers deliver at most (0: as in the measured run)")
     p.add_argument("--no-allocation", action="store_true",
                    help="drop the caller's buffer allocations (what-if: buffers allocated ahead)")
+    p.add_argument("--ranks", type=int, nargs="+",
+                   help="many nodes: predict runs on these numbers of ranks, each like the "
+                   "trace's rank (see the module's help)")
+    p.add_argument("--network", nargs="+", default=["ib-hdr"],
+                   help="ranks: ib-hdr (25 GB/s, 2 us), 10gbe (1.25 GB/s, 30 us) or "
+                   "GBS,LATENCY_US (default ib-hdr)")
+    p.add_argument("--frames", type=int, help="ranks: frames of the run (default: the trace's)")
+    p.add_argument("--speed", type=float, default=1.0,
+                   help="ranks: each rank this many times as fast as the trace's (e.g. 8 GPUs "
+                   "per rank from a 1-GPU trace)")
+    p.add_argument("--reduction-bytes", type=float,
+                   help="ranks: bytes of one rank's partial histograms (default: 45 pairs x "
+                   "8000 bins x 8 B, CADISHI's F1)")
+    p.add_argument("--interval", type=int, default=0, help="ranks: frames per output interval")
+    p.add_argument("--held", type=int, default=3, help="ranks: units a rank holds at once")
+    p.add_argument("--rank-speeds",
+                   help="ranks: speeds of the ranks relative to the trace's, comma-separated (the "
+                   "last repeats), e.g. from a distributed run's per-rank pairs per busy second")
+    p.add_argument("--linear-reduction", action="store_true",
+                   help="ranks: every partial to rank 0 (PAIRHIST_MPI_REDUCTION=sum) instead of "
+                   "the tree")
+    p.add_argument("--parts", type=int, default=0,
+                   help="ranks: parts of the last frames (0: as pairhist decides)")
+    p.add_argument("--pass-over-us", type=float, default=2.0,
+                   help="ranks: us a rank spends passing over another rank's frame in the file")
+    p.add_argument("--fs-bandwidth", type=float, default=0.0,
+                   help="ranks: GB/s the shared file system delivers to all ranks (0: no limit)")
+    p.add_argument("--frame-file-bytes", type=float, default=0.0,
+                   help="ranks: bytes of one frame in the trajectory file")
+    p.add_argument("--startup", type=float, default=0.0,
+                   help="ranks: seconds before the first frame (MPI, StarPU, the plan)")
+    p.add_argument("--node-cores", type=int,
+                   help="ranks on one node sharing these cores (the 2-core check): each rank's "
+                   "speed is scaled by cores / (ranks x the trace's workers) where below 1")
     p.add_argument("--json", action="store_true", help="print the predictions as JSON")
     p.add_argument("--self-test", action="store_true", help="check the replay and exit")
     a = p.parse_args()
@@ -262,6 +301,8 @@ def main():
         return 0
     if not a.trace:
         p.error("a trace is needed (or --self-test)")
+    if a.ranks:
+        return rank_model.main(a)
     try:
         trace = Trace.load(a.trace)
         if a.no_allocation:

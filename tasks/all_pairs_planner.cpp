@@ -46,7 +46,25 @@ void AllPairsPlanner::submit_frame(const PlannedFrame& frame) {
   }
   const codelets::PairHistogramArgs base = base_args(frame);
   replan_share();
-  for (const PlannedTask& t : plan_) {
+  std::vector<PlannedTask> part_plan;
+  if (frame.parts > 1) {  // rows of every pair that this part of the frame counts
+    const std::vector<RowWindow> windows =
+        part_rows(config_.species_sizes, frame.part, frame.parts);
+    DecompositionPolicy policy = policy_;
+    uint64_t part_pairs = 0;
+    for (size_t p = 0; p < windows.size(); ++p)
+      if (selected(p))
+        part_pairs +=
+            pairs_in_rows(config_.species_sizes[static_cast<size_t>(pairs_[p].first)],
+                          config_.species_sizes[static_cast<size_t>(pairs_[p].second)],
+                          pairs_[p].first == pairs_[p].second, windows[p].begin, windows[p].end);
+    if (frame_pairs_ > 0)
+      policy.cpu_share_pairs = static_cast<uint64_t>(static_cast<double>(policy.cpu_share_pairs) *
+                                                     static_cast<double>(part_pairs) /
+                                                     static_cast<double>(frame_pairs_));
+    part_plan = plan_frame(config_.species_sizes, policy, machine_, selected_, &windows);
+  }
+  for (const PlannedTask& t : frame.parts > 1 ? part_plan : plan_) {
     if (t.pair_indices.size() == 1)
       submit_tile(frame, base, t);
     else

@@ -110,8 +110,11 @@ void CellListPlanner::submit_range(const PlannedFrame& frame,
 }
 
 void CellListPlanner::submit_frame(const PlannedFrame& frame) {
+  // A frame counted in parts by several processes needs the same grid in each: its own, without
+  // the previous frame's (which differs between processes).
+  const bool keep_cells = have_grid_ && frame.parts <= 1;
   const CellGrid grid =
-      engine_cell_grid(config_, frame.box, frame.bounds, have_grid_ ? &grid_ : nullptr);
+      engine_cell_grid(config_, frame.box, frame.bounds, keep_cells ? &grid_ : nullptr);
   const bool new_cells =
       !have_grid_ || grid.order != grid_.order || std::memcmp(grid.n, grid_.n, sizeof(grid.n)) != 0;
   grid_ = grid;
@@ -123,7 +126,11 @@ void CellListPlanner::submit_frame(const PlannedFrame& frame) {
         for (int x = 0; x < grid_.n[0]; ++x) curve_keys_.push_back(cells::key_of(grid_, {x, y, z}));
     std::sort(curve_keys_.begin(), curve_keys_.end());
   }
-  const int64_t cells = static_cast<int64_t>(grid_.n[0]) * grid_.n[1] * grid_.n[2];
+  const int64_t all_cells = static_cast<int64_t>(grid_.n[0]) * grid_.n[1] * grid_.n[2];
+  // A part of a frame: the home cells of ranks [first_cell, end_cell) of every pair.
+  const int64_t first_cell = all_cells * frame.part / std::max(frame.parts, 1);
+  const int64_t end_cell = all_cells * (frame.part + 1) / std::max(frame.parts, 1);
+  const int64_t cells = end_cell - first_cell;
 
   codelets::CellHistogramArgs base;
   base.precision = config_.precision == Precision::single ? codelets::Precision::single
@@ -150,6 +157,10 @@ void CellListPlanner::submit_frame(const PlannedFrame& frame) {
     work.emplace_back(c, static_cast<int>(p));
     total += c;
   }
+  if (cells <= 0) return;
+  const double part_fraction = static_cast<double>(cells) / static_cast<double>(all_cells);
+  for (auto& w : work) w.first *= part_fraction;
+  total *= part_fraction;
   std::sort(work.begin(), work.end());
   const bool hybrid = cpu_task_limit_ > 0;
   double task_candidates;
@@ -181,7 +192,7 @@ void CellListPlanner::submit_frame(const PlannedFrame& frame) {
       cpu_budget -= static_cast<double>(cpu_cells) * per_cell;
       const auto n = static_cast<int64_t>(std::ceil(static_cast<double>(cpu_cells) * per_cell /
                                                     static_cast<double>(cpu_task_limit_)));
-      for (const auto& [k0, k1] : key_ranges(0, cpu_cells, n))
+      for (const auto& [k0, k1] : key_ranges(first_cell, first_cell + cpu_cells, n))
         submit_range(frame, base, pair, k0, k1, per_cell * double(cpu_cells) / double(n), false);
     }
     const int64_t rest = cells - cpu_cells;
@@ -190,7 +201,7 @@ void CellListPlanner::submit_frame(const PlannedFrame& frame) {
         static_cast<int64_t>(std::ceil(static_cast<double>(rest) * per_cell / task_candidates));
     const double each =
         static_cast<double>(rest) * per_cell / static_cast<double>(std::max<int64_t>(n, 1));
-    for (const auto& [k0, k1] : key_ranges(cpu_cells, cells, n))
+    for (const auto& [k0, k1] : key_ranges(first_cell + cpu_cells, end_cell, n))
       submit_range(frame, base, pair, k0, k1, each, hybrid && each > double(cpu_task_limit_));
   }
 }

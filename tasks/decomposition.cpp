@@ -72,20 +72,57 @@ DecompositionPolicy choose_policy(const std::vector<int64_t>& species_sizes,
   return p;
 }
 
+std::vector<RowWindow> part_rows(const std::vector<int64_t>& sizes, int part, int parts) {
+  std::vector<RowWindow> windows;
+  const int n = static_cast<int>(sizes.size());
+  for (int a = 0, index = 0; a < n; ++a)
+    for (int b = a; b < n; ++b, ++index) {
+      const int64_t na = sizes[static_cast<size_t>(a)], nb = sizes[static_cast<size_t>(b)];
+      const uint64_t total = pairs_of(sizes, a, b);
+      RowWindow w;
+      if (parts <= 1) {
+        w.end = na;
+      } else if (total < kWholePairInPart) {
+        if (index % parts == part) w.end = na;
+      } else {
+        // Part k ends where the rows' pairs first exceed k/parts of the pair's (128-bit: a 1e7
+        // atom pair times a thousand parts overflows 64 bits).
+        auto boundary = [&](int k) -> int64_t {
+          if (k >= parts) return na;
+          const auto budget =
+              static_cast<uint64_t>(static_cast<unsigned __int128>(total) *
+                                    static_cast<unsigned>(k) / static_cast<unsigned>(parts));
+          return last_row_within(na, nb, a == b, 0, budget);
+        };
+        w.begin = boundary(part);
+        w.end = boundary(part + 1);
+      }
+      windows.push_back(w);
+    }
+  return windows;
+}
+
 std::vector<PlannedTask> plan_frame(const std::vector<int64_t>& sizes,
                                     const DecompositionPolicy& policy, const MachineShape& machine,
-                                    const PairSelection& selected) {
+                                    const PairSelection& selected,
+                                    const std::vector<RowWindow>* windows) {
   struct Pair {
     int index, a, b;
     uint64_t pairs;
+    int64_t row_begin, row_end;  // the rows counted (a part of a frame: fewer than all)
+    bool whole;
   };
   std::vector<Pair> all;
   const int n = static_cast<int>(sizes.size());
   for (int a = 0, index = 0; a < n; ++a)
-    for (int b = a; b < n; ++b, ++index)
-      if (const uint64_t p = pairs_of(sizes, a, b);
-          p > 0 && (selected.empty() || selected[static_cast<size_t>(index)]))
-        all.push_back({index, a, b, p});
+    for (int b = a; b < n; ++b, ++index) {
+      if (!selected.empty() && !selected[static_cast<size_t>(index)]) continue;
+      const int64_t na = sizes[static_cast<size_t>(a)];
+      RowWindow w{0, na};
+      if (windows) w = (*windows)[static_cast<size_t>(index)];
+      const uint64_t p = pairs_in_rows(na, sizes[static_cast<size_t>(b)], a == b, w.begin, w.end);
+      if (p > 0) all.push_back({index, a, b, p, w.begin, w.end, w.begin == 0 && w.end == na});
+    }
   // Smallest first: the small pairs are the CPUs' share before any large pair is cut for them.
   std::stable_sort(all.begin(), all.end(),
                    [](const Pair& x, const Pair& y) { return x.pairs < y.pairs; });
@@ -114,7 +151,7 @@ std::vector<PlannedTask> plan_frame(const std::vector<int64_t>& sizes,
     }
   };
   for (const Pair& p : all) {
-    if (p.pairs < policy.group_pairs) {
+    if (p.pairs < policy.group_pairs && p.whole) {
       small.emplace_back(p.pairs, p);
       cpu_budget -= std::min(cpu_budget, p.pairs);
     } else if (hybrid && cpu_budget > 0) {
@@ -123,15 +160,15 @@ std::vector<PlannedTask> plan_frame(const std::vector<int64_t>& sizes,
       // GPUs, so the share is met to within a row rather than to within a whole pair (F1's pairs
       // near a 1% share are 0.5-1% of the frame each).
       const int64_t na = sizes[static_cast<size_t>(p.a)];
-      const int64_t cut =
-          p.pairs <= cpu_budget
-              ? na
-              : last_row_within(na, sizes[static_cast<size_t>(p.b)], p.a == p.b, 0, cpu_budget);
-      add_tiles(p, policy.cpu_task_limit, true, 0, cut);
-      add_tiles(p, policy.tile_pairs, false, cut, na);
+      const int64_t cut = p.pairs <= cpu_budget
+                              ? p.row_end
+                              : last_row_within(na, sizes[static_cast<size_t>(p.b)], p.a == p.b,
+                                                p.row_begin, cpu_budget);
+      add_tiles(p, policy.cpu_task_limit, true, p.row_begin, cut);
+      add_tiles(p, policy.tile_pairs, false, cut, p.row_end);
       cpu_budget -= std::min(cpu_budget, p.pairs);
     } else {
-      add_tiles(p, policy.tile_pairs, false, 0, -1);
+      add_tiles(p, policy.tile_pairs, false, p.row_begin, p.row_end);
     }
   }
   // Small pairs packed first-fit decreasing: few groups, each close to group_pairs.

@@ -67,10 +67,28 @@ struct PlannedTask {
   bool gpu_only = false;
 };
 
+/// Rows [begin, end) of species a of one species pair (a, b) that a part of a frame counts.
+struct RowWindow {
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+
+/// Species pairs smaller than this go whole to one part of a frame split into parts.
+constexpr uint64_t kWholePairInPart = uint64_t(1) << 24;
+
+/// Part `part` of `parts` of a frame with these species sizes, one window per species pair
+/// (species_pairs() order): pairs below kWholePairInPart whole in part (pair index mod parts),
+/// larger pairs cut into `parts` row ranges of about equal pairs. Depends on nothing but its
+/// arguments, so processes that plan alike cut alike, and the parts of a frame together cover
+/// every pair of every species pair exactly once.
+std::vector<RowWindow> part_rows(const std::vector<int64_t>& species_sizes, int part, int parts);
+
 /// Every task of one frame. Together they examine every pair of every species pair exactly once;
-/// pairs with no pairs (empty species, a single atom with itself) get no task.
+/// pairs with no pairs (empty species, a single atom with itself) get no task. With `windows`
+/// (one per species pair), only those rows of each pair.
 std::vector<PlannedTask> plan_frame(const std::vector<int64_t>& species_sizes,
                                     const DecompositionPolicy& policy, const MachineShape& machine,
-                                    const PairSelection& selected = {});
+                                    const PairSelection& selected = {},
+                                    const std::vector<RowWindow>* windows = nullptr);
 
 }  // namespace pairhist

@@ -1,6 +1,7 @@
 // What a caller of the task library asks before an engine starts: the GPUs present, their
-// contexts made ahead of time, and the GPUs' time for a frame by the cost model the engine
-// chooses algorithms with (the feeding plan sizes the threads that prepare frames from it).
+// contexts made ahead of time, the GPUs' (or cores') time for a frame by the cost model the
+// engine chooses algorithms with (the feeding plan sizes the threads that prepare frames from
+// it; a distributed run its parts of frames), and the algorithms `auto` picks.
 #include "../codelets/starpu/pair_histogram_codelet.hpp"
 #include "algorithm_choice.hpp"
 #include "cell_list_planner.hpp"
@@ -24,25 +25,57 @@ void warm_up_gpus(int ncuda) {
 #endif
 }
 
-double estimated_gpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
-                                       const CoordinateBounds& bounds, int gpus) {
-  if (gpus <= 0) return 0;
+namespace {
+
+/// Seconds one device of the kind (`gpu` or a core) needs for a frame, by the cost model.
+double estimated_device_seconds(const EngineConfig& config, const BoxMatrix& box,
+                                const CoordinateBounds& bounds, bool gpu) {
   FrameBounds b;
   for (int c = 0; c < 3; ++c) b.lo[c] = bounds.lo[c], b.hi[c] = bounds.hi[c];
   const CellGrid grid = engine_cell_grid(config, box, b, nullptr);
-  const AlgorithmRates rates = assumed_rates(true);
+  const AlgorithmRates rates = assumed_rates(gpu);
   double seconds = 0;
   const auto pairs = species_pairs(static_cast<int>(config.species_sizes.size()));
   for (size_t p = 0; p < pairs.size(); ++p) {
     if (!config.counted_pairs.empty() && !config.counted_pairs[p]) continue;
     const auto [a, b_] = pairs[p];
     const int64_t na = config.species_sizes[size_t(a)], nb = config.species_sizes[size_t(b_)];
-    const Algorithm alg =
-        config.whole_frames ? Algorithm::all_pairs
-                            : choose_pair_algorithm(config.algorithm, grid, na, nb, a == b_, true);
+    const Algorithm alg = config.whole_frames
+                              ? Algorithm::all_pairs
+                              : choose_pair_algorithm(config.algorithm, grid, na, nb, a == b_, gpu);
     seconds += estimated_pair_seconds(alg, rates, grid, na, nb, a == b_);
   }
-  return seconds / gpus;
+  return seconds;
+}
+
+}  // namespace
+
+double estimated_gpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
+                                       const CoordinateBounds& bounds, int gpus) {
+  if (gpus <= 0) return 0;
+  return estimated_device_seconds(config, box, bounds, true) / gpus;
+}
+
+double estimated_cpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
+                                       const CoordinateBounds& bounds, int cores) {
+  if (cores <= 0) return 0;
+  return estimated_device_seconds(config, box, bounds, false) / cores;
+}
+
+std::vector<Algorithm> choose_algorithms(const EngineConfig& config, const BoxMatrix& box,
+                                         const CoordinateBounds& bounds) {
+  FrameBounds b;
+  for (int c = 0; c < 3; ++c) b.lo[c] = bounds.lo[c], b.hi[c] = bounds.hi[c];
+  const CellGrid grid = engine_cell_grid(config, box, b, nullptr);
+  std::vector<Algorithm> chosen;
+  const auto pairs = species_pairs(static_cast<int>(config.species_sizes.size()));
+  for (const auto& [a, b_] : pairs) {
+    const int64_t na = config.species_sizes[size_t(a)], nb = config.species_sizes[size_t(b_)];
+    chosen.push_back(config.whole_frames
+                         ? Algorithm::all_pairs
+                         : choose_pair_algorithm(config.algorithm, grid, na, nb, a == b_, true));
+  }
+  return chosen;
 }
 
 }  // namespace pairhist

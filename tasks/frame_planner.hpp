@@ -23,6 +23,8 @@ struct PlannedFrame {
   const FrameBounds& bounds;            // empty unless the engine gathered them (cell-list runs)
   uint64_t number = 0;                  // the engine's frame number
   codelets::FrameGate* gate = nullptr;  // the engine's: lets it drop frames not yet begun
+  int part = 0;  // the part of the frame to count (EngineConfig::frame_parts)
+  int parts = 1;
 };
 
 /// A planner for the species pairs `selected` (species_pairs() order) of the engine's frames; it

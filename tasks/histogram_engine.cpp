@@ -17,6 +17,8 @@
 #include "frame_ring.hpp"
 #include "pairhist/engine.hpp"
 #include "pairhist/errors.hpp"
+#include "pairhist/host_cores.hpp"
+#include "row_tiles.hpp"
 #include "spatial_order.hpp"
 #include "starpu_session.hpp"
 #include "task_submitter.hpp"
@@ -51,6 +53,7 @@ struct HistogramEngine::Impl {
   BoundOutcome bound;
   MeasuredBound measured_bound;
   codelets::FrameGate gate;  // every task asks it as it starts (drop_unstarted_frames)
+  int part = -1;             // of config.frame_parts, for the frames submitted next; -1: all
 
   explicit Impl(const EngineConfig& c) : config(c) {
     if (config.nbins <= 0) throw UsageError("the number of bins must be positive");
@@ -71,6 +74,13 @@ struct HistogramEngine::Impl {
       throw UsageError("counted_pairs needs one entry per species pair (" +
                        std::to_string(pairs.size()) + "), got " +
                        std::to_string(config.counted_pairs.size()));
+    if (!config.pair_algorithms.empty() && config.pair_algorithms.size() != pairs.size())
+      throw UsageError("pair_algorithms needs one entry per species pair (" +
+                       std::to_string(pairs.size()) + "), got " +
+                       std::to_string(config.pair_algorithms.size()));
+    if (config.frame_parts < 1) throw UsageError("frame_parts must be at least 1");
+    if (config.frame_parts > 1 && config.whole_frames)
+      throw UsageError("whole-frame tasks cannot count parts of frames");
 
     session = std::make_unique<StarpuSession>(config);
     try {
@@ -120,7 +130,7 @@ struct HistogramEngine::Impl {
     }();
     if (forced > 0) return forced;
     if (config.species_sizes[s] < (int64_t(1) << 18)) return 1;
-    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    const int cores = usable_cores();
     return std::clamp(cores / 4, 1, 4);
   }
 
@@ -129,7 +139,10 @@ struct HistogramEngine::Impl {
   int frames_for_budget() const {
     if (frame_bytes == 0) return 2;
     const uint64_t k = config.memory_budget_bytes / frame_bytes;
-    return static_cast<int>(std::clamp<uint64_t>(k, 2, 64));
+    const int frames = static_cast<int>(std::clamp<uint64_t>(k, 2, 64));
+    return config.max_frames_in_flight > 0
+               ? std::min(frames, std::max(2, config.max_frames_in_flight))
+               : frames;
   }
 
   /// Whether the GPU kernels will count this histogram in several windows without a box: they
@@ -168,11 +181,12 @@ struct HistogramEngine::Impl {
     bool any_cells = false, any_tiles = false;
     for (size_t p = 0; p < pairs.size(); ++p) {
       const auto [a, b] = pairs[p];
-      const Algorithm alg =
-          config.algorithm == Algorithm::all_pairs
-              ? Algorithm::all_pairs
-              : choose_pair_algorithm(config.algorithm, grid, config.species_sizes[a],
-                                      config.species_sizes[b], a == b, gpu);
+      const Algorithm requested =
+          config.pair_algorithms.empty() ? config.algorithm : config.pair_algorithms[p];
+      const Algorithm alg = requested == Algorithm::all_pairs
+                                ? Algorithm::all_pairs
+                                : choose_pair_algorithm(requested, grid, config.species_sizes[a],
+                                                        config.species_sizes[b], a == b, gpu);
       algorithm_of_pair.push_back(alg);
       work[p].algorithm = alg;
       if (!counted(p)) continue;
@@ -266,14 +280,19 @@ struct HistogramEngine::Impl {
     // Nothing submitted: the next frame takes the same buffers.
     if (bad_species >= 0) throw NonFiniteCoordinate(bad_species, bad_position);
     if (!all_pairs && !cell_list) make_planners(box, bounds);
-    const PlannedFrame planned{slot, box, bounds, frames, &gate};
+    const int parts = part < 0 ? 1 : config.frame_parts;  // part -1: the whole frame
+    const PlannedFrame planned{slot, box, bounds, frames, &gate, std::max(part, 0), parts};
     if (all_pairs) all_pairs->submit_frame(planned);
     if (cell_list) cell_list->submit_frame(planned);
-    for (size_t p = 0; p < pairs.size(); ++p)
-      if (algorithm_of_pair[p] != Algorithm::cell_list && counted(p))
-        work[p].candidates += all_pair_count(config.species_sizes[pairs[p].first],
-                                             config.species_sizes[pairs[p].second],
-                                             pairs[p].first == pairs[p].second);
+    const std::vector<RowWindow> windows =
+        parts > 1 ? part_rows(config.species_sizes, part, parts) : std::vector<RowWindow>{};
+    for (size_t p = 0; p < pairs.size(); ++p) {
+      if (algorithm_of_pair[p] == Algorithm::cell_list || !counted(p)) continue;
+      const int64_t na = config.species_sizes[pairs[p].first];
+      const RowWindow w = windows.empty() ? RowWindow{0, na} : windows[p];
+      work[p].candidates += pairs_in_rows(na, config.species_sizes[pairs[p].second],
+                                          pairs[p].first == pairs[p].second, w.begin, w.end);
+    }
     ++frames;
     times.submitted = recorder->seconds_since_start();
     recorder->add_feed(times);
@@ -331,6 +350,13 @@ void HistogramEngine::submit_frame_columns(const std::vector<const float*>& spec
 
 std::vector<std::vector<uint64_t>> HistogramEngine::finish() {
   return impl_->collect();
+}
+
+void HistogramEngine::set_frame_part(int part) {
+  if (part < -1 || part >= impl_->config.frame_parts)
+    throw std::invalid_argument("HistogramEngine: no part " + std::to_string(part) + " of " +
+                                std::to_string(impl_->config.frame_parts));
+  impl_->part = part;
 }
 
 std::vector<std::vector<uint64_t>> HistogramEngine::take_histograms() {

@@ -11,6 +11,7 @@
 #include "../codelets/starpu/pair_histogram_codelet.hpp"
 #include "lp_bound.hpp"
 #include "pairhist/errors.hpp"
+#include "pairhist/host_cores.hpp"
 
 namespace pairhist {
 namespace {
@@ -26,8 +27,7 @@ int cpu_workers_beside_gpus(const EngineConfig& config, int reserve) {
 #if defined(PAIRHIST_CUDA_CODELETS)
   const int devices = codelets::cuda_device_count();
   const int gpus = config.ncuda > 0 ? std::min(config.ncuda, devices) : devices;
-  const int free_cores =
-      static_cast<int>(std::thread::hardware_concurrency()) - reserve - gpus;  // a driver each
+  const int free_cores = usable_cores() - reserve - gpus;  // a driver each
   return free_cores > kMaxCpuWorkersBesideGpus ? kMaxCpuWorkersBesideGpus : -1;
 #else
   (void)config;

@@ -36,9 +36,12 @@ class Child {
   /// file_size_limit > 0, no file it writes may grow beyond that many bytes (RLIMIT_FSIZE), and
   /// writing past it fails with EFBIG instead of killing it (SIGXFSZ ignored).
   Child(const std::vector<std::string>& args, const std::string& scratch, long file_size_limit = 0)
+      : Child(with_binary(args), scratch, file_size_limit, Program{}) {}
+  /// Starts the program argv[0] (a path) with the arguments that follow, e.g. a launcher.
+  struct Program {};
+  Child(const std::vector<std::string>& argv, const std::string& scratch, long file_size_limit,
+        Program)
       : out_(scratch + "/child.out"), err_(scratch + "/child.err") {
-    std::vector<std::string> argv = {pairhist_binary()};
-    argv.insert(argv.end(), args.begin(), args.end());
     pid_ = fork();
     REQUIRE(pid_ >= 0);
     if (pid_ == 0) {
@@ -53,8 +56,9 @@ class Child {
                            static_cast<rlim_t>(file_size_limit)};
         setrlimit(RLIMIT_FSIZE, &limit);
       }
+      std::vector<std::string> words = argv;
       std::vector<char*> c;
-      for (auto& a : argv) c.push_back(a.data());
+      for (auto& a : words) c.push_back(a.data());
       c.push_back(nullptr);
       execv(c[0], c.data());
       _exit(127);
@@ -100,6 +104,11 @@ class Child {
   }
 
  private:
+  static std::vector<std::string> with_binary(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {pairhist_binary()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  }
   void record(int status) {
     ended_ = true;
     if (WIFEXITED(status)) end_.exit_code = WEXITSTATUS(status);

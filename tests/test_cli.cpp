@@ -103,19 +103,20 @@ void check_task_trace(const fs::path& path, uint64_t frames, uint64_t pairs) {
   std::string line;
   REQUIRE(std::getline(in, line));
   CHECK(line ==
-        "order,frame,worker,kind,device,start_s,end_s,pairs,grouped,frame_begin_s,"
+        "rank,order,frame,worker,kind,device,start_s,end_s,pairs,grouped,frame_begin_s,"
         "frame_allocated_s,frame_free_s,frame_submitted_s");
   std::vector<bool> seen(frames, false);
   uint64_t total = 0, rows = 0;
   unsigned long long last_order = 0;
   while (std::getline(in, line)) {
     unsigned long long order, frame, task_pairs;
-    int worker, device, grouped;
+    int rank, worker, device, grouped;
     char kind[8] = {};
     double start, end, begin, allocated, free, submitted;
-    REQUIRE(std::sscanf(line.c_str(), "%llu,%llu,%d,%7[a-z],%d,%lf,%lf,%llu,%d,%lf,%lf,%lf,%lf",
-                        &order, &frame, &worker, kind, &device, &start, &end, &task_pairs, &grouped,
-                        &begin, &allocated, &free, &submitted) == 13);
+    REQUIRE(std::sscanf(line.c_str(), "%d,%llu,%llu,%d,%7[a-z],%d,%lf,%lf,%llu,%d,%lf,%lf,%lf,%lf",
+                        &rank, &order, &frame, &worker, kind, &device, &start, &end, &task_pairs,
+                        &grouped, &begin, &allocated, &free, &submitted) == 14);
+    CHECK(rank == 0);
     if (rows++ > 0) CHECK(order > last_order);
     last_order = order;
     REQUIRE(frame < frames);

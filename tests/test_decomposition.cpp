@@ -173,3 +173,50 @@ TEST_CASE("random species sizes and machines") {
     CHECK(check_coverage(sizes, plan) == frame_total(sizes));
   }
 }
+
+TEST_CASE("the parts of a frame cover every row of every pair once, whatever the machine") {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int64_t> size(0, 30000);
+  const MachineShape gpus{15, 2, 1}, cpus{4, 0, 0};
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<int64_t> sizes;
+    for (int s = 0, n = 1 + trial % 6; s < n; ++s)
+      sizes.push_back(trial < 4 ? 5000 * s : size(rng));
+    for (int parts : {1, 2, 3, 7, 64}) {
+      CAPTURE(parts);
+      // Rows each pair gets over all parts, and the parts' windows alone.
+      const size_t npairs = sizes.size() * (sizes.size() + 1) / 2;
+      std::vector<std::vector<int>> rows(npairs);
+      for (size_t p = 0, a = 0; a < sizes.size(); ++a)
+        for (size_t b = a; b < sizes.size(); ++b, ++p) rows[p].assign(size_t(sizes[a]), 0);
+      uint64_t planned = 0;
+      for (int part = 0; part < parts; ++part) {
+        const auto windows = part_rows(sizes, part, parts);
+        REQUIRE(windows.size() == npairs);
+        for (size_t p = 0; p < npairs; ++p)
+          for (int64_t r = windows[p].begin; r < windows[p].end; ++r) ++rows[p][size_t(r)];
+        // Plans of the part on two machines examine its pairs, and only those, once.
+        uint64_t in_plans[2] = {0, 0}, outside = 0;
+        for (int machine = 0; machine < 2; ++machine) {
+          const MachineShape& m = machine == 0 ? gpus : cpus;
+          const DecompositionPolicy policy = choose_policy(sizes, m);
+          for (const PlannedTask& t : plan_frame(sizes, policy, m, {}, &windows)) {
+            in_plans[machine] += t.pairs;
+            if (t.pair_indices.size() == 1 && !t.whole_pairs) {
+              const RowWindow& w = windows[size_t(t.pair_indices[0])];
+              outside += t.row_begin < w.begin || t.row_end > w.end;
+            }
+          }
+        }
+        CHECK(outside == 0);
+        CHECK(in_plans[0] == in_plans[1]);
+        planned += in_plans[0];
+      }
+      size_t wrong = 0;
+      for (const auto& pair_rows : rows)
+        wrong += !std::all_of(pair_rows.begin(), pair_rows.end(), [](int n) { return n == 1; });
+      CHECK(wrong == 0);
+      CHECK(planned == frame_pairs(sizes));
+    }
+  }
+}

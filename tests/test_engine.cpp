@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithm_choice.hpp"
 #include "engine_reference.hpp"
 #include "gro_reader.hpp"
 #include "pairhist/errors.hpp"
@@ -408,5 +409,43 @@ TEST_CASE("explicit sum tasks give the same histograms as REDUX") {
     }
     config.whole_frames = true;
     CHECK(test::run_engine(frames, config) == expected);
+  }
+}
+
+TEST_CASE("a frame counted in parts, each part by its own engine, sums to the whole frame") {
+  // Pairs above kWholePairInPart are cut by rows (all pairs) or home cells (cell lists), the
+  // small ones go whole to one part; part -1 is the whole frame. Engines with different worker
+  // counts and tiles (as different ranks have) count the parts.
+  const auto frames = test::roomy_frames({7000, 3000, 40, 1}, 2, BoxKind::orthorhombic, 4.0, 4.4);
+  EngineConfig base =
+      test::engine_config(frames, BoxKind::orthorhombic, 120, 0.6, Precision::single);
+  base.ncuda = 0;
+  for (Algorithm algorithm : {Algorithm::all_pairs, Algorithm::cell_list}) {
+    CAPTURE(algorithm_name(algorithm));
+    base.algorithm = algorithm;
+    const auto expected = test::run_engine(frames, base);
+    for (int parts : {2, 5}) {
+      CAPTURE(parts);
+      std::vector<std::vector<uint64_t>> sum(expected.size(),
+                                             std::vector<uint64_t>(expected[0].size(), 0));
+      for (int part = -1; part < parts; ++part) {
+        EngineConfig c = base;
+        c.frame_parts = parts;
+        c.ncpu = 1 + (part + 1) % 2;
+        c.max_pairs_per_task = part % 2 == 0 ? uint64_t(1) << 20 : 0;
+        HistogramEngine engine(c);
+        engine.set_frame_part(part);
+        for (size_t t = 0; t < frames.xyz.size(); ++t) {
+          if ((part == -1) != (t == 0)) continue;  // frame 0 whole, frame 1 in parts
+          std::vector<const float*> ptr;
+          for (const auto& s : frames.xyz[t]) ptr.push_back(s.data());
+          engine.submit_frame(ptr, frames.boxes[t]);
+        }
+        const auto counts = engine.finish();
+        for (size_t p = 0; p < sum.size(); ++p)
+          for (size_t k = 0; k < sum[p].size(); ++k) sum[p][k] += counts[p][k];
+      }
+      CHECK(sum == expected);
+    }
   }
 }

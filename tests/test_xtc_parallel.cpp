@@ -493,3 +493,43 @@ TEST_CASE("pairhist bench --decode reports the file and the threads used") {
                                 out) != 0);
   CHECK(contains(out, "decode-threads"));
 }
+
+TEST_CASE("readers deliver only the chosen frames, passed over without decoding, or one again") {
+  // What a rank of a distributed run asks for: frames of its own, the same frame again for
+  // another part of it, then the end.
+  const Outcome all = read_serial(kSampleXtc);
+  REQUIRE(all.frames.size() > 12);
+  const std::vector<int64_t> wanted = {
+      1, pairhist::io::kFrameAgain, 3, 4, pairhist::io::kFrameAgain, 12, -1};
+  const std::vector<size_t> expected = {1, 1, 3, 4, 4, 12};
+  auto check = [&](TrajectoryReader& reader) {
+    size_t asked = 0;
+    std::vector<int64_t> seen_positions;
+    REQUIRE(reader.choose_frames([&](int64_t next_in_file) {
+      seen_positions.push_back(next_in_file);
+      return wanted[std::min(asked++, wanted.size() - 1)];
+    }));
+    TrajectoryFrame frame;
+    for (size_t k = 0; k < expected.size(); ++k) {
+      CAPTURE(k);
+      REQUIRE(reader.next(frame));
+      CHECK(same_frame(frame, all.frames[expected[k]]));
+      CHECK(reader.frames_read() == static_cast<int64_t>(expected[k]) + 1);
+    }
+    CHECK_FALSE(reader.next(frame));
+    // The chooser hears where the file stands: after frame 1 it is at frame 2, and so on.
+    REQUIRE(seen_positions.size() >= 3);
+    CHECK(seen_positions[0] == 0);
+    CHECK(seen_positions[1] == 2);
+    CHECK(seen_positions[2] == 2);
+  };
+  {
+    XtcReader serial(kSampleXtc);
+    check(serial);
+  }
+  for (int threads : kThreadCounts) {
+    CAPTURE(threads);
+    XtcParallelReader parallel(kSampleXtc, threads);
+    check(parallel);
+  }
+}

@@ -29,6 +29,9 @@ struct EngineConfig {
   // thread, at each buffer's first use: a ring beyond ~20 small frames only slowed the first
   // frames (docs/performance.md, multi-GPU scaling).
   uint64_t memory_budget_bytes = uint64_t(64) << 20;
+  /// At most this many frames from the budget (0: no cap). A process of a distributed run holds
+  /// few, so that the frames left at the end are spread over the processes, not queued in one.
+  int max_frames_in_flight = 0;
   int reserve_cores = -1;  // cores kept from CPU workers for the caller's reading thread;
                            // -1: one when there are GPUs to feed (and ncpu is -1), else none,
                            // plus one per reader_threads
@@ -56,6 +59,15 @@ struct EngineConfig {
   /// The species pairs to count, in species_pairs() order; empty: every pair. A pair left out
   /// costs nothing and its histogram stays zero (e.g. only the cross pair of two groups).
   std::vector<bool> counted_pairs;
+  /// A run over several processes that splits frames among them: with frame_parts P > 1 a
+  /// frame submitted may count only part set_frame_part() of P (rows of each all-pairs pair,
+  /// home cells of each cell-list pair; small pairs whole in one part), cut alike on any machine,
+  /// so the P parts of a frame, wherever they are counted, count each pair exactly once. The
+  /// cell grid is then each frame's own (no hysteresis across frames), and pair_algorithms should
+  /// fix the algorithms (choose_algorithms) so that every process counts a pair alike.
+  int frame_parts = 1;
+  /// Per species pair (species_pairs() order), the algorithm; empty: `algorithm` for every pair.
+  std::vector<Algorithm> pair_algorithms;
 };
 
 /// How one species pair was counted over the run.
@@ -178,6 +190,15 @@ void warm_up_gpus(int ncuda);
 /// engine chooses algorithms with (a planning figure for sizing the threads that prepare frames).
 double estimated_gpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
                                        const CoordinateBounds& bounds, int gpus);
+/// The same for `cores` CPU cores without GPUs.
+double estimated_cpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
+                                       const CoordinateBounds& bounds, int cores);
+
+/// The algorithm `auto` picks for each species pair (species_pairs() order) on a frame with this
+/// box and these bounds, as for GPUs (the choice depends on nothing else, so processes with
+/// different devices agree): what EngineConfig::pair_algorithms takes.
+std::vector<Algorithm> choose_algorithms(const EngineConfig& config, const BoxMatrix& box,
+                                         const CoordinateBounds& bounds);
 
 /// Species pairs in the order histograms are returned: (a, b) with a <= b, a-major.
 std::vector<std::pair<int, int>> species_pairs(int nspecies);
@@ -206,6 +227,10 @@ class HistogramEngine {
   /// spare the engine a pass over them. Throws NonFiniteCoordinate as submit_frame_atoms.
   void submit_frame_columns(const std::vector<const float*>& species_soa, const BoxMatrix& box,
                             const CoordinateBounds* bounds = nullptr);
+
+  /// The part of each frame submitted from now on that is counted (EngineConfig::frame_parts);
+  /// -1 (the default): the whole frame.
+  void set_frame_part(int part);
 
   /// Waits for the tasks of the frames submitted so far, returns their histograms (species_pairs()
   /// order) and restarts counting from zero: the counts of one output interval. The pipeline

@@ -1,0 +1,296 @@
+// `pairhist run` under mpirun: 1 to 4 ranks (more ranks than this machine's cores: they share
+// them) must write the very files a single process writes, bit for bit: the water sample, the
+// NaCl dodecahedron in double precision, one frame split into parts over the ranks (all pairs
+// and cell lists), --interval blocks; and a bad frame on any rank or a rank that dies must end
+// the whole job with one line on rank 0 within a bounded time.
+#include <doctest/doctest.h>
+#include <hdf5.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "child_process.hpp"
+#include "cli_runner.hpp"
+#include "test_paths.hpp"
+
+namespace fs = std::filesystem;
+using pairhist::test::Child;
+using pairhist::test::ChildEnd;
+using pairhist::test::CliScratch;
+
+namespace {
+
+const std::string kWaterXtc = pairhist::test::data_dir() + "/spce_water.xtc";
+const std::string kWaterGro = pairhist::test::data_dir() + "/spce_water.gro";
+const std::string kNaclXtc = pairhist::test::data_dir() + "/nacl_dodecahedron.xtc";
+const std::string kNaclGro = pairhist::test::data_dir() + "/nacl_dodecahedron.gro";
+
+/// The MPI launcher found at configure time; PAIRHIST_MPIEXEC names another (the GPU suite's).
+std::string mpiexec() {
+  return pairhist::test::env_or("PAIRHIST_MPIEXEC", PAIRHIST_MPIEXEC);
+}
+
+/// `pairhist ARGS` under `mpirun -n RANKS` (ranks may share cores), waited for at most
+/// `seconds`. `tag` marks the ranks' environment so a test can find one of them.
+ChildEnd run_mpi(int ranks, std::vector<std::string> args, const CliScratch& scratch,
+                 double seconds = 120, const std::string& tag = "") {
+  std::vector<std::string> argv = {mpiexec(), "-n", std::to_string(ranks), "--oversubscribe"};
+  if (!tag.empty()) argv.insert(argv.end(), {"-x", "PAIRHIST_TEST_TAG=" + tag});
+  argv.push_back(pairhist::test::pairhist_binary());
+  argv.insert(argv.end(), args.begin(), args.end());
+  Child c(argv, scratch.dir.string(), 0, Child::Program{});
+  return c.wait(seconds);
+}
+
+ChildEnd run_one(std::vector<std::string> args, const CliScratch& scratch) {
+  return pairhist::test::run_child(args, scratch.dir.string());
+}
+
+/// Every dataset of a pairhist.h5 (histograms, radii, frame indices and times, volumes, g(r),
+/// ...) as its bytes in the file's own type.
+std::map<std::string, std::vector<char>> datasets(const std::string& file) {
+  std::map<std::string, std::vector<char>> all;
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE_MESSAGE(f >= 0, file);
+  auto visit = [](hid_t obj, const char* name, const H5O_info_t* info, void* data) -> herr_t {
+    if (info->type != H5O_TYPE_DATASET) return 0;
+    const hid_t d = H5Dopen2(obj, name, H5P_DEFAULT);
+    const hid_t type = H5Dget_type(d);
+    const hid_t space = H5Dget_space(d);
+    const auto n = static_cast<size_t>(H5Sget_simple_extent_npoints(space));
+    std::vector<char> bytes(n * H5Tget_size(type));
+    if (H5Tget_class(type) != H5T_STRING && !bytes.empty())
+      H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data());
+    (*static_cast<std::map<std::string, std::vector<char>>*>(data))[name] = bytes;
+    H5Sclose(space);
+    H5Tclose(type);
+    H5Dclose(d);
+    return 0;
+  };
+  H5Ovisit(f, H5_INDEX_NAME, H5_ITER_INC, visit, &all);
+  H5Fclose(f);
+  return all;
+}
+
+void check_identical(const fs::path& serial, const fs::path& ranks) {
+  const auto a = datasets((serial / "pairhist.h5").string());
+  const auto b = datasets((ranks / "pairhist.h5").string());
+  REQUIRE(a.size() == b.size());
+  size_t histograms = 0;
+  for (const auto& [name, bytes] : a) {
+    INFO(name);
+    REQUIRE(b.count(name) == 1);
+    CHECK(b.at(name) == bytes);
+    histograms += name.find("/histograms/") != std::string::npos;
+  }
+  CHECK(histograms > 0);
+  // The text outputs too (rdf.csv holds the counts and, with intervals, the error bars).
+  CHECK(CliScratch::slurp((serial / "rdf.csv").string()) ==
+        CliScratch::slurp((ranks / "rdf.csv").string()));
+}
+
+std::vector<std::string> water(const std::string& out) {
+  return {"run",       kWaterXtc,   "--top",  kWaterGro, "--species", "O=OW",
+          "--species", "H=HW1,HW2", "--rmax", "1.2",     "--nbins",   "240",
+          "-o",        out,         "-q",     "--ncpu",  "1"};
+}
+
+/// The pid of rank `rank` of the mpirun whose ranks carry PAIRHIST_TEST_TAG=tag (0: none yet).
+pid_t find_rank(const std::string& tag, int rank) {
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "environ", std::ios::binary);
+    std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    bool tagged = false, ranked = false;
+    size_t at = 0;
+    while (at < env.size()) {
+      const std::string var = env.substr(at, env.find('\0', at) - at);
+      tagged |= var == "PAIRHIST_TEST_TAG=" + tag;
+      ranked |= var == "OMPI_COMM_WORLD_RANK=" + std::to_string(rank);
+      at += var.size() + 1;
+    }
+    if (tagged && ranked) return static_cast<pid_t>(std::stol(pid));
+  }
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("1 to 4 ranks write a single process's files, bit for bit, --interval blocks too") {
+  CliScratch s("mpi-water");
+  auto serial = water(s.file("serial"));
+  serial.insert(serial.end(), {"--interval", "30"});
+  REQUIRE(run_one(serial, s).exited(0));
+  for (int ranks = 1; ranks <= 4; ++ranks) {
+    INFO(ranks << " ranks");
+    const std::string out = s.file("ranks" + std::to_string(ranks));
+    auto args = water(out);
+    args.insert(args.end(), {"--interval", "30"});
+    const ChildEnd end = run_mpi(ranks, args, s);
+    INFO(end.err);
+    REQUIRE(end.exited(0));
+    check_identical(s.file("serial"), out);
+  }
+  // One block (no --interval): every frame's record goes through the one reduction at the end.
+  REQUIRE(run_one(water(s.file("serial-whole")), s).exited(0));
+  const ChildEnd end = run_mpi(3, water(s.file("ranks-whole")), s);
+  INFO(end.err);
+  REQUIRE(end.exited(0));
+  check_identical(s.file("serial-whole"), s.file("ranks-whole"));
+}
+
+TEST_CASE("The NaCl dodecahedron in double precision: 2 and 3 ranks equal one process") {
+  CliScratch s("mpi-nacl");
+  auto args = [&](const std::string& out) {
+    return std::vector<std::string>{"run",    kNaclXtc,    "--top",   kNaclGro,     "--species",
+                                    "OW=OW",  "--species", "NA=NA",   "--species",  "CL=CL",
+                                    "--rmax", "1.5",       "--nbins", "300",        "--precision",
+                                    "double", "-o",        out,       "--interval", "25",
+                                    "-q",     "--ncpu",    "1"};
+  };
+  REQUIRE(run_one(args(s.file("serial")), s).exited(0));
+  for (int ranks : {2, 3}) {
+    INFO(ranks << " ranks");
+    const ChildEnd end = run_mpi(ranks, args(s.file("r" + std::to_string(ranks))), s);
+    INFO(end.err);
+    REQUIRE(end.exited(0));
+    check_identical(s.file("serial"), s.file("r" + std::to_string(ranks)));
+  }
+}
+
+TEST_CASE("One frame split into parts over the ranks: all pairs and cell lists") {
+  CliScratch s("mpi-split");
+  // One frame of K1-like points without a box (all pairs), and one frame of replicated water
+  // (cell lists): each counted by one process, then in parts by 2 and 3 ranks.
+  REQUIRE(
+      run_one({"synth", "--case", "K1", "--n", "30000", "--frames", "1", "-o", s.file("k1"), "-q"},
+              s)
+          .exited(0));
+  REQUIRE(run_one({"synth", "--case", "W1", "--replicas", "2", "--frames", "1", "-o", s.file("w1"),
+                   "-q"},
+                  s)
+              .exited(0));
+  struct Case {
+    std::string name;
+    std::vector<std::string> args;
+  };
+  const std::vector<Case> cases = {
+      {"k1",
+       {"run", s.file("k1/K1.xtc"), "--top", s.file("k1/K1.gro"), "--species", "A=S0", "--rmax",
+        "1.7320508", "--nbins", "2000", "--algorithm", "all-pairs"}},
+      {"w1",
+       {"run", s.file("w1/W1.xtc"), "--top", s.file("w1/W1.gro"), "--species", "O=OW", "--species",
+        "H=HW1,HW2", "--rmax", "1.2", "--nbins", "240", "--algorithm", "cell-list"}}};
+  for (const Case& c : cases) {
+    INFO(c.name);
+    auto serial = c.args;
+    serial.insert(serial.end(), {"-o", s.file(c.name + "-serial"), "-q", "--ncpu", "1"});
+    REQUIRE(run_one(serial, s).exited(0));
+    for (int ranks : {2, 3}) {
+      INFO(ranks << " ranks");
+      const std::string out = s.file(c.name + "-r" + std::to_string(ranks));
+      auto args = c.args;
+      args.insert(args.end(),
+                  {"-o", out, "--ncpu", "1", "--frame-parts", "5", "--report", out + ".json"});
+      const ChildEnd end = run_mpi(ranks, args, s);
+      INFO(end.err);
+      REQUIRE(end.exited(0));
+      check_identical(s.file(c.name + "-serial"), out);
+      // Every rank counted a part of the one frame.
+      const std::string report = CliScratch::slurp(out + ".json");
+      CHECK(report.find("\"frame_parts\": 5") != std::string::npos);
+      CHECK(report.find("\"units\": 0") == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("A truncated trajectory ends every rank with rank 0's one-line error") {
+  CliScratch s("mpi-truncated");
+  const std::string bytes = CliScratch::slurp(kWaterXtc);
+  {
+    std::ofstream cut(s.file("cut.xtc"), std::ios::binary);
+    cut.write(bytes.data(), static_cast<std::streamsize>(bytes.size() * 2 / 3));
+  }
+  auto args = [&](const std::string& out) {
+    auto a = water(out);
+    a[1] = s.file("cut.xtc");
+    a.insert(a.end(), {"--interval", "10"});
+    return a;
+  };
+  const ChildEnd one = run_one(args(s.file("serial")), s);
+  REQUIRE(one.exited(1));
+  const auto start = std::chrono::steady_clock::now();
+  const ChildEnd end = run_mpi(3, args(s.file("ranks")), s, 60);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(60));
+  INFO(end.err);
+  CHECK(end.exit_code != 0);
+  // The same message (file, frame, problem) as one process, once.
+  const auto line = [](const std::string& err) {
+    const auto at = err.find("pairhist: error: ");
+    return at == std::string::npos ? std::string() : err.substr(at, err.find('\n', at) - at);
+  };
+  REQUIRE(!line(one.err).empty());
+  CHECK(line(end.err) == line(one.err));
+  CHECK(line(end.err).find("frame 67") != std::string::npos);
+  CHECK(end.err.find("pairhist: error:") == end.err.rfind("pairhist: error:"));
+  // The complete intervals before the bad frame, kept as one process keeps them.
+  check_identical(s.file("serial"), s.file("ranks"));
+}
+
+TEST_CASE("A rank killed mid-run ends the job with one line naming it and its frames") {
+  CliScratch s("mpi-killed");
+  REQUIRE(run_one({"synth", "--case", "W1", "--replicas", "2", "--frames", "40", "-o", s.file("w1"),
+                   "-q"},
+                  s)
+              .exited(0));
+  const std::string out = s.file("out");
+  const std::vector<std::string> args = {"run",         s.file("w1/W1.xtc"),
+                                         "--top",       s.file("w1/W1.gro"),
+                                         "--species",   "O=OW",
+                                         "--rmax",      "1.2",
+                                         "--nbins",     "240",
+                                         "--algorithm", "all-pairs",
+                                         "-o",          out,
+                                         "--ncpu",      "1",
+                                         "--interval",  "2",
+                                         "-q"};
+  const std::string tag = "killed-" + std::to_string(getpid());
+  std::vector<std::string> argv = {mpiexec(),
+                                   "-n",
+                                   "3",
+                                   "--oversubscribe",
+                                   "-x",
+                                   "PAIRHIST_TEST_TAG=" + tag,
+                                   pairhist::test::pairhist_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Child job(argv, s.dir.string(), 0, Child::Program{});
+  // Once the first interval is on disk, rank 2 dies.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!fs::exists(fs::path(out) / "pairhist.h5") && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  REQUIRE(fs::exists(fs::path(out) / "pairhist.h5"));
+  const pid_t victim = find_rank(tag, 2);
+  REQUIRE(victim > 0);
+  const auto killed = std::chrono::steady_clock::now();
+  kill(victim, SIGKILL);
+  const ChildEnd end = job.wait(60);
+  CHECK(std::chrono::steady_clock::now() - killed < std::chrono::seconds(60));
+  INFO(end.err);
+  CHECK(end.exit_code != 0);
+  CHECK(end.err.find("pairhist: error: rank 2") != std::string::npos);
+  CHECK(end.err.find("while counting frames") != std::string::npos);
+  CHECK(end.err.find("W1.xtc") != std::string::npos);
+  // The intervals completed before are kept, whole, and say they are not a finished run.
+  CHECK(fs::exists(fs::path(out) / "rdf.csv"));
+  CHECK(CliScratch::slurp((fs::path(out) / "rdf.csv").string()).find("# complete = 0") !=
+        std::string::npos);
+}
