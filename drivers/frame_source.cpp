@@ -14,11 +14,11 @@ FrameSource::FrameSource(const std::string& path, int decode_threads, const Fram
 
 FrameSource::FrameSource(const std::string& path, int decode_threads, FrameSupply& supply,
                          const io::FramePreparation& prep)
-    : reader_(io::open_trajectory_threaded(path, decode_threads, prep)), supply_(&supply) {
+    : supply_(&supply) {
   // XTC readers claim units as their decoding threads become free and pass over the frames of
   // other processes without decoding them; another part of the frame claimed last is that
-  // frame again.
-  reader_chooses_ = reader_->choose_frames([this](int64_t) -> int64_t {
+  // frame again. The chooser is in place before any thread reads a frame.
+  reader_ = io::open_trajectory_threaded(path, decode_threads, prep, [this](int64_t) -> int64_t {
     WorkUnit unit;
     if (!supply_->claim(unit)) return -1;
     std::lock_guard<std::mutex> lock(claimed_mutex_);
@@ -27,6 +27,7 @@ FrameSource::FrameSource(const std::string& path, int decode_threads, FrameSuppl
     claimed_index_ = unit.file_index;
     return again ? io::kFrameAgain : unit.file_index;
   });
+  reader_chooses_ = reader_->chooses_frames();
 }
 
 void FrameSource::set_preparation(const io::FramePreparation& prep) {

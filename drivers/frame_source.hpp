@@ -84,7 +84,6 @@ class FrameSource {
   bool next_supplied(io::TrajectoryFrame& frame, WorkUnit& unit);
 
   FramePlan plan_;
-  std::unique_ptr<io::TrajectoryReader> reader_;
   bool done_ = false;
   const std::atomic<int>* stop_ = nullptr;
   int64_t ordinal_ = 0;  // a plan's units delivered
@@ -96,6 +95,9 @@ class FrameSource {
   std::deque<WorkUnit> claimed_;
   int64_t claimed_index_ = -1;    // the frame of the unit claimed last
   int64_t delivered_index_ = -1;  // readers that do not choose: the frame delivered last
+  // Last, so that it goes first: its decoding threads may be in the chooser, which uses the
+  // members above.
+  std::unique_ptr<io::TrajectoryReader> reader_;
 };
 
 }  // namespace pairhist

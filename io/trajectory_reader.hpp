@@ -54,6 +54,8 @@ class TrajectoryReader {
     (void)chooser;
     return false;
   }
+  /// Whether a chooser decides the frames delivered (choose_frames, open_trajectory_threaded).
+  virtual bool chooses_frames() const { return false; }
 };
 
 /// Opens a trajectory, choosing the reader by file extension (.xtc, .trr, .pdb, .dcd, .xyz/.extxyz,

@@ -30,20 +30,25 @@ InputError file_ends(const std::string& path, int64_t frames, int64_t skip) {
 /// after `frames_before` frames.
 std::unique_ptr<TrajectoryReader> xtc_reader_after(std::unique_ptr<xtc::Scanner> scanner,
                                                    int decode_threads, const FramePreparation& prep,
-                                                   int64_t frames_before) {
-  if (decode_threads == 1) return std::make_unique<XtcReader>(std::move(scanner), frames_before);
+                                                   int64_t frames_before,
+                                                   FrameChooser chooser = {}) {
+  auto serial = [&] {
+    auto reader = std::make_unique<XtcReader>(std::move(scanner), frames_before);
+    if (chooser) reader->choose_frames(std::move(chooser));
+    return reader;
+  };
+  if (decode_threads == 1) return serial();
   if (decode_threads > 1)
     return std::make_unique<XtcParallelReader>(std::move(scanner), decode_threads, prep, 0,
-                                               frames_before);
+                                               frames_before, std::move(chooser));
   // Automatic: the starting threads run; up to the maximum wait, in case the run needs them.
   const int cores = usable_cores();
   const int natoms = scanner->natoms();
   const int threads = automatic_decode_threads(natoms, cores);
-  if (automatic_max_decode_threads(natoms, cores) == 1)
-    return std::make_unique<XtcReader>(std::move(scanner), frames_before);
+  if (automatic_max_decode_threads(natoms, cores) == 1) return serial();
   return std::make_unique<XtcParallelReader>(std::move(scanner),
                                              automatic_max_decode_threads(natoms, cores), prep,
-                                             threads, frames_before);
+                                             threads, frames_before, std::move(chooser));
 }
 
 }  // namespace
@@ -53,11 +58,13 @@ XtcParallelReader::XtcParallelReader(const std::string& path, int threads, Frame
     : XtcParallelReader(std::make_unique<xtc::Scanner>(path), threads, std::move(prep), active) {}
 
 XtcParallelReader::XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads,
-                                     FramePreparation prep, int active, int64_t frames_before)
+                                     FramePreparation prep, int active, int64_t frames_before,
+                                     FrameChooser chooser)
     : path_(scanner->path()),
       natoms_(scanner->natoms()),
       scanner_(std::move(scanner)),
       next_in_file_(frames_before),
+      chooser_(std::move(chooser)),
       next_to_read_(frames_before),
       delivered_(frames_before),
       delivered_end_(frames_before) {
@@ -88,9 +95,18 @@ void XtcParallelReader::stop_workers() {
 }
 
 bool XtcParallelReader::choose_frames(FrameChooser chooser) {
-  std::lock_guard<std::mutex> lock(read_mutex_);
+  // A thread uses the chooser only for a frame it claimed and has not handed over: with none
+  // claimed beyond the delivered ones, none is using it. (Not read_mutex_: a thread waiting for
+  // room in the window holds it.)
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (next_to_read_ != delivered_) return false;
   chooser_ = std::move(chooser);
   return true;
+}
+
+bool XtcParallelReader::chooses_frames() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return static_cast<bool>(chooser_);
 }
 
 int64_t XtcParallelReader::frames_read() const {
@@ -150,6 +166,7 @@ void XtcParallelReader::work(int thread) {
     std::unique_lock<std::mutex> read_lock(read_mutex_);
     int64_t k = 0;
     Slot* slot = nullptr;
+    bool choosing = false;
     std::shared_ptr<const Preparation> prep;
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -164,6 +181,7 @@ void XtcParallelReader::work(int thread) {
       slot = &slots_[static_cast<size_t>(k % window)];
       slot->state = Slot::State::working;
       prep = prep_;
+      choosing = static_cast<bool>(chooser_);
     }
     Slot::State outcome = Slot::State::ready;
     std::exception_ptr error;
@@ -173,7 +191,7 @@ void XtcParallelReader::work(int thread) {
       std::string problem;
       auto status = xtc::Scanner::Status::frame;
       slot->again = false;
-      if (chooser_) {  // pass over the frames not wanted, without decoding them
+      if (choosing) {  // pass over the frames not wanted, without decoding them
         const int64_t wanted = chooser_(next_in_file_);
         slot->again = wanted == kFrameAgain;
         if (wanted < 0 && !slot->again) status = xtc::Scanner::Status::end;
@@ -274,10 +292,12 @@ int automatic_max_decode_threads(int natoms, int cores) {
 
 std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& path,
                                                            int decode_threads,
-                                                           const FramePreparation& prep) {
+                                                           const FramePreparation& prep,
+                                                           FrameChooser chooser) {
   if (decode_threads < 0) throw UsageError("--decode-threads must be >= 0 (0: automatic)");
-  if (lower_extension(path) != ".xtc" || decode_threads == 1) return open_trajectory(path);
-  return xtc_reader_after(std::make_unique<xtc::Scanner>(path), decode_threads, prep, 0);
+  if (lower_extension(path) != ".xtc") return open_trajectory(path);
+  return xtc_reader_after(std::make_unique<xtc::Scanner>(path), decode_threads, prep, 0,
+                          std::move(chooser));
 }
 
 std::unique_ptr<TrajectoryReader> open_trajectory_after(const std::string& path, int decode_threads,

@@ -47,9 +47,10 @@ class XtcParallelReader : public TrajectoryReader {
   XtcParallelReader(const std::string& path, int threads, FramePreparation prep = {},
                     int active = 0);
   /// Continues from a scanner that has read nothing beyond the first header (a pipe cannot be
-  /// opened twice), or `frames_before` whole frames, which frame numbers then count.
+  /// opened twice), or `frames_before` whole frames, which frame numbers then count. A
+  /// `chooser` decides from the first frame on which frames are delivered (choose_frames).
   XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int threads, FramePreparation prep = {},
-                    int active = 0, int64_t frames_before = 0);
+                    int active = 0, int64_t frames_before = 0, FrameChooser chooser = {});
   /// Stops the threads, also when frames were left unread.
   ~XtcParallelReader() override;
 
@@ -60,8 +61,11 @@ class XtcParallelReader : public TrajectoryReader {
   bool next(TrajectoryFrame& frame) override;
   int64_t frames_read() const override;
   const std::string& path() const override { return path_; }
-  /// Frames are chosen as the decoding threads claim them, so call this before the first next().
+  /// Frames are chosen as the decoding threads claim them, and they begin at once: false,
+  /// changing nothing, once a thread has claimed a frame (give the chooser to the constructor
+  /// or to open_trajectory_threaded instead).
   bool choose_frames(FrameChooser chooser) override;
+  bool chooses_frames() const override;
   /// Decoding threads that run (the others wait), and how many there are.
   int threads() const;
   int max_threads() const { return static_cast<int>(workers_.size()); }
@@ -103,10 +107,12 @@ class XtcParallelReader : public TrajectoryReader {
   std::shared_ptr<const Preparation> prep_;
   std::unique_ptr<xtc::Scanner> scanner_;  // read by one thread at a time, under read_mutex_
   std::mutex read_mutex_;
-  FrameChooser chooser_;      // called under read_mutex_
   int64_t next_in_file_ = 0;  // the scanner's next frame; under read_mutex_
 
-  mutable std::mutex mutex_;           // guards everything below except `workers_`
+  mutable std::mutex mutex_;  // guards everything below except `workers_`
+  // Set under mutex_ while no frame is claimed beyond the delivered ones; called under
+  // read_mutex_ by the thread that claimed a frame.
+  FrameChooser chooser_;
   std::condition_variable claimable_;  // a worker may claim the next frame, or must stop
   std::condition_variable done_;       // a slot became ready, end or failed
   std::vector<Slot> slots_;
@@ -139,10 +145,13 @@ constexpr double kDecodeMemoryBytes = 2.0 * (1 << 30);
 /// Opens `path` as open_trajectory() does, except that an XTC file read with more than one decode
 /// thread gets an XtcParallelReader. `decode_threads` 0 picks automatic_decode_threads() for the
 /// file; 1 is the serial XtcReader. `prep` applies to an XtcParallelReader (the others deliver
-/// whole frames, without columns).
+/// whole frames, without columns). An XTC reader delivers only the frames `chooser` names
+/// (TrajectoryReader::choose_frames) from the first frame on; other formats ignore it
+/// (chooses_frames() tells).
 std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& path,
                                                            int decode_threads,
-                                                           const FramePreparation& prep = {});
+                                                           const FramePreparation& prep = {},
+                                                           FrameChooser chooser = {});
 
 /// open_trajectory_threaded, positioned after the first `skip` frames (a resumed run): an XTC
 /// file's frames are passed over without decoding, other formats' are read and dropped.

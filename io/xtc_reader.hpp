@@ -48,6 +48,7 @@ class XtcReader : public TrajectoryReader {
   int64_t frames_read() const override { return frames_read_; }
   const std::string& path() const override;
   bool choose_frames(FrameChooser chooser) override;
+  bool chooses_frames() const override { return static_cast<bool>(chooser_); }
 
  private:
   std::unique_ptr<xtc::Scanner> scanner_;

@@ -3,12 +3,15 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pairhist/errors.hpp"
@@ -22,6 +25,7 @@ namespace {
 
 using pairhist::InputError;
 using pairhist::io::ColumnMap;
+using pairhist::io::FrameChooser;
 using pairhist::io::FramePreparation;
 using pairhist::io::gather_species_columns;
 using pairhist::io::SpeciesColumns;
@@ -502,34 +506,46 @@ TEST_CASE("readers deliver only the chosen frames, passed over without decoding,
   const std::vector<int64_t> wanted = {
       1, pairhist::io::kFrameAgain, 3, 4, pairhist::io::kFrameAgain, 12, -1};
   const std::vector<size_t> expected = {1, 1, 3, 4, 4, 12};
-  auto check = [&](TrajectoryReader& reader) {
+  // open(chooser): a reader delivering what `chooser` names from its first frame on.
+  auto check = [&](const std::function<std::unique_ptr<TrajectoryReader>(FrameChooser)>& open) {
     size_t asked = 0;
     std::vector<int64_t> seen_positions;
-    REQUIRE(reader.choose_frames([&](int64_t next_in_file) {
+    auto reader = open([&](int64_t next_in_file) {
       seen_positions.push_back(next_in_file);
       return wanted[std::min(asked++, wanted.size() - 1)];
-    }));
+    });
+    REQUIRE(reader->chooses_frames());
     TrajectoryFrame frame;
     for (size_t k = 0; k < expected.size(); ++k) {
       CAPTURE(k);
-      REQUIRE(reader.next(frame));
+      REQUIRE(reader->next(frame));
       CHECK(same_frame(frame, all.frames[expected[k]]));
-      CHECK(reader.frames_read() == static_cast<int64_t>(expected[k]) + 1);
+      CHECK(reader->frames_read() == static_cast<int64_t>(expected[k]) + 1);
     }
-    CHECK_FALSE(reader.next(frame));
+    CHECK_FALSE(reader->next(frame));
+    reader.reset();  // its threads stop before the chooser's state goes
     // The chooser hears where the file stands: after frame 1 it is at frame 2, and so on.
     REQUIRE(seen_positions.size() >= 3);
     CHECK(seen_positions[0] == 0);
     CHECK(seen_positions[1] == 2);
     CHECK(seen_positions[2] == 2);
   };
-  {
-    XtcReader serial(kSampleXtc);
-    check(serial);
-  }
+  check([](FrameChooser chooser) {
+    auto serial = std::make_unique<XtcReader>(kSampleXtc);
+    REQUIRE(serial->choose_frames(std::move(chooser)));
+    return std::unique_ptr<TrajectoryReader>(std::move(serial));
+  });
   for (int threads : kThreadCounts) {
     CAPTURE(threads);
-    XtcParallelReader parallel(kSampleXtc, threads);
-    check(parallel);
+    check([&](FrameChooser chooser) {
+      return pairhist::io::open_trajectory_threaded(kSampleXtc, threads, {}, std::move(chooser));
+    });
+    // Threads that began reading cannot be told afterwards which frames were wanted.
+    XtcParallelReader started(kSampleXtc, threads);
+    TrajectoryFrame frame;
+    REQUIRE(started.next(frame));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // they claim the next ones
+    CHECK_FALSE(started.choose_frames([](int64_t) { return int64_t{0}; }));
+    CHECK_FALSE(started.chooses_frames());
   }
 }
