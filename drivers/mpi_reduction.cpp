@@ -3,6 +3,7 @@
 #include <starpu_mpi.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
@@ -67,6 +68,10 @@ starpu_codelet g_contribute =
     make_codelet(contribute_cpu, 2, STARPU_R, STARPU_REDUX, "pairhist_mpi_contribute");
 
 void check(int ret, const char* what) {
+  if (ret == -ENODEV)
+    throw std::runtime_error(
+        "this rank has no CPU worker to sum the ranks' counts on (give every rank at least one "
+        "core besides one per GPU: mpirun --bind-to none, or --map-by with pe=N)");
   if (ret != 0)
     throw std::runtime_error(std::string(what) + " failed (" + std::to_string(ret) + ")");
 }

@@ -46,8 +46,8 @@ bool launched_by_mpi() {
 #if !defined(PAIRHIST_WITH_MPI)
 /// The number of processes the launcher started, where its environment says (else 0).
 int launcher_size() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE",
-                           "SLURM_STEP_NUM_TASKS"})
+  for (const char* name :
+       {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS"})
     if (const char* v = std::getenv(name); v && *v) return std::atoi(v);
   return 0;
 }
@@ -94,29 +94,51 @@ bool same_everywhere(const std::string& mine, MPI_Comm comm) {
   return true;
 }
 
+/// The cores [n * part / parts, n * (part + 1) / parts) of `cpus` (one of them where there are
+/// fewer cores than parts) as this process's affinity.
+void take_slice(const std::vector<int>& cpus, int part, int parts) {
+  const int n = static_cast<int>(cpus.size());
+  cpu_set_t slice;
+  CPU_ZERO(&slice);
+  if (n >= parts) {
+    for (int k = n * part / parts; k < n * (part + 1) / parts; ++k)
+      CPU_SET(cpus[static_cast<size_t>(k)], &slice);
+  } else if (n > 0) {
+    CPU_SET(cpus[static_cast<size_t>(part % n)], &slice);
+  }
+  if (CPU_COUNT(&slice) > 0) sched_setaffinity(0, sizeof(slice), &slice);
+}
+
 /// Ranks on one node that all may run on the same cores split them evenly (contiguous slices in
 /// the cores' order; a rank of its own where there are fewer cores than ranks); ranks a
-/// launcher already bound to different cores keep them. StarPU then binds its workers inside
-/// the slice (STARPU_WORKERS_GETBIND).
+/// launcher already bound to different cores keep them, unless every one got a single core
+/// (OpenMPI's default binding for 2 ranks): a GPU's driver thread and the worker that sums the
+/// ranks' counts need two, so they then split the node's cores as unbound ranks do. StarPU
+/// binds its workers inside the slice (STARPU_WORKERS_GETBIND).
 void split_cores(MPI_Comm node, int local_rank, int local_size) {
   cpu_set_t mine;
   CPU_ZERO(&mine);
   if (sched_getaffinity(0, sizeof(mine), &mine) != 0) return;
   const std::string bytes(reinterpret_cast<const char*>(&mine), sizeof(mine));
-  if (local_size > 1 && same_everywhere(bytes, node)) {
+  if (local_size > 1) {
     std::vector<int> cpus;
     for (int c = 0; c < CPU_SETSIZE; ++c)
       if (CPU_ISSET(c, &mine)) cpus.push_back(c);
-    const int n = static_cast<int>(cpus.size());
-    cpu_set_t slice;
-    CPU_ZERO(&slice);
-    if (n >= local_size) {
-      for (int k = n * local_rank / local_size; k < n * (local_rank + 1) / local_size; ++k)
-        CPU_SET(cpus[static_cast<size_t>(k)], &slice);
-    } else if (n > 0) {
-      CPU_SET(cpus[static_cast<size_t>(local_rank % n)], &slice);
+    int most = static_cast<int>(cpus.size());
+    MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT, MPI_MAX, node);
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (same_everywhere(bytes, node)) {
+      take_slice(cpus, local_rank, local_size);
+    } else if (most < 2 && online >= 2L * local_size) {
+      std::vector<int> all(static_cast<size_t>(online));
+      for (int c = 0; c < static_cast<int>(online); ++c) all[static_cast<size_t>(c)] = c;
+      take_slice(all, local_rank, local_size);
+      if (local_rank == 0)
+        std::fprintf(stderr,
+                     "pairhist: note: the launcher bound each rank of %s to one core; they share "
+                     "its %ld cores instead (%d each; mpirun --bind-to none does so quietly)\n",
+                     MpiWorld::shape().host.c_str(), online, usable_cores());
     }
-    if (CPU_COUNT(&slice) > 0) sched_setaffinity(0, sizeof(slice), &slice);
   }
   setenv("STARPU_WORKERS_GETBIND", "1", 0);
   // StarPU keeps one bus calibration per host name and redoes it whenever the cores it sees

@@ -53,7 +53,11 @@ CadishiReader::CadishiReader(const std::string& path) : path_(path) {
   Hdf5Gate gate;
   SilenceHdf5Errors quiet;
   if (!is_hdf5_file(path)) fail("not an HDF5 file (or no such file)");
-  probe_hdf5_file(path);
+  probe_hdf5_file(path, "cadishi", [&path] {  // the reader's start: opening, the first frame
+    CadishiReader opened(path);
+    TrajectoryFrame first;
+    opened.next(first);
+  });
   file_ = H5Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!file_.valid()) fail("cannot open the HDF5 file (truncated or damaged?)");
   std::vector<std::pair<int64_t, std::string>> entries;
@@ -144,6 +148,8 @@ bool CadishiReader::next(TrajectoryFrame& frame) {
   if (H5Lexists(group.get(), "dimensions", H5P_DEFAULT) > 0) {
     H5Handle set(H5Dopen2(group.get(), "dimensions", H5P_DEFAULT), H5Dclose);
     if (!set.valid()) frame_fail("dimensions is not a dataset");
+    if (const std::string problem = h5_check_storage(set.get(), path_); !problem.empty())
+      frame_fail("dimensions " + problem);
     const std::vector<hsize_t> dims = h5_dims(set.get());
     hsize_t n = 1;
     for (hsize_t d : dims) n *= d;

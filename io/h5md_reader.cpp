@@ -46,7 +46,11 @@ H5mdReader::H5mdReader(const std::string& path) : path_(path) {
   Hdf5Gate gate;
   SilenceHdf5Errors quiet;
   if (!is_hdf5_file(path)) fail("not an HDF5 file (or no such file)");
-  probe_hdf5_file(path);
+  probe_hdf5_file(path, "h5md", [&path] {  // the reader's start: opening, the first frame
+    H5mdReader opened(path);
+    TrajectoryFrame first;
+    opened.next(first);
+  });
   file_ = H5Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!file_.valid()) fail("cannot open the HDF5 file (truncated or damaged?)");
   if (!h5_exists(file_.get(), "particles")) fail("not an H5MD file (no /particles group)");
@@ -110,6 +114,8 @@ void H5mdReader::open_sampling(hid_t element, const char* name, Sampling& s, boo
     }
   }
   const std::vector<hsize_t> dims = h5_dims(s.dataset.get());
+  if (const std::string problem = h5_check_storage(s.dataset.get(), path_); !problem.empty())
+    fail(where + " " + problem);
   if (dims.empty()) {  // fixed interval: value = offset + frame * interval
     H5Handle space(H5Dget_space(s.dataset.get()), H5Sclose);
     if (!space.valid() || H5Sget_simple_extent_npoints(space.get()) != 1 ||
@@ -120,8 +126,6 @@ void H5mdReader::open_sampling(hid_t element, const char* name, Sampling& s, boo
       fail("cannot read the offset attribute of " + where + " (one number)");
     if (!std::isfinite(s.interval) || !std::isfinite(s.offset)) fail(where + " is not finite");
   } else if (dims.size() == 1 && static_cast<int64_t>(dims[0]) >= nframes_) {
-    if (const std::string problem = h5_check_storage(s.dataset.get(), path_); !problem.empty())
-      fail(where + " " + problem);
     s.per_frame = true;
   } else {
     fail(where + " has " +

@@ -43,6 +43,7 @@ constexpr size_t kMaxAttributeBytes = size_t{64} << 20;
 // Bounds on what a damaged header can make the walk do; past them it stops looking.
 constexpr hsize_t kMaxMembers = hsize_t{1} << 24;
 constexpr int kMaxDepth = 64;
+constexpr size_t kMaxOpenMembers = 64;
 
 int probe_seconds() {
   const char* text = std::getenv("PAIRHIST_HDF5_PROBE_SECONDS");
@@ -66,6 +67,15 @@ void walk_attribute(hid_t attr) {
       (H5Tdetect_class(native.get(), H5T_VLEN) > 0 ||
        H5Tdetect_class(native.get(), H5T_STRING) > 0))
     H5Dvlen_reclaim(native.get(), space.get(), H5P_DEFAULT, buf.data());
+}
+
+// The lookups the readers make by name decode the attribute messages by another path than the
+// index (a damaged message the index skips can still crash the library there): the names they
+// ask for, and one no file holds, which visits every message.
+void look_up_attribute_names(hid_t object) {
+  for (const char* name : {"unit", "offset", "dimension", "boundary", "config",
+                           "pairhist probe: a name no file holds"})
+    H5Aexists(object, name);
 }
 
 // Every attribute, found by index and again by name, as the readers look them up.
@@ -132,6 +142,7 @@ void walk_object(hid_t object, Walked& walked, int depth);
 void walk_group(hid_t group, Walked& walked, int depth) {
   H5G_info_t info;
   if (depth > kMaxDepth || H5Gget_info(group, &info) < 0) return;
+  std::vector<H5Handle> open_members;
   for (hsize_t k = 0; k < info.nlinks && k < kMaxMembers; ++k) {
     const ssize_t len =
         H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, k, nullptr, 0, H5P_DEFAULT);
@@ -146,7 +157,22 @@ void walk_group(hid_t group, Walked& walked, int depth) {
     if (link.type != H5L_TYPE_HARD && link.type != H5L_TYPE_SOFT) continue;
     if (H5Lexists(group, name.c_str(), H5P_DEFAULT) <= 0) continue;
     H5Handle child(H5Oopen(group, name.c_str(), H5P_DEFAULT), H5Oclose);
-    if (child.valid()) walk_object(child.get(), walked, depth + 1);
+    if (!child.valid()) continue;
+    walk_object(child.get(), walked, depth + 1);
+    // Kept open while the group's other members are walked, as a reader keeps its datasets
+    // open: an open object's metadata stays in the cache, which changes what later calls decode.
+    if (open_members.size() < kMaxOpenMembers) open_members.push_back(std::move(child));
+  }
+  // The names the readers open, also where the listing above misses them (a damaged index) or
+  // an object shares its address with one walked before: the readers reach them by name.
+  for (const char* name : {"h5md", "particles", "position", "value", "step", "time", "box", "edges",
+                           "coordinates", "dimensions"}) {
+    if (H5Lexists(group, name, H5P_DEFAULT) <= 0) continue;
+    H5Handle child(H5Oopen(group, name, H5P_DEFAULT), H5Oclose);
+    if (!child.valid()) continue;
+    look_up_attribute_names(child.get());
+    if (H5Iget_type(child.get()) == H5I_DATASET) walk_dataset(child.get());
+    if (open_members.size() < kMaxOpenMembers) open_members.push_back(std::move(child));
   }
 }
 
@@ -154,6 +180,9 @@ void walk_group(hid_t group, Walked& walked, int depth) {
 // describe is still walked the way a reader would open it.
 void walk_object(hid_t object, Walked& walked, int depth) {
   H5O_info_t info;
+  // By name first, as the readers do: what the lookups by index load first changes what a
+  // later lookup by name decodes.
+  look_up_attribute_names(object);
   if (H5Oget_info2(object, &info, H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS) >= 0) {
     if (!walked.insert(info.addr).second) return;
     walk_attributes(object, info);
@@ -183,8 +212,12 @@ void restore_default_crash_handling() {
 #endif
 }
 
+// Set in the child while a reader opens the file there: its own probe returns at once.
+bool g_in_child = false;
+
 // "" when the child finished, else what happened to it.
-std::string walk_in_child(const std::string& path, int seconds) {
+std::string walk_in_child(const std::string& path, int seconds,
+                          const std::function<void()>& open_as_reader) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return {};  // cannot isolate: let the reader try
   std::fflush(nullptr);
@@ -198,6 +231,14 @@ std::string walk_in_child(const std::string& path, int seconds) {
     Hdf5Gate::enter_child();
     close(fds[0]);
     restore_default_crash_handling();
+    // The reader first, on a fresh library as in the parent; then the walk, on its own open.
+    if (open_as_reader) {
+      g_in_child = true;
+      try {
+        open_as_reader();
+      } catch (...) {
+      }
+    }
     try {
       walk(path);
     } catch (...) {
@@ -240,25 +281,26 @@ std::string walk_in_child(const std::string& path, int seconds) {
 
 }  // namespace
 
-void probe_hdf5_file(const std::string& path) {
+void probe_hdf5_file(const std::string& path, const char* reader,
+                     const std::function<void()>& open_as_reader) {
   const int seconds = probe_seconds();
-  if (seconds == 0) return;
+  if (seconds == 0 || g_in_child) return;
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) return;  // the reader reports a missing file
   const auto time = std::filesystem::last_write_time(path, ec).time_since_epoch().count();
-  using Key = std::tuple<std::string, uintmax_t, long long>;
+  using Key = std::tuple<std::string, uintmax_t, long long, std::string>;
   // The last file walked and its problem ("" for none): `run` opens a file as topology and as
   // trajectory, on two threads. One entry, so that opening many files keeps no list of them.
   static Key last;
   static std::string last_problem;
-  const Key key{path, size, static_cast<long long>(time)};
+  const Key key{path, size, static_cast<long long>(time), reader != nullptr ? reader : ""};
   // No other thread of ours is inside the HDF5 library while the child is forked (see Hdf5Gate),
   // and the gate stays held while the child walks, so a second thread opening the same file
   // waits and then finds its result.
   Hdf5Gate gate;
   if (key != last) {
-    last_problem = walk_in_child(path, seconds);
+    last_problem = walk_in_child(path, seconds, open_as_reader);
     last = key;
   }
   if (!last_problem.empty()) throw InputError(path + ": " + last_problem);

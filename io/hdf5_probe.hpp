@@ -4,6 +4,7 @@
 // its whole structure with the library; if the child dies or hangs, the file is refused.
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace pairhist::io {
@@ -14,6 +15,13 @@ namespace pairhist::io {
 /// not finish within PAIRHIST_HDF5_PROBE_SECONDS (default 600; 0 skips the walk). Errors the
 /// library reports cleanly are left to the reader. The file walked last (same path, size and
 /// modification time) is not walked again.
-void probe_hdf5_file(const std::string& path);
+///
+/// `open_as_reader`, named `reader`, then runs in the child too: a reader's own calls, in its
+/// order, meet what the library cached from its earlier ones, and a damaged file crashed
+/// libhdf5 there after the walk had passed (H5Aexists after a variable-length string was read;
+/// docs/reliability.md, finding 10). Inside it probe_hdf5_file returns at once and exceptions
+/// are the reader's business. The file walked last is walked again for another `reader`.
+void probe_hdf5_file(const std::string& path, const char* reader = "",
+                     const std::function<void()>& open_as_reader = {});
 
 }  // namespace pairhist::io

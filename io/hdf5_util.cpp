@@ -127,6 +127,18 @@ std::string h5_check_storage(hid_t dataset, const std::string& path) {
     return "claims " + std::to_string(stored) + " bytes of storage in a file of " +
            std::to_string(file_size);
   H5Handle create(H5Dget_create_plist(dataset), H5Pclose);
+  // A read allocates whole chunks: one larger than the data and than any writer's choice would
+  // make a damaged header allocate what the file cannot justify.
+  if (create.valid() && H5Pget_layout(create.get()) == H5D_CHUNKED) {
+    hsize_t chunk[H5S_MAX_RANK] = {};
+    const int rank = H5Pget_chunk(create.get(), H5S_MAX_RANK, chunk);
+    uint64_t chunk_bytes = type_size;
+    for (int d = 0; d < rank; ++d)
+      chunk_bytes = chunk[d] != 0 && chunk_bytes > kMax / chunk[d] ? kMax : chunk_bytes * chunk[d];
+    if (chunk_bytes > std::max(declared, kMaxChunkBytes))
+      return "declares chunks of " + std::to_string(chunk_bytes) + " bytes for " +
+             std::to_string(declared) + " bytes of data";
+  }
   const int filters = create.valid() ? H5Pget_nfilters(create.get()) : 0;
   const uint64_t ratio = filters > 0 ? kMaxCompressionRatio : 1;
   const uint64_t covered = stored > kMax / ratio ? kMax : stored * ratio;

@@ -110,9 +110,11 @@ std::vector<hsize_t> h5_dims(hid_t dataset);
 /// its whole extent; returns "" or the problem. HDF5 returns fill values for storage never
 /// written, so a file of a few hundred bytes can declare a dataset of any size. The stored bytes
 /// must cover the extent, or 1/kMaxCompressionRatio of it for a dataset with filters (deflate
-/// packs at most 1032:1), and must fit in the file.
+/// packs at most 1032:1), and must fit in the file. Chunks (which a read allocates whole) may
+/// not be larger than both the extent and kMaxChunkBytes.
 std::string h5_check_storage(hid_t dataset, const std::string& path);
 constexpr unsigned kMaxCompressionRatio = 1100;
+constexpr uint64_t kMaxChunkBytes = uint64_t{64} << 20;
 
 /// True when `path` starts with the HDF5 signature (checked without HDF5's error stack).
 bool is_hdf5_file(const std::string& path);

@@ -39,10 +39,12 @@ void gather_species_columns(const float* xyz, const std::vector<std::vector<int>
     float* y = x + n;
     float* z = y + n;
     const int* picked = atoms[s].data();
-    bool finite = true;
+    // Without branches in the loop: one flag, and-ed as integers.
+    int finite = 1;
     for (size_t i = 0; i < n; ++i) {
       const float* p = xyz + 3 * static_cast<size_t>(picked[i]);
-      finite &= std::isfinite(p[0]) & std::isfinite(p[1]) & std::isfinite(p[2]);
+      finite &= static_cast<int>(std::isfinite(p[0])) & static_cast<int>(std::isfinite(p[1])) &
+                static_cast<int>(std::isfinite(p[2]));
       x[i] = p[0];
       y[i] = p[1];
       z[i] = p[2];

@@ -15,14 +15,14 @@ namespace pairhist::io {
 
 namespace {
 
-using xtc::TripletWidths;
-using xtc::triplet_widths;
 using xtc::byte_swap64;
 using xtc::kFirstSmallIdx;
 using xtc::kFrameHeaderBytes;
 using xtc::kMagicClassic;
 using xtc::kMagicInts;
 using xtc::kMaxUncompressedAtoms;
+using xtc::triplet_widths;
+using xtc::TripletWidths;
 constexpr size_t kPackedHeaderBytes = 9 * 4;  // precision, minint[3], maxint[3], smallidx, size
 // GROMACS refuses scaled coordinates beyond this (and ranges at least this wide), so that
 // value - minint still fits in an unsigned 32-bit integer on its side.
