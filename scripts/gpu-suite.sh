@@ -25,7 +25,8 @@ stage_here() {
   for f in "$stage"/bin/*; do ldd "$f"; done | awk '/=> \// {print $3}' | sort -u |
     grep -Ev '/(libc|libm|libdl|librt|libresolv|libpthread|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so|/usr/local/cuda' |
     while read -r lib; do cp -L "$lib" "$stage/lib/"; done
-  if ldd "$stage/bin/pairhist" | grep -q 'libmpi\.so'; then stage_openmpi; fi
+  # Not `ldd | grep -q`: grep ending first fails the pipe (pipefail), and OpenMPI went missing.
+  if [[ "$(ldd "$stage/bin/pairhist")" == *libmpi.so* ]]; then stage_openmpi; fi
   strip --strip-unneeded "$stage"/lib/*
   git -C "$repo" rev-parse --short HEAD >"$stage/commit"
   # The device tool carries at most 64 MiB: ship the binaries packed.
