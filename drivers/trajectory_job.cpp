@@ -228,6 +228,7 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     if (o.progress) o.progress(static_cast<int64_t>(state.state().frames()));
   };
   bool exhausted = false;
+  std::vector<int64_t> engine_frames;  // the file's frame of each frame the engine was given
   try {
     for (;;) {
       if (stopping()) break;
@@ -252,6 +253,8 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         check_frame_box(box, kind, o, r_max_nm, header.length_unit, where);
         if (parts > 1) engine->set_frame_part(unit.part);
         submit_to_engine(*engine, frame, atoms, box, where);
+        engine_frames.push_back(index);
+        engine->check_devices();
         SparseBins excluded;
         const bool whole = unit.part <= 0;   // a frame, or the first part of one: its record
         if (!exclusions.empty() && whole) {  // the species' own coordinates
@@ -319,6 +322,17 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     // Keep what completed intervals hold, marked incomplete, then report the error.
     if (!acc.state().intervals.empty() && o.on_interval) o.on_interval(snapshot(e.what()));
     throw;
+  } catch (const DeviceError& e) {
+    // As for a bad frame: the completed intervals are kept, marked incomplete.
+    const uint64_t f = e.frame();
+    const std::string message =
+        f < engine_frames.size()
+            ? o.trajectory + ": frame " + std::to_string(engine_frames[f]) + ": " + e.problem()
+            : std::string(e.what());
+    if (dist) dist->fail(message);  // ends every rank
+    if (engine) engine->drop_unstarted_frames();
+    if (!acc.state().intervals.empty() && o.on_interval) o.on_interval(snapshot(message));
+    throw DeviceError(message, e.problem(), f);
   } catch (const std::exception& e) {
     if (dist) dist->fail(e.what());  // ends every rank
     if (engine) engine->drop_unstarted_frames();

@@ -33,6 +33,7 @@ codelets::PairHistogramArgs AllPairsPlanner::base_args(const PlannedFrame& frame
       make_params<double>(frame.box, config_.box_kind, config_.r_max, config_.nbins);
   args.frame = frame.number;
   args.gate = frame.gate;
+  args.faults = frame.faults;
   return args;
 }
 
@@ -117,6 +118,7 @@ void AllPairsPlanner::submit_group(const PlannedFrame& frame, const std::vector<
   args->double_params = base.double_params;
   args->frame = base.frame;
   args->gate = base.gate;
+  args->faults = base.faults;
   args->sequence = submitter_.tasks();
   args->nspecies = static_cast<int>(config_.species_sizes.size());
   std::vector<bool> used(config_.species_sizes.size(), false);

@@ -143,6 +143,7 @@ void CellListPlanner::submit_frame(const PlannedFrame& frame) {
   base.run = run_;
   base.frame = frame.number;
   base.gate = frame.gate;
+  base.faults = frame.faults;
 
   // Estimated candidates per pair, and the frame's total.
   std::vector<std::pair<double, int>> work;  // (candidates, pair), smallest first

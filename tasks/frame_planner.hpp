@@ -23,6 +23,7 @@ struct PlannedFrame {
   const FrameBounds& bounds;            // empty unless the engine gathered them (cell-list runs)
   uint64_t number = 0;                  // the engine's frame number
   codelets::FrameGate* gate = nullptr;  // the engine's: lets it drop frames not yet begun
+  codelets::DeviceFaults* faults = nullptr;  // the engine's: the tasks' CUDA failures
   int part = 0;  // the part of the frame to count (EngineConfig::frame_parts)
   int parts = 1;
 };

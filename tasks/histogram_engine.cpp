@@ -52,8 +52,9 @@ struct HistogramEngine::Impl {
   std::vector<PairWork> work;
   BoundOutcome bound;
   MeasuredBound measured_bound;
-  codelets::FrameGate gate;  // every task asks it as it starts (drop_unstarted_frames)
-  int part = -1;             // of config.frame_parts, for the frames submitted next; -1: all
+  codelets::FrameGate gate;       // every task asks it as it starts (drop_unstarted_frames)
+  codelets::DeviceFaults faults;  // a task that could not count says so here
+  int part = -1;                  // of config.frame_parts, for the frames submitted next; -1: all
 
   explicit Impl(const EngineConfig& c) : config(c) {
     if (config.nbins <= 0) throw UsageError("the number of bins must be positive");
@@ -281,7 +282,7 @@ struct HistogramEngine::Impl {
     if (bad_species >= 0) throw NonFiniteCoordinate(bad_species, bad_position);
     if (!all_pairs && !cell_list) make_planners(box, bounds);
     const int parts = part < 0 ? 1 : config.frame_parts;  // part -1: the whole frame
-    const PlannedFrame planned{slot, box, bounds, frames, &gate, std::max(part, 0), parts};
+    const PlannedFrame planned{slot, box, bounds, frames, &gate, &faults, std::max(part, 0), parts};
     if (all_pairs) all_pairs->submit_frame(planned);
     if (cell_list) cell_list->submit_frame(planned);
     const std::vector<RowWindow> windows =
@@ -349,7 +350,18 @@ void HistogramEngine::submit_frame_columns(const std::vector<const float*>& spec
 }
 
 std::vector<std::vector<uint64_t>> HistogramEngine::finish() {
-  return impl_->collect();
+  auto counts = impl_->collect();
+  check_devices();
+  return counts;
+}
+
+void HistogramEngine::check_devices() const {
+  const codelets::DeviceFaults& faults = impl_->faults;
+  if (faults.any())
+    throw DeviceError(faults.message() +
+                          " (the histograms are incomplete from the engine's frame " +
+                          std::to_string(faults.frame()) + ")",
+                      faults.message(), faults.frame());
 }
 
 void HistogramEngine::set_frame_part(int part) {
@@ -360,7 +372,9 @@ void HistogramEngine::set_frame_part(int part) {
 }
 
 std::vector<std::vector<uint64_t>> HistogramEngine::take_histograms() {
-  return impl_->take(true);
+  auto counts = impl_->take(true);
+  check_devices();
+  return counts;
 }
 
 uint64_t HistogramEngine::drop_unstarted_frames() {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "child_process.hpp"
+#include "pairhist/engine.hpp"
 #include "run_dir_checks.hpp"
 #include "test_paths.hpp"
 
@@ -353,4 +354,32 @@ TEST_CASE(
 
   if (mounted) REQUIRE(::mount("tmpfs", disk.c_str(), "tmpfs", MS_REMOUNT, "size=8m") == 0);
   resume_and_compare(out, 1, ref.dir, s.dir.string());
+}
+
+TEST_CASE(
+    "a GPU task that cannot count ends the run with one clean error, earlier intervals kept") {
+  if (pairhist::cuda_devices() == 0) {
+    MESSAGE("no GPU: skipped (the GPU suite runs it)");
+    return;
+  }
+  Scratch s("gpu-failure");
+  const fs::path out = s.dir / "run";
+  // Every task on the GPU (no CPU worker), and each of frame 20 fails as a launch without
+  // device memory would: intervals 0-6 and 7-13 are complete before it.
+  std::vector<std::string> args = run_args(out, 7);
+  for (size_t k = 0; k + 1 < args.size(); ++k) {
+    if (args[k] == "--ncuda") args[k + 1] = "1";
+    if (args[k] == "--ncpu") args[k + 1] = "0";
+  }
+  setenv("PAIRHIST_FAIL_CUDA_FRAME", "20", 1);
+  const ChildEnd end = pairhist::test::run_child(args, s.dir.string());
+  unsetenv("PAIRHIST_FAIL_CUDA_FRAME");
+  INFO(end.err);
+  CHECK(end.exited(1));
+  CHECK(end.err.find("pairhist: error: " + pairhist::test::data_dir() +
+                     "/spce_water.xtc: frame 20: GPU ") != std::string::npos);
+  CHECK(end.err.find("out of memory") != std::string::npos);
+  CHECK(pairhist::test::check_whole_outputs(out, kBins).empty());
+  CHECK(pairhist::read_checkpoint((out / "pairhist.ckpt").string()).state.frames() == 14);
+  CHECK(pairhist::test::file_text(out / "rdf.csv").find("# complete = 0\n") != std::string::npos);
 }

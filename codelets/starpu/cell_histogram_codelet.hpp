@@ -26,10 +26,11 @@ struct CellHistogramArgs {
   int species_a = 0, species_b = 0;  // which species: with `frame` and `run`, the sort cache key
   uint64_t run = 0;                  // a number unique to the engine instance
   int64_t key_begin = 0, key_end = 0;
-  uint64_t pairs = 0;         // estimated candidates: the perfmodel's size
-  uint64_t frame = 0;         // the engine's frame number and task number, for the task trace
-  uint64_t sequence = 0;      // (not part of the footprint)
-  FrameGate* gate = nullptr;  // the engine's: a task of a frame it refuses counts nothing
+  uint64_t pairs = 0;              // estimated candidates: the perfmodel's size
+  uint64_t frame = 0;              // the engine's frame number and task number, for the task trace
+  uint64_t sequence = 0;           // (not part of the footprint)
+  FrameGate* gate = nullptr;       // the engine's: a task of a frame it refuses counts nothing
+  DeviceFaults* faults = nullptr;  // the engine's: where a CUDA failure goes (null: abort)
   CellGrid grid;
   HistogramParams<float> single_params;
   HistogramParams<double> double_params;

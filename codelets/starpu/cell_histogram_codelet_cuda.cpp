@@ -4,9 +4,11 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 
 #include "../cuda/cell_list_cuda.hpp"
 #include "cell_histogram_codelet.hpp"
+#include "cuda_task_failure.hpp"
 
 namespace pairhist::codelets {
 namespace {
@@ -42,9 +44,12 @@ cuda::DeviceCells<double>& cells_of<double>(DeviceEntry& e) {
   return e.double_cells;
 }
 
+/// The species sorted into cells on this device; nothing when the sort could not be enqueued
+/// (reported to the engine).
 template <class T>
-cuda::DeviceCells<T> sorted(DeviceCache& cache, const CellHistogramArgs& args, int species,
-                            void* buffer, const HistogramParams<T>& params, cudaStream_t stream) {
+std::optional<cuda::DeviceCells<T>> sorted(DeviceCache& cache, const CellHistogramArgs& args,
+                                           int species, void* buffer,
+                                           const HistogramParams<T>& params, cudaStream_t stream) {
   const T* soa = reinterpret_cast<const T*>(STARPU_VECTOR_GET_PTR(buffer));
   const auto n = static_cast<int64_t>(STARPU_VECTOR_GET_NX(buffer) / 3);
   DeviceEntry* victim = nullptr;
@@ -60,8 +65,12 @@ cuda::DeviceCells<T> sorted(DeviceCache& cache, const CellHistogramArgs& args, i
   }
   victim->run = 0;  // invalid until the sort is enqueued
   const cudaError_t err =
-      cuda::build_cells(soa, n, args.grid, params, victim->workspace, cells_of<T>(*victim), stream);
-  if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
+      with_injected_failure(args, cuda::build_cells(soa, n, args.grid, params, victim->workspace,
+                                                    cells_of<T>(*victim), stream));
+  if (err != cudaSuccess) {
+    fail_cuda_task(args, err, "cell sort");
+    return std::nullopt;
+  }
   victim->run = args.run, victim->frame = args.frame, victim->species = species;
   victim->source = soa, victim->value_size = sizeof(T);
   victim->last_use = ++cache.clock;
@@ -77,17 +86,21 @@ template <class T>
 void launch(void* buffers[], const CellHistogramArgs& args, const HistogramParams<T>& params) {
   DeviceCache& cache = device_caches()[starpu_worker_get_id_check()];
   const cudaStream_t stream = starpu_cuda_get_local_stream();
-  const cuda::DeviceCells<T> a = sorted<T>(cache, args, args.species_a, buffers[0], params, stream);
-  cuda::DeviceCells<T> b = a;
+  const std::optional<cuda::DeviceCells<T>> a =
+      sorted<T>(cache, args, args.species_a, buffers[0], params, stream);
+  if (!a) return;
+  std::optional<cuda::DeviceCells<T>> b = a;
   int hist_index = 1;
   if (!args.same_species) {
     b = sorted<T>(cache, args, args.species_b, buffers[1], params, stream);
+    if (!b) return;
     hist_index = 2;
   }
   auto* hist = reinterpret_cast<unsigned long long*>(STARPU_VECTOR_GET_PTR(buffers[hist_index]));
-  const cudaError_t err = cuda::launch_cell_histogram(
-      a, b, args.same_species != 0, args.grid, args.key_begin, args.key_end, params, hist, stream);
-  if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
+  const cudaError_t err =
+      cuda::launch_cell_histogram(*a, *b, args.same_species != 0, args.grid, args.key_begin,
+                                  args.key_end, params, hist, stream);
+  if (err != cudaSuccess) fail_cuda_task(args, err, "cell-list histogram launch");
 }
 
 }  // namespace

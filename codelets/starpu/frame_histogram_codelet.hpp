@@ -27,6 +27,7 @@ struct FrameHistogramArgs {
   uint64_t frame = 0;         // the engine's frame number and task number (submission order), for
   uint64_t sequence = 0;      // the task trace
   FrameGate* gate = nullptr;  // the engine's: a task of a frame it refuses counts nothing
+  DeviceFaults* faults = nullptr;  // the engine's: where a CUDA failure goes (null: abort)
   HistogramParams<float> single_params;
   HistogramParams<double> double_params;
   int nbins() const {

@@ -1,6 +1,7 @@
 // CUDA implementation of the whole-frame baseline task: one launch per pair on the worker's
 // stream.
 #include "../cuda/pair_histogram_cuda.hpp"
+#include "cuda_task_failure.hpp"
 #include "frame_histogram_codelet.hpp"
 
 namespace pairhist::codelets {
@@ -18,10 +19,12 @@ void launch_frame(void* buffers[], const FrameHistogramArgs& args,
         reinterpret_cast<const T*>(STARPU_VECTOR_GET_PTR(buffers[args.coord_buffer[b]]));
     auto* hist =
         reinterpret_cast<unsigned long long*>(STARPU_VECTOR_GET_PTR(buffers[args.hist_buffer[p]]));
-    const cudaError_t err = cuda::launch_pair_histogram(
-        cuda::HistogramKernel::shared_memory, ca, args.species_size[a], cb, args.species_size[b],
-        a == b, 0, args.species_size[a], params, hist, starpu_cuda_get_local_stream());
-    if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
+    const cudaError_t err = with_injected_failure(
+        args,
+        cuda::launch_pair_histogram(cuda::HistogramKernel::shared_memory, ca, args.species_size[a],
+                                    cb, args.species_size[b], a == b, 0, args.species_size[a],
+                                    params, hist, starpu_cuda_get_local_stream()));
+    if (err != cudaSuccess) return fail_cuda_task(args, err, "whole-frame histogram launch");
   }
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "../cuda/pair_histogram_cuda.hpp"
+#include "cuda_task_failure.hpp"
 #include "pair_histogram_codelet.hpp"
 
 namespace pairhist::codelets {
@@ -26,10 +27,11 @@ void launch(cuda::HistogramKernel kernel, void* buffers[], const PairHistogramAr
     hist_index = 2;
   }
   auto* hist = reinterpret_cast<unsigned long long*>(STARPU_VECTOR_GET_PTR(buffers[hist_index]));
-  const cudaError_t err =
+  const cudaError_t err = with_injected_failure(
+      args,
       cuda::launch_pair_histogram(kernel, a, na, b, nb, args.same_species != 0, args.row_begin,
-                                  args.row_end, params, hist, starpu_cuda_get_local_stream());
-  if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
+                                  args.row_end, params, hist, starpu_cuda_get_local_stream()));
+  if (err != cudaSuccess) fail_cuda_task(args, err, "pair histogram launch");
 }
 
 void run(cuda::HistogramKernel kernel, void* buffers[], void* cl_arg) {

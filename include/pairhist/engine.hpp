@@ -234,12 +234,18 @@ class HistogramEngine {
 
   /// Waits for the tasks of the frames submitted so far, returns their histograms (species_pairs()
   /// order) and restarts counting from zero: the counts of one output interval. The pipeline
-  /// drains while it waits, so call it every many frames, not every frame.
+  /// drains while it waits, so call it every many frames, not every frame. Throws DeviceError
+  /// when a GPU task failed (check_devices).
   std::vector<std::vector<uint64_t>> take_histograms();
 
   /// Waits for this engine's tasks and returns the histograms in species_pairs() order.
-  /// Callable once; the engine cannot take frames afterwards.
+  /// Callable once; the engine cannot take frames afterwards. Throws DeviceError as
+  /// take_histograms.
   std::vector<std::vector<uint64_t>> finish();
+
+  /// Throws DeviceError if a GPU task of this engine could not count its share: the
+  /// histograms are then incomplete from that frame on. Cheap; any thread.
+  void check_devices() const;
 
   /// Stops counting between frames (an interrupted run): the tasks of every frame that has a
   /// task running or done still run, all other tasks return without counting, so the

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -25,6 +26,22 @@ class UsageError : public std::runtime_error {
 class OutputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+/// A GPU task could not count its share (a failed launch: no device memory for its workspace, a
+/// broken device): the histograms of the frames in flight are incomplete. `frame()` is the
+/// engine's number of the earliest frame concerned (from 0, in submission order).
+class DeviceError : public std::runtime_error {
+ public:
+  DeviceError(const std::string& what, std::string problem, uint64_t frame)
+      : std::runtime_error(what), problem_(std::move(problem)), frame_(frame) {}
+  /// What failed, without the frame ("GPU 0: cell sort: out of memory").
+  const std::string& problem() const noexcept { return problem_; }
+  uint64_t frame() const noexcept { return frame_; }
+
+ private:
+  std::string problem_;
+  uint64_t frame_ = 0;
 };
 
 /// Text taken from an input (a line, a name, a value) as it may appear inside a one-line message:
