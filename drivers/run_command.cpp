@@ -19,6 +19,7 @@
 #include "distributed_job.hpp"
 #include "distribution.hpp"
 #include "mpi_world.hpp"
+#include "output_lock.hpp"
 #include "pairhist/errors.hpp"
 #include "run_outputs.hpp"
 #include "run_summary.hpp"
@@ -136,8 +137,12 @@ JobOutcome run(RunArgs& a) {
   a.job.output_place = " in " + a.output;
   const RunIdentity identity = run_identity(a.job);
   std::optional<Checkpoint> resumed;
+  std::optional<OutputLock> lock;  // held until the last file is written
   if (root) {
     try {
+      if (a.resume && a.overwrite) throw UsageError("--resume and --overwrite exclude each other");
+      check_output_directory(a.output);
+      lock.emplace(a.output);
       resumed = prepare_output_directory(a.output, a.resume, a.overwrite, identity);
     } catch (const std::exception& e) {
       if (distribution) share_setup_failure(*distribution, e);  // the other ranks end too

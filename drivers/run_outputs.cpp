@@ -45,10 +45,8 @@ std::string checkpoint_path(const std::string& dir) {
   return (fs::path(dir) / kCheckpointName).string();
 }
 
-std::optional<Checkpoint> prepare_output_directory(const std::string& dir, bool resume,
-                                                   bool overwrite, const RunIdentity& identity) {
-  if (resume && overwrite) throw UsageError("--resume and --overwrite exclude each other");
-  fs::path p = fs::absolute(dir);
+void check_output_directory(const std::string& dir) {
+  const fs::path p = fs::absolute(dir);
   if (fs::exists(p) && !fs::is_directory(p))
     throw UsageError("output " + dir + " exists and is not a directory");
   // The directory itself is created only when there is something to write, so a run that fails
@@ -58,6 +56,13 @@ std::optional<Checkpoint> prepare_output_directory(const std::string& dir, bool 
   if (!fs::is_directory(existing) || access(existing.c_str(), W_OK | X_OK) != 0)
     throw UsageError("output directory " + dir + " cannot be written (" + existing.string() +
                      " is not writable)");
+}
+
+std::optional<Checkpoint> prepare_output_directory(const std::string& dir, bool resume,
+                                                   bool overwrite, const RunIdentity& identity) {
+  if (resume && overwrite) throw UsageError("--resume and --overwrite exclude each other");
+  check_output_directory(dir);
+  const fs::path p = fs::absolute(dir);
   if (!fs::exists(p)) return std::nullopt;
   remove_stale_temporaries(p);
 

@@ -15,6 +15,9 @@ namespace pairhist {
 /// The checkpoint file of a run writing to `dir`.
 std::string checkpoint_path(const std::string& dir);
 
+/// Throws UsageError when `dir` exists and is not a directory, or cannot be created or written.
+void check_output_directory(const std::string& dir);
+
 /// Readies `dir` before any work. Fails (UsageError) when it exists and is not a directory, or
 /// cannot be created or written. When it holds files of an earlier run (results or a
 /// checkpoint): with `overwrite` those files are removed (nothing else); with `resume` its

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "child_process.hpp"
+#include "output_lock.hpp"
 #include "pairhist/engine.hpp"
 #include "run_dir_checks.hpp"
 #include "test_paths.hpp"
@@ -382,4 +383,31 @@ TEST_CASE(
   CHECK(pairhist::test::check_whole_outputs(out, kBins).empty());
   CHECK(pairhist::read_checkpoint((out / "pairhist.ckpt").string()).state.frames() == 14);
   CHECK(pairhist::test::file_text(out / "rdf.csv").find("# complete = 0\n") != std::string::npos);
+}
+
+TEST_CASE("a run into a directory another run is writing is refused; afterwards it runs") {
+  Scratch s("lock");
+  const Reference& ref = reference(7);
+  const fs::path out = s.dir / "run";
+  {
+    // This process holds the directory as a running pairhist would (same lock, same file).
+    const pairhist::OutputLock other(out.string());
+    for (const bool resume : {false, true}) {  // a job script started twice; a resume
+      CAPTURE(resume);
+      const ChildEnd second = pairhist::test::run_child(
+          resume ? with(run_args(out, 7), "--resume") : run_args(out, 7), s.dir.string());
+      INFO(second.err);
+      CHECK(second.exited(2));
+      CHECK(second.err.find("another pairhist run is writing into " + out.string() + " (pid " +
+                            std::to_string(getpid()) + " on host ") != std::string::npos);
+      CHECK(lines(second.err) == 1);
+      CHECK(fs::exists(out / ".pairhist.lock"));  // the holder's, untouched
+    }
+  }
+  CHECK_FALSE(fs::exists(out));  // the holder created it and left it empty: removed
+  const ChildEnd end = pairhist::test::run_child(run_args(out, 7), s.dir.string());
+  INFO(end.err);
+  REQUIRE(end.exited(0));
+  pairhist::test::check_same_outputs(out, ref.dir);
+  CHECK_FALSE(fs::exists(out / ".pairhist.lock"));
 }
