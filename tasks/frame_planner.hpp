@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "../codelets/starpu/device_faults.hpp"
 #include "../codelets/starpu/frame_gate.hpp"
 #include "activity_recorder.hpp"
 #include "decomposition.hpp"

@@ -4,7 +4,6 @@
 // process's address space capped so that a trusting reader would fail with bad_alloc instead.
 #include <doctest/doctest.h>
 #include <hdf5.h>
-#include <sys/resource.h>
 
 #include <cstdint>
 #include <cstring>
@@ -19,23 +18,13 @@
 namespace {
 
 using pairhist::test::append_be32;
+using pairhist::test::cap_address_space;
 using pairhist::test::contains;
 using pairhist::test::input_error_of;
 using pairhist::test::TempDir;
 using pairhist::test::write_all;
 
 constexpr uint32_t kInt32Max = 0x7fffffff;
-
-// Far below what any of these declarations would need (tens of GiB).
-void cap_address_space() {
-  const rlim_t cap = rlim_t{6} << 30;
-  rlimit limit{};
-  getrlimit(RLIMIT_AS, &limit);
-  if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > cap) {
-    limit.rlim_cur = cap;
-    setrlimit(RLIMIT_AS, &limit);
-  }
-}
 
 // Opens `path` and reads every frame; returns the InputError message ("" if none).
 std::string read_error(const std::string& path) {

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <array>
@@ -25,6 +26,19 @@
 #include "trajectory_reader.hpp"
 
 namespace pairhist::test {
+
+/// Caps this process's address space at 6 GiB, far below what a size trusted from a damaged
+/// file would need (tens of GiB): such an allocation throws std::bad_alloc and fails the test
+/// instead of swapping.
+inline void cap_address_space() {
+  const rlim_t cap = rlim_t{6} << 30;
+  rlimit limit{};
+  getrlimit(RLIMIT_AS, &limit);
+  if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > cap) {
+    limit.rlim_cur = cap;
+    setrlimit(RLIMIT_AS, &limit);
+  }
+}
 
 /// A fresh, uniquely named directory (pairhist-TAG-XXXXXX under the system temporary
 /// directory), removed with its contents afterwards.

@@ -6,7 +6,6 @@
 // only at a frame boundary: at most one cut per frame count. Never a crash, a hang or a huge
 // allocation (the process's address space is capped).
 #include <doctest/doctest.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <map>
@@ -24,23 +23,12 @@ namespace {
 
 using pairhist::InputError;
 using pairhist::io::TrajectoryFrame;
+using pairhist::test::cap_address_space;
 using pairhist::test::contains;
 using pairhist::test::fixture;
 using pairhist::test::read_all;
 using pairhist::test::TempDir;
 using pairhist::test::write_all;
-
-// A reader that trusted a size in a damaged file would allocate gigabytes: with this cap that
-// throws std::bad_alloc, which fails the test instead of swapping.
-void cap_address_space() {
-  const rlim_t cap = rlim_t{6} << 30;
-  rlimit limit{};
-  getrlimit(RLIMIT_AS, &limit);
-  if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > cap) {
-    limit.rlim_cur = cap;
-    setrlimit(RLIMIT_AS, &limit);
-  }
-}
 
 struct Outcome {
   std::vector<TrajectoryFrame> frames;

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "frame_gate.hpp"
+#include "device_faults.hpp"
 
 namespace pairhist::codelets {
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "device_faults.hpp"
 #include "frame_gate.hpp"
 #include "pairhist/geometry.hpp"
 
