@@ -98,7 +98,7 @@ void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConf
   in.max_reader_threads = o.decode_threads > 0 ? reader.threads() : reader.max_threads();
   const FeedingPlan plan = pairhist::plan_feeding(in);
   reader.set_active_threads(plan.reader_threads);
-  if (plan.cpu_workers >= 0) config.ncpu = plan.cpu_workers;
+  if (plan.cpu_workers >= 0) config.ncpu_beside_gpus = plan.cpu_workers;
   out.prepare_seconds = in.prepare_seconds;
   out.gpu_seconds = in.gpu_seconds;
   out.feed_bound = plan.feed_bound;

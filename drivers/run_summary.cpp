@@ -121,7 +121,7 @@ void print_run_summary(const JobOptions& job, const JobOutcome& out,
               out.cuda_workers, out.scheduler.c_str());
   if (out.decode_threads > 0) {
     std::printf("  reading       : %d decoding threads", out.decode_threads);
-    if (out.gpu_seconds > 0)
+    if (out.gpu_seconds > 0 && out.cuda_workers > 0)
       std::printf(" (a frame took a thread %.1f ms, the GPUs need ~%.1f ms%s)",
                   out.prepare_seconds * 1e3, out.gpu_seconds * 1e3,
                   out.feed_bound ? ": reading bounds the run" : "");

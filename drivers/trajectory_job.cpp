@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <future>
 #include <sstream>
 #include <thread>
@@ -195,6 +196,7 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     if (dist) {
       // StarPU-MPI's sums run on a core of every rank.
       if (config.ncpu == 0) config.ncpu = 1;
+      if (config.ncpu_beside_gpus == 0) config.ncpu_beside_gpus = 1;
       // Frames claimed are frames held: a few per GPU keep them fed, more would pile up the
       // last frames on one rank while others have none.
       const int gpus =
@@ -208,6 +210,8 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     out.engine_start_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - engine_started).count();
     watcher.set_engine(engine.get());
+    for (const std::string& note : engine->notes())
+      std::fprintf(stderr, "pairhist: warning: %s\n", note.c_str());
   };
   auto take = [&](std::vector<std::vector<uint64_t>> counts) {
     acc.taken(std::move(counts), engine->frames_counted());

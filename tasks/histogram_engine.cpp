@@ -388,6 +388,9 @@ uint64_t HistogramEngine::frames_counted() const {
 int HistogramEngine::cpu_workers() const {
   return impl_->session->count_workers(STARPU_CPU_WORKER);
 }
+const std::vector<std::string>& HistogramEngine::notes() const {
+  return impl_->session->notes();
+}
 int HistogramEngine::cuda_workers() const {
   return impl_->session->count_workers(STARPU_CUDA_WORKER);
 }

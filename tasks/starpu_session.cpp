@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -47,6 +48,82 @@ bool StarpuSession::gpus_present() {
 }
 
 StarpuSession::StarpuSession(EngineConfig& config) {
+  const std::string requested_scheduler = config.scheduler;
+  // A host application that started StarPU keeps its configuration: nothing to restart.
+  const bool host_started = starpu_is_initialized() != 0;
+  start(config, nullptr);
+  if (host_started || config.ncuda == 0) return;
+  const GpuFit fit = fit_gpus(gpu_memory(), frame_bytes(config), cuda_pipeline());
+  if (!fit.changed) return;
+  starpu_shutdown();
+  if (fit.devices.empty() && config.ncpu == 0)
+    throw UsageError(fit.note.substr(0, fit.note.rfind(':')) +
+                     ", and no CPU worker may count instead (--ncpu 0)");
+  notes_.push_back(fit.note);
+  config.scheduler = requested_scheduler;
+  start(config, &fit);
+}
+
+uint64_t StarpuSession::frame_bytes(const EngineConfig& config) {
+  const uint64_t value = config.precision == Precision::single ? sizeof(float) : sizeof(double);
+  uint64_t bytes = 0;
+  for (int64_t n : config.species_sizes) bytes += static_cast<uint64_t>(std::max<int64_t>(n, 0));
+  return bytes * 3 * value;
+}
+
+int StarpuSession::cuda_pipeline() {
+  const char* v = std::getenv("STARPU_CUDA_PIPELINE");
+  return v && *v ? std::atoi(v) : 2;  // StarPU's default
+}
+
+std::vector<GpuMemory> StarpuSession::gpu_memory() const {
+  std::vector<GpuMemory> gpus;
+#if defined(PAIRHIST_CUDA_CODELETS)
+  const bool limited = std::getenv("STARPU_LIMIT_CUDA_MEM") != nullptr;
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
+    if (starpu_worker_get_type(static_cast<int>(w)) != STARPU_CUDA_WORKER) continue;
+    const int device = starpu_worker_get_devid(static_cast<int>(w));
+    auto known = std::find_if(gpus.begin(), gpus.end(),
+                              [device](const GpuMemory& g) { return g.device == device; });
+    if (known != gpus.end()) {
+      ++known->workers;
+      continue;
+    }
+    GpuMemory g;
+    g.device = device;
+    g.starpu_bytes = starpu_memory_get_total(starpu_worker_get_memory_node(w));
+    g.free_bytes = codelets::cuda_free_memory(device);
+    const std::string own = "STARPU_LIMIT_CUDA_" + std::to_string(device) + "_MEM";
+    g.limit_from_env = limited || std::getenv(own.c_str()) != nullptr;
+    gpus.push_back(g);
+  }
+#endif
+  return gpus;
+}
+
+/// Sets an environment variable for the duration of starpu_init (StarPU reads it there).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      setenv(name_, old_.c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+void StarpuSession::start(EngineConfig& config, const GpuFit* fit) {
   starpu_conf conf;
   starpu_conf_init(&conf);
   // With GPUs, one central queue by default: lws (StarPU's default) let CPU workers and GPU-only
@@ -59,26 +136,40 @@ StarpuSession::StarpuSession(EngineConfig& config) {
     unsetenv("STARPU_SCHED");
     env_sched = nullptr;
   }
-  if (config.scheduler.empty() && !env_sched && config.ncuda != 0 && gpus_present())
+  const bool feeding_gpus = config.ncuda != 0 && gpus_present() && !(fit && fit->devices.empty());
+  if (config.scheduler.empty() && !env_sched && feeding_gpus)
     config.scheduler = kDefaultGpuScheduler;
   if (!config.scheduler.empty()) conf.sched_policy_name = config.scheduler.c_str();
-  if (config.ncpu >= 0) conf.ncpus = config.ncpu;
+  const int ncpu = config.ncpu >= 0                                 ? config.ncpu
+                   : (feeding_gpus && config.ncpu_beside_gpus >= 0) ? config.ncpu_beside_gpus
+                                                                    : -1;
+  if (ncpu >= 0) conf.ncpus = ncpu;
   if (config.ncuda >= 0) conf.ncuda = config.ncuda;
+  if (fit) {
+    conf.ncuda = static_cast<int>(fit->devices.size());
+    conf.use_explicit_workers_cuda_gpuid = 1;
+    for (size_t d = 0; d < fit->devices.size() && d < STARPU_NMAXWORKERS; ++d)
+      conf.workers_cuda_gpuid[d] = static_cast<unsigned>(fit->devices[d]);
+  }
   // Two workers per GPU, each with its own stream: one task's launch and completion overlap
   // the other's kernel (F1-like on the H100: 1235 instead of 997 bapps). The user's setting wins.
   setenv("STARPU_NWORKER_PER_CUDA", "2", 0);
+  std::optional<ScopedEnv> one_worker, no_pipeline;
+  if (fit && fit->one_task_per_gpu) {
+    one_worker.emplace("STARPU_NWORKER_PER_CUDA", "1");
+    no_pipeline.emplace("STARPU_CUDA_PIPELINE", "0");
+  }
   // StarPU drops a measurement 50% off its entry's mean and empties the entry once drops
   // outnumber samples: on loaded cores a task kind then never reached 10 measurements, and the
   // LP bound had no time for it (docs/performance.md). Only 5x outliers are dropped here.
   setenv("STARPU_HISTORY_MAX_ERROR", kHistoryMaxError, 0);
   // CPU workers on every core would starve the threads that read frames and feed the GPUs
   // (4x H200, 59 CPU workers, 4 decoding threads sharing one core: GPUs 80% busy).
-  const bool feeding_gpus = config.ncuda != 0 && gpus_present();
-  const int reserve = config.reserve_cores >= 0           ? config.reserve_cores
-                      : (config.ncpu < 0 && feeding_gpus) ? 1 + std::max(0, config.reader_threads)
-                                                          : 0;
+  const int reserve = config.reserve_cores >= 0    ? config.reserve_cores
+                      : (ncpu < 0 && feeding_gpus) ? 1 + std::max(0, config.reader_threads)
+                                                   : 0;
   conf.reserve_ncpus = reserve;
-  if (config.ncpu < 0 && feeding_gpus && !std::getenv("STARPU_NCPU"))
+  if (ncpu < 0 && feeding_gpus && !std::getenv("STARPU_NCPU"))
     conf.ncpus = cpu_workers_beside_gpus(config, reserve);
   conf.nopencl = 0;
   const int ret = starpu_init(&conf);

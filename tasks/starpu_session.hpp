@@ -6,15 +6,19 @@
 #include <starpu.h>
 
 #include <string>
+#include <vector>
 
 #include "decomposition.hpp"
+#include "gpu_memory_fit.hpp"
 #include "pairhist/engine.hpp"
 
 namespace pairhist {
 
 class StarpuSession {
  public:
-  /// Starts StarPU for `config`; fills in the scheduler it chose when config had none.
+  /// Starts StarPU for `config`; fills in the scheduler it chose when config had none. GPUs that
+  /// cannot hold their tasks' data (gpu_memory_fit.hpp) are left out, StarPU restarted without
+  /// them; with none left and config.ncpu 0, throws UsageError.
   explicit StarpuSession(EngineConfig& config);
   ~StarpuSession();
   StarpuSession(const StarpuSession&) = delete;
@@ -31,9 +35,18 @@ class StarpuSession {
   std::string scheduler() const;
 
   static bool gpus_present();
+  /// What the session changed from the configuration and why (GPUs left out for their memory),
+  /// one line each.
+  const std::vector<std::string>& notes() const { return notes_; }
 
  private:
+  void start(EngineConfig& config, const GpuFit* fit);
+  std::vector<GpuMemory> gpu_memory() const;
+  static uint64_t frame_bytes(const EngineConfig& config);
+  static int cuda_pipeline();
+
   unsigned context_ = 0;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace pairhist

@@ -91,6 +91,8 @@ int cuda_can_execute(unsigned workerid, starpu_task* task, unsigned nimpl);
 int cuda_device_count();  // 0 when the CUDA runtime finds no device
 /// Initialises the CUDA runtime and the primary context of the first `devices` GPUs (all: -1).
 void warm_up_cuda(int devices);
+/// Free memory on GPU `device` (cudaMemGetInfo); 0 when the runtime cannot tell.
+uint64_t cuda_free_memory(int device);
 /// Whether the shared-memory kernel on device 0 counts nbins bins in several windows (false
 /// without a device).
 bool cuda_counts_in_windows(int nbins);

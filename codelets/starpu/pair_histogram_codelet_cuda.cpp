@@ -90,6 +90,15 @@ int cuda_device_count() {
   return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
 }
 
+uint64_t cuda_free_memory(int device) {
+  int current = 0;
+  if (cudaGetDevice(&current) != cudaSuccess || cudaSetDevice(device) != cudaSuccess) return 0;
+  size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess) free = 0;
+  cudaSetDevice(current);
+  return free;
+}
+
 void warm_up_cuda(int devices) {
   const int n = cuda_device_count();
   int current = 0;

@@ -40,6 +40,8 @@ struct EngineConfig {
   std::string scheduler;            // StarPU scheduling policy; empty: STARPU_SCHED or default
   bool whole_frames = false;        // baseline: one task per frame from a shared queue (CADISHI)
   int ncpu = -1;                    // CPU workers; -1: StarPU's default (all cores)
+  int ncpu_beside_gpus = -1;        // with ncpu -1: CPU workers when GPUs count (a feeding plan's
+                                    // choice); without usable GPUs the cores count as with -1
   int ncuda = -1;                   // CUDA workers; -1: all GPUs
   bool lp_bound = false;            // record tasks for StarPU's LP makespan bound (needs GLPK)
   bool lp_bound_text = false;  // with lp_bound: keep StarPU's LP as text (RunActivity::lp_text)
@@ -261,6 +263,9 @@ class HistogramEngine {
 
   int cpu_workers() const;
   int cuda_workers() const;
+  /// What the engine changed from its configuration and why, one line each (e.g. a GPU left out
+  /// because it cannot hold the tasks' data); for the caller to show as warnings.
+  const std::vector<std::string>& notes() const;
   std::string scheduler() const;
   uint64_t frames_submitted() const;
   uint64_t tasks_submitted() const;
