@@ -13,6 +13,7 @@
 #include "lp_bound.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
+#include "scoped_env.hpp"
 
 namespace pairhist {
 namespace {
@@ -100,28 +101,6 @@ std::vector<GpuMemory> StarpuSession::gpu_memory() const {
 #endif
   return gpus;
 }
-
-/// Sets an environment variable for the duration of starpu_init (StarPU reads it there).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had_)
-      setenv(name_, old_.c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
 
 void StarpuSession::start(EngineConfig& config, const GpuFit* fit) {
   starpu_conf conf;

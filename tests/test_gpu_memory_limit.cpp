@@ -5,17 +5,13 @@
 
 #include <cstdlib>
 
+#include "../tasks/scoped_env.hpp"
 #include "engine_reference.hpp"
 #include "pairhist/errors.hpp"
 
 using namespace pairhist;
 
 namespace {
-
-struct LimitedGpuMemory {
-  explicit LimitedGpuMemory(const char* mib) { setenv("STARPU_LIMIT_CUDA_MEM", mib, 1); }
-  ~LimitedGpuMemory() { unsetenv("STARPU_LIMIT_CUDA_MEM"); }
-};
 
 struct Outcome {
   std::vector<std::vector<uint64_t>> counts;
@@ -58,7 +54,7 @@ TEST_CASE("a GPU too small for its tasks leaves the counting to what can hold th
   const auto expected = run(frames, cpu).counts;
 
   {
-    LimitedGpuMemory limit("4");
+    ScopedEnv limit("STARPU_LIMIT_CUDA_MEM", "4");
     config.ncpu = 2;
     const Outcome o = run(frames, config);
     CHECK(o.cuda_workers == 0);
@@ -72,7 +68,7 @@ TEST_CASE("a GPU too small for its tasks leaves the counting to what can hold th
     CHECK_THROWS_AS(run(frames, config), UsageError);
   }
   {
-    LimitedGpuMemory limit("64");
+    ScopedEnv limit("STARPU_LIMIT_CUDA_MEM", "64");
     config.ncpu = 0;
     const Outcome o = run(frames, config);
     CHECK(o.cuda_workers == 1);

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "../tasks/scoped_env.hpp"
 #include "pairhist/errors.hpp"
 #include "test_support.hpp"
 #include "topology_reader.hpp"
@@ -29,27 +30,7 @@ std::string regression(const std::string& name) {
   return data_dir() + "/../fuzz/regressions/h5md/" + name;
 }
 
-// Sets an environment variable for the scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* old = std::getenv(name);
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had_)
-      setenv(name_, old_.c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  bool had_ = false;
-  std::string old_;
-};
+using pairhist::ScopedEnv;
 
 int64_t frames_of(const std::string& path) {
   const auto reader = pairhist::io::open_trajectory(path);
