@@ -1,11 +1,12 @@
-# `cmake --install build --prefix P`: the command, the task library (libpairhist) and the C kernel
-# library (libpairhist_c) with SONAMEs, the public headers, a CMake package (pairhist::pairhist,
+# `cmake --install build --prefix P`: the command, the task library (libpairhist, with
+# libpairhist_host: the pinnable frame columns' hooks) and the C kernel library (libpairhist_c) with
+# SONAMEs, the public headers, a CMake package (pairhist::pairhist,
 # pairhist::c), pkg-config files, the shipped perfmodels and the man page.
 include(CMakePackageConfigHelpers)
 
 set(PAIRHIST_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/pairhist")
 
-install(TARGETS pairhist pairhist_c EXPORT pairhistTargets
+install(TARGETS pairhist pairhist_c pairhist_host EXPORT pairhistTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

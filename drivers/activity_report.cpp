@@ -1,7 +1,9 @@
 #include "activity_report.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
+#include <vector>
 
 #include "algorithm_choice.hpp"
 
@@ -58,6 +60,30 @@ std::string pair_name(const JobOutcome& out, const PairWork& w) {
 
 double fraction_within(const PairWork& w) {
   return w.candidates > 0 ? static_cast<double>(w.within) / static_cast<double>(w.candidates) : 0;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+/// The thread that feeds the engine, per frame (FrameFeed): its own time in the engine (buffers,
+/// copy or hand-over, ordering, submitting), its wait for a free slot (the tasks of the frame
+/// that used it before), and its time from one frame's submission to the next one's (reading).
+nlohmann::json feeding_json(const RunActivity& a) {
+  std::vector<double> engine, wait, between;
+  for (size_t f = 0; f < a.feed.size(); ++f) {
+    const FrameFeed& x = a.feed[f];
+    engine.push_back((x.allocated - x.begin) + (x.submitted - x.buffers_free));
+    wait.push_back(x.buffers_free - x.allocated);
+    if (f > 0) between.push_back(x.begin - a.feed[f - 1].submitted);
+  }
+  return {{"frames", a.feed.size()},
+          {"frames_handed_over", a.frames_handed_over},
+          {"median_engine_seconds", median(engine)},
+          {"median_slot_wait_seconds", median(wait)},
+          {"median_between_frames_seconds", median(between)}};
 }
 
 }  // namespace
@@ -154,6 +180,7 @@ nlohmann::json activity_json(const JobOutcome& out) {
           {"first_frame_seconds", out.first_frame_seconds},
           {"engine_start_seconds", out.engine_start_seconds},
           {"frame_bytes", out.frame_bytes},
+          {"feeding", feeding_json(a)},
           {"makespan_seconds", a.makespan_seconds},
           {"tail_idle_seconds", a.tail_idle_seconds},
           {"first_task_start_seconds", first_task},

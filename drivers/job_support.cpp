@@ -1,7 +1,9 @@
 #include "job_support.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 #include "algorithm_choice.hpp"
 #include "exclusions.hpp"
@@ -77,22 +79,44 @@ EngineConfig engine_config(const JobOptions& o, const std::vector<std::vector<in
   return config;
 }
 
+namespace {
+
+/// The bounds of the species' atoms in a whole frame (the first frames may have been decoded
+/// whole, before the topology told which atoms to pick), read in place: columns gathered for
+/// them would be pinned memory, costly to allocate once. False if a coordinate is not finite.
+bool whole_frame_bounds(const io::TrajectoryFrame& frame,
+                        const std::vector<std::vector<int>>& atoms, CoordinateBounds& bounds) {
+  for (int c = 0; c < 3; ++c) bounds.lo[c] = INFINITY, bounds.hi[c] = -INFINITY;
+  for (const auto& species : atoms)
+    for (int a : species)
+      for (size_t c = 0; c < 3; ++c) {
+        const float x = frame.xyz[3 * static_cast<size_t>(a) + c];
+        if (!std::isfinite(x)) return false;
+        bounds.lo[c] = std::min(bounds.lo[c], x);
+        bounds.hi[c] = std::max(bounds.hi[c], x);
+      }
+  return true;
+}
+
+}  // namespace
+
 void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
                   const io::TrajectoryFrame& frame, const std::vector<std::vector<int>>& atoms,
                   const BoxMatrix& box, JobOutcome& out) {
   if (o.ncpu >= 0) return;
-  // The first frames may have been decoded whole, before the topology told which atoms to pick.
-  io::SpeciesColumns gathered;
-  if (!frame.columns.filled) io::gather_species_columns(frame.xyz.data(), atoms, gathered);
-  const io::SpeciesColumns& columns = frame.columns.filled ? frame.columns : gathered;
-  if (columns.bad_species >= 0) return;  // refused when the frame is submitted
+  CoordinateBounds bounds;
+  if (frame.columns.filled) {
+    if (frame.columns.bad_species >= 0) return;  // refused when the frame is submitted
+    for (int c = 0; c < 3; ++c)
+      bounds.lo[c] = frame.columns.lo[c], bounds.hi[c] = frame.columns.hi[c];
+  } else if (!whole_frame_bounds(frame, atoms, bounds)) {
+    return;
+  }
   FeedingInputs in;
   in.cores = usable_cores();
   in.gpus = o.ncuda == 0 ? 0 : cuda_devices();
   if (o.ncuda > 0) in.gpus = std::min(in.gpus, o.ncuda);
   in.prepare_seconds = reader.seconds_per_frame();
-  CoordinateBounds bounds;
-  for (int c = 0; c < 3; ++c) bounds.lo[c] = columns.lo[c], bounds.hi[c] = columns.hi[c];
   in.gpu_seconds = estimated_gpu_seconds_per_frame(config, box, bounds, in.gpus);
   in.reader_threads = reader.threads();
   in.max_reader_threads = o.decode_threads > 0 ? reader.threads() : reader.max_threads();
@@ -104,21 +128,30 @@ void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConf
   out.feed_bound = plan.feed_bound;
 }
 
-void submit_to_engine(HistogramEngine& engine, const io::TrajectoryFrame& frame,
+void submit_to_engine(HistogramEngine& engine, io::TrajectoryFrame& frame,
                       const std::vector<std::vector<int>>& atoms, const BoxMatrix& box,
-                      const std::string& where) {
+                      const std::string& where, bool hand_over) {
   try {
-    const io::SpeciesColumns& columns = frame.columns;
+    io::SpeciesColumns& columns = frame.columns;
     if (!columns.filled) {
+      // A frame decoded into columns has no whole frame: its columns went to the engine.
+      if (frame.xyz.empty() &&
+          std::any_of(atoms.begin(), atoms.end(), [](const auto& a) { return !a.empty(); }))
+        throw std::logic_error("submit_to_engine: the frame's columns were handed over");
       engine.submit_frame_atoms(frame.xyz.data(), atoms, box);
       return;
     }
     if (columns.bad_species >= 0)
       throw NonFiniteCoordinate(columns.bad_species, columns.bad_position);
-    std::vector<const float*> soa;
-    for (const auto& species : columns.soa) soa.push_back(species.data());
     CoordinateBounds bounds;
     for (int c = 0; c < 3; ++c) bounds.lo[c] = columns.lo[c], bounds.hi[c] = columns.hi[c];
+    if (hand_over) {
+      // The columns the engine gave back hold no frame until a decoding thread refills them.
+      if (engine.submit_frame_columns_swap(columns.soa, box, bounds)) columns.filled = false;
+      return;
+    }
+    std::vector<const float*> soa;
+    for (const auto& species : columns.soa) soa.push_back(species.data());
     engine.submit_frame_columns(soa, box, &bounds);
   } catch (const NonFiniteCoordinate& e) {
     throw InputError(

@@ -38,9 +38,12 @@ void check_frame_box(const BoxMatrix& box, BoxKind kind, const JobOptions& o, do
 /// The one place frames reach the engine: the selected atoms' columns the decoding thread
 /// gathered when there are any, else the engine picks them from the whole frame. A non-finite
 /// coordinate of a selected atom is refused (`where` names file and frame): such a pair would
-/// land in no bin and silently vanish from the counts.
-void submit_to_engine(HistogramEngine& engine, const io::TrajectoryFrame& frame,
+/// land in no bin and silently vanish from the counts. With `hand_over` the engine may take the
+/// columns without a copy (single precision), leaving in `frame` buffers for a later frame
+/// (frame.columns.filled is then false): only for a frame not submitted again, which a unit
+/// that is a part of a frame may be (the next unit can be another part of it).
+void submit_to_engine(HistogramEngine& engine, io::TrajectoryFrame& frame,
                       const std::vector<std::vector<int>>& atoms, const BoxMatrix& box,
-                      const std::string& where);
+                      const std::string& where, bool hand_over);
 
 }  // namespace pairhist

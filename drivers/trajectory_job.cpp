@@ -49,6 +49,9 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   // 1.4M-atom GRO file: ~0.3 s). A rank of a distributed run opens its trajectory only once
   // rank 0 has planned the frames: its decoding threads claim them from rank 0.
   std::future<void> gpus_ready = std::async(std::launch::async, warm_up_gpus, o.ncuda);
+  // Before the trajectory opens: the decoding threads' columns are then pinned as they are first
+  // allocated, at their cost, and the engine takes them over without a copy (submit_to_engine).
+  if (o.ncuda != 0) use_pinned_host_columns();
   std::future<std::pair<io::Topology, JobOptions>> topology =
       std::async(std::launch::async, [o]() mutable {
         io::Topology t = load_job_topology(o);  // may fill in o.topology and o.species
@@ -256,7 +259,8 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         }
         check_frame_box(box, kind, o, r_max_nm, header.length_unit, where);
         if (parts > 1) engine->set_frame_part(unit.part);
-        submit_to_engine(*engine, frame, atoms, box, where);
+        // A part of a frame leaves the frame's columns in place: the next unit may be another.
+        submit_to_engine(*engine, frame, atoms, box, where, unit.part < 0);
         engine_frames.push_back(index);
         engine->check_devices();
         SparseBins excluded;

@@ -33,7 +33,7 @@ void gather_species_columns(const float* xyz, const std::vector<std::vector<int>
   }
   for (size_t s = 0; s < atoms.size() && out.bad_species < 0; ++s) {
     const size_t n = atoms[s].size();
-    std::vector<float>& soa = out.soa[s];
+    HostColumn& soa = out.soa[s];
     soa.resize(3 * n);
     float* x = soa.data();
     float* y = x + n;
@@ -96,7 +96,7 @@ void ColumnWriter::finish() {
   out_.bad_position = -1;
   for (int c = 0; c < 3; ++c) out_.lo[c] = lo_[c], out_.hi[c] = hi_[c];
   for (size_t s = 0; s < out_.soa.size() && !finite_ && out_.bad_species < 0; ++s) {
-    const std::vector<float>& v = out_.soa[s];
+    const HostColumn& v = out_.soa[s];
     const size_t n = v.size() / 3;
     for (size_t i = 0; i < n; ++i)
       if (!(std::isfinite(v[i]) && std::isfinite(v[n + i]) && std::isfinite(v[2 * n + i]))) {

@@ -1,22 +1,25 @@
 // A frame's selected species as structure-of-arrays columns, made on the thread that decoded the
 // frame (XtcParallelReader's FramePreparation): the thread that feeds the engine then copies only
 // contiguous columns instead of picking every selected atom out of the whole frame, which took
-// one core longer than a GPU needs for the frame's cell lists (docs/performance.md).
+// one core longer than a GPU needs for the frame's cell lists (docs/performance.md). The columns
+// are HostColumns (pinned once GPUs are fed), which the engine takes over without copying them.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
+#include "pairhist/host_columns.hpp"
+
 namespace pairhist::io {
 
 struct SpeciesColumns {
-  std::vector<std::vector<float>> soa;  // per species: x[0..n), y[0..n), z[0..n)
-  float lo[3] = {0, 0, 0};              // bounds over every species' points; meaningful when
-  float hi[3] = {0, 0, 0};              // some point exists and all are finite
-  int bad_species = -1;                 // the first non-finite coordinate, if any
-  int64_t bad_position = -1;            // (its position within the species)
-  bool filled = false;                  // false: the frame carries no columns
+  std::vector<HostColumn> soa;  // per species: x[0..n), y[0..n), z[0..n)
+  float lo[3] = {0, 0, 0};      // bounds over every species' points; meaningful when
+  float hi[3] = {0, 0, 0};      // some point exists and all are finite
+  int bad_species = -1;         // the first non-finite coordinate, if any
+  int64_t bad_position = -1;    // (its position within the species)
+  bool filled = false;          // false: the frame carries no columns
 };
 
 /// Fills `out` with species s made of the atoms atoms[s] (indices into xyz, atom-major x,y,z

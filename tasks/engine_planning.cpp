@@ -1,7 +1,8 @@
 // What a caller of the task library asks before an engine starts: the GPUs present, their
-// contexts made ahead of time, the GPUs' (or cores') time for a frame by the cost model the
-// engine chooses algorithms with (the feeding plan sizes the threads that prepare frames from
-// it; a distributed run its parts of frames), and the algorithms `auto` picks.
+// contexts made ahead of time, frame columns in pinned memory, the GPUs' (or cores') time for a
+// frame by the cost model the engine chooses algorithms with (the feeding plan sizes the threads
+// that prepare frames from it; a distributed run its parts of frames), and the algorithms `auto`
+// picks.
 #include "../codelets/starpu/pair_histogram_codelet.hpp"
 #include "algorithm_choice.hpp"
 #include "cell_list_planner.hpp"
@@ -23,6 +24,19 @@ void warm_up_gpus(int ncuda) {
 #else
   (void)ncuda;
 #endif
+}
+
+bool use_pinned_host_columns() {
+#if defined(PAIRHIST_CUDA_CODELETS)
+  // Once: the device query initialises the CUDA runtime, and hooks stand for the process.
+  static const bool gpus = [] {
+    const bool any = codelets::cuda_device_count() > 0;
+    if (any) set_host_pinning(codelets::cuda_pin_host, codelets::cuda_unpin_host);
+    return any;
+  }();
+  (void)gpus;
+#endif
+  return host_pinning_installed();  // ours, or hooks the application installed first
 }
 
 namespace {

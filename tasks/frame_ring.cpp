@@ -45,29 +45,41 @@ template int64_t copy_columns<double>(const float*, int64_t, double*, int64_t, i
 template void widen_bounds<float>(const float*, int64_t, FrameBounds&);
 template void widen_bounds<double>(const double*, int64_t, FrameBounds&);
 
-FrameRing::FrameRing(const std::vector<int64_t>& species_sizes, size_t value_size, int slots)
-    : sizes_(species_sizes), value_size_(value_size) {
+FrameRing::FrameRing(const std::vector<int64_t>& species_sizes, size_t value_size, int slots,
+                     bool columns)
+    : sizes_(species_sizes), value_size_(value_size), columns_(columns) {
+  if (columns_ && value_size_ != sizeof(float))
+    throw std::logic_error("FrameRing: columns hold single precision only");
   for (int64_t n : sizes_)
     if (n > 0 && static_cast<uint64_t>(n) * 3 > UINT32_MAX)
       throw UsageError("a species has too many atoms for StarPU 1.3 vectors");
   slots_.resize(static_cast<size_t>(std::max(slots, 1)));
 }
 
-FrameRing::Slot& FrameRing::slot(uint64_t frame) {
+void FrameRing::register_buffer(Slot& slot, size_t s) {
+  const size_t values = static_cast<size_t>(sizes_[s]) * 3;
+  starpu_vector_data_register(&slot.handles[s], STARPU_MAIN_RAM,
+                              reinterpret_cast<uintptr_t>(slot.buffers[s]),
+                              static_cast<uint32_t>(values), value_size_);
+}
+
+FrameRing::Slot& FrameRing::slot(uint64_t frame, bool allocate) {
   Slot& slot = slots_[frame % slots_.size()];
   if (!slot.handles.empty()) return slot;
-  for (int64_t n : sizes_) {
+  if (columns_) slot.columns.resize(sizes_.size());
+  for (size_t s = 0; s < sizes_.size(); ++s) {
     slot.buffers.push_back(nullptr);
     slot.handles.push_back(nullptr);
-    if (n <= 0) continue;
-    const size_t values = static_cast<size_t>(n) * 3;
-    if (starpu_malloc(&slot.buffers.back(), values * value_size_) != 0) {
-      slot.buffers.back() = nullptr;
+    if (sizes_[s] <= 0 || (columns_ && !allocate)) continue;
+    const size_t values = static_cast<size_t>(sizes_[s]) * 3;
+    if (columns_) {
+      slot.columns[s].resize(values);
+      slot.buffers[s] = slot.columns[s].data();
+    } else if (starpu_malloc(&slot.buffers[s], values * value_size_) != 0) {
+      slot.buffers[s] = nullptr;
       throw std::runtime_error("out of memory for frame buffers");
     }
-    starpu_vector_data_register(&slot.handles.back(), STARPU_MAIN_RAM,
-                                reinterpret_cast<uintptr_t>(slot.buffers.back()),
-                                static_cast<uint32_t>(values), value_size_);
+    register_buffer(slot, s);
   }
   return slot;
 }
@@ -82,13 +94,30 @@ void FrameRing::release(Slot& slot) {
     if (h) starpu_data_release(h);
 }
 
+void FrameRing::swap_columns(Slot& slot, std::vector<HostColumn>& soa) {
+  // A handle's home buffer cannot change while registered: the next frame's buffers get handles
+  // of their own (no task of the slot is pending, so this waits for nothing and copies nothing).
+  for (size_t s = 0; s < slot.handles.size(); ++s) {
+    if (sizes_[s] <= 0) continue;
+    if (slot.handles[s]) starpu_data_unregister(slot.handles[s]);
+    slot.handles[s] = nullptr;
+    slot.columns[s].swap(soa[s]);
+    slot.buffers[s] = slot.columns[s].data();
+  }
+}
+
+void FrameRing::register_columns(Slot& slot) {
+  for (size_t s = 0; s < slot.handles.size(); ++s)
+    if (sizes_[s] > 0 && !slot.handles[s]) register_buffer(slot, s);
+}
+
 void FrameRing::release() {
   for (auto& slot : slots_)
     for (size_t s = 0; s < slot.handles.size(); ++s) {
       if (slot.handles[s]) starpu_data_unregister(slot.handles[s]);
-      if (slot.buffers[s]) starpu_free(slot.buffers[s]);
+      if (!columns_ && slot.buffers[s]) starpu_free(slot.buffers[s]);
     }
-  slots_.clear();
+  slots_.clear();  // frees the columns (their unpin hook runs)
 }
 
 }  // namespace pairhist

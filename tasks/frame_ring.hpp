@@ -1,7 +1,8 @@
 // The engine's frame buffers: at most `frames_in_flight` frames of pinned per-species
 // structure-of-arrays buffers registered with StarPU, reused round-robin. Writing frame f into
 // slot f mod K acquires the slot's handles in W mode, which waits for the tasks of frame f - K:
-// memory stays bounded by K frames.
+// memory stays bounded by K frames. In single precision the slots hold HostColumns, which a
+// caller's filled columns can replace without a copy (swap_columns).
 #pragma once
 
 #include <starpu.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "pairhist/engine.hpp"
+#include "pairhist/host_columns.hpp"
 
 namespace pairhist {
 
@@ -99,10 +101,13 @@ class FrameRing {
   struct Slot {
     std::vector<void*> buffers;
     std::vector<starpu_data_handle_t> handles;  // nullptr for empty species
+    std::vector<HostColumn> columns;            // with columns(): the buffers' owners
   };
 
   /// Checks the sizes (StarPU 1.3 vectors count in 32 bits); slots get buffers on first use.
-  FrameRing(const std::vector<int64_t>& species_sizes, size_t value_size, int slots);
+  /// With `columns` (single precision only) the buffers are HostColumns (pinned by the pinning
+  /// hooks, if installed), else starpu_malloc's (pinned when StarPU has CUDA workers).
+  FrameRing(const std::vector<int64_t>& species_sizes, size_t value_size, int slots, bool columns);
   ~FrameRing() { release(); }
   FrameRing(const FrameRing&) = delete;
   FrameRing& operator=(const FrameRing&) = delete;
@@ -110,19 +115,31 @@ class FrameRing {
   /// The slot frame `frame` uses, its buffers allocated and pinned at its first use. Pinning
   /// the whole ring up front delayed the first task (two 48 MB slots for a 4M-atom frame),
   /// although a one-frame job uses one slot; pinning on a helper thread instead stalled the GPUs
-  /// while it ran (docs/performance.md).
-  Slot& slot(uint64_t frame);
+  /// while it ran (docs/performance.md). Without `allocate` (a frame handed over) a slot used
+  /// the first time gets no buffers: the caller's columns become its buffers.
+  Slot& slot(uint64_t frame, bool allocate = true);
   /// Waits for the tasks of the frame that used the slot before (W mode on every handle).
   static void acquire(Slot& slot);
   static void release(Slot& slot);
+  /// Whether the slots hold HostColumns that swap_columns can exchange.
+  bool columns() const { return columns_; }
+  /// With columns(), on a slot whose tasks are done (acquire, release): unregisters its
+  /// buffers and swaps its columns with `soa`'s (the sizes were checked; a slot without buffers
+  /// yet gives back empty columns). register_columns() registers the new ones, once the engine
+  /// has written them (a spatial sort).
+  void swap_columns(Slot& slot, std::vector<HostColumn>& soa);
+  void register_columns(Slot& slot);
   /// Unregisters and frees every buffer (after the tasks are done); idempotent.
   void release();
 
   int slots() const { return static_cast<int>(slots_.size()); }
 
  private:
+  void register_buffer(Slot& slot, size_t s);
+
   std::vector<int64_t> sizes_;
   size_t value_size_;
+  bool columns_;
   std::vector<Slot> slots_;
 };
 

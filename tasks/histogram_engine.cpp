@@ -1,5 +1,6 @@
 // The engine: owns the StarPU session, the frame buffers, the exact reduction and the report;
-// planners (all_pairs_planner, cell_list_planner) turn each frame into tasks.
+// planners (all_pairs_planner, cell_list_planner) turn each frame into tasks, which
+// frame_intake.cpp submits as frames arrive.
 #include <starpu.h>
 
 #include <algorithm>
@@ -9,19 +10,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "../codelets/starpu/frame_histogram_codelet.hpp"
-#include "../codelets/starpu/pair_histogram_codelet.hpp"
-#include "activity_recorder.hpp"
-#include "all_pairs_planner.hpp"
-#include "cell_list_planner.hpp"
-#include "frame_ring.hpp"
-#include "pairhist/engine.hpp"
+#include "engine_impl.hpp"
 #include "pairhist/errors.hpp"
-#include "pairhist/host_cores.hpp"
-#include "row_tiles.hpp"
-#include "spatial_order.hpp"
-#include "starpu_session.hpp"
-#include "task_submitter.hpp"
 
 namespace pairhist {
 
@@ -32,303 +22,162 @@ std::vector<std::pair<int, int>> species_pairs(int nspecies) {
   return pairs;
 }
 
-struct HistogramEngine::Impl {
-  EngineConfig config;
-  std::vector<std::pair<int, int>> pairs;
-  uint64_t frame_bytes = 0;
-  uint64_t frames = 0;
-  bool finished = false;
-  bool spatial_order = false;  // species sorted along a Z curve as they are gathered
-  std::unique_ptr<StarpuSession> session;
-  std::unique_ptr<ActivityRecorder> recorder;
-  std::unique_ptr<FrameRing> ring;
-  std::unique_ptr<TaskSubmitter> submitter;
-  MachineShape machine;
-  // Planners, made on the first frame (auto decides per pair from that frame's cell grid).
-  std::unique_ptr<AllPairsPlanner> all_pairs;
-  std::unique_ptr<CellListPlanner> cell_list;
-  std::vector<Algorithm> algorithm_of_pair;
-  bool gather_bounds = false;
-  std::vector<PairWork> work;
-  BoundOutcome bound;
-  MeasuredBound measured_bound;
-  codelets::FrameGate gate;       // every task asks it as it starts (drop_unstarted_frames)
-  codelets::DeviceFaults faults;  // a task that could not count says so here
-  int part = -1;                  // of config.frame_parts, for the frames submitted next; -1: all
+HistogramEngine::Impl::Impl(const EngineConfig& c) : config(c) {
+  if (config.nbins <= 0) throw UsageError("the number of bins must be positive");
+  if (!(config.r_max > 0)) throw UsageError("r_max must be positive");
+  const size_t value_size = config.precision == Precision::single ? sizeof(float) : sizeof(double);
+  for (int64_t n : config.species_sizes)
+    frame_bytes += static_cast<uint64_t>(std::max<int64_t>(n, 0)) * 3 * value_size;
+  if (config.frames_in_flight < 1) config.frames_in_flight = frames_for_budget();
+  if (config.whole_frames && config.species_sizes.size() > codelets::kMaxFrameSpecies)
+    throw UsageError("whole-frame tasks take at most " +
+                     std::to_string(codelets::kMaxFrameSpecies) + " species");
+  // A shared queue is the baseline's point: workers take whole frames in order.
+  if (config.whole_frames && config.scheduler.empty()) config.scheduler = "eager";
+  if (config.whole_frames) config.algorithm = Algorithm::all_pairs;
+  pairs = species_pairs(static_cast<int>(config.species_sizes.size()));
+  if (!config.counted_pairs.empty() && config.counted_pairs.size() != pairs.size())
+    throw UsageError("counted_pairs needs one entry per species pair (" +
+                     std::to_string(pairs.size()) + "), got " +
+                     std::to_string(config.counted_pairs.size()));
+  if (!config.pair_algorithms.empty() && config.pair_algorithms.size() != pairs.size())
+    throw UsageError("pair_algorithms needs one entry per species pair (" +
+                     std::to_string(pairs.size()) + "), got " +
+                     std::to_string(config.pair_algorithms.size()));
+  if (config.frame_parts < 1) throw UsageError("frame_parts must be at least 1");
+  if (config.frame_parts > 1 && config.whole_frames)
+    throw UsageError("whole-frame tasks cannot count parts of frames");
 
-  explicit Impl(const EngineConfig& c) : config(c) {
-    if (config.nbins <= 0) throw UsageError("the number of bins must be positive");
-    if (!(config.r_max > 0)) throw UsageError("r_max must be positive");
-    const size_t value_size =
-        config.precision == Precision::single ? sizeof(float) : sizeof(double);
-    for (int64_t n : config.species_sizes)
-      frame_bytes += static_cast<uint64_t>(std::max<int64_t>(n, 0)) * 3 * value_size;
-    if (config.frames_in_flight < 1) config.frames_in_flight = frames_for_budget();
-    if (config.whole_frames && config.species_sizes.size() > codelets::kMaxFrameSpecies)
-      throw UsageError("whole-frame tasks take at most " +
-                       std::to_string(codelets::kMaxFrameSpecies) + " species");
-    // A shared queue is the baseline's point: workers take whole frames in order.
-    if (config.whole_frames && config.scheduler.empty()) config.scheduler = "eager";
-    if (config.whole_frames) config.algorithm = Algorithm::all_pairs;
-    pairs = species_pairs(static_cast<int>(config.species_sizes.size()));
-    if (!config.counted_pairs.empty() && config.counted_pairs.size() != pairs.size())
-      throw UsageError("counted_pairs needs one entry per species pair (" +
-                       std::to_string(pairs.size()) + "), got " +
-                       std::to_string(config.counted_pairs.size()));
-    if (!config.pair_algorithms.empty() && config.pair_algorithms.size() != pairs.size())
-      throw UsageError("pair_algorithms needs one entry per species pair (" +
-                       std::to_string(pairs.size()) + "), got " +
-                       std::to_string(config.pair_algorithms.size()));
-    if (config.frame_parts < 1) throw UsageError("frame_parts must be at least 1");
-    if (config.frame_parts > 1 && config.whole_frames)
-      throw UsageError("whole-frame tasks cannot count parts of frames");
-
-    session = std::make_unique<StarpuSession>(config);
-    try {
-      codelets::implementation_counters().reset();
-      // Per-task start and end times feed the activity report (busy time, tail idle).
-      starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
-      if (config.lp_bound) starpu_bound_start(0, 0);  // no dependencies: the area bound
-      recorder = std::make_unique<ActivityRecorder>();
-      ring = std::make_unique<FrameRing>(config.species_sizes, value_size, config.frames_in_flight);
-      spatial_order = wide_windows_without_box();
-      if (config.own_context) session->create_context(config);
-      submitter = std::make_unique<TaskSubmitter>(pairs.size(), config.nbins, config.sum_tasks,
-                                                  session->context(), ActivityRecorder::task_done,
-                                                  recorder.get());
-      if (config.lp_bound) {
-        submitter->start_bound();
-        recorder->start_measuring(session->context());
-      }
-      machine = session->machine();
-      for (size_t p = 0; p < pairs.size(); ++p) {
-        PairWork w;
-        w.species_a = pairs[p].first, w.species_b = pairs[p].second;
-        w.counted = counted(p);
-        work.push_back(w);
-      }
-      // Cell lists need each frame's bounds: gathered until the first frame has decided.
-      gather_bounds = config.algorithm != Algorithm::all_pairs;
-    } catch (...) {
-      release_data();
-      throw;
+  // Before any frame buffer exists: an engine that feeds GPUs pins the columns it holds or
+  // takes over (a driver calls it earlier, before its readers allocate theirs).
+  if (config.ncuda != 0 && StarpuSession::gpus_present()) use_pinned_host_columns();
+  session = std::make_unique<StarpuSession>(config);
+  try {
+    codelets::implementation_counters().reset();
+    // Per-task start and end times feed the activity report (busy time, tail idle).
+    starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+    if (config.lp_bound) starpu_bound_start(0, 0);  // no dependencies: the area bound
+    recorder = std::make_unique<ActivityRecorder>();
+    // Single precision keeps its frames in HostColumns, which callers' columns can replace;
+    // GPUs read them pinned, so without pinning hooks they keep starpu_malloc's buffers.
+    const bool feeds_gpus = session->count_workers(STARPU_CUDA_WORKER) > 0;
+    const bool columns =
+        config.precision == Precision::single && (!feeds_gpus || host_pinning_installed());
+    ring = std::make_unique<FrameRing>(config.species_sizes, value_size, config.frames_in_flight,
+                                       columns);
+    spatial_order = wide_windows_without_box();
+    if (config.own_context) session->create_context(config);
+    submitter = std::make_unique<TaskSubmitter>(pairs.size(), config.nbins, config.sum_tasks,
+                                                session->context(), ActivityRecorder::task_done,
+                                                recorder.get());
+    if (config.lp_bound) {
+      submitter->start_bound();
+      recorder->start_measuring(session->context());
     }
-  }
-
-  ~Impl() {
-    if (!finished) release_data();
-    // Every task's callback touches the recorder: it must have run before the recorder goes.
-    if (recorder && submitter) recorder->wait_for_callbacks(submitter->tasks());
-  }
-
-  /// Threads that copy species s into the frame buffers: one below 256k atoms, else up to four
-  /// (a quarter of the cores, as for XTC decoding); they run only during the copy.
-  /// PAIRHIST_COPY_THREADS overrides it for measurements.
-  int gather_threads(size_t s) const {
-    static const int forced = [] {
-      const char* v = std::getenv("PAIRHIST_COPY_THREADS");
-      return v ? std::atoi(v) : 0;
-    }();
-    if (forced > 0) return forced;
-    if (config.species_sizes[s] < (int64_t(1) << 18)) return 1;
-    const int cores = usable_cores();
-    return std::clamp(cores / 4, 1, 4);
-  }
-
-  /// Frames whose buffers fit the memory budget: at least 2 (reading overlaps computing), at
-  /// most 64 (beyond that the ring only delays the reader's errors).
-  int frames_for_budget() const {
-    if (frame_bytes == 0) return 2;
-    const uint64_t k = config.memory_budget_bytes / frame_bytes;
-    const int frames = static_cast<int>(std::clamp<uint64_t>(k, 2, 64));
-    return config.max_frames_in_flight > 0
-               ? std::min(frames, std::max(2, config.max_frames_in_flight))
-               : frames;
-  }
-
-  /// Whether the GPU kernels will count this histogram in several windows without a box: they
-  /// then skip the blocks of pairs that miss a window's bins, which needs the points of a species
-  /// in spatial order (spatial_order.hpp; the counts do not depend on the order).
-  bool wide_windows_without_box() const {
-#if defined(PAIRHIST_CUDA_CODELETS)
-    return config.box_kind == BoxKind::none && config.ncuda != 0 && StarpuSession::gpus_present() &&
-           codelets::cuda_counts_in_windows(config.nbins) &&
-           config.algorithm != Algorithm::cell_list;
-#else
-    return false;
-#endif
-  }
-
-  void release_data() {  // the planners stay: activity() asks them after finish()
-    if (cell_list) {
-      if (recorder && submitter) recorder->wait_for_callbacks(submitter->tasks());
-      cell_list->release_caches();
-    }
-    if (ring) ring->release();
-    if (submitter) submitter->release();
-    finished = true;
-  }
-
-  bool counted(size_t p) const {
-    return config.counted_pairs.empty() || config.counted_pairs[p];
-  }
-
-  /// The first frame decides which pairs use cell lists (auto: the cost model on its grid) and
-  /// makes the planners.
-  void make_planners(const BoxMatrix& box, const FrameBounds& bounds) {
-    const CellGrid grid = engine_cell_grid(config, box, bounds, nullptr);
-    const bool gpu = machine.cuda_workers > 0;
-    PairSelection tiles(pairs.size(), false), cells(pairs.size(), false);
-    bool any_cells = false, any_tiles = false;
+    machine = session->machine();
     for (size_t p = 0; p < pairs.size(); ++p) {
-      const auto [a, b] = pairs[p];
-      const Algorithm requested =
-          config.pair_algorithms.empty() ? config.algorithm : config.pair_algorithms[p];
-      const Algorithm alg = requested == Algorithm::all_pairs
-                                ? Algorithm::all_pairs
-                                : choose_pair_algorithm(requested, grid, config.species_sizes[a],
-                                                        config.species_sizes[b], a == b, gpu);
-      algorithm_of_pair.push_back(alg);
-      work[p].algorithm = alg;
-      if (!counted(p)) continue;
-      (alg == Algorithm::cell_list ? cells : tiles)[p] = true;
-      (alg == Algorithm::cell_list ? any_cells : any_tiles) = true;
+      PairWork w;
+      w.species_a = pairs[p].first, w.species_b = pairs[p].second;
+      w.counted = counted(p);
+      work.push_back(w);
     }
-    if (any_tiles || !any_cells)
-      all_pairs = std::make_unique<AllPairsPlanner>(config, machine, tiles, *submitter, *recorder);
-    if (any_cells)
-      cell_list = std::make_unique<CellListPlanner>(config, machine, cells, *submitter, *recorder);
-    gather_bounds = any_cells;
-    recorder->set_cpu_task_limits(all_pairs ? all_pairs->cpu_task_limit() : 0,
-                                  cell_list ? cell_list->cpu_task_limit() : 0);
-  }
-
-  void submit(const std::vector<const float*>& xyz, const BoxMatrix& box) {
-    if (xyz.size() != config.species_sizes.size())
-      throw std::invalid_argument("HistogramEngine: one coordinate array per species expected");
-    take_frame(box, [&](size_t s, auto* out) {
-      const float* species = xyz[s];
-      return gather_atoms_parallel([species](int64_t i) { return species + 3 * i; },
-                                   config.species_sizes[s], out, gather_threads(s));
-    });
-  }
-
-  void submit_atoms(const float* frame_xyz, const std::vector<std::vector<int>>& atoms,
-                    const BoxMatrix& box) {
-    bool sizes_match = atoms.size() == config.species_sizes.size();
-    for (size_t s = 0; sizes_match && s < atoms.size(); ++s)
-      sizes_match = static_cast<int64_t>(atoms[s].size()) == config.species_sizes[s];
-    if (!sizes_match)
-      throw std::invalid_argument("HistogramEngine: one atom list per species, of its size");
-    take_frame(box, [&](size_t s, auto* out) {
-      const int* picked = atoms[s].data();
-      return gather_atoms_parallel(
-          [frame_xyz, picked](int64_t i) { return frame_xyz + 3 * int64_t(picked[i]); },
-          config.species_sizes[s], out, gather_threads(s));
-    });
-  }
-
-  void submit_columns(const std::vector<const float*>& soa, const BoxMatrix& box,
-                      const CoordinateBounds* given) {
-    if (soa.size() != config.species_sizes.size())
-      throw std::invalid_argument("HistogramEngine: one column array per species expected");
-    take_frame(
-        box,
-        [&](size_t s, auto* out) {
-          const int64_t n = config.species_sizes[s];
-          return run_in_pieces(n, gather_threads(s), [&](int64_t begin, int64_t end) {
-            return copy_columns(soa[s], n, out, begin, end);
-          });
-        },
-        given);
-  }
-
-  /// One frame: copy(s, buffer) fills species s's buffer (float* or double*) and returns
-  /// the position of a non-finite coordinate or -1; then the frame's tasks are submitted.
-  /// `given` bounds replace the engine's own pass over the copied points.
-  template <class Copy>
-  void take_frame(const BoxMatrix& box, Copy copy, const CoordinateBounds* given = nullptr) {
-    if (finished) throw std::logic_error("HistogramEngine: submit_frame after finish");
-    FrameFeed times;
-    times.begin = recorder->seconds_since_start();
-    FrameRing::Slot& slot = ring->slot(frames);
-    times.allocated = recorder->seconds_since_start();
-    FrameRing::acquire(slot);  // waits for the previous frame's readers
-    times.buffers_free = recorder->seconds_since_start();
-    int bad_species = -1;
-    int64_t bad_position = -1;
-    FrameBounds bounds;
-    const bool widen = gather_bounds && !given;
-    if (given && gather_bounds)
-      for (int c = 0; c < 3; ++c) bounds.lo[c] = given->lo[c], bounds.hi[c] = given->hi[c];
-    for (size_t s = 0; s < slot.handles.size() && bad_species < 0; ++s) {
-      if (!slot.handles[s]) continue;
-      const int64_t n = config.species_sizes[s];
-      if (config.precision == Precision::single) {
-        auto* buffer = static_cast<float*>(slot.buffers[s]);
-        bad_position = copy(s, buffer);
-        if (widen && bad_position < 0) widen_bounds(buffer, n, bounds);
-        if (spatial_order) sort_spatially(buffer, n);
-      } else {
-        auto* buffer = static_cast<double*>(slot.buffers[s]);
-        bad_position = copy(s, buffer);
-        if (widen && bad_position < 0) widen_bounds(buffer, n, bounds);
-        if (spatial_order) sort_spatially(buffer, n);
-      }
-      if (bad_position >= 0) bad_species = static_cast<int>(s);
-    }
-    FrameRing::release(slot);
-    // Nothing submitted: the next frame takes the same buffers.
-    if (bad_species >= 0) throw NonFiniteCoordinate(bad_species, bad_position);
-    if (!all_pairs && !cell_list) make_planners(box, bounds);
-    const int parts = part < 0 ? 1 : config.frame_parts;  // part -1: the whole frame
-    const PlannedFrame planned{slot, box, bounds, frames, &gate, &faults, std::max(part, 0), parts};
-    if (all_pairs) all_pairs->submit_frame(planned);
-    if (cell_list) cell_list->submit_frame(planned);
-    const std::vector<RowWindow> windows =
-        parts > 1 ? part_rows(config.species_sizes, part, parts) : std::vector<RowWindow>{};
-    for (size_t p = 0; p < pairs.size(); ++p) {
-      if (algorithm_of_pair[p] == Algorithm::cell_list || !counted(p)) continue;
-      const int64_t na = config.species_sizes[pairs[p].first];
-      const RowWindow w = windows.empty() ? RowWindow{0, na} : windows[p];
-      work[p].candidates += pairs_in_rows(na, config.species_sizes[pairs[p].second],
-                                          pairs[p].first == pairs[p].second, w.begin, w.end);
-    }
-    ++frames;
-    times.submitted = recorder->seconds_since_start();
-    recorder->add_feed(times);
-  }
-
-  /// Counts since the last take, nbins per pair; the cell-list kernels' candidates (the extra
-  /// last entry) and the counted pairs go into the pairs' work records.
-  std::vector<std::vector<uint64_t>> take(bool reset) {
-    if (finished) throw std::logic_error("HistogramEngine: used after finish");
-    auto result = submitter->take(reset);
-    for (size_t p = 0; p < result.size(); ++p) {
-      auto& h = result[p];
-      if (p < algorithm_of_pair.size() && algorithm_of_pair[p] == Algorithm::cell_list)
-        work[p].candidates += h.back();
-      h.pop_back();
-      for (uint64_t v : h) work[p].within += v;
-    }
-    return result;
-  }
-
-  std::vector<std::vector<uint64_t>> collect() {
-    // Every task of ours is submitted: stop recording before the final acquire, whose reduction
-    // copies (StarPU's own data_cpy tasks) have no calibrated model in most runs.
-    const bool bound_recording = submitter->bound_recording();
-    if (bound_recording) starpu_bound_stop();
-    auto result = take(false);
-    if (bound_recording) bound = submitter->finish_bound(config.lp_bound_text);
-    // StarPU runs a task's callback after releasing its data, so the take above can return
-    // before the last callbacks have recorded their tasks.
-    recorder->wait_for_callbacks(submitter->tasks());
-    if (recorder->measuring()) measured_bound = recorder->finish_measuring();
+    // Cell lists need each frame's bounds: gathered until the first frame has decided.
+    gather_bounds = config.algorithm != Algorithm::all_pairs;
+  } catch (...) {
     release_data();
-    return result;
+    throw;
   }
-};
+}
+
+HistogramEngine::Impl::~Impl() {
+  if (!finished) release_data();
+  // Every task's callback touches the recorder: it must have run before the recorder goes.
+  if (recorder && submitter) recorder->wait_for_callbacks(submitter->tasks());
+}
+
+int HistogramEngine::Impl::frames_for_budget() const {
+  if (frame_bytes == 0) return 2;
+  const uint64_t k = config.memory_budget_bytes / frame_bytes;
+  const int frames = static_cast<int>(std::clamp<uint64_t>(k, 2, 64));
+  return config.max_frames_in_flight > 0
+             ? std::min(frames, std::max(2, config.max_frames_in_flight))
+             : frames;
+}
+
+bool HistogramEngine::Impl::wide_windows_without_box() const {
+#if defined(PAIRHIST_CUDA_CODELETS)
+  return config.box_kind == BoxKind::none && config.ncuda != 0 && StarpuSession::gpus_present() &&
+         codelets::cuda_counts_in_windows(config.nbins) && config.algorithm != Algorithm::cell_list;
+#else
+  return false;
+#endif
+}
+
+void HistogramEngine::Impl::release_data() {
+  if (cell_list) {
+    if (recorder && submitter) recorder->wait_for_callbacks(submitter->tasks());
+    cell_list->release_caches();
+  }
+  if (ring) ring->release();
+  if (submitter) submitter->release();
+  finished = true;
+}
+
+void HistogramEngine::Impl::make_planners(const BoxMatrix& box, const FrameBounds& bounds) {
+  const CellGrid grid = engine_cell_grid(config, box, bounds, nullptr);
+  const bool gpu = machine.cuda_workers > 0;
+  PairSelection tiles(pairs.size(), false), cells(pairs.size(), false);
+  bool any_cells = false, any_tiles = false;
+  for (size_t p = 0; p < pairs.size(); ++p) {
+    const auto [a, b] = pairs[p];
+    const Algorithm requested =
+        config.pair_algorithms.empty() ? config.algorithm : config.pair_algorithms[p];
+    const Algorithm alg = requested == Algorithm::all_pairs
+                              ? Algorithm::all_pairs
+                              : choose_pair_algorithm(requested, grid, config.species_sizes[a],
+                                                      config.species_sizes[b], a == b, gpu);
+    algorithm_of_pair.push_back(alg);
+    work[p].algorithm = alg;
+    if (!counted(p)) continue;
+    (alg == Algorithm::cell_list ? cells : tiles)[p] = true;
+    (alg == Algorithm::cell_list ? any_cells : any_tiles) = true;
+  }
+  if (any_tiles || !any_cells)
+    all_pairs = std::make_unique<AllPairsPlanner>(config, machine, tiles, *submitter, *recorder);
+  if (any_cells)
+    cell_list = std::make_unique<CellListPlanner>(config, machine, cells, *submitter, *recorder);
+  gather_bounds = any_cells;
+  recorder->set_cpu_task_limits(all_pairs ? all_pairs->cpu_task_limit() : 0,
+                                cell_list ? cell_list->cpu_task_limit() : 0);
+}
+
+std::vector<std::vector<uint64_t>> HistogramEngine::Impl::take(bool reset) {
+  if (finished) throw std::logic_error("HistogramEngine: used after finish");
+  auto result = submitter->take(reset);
+  for (size_t p = 0; p < result.size(); ++p) {
+    auto& h = result[p];
+    if (p < algorithm_of_pair.size() && algorithm_of_pair[p] == Algorithm::cell_list)
+      work[p].candidates += h.back();
+    h.pop_back();
+    for (uint64_t v : h) work[p].within += v;
+  }
+  return result;
+}
+
+std::vector<std::vector<uint64_t>> HistogramEngine::Impl::collect() {
+  // Every task of ours is submitted: stop recording before the final acquire, whose reduction
+  // copies (StarPU's own data_cpy tasks) have no calibrated model in most runs.
+  const bool bound_recording = submitter->bound_recording();
+  if (bound_recording) starpu_bound_stop();
+  auto result = take(false);
+  if (bound_recording) bound = submitter->finish_bound(config.lp_bound_text);
+  // StarPU runs a task's callback after releasing its data, so the take above can return
+  // before the last callbacks have recorded their tasks.
+  recorder->wait_for_callbacks(submitter->tasks());
+  if (recorder->measuring()) measured_bound = recorder->finish_measuring();
+  release_data();
+  return result;
+}
 
 HistogramEngine::HistogramEngine(const EngineConfig& config) : impl_(new Impl(config)) {}
 HistogramEngine::~HistogramEngine() = default;
@@ -347,6 +196,12 @@ void HistogramEngine::submit_frame_atoms(const float* frame_xyz,
 void HistogramEngine::submit_frame_columns(const std::vector<const float*>& species_soa,
                                            const BoxMatrix& box, const CoordinateBounds* bounds) {
   impl_->submit_columns(species_soa, box, bounds);
+}
+
+bool HistogramEngine::submit_frame_columns_swap(std::vector<HostColumn>& species_soa,
+                                                const BoxMatrix& box,
+                                                const CoordinateBounds& bounds) {
+  return impl_->swap_in(species_soa, box, bounds);
 }
 
 std::vector<std::vector<uint64_t>> HistogramEngine::finish() {
@@ -441,6 +296,7 @@ RunActivity HistogramEngine::activity() const {
   if (impl_->all_pairs) impl_->all_pairs->describe(run);
   if (impl_->cell_list) impl_->cell_list->describe(run);
   run.pair_work = impl_->work;
+  run.frames_handed_over = impl_->frames_handed_over;
   return run;
 }
 

@@ -274,9 +274,9 @@ TEST_CASE("gather_species_columns: bounds, and the first non-finite coordinate")
   gather_species_columns(xyz.data(), {{3, 1}, {}, {2}}, c);
   REQUIRE(c.filled);
   CHECK(c.bad_species == -1);
-  CHECK(c.soa[0] == std::vector<float>{0.5f, -4, 0.25f, 5, -0.125f, 6});
+  CHECK(c.soa[0] == pairhist::HostColumn{0.5f, -4, 0.25f, 5, -0.125f, 6});
   CHECK(c.soa[1].empty());
-  CHECK(c.soa[2] == std::vector<float>{7, -8, 9});
+  CHECK(c.soa[2] == pairhist::HostColumn{7, -8, 9});
   CHECK(c.lo[0] == -4);
   CHECK(c.hi[0] == 7);
   CHECK(c.lo[1] == -8);
@@ -454,12 +454,18 @@ TEST_CASE("a job gives the same result with parallel decoding, frame selection r
   o.ncpu = 1;
   o.ncuda = 0;
   o.decode_threads = 1;
-  const auto serial = pairhist::run_trajectory_job(o).result;
+  const pairhist::JobOutcome serial_run = pairhist::run_trajectory_job(o);
+  const auto& serial = serial_run.result;
   REQUIRE(serial.frame_indices == std::vector<int64_t>{2, 8, 14, 20});
+  CHECK(serial_run.activity.frames_handed_over == 0);  // whole frames: the engine picks atoms
   for (int threads : {2, 5}) {
     CAPTURE(threads);
     o.decode_threads = threads;
-    const auto parallel = pairhist::run_trajectory_job(o).result;
+    const pairhist::JobOutcome run = pairhist::run_trajectory_job(o);
+    const auto& parallel = run.result;
+    // The decoding threads' columns went to the engine without a copy, but for the frames
+    // decoded whole before the topology named the species (at most kPendingFrames).
+    CHECK(run.activity.frames_handed_over >= 4 - pairhist::io::kPendingFrames);
     CHECK(parallel.frame_indices == serial.frame_indices);
     CHECK(parallel.frame_times == serial.frame_times);
     CHECK(parallel.volumes == serial.volumes);

@@ -93,6 +93,10 @@ int cuda_device_count();  // 0 when the CUDA runtime finds no device
 void warm_up_cuda(int devices);
 /// Free memory on GPU `device` (cudaMemGetInfo); 0 when the runtime cannot tell.
 uint64_t cuda_free_memory(int device);
+/// The pinning hooks of HostColumn memory (set_host_pinning): cudaHostRegister (portable: every
+/// device's context) and cudaHostUnregister, which ignores memory that is not registered.
+bool cuda_pin_host(void* p, size_t bytes);
+void cuda_unpin_host(void* p, size_t bytes);
 /// Whether the shared-memory kernel on device 0 counts nbins bins in several windows (false
 /// without a device).
 bool cuda_counts_in_windows(int nbins);

@@ -108,6 +108,17 @@ void warm_up_cuda(int devices) {
   cudaSetDevice(current);
 }
 
+bool cuda_pin_host(void* p, size_t bytes) {
+  if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) == cudaSuccess) return true;
+  cudaGetLastError();  // the memory stays usable unpinned; no later check may trip on this
+  return false;
+}
+
+void cuda_unpin_host(void* p, size_t) {
+  // Memory allocated before the hooks were installed, or whose pinning failed, is not registered.
+  if (cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
+}
+
 bool cuda_counts_in_windows(int nbins) {
   return cuda_device_count() > 0 && cuda::counts_in_windows(0, nbins);
 }

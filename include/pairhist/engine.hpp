@@ -13,6 +13,7 @@
 #include "pairhist/algorithm.hpp"
 #include "pairhist/box_setup.hpp"
 #include "pairhist/cell_grid.hpp"
+#include "pairhist/host_columns.hpp"
 
 namespace pairhist {
 
@@ -171,8 +172,9 @@ struct RunActivity {
   int cell_reach = 0;
   std::string cell_order;
   double cell_cut = 0;
-  std::vector<TaskSpan> timeline;  // at most kMaxTimelineSpans, in completion order
-  std::vector<FrameFeed> feed;     // per frame in submission order, at most kMaxTimelineSpans
+  std::vector<TaskSpan> timeline;   // at most kMaxTimelineSpans, in completion order
+  std::vector<FrameFeed> feed;      // per frame in submission order, at most kMaxTimelineSpans
+  uint64_t frames_handed_over = 0;  // frames whose columns the engine took without a copy
 };
 
 /// Axis-aligned bounds of a frame's points, as submit_frame_columns() takes them.
@@ -187,6 +189,14 @@ int cuda_devices();
 /// Creates the CUDA contexts an engine with this ncuda (-1: all GPUs) will use, ~0.1-0.2 s on
 /// the H100 host: a caller can overlap it with reading its inputs (thread-safe, idempotent).
 void warm_up_gpus(int ncuda);
+
+/// Makes HostColumns allocated from now on pinned when CUDA devices are present (their pinning
+/// hooks, set_host_pinning), so that GPUs read columns the engine takes over
+/// (submit_frame_columns_swap) by DMA. Call it before the buffers are first allocated, e.g.
+/// before a reader starts: pinning then costs the allocating thread once per buffer (~0.6 ms
+/// per MiB on the H100 host). Idempotent, thread-safe; an engine that feeds GPUs calls it
+/// itself. Returns whether pinning hooks are installed (these, or the application's).
+bool use_pinned_host_columns();
 
 /// Seconds `gpus` GPUs need for a frame with this box and these bounds, by the cost model the
 /// engine chooses algorithms with (a planning figure for sizing the threads that prepare frames).
@@ -229,6 +239,21 @@ class HistogramEngine {
   /// spare the engine a pass over them. Throws NonFiniteCoordinate as submit_frame_atoms.
   void submit_frame_columns(const std::vector<const float*>& species_soa, const BoxMatrix& box,
                             const CoordinateBounds* bounds = nullptr);
+
+  /// Like submit_frame_columns, without copying: the engine takes the caller's columns for the
+  /// frame (species_soa[s] holds 3 * species_sizes[s] floats, x[0..n), y, z) and puts in their
+  /// place columns of the same sizes that no task reads any more, their content unspecified,
+  /// for the caller to fill with a later frame; while its frame slots are first used (its first
+  /// frames_in_flight() frames) it puts empty ones instead, so that the caller allocates (and
+  /// pins) them on its own thread, not the engine. Each coordinate must be finite (the caller
+  /// checks, e.g. as it decodes: there is no pass over the points here), and `bounds` are those
+  /// of every species' points. Returns true. In double precision, or feeding GPUs without
+  /// pinning hooks (use_pinned_host_columns), it copies the columns as submit_frame_columns
+  /// does, leaves species_soa as it was and returns false. Columns allocated before pinning
+  /// hooks were installed work too, with slower transfers to GPUs. Throws
+  /// std::invalid_argument, taking nothing, unless there is one column of 3 n per species.
+  bool submit_frame_columns_swap(std::vector<HostColumn>& species_soa, const BoxMatrix& box,
+                                 const CoordinateBounds& bounds);
 
   /// The part of each frame submitted from now on that is counted (EngineConfig::frame_parts);
   /// -1 (the default): the whole frame.

@@ -13,12 +13,12 @@ clean() { env -i PATH=/usr/bin:/bin HOME="$work" STARPU_HOME="$work/starpu" STAR
 fail() { echo "FAIL $*"; exit 1; }
 
 lib=$(dirname "$(find "$prefix" -name 'libpairhist.so' | head -1)")
-for l in libpairhist libpairhist_c; do
+for l in libpairhist libpairhist_c libpairhist_host; do
   soname=$(readelf -d "$lib/$l.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
   [ "$soname" = "$l.so.0" ] || fail "$l SONAME is '$soname'"
   [ -e "$lib/$soname" ] || fail "$lib/$soname missing"
 done
-echo "ok   libpairhist.so.0, libpairhist_c.so.0"
+echo "ok   libpairhist.so.0, libpairhist_c.so.0, libpairhist_host.so.0"
 for f in include/pairhist/engine.hpp include/pairhist/pairhist_c.h share/man/man1/pairhist.1 \
   share/pairhist/perfmodels/README.md; do
   [ -f "$prefix/$f" ] || fail "$f not installed"

@@ -1,0 +1,65 @@
+// The pinning hooks of HostColumn memory (include/pairhist/host_columns.hpp): one copy per
+// process, in libpairhist_host.
+#include "pairhist/host_columns.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+
+namespace pairhist {
+namespace {
+
+struct Hooks {
+  HostPinHook pin;
+  HostUnpinHook unpin;
+};
+
+// Set once and never freed: buffers freed at exit are still unpinned by the hooks that pinned them.
+std::atomic<const Hooks*> installed{nullptr};
+
+// Page-aligned whole pages once hooks are installed (what cudaHostRegister pins best); otherwise
+// a cache line suffices.
+constexpr std::size_t kPage = 4096;
+constexpr std::size_t kLine = 64;
+
+std::size_t rounded(std::size_t bytes, std::size_t to) {
+  return (std::max<std::size_t>(bytes, 1) + to - 1) / to * to;
+}
+
+}  // namespace
+
+bool set_host_pinning(HostPinHook pin, HostUnpinHook unpin) {
+  if (!pin || !unpin) return false;
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (const Hooks* h = installed.load()) return h->pin == pin && h->unpin == unpin;
+  installed.store(new Hooks{pin, unpin});
+  return true;
+}
+
+bool host_pinning_installed() {
+  return installed.load() != nullptr;
+}
+
+namespace host_memory {
+
+void* allocate(std::size_t bytes) {
+  const Hooks* h = installed.load();
+  const std::size_t align = h ? kPage : kLine;
+  if (bytes > static_cast<std::size_t>(-1) - align) throw std::bad_alloc();
+  const std::size_t size = rounded(bytes, align);
+  void* p = std::aligned_alloc(align, size);
+  if (!p) throw std::bad_alloc();
+  if (h) h->pin(p, size);  // unpinned memory works too, with slower transfers
+  return p;
+}
+
+void deallocate(void* p, std::size_t bytes) noexcept {
+  if (!p) return;
+  if (const Hooks* h = installed.load()) h->unpin(p, rounded(bytes, kPage));
+  std::free(p);
+}
+
+}  // namespace host_memory
+}  // namespace pairhist

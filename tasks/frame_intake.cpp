@@ -1,0 +1,169 @@
+// Frames into the engine: copied into the next ring slot (picked from whole frames, per-species
+// arrays or columns), or handed over as columns that replace the slot's buffers; then the
+// planners submit the frame's tasks.
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "engine_impl.hpp"
+#include "pairhist/host_cores.hpp"
+#include "row_tiles.hpp"
+#include "spatial_order.hpp"
+
+namespace pairhist {
+
+int HistogramEngine::Impl::gather_threads(size_t s) const {
+  static const int forced = [] {
+    const char* v = std::getenv("PAIRHIST_COPY_THREADS");
+    return v ? std::atoi(v) : 0;
+  }();
+  if (forced > 0) return forced;
+  if (config.species_sizes[s] < (int64_t(1) << 18)) return 1;
+  const int cores = usable_cores();
+  return std::clamp(cores / 4, 1, 4);
+}
+
+void HistogramEngine::Impl::submit(const std::vector<const float*>& xyz, const BoxMatrix& box) {
+  if (xyz.size() != config.species_sizes.size())
+    throw std::invalid_argument("HistogramEngine: one coordinate array per species expected");
+  take_frame(box, [&](size_t s, auto* out) {
+    const float* species = xyz[s];
+    return gather_atoms_parallel([species](int64_t i) { return species + 3 * i; },
+                                 config.species_sizes[s], out, gather_threads(s));
+  });
+}
+
+void HistogramEngine::Impl::submit_atoms(const float* frame_xyz,
+                                         const std::vector<std::vector<int>>& atoms,
+                                         const BoxMatrix& box) {
+  bool sizes_match = atoms.size() == config.species_sizes.size();
+  for (size_t s = 0; sizes_match && s < atoms.size(); ++s)
+    sizes_match = static_cast<int64_t>(atoms[s].size()) == config.species_sizes[s];
+  if (!sizes_match)
+    throw std::invalid_argument("HistogramEngine: one atom list per species, of its size");
+  take_frame(box, [&](size_t s, auto* out) {
+    const int* picked = atoms[s].data();
+    return gather_atoms_parallel(
+        [frame_xyz, picked](int64_t i) { return frame_xyz + 3 * int64_t(picked[i]); },
+        config.species_sizes[s], out, gather_threads(s));
+  });
+}
+
+void HistogramEngine::Impl::submit_columns(const std::vector<const float*>& soa,
+                                           const BoxMatrix& box, const CoordinateBounds* given) {
+  if (soa.size() != config.species_sizes.size())
+    throw std::invalid_argument("HistogramEngine: one column array per species expected");
+  take_frame(
+      box,
+      [&](size_t s, auto* out) {
+        const int64_t n = config.species_sizes[s];
+        return run_in_pieces(n, gather_threads(s), [&](int64_t begin, int64_t end) {
+          return copy_columns(soa[s], n, out, begin, end);
+        });
+      },
+      given);
+}
+
+FrameRing::Slot& HistogramEngine::Impl::free_slot(FrameFeed& times, bool allocate) {
+  if (finished) throw std::logic_error("HistogramEngine: submit_frame after finish");
+  times.begin = recorder->seconds_since_start();
+  FrameRing::Slot& slot = ring->slot(frames, allocate);
+  times.allocated = recorder->seconds_since_start();
+  FrameRing::acquire(slot);  // waits for the previous frame's readers
+  times.buffers_free = recorder->seconds_since_start();
+  return slot;
+}
+
+template <class Copy>
+void HistogramEngine::Impl::take_frame(const BoxMatrix& box, Copy copy,
+                                       const CoordinateBounds* given) {
+  FrameFeed times;
+  FrameRing::Slot& slot = free_slot(times);
+  int bad_species = -1;
+  int64_t bad_position = -1;
+  FrameBounds bounds;
+  const bool widen = gather_bounds && !given;
+  if (given && gather_bounds)
+    for (int c = 0; c < 3; ++c) bounds.lo[c] = given->lo[c], bounds.hi[c] = given->hi[c];
+  for (size_t s = 0; s < slot.handles.size() && bad_species < 0; ++s) {
+    if (!slot.handles[s]) continue;
+    const int64_t n = config.species_sizes[s];
+    if (config.precision == Precision::single) {
+      auto* buffer = static_cast<float*>(slot.buffers[s]);
+      bad_position = copy(s, buffer);
+      if (widen && bad_position < 0) widen_bounds(buffer, n, bounds);
+      if (spatial_order) sort_spatially(buffer, n);
+    } else {
+      auto* buffer = static_cast<double*>(slot.buffers[s]);
+      bad_position = copy(s, buffer);
+      if (widen && bad_position < 0) widen_bounds(buffer, n, bounds);
+      if (spatial_order) sort_spatially(buffer, n);
+    }
+    if (bad_position >= 0) bad_species = static_cast<int>(s);
+  }
+  FrameRing::release(slot);
+  // Nothing submitted: the next frame takes the same buffers.
+  if (bad_species >= 0) throw NonFiniteCoordinate(bad_species, bad_position);
+  submit_slot(slot, box, bounds, times);
+}
+
+bool HistogramEngine::Impl::swap_in(std::vector<HostColumn>& soa, const BoxMatrix& box,
+                                    const CoordinateBounds& given) {
+  bool sizes_match = soa.size() == config.species_sizes.size();
+  for (size_t s = 0; sizes_match && s < soa.size(); ++s)
+    sizes_match =
+        soa[s].size() == 3 * static_cast<size_t>(std::max<int64_t>(0, config.species_sizes[s]));
+  if (!sizes_match)
+    throw std::invalid_argument("HistogramEngine: one column of 3 n values per species expected");
+  if (!ring->columns()) {
+    std::vector<const float*> pointers;
+    for (const HostColumn& c : soa) pointers.push_back(c.data());
+    submit_columns(pointers, box, &given);
+    return false;
+  }
+  // A slot's first frame keeps the caller's columns and gives back none: the caller allocates
+  // (and pins) them on its own thread, e.g. a decoding thread, not on the feeding one.
+  FrameFeed times;
+  FrameRing::Slot& slot = free_slot(times, false);
+  FrameRing::release(slot);
+  ring->swap_columns(slot, soa);
+  try {
+    if (spatial_order)  // in place: no task has the buffers yet
+      for (size_t s = 0; s < slot.columns.size(); ++s)
+        if (config.species_sizes[s] > 0)
+          sort_spatially(slot.columns[s].data(), config.species_sizes[s]);
+  } catch (...) {
+    ring->register_columns(slot);  // the slot must stay usable
+    throw;
+  }
+  ring->register_columns(slot);
+  FrameBounds bounds;
+  if (gather_bounds)
+    for (int c = 0; c < 3; ++c) bounds.lo[c] = given.lo[c], bounds.hi[c] = given.hi[c];
+  submit_slot(slot, box, bounds, times);
+  ++frames_handed_over;
+  return true;
+}
+
+void HistogramEngine::Impl::submit_slot(const FrameRing::Slot& slot, const BoxMatrix& box,
+                                        const FrameBounds& bounds, FrameFeed& times) {
+  if (!all_pairs && !cell_list) make_planners(box, bounds);
+  const int parts = part < 0 ? 1 : config.frame_parts;  // part -1: the whole frame
+  const PlannedFrame planned{slot, box, bounds, frames, &gate, &faults, std::max(part, 0), parts};
+  if (all_pairs) all_pairs->submit_frame(planned);
+  if (cell_list) cell_list->submit_frame(planned);
+  const std::vector<RowWindow> windows =
+      parts > 1 ? part_rows(config.species_sizes, part, parts) : std::vector<RowWindow>{};
+  for (size_t p = 0; p < pairs.size(); ++p) {
+    if (algorithm_of_pair[p] == Algorithm::cell_list || !counted(p)) continue;
+    const int64_t na = config.species_sizes[pairs[p].first];
+    const RowWindow w = windows.empty() ? RowWindow{0, na} : windows[p];
+    work[p].candidates += pairs_in_rows(na, config.species_sizes[pairs[p].second],
+                                        pairs[p].first == pairs[p].second, w.begin, w.end);
+  }
+  ++frames;
+  times.submitted = recorder->seconds_since_start();
+  recorder->add_feed(times);
+}
+
+}  // namespace pairhist

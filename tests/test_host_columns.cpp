@@ -1,0 +1,134 @@
+// HostColumn memory and its pinning hooks: the readers (linked into this program) and the task
+// library (libpairhist) allocate through the same hooks, so the columns the decoding threads
+// fill and the engine takes over are pinned. Counting hooks stand in for CUDA's here; they are
+// installed for the rest of the process, so this file runs after test_engine_swap.cpp's cases.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "engine_reference.hpp"
+#include "pairhist/host_columns.hpp"
+#include "species_columns.hpp"
+#include "test_paths.hpp"
+#include "xtc_parallel_reader.hpp"
+
+using namespace pairhist;
+
+namespace {
+
+std::mutex pinned_mutex;
+std::set<const void*> pinned;  // what the counting hooks pinned and has not been unpinned
+std::atomic<int> pins{0}, unpins{0};
+std::atomic<size_t> last_pin_bytes{0};
+
+bool count_pin(void* p, size_t bytes) {
+  std::lock_guard<std::mutex> lock(pinned_mutex);
+  pinned.insert(p);
+  ++pins;
+  last_pin_bytes = bytes;
+  return true;
+}
+
+void count_unpin(void* p, size_t) {  // also called for memory allocated before the hooks
+  std::lock_guard<std::mutex> lock(pinned_mutex);
+  if (pinned.erase(p) > 0) ++unpins;
+}
+
+bool unpin_nothing(void*, size_t) {
+  return false;
+}
+
+bool is_pinned(const void* p) {
+  std::lock_guard<std::mutex> lock(pinned_mutex);
+  return pinned.count(p) > 0;
+}
+
+}  // namespace
+
+TEST_CASE("HostColumn: aligned, resized without a zero fill, buffers swapped") {
+  HostColumn a(1000, 1.0f);
+  CHECK(reinterpret_cast<uintptr_t>(a.data()) % 64 == 0);
+  a.assign(1000, 7.0f);
+  a.resize(0);  // the capacity stays: growing again default-initialises, leaving the 7s
+  a.resize(1000);
+  CHECK(a[999] == 7.0f);
+  HostColumn b(10, 2.0f);
+  const float* pa = a.data();
+  a.swap(b);
+  CHECK(b.data() == pa);
+  CHECK(a.size() == 10);
+}
+
+TEST_CASE("pinning hooks: installed once, used by the readers' and the engine's columns") {
+  REQUIRE(set_host_pinning(count_pin, count_unpin));
+  CHECK(set_host_pinning(count_pin, count_unpin));            // the same again: fine
+  CHECK_FALSE(set_host_pinning(unpin_nothing, count_unpin));  // others: the first stand
+  CHECK(host_pinning_installed());
+  CHECK(use_pinned_host_columns());  // the application's hooks count as installed
+
+  {
+    const int before = pins;
+    HostColumn c(1000);
+    CHECK(pins == before + 1);
+    CHECK(is_pinned(c.data()));
+    CHECK(reinterpret_cast<uintptr_t>(c.data()) % 4096 == 0);
+    CHECK(last_pin_bytes == 4096);  // whole pages
+  }
+  CHECK(pins == unpins);
+
+  // The decoding threads' columns, written straight by the decoder (io, linked in here).
+  io::FramePreparation prep;
+  prep.species = {{0, 3, 6}, {1, 2, 4, 5}};
+  prep.whole_frame = false;
+  {
+    io::XtcParallelReader reader(test::data_dir() + "/spce_water.xtc", 2, prep);
+    io::TrajectoryFrame frame;
+    int frames = 0;
+    while (reader.next(frame) && frames < 6) {
+      REQUIRE(frame.columns.filled);
+      for (const auto& column : frame.columns.soa) CHECK(is_pinned(column.data()));
+      ++frames;
+    }
+    CHECK(frames == 6);
+  }
+  CHECK(pins == unpins);
+
+  // The engine (libpairhist) takes pinned columns over; its slots' first frames give back none,
+  // which the caller allocates through the same hooks: then no buffer is allocated any more.
+  const auto frames = test::make_frames({200, 100}, 8, BoxKind::orthorhombic);
+  EngineConfig config =
+      test::engine_config(frames, BoxKind::orthorhombic, 50, 0.5, Precision::single);
+  config.ncpu = 1;
+  config.ncuda = 0;
+  config.frames_in_flight = 2;
+  std::vector<HostColumn> soa(2);
+  {
+    HistogramEngine engine(config);
+    int pins_after_ring = 0;
+    for (size_t t = 0; t < frames.xyz.size(); ++t) {
+      CoordinateBounds b{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+      for (size_t s = 0; s < 2; ++s) {
+        const size_t n = size_t(frames.sizes[s]);
+        soa[s].resize(3 * n);
+        for (size_t i = 0; i < n; ++i)
+          for (size_t c = 0; c < 3; ++c) {
+            soa[s][c * n + i] = frames.xyz[t][s][3 * i + c];
+            b.lo[c] = std::min(b.lo[c], soa[s][c * n + i]);
+            b.hi[c] = std::max(b.hi[c], soa[s][c * n + i]);
+          }
+      }
+      REQUIRE(engine.submit_frame_columns_swap(soa, frames.boxes[t], b));
+      for (const auto& column : soa)
+        if (!column.empty()) CHECK(is_pinned(column.data()));
+      if (t == 2) pins_after_ring = pins;  // both slots in use, the caller's third buffers made
+    }
+    CHECK(pins == pins_after_ring);
+    CHECK(engine.finish() == test::reference_histograms<float>(frames, config));
+  }
+  soa.clear();
+  CHECK(pins == unpins);
+}
