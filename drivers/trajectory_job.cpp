@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <sstream>
 #include <thread>
@@ -180,6 +181,11 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     excluded_bins.assign(pairs.size(), std::vector<uint64_t>(static_cast<size_t>(o.nbins)));
 
   std::unique_ptr<HistogramEngine> engine;
+  // PAIRHIST_COPY_COLUMNS=1 copies every frame's columns as before the hand-over, for measuring.
+  const bool copy_columns = [] {
+    const char* v = std::getenv("PAIRHIST_COPY_COLUMNS");
+    return v && std::atoi(v) != 0;
+  }();
   // After the engine: it is gone before the engine is. A distributed run's stop is rank 0's
   // to decide (the frames handed out are counted), so no rank drops frames on its own.
   StopWatcher watcher(dist ? nullptr : o.stop);
@@ -260,7 +266,7 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         check_frame_box(box, kind, o, r_max_nm, header.length_unit, where);
         if (parts > 1) engine->set_frame_part(unit.part);
         // A part of a frame leaves the frame's columns in place: the next unit may be another.
-        submit_to_engine(*engine, frame, atoms, box, where, unit.part < 0);
+        submit_to_engine(*engine, frame, atoms, box, where, unit.part < 0 && !copy_columns);
         engine_frames.push_back(index);
         engine->check_devices();
         SparseBins excluded;

@@ -5,7 +5,7 @@
 # `pairhist run` on W1 at 1.36M atoms with the automatic plan and fixed alternatives.
 #   bash scripts/gpu-suite.sh stage          (here)
 #   bash scripts/feed-device-run.sh          (there, repo root, carry [".gpu"]; logs to $OUT)
-# FEED_PARTS picks parts (suite bench sweep w1 long f1; default all); FEED_SUITE_TESTS the suite's tests.
+# FEED_PARTS picks parts (suite bench sweep w1 long copy handover f1; default: all but copy and handover); FEED_SUITE_TESTS the suite's tests.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=feed-device
@@ -90,6 +90,32 @@ if [[ " $parts " == *" copy "* ]]; then
   step decode-r8c-14 "$ph" bench --decode "$work/r8c/W1.xtc" --threads 14 --repeats 3 --json
   tar -czf "$out/traces.tar.gz" -C "$work" traces
   unset trace_dir
+fi
+
+if [[ " $parts " == *" handover "* ]]; then
+  # The decoded columns handed to the engine (default) against copied into its ring
+  # (PAIRHIST_COPY_COLUMNS=1, as before), interleaved with decoding alone; a first short run
+  # calibrates StarPU's bus model on a fresh machine and is left out.
+  step synth-r8-500 "$ph" synth --case W1 --replicas 8 --frames 500 -o "$work/r8long" -q
+  run r8long-warmup 5 "$work/r8long"
+  for r in 1 2 3; do
+    step "decode-r8long-16-$r" "$ph" bench --decode "$work/r8long/W1.xtc" --threads 16 \
+      --repeats 1 --json
+    run "r8long-handover-$r" 500 "$work/r8long"
+    PAIRHIST_COPY_COLUMNS=1 run "r8long-copy-$r" 500 "$work/r8long"
+  done
+  # 100 frames (decoding them alone: a fifth of the 500 frames' time, from its frames/s).
+  for r in 1 2; do
+    run "r8-100-handover-$r" 100 "$work/r8long"
+    PAIRHIST_COPY_COLUMNS=1 run "r8-100-copy-$r" 100 "$work/r8long"
+  done
+  if cmp -s <(grep -v "^#" "$work/r8long-handover-1/rdf.csv") \
+    <(grep -v "^#" "$work/r8long-copy-1/rdf.csv"); then
+    echo "identical: r8long-handover-1 r8long-copy-1 (rdf.csv)" | tee -a "$log"
+  else
+    echo "DIFFERENT: r8long-handover-1 r8long-copy-1 (rdf.csv)" | tee -a "$log"
+    status=1
+  fi
 fi
 
 if [[ " $parts " == *" f1 "* ]]; then
