@@ -16,6 +16,7 @@ whichever workers ran them. Lengths are in whatever unit the coordinates are.
 """
 
 import os
+import warnings
 
 # StarPU prints its own notices on stderr unless told otherwise; a library should not.
 os.environ.setdefault("STARPU_SILENT", "1")
@@ -155,6 +156,10 @@ class Engine:
             _, arrays = species_arrays(coords)
             arrays = [np.ascontiguousarray(a, dtype=np.float32) for a in arrays]
         self._core.submit(arrays, box_rows(box))
+        if not getattr(self, "_noted", False):  # the engine started with the first frame
+            self._noted = True
+            for note in self._core.info().get("notes", []):
+                warnings.warn(note, RuntimeWarning, stacklevel=2)
 
     def take(self):
         """Waits for the frames submitted so far and returns their counts (a dict per pair, as
@@ -173,8 +178,10 @@ class Engine:
                 if not self._counted or ij in self._counted}
 
     def info(self):
-        """Workers, scheduler, frames and tasks; after finish() also the makespan and how each
-        pair was counted (algorithm, candidate pairs examined, pairs within r_max)."""
+        """Workers, scheduler, frames and tasks, and `notes` (what the engine changed from its
+        settings, e.g. a GPU left out for its memory, also given as a RuntimeWarning on the first
+        submit); after finish() also the makespan and how each pair was counted (algorithm,
+        candidate pairs examined, pairs within r_max)."""
         return self._core.info()
 
     def close(self):

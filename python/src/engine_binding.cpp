@@ -182,6 +182,9 @@ class PyEngine {
     d["scheduler"] = engine_->scheduler();
     d["tasks"] = engine_->tasks_submitted();
     d["frames_in_flight"] = engine_->frames_in_flight();
+    py::list notes;
+    for (const std::string& note : engine_->notes()) notes.append(note);
+    d["notes"] = notes;
     if (finished_) {
       const RunActivity a = engine_->activity();
       d["makespan_seconds"] = a.makespan_seconds;

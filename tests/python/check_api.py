@@ -112,7 +112,8 @@ check("Engine(atoms=...): take() = 2 frames, finish() = the rest",
       all(np.array_equal(first[(a, b)], 2 * base[(i, j)]) and
           np.array_equal(second[(a, b)], base[(i, j)])
           for (a, b), (i, j) in zip(first, base)))
-check("Engine.info(): workers and pairs", info["cpu_workers"] == 2 and len(info["pairs"]) == 3)
+check("Engine.info(): workers, pairs and no notes",
+      info["cpu_workers"] == 2 and len(info["pairs"]) == 3 and info["notes"] == [])
 
 # Engine(pairs=...): only the pairs asked for, each equal to the full engine's.
 full = {}
