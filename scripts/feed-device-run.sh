@@ -5,7 +5,7 @@
 # `pairhist run` on W1 at 1.36M atoms with the automatic plan and fixed alternatives.
 #   bash scripts/gpu-suite.sh stage          (here)
 #   bash scripts/feed-device-run.sh          (there, repo root, carry [".gpu"]; logs to $OUT)
-# FEED_PARTS picks parts (suite bench sweep w1 long copy handover f1; default: all but copy and handover); FEED_SUITE_TESTS the suite's tests.
+# FEED_PARTS picks parts (suite bench sweep w1 long copy handover threads f1; default: suite bench sweep w1 long f1); FEED_SUITE_TESTS the suite's tests.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=feed-device
@@ -116,6 +116,26 @@ if [[ " $parts " == *" handover "* ]]; then
     echo "DIFFERENT: r8long-handover-1 r8long-copy-1 (rdf.csv)" | tee -a "$log"
     status=1
   fi
+fi
+
+if [[ " $parts " == *" threads "* ]]; then
+  # With the columns handed over the feeding thread is idle 98% of the time: does its core
+  # decode too? 14 decoding threads (the plan: cores - feeding thread - GPU driver) against 15
+  # and 16, interleaved with decoding alone; one default run keeps its task trace.
+  step synth-r8-500 "$ph" synth --case W1 --replicas 8 --frames 500 -o "$work/r8long" -q
+  run r8long-warmup 5 "$work/r8long"
+  for r in 1 2; do
+    step "decode-r8long-16-$r" "$ph" bench --decode "$work/r8long/W1.xtc" --threads 16 \
+      --repeats 1 --json
+    run "r8long-d14-$r" 500 "$work/r8long"
+    run "r8long-d15-$r" 500 "$work/r8long" --decode-threads 15
+    run "r8long-d16-$r" 500 "$work/r8long" --decode-threads 16
+  done
+  trace_dir=$work/traces
+  mkdir -p "$trace_dir"
+  run r8long-d14-traced 500 "$work/r8long"
+  tar -czf "$out/traces.tar.gz" -C "$work" traces
+  unset trace_dir
 fi
 
 if [[ " $parts " == *" f1 "* ]]; then
