@@ -102,7 +102,7 @@ bool whole_frame_bounds(const io::TrajectoryFrame& frame,
 
 void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
                   const io::TrajectoryFrame& frame, const std::vector<std::vector<int>>& atoms,
-                  const BoxMatrix& box, JobOutcome& out) {
+                  const BoxMatrix& box, bool hands_over, JobOutcome& out) {
   if (o.ncpu >= 0) return;
   CoordinateBounds bounds;
   if (frame.columns.filled) {
@@ -120,6 +120,7 @@ void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConf
   in.gpu_seconds = estimated_gpu_seconds_per_frame(config, box, bounds, in.gpus);
   in.reader_threads = reader.threads();
   in.max_reader_threads = o.decode_threads > 0 ? reader.threads() : reader.max_threads();
+  in.feeding_thread_copies = !hands_over;
   const FeedingPlan plan = pairhist::plan_feeding(in);
   reader.set_active_threads(plan.reader_threads);
   if (plan.cpu_workers >= 0) config.ncpu_beside_gpus = plan.cpu_workers;

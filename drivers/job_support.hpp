@@ -25,9 +25,11 @@ EngineConfig engine_config(const JobOptions& o, const std::vector<std::vector<in
 /// Sizes the decoding threads and the CPU workers from the first frame (tasks/feeding_plan.hpp):
 /// how long a thread took to prepare it against how long the GPUs will need for it. The user's
 /// --ncpu stands; so do --decode-threads (then only the CPU workers follow the plan).
+/// `hands_over`: the frames' columns go to the engine without a copy (submit_to_engine), so the
+/// feeding thread leaves its core to decoding.
 void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
                   const io::TrajectoryFrame& frame, const std::vector<std::vector<int>>& atoms,
-                  const BoxMatrix& box, JobOutcome& out);
+                  const BoxMatrix& box, bool hands_over, JobOutcome& out);
 
 /// InputError (naming the frame by `where`, "FILE: frame K: ") when a frame cannot be counted
 /// in a run of box kind `kind`: a bad box, one of another kind, r_max beyond its minimum-image

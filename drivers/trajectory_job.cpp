@@ -198,7 +198,8 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     config.frame_parts = parts;
     for (int a : dplan.pair_algorithms) config.pair_algorithms.push_back(static_cast<Algorithm>(a));
     if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&source->reader())) {
-      if (first) plan_reading(*parallel, o, config, *first, atoms, *box, out);
+      const bool hands_over = parts <= 1 && !copy_columns && config.precision == Precision::single;
+      if (first) plan_reading(*parallel, o, config, *first, atoms, *box, hands_over, out);
       config.reader_threads = parallel->threads();
       out.decode_threads = parallel->threads();
     }

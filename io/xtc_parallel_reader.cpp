@@ -287,7 +287,7 @@ int automatic_max_decode_threads(int natoms, int cores) {
   if (natoms < kParallelDecodeMinAtoms) return 1;
   const double per_thread = 24.0 * std::max(natoms, 1);
   const int by_memory = static_cast<int>(std::max(1.0, kDecodeMemoryBytes / per_thread));
-  return std::max(automatic_decode_threads(natoms, cores), std::min(cores - 2, by_memory));
+  return std::max(automatic_decode_threads(natoms, cores), std::min(cores - 1, by_memory));
 }
 
 std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& path,

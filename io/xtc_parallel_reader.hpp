@@ -137,8 +137,8 @@ int automatic_decode_threads(int natoms, int cores);
 constexpr int kParallelDecodeMinAtoms = 50000;
 /// The most decoding threads an automatic reader can grow to (when the run turns out to be bound
 /// by decoding): none beyond one below kParallelDecodeMinAtoms atoms (the serial reader), else one
-/// per core but two, as many as keep decoded frames and their species columns (~24 bytes per atom
-/// each) within kDecodeMemoryBytes.
+/// per core but one (a GPU's driver thread), as many as keep decoded frames and their species
+/// columns (~24 bytes per atom each) within kDecodeMemoryBytes. The feeding plan uses fewer.
 int automatic_max_decode_threads(int natoms, int cores);
 constexpr double kDecodeMemoryBytes = 2.0 * (1 << 30);
 

@@ -12,7 +12,7 @@ FeedingPlan plan_feeding(const FeedingInputs& in) {
   const double wanted = std::ceil(kFeedMargin * in.prepare_seconds / in.gpu_seconds);
   if (wanted <= plan.reader_threads) return plan;
   plan.feed_bound = true;
-  const int free_cores = std::max(in.cores - 1 - in.gpus, 1);
+  const int free_cores = std::max(in.cores - (in.feeding_thread_copies ? 1 : 0) - in.gpus, 1);
   const int threads = static_cast<int>(
       std::min<double>({wanted, double(std::max(in.max_reader_threads, 1)), double(free_cores)}));
   plan.reader_threads = std::max(threads, plan.reader_threads);

@@ -34,6 +34,15 @@ TEST_CASE("cell lists on a GPU: every core reads, no CPU worker takes one") {
   CHECK(p.feed_bound);
   CHECK(p.reader_threads == 14);  // 16 cores - the feeding thread - the GPU's driver
   CHECK(p.cpu_workers == 0);
+  // Frames handed over to the engine: the feeding thread's core decodes too (the reader can
+  // run up to cores - 1 threads).
+  FeedingInputs handed = h100_host(30, 2.1);
+  handed.max_reader_threads = 15;
+  handed.feeding_thread_copies = false;
+  CHECK(plan_feeding(handed).reader_threads == 15);  // 16 cores - the GPU's driver
+  CHECK(plan_feeding(handed).cpu_workers == 0);
+  handed.feeding_thread_copies = true;
+  CHECK(plan_feeding(handed).reader_threads == 14);
   // The memory bound of the reader caps its threads.
   FeedingInputs small = h100_host(30, 2.1);
   small.max_reader_threads = 8;

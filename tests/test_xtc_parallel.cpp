@@ -417,12 +417,12 @@ TEST_CASE("open_trajectory_threaded picks the reader; the automatic rule") {
   CHECK(automatic_decode_threads(280000, 16) == 4);
   CHECK(automatic_decode_threads(280000, 64) == 4);
   CHECK(automatic_decode_threads(pairhist::io::kParallelDecodeMinAtoms, 16) == 4);
-  // The threads an automatic reader may grow to: cores but two, within the memory bound.
+  // The threads an automatic reader may grow to: cores but one, within the memory bound.
   using pairhist::io::automatic_max_decode_threads;
   CHECK(automatic_max_decode_threads(2652, 16) == 1);
-  CHECK(automatic_max_decode_threads(71604, 16) == 14);
+  CHECK(automatic_max_decode_threads(71604, 16) == 15);
   CHECK(automatic_max_decode_threads(280000, 2) == 1);  // serial: nothing to grow
-  CHECK(automatic_max_decode_threads(1357824, 16) == 14);
+  CHECK(automatic_max_decode_threads(1357824, 16) == 15);
   CHECK(automatic_max_decode_threads(10862592, 16) == 8);   // 260 MB per thread
   CHECK(automatic_max_decode_threads(200000000, 64) == 4);  // never below the starting threads
 
