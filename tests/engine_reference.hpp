@@ -2,10 +2,13 @@
 // same-precision reference of their summed histograms.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "../codelets/cpu/pair_histogram_cpu.hpp"
 #include "pairhist/engine.hpp"
+#include "pairhist/host_columns.hpp"
 #include "random_points.hpp"
 
 namespace pairhist::test {
@@ -98,6 +101,25 @@ std::vector<std::vector<uint64_t>> reference_histograms(const RandomFrames& f,
     }
   }
   return out;
+}
+
+/// Frame t of `frames` as columns in `soa` (sized on first use), and their bounds.
+inline CoordinateBounds fill_columns(const RandomFrames& frames, size_t t,
+                                     std::vector<HostColumn>& soa) {
+  CoordinateBounds b{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+  soa.resize(frames.sizes.size());
+  for (size_t s = 0; s < soa.size(); ++s) {
+    const size_t n = static_cast<size_t>(frames.sizes[s]);
+    soa[s].resize(3 * n);
+    for (size_t i = 0; i < n; ++i)
+      for (size_t c = 0; c < 3; ++c) {
+        const float v = frames.xyz[t][s][3 * i + c];
+        soa[s][c * n + i] = v;
+        b.lo[c] = std::min(b.lo[c], v);
+        b.hi[c] = std::max(b.hi[c], v);
+      }
+  }
+  return b;
 }
 
 }  // namespace pairhist::test

@@ -14,25 +14,6 @@ using namespace pairhist;
 
 namespace {
 
-/// Frame t of `frames` as columns in `soa` (sized on first use), and their bounds.
-CoordinateBounds fill_columns(const test::RandomFrames& frames, size_t t,
-                              std::vector<HostColumn>& soa) {
-  CoordinateBounds b{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
-  soa.resize(frames.sizes.size());
-  for (size_t s = 0; s < soa.size(); ++s) {
-    const size_t n = static_cast<size_t>(frames.sizes[s]);
-    soa[s].resize(3 * n);
-    for (size_t i = 0; i < n; ++i)
-      for (size_t c = 0; c < 3; ++c) {
-        const float v = frames.xyz[t][s][3 * i + c];
-        soa[s][c * n + i] = v;
-        b.lo[c] = std::min(b.lo[c], v);
-        b.hi[c] = std::max(b.hi[c], v);
-      }
-  }
-  return b;
-}
-
 enum class Variant { all_pairs, cell_list, whole_frames };
 
 }  // namespace
@@ -59,7 +40,7 @@ TEST_CASE("frames handed over as columns equal copied ones, the buffers given ba
       std::vector<std::set<const float*>> seen(frames.sizes.size());
       uint64_t handed_over = 0;
       for (size_t t = 0; t < frames.xyz.size(); ++t) {
-        const CoordinateBounds bounds = fill_columns(frames, t, soa);
+        const CoordinateBounds bounds = test::fill_columns(frames, t, soa);
         if (t % 5 == 4) {  // a copied frame now and then: the slots' columns take those too
           std::vector<const float*> ptr;
           for (const auto& s : soa) ptr.push_back(s.data());
@@ -109,7 +90,7 @@ TEST_CASE("double precision copies the columns and leaves them to the caller") {
   HistogramEngine engine(config);
   std::vector<HostColumn> soa;
   for (size_t t = 0; t < frames.xyz.size(); ++t) {
-    const CoordinateBounds bounds = fill_columns(frames, t, soa);
+    const CoordinateBounds bounds = test::fill_columns(frames, t, soa);
     const std::vector<HostColumn> kept = soa;
     const float* first = soa[0].data();
     CHECK_FALSE(engine.submit_frame_columns_swap(soa, frames.boxes[t], bounds));
@@ -127,7 +108,7 @@ TEST_CASE("columns of the wrong sizes are refused and kept; none after finish") 
   config.ncuda = 0;
   HistogramEngine engine(config);
   std::vector<HostColumn> soa;
-  const CoordinateBounds bounds = fill_columns(frames, 0, soa);
+  const CoordinateBounds bounds = test::fill_columns(frames, 0, soa);
   std::vector<HostColumn> fewer(soa.begin(), soa.begin() + 1);
   CHECK_THROWS_AS(engine.submit_frame_columns_swap(fewer, frames.boxes[0], bounds),
                   std::invalid_argument);
@@ -139,7 +120,7 @@ TEST_CASE("columns of the wrong sizes are refused and kept; none after finish") 
   CHECK(shorter[0].data() == kept);
   CHECK(engine.frames_submitted() == 0);
   REQUIRE(engine.submit_frame_columns_swap(soa, frames.boxes[0], bounds));
-  fill_columns(frames, 1, soa);
+  test::fill_columns(frames, 1, soa);
   REQUIRE(engine.submit_frame_columns_swap(soa, frames.boxes[1], bounds));
   CHECK(engine.finish() == test::reference_histograms<float>(frames, config));
   const float* mine = soa[0].data();

@@ -53,19 +53,9 @@ TEST_CASE("frames handed over to CUDA workers equal the reference; their columns
     HistogramEngine engine(config);
     std::vector<HostColumn> soa(frames.sizes.size());
     for (size_t t = 0; t < frames.xyz.size(); ++t) {
-      CoordinateBounds b{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
-      for (size_t s = 0; s < soa.size(); ++s) {
-        const size_t n = size_t(frames.sizes[s]);
-        soa[s].resize(3 * n);
-        for (size_t i = 0; i < n; ++i)
-          for (size_t c = 0; c < 3; ++c) {
-            const float x = frames.xyz[t][s][3 * i + c];
-            soa[s][c * n + i] = x;
-            b.lo[c] = std::min(b.lo[c], x);
-            b.hi[c] = std::max(b.hi[c], x);
-          }
-        if (n > 0) CHECK(registered(soa[s].data()));
-      }
+      const CoordinateBounds b = test::fill_columns(frames, t, soa);
+      for (const HostColumn& column : soa)
+        if (!column.empty()) CHECK(registered(column.data()));
       REQUIRE(engine.submit_frame_columns_swap(soa, frames.boxes[t], b));
       for (auto& column : soa) std::fill(column.begin(), column.end(), std::nanf(""));
     }
