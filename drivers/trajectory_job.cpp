@@ -186,6 +186,9 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     const char* v = std::getenv("PAIRHIST_COPY_COLUMNS");
     return v && std::atoi(v) != 0;
   }();
+  // Whole frames in single precision go to the engine as columns, without a copy; a part of a
+  // frame leaves the frame's columns in place (the next unit may be another part).
+  const bool hands_over = parts <= 1 && !copy_columns && o.precision == Precision::single;
   // After the engine: it is gone before the engine is. A distributed run's stop is rank 0's
   // to decide (the frames handed out are counted), so no rank drops frames on its own.
   StopWatcher watcher(dist ? nullptr : o.stop);
@@ -198,7 +201,6 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     config.frame_parts = parts;
     for (int a : dplan.pair_algorithms) config.pair_algorithms.push_back(static_cast<Algorithm>(a));
     if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&source->reader())) {
-      const bool hands_over = parts <= 1 && !copy_columns && config.precision == Precision::single;
       if (first) plan_reading(*parallel, o, config, *first, atoms, *box, hands_over, out);
       config.reader_threads = parallel->threads();
       out.decode_threads = parallel->threads();
@@ -266,8 +268,7 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
         }
         check_frame_box(box, kind, o, r_max_nm, header.length_unit, where);
         if (parts > 1) engine->set_frame_part(unit.part);
-        // A part of a frame leaves the frame's columns in place: the next unit may be another.
-        submit_to_engine(*engine, frame, atoms, box, where, unit.part < 0 && !copy_columns);
+        submit_to_engine(*engine, frame, atoms, box, where, hands_over);
         engine_frames.push_back(index);
         engine->check_devices();
         SparseBins excluded;

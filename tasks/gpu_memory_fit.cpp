@@ -55,20 +55,19 @@ GpuFit fit_gpus(const std::vector<GpuMemory>& gpus, uint64_t frame_bytes, int pi
   }
   if (!worst) return fit;  // every GPU holds what it needs
   fit.changed = true;
-  const std::string what = "GPU " + std::to_string(worst->device) + " has " +
-                           mebibytes(capacity(*worst)) + " " + where_from(*worst) +
-                           ", its tasks need " + mebibytes(worst_need) + " (a " +
-                           mebibytes(kStarpuChunkBytes) + " StarPU chunk and " +
-                           mebibytes(frame_bytes) + " per frame held)";
+  fit.shortfall = "GPU " + std::to_string(worst->device) + " has " + mebibytes(capacity(*worst)) +
+                  " " + where_from(*worst) + ", its tasks need " + mebibytes(worst_need) + " (a " +
+                  mebibytes(kStarpuChunkBytes) + " StarPU chunk and " + mebibytes(frame_bytes) +
+                  " per frame held)";
   if (!full.empty()) {
     fit.devices = full;
-    fit.note = what + ": counting on the other GPUs";
+    fit.note = fit.shortfall + ": counting on the other GPUs";
   } else if (!single.empty()) {
     fit.devices = single;
     fit.one_task_per_gpu = true;
-    fit.note = what + ": one task at a time on each GPU";
+    fit.note = fit.shortfall + ": one task at a time on each GPU";
   } else {
-    fit.note = what + ": counting on the CPU cores";
+    fit.note = fit.shortfall + ": counting on the CPU cores";
   }
   return fit;
 }

@@ -28,7 +28,8 @@ struct GpuFit {
   bool changed = false;           // false: every GPU holds what it needs, keep StarPU as it is
   std::vector<int> devices;       // the GPUs to use (empty: none, count on the CPU cores)
   bool one_task_per_gpu = false;  // one worker per GPU, no pipeline: one task's data at a time
-  std::string note;               // one line for the user: which GPU, what it has, what it needs
+  std::string shortfall;          // which GPU, what it has, what its tasks need
+  std::string note;               // shortfall + what is done instead: one line for the user
 };
 
 /// The decision for GPUs `gpus`, frames of `frame_bytes` (every species, in the engine's

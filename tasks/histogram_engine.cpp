@@ -51,7 +51,7 @@ HistogramEngine::Impl::Impl(const EngineConfig& c) : config(c) {
   // Before any frame buffer exists: an engine that feeds GPUs pins the columns it holds or
   // takes over (a driver calls it earlier, before its readers allocate theirs).
   if (config.ncuda != 0 && StarpuSession::gpus_present()) use_pinned_host_columns();
-  session = std::make_unique<StarpuSession>(config);
+  session = std::make_unique<StarpuSession>(config, frame_bytes);
   try {
     codelets::implementation_counters().reset();
     // Per-task start and end times feed the activity report (busy time, tail idle).

@@ -48,28 +48,20 @@ bool StarpuSession::gpus_present() {
 #endif
 }
 
-StarpuSession::StarpuSession(EngineConfig& config) {
+StarpuSession::StarpuSession(EngineConfig& config, uint64_t frame_bytes) {
   const std::string requested_scheduler = config.scheduler;
   // A host application that started StarPU keeps its configuration: nothing to restart.
   const bool host_started = starpu_is_initialized() != 0;
   start(config, nullptr);
   if (host_started || config.ncuda == 0) return;
-  const GpuFit fit = fit_gpus(gpu_memory(), frame_bytes(config), cuda_pipeline());
+  const GpuFit fit = fit_gpus(gpu_memory(), frame_bytes, cuda_pipeline());
   if (!fit.changed) return;
   starpu_shutdown();
   if (fit.devices.empty() && config.ncpu == 0)
-    throw UsageError(fit.note.substr(0, fit.note.rfind(':')) +
-                     ", and no CPU worker may count instead (--ncpu 0)");
+    throw UsageError(fit.shortfall + ", and no CPU worker may count instead (--ncpu 0)");
   notes_.push_back(fit.note);
   config.scheduler = requested_scheduler;
   start(config, &fit);
-}
-
-uint64_t StarpuSession::frame_bytes(const EngineConfig& config) {
-  const uint64_t value = config.precision == Precision::single ? sizeof(float) : sizeof(double);
-  uint64_t bytes = 0;
-  for (int64_t n : config.species_sizes) bytes += static_cast<uint64_t>(std::max<int64_t>(n, 0));
-  return bytes * 3 * value;
 }
 
 int StarpuSession::cuda_pipeline() {

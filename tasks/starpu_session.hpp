@@ -19,7 +19,8 @@ class StarpuSession {
   /// Starts StarPU for `config`; fills in the scheduler it chose when config had none. GPUs that
   /// cannot hold their tasks' data (gpu_memory_fit.hpp) are left out, StarPU restarted without
   /// them; with none left and config.ncpu 0, throws UsageError.
-  explicit StarpuSession(EngineConfig& config);
+  /// `frame_bytes`: a frame's coordinates in the engine's precision (a GPU holds one per task).
+  StarpuSession(EngineConfig& config, uint64_t frame_bytes);
   ~StarpuSession();
   StarpuSession(const StarpuSession&) = delete;
   StarpuSession& operator=(const StarpuSession&) = delete;
@@ -42,7 +43,6 @@ class StarpuSession {
  private:
   void start(EngineConfig& config, const GpuFit* fit);
   std::vector<GpuMemory> gpu_memory() const;
-  static uint64_t frame_bytes(const EngineConfig& config);
   static int cuda_pipeline();
 
   unsigned context_ = 0;
