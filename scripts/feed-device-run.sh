@@ -5,7 +5,7 @@
 # `pairhist run` on W1 at 1.36M atoms with the automatic plan and fixed alternatives.
 #   bash scripts/gpu-suite.sh stage          (here)
 #   bash scripts/feed-device-run.sh          (there, repo root, carry [".gpu"]; logs to $OUT)
-# FEED_PARTS picks parts (suite bench sweep w1 long copy handover threads f1; default: suite bench sweep w1 long f1); FEED_SUITE_TESTS the suite's tests.
+# FEED_PARTS picks parts (suite bench sweep w1 long copy handover threads start f1; default: suite bench sweep w1 long f1); FEED_SUITE_TESTS the suite's tests.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=feed-device
@@ -146,6 +146,43 @@ if [[ " $parts " == *" f1 "* ]]; then
   read -r -a f1cmd <"$work/f1-command.txt"
   step f1-auto "$ph" "${f1cmd[@]:1:${#f1cmd[@]}-3}" -o "$work/f1-run" --report "$out/f1-auto.json"
 fi
+
+if [[ " $parts " == *" start "* ]]; then
+  # What a 100-frame run pays before its frames flow: StarPU's start phase by phase
+  # (bench_engine_start; hwloc's discovery against a topology read from XML), then W1 runs as
+  # they are and with each start-up change switched off (START_VARIANTS: "NAME=VAR=VALUE ...").
+  for r in 1 2; do
+    step "start-default-$r" "$stage/bin/bench_engine_start"
+    step "start-ncpu0-$r" "$stage/bin/bench_engine_start" --ncpu 0
+  done
+  step start-export "$stage/bin/bench_engine_start" --export "$work/topology.xml"
+  for r in 1 2; do step "start-xml-$r" "$stage/bin/bench_engine_start" --ncpu 0 --xml "$work/topology.xml"; done
+  step synth-r8 "$ph" synth --case W1 --replicas 8 --frames 100 -o "$work/r8" -q
+  run r8-warmup 5 "$work/r8"
+  trace_dir=$work/traces
+  mkdir -p "$trace_dir"
+  for r in $(seq 1 "${FEED_ROUNDS:-2}"); do
+    step "decode-r8-16-$r" "$ph" bench --decode "$work/r8/W1.xtc" --threads 16 --repeats 1 --json
+    run "r8-start-default-$r" 100 "$work/r8"
+    for v in ${START_VARIANTS:-}; do
+      assign=${v#*=}
+      export "${assign%%=*}=${assign#*=}"
+      run "r8-start-${v%%=*}-$r" 100 "$work/r8"
+      unset "${assign%%=*}"
+    done
+  done
+  python3 - "$out" >>"$log" <<'PY'
+import glob, json, os, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "r8-start-*.json"))):
+    d = json.load(open(f))
+    print("%-28s seconds %.3f first_frame %.3f engine_start %.3f first_task %.3f makespan %.3f" % (
+        os.path.basename(f)[:-5], d["seconds"], d["first_frame_seconds"],
+        d["engine_start_seconds"], d["first_task_start_seconds"], d["makespan_seconds"]))
+PY
+  tar -czf "$out/traces.tar.gz" -C "$work" traces
+  unset trace_dir
+fi
+
 
 mkdir -p "$work/reports" && cp "$out"/*.json "$work/reports/" 2>/dev/null
 tar -czf "$out/feed-reports.tar.gz" -C "$work" reports && rm -f "$out"/*.json

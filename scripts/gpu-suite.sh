@@ -17,7 +17,7 @@ stage_here() {
   cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$build" -j"$(nproc)"
   rm -rf "$stage" && mkdir -p "$stage/bin" "$stage/lib"
-  cp "$build"/tests/test_* "$build/tests/bench_gpu_cells" "$stage/bin/" 2>/dev/null || true
+  cp "$build"/tests/test_* "$build/tests/bench_gpu_cells" "$build/tests/bench_engine_start" "$stage/bin/" 2>/dev/null || true
   rm -f "$stage"/bin/*.a
   cp "$build/drivers/pairhist" "$stage/bin/"
   strip "$stage"/bin/*
