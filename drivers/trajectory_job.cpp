@@ -46,10 +46,12 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   JobOptions o = options;
   Distribution* dist = o.distribution;
   const bool root = !dist || dist->rank() == 0;
-  // The GPUs' contexts are made, and the first frames decoded, while the topology loads (a
-  // 1.4M-atom GRO file: ~0.3 s). A rank of a distributed run opens its trajectory only once
-  // rank 0 has planned the frames: its decoding threads claim them from rank 0.
-  std::future<void> gpus_ready = std::async(std::launch::async, warm_up_gpus, o.ncuda);
+  // The GPUs' contexts are made, their kernels loaded, StarPU's view of the machine discovered
+  // and the first frames decoded while the topology loads (a 1.4M-atom GRO file: ~0.3 s). A rank
+  // of a distributed run opens its trajectory only once rank 0 has planned the frames: its
+  // decoding threads claim them from rank 0.
+  std::future<void> gpus_ready =
+      std::async(std::launch::async, prepare_engine_start, o.ncuda, o.precision);
   // Before the trajectory opens: the decoding threads' columns are then pinned as they are first
   // allocated, at their cost, and the engine takes them over without a copy (submit_to_engine).
   if (o.ncuda != 0) use_pinned_host_columns();

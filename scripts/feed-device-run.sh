@@ -163,17 +163,20 @@ if [[ " $parts " == *" start "* ]]; then
   mkdir -p "$trace_dir"
   for r in $(seq 1 "${FEED_ROUNDS:-2}"); do
     step "decode-r8-16-$r" "$ph" bench --decode "$work/r8/W1.xtc" --threads 16 --repeats 1 --json
-    run "r8-start-default-$r" 100 "$work/r8"
-    for v in ${START_VARIANTS:-}; do
+    for v in default=PAIRHIST_START_VARIANT=default ${START_VARIANTS:-}; do
       assign=${v#*=}
       export "${assign%%=*}=${assign#*=}"
       run "r8-start-${v%%=*}-$r" 100 "$work/r8"
+      # The bundled sample (2,652 atoms): a start-up change must not cost a small run.
+      step "sample-start-${v%%=*}-$r" "$ph" run "$repo/data/spce_water.xtc" --top \
+        "$repo/data/spce_water.gro" "${species[@]}" -o "$work/sample" --overwrite -q \
+        --report "$out/sample-start-${v%%=*}-$r.json"
       unset "${assign%%=*}"
     done
   done
   python3 - "$out" >>"$log" <<'PY'
 import glob, json, os, sys
-for f in sorted(glob.glob(os.path.join(sys.argv[1], "r8-start-*.json"))):
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*-start-*.json"))):
     d = json.load(open(f))
     print("%-28s seconds %.3f first_frame %.3f engine_start %.3f first_task %.3f makespan %.3f" % (
         os.path.basename(f)[:-5], d["seconds"], d["first_frame_seconds"],

@@ -7,6 +7,7 @@
 #include "algorithm_choice.hpp"
 #include "cell_list_planner.hpp"
 #include "pairhist/engine.hpp"
+#include "starpu_machine.hpp"
 
 namespace pairhist {
 
@@ -18,11 +19,13 @@ int cuda_devices() {
 #endif
 }
 
-void warm_up_gpus(int ncuda) {
+void prepare_engine_start(int ncuda, Precision precision) {
+  discover_machine_for_starpu();
 #if defined(PAIRHIST_CUDA_CODELETS)
-  if (ncuda != 0) codelets::warm_up_cuda(ncuda);
+  if (ncuda != 0) codelets::warm_up_cuda(ncuda, precision == Precision::double_);
 #else
   (void)ncuda;
+  (void)precision;
 #endif
 }
 

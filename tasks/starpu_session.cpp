@@ -14,6 +14,7 @@
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
 #include "scoped_env.hpp"
+#include "starpu_machine.hpp"
 
 namespace pairhist {
 namespace {
@@ -143,6 +144,9 @@ void StarpuSession::start(EngineConfig& config, const GpuFit* fit) {
   if (ncpu < 0 && feeding_gpus && !std::getenv("STARPU_NCPU"))
     conf.ncpus = cpu_workers_beside_gpus(config, reserve);
   conf.nopencl = 0;
+  std::optional<ScopedEnv> machine;
+  if (const std::string file = starpu_machine_file(); !file.empty())
+    machine.emplace("STARPU_HWLOC_INPUT", file.c_str());
   const int ret = starpu_init(&conf);
   if (ret == -ENODEV) throw std::runtime_error("StarPU found no worker to run on");
   if (ret != 0) throw std::runtime_error("starpu_init failed: " + std::string(std::strerror(-ret)));

@@ -1,7 +1,7 @@
 // Not a test: what starting StarPU costs a run, phase by phase, on the machine it runs on. The
 // W1 end-to-end runs spend 0.05-0.07 s in `starpu_init` before the first task (docs/
-// performance.md); this tells how much of it is hwloc's topology discovery, the CUDA worker's set-up
-// and the rest. One JSON line per phase.
+// performance.md); this tells how much of it is hwloc's topology discovery, the CUDA worker's
+// set-up and the rest. One JSON line per phase.
 //   bench_engine_start [--ncpu N] [--ncuda N] [--xml FILE] [--export FILE]
 // --export writes hwloc's topology of this machine as XML (then exits); --xml times hwloc's load
 // from such a file, and starts StarPU with STARPU_HWLOC_INPUT set to it.
@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
     return err == 0 ? 0 : 1;
   }
 #if defined(PAIRHIST_BENCH_CUDA)
-  {  // as a run does while its topology loads (warm_up_gpus)
+  {  // as a run does while its topology loads (prepare_engine_start)
     const auto t0 = std::chrono::steady_clock::now();
     cudaFree(nullptr);
     line("cuda_context", since(t0));

@@ -195,6 +195,36 @@ cudaError_t build_cells(const T* soa, int64_t n, const CellGrid& grid,
   return cudaSuccess;
 }
 
+template <class T>
+cudaError_t load_build_kernels() {
+  cudaFuncAttributes attributes;
+  cudaError_t err = cudaFuncGetAttributes(&attributes, cell_key_kernel<T>);
+  for (const void* kernel :
+       {reinterpret_cast<const void*>(cell_scatter_kernel<BoxKind::none, T>),
+        reinterpret_cast<const void*>(cell_scatter_kernel<BoxKind::orthorhombic, T>),
+        reinterpret_cast<const void*>(cell_scatter_kernel<BoxKind::triclinic, T>),
+        reinterpret_cast<const void*>(cell_key_table_kernel)})
+    if (err == cudaSuccess) err = cudaFuncGetAttributes(&attributes, kernel);
+  if (err != cudaSuccess) return err;
+  // The prefix sum's kernels are CUB's: a scan of two counters loads them.
+  int32_t* counts = nullptr;
+  void* temp = nullptr;
+  size_t temp_bytes = 0;
+  err = cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, counts, counts, 2);
+  if (err == cudaSuccess) err = cudaMalloc(reinterpret_cast<void**>(&counts), 4 * sizeof(int32_t));
+  if (err == cudaSuccess) err = cudaMalloc(&temp, std::max<size_t>(temp_bytes, 1));
+  if (err == cudaSuccess) err = cudaMemset(counts, 0, 4 * sizeof(int32_t));
+  if (err == cudaSuccess)
+    err = cub::DeviceScan::ExclusiveSum(temp, temp_bytes, counts, counts + 2, 2, cudaStream_t{});
+  if (err == cudaSuccess) err = cudaDeviceSynchronize();
+  cudaFree(temp);
+  cudaFree(counts);
+  return err;
+}
+
+template cudaError_t load_build_kernels<float>();
+template cudaError_t load_build_kernels<double>();
+
 template cudaError_t build_cells<float>(const float*, int64_t, const CellGrid&,
                                         const HistogramParams<float>&, CellWorkspace&,
                                         DeviceCells<float>&, cudaStream_t);

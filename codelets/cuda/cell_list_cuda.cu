@@ -438,6 +438,33 @@ cudaError_t launch_cell_histogram(const DeviceCells<T>& a, const DeviceCells<T>&
   }
 }
 
+namespace {
+
+template <BoxKind K, class T, int F>
+cudaError_t load_count_kernels() {
+  cudaFuncAttributes attributes;
+  cudaError_t err = cudaFuncGetAttributes(&attributes, cell_histogram_kernel<K, T, F, false>);
+  if (err == cudaSuccess)
+    err = cudaFuncGetAttributes(&attributes, cell_histogram_kernel<K, T, F, true>);
+  return err;
+}
+
+}  // namespace
+
+template <class T>
+cudaError_t load_cell_kernels() {
+  cudaError_t err = load_build_kernels<T>();
+  for (auto load :
+       {load_count_kernels<BoxKind::none, T, 0>, load_count_kernels<BoxKind::orthorhombic, T, 0>,
+        load_count_kernels<BoxKind::triclinic, T, 0>, load_count_kernels<BoxKind::triclinic, T, 1>,
+        load_count_kernels<BoxKind::triclinic, T, 2>})
+    if (err == cudaSuccess) err = load();
+  return err;
+}
+
+template cudaError_t load_cell_kernels<float>();
+template cudaError_t load_cell_kernels<double>();
+
 template cudaError_t launch_cell_histogram<float>(const DeviceCells<float>&,
                                                   const DeviceCells<float>&, bool, const CellGrid&,
                                                   int64_t, int64_t, const HistogramParams<float>&,

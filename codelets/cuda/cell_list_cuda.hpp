@@ -74,4 +74,14 @@ cudaError_t launch_cell_histogram(const DeviceCells<T>& a, const DeviceCells<T>&
                                   int64_t key_end, const HistogramParams<T>& params,
                                   unsigned long long* hist, cudaStream_t stream, int slices = 0);
 
+/// Loads the kernels of cell lists in precision T (sort and count, every box kind) into the
+/// current device's context. CUDA loads a kernel at its first launch: the first frame's tasks
+/// then held the GPU ~20 ms (W1 at 1.36M atoms, H100), while a caller can load them ahead, e.g.
+/// while it reads its inputs. Synchronises the device.
+template <class T>
+cudaError_t load_cell_kernels();
+/// The sort's part of load_cell_kernels (cell_build_cuda.cu).
+template <class T>
+cudaError_t load_build_kernels();
+
 }  // namespace pairhist::cuda

@@ -3,7 +3,9 @@
 #include <starpu.h>
 
 #include <algorithm>
+#include <cstdlib>
 
+#include "../cuda/cell_list_cuda.hpp"
 #include "../cuda/pair_histogram_cuda.hpp"
 #include "cuda_task_failure.hpp"
 #include "pair_histogram_codelet.hpp"
@@ -99,12 +101,19 @@ uint64_t cuda_free_memory(int device) {
   return free;
 }
 
-void warm_up_cuda(int devices) {
+void warm_up_cuda(int devices, bool double_precision) {
   const int n = cuda_device_count();
   int current = 0;
   if (cudaGetDevice(&current) != cudaSuccess) return;
-  for (int d = 0; d < (devices < 0 ? n : std::min(n, devices)); ++d)
-    if (cudaSetDevice(d) == cudaSuccess) cudaFree(nullptr);  // creates the primary context
+  const char* lazy = std::getenv("PAIRHIST_LAZY_KERNELS");
+  const bool load = !(lazy && std::atoi(lazy) != 0);
+  for (int d = 0; d < (devices < 0 ? n : std::min(n, devices)); ++d) {
+    if (cudaSetDevice(d) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) continue;
+    // A kernel that cannot load now fails at its launch, which reports it with the frame.
+    if (load && (double_precision ? cuda::load_cell_kernels<double>()
+                                  : cuda::load_cell_kernels<float>()) != cudaSuccess)
+      cudaGetLastError();
+  }
   cudaSetDevice(current);
 }
 

@@ -186,9 +186,13 @@ struct CoordinateBounds {
 /// CUDA devices present (0 without CUDA support), before any engine starts StarPU.
 int cuda_devices();
 
-/// Creates the CUDA contexts an engine with this ncuda (-1: all GPUs) will use, ~0.1-0.2 s on
-/// the H100 host: a caller can overlap it with reading its inputs (thread-safe, idempotent).
-void warm_up_gpus(int ncuda);
+/// What an engine's start can do before its configuration is known, for a caller to overlap with
+/// reading its inputs (thread-safe, idempotent): creates the CUDA contexts an engine with this
+/// ncuda (-1: all GPUs) will use (0.2-0.3 s on the H100 host) and loads the cell-list kernels of
+/// `precision` into them (at their first launch they held the first frame ~20 ms), and discovers
+/// the machine for StarPU on a thread of its own (60-70 ms there), which the engine's start then
+/// reads in ~3 ms. PAIRHIST_LAZY_KERNELS=1 leaves the kernels to their first launch (to measure).
+void prepare_engine_start(int ncuda, Precision precision);
 
 /// Makes HostColumns allocated from now on pinned when CUDA devices are present (their pinning
 /// hooks, set_host_pinning), so that GPUs read columns the engine takes over
