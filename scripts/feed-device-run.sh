@@ -156,6 +156,8 @@ if [[ " $parts " == *" start "* ]]; then
     step "start-ncpu0-$r" "$stage/bin/bench_engine_start" --ncpu 0
   done
   step start-export "$stage/bin/bench_engine_start" --export "$work/topology.xml"
+  echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled)" | tee -a "$log"
+  step start-pin "$stage/bin/bench_engine_start" --pin-mib 16
   for r in 1 2; do step "start-xml-$r" "$stage/bin/bench_engine_start" --ncpu 0 --xml "$work/topology.xml"; done
   step synth-r8 "$ph" synth --case W1 --replicas 8 --frames 100 -o "$work/r8" -q
   run r8-warmup 5 "$work/r8"

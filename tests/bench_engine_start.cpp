@@ -2,16 +2,21 @@
 // W1 end-to-end runs spend 0.05-0.07 s in `starpu_init` before the first task (docs/
 // performance.md); this tells how much of it is hwloc's topology discovery, the CUDA worker's
 // set-up and the rest. One JSON line per phase.
-//   bench_engine_start [--ncpu N] [--ncuda N] [--xml FILE] [--export FILE]
+//   bench_engine_start [--ncpu N] [--ncuda N] [--xml FILE] [--export FILE] [--pin-mib M]
+// --pin-mib times pinning (cudaHostRegister) buffers of M MiB as the decoding threads pin their
+// columns (one per thread at once, 1 and 8 threads), in 4 KiB pages and in 2 MiB (THP) pages.
 // --export writes hwloc's topology of this machine as XML (then exits); --xml times hwloc's load
 // from such a file, and starts StarPU with STARPU_HWLOC_INPUT set to it.
 #include <hwloc.h>
 #include <starpu.h>
+#include <sys/mman.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
+#include <vector>
 
 #if defined(PAIRHIST_BENCH_CUDA)
 #include <cuda_runtime.h>
@@ -44,10 +49,32 @@ double hwloc_load_ms(const std::string& xml, bool io) {
   return since(t0);
 }
 
+#if defined(PAIRHIST_BENCH_CUDA)
+/// Wall ms for `threads` threads each pinning one fresh buffer of `mib` MiB; huge: 2 MiB aligned
+/// and advised for transparent huge pages.
+double pin_ms(int threads, size_t mib, bool huge) {
+  const size_t bytes = mib << 20, align = huge ? (size_t(2) << 20) : 4096;
+  std::vector<void*> buffers(static_cast<size_t>(threads));
+  for (auto& b : buffers) {
+    b = std::aligned_alloc(align, bytes);
+    if (huge) madvise(b, bytes, MADV_HUGEPAGE);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::thread> pinning;
+  for (void* b : buffers)
+    pinning.emplace_back([b, bytes] { cudaHostRegister(b, bytes, cudaHostRegisterPortable); });
+  for (auto& t : pinning) t.join();
+  const double ms = since(t0);
+  for (void* b : buffers) cudaHostUnregister(b), std::free(b);
+  return ms;
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int ncpu = -1, ncuda = -1;
+  int pin_mib = 0;
   std::string xml, export_to;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
@@ -59,7 +86,20 @@ int main(int argc, char** argv) {
       xml = argv[i + 1];
     else if (k == "--export")
       export_to = argv[i + 1];
+    else if (k == "--pin-mib")
+      pin_mib = std::atoi(argv[i + 1]);
   }
+#if defined(PAIRHIST_BENCH_CUDA)
+  if (pin_mib > 0) {
+    cudaFree(nullptr);
+    for (int repeat = 0; repeat < 3; ++repeat)
+      for (const int threads : {1, 8})
+        for (const bool huge : {false, true})
+          std::printf("{\"pin_mib\":%d,\"threads\":%d,\"pages\":\"%s\",\"ms\":%.3f}\n", pin_mib,
+                      threads, huge ? "2M" : "4K", pin_ms(threads, size_t(pin_mib), huge));
+    return 0;
+  }
+#endif
   if (!export_to.empty()) {
     hwloc_topology_t topo;
     hwloc_topology_init(&topo);
