@@ -150,7 +150,7 @@ fi
 if [[ " $parts " == *" start "* ]]; then
   # What a 100-frame run pays before its frames flow: StarPU's start phase by phase
   # (bench_engine_start; hwloc's discovery against a topology read from XML), then W1 runs as
-  # they are and with each start-up change switched off (START_VARIANTS: "NAME=VAR=VALUE ...").
+  # they are and with each start-up change switched off (START_VARIANTS: "NAME=VAR=VALUE[,VAR=VALUE] ...").
   for r in 1 2; do
     step "start-default-$r" "$stage/bin/bench_engine_start"
     step "start-ncpu0-$r" "$stage/bin/bench_engine_start" --ncpu 0
@@ -166,14 +166,14 @@ if [[ " $parts " == *" start "* ]]; then
   for r in $(seq 1 "${FEED_ROUNDS:-2}"); do
     step "decode-r8-16-$r" "$ph" bench --decode "$work/r8/W1.xtc" --threads 16 --repeats 1 --json
     for v in default=PAIRHIST_START_VARIANT=default ${START_VARIANTS:-}; do
-      assign=${v#*=}
-      export "${assign%%=*}=${assign#*=}"
+      IFS=, read -ra assigns <<<"${v#*=}"
+      for assign in "${assigns[@]}"; do export "${assign%%=*}=${assign#*=}"; done
       run "r8-start-${v%%=*}-$r" 100 "$work/r8"
       # The bundled sample (2,652 atoms): a start-up change must not cost a small run.
       step "sample-start-${v%%=*}-$r" "$ph" run "$repo/data/spce_water.xtc" --top \
         "$repo/data/spce_water.gro" "${species[@]}" -o "$work/sample" --overwrite -q \
         --report "$out/sample-start-${v%%=*}-$r.json"
-      unset "${assign%%=*}"
+      for assign in "${assigns[@]}"; do unset "${assign%%=*}"; done
     done
   done
   python3 - "$out" >>"$log" <<'PY'
