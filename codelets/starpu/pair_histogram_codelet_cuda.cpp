@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <mutex>
 
 #include "../cuda/cell_list_cuda.hpp"
 #include "../cuda/pair_histogram_cuda.hpp"
@@ -118,32 +117,13 @@ void warm_up_cuda(int devices, bool double_precision) {
   cudaSetDevice(current);
 }
 
-namespace {
-
-/// One pinning at a time: concurrent cudaHostRegister calls contend in the driver (H100 host:
-/// 8 threads pinning fresh 16 MiB buffers took 40-65 ms, one alone ~1 ms), and the decoding
-/// threads all pin their first buffers together, at a run's start, while the GPU's first tasks
-/// wait behind them. PAIRHIST_PIN_CONCURRENT=1 lets them contend (to measure).
-std::unique_lock<std::mutex> pinning_turn() {
-  static std::mutex mutex;
-  static const bool concurrent = [] {
-    const char* v = std::getenv("PAIRHIST_PIN_CONCURRENT");
-    return v && std::atoi(v) != 0;
-  }();
-  return concurrent ? std::unique_lock<std::mutex>() : std::unique_lock<std::mutex>(mutex);
-}
-
-}  // namespace
-
 bool cuda_pin_host(void* p, size_t bytes) {
-  const auto turn = pinning_turn();
   if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) == cudaSuccess) return true;
   cudaGetLastError();  // the memory stays usable unpinned; no later check may trip on this
   return false;
 }
 
 void cuda_unpin_host(void* p, size_t) {
-  const auto turn = pinning_turn();
   // Memory allocated before the hooks were installed, or whose pinning failed, is not registered.
   if (cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
 }
