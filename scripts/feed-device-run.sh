@@ -5,7 +5,7 @@
 # `pairhist run` on W1 at 1.36M atoms with the automatic plan and fixed alternatives.
 #   bash scripts/gpu-suite.sh stage          (here)
 #   bash scripts/feed-device-run.sh          (there, repo root, carry [".gpu"]; logs to $OUT)
-# FEED_PARTS picks parts (suite bench sweep w1 long copy handover threads start affinity f1; default: suite bench sweep w1 long f1); FEED_SUITE_TESTS the suite's tests.
+# FEED_PARTS picks parts (suite bench sweep w1 long copy handover threads start f1; default: suite bench sweep w1 long f1); FEED_SUITE_TESTS the suite's tests.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=feed-device
@@ -188,41 +188,6 @@ PY
   unset trace_dir
 fi
 
-
-if [[ " $parts " == *" affinity "* ]]; then
-  # Frames below ~4 ms of GPU work counted each by one CUDA worker (each species sorted once per
-  # frame, consecutive frames on the two streams) against spread over both workers as before
-  # (PAIRHIST_FRAME_AFFINITY=0): W1 at 71,604, 169,728 and 1,357,824 atoms, interleaved with
-  # decoding alone.
-  step synth-r3 "$ph" synth --case W1 --replicas 3 --frames 1000 -o "$work/r3" -q
-  step synth-r4 "$ph" synth --case W1 --replicas 4 --frames 500 -o "$work/r4" -q
-  step synth-r8 "$ph" synth --case W1 --replicas 8 --frames 100 -o "$work/r8" -q
-  run r3-warmup 5 "$work/r3"
-  for r in $(seq 1 "${FEED_ROUNDS:-2}"); do
-    for c in r3:1000 r4:500 r8:100; do
-      step "decode-${c%%:*}-16-$r" "$ph" bench --decode "$work/${c%%:*}/W1.xtc" --threads 16 \
-        --repeats 1 --json
-      run "aff-${c%%:*}-on-$r" "${c#*:}" "$work/${c%%:*}"
-      PAIRHIST_FRAME_AFFINITY=0 run "aff-${c%%:*}-off-$r" "${c#*:}" "$work/${c%%:*}"
-    done
-  done
-  for c in r3 r4 r8; do
-    if cmp -s <(grep -v "^#" "$work/aff-$c-on-1/rdf.csv") <(grep -v "^#" "$work/aff-$c-off-1/rdf.csv"); then
-      echo "identical: aff-$c-on-1 aff-$c-off-1 (rdf.csv)" | tee -a "$log"
-    else
-      echo "DIFFERENT: aff-$c-on-1 aff-$c-off-1 (rdf.csv)" | tee -a "$log"
-      status=1
-    fi
-  done
-  python3 - "$out" >>"$log" <<'PY'
-import glob, json, os, sys
-for f in sorted(glob.glob(os.path.join(sys.argv[1], "aff-*.json"))):
-    d = json.load(open(f))
-    print("%-16s seconds %.3f makespan %.3f ms/frame %.3f tasks %d" % (
-        os.path.basename(f)[:-5], d["seconds"], d["makespan_seconds"],
-        1e3 * d["makespan_seconds"] / d["frames"], d["tasks"]))
-PY
-fi
 
 mkdir -p "$work/reports" && cp "$out"/*.json "$work/reports/" 2>/dev/null
 tar -czf "$out/feed-reports.tar.gz" -C "$work" reports && rm -f "$out"/*.json

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <utility>
 
 #include "pairhist/cell_grid_setup.hpp"
 
@@ -22,11 +21,6 @@ constexpr double kMinCpuTaskCandidates = double(1 << 20);
 // A GPU task below ~0.1 ms of candidates costs more in launches, StarPU and the per-worker sort
 // than it gains in spread (W1 at 71,604 atoms: 0.74 ms of GPU time per frame in 5 tasks).
 constexpr double kMinGpuTaskCandidates = double(1 << 27);
-// A frame below this much GPU time at the assumed rate is counted by one CUDA worker, the next
-// frame by the next one: each worker sorts every species of its frame once, where tasks spread
-// over the workers sorted a species on each (CUDA workers keep their own sorted copies), and
-// consecutive frames overlap on the workers' streams.
-constexpr double kFrameOnOneWorkerSeconds = 4e-3;
 
 int gpus_of(const MachineShape& m) {
   return m.gpus > 0 ? m.gpus : m.cuda_workers;
@@ -65,10 +59,9 @@ CellGrid engine_cell_grid(const EngineConfig& config, const BoxMatrix& box,
 
 CellListPlanner::CellListPlanner(const EngineConfig& config, const MachineShape& machine,
                                  const PairSelection& selected, TaskSubmitter& submitter,
-                                 ActivityRecorder& recorder, std::vector<int> cuda_workers)
+                                 ActivityRecorder& recorder)
     : FramePlanner(config, machine, selected, submitter, recorder),
-      run_(codelets::next_cell_run()),
-      cuda_workers_(std::move(cuda_workers)) {
+      run_(codelets::next_cell_run()) {
   const AlgorithmRates cpu = assumed_rates(false);
   if (machine_.cuda_workers > 0 && machine_.cpu_workers > 0)
     cpu_task_limit_ = static_cast<uint64_t>(cpu.cell_candidates * kTailBudgetSeconds);
@@ -96,7 +89,7 @@ std::vector<std::pair<int64_t, int64_t>> CellListPlanner::key_ranges(int64_t fir
 void CellListPlanner::submit_range(const PlannedFrame& frame,
                                    const codelets::CellHistogramArgs& base, int pair,
                                    int64_t key_begin, int64_t key_end, double candidates,
-                                   bool gpu_only, int worker) {
+                                   bool gpu_only) {
   const auto [a, b] = pairs_[static_cast<size_t>(pair)];
   auto* args = static_cast<codelets::CellHistogramArgs*>(malloc(sizeof(base)));
   if (!args) throw std::bad_alloc();
@@ -113,16 +106,7 @@ void CellListPlanner::submit_range(const PlannedFrame& frame,
   const uint32_t footprint = starpu_hash_crc32c_be(static_cast<uint32_t>(args->grid.reach),
                                                    codelets::work_footprint(*args));
   submitter_.submit(codelets::cell_histogram_codelet(), args, sizeof(*args), inputs, {pair},
-                    gpu_only, footprint, args->pairs, "cell_histogram", worker);
-}
-
-int CellListPlanner::frame_worker(const PlannedFrame& frame, double candidates, bool hybrid) const {
-  const auto& workers = cuda_workers_;
-  if (hybrid || workers.empty() || machine_.cpu_workers > 0 || frame.parts > 1) return -1;
-  if (const char* v = std::getenv("PAIRHIST_FRAME_AFFINITY"); v && std::atoi(v) == 0) return -1;
-  // The frame would fill the GPUs for long enough that spreading it beats keeping it together.
-  if (candidates > assumed_rates(true).cell_candidates * kFrameOnOneWorkerSeconds) return -1;
-  return workers[frame.number % workers.size()];
+                    gpu_only, footprint, args->pairs, "cell_histogram");
 }
 
 void CellListPlanner::submit_frame(const PlannedFrame& frame) {
@@ -180,11 +164,8 @@ void CellListPlanner::submit_frame(const PlannedFrame& frame) {
   total *= part_fraction;
   std::sort(work.begin(), work.end());
   const bool hybrid = cpu_task_limit_ > 0;
-  const int worker = frame_worker(frame, total, hybrid);
   double task_candidates;
-  if (worker >= 0) {
-    task_candidates = total;  // one task per pair
-  } else if (machine_.cuda_workers > 0) {
+  if (machine_.cuda_workers > 0) {
     const double rate = assumed_rates(true).cell_candidates;
     task_candidates = std::clamp(total / (4.0 * gpus_of(machine_)), kMinGpuTaskCandidates,
                                  rate * kGpuTaskSeconds);
@@ -222,8 +203,7 @@ void CellListPlanner::submit_frame(const PlannedFrame& frame) {
     const double each =
         static_cast<double>(rest) * per_cell / static_cast<double>(std::max<int64_t>(n, 1));
     for (const auto& [k0, k1] : key_ranges(first_cell + cpu_cells, end_cell, n))
-      submit_range(frame, base, pair, k0, k1, each, hybrid && each > double(cpu_task_limit_),
-                   worker);
+      submit_range(frame, base, pair, k0, k1, each, hybrid && each > double(cpu_task_limit_));
   }
 }
 

@@ -20,10 +20,9 @@ CellOptions engine_cell_options(const EngineConfig& config);
 
 class CellListPlanner : public FramePlanner {
  public:
-  /// `cuda_workers`: StarPU's ids of the CUDA workers small frames may be kept on.
   CellListPlanner(const EngineConfig& config, const MachineShape& machine,
                   const PairSelection& selected, TaskSubmitter& submitter,
-                  ActivityRecorder& recorder, std::vector<int> cuda_workers = {});
+                  ActivityRecorder& recorder);
   void submit_frame(const PlannedFrame& frame) override;
   void describe(RunActivity& run) const override;
   uint64_t cpu_task_limit() const { return cpu_task_limit_; }
@@ -36,11 +35,7 @@ class CellListPlanner : public FramePlanner {
                                                       int64_t count) const;
   int64_t key_of_cell_rank(int64_t rank) const;
   void submit_range(const PlannedFrame& frame, const codelets::CellHistogramArgs& base, int pair,
-                    int64_t key_begin, int64_t key_end, double candidates, bool gpu_only,
-                    int worker = -1);
-  /// The CUDA worker that counts all of a frame (its tasks in one stream, each species sorted
-  /// once), or -1: the frame is spread over the workers.
-  int frame_worker(const PlannedFrame& frame, double candidates, bool hybrid) const;
+                    int64_t key_begin, int64_t key_end, double candidates, bool gpu_only);
 
   uint64_t run_;
   CellGrid grid_;
@@ -48,7 +43,6 @@ class CellListPlanner : public FramePlanner {
   std::vector<int64_t> curve_keys_;  // Morton/Hilbert: the grid's cells' keys, ascending
   uint64_t cpu_task_limit_ = 0;
   CpuShare share_;
-  std::vector<int> cuda_workers_;
 };
 
 }  // namespace pairhist

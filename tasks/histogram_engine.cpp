@@ -145,8 +145,7 @@ void HistogramEngine::Impl::make_planners(const BoxMatrix& box, const FrameBound
   if (any_tiles || !any_cells)
     all_pairs = std::make_unique<AllPairsPlanner>(config, machine, tiles, *submitter, *recorder);
   if (any_cells)
-    cell_list = std::make_unique<CellListPlanner>(config, machine, cells, *submitter, *recorder,
-                                                  session->cuda_workers());
+    cell_list = std::make_unique<CellListPlanner>(config, machine, cells, *submitter, *recorder);
   gather_bounds = any_cells;
   recorder->set_cpu_task_limits(all_pairs ? all_pairs->cpu_task_limit() : 0,
                                 cell_list ? cell_list->cpu_task_limit() : 0);

@@ -195,15 +195,6 @@ MachineShape StarpuSession::machine() const {
   return MachineShape{count_workers(STARPU_CPU_WORKER), count_workers(STARPU_CUDA_WORKER), gpus};
 }
 
-std::vector<int> StarpuSession::cuda_workers() const {
-  std::vector<int> ids;
-  for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
-    if (starpu_worker_get_type(static_cast<int>(w)) == STARPU_CUDA_WORKER &&
-        (context_ == 0 || starpu_sched_ctx_contains_worker(static_cast<int>(w), context_)))
-      ids.push_back(static_cast<int>(w));
-  return ids;
-}
-
 std::string StarpuSession::scheduler() const {
   starpu_sched_policy* policy = starpu_sched_ctx_get_sched_policy(context_);
   return policy && policy->policy_name ? policy->policy_name : "";

@@ -33,8 +33,6 @@ class StarpuSession {
 
   int count_workers(starpu_worker_archtype kind) const;
   MachineShape machine() const;
-  /// StarPU's ids of the CUDA workers in the context.
-  std::vector<int> cuda_workers() const;
   std::string scheduler() const;
 
   static bool gpus_present();

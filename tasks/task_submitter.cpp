@@ -26,7 +26,7 @@ TaskSubmitter::TaskSubmitter(size_t pairs, int nbins, bool sum_tasks, unsigned c
 void TaskSubmitter::submit(starpu_codelet* cl, void* args, size_t args_size,
                            const std::vector<starpu_data_handle_t>& inputs,
                            const std::vector<int>& pair_list, bool gpu_only, uint32_t footprint,
-                           uint64_t pairs, const char* name, int worker) {
+                           uint64_t pairs, const char* name) {
   std::vector<starpu_data_descr> descrs;
   for (starpu_data_handle_t h : inputs) descrs.push_back({h, STARPU_R});
   std::vector<Partial> partials;
@@ -48,17 +48,10 @@ void TaskSubmitter::submit(starpu_codelet* cl, void* args, size_t args_size,
   const unsigned long long where =
       gpu_only ? static_cast<unsigned long long>(STARPU_CUDA) : cl->where;
   if (bound_recording_) bound_kinds_.note(cl, footprint, pairs, where);
-  const int ret =
-      worker >= 0 ? starpu_task_insert(cl, STARPU_DATA_MODE_ARRAY, descrs.data(),
-                                       static_cast<int>(descrs.size()), STARPU_CL_ARGS, args,
-                                       args_size, STARPU_EXECUTE_ON_WORKER, worker,
-                                       STARPU_SCHED_CTX, context_, STARPU_CALLBACK_WITH_ARG_NFREE,
-                                       callback_, callback_arg_, STARPU_NAME, name, 0)
-                  : starpu_task_insert(cl, STARPU_DATA_MODE_ARRAY, descrs.data(),
-                                       static_cast<int>(descrs.size()), STARPU_CL_ARGS, args,
-                                       args_size, STARPU_EXECUTE_WHERE, where, STARPU_SCHED_CTX,
-                                       context_, STARPU_CALLBACK_WITH_ARG_NFREE, callback_,
-                                       callback_arg_, STARPU_NAME, name, 0);
+  const int ret = starpu_task_insert(
+      cl, STARPU_DATA_MODE_ARRAY, descrs.data(), static_cast<int>(descrs.size()), STARPU_CL_ARGS,
+      args, args_size, STARPU_EXECUTE_WHERE, where, STARPU_SCHED_CTX, context_,
+      STARPU_CALLBACK_WITH_ARG_NFREE, callback_, callback_arg_, STARPU_NAME, name, 0);
   if (ret != 0) throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
   for (const Partial& part : partials) {
     if (starpu_task_insert(codelets::histogram_redux_codelet(), STARPU_RW, accumulators_[part.pair],

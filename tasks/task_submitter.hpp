@@ -26,11 +26,11 @@ class TaskSubmitter {
 
   /// Inserts codelet `cl` with `args` (malloc'ed, `args_size` bytes; StarPU frees it after the
   /// task) over `inputs` (read) and the histograms of `pair_list` (reduced into), in that
-  /// order; gpu_only restricts it to CUDA workers, `worker` >= 0 to that worker. `footprint` and
-  /// `pairs` describe it to the LP bound's recorder. Throws when no worker can run it.
+  /// order; gpu_only restricts it to CUDA workers. `footprint` and `pairs` describe it to the
+  /// LP bound's recorder. Throws when no worker can run it.
   void submit(starpu_codelet* cl, void* args, size_t args_size,
               const std::vector<starpu_data_handle_t>& inputs, const std::vector<int>& pair_list,
-              bool gpu_only, uint32_t footprint, uint64_t pairs, const char* name, int worker = -1);
+              bool gpu_only, uint32_t footprint, uint64_t pairs, const char* name);
 
   /// Tasks submitted so far (the next task's sequence number).
   uint64_t tasks() const { return tasks_; }
