@@ -4,6 +4,7 @@
 // installed for the rest of the process, so this file runs after test_engine_swap.cpp's cases.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -77,6 +78,14 @@ TEST_CASE("pinning hooks: installed once, used by the readers' and the engine's 
     CHECK(is_pinned(c.data()));
     CHECK(reinterpret_cast<uintptr_t>(c.data()) % 4096 == 0);
     CHECK(last_pin_bytes == 4096);  // whole pages
+  }
+  {
+    // 2 MiB and more: whole huge pages (transparent huge pages where the kernel has them).
+    HostColumn c((size_t(3) << 20) / sizeof(float));
+    CHECK(reinterpret_cast<uintptr_t>(c.data()) % (size_t(2) << 20) == 0);
+    CHECK(last_pin_bytes == size_t(4) << 20);
+    std::fill(c.begin(), c.end(), 1.5f);  // the memory is usable
+    CHECK(c.back() == 1.5f);
   }
   CHECK(pins == unpins);
 
