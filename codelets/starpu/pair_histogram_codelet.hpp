@@ -90,7 +90,8 @@ void histogram_redux_cuda(void* buffers[], void* cl_arg);
 int cuda_can_execute(unsigned workerid, starpu_task* task, unsigned nimpl);
 int cuda_device_count();  // 0 when the CUDA runtime finds no device
 /// Initialises the CUDA runtime and the primary context of the first `devices` GPUs (all: -1),
-/// and loads the cell-list kernels of one precision into them (unless PAIRHIST_LAZY_KERNELS=1).
+/// then starts loading the cell-list kernels of one precision into them in the background
+/// (unless PAIRHIST_LAZY_KERNELS=1).
 void warm_up_cuda(int devices, bool double_precision);
 /// Free memory on GPU `device` (cudaMemGetInfo); 0 when the runtime cannot tell.
 uint64_t cuda_free_memory(int device);

@@ -188,10 +188,11 @@ int cuda_devices();
 
 /// What an engine's start can do before its configuration is known, for a caller to overlap with
 /// reading its inputs (thread-safe, idempotent): creates the CUDA contexts an engine with this
-/// ncuda (-1: all GPUs) will use (0.2-0.3 s on the H100 host) and loads the cell-list kernels of
-/// `precision` into them (at their first launch they held the first frame ~20 ms), and discovers
-/// the machine for StarPU on a thread of its own (60-70 ms there), which the engine's start then
-/// reads in ~3 ms. PAIRHIST_LAZY_KERNELS=1 leaves the kernels to their first launch (to measure).
+/// ncuda (-1: all GPUs) will use (0.2-0.3 s on the H100 host), starts loading the cell-list
+/// kernels of `precision` into them in the background (at their first launch they held the first
+/// frame ~20 ms), and discovers the machine for StarPU on a thread of its own (60-70 ms there),
+/// which the engine's start then reads in ~3 ms. PAIRHIST_LAZY_KERNELS=1 leaves the kernels to
+/// their first launch (to measure).
 void prepare_engine_start(int ncuda, Precision precision);
 
 /// Makes HostColumns allocated from now on pinned when CUDA devices are present (their pinning
