@@ -38,8 +38,10 @@ std::string discover() {
         if (w <= 0) break;
         written += w;
       }
-      if (written == bytes && bytes > 0)
-        path = "/proc/self/fd/" + std::to_string(fd);
+      // StarPU opens it by name: without /proc it could not, and would say so on stderr.
+      const std::string name = "/proc/self/fd/" + std::to_string(fd);
+      if (written == bytes && bytes > 0 && access(name.c_str(), R_OK) == 0)
+        path = name;
       else
         close(fd);
     }
