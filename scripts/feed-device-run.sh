@@ -5,7 +5,7 @@
 # `pairhist run` on W1 at 1.36M atoms with the automatic plan and fixed alternatives.
 #   bash scripts/gpu-suite.sh stage          (here)
 #   bash scripts/feed-device-run.sh          (there, repo root, carry [".gpu"]; logs to $OUT)
-# FEED_PARTS picks parts (suite bench sweep w1 long copy handover threads start f1; default: suite bench sweep w1 long f1); FEED_SUITE_TESTS the suite's tests.
+# FEED_PARTS picks parts (suite bench sweep w1 long copy handover threads start f1 fuse; default: suite bench sweep w1 long f1); FEED_SUITE_TESTS the suite's tests.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=feed-device
@@ -188,6 +188,43 @@ PY
   unset trace_dir
 fi
 
+if [[ " $parts " == *" fuse "* ]]; then
+  # A frame's pairs in one launch (cuda::launch_cell_histograms) against one launch per pair on
+  # streams: the kernel benchmark prints both (frame-fused, frame-streams) at 1e5, 1.4e6 and 1e7
+  # atoms; then small frames end to end, the engine's fused tasks against one task per pair
+  # (PAIRHIST_FUSE_PAIRS=0), interleaved, with identical rdf.csv required.
+  for n in 100000 1400000 10000000; do
+    step "fuse-cells-$n" "$stage/bin/bench_gpu_cells" --n $n --repeats 20 --tag fuse
+  done
+  step fuse-cells-100000-double "$stage/bin/bench_gpu_cells" --n 100000 --precision double \
+    --repeats 20 --tag fuse
+  step fuse-cells-100000-tric "$stage/bin/bench_gpu_cells" --n 100000 --box rhombic-dodecahedron \
+    --repeats 20 --tag fuse
+  step synth-r3 "$ph" synth --case W1 --replicas 3 --frames 500 -o "$work/r3" -q
+  step synth-r4 "$ph" synth --case W1 --replicas 4 --frames 300 -o "$work/r4" -q
+  run r3-warmup 5 "$work/r3"
+  for r in $(seq 1 "${FEED_ROUNDS:-3}"); do
+    for c in r3:500 r4:300; do
+      run "${c%%:*}-fused-$r" "${c#*:}" "$work/${c%%:*}"
+      PAIRHIST_FUSE_PAIRS=0 run "${c%%:*}-separate-$r" "${c#*:}" "$work/${c%%:*}"
+    done
+  done
+  for c in r3 r4; do
+    if cmp -s <(grep -v "^#" "$work/$c-fused-1/rdf.csv") <(grep -v "^#" "$work/$c-separate-1/rdf.csv"); then
+      echo "identical: $c-fused-1 $c-separate-1 (rdf.csv)" | tee -a "$log"
+    else
+      echo "DIFFERENT: $c-fused-1 $c-separate-1 (rdf.csv)" | tee -a "$log"
+      status=1
+    fi
+  done
+  python3 - "$out" >>"$log" <<'PY'
+import glob, json, os, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "r[34]-*.json"))):
+    d = json.load(open(f))
+    print("%-20s seconds %.3f makespan %.3f" % (os.path.basename(f)[:-5], d["seconds"],
+                                                d["makespan_seconds"]))
+PY
+fi
 
 mkdir -p "$work/reports" && cp "$out"/*.json "$work/reports/" 2>/dev/null
 tar -czf "$out/feed-reports.tar.gz" -C "$work" reports && rm -f "$out"/*.json

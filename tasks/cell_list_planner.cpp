@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <string>
 
 #include "pairhist/cell_grid_setup.hpp"
 
@@ -65,6 +66,11 @@ CellListPlanner::CellListPlanner(const EngineConfig& config, const MachineShape&
   const AlgorithmRates cpu = assumed_rates(false);
   if (machine_.cuda_workers > 0 && machine_.cpu_workers > 0)
     cpu_task_limit_ = static_cast<uint64_t>(cpu.cell_candidates * kTailBudgetSeconds);
+  // Pairs fused where GPUs count; PAIRHIST_FUSE_PAIRS=0 never (one task per pair, for
+  // measurements), =1 on CPU workers too (tests).
+  const char* fuse = std::getenv("PAIRHIST_FUSE_PAIRS");
+  const std::string setting = fuse ? fuse : "";
+  fuse_pairs_ = setting == "1" || (setting != "0" && machine_.cuda_workers > 0);
 }
 
 int64_t CellListPlanner::key_of_cell_rank(int64_t rank) const {
@@ -86,27 +92,45 @@ std::vector<std::pair<int64_t, int64_t>> CellListPlanner::key_ranges(int64_t fir
   return ranges;
 }
 
-void CellListPlanner::submit_range(const PlannedFrame& frame,
-                                   const codelets::CellHistogramArgs& base, int pair,
-                                   int64_t key_begin, int64_t key_end, double candidates,
-                                   bool gpu_only) {
-  const auto [a, b] = pairs_[static_cast<size_t>(pair)];
+void CellListPlanner::submit_ranges(const PlannedFrame& frame,
+                                    const codelets::CellHistogramArgs& base,
+                                    const std::vector<PairRange>& ranges, bool gpu_only) {
   auto* args = static_cast<codelets::CellHistogramArgs*>(malloc(sizeof(base)));
   if (!args) throw std::bad_alloc();
   std::memcpy(static_cast<void*>(args), &base, sizeof(base));
-  args->same_species = a == b;
-  args->species_a = a;
-  args->species_b = b;
-  args->key_begin = key_begin;
-  args->key_end = key_end;
+  // Buffers: each species once, then the pairs' histograms.
+  std::vector<int> species;
+  const auto buffer_of = [&species](int s) {
+    const auto it = std::find(species.begin(), species.end(), s);
+    if (it != species.end()) return static_cast<int>(it - species.begin());
+    species.push_back(s);
+    return static_cast<int>(species.size()) - 1;
+  };
+  std::vector<int> pair_list;
+  double candidates = 0;
+  args->npairs = static_cast<int>(ranges.size());
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    const auto [a, b] = pairs_[static_cast<size_t>(ranges[k].pair)];
+    codelets::CellTaskPair& t = args->pair[k];
+    t.species_a = a;
+    t.species_b = b;
+    t.same_species = a == b;
+    t.buffer_a = buffer_of(a);
+    t.buffer_b = buffer_of(b);
+    t.key_begin = ranges[k].key_begin;
+    t.key_end = ranges[k].key_end;
+    pair_list.push_back(ranges[k].pair);
+    candidates += ranges[k].candidates;
+  }
+  for (size_t k = 0; k < ranges.size(); ++k)
+    args->pair[k].buffer_hist = static_cast<int>(species.size() + k);
   args->pairs = static_cast<uint64_t>(std::max(1.0, candidates));
   args->sequence = submitter_.tasks();
-  std::vector<starpu_data_handle_t> inputs{frame.slot.handles[static_cast<size_t>(a)]};
-  if (a != b) inputs.push_back(frame.slot.handles[static_cast<size_t>(b)]);
-  const uint32_t footprint = starpu_hash_crc32c_be(static_cast<uint32_t>(args->grid.reach),
-                                                   codelets::work_footprint(*args));
-  submitter_.submit(codelets::cell_histogram_codelet(), args, sizeof(*args), inputs, {pair},
-                    gpu_only, footprint, args->pairs, "cell_histogram");
+  std::vector<starpu_data_handle_t> inputs;
+  for (int s : species) inputs.push_back(frame.slot.handles[static_cast<size_t>(s)]);
+  submitter_.submit(codelets::cell_histogram_codelet(), args, sizeof(*args), inputs, pair_list,
+                    gpu_only, codelets::cell_task_footprint(*args), args->pairs,
+                    "cell_histogram");
 }
 
 void CellListPlanner::submit_frame(const PlannedFrame& frame) {
@@ -183,6 +207,11 @@ void CellListPlanner::submit_frame(const PlannedFrame& frame) {
                                 fallback);
     cpu_budget = static_cast<double>(share_.cpu_share_pairs);
   }
+  // Pairs whose GPU share is one task each: counted together by one task where GPUs count, so a
+  // small frame's pairs share one launch (one ramp-up and one tail on the GPU, one task for
+  // StarPU). A task holds at most kMaxCellTaskPairs pairs of kMaxCellTaskSpecies species.
+  std::vector<PairRange> whole;
+  const bool fuse = fuse_pairs_;
   for (const auto& [candidates, pair] : work) {
     const double per_cell = candidates / static_cast<double>(cells);
     // The cores' share first (the first cells of the smallest pairs), in tasks a core finishes
@@ -194,7 +223,7 @@ void CellListPlanner::submit_frame(const PlannedFrame& frame) {
       const auto n = static_cast<int64_t>(std::ceil(static_cast<double>(cpu_cells) * per_cell /
                                                     static_cast<double>(cpu_task_limit_)));
       for (const auto& [k0, k1] : key_ranges(first_cell, first_cell + cpu_cells, n))
-        submit_range(frame, base, pair, k0, k1, per_cell * double(cpu_cells) / double(n), false);
+        submit_range(frame, base, {pair, k0, k1, per_cell * double(cpu_cells) / double(n)}, false);
     }
     const int64_t rest = cells - cpu_cells;
     if (rest <= 0) continue;
@@ -202,9 +231,41 @@ void CellListPlanner::submit_frame(const PlannedFrame& frame) {
         static_cast<int64_t>(std::ceil(static_cast<double>(rest) * per_cell / task_candidates));
     const double each =
         static_cast<double>(rest) * per_cell / static_cast<double>(std::max<int64_t>(n, 1));
-    for (const auto& [k0, k1] : key_ranges(first_cell + cpu_cells, end_cell, n))
-      submit_range(frame, base, pair, k0, k1, each, hybrid && each > double(cpu_task_limit_));
+    const auto ranges = key_ranges(first_cell + cpu_cells, end_cell, n);
+    if (fuse && ranges.size() == 1) {
+      whole.push_back({pair, ranges[0].first, ranges[0].second, each});
+      continue;
+    }
+    for (const auto& [k0, k1] : ranges)
+      submit_range(frame, base, {pair, k0, k1, each}, hybrid && each > double(cpu_task_limit_));
   }
+  // In pair order, so that consecutive pairs share species.
+  std::sort(whole.begin(), whole.end(),
+            [](const PairRange& x, const PairRange& y) { return x.pair < y.pair; });
+  std::vector<PairRange> task;
+  std::vector<int> species;
+  double candidates = 0;
+  const auto flush = [&] {
+    if (task.empty()) return;
+    submit_ranges(frame, base, task, hybrid && candidates > double(cpu_task_limit_));
+    task.clear(), species.clear(), candidates = 0;
+  };
+  for (const PairRange& r : whole) {
+    const auto [a, b] = pairs_[static_cast<size_t>(r.pair)];
+    std::vector<int> joined = species;
+    for (int s : {a, b})
+      if (std::find(joined.begin(), joined.end(), s) == joined.end()) joined.push_back(s);
+    if (task.size() == size_t(codelets::kMaxCellTaskPairs) ||
+        joined.size() > size_t(codelets::kMaxCellTaskSpecies)) {
+      flush();
+      joined = {a};
+      if (b != a) joined.push_back(b);
+    }
+    task.push_back(r);
+    species = joined;
+    candidates += r.candidates;
+  }
+  flush();
 }
 
 void CellListPlanner::describe(RunActivity& run) const {

@@ -34,14 +34,26 @@ class CellListPlanner : public FramePlanner {
   std::vector<std::pair<int64_t, int64_t>> key_ranges(int64_t first_cell, int64_t end_cell,
                                                       int64_t count) const;
   int64_t key_of_cell_rank(int64_t rank) const;
-  void submit_range(const PlannedFrame& frame, const codelets::CellHistogramArgs& base, int pair,
-                    int64_t key_begin, int64_t key_end, double candidates, bool gpu_only);
+  /// A run of home cells of one pair, and its estimated candidates.
+  struct PairRange {
+    int pair;
+    int64_t key_begin, key_end;
+    double candidates;
+  };
+  /// One task counting `ranges` (at most codelets::kMaxCellTaskPairs).
+  void submit_ranges(const PlannedFrame& frame, const codelets::CellHistogramArgs& base,
+                     const std::vector<PairRange>& ranges, bool gpu_only);
+  void submit_range(const PlannedFrame& frame, const codelets::CellHistogramArgs& base,
+                    const PairRange& range, bool gpu_only) {
+    submit_ranges(frame, base, {range}, gpu_only);
+  }
 
   uint64_t run_;
   CellGrid grid_;
   bool have_grid_ = false;
   std::vector<int64_t> curve_keys_;  // Morton/Hilbert: the grid's cells' keys, ascending
   uint64_t cpu_task_limit_ = 0;
+  bool fuse_pairs_ = false;  // a frame's pairs that fit one task each go in one task
   CpuShare share_;
 };
 

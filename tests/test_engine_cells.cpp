@@ -9,6 +9,7 @@
 #include "engine_reference.hpp"
 #include "frame_ring.hpp"
 #include "pairhist/errors.hpp"
+#include "scoped_env.hpp"
 
 using namespace pairhist;
 
@@ -59,6 +60,40 @@ TEST_CASE("cell-list engine equals the all-pairs reference under every scheduler
     config.precision = Precision::double_;
     REQUIRE(test::run_engine(frames, config) == test::reference_histograms<double>(frames, config));
   }
+}
+
+TEST_CASE("cell-list tasks of several pairs (a small frame's pairs fused) count the same") {
+  // Five species: 15 pairs, fused at most 8 pairs of 4 species to a task.
+  const auto frames = roomy_frames({1500, 400, 1, 0, 60}, 3, BoxKind::orthorhombic);
+  EngineConfig config =
+      test::engine_config(frames, BoxKind::orthorhombic, 90, 0.9, Precision::single);
+  config.algorithm = Algorithm::cell_list;
+  config.ncuda = 0;
+  config.ncpu = 2;
+  config.frames_in_flight = 2;
+  const auto expected = test::reference_histograms<float>(frames, config);
+  const auto cell_tasks = [&] {
+    RunActivity activity;
+    CHECK(test::run_engine(frames, config, &activity) == expected);
+    return activity.tasks_cell_cpu;
+  };
+  uint64_t separate = 0, fused = 0;
+  {
+    ScopedEnv off("PAIRHIST_FUSE_PAIRS", "0");
+    separate = cell_tasks();
+  }
+  for (const char* sched : {"lws", "dmda"}) {
+    CAPTURE(sched);
+    config.scheduler = sched;
+    ScopedEnv on("PAIRHIST_FUSE_PAIRS", "1");
+    fused = cell_tasks();
+    config.precision = Precision::double_;
+    REQUIRE(test::run_engine(frames, config) == test::reference_histograms<double>(frames, config));
+    config.precision = Precision::single;
+  }
+  // The 9 or 10 pairs with work (none of the empty species) of 4 species: 2 tasks per frame.
+  CHECK(fused < separate);
+  CHECK(fused == 2 * 3);
 }
 
 TEST_CASE("auto takes cell lists for a small r_max, all pairs for one spanning the system") {

@@ -191,3 +191,82 @@ TEST_CASE("GPU cell lists: one crowded cell, counts beyond 2^32 in one bin") {
   CHECK(hs[0] == uint64_t(n) * (n - 1) / 2);
   CHECK(hs[10] == uint64_t(n) * (n - 1) / 2);
 }
+
+namespace {
+
+/// The pairs a-a, a-b and b-b of fresh points cut into random key ranges, every piece a job of one
+/// launch_cell_histograms call in random order (several launches when the pieces outnumber a
+/// launch's jobs or shared memory), against the CPU's all pairs on poisoned histograms.
+template <class T>
+void check_fused(const Scenario& s, int64_t na, int64_t nb, int nbins, int reach, CellOrder order,
+                 int pieces) {
+  const std::string name = s.name, order_name = cell_order_name(order);
+  CAPTURE(name);
+  CAPTURE(na);
+  CAPTURE(nb);
+  CAPTURE(nbins);
+  CAPTURE(reach);
+  CAPTURE(order_name);
+  CAPTURE(pieces);
+  CAPTURE(sizeof(T));
+  const CellCase<T> c(s, na, nb, false, nbins, reach, order);
+  const auto& [a, b, g, p, ca, cb] = std::tie(c.a, c.b, c.g, c.p, c.ca, c.cb);
+  const size_t slots = size_t(nbins) + 1;
+  // Poisoned starts and expected counts in the order a-b (from the case), a-a, b-b.
+  std::vector<uint64_t> poison = c.poison, expected = c.expected;
+  for (int k = 0; k < 2; ++k) {
+    const std::vector<T>& x = k ? b : a;
+    const int64_t n = k ? c.nb : na;
+    std::vector<uint64_t> start(slots);
+    for (auto& v : start) v = rng()() >> 4;
+    std::vector<uint64_t> h = start;
+    cpu::histogram_pairs(cpu::Coords<T>{x.data(), n}, cpu::Coords<T>{x.data(), n}, true, 0, n, p,
+                         h.data());
+    h[slots - 1] += host_candidates(g, k ? cb : ca, k ? cb : ca, true, 0, g.keys);
+    poison.insert(poison.end(), start.begin(), start.end());
+    expected.insert(expected.end(), h.begin(), h.end());
+  }
+
+  DeviceArray<T> da(a), db(b);
+  cuda::CellWorkspace wa, wb;
+  cuda::DeviceCells<T> cells_a, cells_b;
+  CUDA_REQUIRE(cuda::build_cells(da.ptr, na, g, p, wa, cells_a, 0));
+  CUDA_REQUIRE(cuda::build_cells(db.ptr, c.nb, g, p, wb, cells_b, 0));
+  DeviceArray<uint64_t> hist(poison);
+  auto* h = reinterpret_cast<unsigned long long*>(hist.ptr);
+  std::vector<cuda::CellPairLaunch<T>> jobs;
+  const cuda::DeviceCells<T>* home[3] = {&cells_a, &cells_a, &cells_b};
+  const cuda::DeviceCells<T>* other[3] = {&cells_b, &cells_a, &cells_b};
+  for (int k = 0; k < 3; ++k) {
+    const auto cuts = random_cuts(g.keys, pieces);
+    for (size_t i = 0; i + 1 < cuts.size(); ++i)
+      jobs.push_back({home[k], other[k], k != 0, cuts[i], cuts[i + 1], h + size_t(k) * slots});
+  }
+  std::shuffle(jobs.begin(), jobs.end(), rng());
+  const int slices = std::uniform_int_distribution<int>(0, 8)(rng());
+  CAPTURE(slices);
+  CUDA_REQUIRE(
+      cuda::launch_cell_histograms(jobs.data(), int(jobs.size()), g, p, cudaStream_t{0}, slices));
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  REQUIRE(download(hist.ptr, expected.size()) == expected);
+}
+
+}  // namespace
+
+TEST_CASE("GPU cell lists: several pairs in one launch count as the launches one by one") {
+  std::uniform_int_distribution<int> pieces(1, 4);
+  for (int reach = 1; reach <= kMaxCellReach; reach += 2)
+    for (const Scenario& s : scenarios(reach))
+      for (CellOrder order : kOrders) {
+        check_fused<float>(s, 1200, 2100, 240, reach, order, pieces(rng()));
+        check_fused<double>(s, 900, 40, 97, reach, order, pieces(rng()));
+      }
+  const auto list = scenarios(2);
+  // Empty and lone species; more pieces than a launch holds; counters for only some pairs in
+  // shared memory at once (20,000 bins), and too wide for it (70,000: global memory).
+  check_fused<float>(list[1], 0, 500, 100, 2, CellOrder::row_major, 2);
+  check_fused<float>(list[1], 1, 1, 100, 2, CellOrder::morton, 1);
+  check_fused<float>(list[6], 1500, 1500, 100, 2, CellOrder::hilbert, 6);
+  check_fused<float>(list[1], 1500, 700, 20000, 2, CellOrder::row_major, 2);
+  check_fused<double>(list[8], 700, 1500, 70000, 2, CellOrder::row_major, 1);
+}

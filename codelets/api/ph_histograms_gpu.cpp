@@ -84,18 +84,23 @@ int histograms_gpu(const ph_frame& f, int device, uint64_t* out) {
   unsigned long long* hist = nullptr;
   PH_CUDA_TRY(scope.alloc(&hist, npairs * slots));
   PH_CUDA_TRY(cudaMemsetAsync(hist, 0, npairs * slots * sizeof(uint64_t), scope.stream));
+  // The cell-list pairs in one launch (one ramp-up and tail for all), the others one by one.
+  std::vector<cuda::CellPairLaunch<T>> cell_launches;
   int pair = 0;
   for (int a = 0; a < f.n_species; ++a)
     for (int b = a; b < f.n_species; ++b, ++pair) {
       const auto sa = static_cast<size_t>(a), sb = static_cast<size_t>(b);
       if (cell_pair[static_cast<size_t>(pair)])
-        PH_CUDA_TRY(cuda::launch_cell_histogram(cells[sa], cells[sb], a == b, grid, 0, grid.keys,
-                                                params, hist + pair * slots, scope.stream));
+        cell_launches.push_back(
+            {&cells[sa], &cells[sb], a == b, 0, grid.keys, hist + pair * slots});
       else
         PH_CUDA_TRY(cuda::launch_pair_histogram(kernel, coords[sa], f.species_sizes[a], coords[sb],
                                                 f.species_sizes[b], a == b, 0, f.species_sizes[a],
                                                 params, hist + pair * slots, scope.stream));
     }
+  PH_CUDA_TRY(cuda::launch_cell_histograms(cell_launches.data(),
+                                           static_cast<int>(cell_launches.size()), grid, params,
+                                           scope.stream));
   std::vector<uint64_t> result(npairs * slots);
   PH_CUDA_TRY(cudaMemcpyAsync(result.data(), hist, result.size() * sizeof(uint64_t),
                               cudaMemcpyDeviceToHost, scope.stream));

@@ -12,6 +12,7 @@
 #include <climits>
 #include <cmath>
 #include <type_traits>
+#include <vector>
 
 #include "bin_roots.cuh"
 #include "cell_list_cuda.hpp"
@@ -62,24 +63,36 @@ struct WarpSpace {
   Point<T> home[kHomeChunk];
 };
 
+/// One species pair of a launch: home cells a (key range, in items [item_begin, next item_begin)
+/// of the launch's work) against their stencils in b. Staged in shared memory by every block.
 template <class T>
-struct CellArgs {
+struct CellJob {
   const Point<T>* a;
   const Point<T>* b;
   const int32_t* a_start;
   const int32_t* b_start;
   const int32_t* cell_keys;  // null: row-major keys
-  unsigned* work;            // next key (relative to key_begin), blocks done; zero between launches
-  int key_begin, key_end;
+  unsigned long long* hist;
+  unsigned item_begin;  // the job's first work item
+  int key_begin;
   // Work items per home cell: launches with fewer home cells than the GPU has warps split each
   // cell's candidates, so every warp has work and no cell's warp finishes alone.
   int slices;
-  double passes_per_cell;  // full passes a home cell's candidates fill on average (host only)
-  bool same;
+  int same;
+};
+
+// Species pairs one launch counts at once (one ramp-up and one tail for all of them).
+constexpr int kMaxJobs = 8;
+
+template <class T>
+struct CellArgs {
+  unsigned* work;  // next work item, blocks done; zero between launches
+  unsigned items;  // work items of all jobs
+  int jobs;
+  CellJob<T> job[kMaxJobs];
   CellGrid grid;
   Stencil stencil;
   HistogramParams<T> p;
-  unsigned long long* hist;
 };
 
 __device__ __forceinline__ int warp_exclusive_sum(int v, int lane, int& total) {
@@ -160,7 +173,8 @@ __device__ __forceinline__ void count_partial(const Point<T> (&cand)[kSlots],
 /// One pass: lane holds candidates c0 + lane + 32 k (k < kSlots) of the listed ones; past mw,
 /// NaN points (miss bin).
 template <bool Global, BoxKind K, class T, int F>
-__device__ __forceinline__ void sweep(const CellArgs<T>& args, const int32_t* idx, int c0, int mw,
+__device__ __forceinline__ void sweep(const CellArgs<T>& args, const CellJob<T>& job,
+                                      const int32_t* idx, int c0, int mw,
                                       const Point<T>* home, int hc, int i0, int home_end,
                                       ImageTable<T> images, unsigned* counts, int lane) {
   Point<T> cand[kSlots];
@@ -171,7 +185,7 @@ __device__ __forceinline__ void sweep(const CellArgs<T>& args, const int32_t* id
     const int c = c0 + 32 * k + lane;
     if (c < mw) {
       j[k] = idx[c];
-      cand[k] = args.b[j[k]];
+      cand[k] = job.b[j[k]];
       in_home = in_home || j[k] < home_end;
     } else {
       j[k] = INT_MAX;
@@ -182,16 +196,16 @@ __device__ __forceinline__ void sweep(const CellArgs<T>& args, const int32_t* id
       static_cast<unsigned>(__cvta_generic_to_shared(counts)) - kBinBias * 4u;
   // Same species: every candidate outside the home cell has a higher key, hence a higher sorted
   // index than any home point; only passes holding home points test j > i.
-  const bool diagonal = args.same && __any_sync(kFullMask, in_home);
+  const bool diagonal = job.same && __any_sync(kFullMask, in_home);
   if (c0 + kPass > mw)
     count_partial<Global, K, T, F>(cand, j, (mw - c0 + 31) / 32, diagonal, home, hc, i0, args.p,
-                                   images, biased_base, counts, args.hist);
+                                   images, biased_base, counts, job.hist);
   else if (diagonal)
     count_full<true, Global, K, T, F>(cand, j, home, hc, i0, args.p, images, biased_base, counts,
-                                      args.hist);
+                                      job.hist);
   else
     count_full<false, Global, K, T, F>(cand, j, home, hc, i0, args.p, images, biased_base, counts,
-                                       args.hist);
+                                       job.hist);
 }
 
 /// Moves a block's shared counts into hist; atomicExch lets it run while other warps count.
@@ -203,35 +217,47 @@ __device__ void flush_counts(unsigned* counts, int nbins, unsigned long long* hi
   }
 }
 
+/// Moves the shared counts of every job of the launch (nbins + 1 counters each) into their hists.
+template <class T>
+__device__ void flush_all(unsigned* counts, const CellArgs<T>& args, int first, int stride) {
+  const int nbins = args.p.nbins;
+#pragma unroll
+  for (int j = 0; j < kMaxJobs; ++j)
+    if (j < args.jobs) flush_counts(counts + j * (nbins + 1), nbins, args.job[j].hist, first, stride);
+}
+
 /// One home cell (points hs..he of a) against slice `slice` of `slices` of its stencil's listed
 /// candidates in b; returns the whole cell's candidates for slice 0, else 0.
 template <BoxKind K, class T, int F, bool Global>
-__device__ __forceinline__ uint64_t count_home_cell(const CellArgs<T>& args, int key, int slice,
-                                                    int hs, int he, const StencilRow* rows,
-                                                    WarpSpace<T>& mine, ImageTable<T> images,
-                                                    unsigned* counts, unsigned* pending, int lane) {
+__device__ __forceinline__ uint64_t count_home_cell(const CellArgs<T>& args, const CellJob<T>& job,
+                                                    int key, int slice, int hs, int he,
+                                                    const StencilRow* rows, WarpSpace<T>& mine,
+                                                    ImageTable<T> images, unsigned* counts,
+                                                    unsigned* all_counts, unsigned* pending,
+                                                    int lane) {
   const CellGrid& g = args.grid;
   const CellIndex home = home_cell(g, key);
   const int nrows = args.stencil.rows;
+  const bool same = job.same;
   int listed = 0;
-  for_each_run(g, rows, nrows, args.cell_keys, home, key, args.same, lane,
-               [&](int k0, int k1) { listed += args.b_start[k1 + 1] - args.b_start[k0]; });
+  for_each_run(g, rows, nrows, job.cell_keys, home, key, same, lane,
+               [&](int k0, int k1) { listed += job.b_start[k1 + 1] - job.b_start[k0]; });
   int m = 0;
   const int first = warp_exclusive_sum(listed, lane, m);
   const int nh = he - hs;
   // A slice is a contiguous part of the listed candidates, in whole passes: every candidate is in
   // exactly one slice, and the j > i test needs nothing but the candidate's index.
   const int passes = (m + kPass - 1) / kPass;
-  const int c_begin = min(m, passes * slice / args.slices * kPass);
-  const int c_end = min(m, passes * (slice + 1) / args.slices * kPass);
+  const int c_begin = min(m, passes * slice / job.slices * kPass);
+  const int c_end = min(m, passes * (slice + 1) / job.slices * kPass);
   for (int w0 = c_begin; w0 < c_end; w0 += kWindow) {
     const int mw = min(kWindow, c_end - w0);
     __syncwarp();
     // Each lane lists its own runs (the same runs in the same order as above).
     int f = first;
     int32_t* idx = mine.idx - w0;
-    for_each_run(g, rows, nrows, args.cell_keys, home, key, args.same, lane, [&](int k0, int k1) {
-      const int s = args.b_start[k0], len = args.b_start[k1 + 1] - s;
+    for_each_run(g, rows, nrows, job.cell_keys, home, key, same, lane, [&](int k0, int k1) {
+      const int s = job.b_start[k0], len = job.b_start[k1 + 1] - s;
       const int hi = min(f + len, w0 + mw), delta = s - f;
 #pragma unroll 4
       for (int q = max(f, w0); q < hi; ++q) idx[q] = q + delta;
@@ -240,7 +266,7 @@ __device__ __forceinline__ uint64_t count_home_cell(const CellArgs<T>& args, int
     for (int h0 = 0; h0 < nh; h0 += kHomeChunk) {
       const int hc = min(kHomeChunk, nh - h0);
       __syncwarp();
-      if (lane < hc) mine.home[lane] = args.a[hs + h0 + lane];
+      if (lane < hc) mine.home[lane] = job.a[hs + h0 + lane];
       if constexpr (!Global) {
         unsigned crossed = 0;
         if (lane == 0) {
@@ -248,17 +274,16 @@ __device__ __forceinline__ uint64_t count_home_cell(const CellArgs<T>& args, int
           const unsigned old = atomicAdd(pending, w);
           crossed = (old >> kFlushShift) != ((old + w) >> kFlushShift);
         }
-        if (__shfl_sync(kFullMask, crossed, 0))
-          flush_counts(counts, args.p.nbins, args.hist, lane, 32);
+        if (__shfl_sync(kFullMask, crossed, 0)) flush_all(all_counts, args, lane, 32);
       }
       __syncwarp();
       for (int c0 = 0; c0 < mw; c0 += kPass)
-        sweep<Global, K, T, F>(args, mine.idx, c0, mw, mine.home, hc, hs + h0, he, images, counts,
-                               lane);
+        sweep<Global, K, T, F>(args, job, mine.idx, c0, mw, mine.home, hc, hs + h0, he, images,
+                               counts, lane);
     }
   }
   if (slice != 0) return 0;
-  return args.same ? uint64_t(nh) * (m - nh) + uint64_t(nh) * (nh - 1) / 2 : uint64_t(nh) * m;
+  return same ? uint64_t(nh) * (m - nh) + uint64_t(nh) * (nh - 1) / 2 : uint64_t(nh) * m;
 }
 
 template <BoxKind K, class T, int F, bool Global>
@@ -270,44 +295,54 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<K, T>)
   auto* table = reinterpret_cast<ImageShift<T>*>(rows + kRowSlots);
   auto* counts = reinterpret_cast<unsigned*>(reinterpret_cast<unsigned char*>(table) +
                                              image_table_bytes<K>(args.p.box));
+  __shared__ CellJob<T> jobs[kMaxJobs];
   __shared__ unsigned pending;
-  __shared__ unsigned long long block_candidates;
+  __shared__ unsigned long long block_candidates[kMaxJobs];
 
   const int nbins = args.p.nbins;
   if (!Global)
-    for (int k = threadIdx.x; k <= nbins; k += kThreads) counts[k] = 0;
+    for (int k = threadIdx.x; k < args.jobs * (nbins + 1); k += kThreads) counts[k] = 0;
   const ImageTable<T> images = stage_image_table<K>(args.p.box, table);
   for (int r = threadIdx.x; r < args.stencil.rows; r += kThreads) rows[r] = args.stencil.row[r];
-  if (threadIdx.x == 0) pending = 0, block_candidates = 0;
+  if (threadIdx.x == 0) pending = 0;
+#pragma unroll
+  for (int j = 0; j < kMaxJobs; ++j)
+    if (threadIdx.x == 0 && j < args.jobs) jobs[j] = args.job[j], block_candidates[j] = 0;
   __syncthreads();
 
   const int lane = threadIdx.x % 32;
   WarpSpace<T>& mine = warps[threadIdx.x / 32];
-  const unsigned range = unsigned(args.key_end - args.key_begin) * unsigned(args.slices);
-  unsigned long long candidates = 0;
-  // Warps take kGrabKeys keys at a time from the launch's counter, asking for the next ones while
-  // they count: the kernel ends when the last cell is done, wherever the dense cells lie.
+  // Warps take kGrabKeys work items at a time from the launch's counter, asking for the next ones
+  // while they count: the kernel ends when the last cell is done, wherever the dense cells lie.
+  // Items run through the jobs in turn (the largest first), so one job's last cells overlap the
+  // next job's first.
   unsigned grabbed = 0;
   if (lane == 0) grabbed = atomicAdd(args.work, kGrabKeys);
-  for (unsigned t = __shfl_sync(kFullMask, grabbed, 0); t < range;
+  for (unsigned t = __shfl_sync(kFullMask, grabbed, 0); t < args.items;
        t = __shfl_sync(kFullMask, grabbed, 0)) {
     if (lane == 0) grabbed = atomicAdd(args.work, kGrabKeys);
-    for (unsigned u = t; u < min(t + kGrabKeys, range); ++u) {
-      const int key = args.key_begin + int(u / unsigned(args.slices));
-      const int slice = int(u % unsigned(args.slices));
-      const int hs = args.a_start[key], he = args.a_start[key + 1];
-      if (hs < he)
-        candidates += count_home_cell<K, T, F, Global>(args, key, slice, hs, he, rows, mine, images,
-                                                       counts, &pending, lane);
+    for (unsigned u = t; u < min(t + kGrabKeys, args.items); ++u) {
+      int j = 0;
+      while (j + 1 < args.jobs && u >= jobs[j + 1].item_begin) ++j;
+      const CellJob<T>& job = jobs[j];
+      const unsigned item = u - job.item_begin;
+      const int key = job.key_begin + int(item / unsigned(job.slices));
+      const int slice = int(item % unsigned(job.slices));
+      const int hs = job.a_start[key], he = job.a_start[key + 1];
+      if (hs < he) {
+        const uint64_t c =
+            count_home_cell<K, T, F, Global>(args, job, key, slice, hs, he, rows, mine, images,
+                                             counts + j * (nbins + 1), counts, &pending, lane);
+        if (lane == 0 && c) atomicAdd(&block_candidates[j], static_cast<unsigned long long>(c));
+      }
     }
   }
   __syncthreads();
-  if constexpr (!Global) flush_counts(counts, nbins, args.hist, threadIdx.x, kThreads);
-  if (lane == 0 && candidates) atomicAdd(&block_candidates, candidates);
-  __syncthreads();
+  if constexpr (!Global) flush_all(counts, args, threadIdx.x, kThreads);
+  if (threadIdx.x < args.jobs && block_candidates[threadIdx.x])
+    atomicAdd(&jobs[threadIdx.x].hist[nbins], block_candidates[threadIdx.x]);
   if (threadIdx.x == 0) {
-    if (block_candidates) atomicAdd(&args.hist[nbins], block_candidates);
-    // The last block leaves the counter at zero for the next launch with this home species.
+    // The last block leaves the counter at zero for the next launch with this counter.
     __threadfence();
     if (atomicAdd(args.work + 1, 1u) == gridDim.x - 1) {
       args.work[0] = 0;
@@ -336,8 +371,20 @@ size_t fixed_shared_bytes(const HistogramParams<T>& p) {
          image_table_bytes<K>(p.box);
 }
 
+/// A job as the launcher plans it: what the device gets, and its size.
+template <class T>
+struct PlannedJob {
+  CellJob<T> job;
+  int64_t keys;            // home cells (keys) of the job
+  double passes_per_cell;  // full passes a home cell's candidates fill on average
+  double work;             // estimated candidates: the largest jobs go first
+};
+
+/// One launch of jobs[0, count): slices per job from the GPU's resident warps (or `slices`),
+/// items laid out job after job.
 template <BoxKind K, class T, int F, bool Global>
-cudaError_t launch(const CellArgs<T>& args, size_t shared, cudaStream_t stream) {
+cudaError_t launch(CellArgs<T> args, const PlannedJob<T>* jobs, int count, size_t shared,
+                   int slices, cudaStream_t stream) {
   auto* fn = cell_histogram_kernel<K, T, F, Global>;
   int device = 0, sms = 0, per_sm = 0;
   cudaError_t err = cudaGetDevice(&device);
@@ -350,33 +397,54 @@ cudaError_t launch(const CellArgs<T>& args, size_t shared, cudaStream_t stream) 
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, kThreads, shared);
   if (err != cudaSuccess) return err;
   const int64_t resident_warps = int64_t(std::max(per_sm, 1)) * sms * kWarps;
-  CellArgs<T> sliced = args;
-  if (sliced.slices == 0)
-    sliced.slices =
-        cell_slices(int64_t(args.key_end) - args.key_begin, resident_warps, args.passes_per_cell);
-  const int64_t items = (int64_t(args.key_end) - args.key_begin) * sliced.slices;
+  int64_t home_keys = 0;
+  for (int j = 0; j < count; ++j) home_keys += jobs[j].keys;
+  int64_t items = 0;
+  args.jobs = count;
+  for (int j = 0; j < count; ++j) {
+    CellJob<T>& job = args.job[j] = jobs[j].job;
+    job.slices =
+        slices > 0 ? slices : cell_slices(home_keys, resident_warps, jobs[j].passes_per_cell);
+    job.item_begin = static_cast<unsigned>(items);
+    items += jobs[j].keys * job.slices;
+  }
+  if (items >= int64_t(UINT_MAX) - 32 * kWarps * int64_t(kGrabKeys) * 1024)
+    return cudaErrorInvalidValue;
+  args.items = static_cast<unsigned>(items);
   const int64_t grabs = (items + kGrabKeys - 1) / kGrabKeys;
   const int64_t blocks =
       std::min<int64_t>(int64_t(std::max(per_sm, 1)) * sms, (grabs + kWarps - 1) / kWarps);
-  fn<<<static_cast<unsigned>(blocks), kThreads, shared, stream>>>(sliced);
+  fn<<<static_cast<unsigned>(blocks), kThreads, shared, stream>>>(args);
   return cudaGetLastError();
 }
 
+/// The jobs in launches of as many as shared memory holds the counters of (at most kMaxJobs), one
+/// after the other on the stream (they share the work counter).
 template <BoxKind K, class T>
-cudaError_t launch_for_box(const CellArgs<T>& args, cudaStream_t stream) {
+cudaError_t launch_for_box(const CellArgs<T>& args, const std::vector<PlannedJob<T>>& jobs,
+                           int slices, cudaStream_t stream) {
   int device = 0, optin = 0;
   cudaError_t err = cudaGetDevice(&device);
   if (err == cudaSuccess)
     err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   if (err != cudaSuccess) return err;
   const size_t fixed = fixed_shared_bytes<K>(args.p);
-  const size_t with_counts = fixed + (size_t(args.p.nbins) + 1) * sizeof(unsigned);
+  const size_t per_job = (size_t(args.p.nbins) + 1) * sizeof(unsigned);
   // Histograms too wide for shared memory (or beyond the biased bins' 2^23): global atomics.
-  const bool global = with_counts + 64 > size_t(optin) || args.p.nbins >= (1 << 23);
+  const bool global = fixed + per_job + 64 > size_t(optin) || args.p.nbins >= (1 << 23);
+  const int per_launch =
+      global ? kMaxJobs
+             : static_cast<int>(std::min<size_t>(kMaxJobs, (size_t(optin) - 64 - fixed) / per_job));
   auto go = [&](auto fixed_images) {
     constexpr int F = decltype(fixed_images)::value;
-    return global ? launch<K, T, F, true>(args, fixed, stream)
-                  : launch<K, T, F, false>(args, with_counts, stream);
+    cudaError_t e = cudaSuccess;
+    for (size_t j0 = 0; j0 < jobs.size() && e == cudaSuccess; j0 += size_t(per_launch)) {
+      const int count = static_cast<int>(std::min(jobs.size() - j0, size_t(per_launch)));
+      e = global ? launch<K, T, F, true>(args, &jobs[j0], count, fixed, slices, stream)
+                 : launch<K, T, F, false>(args, &jobs[j0], count, fixed + size_t(count) * per_job,
+                                          slices, stream);
+    }
+    return e;
   };
   if constexpr (K == BoxKind::triclinic) {
     if (args.p.box.octant_images == 1) return go(std::integral_constant<int, 1>{});
@@ -388,54 +456,80 @@ cudaError_t launch_for_box(const CellArgs<T>& args, cudaStream_t stream) {
 }  // namespace
 
 template <class T>
-cudaError_t launch_cell_histogram(const DeviceCells<T>& a, const DeviceCells<T>& b,
-                                  bool same_species, const CellGrid& grid, int64_t key_begin,
-                                  int64_t key_end, const HistogramParams<T>& params,
-                                  unsigned long long* hist, cudaStream_t stream, int slices) {
-  key_begin = std::max<int64_t>(key_begin, 0);
-  if (slices < 0 || slices > kMaxSlices) return cudaErrorInvalidValue;
-  key_end = std::min(key_end, grid.keys);
-  if (key_begin >= key_end || params.nbins <= 0 || a.n <= 0 || (!same_species && b.n <= 0))
-    return cudaSuccess;
-  if (grid.keys >= INT_MAX || a.keys != grid.keys || (!same_species && b.keys != grid.keys) ||
-      !a.work)
-    return cudaErrorInvalidValue;
+cudaError_t launch_cell_histograms(const CellPairLaunch<T>* pairs, int count, const CellGrid& grid,
+                                   const HistogramParams<T>& params, cudaStream_t stream,
+                                   int slices) {
+  if (slices < 0 || slices > kMaxSlices || count < 0) return cudaErrorInvalidValue;
+  if (count == 0 || params.nbins <= 0) return cudaSuccess;
+  if (grid.keys >= INT_MAX) return cudaErrorInvalidValue;
   if (grid.kind != BoxKind::none)
     for (int axis = 0; axis < 3; ++axis)  // neighbour() wraps once
       if (grid.offset_lo[axis] <= -grid.n[axis] || grid.offset_hi[axis] >= grid.n[axis])
         return cudaErrorInvalidValue;
-  const DeviceCells<T>* home = &a;
-  const DeviceCells<T>* other = same_species ? &a : &b;
-  // The whole key range of two species: let the one with more points per cell be home, so a
-  // warp's listed candidates serve more home points. Distances are symmetric bit for bit, and
-  // the stencil relation is symmetric, so histogram and candidates are the same.
-  if (!same_species && key_begin == 0 && key_end == grid.keys && b.n > a.n) std::swap(home, other);
+  const double stencil = cells::stencil_size(grid);
+  std::vector<PlannedJob<T>> jobs;
+  for (int i = 0; i < count; ++i) {
+    const CellPairLaunch<T>& pr = pairs[i];
+    if (!pr.a || (!pr.same_species && !pr.b)) return cudaErrorInvalidValue;
+    const DeviceCells<T>& a = *pr.a;
+    const DeviceCells<T>& b = pr.same_species ? a : *pr.b;
+    const int64_t key_begin = std::max<int64_t>(pr.key_begin, 0);
+    const int64_t key_end = std::min(pr.key_end, grid.keys);
+    if (key_begin >= key_end || a.n <= 0 || b.n <= 0) continue;
+    if (a.keys != grid.keys || b.keys != grid.keys || !pr.hist) return cudaErrorInvalidValue;
+    const DeviceCells<T>* home = &a;
+    const DeviceCells<T>* other = &b;
+    // The whole key range of two species: let the one with more points per cell be home, so a
+    // warp's listed candidates serve more home points. Distances are symmetric bit for bit, and
+    // the stencil relation is symmetric, so histogram and candidates are the same.
+    if (!pr.same_species && key_begin == 0 && key_end == grid.keys && b.n > a.n)
+      std::swap(home, other);
+    PlannedJob<T> p{};
+    p.job.a = reinterpret_cast<const Point<T>*>(home->points);
+    p.job.b = reinterpret_cast<const Point<T>*>(other->points);
+    p.job.a_start = home->cell_start;
+    p.job.b_start = other->cell_start;
+    p.job.cell_keys = grid.order == CellOrder::row_major ? nullptr : other->cell_keys;
+    if (grid.order != CellOrder::row_major && !p.job.cell_keys) return cudaErrorInvalidValue;
+    p.job.hist = pr.hist;
+    p.job.key_begin = static_cast<int>(key_begin);
+    p.job.same = pr.same_species;
+    p.keys = key_end - key_begin;
+    const double keys = static_cast<double>(grid.keys);
+    const double candidates_per_point =
+        static_cast<double>(other->n) / keys * stencil * (pr.same_species ? 0.5 : 1.0);
+    p.passes_per_cell = candidates_per_point / kPass;
+    p.work = static_cast<double>(home->n) * static_cast<double>(p.keys) / keys *
+             candidates_per_point;
+    jobs.push_back(p);
+  }
+  if (jobs.empty()) return cudaSuccess;
+  if (!pairs[0].a->work) return cudaErrorInvalidValue;
+  // The largest first: the small ones fill the gaps of the last large cells.
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const PlannedJob<T>& x, const PlannedJob<T>& y) { return x.work > y.work; });
   CellArgs<T> args{};
-  args.a = reinterpret_cast<const Point<T>*>(home->points);
-  args.b = reinterpret_cast<const Point<T>*>(other->points);
-  args.a_start = home->cell_start;
-  args.b_start = other->cell_start;
-  args.cell_keys = grid.order == CellOrder::row_major ? nullptr : other->cell_keys;
-  if (grid.order != CellOrder::row_major && !args.cell_keys) return cudaErrorInvalidValue;
-  args.work = a.work;
-  args.key_begin = static_cast<int>(key_begin);
-  args.key_end = static_cast<int>(key_end);
-  args.same = same_species;
-  args.slices = slices;
-  args.passes_per_cell = static_cast<double>(other->n) / static_cast<double>(grid.keys) *
-                         cells::stencil_size(grid) * (same_species ? 0.5 : 1.0) / kPass;
+  args.work = pairs[0].a->work;
   args.grid = grid;
   args.stencil = make_stencil(grid);
   args.p = params;
-  args.hist = hist;
   switch (params.box.kind) {
     case BoxKind::orthorhombic:
-      return launch_for_box<BoxKind::orthorhombic>(args, stream);
+      return launch_for_box<BoxKind::orthorhombic>(args, jobs, slices, stream);
     case BoxKind::triclinic:
-      return launch_for_box<BoxKind::triclinic>(args, stream);
+      return launch_for_box<BoxKind::triclinic>(args, jobs, slices, stream);
     default:
-      return launch_for_box<BoxKind::none>(args, stream);
+      return launch_for_box<BoxKind::none>(args, jobs, slices, stream);
   }
+}
+
+template <class T>
+cudaError_t launch_cell_histogram(const DeviceCells<T>& a, const DeviceCells<T>& b,
+                                  bool same_species, const CellGrid& grid, int64_t key_begin,
+                                  int64_t key_end, const HistogramParams<T>& params,
+                                  unsigned long long* hist, cudaStream_t stream, int slices) {
+  const CellPairLaunch<T> pair{&a, &b, same_species, key_begin, key_end, hist};
+  return launch_cell_histograms(&pair, 1, grid, params, stream, slices);
 }
 
 namespace {
@@ -465,6 +559,12 @@ cudaError_t load_cell_kernels() {
 template cudaError_t load_cell_kernels<float>();
 template cudaError_t load_cell_kernels<double>();
 
+template cudaError_t launch_cell_histograms<float>(const CellPairLaunch<float>*, int,
+                                                   const CellGrid&, const HistogramParams<float>&,
+                                                   cudaStream_t, int);
+template cudaError_t launch_cell_histograms<double>(const CellPairLaunch<double>*, int,
+                                                    const CellGrid&, const HistogramParams<double>&,
+                                                    cudaStream_t, int);
 template cudaError_t launch_cell_histogram<float>(const DeviceCells<float>&,
                                                   const DeviceCells<float>&, bool, const CellGrid&,
                                                   int64_t, int64_t, const HistogramParams<float>&,

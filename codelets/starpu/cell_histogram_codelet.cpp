@@ -60,18 +60,17 @@ SortCache<T>* worker_caches() {
 template <class T>
 void run_cpu(void* buffers[], const CellHistogramArgs& args, const HistogramParams<T>& params) {
   SortCache<T>& cache = worker_caches<T>()[starpu_worker_get_id_check()];
-  const cpu::Coords<T> a = coords_of<T>(buffers[0]);
-  const auto& cells_a = cache.get(args, args.species_a, a, params);
-  int hist_index = 1;
-  const cpu::CellSortedSpecies<T>* cells_b = &cells_a;
-  if (!args.same_species) {
+  for (int k = 0; k < args.npairs; ++k) {
+    const CellTaskPair& pr = args.pair[k];
+    const auto& cells_a = cache.get(args, pr.species_a, coords_of<T>(buffers[pr.buffer_a]), params);
+    const cpu::CellSortedSpecies<T>* cells_b = &cells_a;
     // Two entries in use at once: the lookup of b does not evict a, the most recently used.
-    cells_b = &cache.get(args, args.species_b, coords_of<T>(buffers[1]), params);
-    hist_index = 2;
+    if (!pr.same_species)
+      cells_b = &cache.get(args, pr.species_b, coords_of<T>(buffers[pr.buffer_b]), params);
+    auto* hist = reinterpret_cast<uint64_t*>(STARPU_VECTOR_GET_PTR(buffers[pr.buffer_hist]));
+    cpu::histogram_cells(cells_a, *cells_b, pr.same_species != 0, args.grid, pr.key_begin,
+                         pr.key_end, params, hist);
   }
-  auto* hist = reinterpret_cast<uint64_t*>(STARPU_VECTOR_GET_PTR(buffers[hist_index]));
-  cpu::histogram_cells(cells_a, *cells_b, args.same_species != 0, args.grid, args.key_begin,
-                       args.key_end, params, hist);
 }
 
 void cell_histogram_cpu(void* buffers[], void* cl_arg) {
@@ -85,8 +84,7 @@ void cell_histogram_cpu(void* buffers[], void* cl_arg) {
 }
 
 uint32_t cell_histogram_footprint(starpu_task* task) {
-  const auto& args = *static_cast<const CellHistogramArgs*>(task->cl_arg);
-  return starpu_hash_crc32c_be(static_cast<uint32_t>(args.grid.reach), work_footprint(args));
+  return cell_task_footprint(*static_cast<const CellHistogramArgs*>(task->cl_arg));
 }
 
 size_t cell_histogram_size(starpu_task* task, unsigned) {
@@ -104,6 +102,12 @@ starpu_perfmodel cell_histogram_model = [] {
 }();
 
 }  // namespace
+
+uint32_t cell_task_footprint(const CellHistogramArgs& args) {
+  const uint32_t h = starpu_hash_crc32c_be(static_cast<uint32_t>(args.grid.reach), work_footprint(args));
+  // Single pairs keep the footprints of the shipped models.
+  return args.npairs > 1 ? starpu_hash_crc32c_be(static_cast<uint32_t>(args.npairs), h) : h;
+}
 
 template <class T>
 void release_run(uint64_t run) {

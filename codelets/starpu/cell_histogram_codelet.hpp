@@ -5,7 +5,8 @@
 // Every worker sorts the frame's species into cells itself, once per frame and species: the CPU
 // in main memory, the GPU on the device from the coordinates StarPU already moved there. Each
 // worker keeps its sorted copies for the next task of the same frame (a few per worker), so a
-// frame cut into many tasks is sorted once per worker, not once per task.
+// frame cut into many tasks is sorted once per worker, not once per task. A task may count
+// several pairs of a frame (a small frame's GPU share), each over its own run of home cells.
 #pragma once
 
 #include <starpu.h>
@@ -17,15 +18,31 @@
 
 namespace pairhist::codelets {
 
-/// Arguments of one cell-list task (the task's cl_arg). Buffers: coordinates of species a (R),
-/// of species b unless same_species (R), the pair's histogram of nbins + 1 uint64 (REDUX; the
-/// kernels add the candidates they examined to the last entry).
+/// Species pairs one cell-list task may count, and the species they may span: a small frame's
+/// pairs go to the GPU as one task and one launch (cuda::launch_cell_histograms). A CUDA worker
+/// keeps kMaxCellTaskSpecies sorted species, so every species of a task stays sorted until its
+/// launch.
+constexpr int kMaxCellTaskPairs = 8;
+constexpr int kMaxCellTaskSpecies = 4;
+
+/// One species pair of a cell-list task: the pairs (i in a, j in b) whose i lies in a home cell
+/// with key in [key_begin, key_end). buffer_a, buffer_b (buffer_a for the same species) and
+/// buffer_hist are the task's buffers with a's and b's coordinates and the pair's histogram.
+struct CellTaskPair {
+  int species_a = 0, species_b = 0;  // which species: with `frame` and `run`, the sort cache key
+  int buffer_a = 0, buffer_b = 0, buffer_hist = 0;
+  int same_species = 0;
+  int64_t key_begin = 0, key_end = 0;
+};
+
+/// Arguments of one cell-list task (the task's cl_arg). Buffers: the coordinates of the species
+/// of its pairs (R), then the pairs' histograms of nbins + 1 uint64 (REDUX; the kernels add the
+/// candidates they examined to the last entry).
 struct CellHistogramArgs {
   Precision precision = Precision::single;
-  int same_species = 0;
-  int species_a = 0, species_b = 0;  // which species: with `frame` and `run`, the sort cache key
-  uint64_t run = 0;                  // a number unique to the engine instance
-  int64_t key_begin = 0, key_end = 0;
+  uint64_t run = 0;  // a number unique to the engine instance
+  int npairs = 0;
+  CellTaskPair pair[kMaxCellTaskPairs];
   uint64_t pairs = 0;              // estimated candidates: the perfmodel's size
   uint64_t frame = 0;              // the engine's frame number and task number, for the task trace
   uint64_t sequence = 0;           // (not part of the footprint)
@@ -39,6 +56,10 @@ struct CellHistogramArgs {
   }
   BoxKind box_kind() const { return grid.kind; }
 };
+
+/// The perfmodel footprint of a cell-list task (the planner's and the codelet's): its work, the
+/// grid's reach and, for a task of several pairs, their number.
+uint32_t cell_task_footprint(const CellHistogramArgs& args);
 
 starpu_codelet* cell_histogram_codelet();
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include "../cuda/cell_list_cuda.hpp"
 #include "cell_histogram_codelet.hpp"
@@ -86,20 +87,26 @@ template <class T>
 void launch(void* buffers[], const CellHistogramArgs& args, const HistogramParams<T>& params) {
   DeviceCache& cache = device_caches()[starpu_worker_get_id_check()];
   const cudaStream_t stream = starpu_cuda_get_local_stream();
-  const std::optional<cuda::DeviceCells<T>> a =
-      sorted<T>(cache, args, args.species_a, buffers[0], params, stream);
-  if (!a) return;
-  std::optional<cuda::DeviceCells<T>> b = a;
-  int hist_index = 1;
-  if (!args.same_species) {
-    b = sorted<T>(cache, args, args.species_b, buffers[1], params, stream);
-    if (!b) return;
-    hist_index = 2;
+  // Every species of the task sorted (at most kMaxCellTaskSpecies, which the cache holds at once,
+  // so none is evicted before the launch reads it), then one launch for all pairs.
+  static_assert(kMaxCellTaskSpecies <= std::tuple_size_v<decltype(DeviceCache::entries)>);
+  std::array<cuda::DeviceCells<T>, 2 * kMaxCellTaskPairs> cells;
+  std::array<cuda::CellPairLaunch<T>, kMaxCellTaskPairs> pairs;
+  for (int k = 0; k < args.npairs; ++k) {
+    const CellTaskPair& pr = args.pair[k];
+    for (int side = 0; side < (pr.same_species ? 1 : 2); ++side) {
+      const std::optional<cuda::DeviceCells<T>> c =
+          sorted<T>(cache, args, side ? pr.species_b : pr.species_a,
+                    buffers[side ? pr.buffer_b : pr.buffer_a], params, stream);
+      if (!c) return;
+      cells[size_t(2 * k + side)] = *c;
+    }
+    auto* hist = reinterpret_cast<unsigned long long*>(STARPU_VECTOR_GET_PTR(buffers[pr.buffer_hist]));
+    pairs[size_t(k)] = {&cells[size_t(2 * k)], &cells[size_t(2 * k + (pr.same_species ? 0 : 1))],
+                        pr.same_species != 0, pr.key_begin, pr.key_end, hist};
   }
-  auto* hist = reinterpret_cast<unsigned long long*>(STARPU_VECTOR_GET_PTR(buffers[hist_index]));
   const cudaError_t err =
-      cuda::launch_cell_histogram(*a, *b, args.same_species != 0, args.grid, args.key_begin,
-                                  args.key_end, params, hist, stream);
+      cuda::launch_cell_histograms(pairs.data(), args.npairs, args.grid, params, stream);
   if (err != cudaSuccess) fail_cuda_task(args, err, "cell-list histogram launch");
 }
 
