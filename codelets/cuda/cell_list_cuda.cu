@@ -382,20 +382,54 @@ struct PlannedJob {
 
 /// One launch of jobs[0, count): slices per job from the GPU's resident warps (or `slices`),
 /// items laid out job after job.
+/// The SMs of the current device and the blocks of `fn` with `shared` bytes each fit on one,
+/// asked of the runtime once per thread, device, kernel and size: the queries and the attribute
+/// cost the host ~10 us per launch, and a small frame's launch takes ~0.2 ms of GPU time.
+struct LaunchShape {
+  int sms = 0, per_sm = 0;
+};
+cudaError_t launch_shape(const void* fn, size_t shared, LaunchShape& shape) {
+  struct Known {
+    int device;
+    const void* fn;
+    size_t shared;
+    LaunchShape shape;
+  };
+  thread_local std::vector<Known> known;
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  for (const Known& k : known)
+    if (k.device == device && k.fn == fn && k.shared == shared) {
+      shape = k.shape;
+      return cudaSuccess;
+    }
+  // The kernel may take all the shared memory a block can have: every launch of it may then use
+  // any size, and no thread lowers the limit under another's launch.
+  int optin = 0;
+  cudaFuncAttributes attributes{};
+  err = cudaDeviceGetAttribute(&shape.sms, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (err == cudaSuccess) err = cudaFuncGetAttributes(&attributes, fn);
+  if (err == cudaSuccess)
+    err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               optin - static_cast<int>(attributes.sharedSizeBytes));
+  if (err == cudaSuccess)
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&shape.per_sm, fn, kThreads, shared);
+  if (err != cudaSuccess) return err;
+  known.push_back({device, fn, shared, shape});
+  return cudaSuccess;
+}
+
 template <BoxKind K, class T, int F, bool Global>
 cudaError_t launch(CellArgs<T> args, const PlannedJob<T>* jobs, int count, size_t shared,
                    int slices, cudaStream_t stream) {
   auto* fn = cell_histogram_kernel<K, T, F, Global>;
-  int device = 0, sms = 0, per_sm = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (err == cudaSuccess)
-    err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(shared));
-  if (err == cudaSuccess)
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, kThreads, shared);
+  LaunchShape shape;
+  const cudaError_t err = launch_shape(reinterpret_cast<const void*>(fn), shared, shape);
   if (err != cudaSuccess) return err;
+  const int sms = shape.sms, per_sm = shape.per_sm;
   const int64_t resident_warps = int64_t(std::max(per_sm, 1)) * sms * kWarps;
   int64_t home_keys = 0;
   for (int j = 0; j < count; ++j) home_keys += jobs[j].keys;
@@ -431,10 +465,12 @@ cudaError_t launch_for_box(const CellArgs<T>& args, const std::vector<PlannedJob
   const size_t fixed = fixed_shared_bytes<K>(args.p);
   const size_t per_job = (size_t(args.p.nbins) + 1) * sizeof(unsigned);
   // Histograms too wide for shared memory (or beyond the biased bins' 2^23): global atomics.
-  const bool global = fixed + per_job + 64 > size_t(optin) || args.p.nbins >= (1 << 23);
+  // (The kernel's static shared memory: the job table, candidates per job, a counter.)
+  const size_t statics = kMaxJobs * (sizeof(CellJob<T>) + sizeof(unsigned long long)) + 64;
+  const bool global = fixed + per_job + statics > size_t(optin) || args.p.nbins >= (1 << 23);
   const int per_launch =
       global ? kMaxJobs
-             : static_cast<int>(std::min<size_t>(kMaxJobs, (size_t(optin) - 64 - fixed) / per_job));
+             : static_cast<int>(std::min<size_t>(kMaxJobs, (size_t(optin) - statics - fixed) / per_job));
   auto go = [&](auto fixed_images) {
     constexpr int F = decltype(fixed_images)::value;
     cudaError_t e = cudaSuccess;
