@@ -5,7 +5,7 @@
 # (scripts/scaling_model.py --ranks); the reduction methods with many intervals.
 #   bash scripts/gpu-suite.sh stage          (here: with MPI, the stage carries OpenMPI too)
 #   bash scripts/mpi-device-run.sh           (there, repo root, carry [".gpu"]; logs to $OUT)
-# MPI_PARTS picks parts (suite f1 w1 traces reduction; default all); MPI_REPEATS the repeats (3).
+# MPI_PARTS picks parts (suite f1 w1 traces reduction hybrid-traces; default all but hybrid-traces); MPI_REPEATS the repeats (3).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=mpi-device
@@ -54,7 +54,7 @@ one_and_two() {
 }
 
 f1cmd=()
-if [[ " $parts " == *" f1 "* || " $parts " == *" traces "* || " $parts " == *" reduction "* ]]; then
+if [[ " $parts " == *" f1 "* || " $parts " == *"traces "* || " $parts " == *" reduction "* ]]; then
   step synth-f1 "$ph" synth --case F1 --frames 200 -o "$work/f1" -q
   "$ph" synth --case F1 --frames 200 -o "$work/f1" -q >"$work/f1-command.txt" 2>&1
   read -r -a f1cmd <"$work/f1-command.txt"
@@ -88,13 +88,25 @@ if [[ " $parts " == *" traces "* ]]; then
 fi
 
 if [[ " $parts " == *" reduction "* ]]; then
-  # Ten intervals: the sum tasks (default) against StarPU-MPI's redux.
+  # The sum tasks (default) against StarPU-MPI's redux, which StarPU 1.3 does once per run (so
+  # without --interval); then the sum tasks with ten intervals.
   for method in sum redux; do
-    PAIRHIST_MPI_REDUCTION=$method step "f1-interval20-$method" mpirun -n 2 -x PAIRHIST_MPI_REDUCTION \
-      "$ph" "${f1cmd[@]}" --interval 20 -o "$work/f1-$method" --overwrite \
-      --report "$out/f1-interval20-$method.json"
+    PAIRHIST_MPI_REDUCTION=$method step "f1-reduce-$method" mpirun -n 2 -x PAIRHIST_MPI_REDUCTION \
+      "$ph" "${f1cmd[@]}" -o "$work/f1-$method" --overwrite --report "$out/f1-reduce-$method.json"
   done
   compare f1-sum f1-redux
+  step f1-interval20-sum mpirun -n 2 "$ph" "${f1cmd[@]}" --interval 20 -o "$work/f1-interval20" \
+    --overwrite --report "$out/f1-interval20-sum.json"
+fi
+
+if [[ " $parts " == *" hybrid-traces "* ]]; then
+  # Where the 2-rank hybrid run (CPU workers beside each GPU) loses its tail: task traces of both.
+  mkdir -p "$work/htraces"
+  step f1-htrace-1proc "$ph" "${f1cmd[@]}" -o "$work/f1-h1" --overwrite \
+    --report "$work/htraces/f1-1proc.json" --task-trace "$work/htraces/f1-1proc.csv"
+  step f1-htrace-2ranks mpirun -n 2 "$ph" "${f1cmd[@]}" -o "$work/f1-h2" --overwrite \
+    --report "$work/htraces/f1-2ranks.json" --task-trace "$work/htraces/f1-2ranks.csv"
+  tar -czf "$out/mpi-hybrid-traces.tar.gz" -C "$work" htraces
 fi
 
 mkdir -p "$work/reports" && cp "$out"/*.json "$work/reports/" 2>/dev/null
