@@ -8,6 +8,7 @@
 #include <deque>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "distribution.hpp"
@@ -31,8 +32,12 @@ class FrameDispenser {
   /// a whole one would end after the other ranks have counted every frame left. Near the end a
   /// rank so slow that even a part would end after a faster rank could have counted it gets
   /// `later`: it asks again, and the faster ranks take what is left.
-  Offer grant(int rank, WorkUnit& unit, double now = 0);
-  /// Seconds `rank` takes per frame, as its claims come (0 until measured).
+  /// `delivered`: the units `rank` has taken into counting so far, in parts of a frame (a whole
+  /// frame is frame_parts); its pace then comes from them and what it holds (granted but not
+  /// taken) is known. -1: the rank does not say; its pace comes from its claims' intervals, and
+  /// it is taken to hold kHeldUnits units.
+  Offer grant(int rank, WorkUnit& unit, double now = 0, int64_t delivered = -1);
+  /// Seconds `rank` takes per frame, as it counts them (0 until measured).
   double seconds_per_frame(int rank) const { return pace_[static_cast<size_t>(rank)]; }
   /// The file has only `frames` frames.
   void file_ends(int64_t frames);
@@ -76,6 +81,17 @@ class FrameDispenser {
   bool better_elsewhere(int rank, double share) const;
   /// Frames per second of all ranks together, and the fastest pace (0 until measured).
   double total_rate(double& fastest) const;
+  /// Frames (whole and parts) `rank` holds: granted, not yet taken into counting; for a rank
+  /// that does not say, kHeldUnits units of `share`.
+  double held_frames(int rank, double share) const;
+  /// Whether every rank reports its deliveries.
+  bool reporting() const;
+  /// When the ranks other than `rank` will have counted what they hold and `frames` more,
+  /// sharing them by their paces.
+  double others_end(int rank, double frames) const;
+  /// The rank's pace from its claims' intervals (ranks that do not report deliveries), or from
+  /// the frames it took into counting since the last measurement.
+  void measure_pace(int rank, double now, int64_t delivered);
 
   std::vector<int64_t> granted_;             // units per rank
   std::vector<std::deque<int64_t>> recent_;  // last ordinals per rank
@@ -84,6 +100,11 @@ class FrameDispenser {
   std::vector<bool> last_split_;    // whether it got a part then
   std::vector<bool> waited_;        // it was told to ask later since its last unit
   std::vector<double> pace_;        // its seconds per frame (moving average)
+  // Ranks that report their deliveries: parts granted and taken into counting (a whole frame is
+  // parts_; -1: the rank does not say), and its last deliveries (time, parts taken so far).
+  std::vector<int64_t> granted_parts_;
+  std::vector<int64_t> delivered_;
+  std::vector<std::deque<std::pair<double, int64_t>>> paced_;
 };
 
 }  // namespace pairhist

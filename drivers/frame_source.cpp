@@ -72,13 +72,17 @@ bool FrameSource::next_supplied(io::TrajectoryFrame& frame, WorkUnit& unit) {
       throw std::logic_error("FrameSource: the reader delivered a frame no unit claimed");
     unit = claimed_.front();
     claimed_.pop_front();
+    supply_->delivered(unit);
     return true;
   }
   if (!supply_->claim(unit)) {
     done_ = true;
     return false;
   }
-  if (unit.file_index == delivered_index_) return true;  // another part of the same frame
+  if (unit.file_index == delivered_index_) {  // another part of the same frame
+    supply_->delivered(unit);
+    return true;
+  }
   if (unit.file_index < delivered_index_)
     throw std::logic_error("FrameSource: units must come in increasing frame order");
   // Readers that cannot pass over frames read the ones in between and drop them.
@@ -90,6 +94,7 @@ bool FrameSource::next_supplied(io::TrajectoryFrame& frame, WorkUnit& unit) {
     }
   }
   delivered_index_ = unit.file_index;
+  supply_->delivered(unit);
   return true;
 }
 

@@ -44,6 +44,8 @@ class FrameSupply {
   virtual bool claim(WorkUnit& unit) = 0;
   /// The file has only `frames` frames: units at or beyond them do not exist.
   virtual void file_ends(int64_t frames) = 0;
+  /// `unit`, claimed before, goes to counting now (FrameSource::next returns it).
+  virtual void delivered(const WorkUnit& unit) { (void)unit; }
 };
 
 class FrameSource {

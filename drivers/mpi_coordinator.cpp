@@ -64,7 +64,7 @@ void MpiDistribution::handle(int from, const Request& req) {
     case kClaim: {
       WorkUnit unit;
       Grant g;
-      g.offer = dispenser_->grant(from, unit, seconds_since(started_)).kind;
+      g.offer = dispenser_->grant(from, unit, seconds_since(started_), req.value).kind;
       g.ordinal = unit.ordinal, g.file_index = unit.file_index, g.part = unit.part;
       MPI_Send(&g, sizeof(g), MPI_BYTE, from, kGrantTag, comm);
       break;

@@ -154,9 +154,9 @@ bool MpiDistribution::claim(WorkUnit& unit) {
   for (;;) {
     if (rank_ == 0) {
       std::lock_guard<std::mutex> lock(mutex_);
-      offer = dispenser_->grant(0, unit, seconds_since(started_));
+      offer = dispenser_->grant(0, unit, seconds_since(started_), delivered_parts_);
     } else {
-      send_request({kClaim, 0, 0, 0});
+      send_request({kClaim, 0, delivered_parts_, 0});
       Grant g;
       receive(&g, sizeof(g), kGrantTag, "a frame to count");
       offer.kind = static_cast<Offer::Kind>(g.offer);

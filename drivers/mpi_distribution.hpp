@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -43,7 +44,8 @@ enum Kind : int32_t { kClaim = 1, kFileEnds, kError, kFatal, kStop, kBeat, kDrai
 struct Request {
   int32_t kind = 0;
   int32_t signo = 0;
-  int64_t value = 0;   // kFileEnds: frames in the file; kError: the bad frame's file index
+  int64_t value = 0;   // kFileEnds: frames in the file; kError: the bad frame's file index;
+                       // kClaim: the units taken into counting (FrameDispenser::grant)
   int64_t length = 0;  // bytes of text that follow (kError, kFatal)
 };
 
@@ -81,6 +83,9 @@ class MpiDistribution : public Distribution {
   DistributedPlan share_plan(const DistributedPlan* plan, const std::atomic<int>* stop) override;
   bool claim(WorkUnit& unit) override;
   void file_ends(int64_t frames) override;
+  void delivered(const WorkUnit& unit) override {
+    delivered_parts_ += unit.part >= 0 ? 1 : std::max(1, plan_.frame_parts);
+  }
   void report_error(int64_t file_index, const std::string& message) override;
   void fail(const std::string& message) override;
   RunEnd run_end() override;
@@ -134,6 +139,8 @@ class MpiDistribution : public Distribution {
   std::atomic<bool> quit_{false};     // finish(): the control thread ends (rank 0: after the byes)
   std::atomic<bool> abandon_{false};  // the destructor without finish(): it ends now
   std::mutex claim_mutex_;            // one claim at a time from this rank
+  // Units this rank took into counting, in parts of a frame (FrameDispenser::grant's delivered).
+  std::atomic<int64_t> delivered_parts_{0};
   bool no_more_ = false;
   std::mutex text_mutex_;
   std::atomic<Clock::time_point> last_pong_{Clock::now()};
