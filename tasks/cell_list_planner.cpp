@@ -129,8 +129,7 @@ void CellListPlanner::submit_ranges(const PlannedFrame& frame,
   std::vector<starpu_data_handle_t> inputs;
   for (int s : species) inputs.push_back(frame.slot.handles[static_cast<size_t>(s)]);
   submitter_.submit(codelets::cell_histogram_codelet(), args, sizeof(*args), inputs, pair_list,
-                    gpu_only, codelets::cell_task_footprint(*args), args->pairs,
-                    "cell_histogram");
+                    gpu_only, codelets::cell_task_footprint(*args), args->pairs, "cell_histogram");
 }
 
 void CellListPlanner::submit_frame(const PlannedFrame& frame) {

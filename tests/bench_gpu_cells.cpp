@@ -318,9 +318,10 @@ void run(const Options& o) {
     check(cudaMemcpy(separate.data(), hists, separate.size() * sizeof(uint64_t),
                      cudaMemcpyDeviceToHost),
           "cudaMemcpy");
-    const cuda::CellPairLaunch<T> all[3] = {{&cells_o, &cells_o, true, 0, grid.keys, hists},
-                                            {&cells_o, &cells_h, false, 0, grid.keys, hists + slots},
-                                            {&cells_h, &cells_h, true, 0, grid.keys, hists + 2 * slots}};
+    const cuda::CellPairLaunch<T> all[3] = {
+        {&cells_o, &cells_o, true, 0, grid.keys, hists},
+        {&cells_o, &cells_h, false, 0, grid.keys, hists + slots},
+        {&cells_h, &cells_h, true, 0, grid.keys, hists + 2 * slots}};
     const auto fused_frame = [&] {
       check(cuda::launch_cell_histograms(all, 3, grid, p, 0, o.slices), "launch_cell_histograms");
     };
@@ -328,9 +329,10 @@ void run(const Options& o) {
     // Frames one after the other, as the engine's queued tasks run: the GPU's time per frame
     // without the host's time to launch the first.
     constexpr int kQueued = 20;
-    const double queued_ms = time_ms(o.repeats, [&] {
-                               for (int f = 0; f < kQueued; ++f) fused_frame();
-                             }) /
+    const double queued_ms = time_ms(o.repeats,
+                                     [&] {
+                                       for (int f = 0; f < kQueued; ++f) fused_frame();
+                                     }) /
                              kQueued;
     // The host's time in the call (the GPU idles through it before a frame's first launch).
     std::vector<double> host_us;

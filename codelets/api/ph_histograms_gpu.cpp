@@ -98,9 +98,8 @@ int histograms_gpu(const ph_frame& f, int device, uint64_t* out) {
                                                 f.species_sizes[b], a == b, 0, f.species_sizes[a],
                                                 params, hist + pair * slots, scope.stream));
     }
-  PH_CUDA_TRY(cuda::launch_cell_histograms(cell_launches.data(),
-                                           static_cast<int>(cell_launches.size()), grid, params,
-                                           scope.stream));
+  PH_CUDA_TRY(cuda::launch_cell_histograms(
+      cell_launches.data(), static_cast<int>(cell_launches.size()), grid, params, scope.stream));
   std::vector<uint64_t> result(npairs * slots);
   PH_CUDA_TRY(cudaMemcpyAsync(result.data(), hist, result.size() * sizeof(uint64_t),
                               cudaMemcpyDeviceToHost, scope.stream));

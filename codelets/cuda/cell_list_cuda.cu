@@ -174,9 +174,9 @@ __device__ __forceinline__ void count_partial(const Point<T> (&cand)[kSlots],
 /// NaN points (miss bin).
 template <bool Global, BoxKind K, class T, int F>
 __device__ __forceinline__ void sweep(const CellArgs<T>& args, const CellJob<T>& job,
-                                      const int32_t* idx, int c0, int mw,
-                                      const Point<T>* home, int hc, int i0, int home_end,
-                                      ImageTable<T> images, unsigned* counts, int lane) {
+                                      const int32_t* idx, int c0, int mw, const Point<T>* home,
+                                      int hc, int i0, int home_end, ImageTable<T> images,
+                                      unsigned* counts, int lane) {
   Point<T> cand[kSlots];
   int32_t j[kSlots];
   bool in_home = false;
@@ -223,7 +223,8 @@ __device__ void flush_all(unsigned* counts, const CellArgs<T>& args, int first, 
   const int nbins = args.p.nbins;
 #pragma unroll
   for (int j = 0; j < kMaxJobs; ++j)
-    if (j < args.jobs) flush_counts(counts + j * (nbins + 1), nbins, args.job[j].hist, first, stride);
+    if (j < args.jobs)
+      flush_counts(counts + j * (nbins + 1), nbins, args.job[j].hist, first, stride);
 }
 
 /// One home cell (points hs..he of a) against slice `slice` of `slices` of its stencil's listed
@@ -468,9 +469,9 @@ cudaError_t launch_for_box(const CellArgs<T>& args, const std::vector<PlannedJob
   // (The kernel's static shared memory: the job table, candidates per job, a counter.)
   const size_t statics = kMaxJobs * (sizeof(CellJob<T>) + sizeof(unsigned long long)) + 64;
   const bool global = fixed + per_job + statics > size_t(optin) || args.p.nbins >= (1 << 23);
-  const int per_launch =
-      global ? kMaxJobs
-             : static_cast<int>(std::min<size_t>(kMaxJobs, (size_t(optin) - statics - fixed) / per_job));
+  const int per_launch = global ? kMaxJobs
+                                : static_cast<int>(std::min<size_t>(
+                                      kMaxJobs, (size_t(optin) - statics - fixed) / per_job));
   auto go = [&](auto fixed_images) {
     constexpr int F = decltype(fixed_images)::value;
     cudaError_t e = cudaSuccess;
@@ -535,8 +536,8 @@ cudaError_t launch_cell_histograms(const CellPairLaunch<T>* pairs, int count, co
     const double candidates_per_point =
         static_cast<double>(other->n) / keys * stencil * (pr.same_species ? 0.5 : 1.0);
     p.passes_per_cell = candidates_per_point / kPass;
-    p.work = static_cast<double>(home->n) * static_cast<double>(p.keys) / keys *
-             candidates_per_point;
+    p.work =
+        static_cast<double>(home->n) * static_cast<double>(p.keys) / keys * candidates_per_point;
     jobs.push_back(p);
   }
   if (jobs.empty()) return cudaSuccess;

@@ -104,7 +104,8 @@ starpu_perfmodel cell_histogram_model = [] {
 }  // namespace
 
 uint32_t cell_task_footprint(const CellHistogramArgs& args) {
-  const uint32_t h = starpu_hash_crc32c_be(static_cast<uint32_t>(args.grid.reach), work_footprint(args));
+  const uint32_t h =
+      starpu_hash_crc32c_be(static_cast<uint32_t>(args.grid.reach), work_footprint(args));
   // Single pairs keep the footprints of the shipped models.
   return args.npairs > 1 ? starpu_hash_crc32c_be(static_cast<uint32_t>(args.npairs), h) : h;
 }

@@ -101,9 +101,14 @@ void launch(void* buffers[], const CellHistogramArgs& args, const HistogramParam
       if (!c) return;
       cells[size_t(2 * k + side)] = *c;
     }
-    auto* hist = reinterpret_cast<unsigned long long*>(STARPU_VECTOR_GET_PTR(buffers[pr.buffer_hist]));
-    pairs[size_t(k)] = {&cells[size_t(2 * k)], &cells[size_t(2 * k + (pr.same_species ? 0 : 1))],
-                        pr.same_species != 0, pr.key_begin, pr.key_end, hist};
+    auto* hist =
+        reinterpret_cast<unsigned long long*>(STARPU_VECTOR_GET_PTR(buffers[pr.buffer_hist]));
+    pairs[size_t(k)] = {&cells[size_t(2 * k)],
+                        &cells[size_t(2 * k + (pr.same_species ? 0 : 1))],
+                        pr.same_species != 0,
+                        pr.key_begin,
+                        pr.key_end,
+                        hist};
   }
   const cudaError_t err =
       cuda::launch_cell_histograms(pairs.data(), args.npairs, args.grid, params, stream);
