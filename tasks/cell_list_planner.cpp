@@ -92,6 +92,16 @@ std::vector<std::pair<int64_t, int64_t>> CellListPlanner::key_ranges(int64_t fir
   return ranges;
 }
 
+std::vector<int> CellListPlanner::species_of(const std::vector<PairRange>& ranges) const {
+  std::vector<int> species;
+  for (const PairRange& r : ranges) {
+    const auto [a, b] = pairs_[static_cast<size_t>(r.pair)];
+    for (int s : {a, b})
+      if (std::find(species.begin(), species.end(), s) == species.end()) species.push_back(s);
+  }
+  return species;
+}
+
 void CellListPlanner::submit_ranges(const PlannedFrame& frame,
                                     const codelets::CellHistogramArgs& base,
                                     const std::vector<PairRange>& ranges, bool gpu_only) {
@@ -99,12 +109,9 @@ void CellListPlanner::submit_ranges(const PlannedFrame& frame,
   if (!args) throw std::bad_alloc();
   std::memcpy(static_cast<void*>(args), &base, sizeof(base));
   // Buffers: each species once, then the pairs' histograms.
-  std::vector<int> species;
+  const std::vector<int> species = species_of(ranges);
   const auto buffer_of = [&species](int s) {
-    const auto it = std::find(species.begin(), species.end(), s);
-    if (it != species.end()) return static_cast<int>(it - species.begin());
-    species.push_back(s);
-    return static_cast<int>(species.size()) - 1;
+    return static_cast<int>(std::find(species.begin(), species.end(), s) - species.begin());
   };
   std::vector<int> pair_list;
   double candidates = 0;
@@ -210,7 +217,6 @@ void CellListPlanner::submit_frame(const PlannedFrame& frame) {
   // small frame's pairs share one launch (one ramp-up and one tail on the GPU, one task for
   // StarPU). A task holds at most kMaxCellTaskPairs pairs of kMaxCellTaskSpecies species.
   std::vector<PairRange> whole;
-  const bool fuse = fuse_pairs_;
   for (const auto& [candidates, pair] : work) {
     const double per_cell = candidates / static_cast<double>(cells);
     // The cores' share first (the first cells of the smallest pairs), in tasks a core finishes
@@ -231,7 +237,7 @@ void CellListPlanner::submit_frame(const PlannedFrame& frame) {
     const double each =
         static_cast<double>(rest) * per_cell / static_cast<double>(std::max<int64_t>(n, 1));
     const auto ranges = key_ranges(first_cell + cpu_cells, end_cell, n);
-    if (fuse && ranges.size() == 1) {
+    if (fuse_pairs_ && ranges.size() == 1) {
       whole.push_back({pair, ranges[0].first, ranges[0].second, each});
       continue;
     }
@@ -242,26 +248,20 @@ void CellListPlanner::submit_frame(const PlannedFrame& frame) {
   std::sort(whole.begin(), whole.end(),
             [](const PairRange& x, const PairRange& y) { return x.pair < y.pair; });
   std::vector<PairRange> task;
-  std::vector<int> species;
   double candidates = 0;
   const auto flush = [&] {
     if (task.empty()) return;
     submit_ranges(frame, base, task, hybrid && candidates > double(cpu_task_limit_));
-    task.clear(), species.clear(), candidates = 0;
+    task.clear(), candidates = 0;
   };
   for (const PairRange& r : whole) {
-    const auto [a, b] = pairs_[static_cast<size_t>(r.pair)];
-    std::vector<int> joined = species;
-    for (int s : {a, b})
-      if (std::find(joined.begin(), joined.end(), s) == joined.end()) joined.push_back(s);
-    if (task.size() == size_t(codelets::kMaxCellTaskPairs) ||
-        joined.size() > size_t(codelets::kMaxCellTaskSpecies)) {
-      flush();
-      joined = {a};
-      if (b != a) joined.push_back(b);
-    }
     task.push_back(r);
-    species = joined;
+    if (task.size() > size_t(codelets::kMaxCellTaskPairs) ||
+        species_of(task).size() > size_t(codelets::kMaxCellTaskSpecies)) {
+      task.pop_back();
+      flush();
+      task.push_back(r);
+    }
     candidates += r.candidates;
   }
   flush();

@@ -40,6 +40,8 @@ class CellListPlanner : public FramePlanner {
     int64_t key_begin, key_end;
     double candidates;
   };
+  /// The species of `ranges`' pairs, each once, in the order they first appear.
+  std::vector<int> species_of(const std::vector<PairRange>& ranges) const;
   /// One task counting `ranges` (at most codelets::kMaxCellTaskPairs).
   void submit_ranges(const PlannedFrame& frame, const codelets::CellHistogramArgs& base,
                      const std::vector<PairRange>& ranges, bool gpu_only);
