@@ -1,4 +1,4 @@
-#include "fuzz_support.hpp"
+#include "fuzz/fuzz_support.hpp"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -9,9 +9,9 @@
 #include <memory>
 #include <system_error>
 
+#include "io/topology_reader.hpp"
+#include "io/trajectory_reader.hpp"
 #include "pairhist/errors.hpp"
-#include "topology_reader.hpp"
-#include "trajectory_reader.hpp"
 
 namespace pairhist::fuzz {
 

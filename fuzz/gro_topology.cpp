@@ -1,5 +1,5 @@
 // libFuzzer harness: the GRO topology reader on any bytes.
-#include "fuzz_support.hpp"
+#include "fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return pairhist::fuzz::fuzz_topology(data, size, ".gro");

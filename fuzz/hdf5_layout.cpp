@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz_support.hpp"
+#include "fuzz/fuzz_support.hpp"
 
 namespace {
 

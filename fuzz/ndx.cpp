@@ -1,8 +1,8 @@
 // libFuzzer harness: the GROMACS index (.ndx) reader, against a topology of 900 atoms.
 #include <string>
 
-#include "fuzz_support.hpp"
-#include "ndx_reader.hpp"
+#include "fuzz/fuzz_support.hpp"
+#include "io/ndx_reader.hpp"
 #include "pairhist/errors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

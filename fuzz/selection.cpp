@@ -1,12 +1,12 @@
 // libFuzzer harness: the selection parser. The first byte picks what the topology carries
 // (elements, types, an index file, an atom without an element); the rest is the selection text.
-#include "selection.hpp"
+#include "analysis/selection.hpp"
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "fuzz_support.hpp"
+#include "fuzz/fuzz_support.hpp"
 #include "pairhist/errors.hpp"
 
 namespace {
@@ -45,8 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Topology top = make_topology(flags);
   const IndexGroups groups = make_groups();
   try {
-    const std::vector<int> atoms =
-        pairhist::io::select_atoms(top, selection, "top.gro", (flags & 4u) ? &groups : nullptr);
+    const std::vector<int> atoms = pairhist::analysis::select_atoms(
+        top, selection, "top.gro", (flags & 4u) ? &groups : nullptr);
     if (atoms.empty()) pairhist::fuzz::violated("empty selection returned without an error");
     for (size_t i = 0; i < atoms.size(); ++i) {
       if (atoms[i] < 0 || atoms[i] >= top.natoms())

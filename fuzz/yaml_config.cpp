@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "config_file.hpp"
-#include "fuzz_support.hpp"
+#include "drivers/cli/config_file.hpp"
+#include "fuzz/fuzz_support.hpp"
 #include "pairhist/errors.hpp"
 
 namespace {

@@ -1,12 +1,12 @@
-#include "cadishi_input.hpp"
+#include "io/cadishi_input.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
-#include "hdf5_probe.hpp"
+#include "io/hdf5_probe.hpp"
+#include "io/unit_cell.hpp"
 #include "pairhist/errors.hpp"
-#include "unit_cell.hpp"
 
 namespace pairhist::io {
 

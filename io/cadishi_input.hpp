@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "gro_reader.hpp"
-#include "hdf5_util.hpp"
-#include "trajectory_reader.hpp"
+#include "io/gro_reader.hpp"
+#include "io/hdf5_util.hpp"
+#include "io/trajectory_reader.hpp"
 
 namespace pairhist::io {
 

@@ -1,9 +1,9 @@
-#include "cadishi_writer.hpp"
+#include "io/cadishi_writer.hpp"
 
 #include <cmath>
 
+#include "io/unit_cell.hpp"
 #include "pairhist/errors.hpp"
-#include "unit_cell.hpp"
 
 namespace pairhist::io {
 

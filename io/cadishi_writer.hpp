@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "atomic_file.hpp"
-#include "hdf5_util.hpp"
-#include "trajectory_reader.hpp"
+#include "io/atomic_file.hpp"
+#include "io/hdf5_util.hpp"
+#include "io/trajectory_reader.hpp"
 
 namespace pairhist::io {
 

@@ -1,4 +1,4 @@
-#include "dcd_reader.hpp"
+#include "io/dcd_reader.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <limits>
 #include <string>
 
+#include "io/unit_cell.hpp"
 #include "pairhist/errors.hpp"
-#include "unit_cell.hpp"
 
 namespace pairhist::io {
 

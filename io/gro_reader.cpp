@@ -1,4 +1,4 @@
-#include "gro_reader.hpp"
+#include "io/gro_reader.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "io/text_lines.hpp"
 #include "pairhist/errors.hpp"
-#include "text_lines.hpp"
 
 namespace pairhist::io {
 

@@ -2,24 +2,14 @@
 // coordinates of a trajectory.
 #pragma once
 
-#include <array>
 #include <string>
-#include <vector>
+
+#include "analysis/topology.hpp"
 
 namespace pairhist::io {
 
-struct Topology {
-  std::vector<std::string> atom_names, residue_names;  // trimmed
-  std::vector<int> residue_numbers;
-  // Element symbols and atom types, only where the file states them (never guessed from names):
-  // empty when the format has none; an empty entry marks one atom that lacks it.
-  std::vector<std::string> elements, types;
-  std::vector<float> xyz;  // natoms*3, nm
-  // Box vectors as rows: a = box[0..2], b = box[3..5], c = box[6..8], nm (as TrajectoryFrame).
-  std::array<float, 9> box{};
-  std::string title;
-  int natoms() const { return static_cast<int>(atom_names.size()); }
-};
+// The readers fill analysis' Topology (analysis/topology.hpp).
+using analysis::Topology;
 
 /// Reads the first frame of a .gro file. Coordinate field widths are derived from the decimal
 /// points of the first atom line, as GROMACS does, so higher-precision files are read exactly;

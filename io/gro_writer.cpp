@@ -1,9 +1,9 @@
-#include "gro_writer.hpp"
+#include "io/gro_writer.hpp"
 
 #include <cstdio>
 #include <memory>
 
-#include "atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::io {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "gro_reader.hpp"
+#include "io/gro_reader.hpp"
 
 namespace pairhist::io {
 

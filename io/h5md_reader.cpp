@@ -1,9 +1,9 @@
-#include "h5md_reader.hpp"
+#include "io/h5md_reader.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "hdf5_probe.hpp"
+#include "io/hdf5_probe.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::io {

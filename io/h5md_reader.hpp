@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "hdf5_util.hpp"
-#include "trajectory_reader.hpp"
+#include "io/hdf5_util.hpp"
+#include "io/trajectory_reader.hpp"
 
 namespace pairhist::io {
 

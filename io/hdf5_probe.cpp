@@ -1,4 +1,4 @@
-#include "hdf5_probe.hpp"
+#include "io/hdf5_probe.hpp"
 
 #include <fcntl.h>
 #include <hdf5.h>
@@ -19,7 +19,7 @@
 #include <tuple>
 #include <vector>
 
-#include "hdf5_util.hpp"
+#include "io/hdf5_util.hpp"
 #include "pairhist/errors.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)

@@ -1,4 +1,4 @@
-#include "hdf5_util.hpp"
+#include "io/hdf5_util.hpp"
 
 #include <filesystem>
 #include <limits>

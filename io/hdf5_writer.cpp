@@ -1,4 +1,4 @@
-#include "hdf5_writer.hpp"
+#include "io/hdf5_writer.hpp"
 
 #include <hdf5.h>
 
@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "atomic_file.hpp"
-#include "hdf5_util.hpp"
+#include "analysis/rdf.hpp"
+#include "io/atomic_file.hpp"
+#include "io/hdf5_util.hpp"
 #include "pairhist/errors.hpp"
-#include "rdf.hpp"
 
 namespace pairhist::io {
 
@@ -144,15 +144,15 @@ void write_hdf5(const std::string& path, const HistogramResult& res,
   validate(res);
   // Normalise before touching the disk, so a normalisation error leaves no partial output.
   const bool have_box = !res.volumes.empty();
-  const bool have_curves = can_normalise(res);
+  const bool have_curves = analysis::can_normalise(res);
   // rdf keeps CADISHI-era readers' "/pairhist/rdf"; the other modes name what they hold.
-  const std::string curve_group = res.norm == "rdf" ? "rdf" : normalised_name(res.norm);
-  std::vector<RdfCurve> curves;
+  const std::string curve_group = res.norm == "rdf" ? "rdf" : analysis::normalised_name(res.norm);
+  std::vector<analysis::RdfCurve> curves;
   if (have_curves) {
-    for (const auto& p : res.pairs) curves.push_back(compute_rdf(res, p));
+    for (const auto& p : res.pairs) curves.push_back(analysis::compute_rdf(res, p));
   }
-  const std::vector<double> edges = bin_edges(res.r_max, res.nbins);
-  const std::vector<double> centres = bin_centres(res.r_max, res.nbins);
+  const std::vector<double> edges = analysis::bin_edges(res.r_max, res.nbins);
+  const std::vector<double> centres = analysis::bin_centres(res.r_max, res.nbins);
 
   Hdf5Gate gate;
   SilenceHdf5Errors quiet;
@@ -265,7 +265,7 @@ void write_hdf5(const std::string& path, const HistogramResult& res,
         if (res.intervals.size() >= 2) {
           Handle error = w.group(meta.get(), curve_group + "_error");
           for (size_t i = 0; i < res.pairs.size(); ++i) {
-            const std::vector<double> e = rdf_block_error(res, i);
+            const std::vector<double> e = analysis::rdf_block_error(res, i);
             w.dataset(error.get(), pair_name(res, res.pairs[i]), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                       e.data(), e.size());
           }

@@ -20,7 +20,7 @@ namespace pairhist::io {
 ///                                                             the exclusion rule
 ///   /pairhist/shared_atoms/<A>,<B>            uint64 scalar   atoms in both A and B: self
 ///                                                             pairs left out per frame
-///   /pairhist/bin_edges                       float64 [nbins+1]
+///   /pairhist/analysis::bin_edges                       float64 [nbins+1]
 ///   /pairhist/frame_indices                   int64 [n_frames]
 ///   /pairhist/frame_times                     float64 [n_frames], ps
 ///   /pairhist/volumes                         float64 [n_frames] (only with a box)

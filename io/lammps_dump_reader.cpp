@@ -1,4 +1,4 @@
-#include "lammps_dump_reader.hpp"
+#include "io/lammps_dump_reader.hpp"
 
 #include <algorithm>
 #include <array>
@@ -11,8 +11,8 @@
 #include <string>
 #include <utility>
 
+#include "io/text_lines.hpp"
 #include "pairhist/errors.hpp"
-#include "text_lines.hpp"
 
 namespace pairhist::io {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "gro_reader.hpp"
-#include "trajectory_reader.hpp"
+#include "io/gro_reader.hpp"
+#include "io/trajectory_reader.hpp"
 
 namespace pairhist::io {
 

@@ -1,17 +1,11 @@
-#include "ndx_reader.hpp"
+#include "io/ndx_reader.hpp"
 
 #include <fstream>
 
+#include "io/text_lines.hpp"
 #include "pairhist/errors.hpp"
-#include "text_lines.hpp"
 
 namespace pairhist::io {
-
-const std::vector<int>* IndexGroups::find(const std::string& name) const {
-  for (size_t g = 0; g < names.size(); ++g)
-    if (names[g] == name) return &atoms[g];
-  return nullptr;
-}
 
 IndexGroups read_ndx(const std::string& path, int natoms) {
   std::ifstream in(path);

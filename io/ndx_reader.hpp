@@ -3,19 +3,12 @@
 #pragma once
 
 #include <string>
-#include <vector>
+
+#include "analysis/topology.hpp"
 
 namespace pairhist::io {
 
-struct IndexGroups {
-  std::string path;                     // for error messages
-  std::vector<std::string> names;       // in file order
-  std::vector<std::vector<int>> atoms;  // per group: 0-based atom indices, as listed
-
-  /// The first group named `name` (GROMACS tolerates repeated names; the first one wins, as in
-  /// gmx's own lookup by name), or nullptr.
-  const std::vector<int>* find(const std::string& name) const;
-};
+using analysis::IndexGroups;  // analysis/topology.hpp
 
 /// Reads `path`: sections "[ name ]" followed by whitespace-separated 1-based atom numbers (any
 /// number per line, as gmx make_ndx writes 15). Blank lines are skipped. Every atom number must

@@ -1,4 +1,4 @@
-#include "pdb_reader.hpp"
+#include "io/pdb_reader.hpp"
 
 #include <cerrno>
 #include <climits>

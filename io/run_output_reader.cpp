@@ -1,4 +1,4 @@
-#include "run_output_reader.hpp"
+#include "io/run_output_reader.hpp"
 
 #include <hdf5.h>
 
@@ -10,7 +10,7 @@
 #include <sstream>
 #include <utility>
 
-#include "hdf5_util.hpp"
+#include "io/hdf5_util.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::io {
@@ -197,7 +197,7 @@ RunOutput read_hdf5(const std::string& path) {
   out.n_frames = in.scalar_attribute<int64_t>(meta.get(), "n_frames", H5T_NATIVE_INT64);
   const std::vector<double> edges = in.vector<double>(meta.get(), "bin_edges", H5T_NATIVE_DOUBLE);
   if (nbins <= 0 || edges.size() != static_cast<size_t>(nbins) + 1)
-    in.fail("bin_edges does not match nbins");
+    in.fail("analysis::bin_edges does not match nbins");
   for (int64_t k = 0; k < nbins; ++k) out.r.push_back(0.5 * (edges[k] + edges[k + 1]));
 
   // Counts: the sum over every block group (CADISHI's layout: one per interval).

@@ -1,4 +1,4 @@
-#include "species_columns.hpp"
+#include "io/species_columns.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "text_writers.hpp"
+#include "io/text_writers.hpp"
 
 #include <locale>
 #include <sstream>
@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "atomic_file.hpp"
+#include "analysis/rdf.hpp"
+#include "io/atomic_file.hpp"
 #include "pairhist/errors.hpp"
-#include "rdf.hpp"
 
 namespace pairhist::io {
 
@@ -103,17 +103,17 @@ std::string exclusion_description(const HistogramResult& res) {
 
 void write_rdf_csv(const std::string& path, const HistogramResult& res) {
   check_frames(res);
-  const bool have_curves = can_normalise(res);
-  const std::string value = normalised_name(res.norm);
-  std::vector<RdfCurve> curves;
+  const bool have_curves = analysis::can_normalise(res);
+  const std::string value = analysis::normalised_name(res.norm);
+  std::vector<analysis::RdfCurve> curves;
   for (const auto& p : res.pairs) {
     if (p.counts.size() != static_cast<size_t>(res.nbins)) {
       throw std::logic_error("pair histogram has " + std::to_string(p.counts.size()) +
                              " bins, expected " + std::to_string(res.nbins));
     }
-    if (have_curves) curves.push_back(compute_rdf(res, p));
+    if (have_curves) curves.push_back(analysis::compute_rdf(res, p));
   }
-  const std::vector<double> r = bin_centres(res.r_max, res.nbins);
+  const std::vector<double> r = analysis::bin_centres(res.r_max, res.nbins);
 
   std::ostringstream f = text_stream();
   f << "# pairhist " << kVersion << "\n";
@@ -132,7 +132,8 @@ void write_rdf_csv(const std::string& path, const HistogramResult& res) {
   // keep their places.
   std::vector<std::vector<double>> errors;
   if (have_curves)
-    for (size_t i = 0; i < res.pairs.size(); ++i) errors.push_back(rdf_block_error(res, i));
+    for (size_t i = 0; i < res.pairs.size(); ++i)
+      errors.push_back(analysis::rdf_block_error(res, i));
   const bool have_errors = !errors.empty() && !errors[0].empty();
   if (have_errors)
     f << "# " << value << "err_A-B is the standard error of " << value
@@ -166,11 +167,11 @@ namespace {
 void write_xvg_columns(const std::string& path, const HistogramResult& res,
                        const std::string& title, const std::string& ylabel,
                        const std::string& legend_prefix, const std::string& description,
-                       double (*column)(const RdfCurve&, int)) {
+                       double (*column)(const analysis::RdfCurve&, int)) {
   check_frames(res);
-  std::vector<RdfCurve> curves;
-  for (const auto& p : res.pairs) curves.push_back(compute_rdf(res, p));
-  const std::vector<double> r = bin_centres(res.r_max, res.nbins);
+  std::vector<analysis::RdfCurve> curves;
+  for (const auto& p : res.pairs) curves.push_back(analysis::compute_rdf(res, p));
+  const std::vector<double> r = analysis::bin_centres(res.r_max, res.nbins);
   const std::string unit = one_line(res.length_unit, '\'');
 
   std::ostringstream f = text_stream();
@@ -213,9 +214,9 @@ void write_xvg(const std::string& path, const HistogramResult& res) {
                                                      : "pairs per frame";
   write_xvg_columns(path, res,
                     rdf ? "Radial distribution" : "Pair distances (norm " + res.norm + ")", ylabel,
-                    rdf ? "" : normalised_name(res.norm) + " ",
+                    rdf ? "" : analysis::normalised_name(res.norm) + " ",
                     "r is the bin centre; the columns are the " + norm_description(res),
-                    [](const RdfCurve& c, int k) { return c.g[static_cast<size_t>(k)]; });
+                    [](const analysis::RdfCurve& c, int k) { return c.g[static_cast<size_t>(k)]; });
 }
 
 void write_cn_xvg(const std::string& path, const HistogramResult& res) {
@@ -223,7 +224,7 @@ void write_cn_xvg(const std::string& path, const HistogramResult& res) {
       path, res, "Cumulative number RDF", "number", "",
       "r is the bin centre; the columns are n(r): the mean number of B atoms "
       "within the bin's upper edge of an A atom (doubled pairs for A = B)",
-      [](const RdfCurve& c, int k) { return c.coordination[static_cast<size_t>(k)]; });
+      [](const analysis::RdfCurve& c, int k) { return c.coordination[static_cast<size_t>(k)]; });
 }
 
 }  // namespace pairhist::io

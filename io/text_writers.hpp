@@ -10,7 +10,7 @@ namespace pairhist::io {
 
 /// One CSV table, written atomically. Leading '#' comment lines describe the run; then a header
 /// row `r_<unit>` followed, for each pair, by `count_<A>-<B>` and, when the result can be
-/// normalised (io::can_normalise), the normalised column named after res.norm (`g_<A>-<B>`,
+/// normalised (analysis::can_normalise), the normalised column named after res.norm (`g_<A>-<B>`,
 /// `density_<A>-<B>` or `number_<A>-<B>`) and `n_<A>-<B>`; then one row per bin. r is the bin
 /// centre, counts are summed over all frames, n is the coordination number within the bin's
 /// upper edge. Comment lines state the mode and the pairs left out per frame. Numbers have 10

@@ -1,14 +1,14 @@
-#include "topology_reader.hpp"
+#include "io/topology_reader.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 
-#include "cadishi_input.hpp"
-#include "lammps_dump_reader.hpp"
+#include "io/cadishi_input.hpp"
+#include "io/lammps_dump_reader.hpp"
+#include "io/pdb_reader.hpp"
+#include "io/xyz_reader.hpp"
 #include "pairhist/errors.hpp"
-#include "pdb_reader.hpp"
-#include "xyz_reader.hpp"
 
 namespace pairhist::io {
 

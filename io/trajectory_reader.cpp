@@ -1,18 +1,18 @@
-#include "trajectory_reader.hpp"
+#include "io/trajectory_reader.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 
-#include "cadishi_input.hpp"
-#include "dcd_reader.hpp"
-#include "h5md_reader.hpp"
-#include "lammps_dump_reader.hpp"
+#include "io/cadishi_input.hpp"
+#include "io/dcd_reader.hpp"
+#include "io/h5md_reader.hpp"
+#include "io/lammps_dump_reader.hpp"
+#include "io/pdb_reader.hpp"
+#include "io/trr_reader.hpp"
+#include "io/xtc_reader.hpp"
+#include "io/xyz_reader.hpp"
 #include "pairhist/errors.hpp"
-#include "pdb_reader.hpp"
-#include "trr_reader.hpp"
-#include "xtc_reader.hpp"
-#include "xyz_reader.hpp"
 
 namespace pairhist::io {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "species_columns.hpp"
+#include "io/species_columns.hpp"
 
 namespace pairhist::io {
 

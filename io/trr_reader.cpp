@@ -1,4 +1,4 @@
-#include "trr_reader.hpp"
+#include "io/trr_reader.hpp"
 
 #include <cmath>
 #include <cstring>

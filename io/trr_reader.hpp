@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "trajectory_reader.hpp"
-#include "xdr_stream.hpp"
+#include "io/trajectory_reader.hpp"
+#include "io/xdr_stream.hpp"
 
 namespace pairhist::io {
 

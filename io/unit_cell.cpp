@@ -1,4 +1,4 @@
-#include "unit_cell.hpp"
+#include "io/unit_cell.hpp"
 
 #include <cmath>
 

@@ -1,11 +1,11 @@
-#include "xtc_decode.hpp"
+#include "io/xtc_decode.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 
-#include "xdr_stream.hpp"
+#include "io/xdr_stream.hpp"
 
 namespace pairhist::io::xtc {
 

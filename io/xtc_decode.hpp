@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "trajectory_reader.hpp"
-#include "xtc_format.hpp"
+#include "io/trajectory_reader.hpp"
+#include "io/xtc_format.hpp"
 
 namespace pairhist::io::xtc {
 

@@ -1,4 +1,4 @@
-#include "xtc_parallel_reader.hpp"
+#include "io/xtc_parallel_reader.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <utility>
 
+#include "io/xtc_reader.hpp"
+#include "io/xtc_scanner.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
-#include "xtc_reader.hpp"
-#include "xtc_scanner.hpp"
 
 namespace pairhist::io {
 namespace {

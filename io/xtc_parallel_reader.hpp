@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "trajectory_reader.hpp"
-#include "xtc_decode.hpp"
+#include "io/trajectory_reader.hpp"
+#include "io/xtc_decode.hpp"
 
 namespace pairhist::io {
 

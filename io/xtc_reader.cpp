@@ -1,9 +1,9 @@
-#include "xtc_reader.hpp"
+#include "io/xtc_reader.hpp"
 
 #include <utility>
 
+#include "io/xtc_scanner.hpp"
 #include "pairhist/errors.hpp"
-#include "xtc_scanner.hpp"
 
 namespace pairhist::io {
 

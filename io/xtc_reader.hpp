@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "trajectory_reader.hpp"
-#include "xtc_decode.hpp"
+#include "io/trajectory_reader.hpp"
+#include "io/xtc_decode.hpp"
 
 namespace pairhist::io::xtc {
 class Scanner;

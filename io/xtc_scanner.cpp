@@ -1,4 +1,4 @@
-#include "xtc_scanner.hpp"
+#include "io/xtc_scanner.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -9,8 +9,8 @@
 #include <limits>
 #include <system_error>
 
+#include "io/xdr_stream.hpp"
 #include "pairhist/errors.hpp"
-#include "xdr_stream.hpp"
 
 namespace pairhist::io::xtc {
 

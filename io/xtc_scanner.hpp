@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "xtc_decode.hpp"
+#include "io/xtc_decode.hpp"
 
 namespace pairhist::io::xtc {
 

@@ -1,4 +1,4 @@
-#include "xtc_writer.hpp"
+#include "io/xtc_writer.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -8,8 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "io/xtc_format.hpp"
 #include "pairhist/errors.hpp"
-#include "xtc_format.hpp"
 
 namespace pairhist::io {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "atomic_file.hpp"
-#include "trajectory_reader.hpp"
+#include "io/atomic_file.hpp"
+#include "io/trajectory_reader.hpp"
 
 namespace pairhist::io {
 

@@ -1,4 +1,4 @@
-#include "xyz_reader.hpp"
+#include "io/xyz_reader.hpp"
 
 #include <array>
 #include <cctype>
@@ -9,8 +9,8 @@
 #include <string>
 #include <utility>
 
+#include "io/text_lines.hpp"
 #include "pairhist/errors.hpp"
-#include "text_lines.hpp"
 
 namespace pairhist::io {
 

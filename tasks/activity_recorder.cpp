@@ -1,8 +1,8 @@
-#include "activity_recorder.hpp"
+#include "tasks/activity_recorder.hpp"
 
 #include <cmath>
 
-#include "../codelets/starpu/task_identity.hpp"
+#include "codelets/starpu/task_identity.hpp"
 
 namespace pairhist {
 

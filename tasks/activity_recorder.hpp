@@ -10,9 +10,9 @@
 #include <mutex>
 #include <vector>
 
-#include "measured_recorder.hpp"
 #include "pairhist/engine.hpp"
-#include "throughput_share.hpp"
+#include "tasks/measured_recorder.hpp"
+#include "tasks/throughput_share.hpp"
 
 namespace pairhist {
 

@@ -1,4 +1,4 @@
-#include "algorithm_choice.hpp"
+#include "tasks/algorithm_choice.hpp"
 
 #include <algorithm>
 #include <cstdlib>

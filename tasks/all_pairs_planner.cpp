@@ -1,10 +1,10 @@
-#include "all_pairs_planner.hpp"
+#include "tasks/all_pairs_planner.hpp"
 
 #include <cstdlib>
 #include <new>
 
-#include "../codelets/starpu/frame_histogram_codelet.hpp"
-#include "row_tiles.hpp"
+#include "codelets/starpu/frame_histogram_codelet.hpp"
+#include "tasks/row_tiles.hpp"
 
 namespace pairhist {
 

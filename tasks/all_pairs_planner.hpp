@@ -4,8 +4,8 @@
 // baseline, one task per frame.
 #pragma once
 
-#include "../codelets/starpu/pair_histogram_codelet.hpp"
-#include "frame_planner.hpp"
+#include "codelets/starpu/pair_histogram_codelet.hpp"
+#include "tasks/frame_planner.hpp"
 
 namespace pairhist {
 

@@ -1,4 +1,4 @@
-#include "cell_list_planner.hpp"
+#include "tasks/cell_list_planner.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -5,9 +5,9 @@
 // the tail budget; every larger task is for the GPUs only.
 #pragma once
 
-#include "../codelets/starpu/cell_histogram_codelet.hpp"
-#include "algorithm_choice.hpp"
-#include "frame_planner.hpp"
+#include "codelets/starpu/cell_histogram_codelet.hpp"
+#include "tasks/algorithm_choice.hpp"
+#include "tasks/frame_planner.hpp"
 
 namespace pairhist {
 

@@ -1,9 +1,9 @@
-#include "decomposition.hpp"
+#include "tasks/decomposition.hpp"
 
 #include <algorithm>
 #include <numeric>
 
-#include "row_tiles.hpp"
+#include "tasks/row_tiles.hpp"
 
 namespace pairhist {
 namespace {

@@ -8,15 +8,15 @@
 #include <memory>
 #include <vector>
 
-#include "../codelets/starpu/frame_histogram_codelet.hpp"
-#include "../codelets/starpu/pair_histogram_codelet.hpp"
-#include "activity_recorder.hpp"
-#include "all_pairs_planner.hpp"
-#include "cell_list_planner.hpp"
-#include "frame_ring.hpp"
+#include "codelets/starpu/frame_histogram_codelet.hpp"
+#include "codelets/starpu/pair_histogram_codelet.hpp"
 #include "pairhist/engine.hpp"
-#include "starpu_session.hpp"
-#include "task_submitter.hpp"
+#include "tasks/activity_recorder.hpp"
+#include "tasks/all_pairs_planner.hpp"
+#include "tasks/cell_list_planner.hpp"
+#include "tasks/frame_ring.hpp"
+#include "tasks/starpu_session.hpp"
+#include "tasks/task_submitter.hpp"
 
 namespace pairhist {
 

@@ -3,11 +3,11 @@
 // frame by the cost model the engine chooses algorithms with (the feeding plan sizes the threads
 // that prepare frames from it; a distributed run its parts of frames), and the algorithms `auto`
 // picks.
-#include "../codelets/starpu/pair_histogram_codelet.hpp"
-#include "algorithm_choice.hpp"
-#include "cell_list_planner.hpp"
+#include "codelets/starpu/pair_histogram_codelet.hpp"
 #include "pairhist/engine.hpp"
-#include "starpu_machine.hpp"
+#include "tasks/algorithm_choice.hpp"
+#include "tasks/cell_list_planner.hpp"
+#include "tasks/starpu_machine.hpp"
 
 namespace pairhist {
 

@@ -1,4 +1,4 @@
-#include "feeding_plan.hpp"
+#include "tasks/feeding_plan.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -5,10 +5,10 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "engine_impl.hpp"
 #include "pairhist/host_cores.hpp"
-#include "row_tiles.hpp"
-#include "spatial_order.hpp"
+#include "tasks/engine_impl.hpp"
+#include "tasks/row_tiles.hpp"
+#include "tasks/spatial_order.hpp"
 
 namespace pairhist {
 

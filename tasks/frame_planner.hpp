@@ -6,14 +6,14 @@
 #include <cstdint>
 #include <vector>
 
-#include "../codelets/starpu/device_faults.hpp"
-#include "../codelets/starpu/frame_gate.hpp"
-#include "activity_recorder.hpp"
-#include "decomposition.hpp"
-#include "frame_ring.hpp"
+#include "codelets/starpu/device_faults.hpp"
+#include "codelets/starpu/frame_gate.hpp"
 #include "pairhist/box_setup.hpp"
-#include "task_submitter.hpp"
-#include "throughput_share.hpp"
+#include "tasks/activity_recorder.hpp"
+#include "tasks/decomposition.hpp"
+#include "tasks/frame_ring.hpp"
+#include "tasks/task_submitter.hpp"
+#include "tasks/throughput_share.hpp"
 
 namespace pairhist {
 

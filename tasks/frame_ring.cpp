@@ -1,4 +1,4 @@
-#include "frame_ring.hpp"
+#include "tasks/frame_ring.hpp"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "gpu_memory_fit.hpp"
+#include "tasks/gpu_memory_fit.hpp"
 
 #include <algorithm>
 #include <cstdio>

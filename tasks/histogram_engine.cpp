@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "engine_impl.hpp"
 #include "pairhist/errors.hpp"
+#include "tasks/engine_impl.hpp"
 
 namespace pairhist {
 

@@ -1,4 +1,4 @@
-#include "lp_bound.hpp"
+#include "tasks/lp_bound.hpp"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "measured_bound.hpp"
+#include "tasks/measured_bound.hpp"
 
 #include <map>
 

@@ -1,4 +1,4 @@
-#include "measured_recorder.hpp"
+#include "tasks/measured_recorder.hpp"
 
 #include <map>
 #include <string>

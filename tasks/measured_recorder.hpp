@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "measured_bound.hpp"
+#include "tasks/measured_bound.hpp"
 
 namespace pairhist {
 

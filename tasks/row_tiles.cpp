@@ -1,4 +1,4 @@
-#include "row_tiles.hpp"
+#include "tasks/row_tiles.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "spatial_order.hpp"
+#include "tasks/spatial_order.hpp"
 
 #include <algorithm>
 #include <array>

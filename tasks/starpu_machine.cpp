@@ -1,4 +1,4 @@
-#include "starpu_machine.hpp"
+#include "tasks/starpu_machine.hpp"
 
 #include <hwloc.h>
 #include <sys/mman.h>

@@ -1,4 +1,4 @@
-#include "starpu_session.hpp"
+#include "tasks/starpu_session.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -9,12 +9,12 @@
 #include <thread>
 #include <vector>
 
-#include "../codelets/starpu/pair_histogram_codelet.hpp"
-#include "lp_bound.hpp"
+#include "codelets/starpu/pair_histogram_codelet.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
-#include "scoped_env.hpp"
-#include "starpu_machine.hpp"
+#include "tasks/lp_bound.hpp"
+#include "tasks/scoped_env.hpp"
+#include "tasks/starpu_machine.hpp"
 
 namespace pairhist {
 namespace {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "decomposition.hpp"
-#include "gpu_memory_fit.hpp"
 #include "pairhist/engine.hpp"
+#include "tasks/decomposition.hpp"
+#include "tasks/gpu_memory_fit.hpp"
 
 namespace pairhist {
 

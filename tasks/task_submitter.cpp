@@ -1,9 +1,9 @@
-#include "task_submitter.hpp"
+#include "tasks/task_submitter.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "../codelets/starpu/pair_histogram_codelet.hpp"
+#include "codelets/starpu/pair_histogram_codelet.hpp"
 
 namespace pairhist {
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "lp_bound.hpp"
+#include "tasks/lp_bound.hpp"
 
 namespace pairhist {
 

@@ -1,4 +1,4 @@
-#include "throughput_share.hpp"
+#include "tasks/throughput_share.hpp"
 
 #include <algorithm>
 

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "decomposition.hpp"
+#include "tasks/decomposition.hpp"
 
 namespace pairhist {
 

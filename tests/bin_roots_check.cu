@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "../codelets/cuda/bin_roots.cuh"
+#include "codelets/cuda/bin_roots.cuh"
 
 namespace pairhist::test {
 namespace {

@@ -10,9 +10,9 @@
 #include <random>
 #include <vector>
 
-#include "../codelets/cpu/pair_histogram_cpu.hpp"
+#include "codelets/cpu/pair_histogram_cpu.hpp"
 #include "pairhist/cell_grid_setup.hpp"
-#include "random_points.hpp"
+#include "tests/random_points.hpp"
 
 namespace pairhist::test {
 

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "test_paths.hpp"
+#include "tests/test_paths.hpp"
 
 namespace pairhist::test {
 

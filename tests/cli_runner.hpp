@@ -11,7 +11,7 @@
 #include <string>
 #include <system_error>
 
-#include "test_paths.hpp"
+#include "tests/test_paths.hpp"
 
 namespace pairhist::test {
 

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <vector>
 
-#include "../codelets/cpu/pair_histogram_cpu.hpp"
+#include "codelets/cpu/pair_histogram_cpu.hpp"
 #include "pairhist/engine.hpp"
 #include "pairhist/host_columns.hpp"
-#include "random_points.hpp"
+#include "tests/random_points.hpp"
 
 namespace pairhist::test {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint.hpp"
-#include "hdf5_util.hpp"
+#include "drivers/job/checkpoint.hpp"
+#include "io/hdf5_util.hpp"
 
 namespace pairhist::test {
 

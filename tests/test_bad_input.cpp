@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "cli_runner.hpp"
-#include "xtc_writer.hpp"
+#include "io/xtc_writer.hpp"
+#include "tests/cli_runner.hpp"
 
 namespace fs = std::filesystem;
 using pairhist::io::TrajectoryFrame;

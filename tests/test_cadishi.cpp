@@ -9,13 +9,13 @@
 #include <filesystem>
 #include <string>
 
-#include "cadishi_input.hpp"
-#include "cadishi_writer.hpp"
+#include "io/cadishi_input.hpp"
+#include "io/cadishi_writer.hpp"
+#include "io/topology_reader.hpp"
+#include "io/trajectory_reader.hpp"
+#include "io/unit_cell.hpp"
 #include "pairhist/errors.hpp"
-#include "test_support.hpp"
-#include "topology_reader.hpp"
-#include "trajectory_reader.hpp"
-#include "unit_cell.hpp"
+#include "tests/test_support.hpp"
 
 namespace fs = std::filesystem;
 using pairhist::io::CadishiReader;

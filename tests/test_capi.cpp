@@ -9,9 +9,9 @@
 #include <cstring>
 #include <string>
 
-#include "../tasks/spatial_order.hpp"
-#include "engine_reference.hpp"
 #include "pairhist/pairhist_c.h"
+#include "tasks/spatial_order.hpp"
+#include "tests/engine_reference.hpp"
 
 using namespace pairhist;
 

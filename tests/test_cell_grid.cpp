@@ -8,7 +8,7 @@
 #include <set>
 
 #include "pairhist/cell_grid_setup.hpp"
-#include "random_points.hpp"
+#include "tests/random_points.hpp"
 
 using namespace pairhist;
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "cell_list_setups.hpp"
+#include "tests/cell_list_setups.hpp"
 
 using namespace pairhist;
 using test::cell_points;

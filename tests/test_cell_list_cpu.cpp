@@ -7,8 +7,8 @@
 #include <cmath>
 #include <string>
 
-#include "../codelets/cpu/cell_list_cpu.hpp"
-#include "cell_list_setups.hpp"
+#include "codelets/cpu/cell_list_cpu.hpp"
+#include "tests/cell_list_setups.hpp"
 
 using namespace pairhist;
 using test::cell_points;

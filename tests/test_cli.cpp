@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "h5_counts.hpp"
-#include "test_paths.hpp"
+#include "tests/h5_counts.hpp"
+#include "tests/test_paths.hpp"
 
 namespace fs = std::filesystem;
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cli_runner.hpp"
+#include "tests/cli_runner.hpp"
 
 using pairhist::test::CliResult;
 using pairhist::test::CliScratch;

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "hdf5_util.hpp"
-#include "test_support.hpp"
-#include "xtc_reader.hpp"
+#include "io/hdf5_util.hpp"
+#include "io/xtc_reader.hpp"
+#include "tests/test_support.hpp"
 
 namespace fs = std::filesystem;
 using pairhist::test::contains;

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cli_runner.hpp"
-#include "test_support.hpp"
+#include "tests/cli_runner.hpp"
+#include "tests/test_support.hpp"
 
 using pairhist::test::CliScratch;
 using pairhist::test::contains;

@@ -6,8 +6,8 @@
 #include <limits>
 #include <vector>
 
-#include "../codelets/cpu/counted_bins.hpp"
-#include "random_points.hpp"
+#include "codelets/cpu/counted_bins.hpp"
+#include "tests/random_points.hpp"
 
 using namespace pairhist;
 

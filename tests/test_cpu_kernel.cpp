@@ -7,9 +7,9 @@
 #include <limits>
 #include <numeric>
 
-#include "../codelets/cpu/pair_histogram_cpu.hpp"
-#include "double_reference.hpp"
-#include "random_points.hpp"
+#include "codelets/cpu/pair_histogram_cpu.hpp"
+#include "tests/double_reference.hpp"
+#include "tests/random_points.hpp"
 
 using namespace pairhist;
 

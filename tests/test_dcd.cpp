@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "dcd_reader.hpp"
+#include "io/dcd_reader.hpp"
 #include "pairhist/errors.hpp"
-#include "test_paths.hpp"
-#include "test_support.hpp"
+#include "tests/test_paths.hpp"
+#include "tests/test_support.hpp"
 
 namespace fs = std::filesystem;
 using pairhist::InputError;

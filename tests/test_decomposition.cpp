@@ -6,8 +6,8 @@
 #include <map>
 #include <random>
 
-#include "decomposition.hpp"
-#include "row_tiles.hpp"
+#include "tasks/decomposition.hpp"
+#include "tasks/row_tiles.hpp"
 
 using namespace pairhist;
 

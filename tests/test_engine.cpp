@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "algorithm_choice.hpp"
-#include "engine_reference.hpp"
-#include "gro_reader.hpp"
+#include "drivers/job/trajectory_job.hpp"
+#include "io/gro_reader.hpp"
+#include "io/xtc_reader.hpp"
 #include "pairhist/errors.hpp"
-#include "test_paths.hpp"
-#include "trajectory_job.hpp"
-#include "xtc_reader.hpp"
+#include "tasks/algorithm_choice.hpp"
+#include "tests/engine_reference.hpp"
+#include "tests/test_paths.hpp"
 
 using namespace pairhist;
 

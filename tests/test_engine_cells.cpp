@@ -5,11 +5,11 @@
 
 #include <numeric>
 
-#include "algorithm_choice.hpp"
-#include "engine_reference.hpp"
-#include "frame_ring.hpp"
 #include "pairhist/errors.hpp"
-#include "scoped_env.hpp"
+#include "tasks/algorithm_choice.hpp"
+#include "tasks/frame_ring.hpp"
+#include "tasks/scoped_env.hpp"
+#include "tests/engine_reference.hpp"
 
 using namespace pairhist;
 

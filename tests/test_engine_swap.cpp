@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "engine_reference.hpp"
 #include "pairhist/host_columns.hpp"
+#include "tests/engine_reference.hpp"
 
 using namespace pairhist;
 

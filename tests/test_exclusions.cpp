@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "../codelets/cpu/pair_histogram_cpu.hpp"
-#include "exclusions.hpp"
+#include "analysis/exclusions.hpp"
+#include "codelets/cpu/pair_histogram_cpu.hpp"
+#include "drivers/job/trajectory_job.hpp"
+#include "io/xtc_writer.hpp"
 #include "pairhist/errors.hpp"
-#include "random_points.hpp"
-#include "test_support.hpp"
-#include "trajectory_job.hpp"
-#include "xtc_writer.hpp"
+#include "tests/random_points.hpp"
+#include "tests/test_support.hpp"
 
 using namespace pairhist;
 
@@ -25,7 +25,7 @@ namespace {
 
 /// Atoms in residues of 1 to 6 atoms. Residue r has number r % 5 + 1 and name R<r % 3>, so
 /// neighbouring residues always differ while residues far apart share number and name: only
-/// the run rule of residue_of_atoms() tells those apart.
+/// the run rule of analysis::residue_of_atoms() tells those apart.
 struct System {
   std::vector<int> residue;  // the generating residue of every atom
   std::vector<int> numbers;
@@ -230,18 +230,18 @@ TEST_CASE("residues are runs of atoms with the same residue number and name") {
   top.atom_names = {"a", "b", "c", "d", "e", "f"};
   top.residue_numbers = {1, 1, 2, 2, 1, 1};
   top.residue_names = {"A", "A", "A", "B", "B", "B"};
-  CHECK(residue_of_atoms(top, "t.gro") == std::vector<int>{0, 0, 1, 2, 3, 3});
+  CHECK(analysis::residue_of_atoms(top, "t.gro") == std::vector<int>{0, 0, 1, 2, 3, 3});
   top.residue_names.assign(6, "");  // .xyz and LAMMPS topologies carry no residues
   top.residue_numbers.assign(6, 0);
   try {
-    residue_of_atoms(top, "t.xyz");
+    analysis::residue_of_atoms(top, "t.xyz");
     FAIL("expected an error");
   } catch (const UsageError& e) {
     CHECK(test::contains(e.what(), "t.xyz"));
     CHECK(test::contains(e.what(), "no residues"));
   }
-  CHECK(parse_exclude_mode("residue") == ExcludeMode::residue);
-  CHECK_THROWS_AS(parse_exclude_mode("molecule"), UsageError);
+  CHECK(analysis::parse_exclude_mode("residue") == analysis::ExcludeMode::residue);
+  CHECK_THROWS_AS(analysis::parse_exclude_mode("molecule"), UsageError);
 }
 
 TEST_CASE("overlapping species: self pairs removed exactly, two ordered pairs per shared pair") {

@@ -1,7 +1,7 @@
 // The split of a node's cores between preparing frames and StarPU's CPU workers.
 #include <doctest/doctest.h>
 
-#include "feeding_plan.hpp"
+#include "tasks/feeding_plan.hpp"
 
 using namespace pairhist;
 

@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "frame_dispenser.hpp"
+#include "drivers/distributed/frame_dispenser.hpp"
 
 using namespace pairhist;
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "double_reference.hpp"
 #include "pairhist/box_setup.hpp"
-#include "random_points.hpp"
+#include "tests/double_reference.hpp"
+#include "tests/random_points.hpp"
 
 using namespace pairhist;
 

@@ -7,12 +7,12 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "../codelets/cpu/pair_histogram_cpu.hpp"
-#include "../codelets/cuda/pair_histogram_cuda.hpp"
-#include "../tasks/spatial_order.hpp"
-#include "cuda_support.hpp"
-#include "engine_reference.hpp"
+#include "codelets/cpu/pair_histogram_cpu.hpp"
+#include "codelets/cuda/pair_histogram_cuda.hpp"
 #include "pairhist/pairhist_c.h"
+#include "tasks/spatial_order.hpp"
+#include "tests/cuda_support.hpp"
+#include "tests/engine_reference.hpp"
 
 using namespace pairhist;
 

@@ -11,11 +11,11 @@
 #include <string>
 #include <tuple>
 
-#include "../codelets/cpu/pair_histogram_cpu.hpp"
-#include "../codelets/cuda/cell_list_cuda.hpp"
-#include "cell_scenarios.hpp"
-#include "cuda_support.hpp"
+#include "codelets/cpu/pair_histogram_cpu.hpp"
+#include "codelets/cuda/cell_list_cuda.hpp"
 #include "pairhist/cell_grid_setup.hpp"
+#include "tests/cell_scenarios.hpp"
+#include "tests/cuda_support.hpp"
 
 using namespace pairhist;
 using namespace pairhist::test;

@@ -3,7 +3,7 @@
 // worker and still counted exactly once.
 #include <doctest/doctest.h>
 
-#include "engine_reference.hpp"
+#include "tests/engine_reference.hpp"
 
 using namespace pairhist;
 

@@ -3,7 +3,7 @@
 // did not (docs/reliability.md).
 #include <doctest/doctest.h>
 
-#include "gpu_memory_fit.hpp"
+#include "tasks/gpu_memory_fit.hpp"
 
 using namespace pairhist;
 

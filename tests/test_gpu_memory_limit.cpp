@@ -5,9 +5,9 @@
 
 #include <cstdlib>
 
-#include "../tasks/scoped_env.hpp"
-#include "engine_reference.hpp"
 #include "pairhist/errors.hpp"
+#include "tasks/scoped_env.hpp"
+#include "tests/engine_reference.hpp"
 
 using namespace pairhist;
 

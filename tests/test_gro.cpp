@@ -9,11 +9,11 @@
 #include <fstream>
 #include <string>
 
-#include "gro_reader.hpp"
+#include "io/gro_reader.hpp"
+#include "io/xtc_reader.hpp"
 #include "pairhist/errors.hpp"
-#include "test_paths.hpp"
-#include "test_support.hpp"
-#include "xtc_reader.hpp"
+#include "tests/test_paths.hpp"
+#include "tests/test_support.hpp"
 
 namespace fs = std::filesystem;
 using pairhist::InputError;

@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <string>
 
-#include "h5md_reader.hpp"
+#include "io/h5md_reader.hpp"
+#include "io/trajectory_reader.hpp"
 #include "pairhist/errors.hpp"
-#include "test_support.hpp"
-#include "trajectory_reader.hpp"
+#include "tests/test_support.hpp"
 
 namespace fs = std::filesystem;
 using pairhist::io::H5mdReader;

@@ -10,11 +10,11 @@
 #include <thread>
 #include <vector>
 
-#include "../tasks/scoped_env.hpp"
+#include "io/topology_reader.hpp"
+#include "io/trajectory_reader.hpp"
 #include "pairhist/errors.hpp"
-#include "test_support.hpp"
-#include "topology_reader.hpp"
-#include "trajectory_reader.hpp"
+#include "tasks/scoped_env.hpp"
+#include "tests/test_support.hpp"
 
 namespace {
 

@@ -11,11 +11,11 @@
 #include <set>
 #include <vector>
 
-#include "engine_reference.hpp"
+#include "io/species_columns.hpp"
+#include "io/xtc_parallel_reader.hpp"
 #include "pairhist/host_columns.hpp"
-#include "species_columns.hpp"
-#include "test_paths.hpp"
-#include "xtc_parallel_reader.hpp"
+#include "tests/engine_reference.hpp"
+#include "tests/test_paths.hpp"
 
 using namespace pairhist;
 

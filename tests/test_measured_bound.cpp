@@ -2,7 +2,7 @@
 // estimates for kinds that did not run on an arch, and the cases without a bound.
 #include <doctest/doctest.h>
 
-#include "measured_bound.hpp"
+#include "tasks/measured_bound.hpp"
 
 using namespace pairhist;
 

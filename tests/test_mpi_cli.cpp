@@ -17,9 +17,9 @@
 #include <thread>
 #include <vector>
 
-#include "child_process.hpp"
-#include "cli_runner.hpp"
-#include "test_paths.hpp"
+#include "tests/child_process.hpp"
+#include "tests/cli_runner.hpp"
+#include "tests/test_paths.hpp"
 
 namespace fs = std::filesystem;
 using pairhist::test::Child;

@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "gro_reader.hpp"
-#include "ndx_reader.hpp"
+#include "analysis/selection.hpp"
+#include "io/gro_reader.hpp"
+#include "io/ndx_reader.hpp"
 #include "pairhist/errors.hpp"
-#include "selection.hpp"
-#include "test_support.hpp"
+#include "tests/test_support.hpp"
 
 using namespace pairhist;
 
@@ -34,7 +34,7 @@ TEST_CASE("an index file written by gmx make_ndx: groups as GROMACS lists them")
   const std::vector<int>* ow = g.find("OW");
   REQUIRE(ow != nullptr);
   // make_ndx's "a OW" is what our name selection picks, atom for atom.
-  CHECK(*ow == io::select_atoms(top, "name OW", kGro));
+  CHECK(*ow == analysis::select_atoms(top, "name OW", kGro));
   CHECK(ow->size() == 884);
   CHECK(*g.find("r_1-3") == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8});
   CHECK(g.find("System") == nullptr);
@@ -43,15 +43,17 @@ TEST_CASE("an index file written by gmx make_ndx: groups as GROMACS lists them")
 TEST_CASE("the group keyword combines with the rest of the language") {
   const io::Topology top = io::read_gro(kGro);
   const io::IndexGroups g = io::read_ndx(kNdx, top.natoms());
-  CHECK(io::select_atoms(top, "group r_1-3 and not name OW", kGro, &g) ==
+  CHECK(analysis::select_atoms(top, "group r_1-3 and not name OW", kGro, &g) ==
         std::vector<int>{1, 2, 4, 5, 7, 8});
-  CHECK(io::select_atoms(top, "group OW r_1-3", kGro, &g).size() == 884 + 6);
-  CHECK(io::select_atoms(top, "group OW", kGro, &g) == io::select_atoms(top, "OW", kGro));
-  CHECK(io::select_atoms(top, "not group OW and resid 1", kGro, &g) == std::vector<int>{1, 2});
+  CHECK(analysis::select_atoms(top, "group OW r_1-3", kGro, &g).size() == 884 + 6);
+  CHECK(analysis::select_atoms(top, "group OW", kGro, &g) ==
+        analysis::select_atoms(top, "OW", kGro));
+  CHECK(analysis::select_atoms(top, "not group OW and resid 1", kGro, &g) ==
+        std::vector<int>{1, 2});
 
   // Unknown group: the message names the index file and the groups it has.
   try {
-    io::select_atoms(top, "group Protein", kGro, &g);
+    analysis::select_atoms(top, "group Protein", kGro, &g);
     FAIL("expected an error");
   } catch (const UsageError& e) {
     const std::string msg = e.what();
@@ -60,8 +62,8 @@ TEST_CASE("the group keyword combines with the rest of the language") {
     CHECK(test::contains(msg, "OW, r_1-3"));
     CHECK(msg.find('\n') == std::string::npos);
   }
-  CHECK_THROWS_AS(io::select_atoms(top, "group OW", kGro), UsageError);  // no index file
-  CHECK_THROWS_AS(io::select_atoms(top, "group", kGro, &g), UsageError);
+  CHECK_THROWS_AS(analysis::select_atoms(top, "group OW", kGro), UsageError);  // no index file
+  CHECK_THROWS_AS(analysis::select_atoms(top, "group", kGro, &g), UsageError);
 }
 
 TEST_CASE("index file errors: one line naming file and line") {

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "hdf5_writer.hpp"
+#include "analysis/rdf.hpp"
+#include "io/hdf5_writer.hpp"
+#include "io/text_writers.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/result.hpp"
-#include "rdf.hpp"
-#include "text_writers.hpp"
 
 using namespace pairhist;
 namespace fs = std::filesystem;
@@ -43,7 +43,7 @@ HistogramResult hand_result(const std::string& norm) {
 }
 
 std::vector<double> curve(const HistogramResult& res, size_t pair) {
-  return io::compute_rdf(res, res.pairs[pair]).g;
+  return analysis::compute_rdf(res, res.pairs[pair]).g;
 }
 
 std::vector<std::string> lines_of(const std::string& path) {
@@ -88,7 +88,7 @@ TEST_CASE("norm density: MDAnalysis's count / (frames * shell), same species as 
   CHECK(ab[0] == doctest::Approx(1.5 / kPi));        // 4/2 / (4/3 pi)
   CHECK(ab[1] == doctest::Approx(3 / (28 * kPi)));   // 2/2 / (28/3 pi)
   CHECK(bb[1] == doctest::Approx(6 / (28 * kPi)));
-  CHECK(io::can_normalise(res));
+  CHECK(analysis::can_normalise(res));
 }
 
 TEST_CASE("norm none: pairs per frame, same species as ordered pairs") {
@@ -109,14 +109,14 @@ TEST_CASE("norm none: pairs per frame, same species as ordered pairs") {
 }
 
 TEST_CASE("norm names and errors") {
-  CHECK(io::normalised_name("rdf") == "g");
-  CHECK(io::normalised_name("density") == "density");
-  CHECK(io::normalised_name("none") == "number");
-  CHECK_THROWS_AS(io::check_norm("number_density"), UsageError);
+  CHECK(analysis::normalised_name("rdf") == "g");
+  CHECK(analysis::normalised_name("density") == "density");
+  CHECK(analysis::normalised_name("none") == "number");
+  CHECK_THROWS_AS(analysis::check_norm("number_density"), UsageError);
   HistogramResult res = hand_result("rdf");
   res.volumes.clear();
-  CHECK_FALSE(io::can_normalise(res));
-  CHECK_THROWS_AS(io::compute_rdf(res, res.pairs[0]), UsageError);
+  CHECK_FALSE(analysis::can_normalise(res));
+  CHECK_THROWS_AS(analysis::compute_rdf(res, res.pairs[0]), UsageError);
 }
 
 TEST_CASE("block errors exist for every norm, per block as a run of its own") {
@@ -124,12 +124,12 @@ TEST_CASE("block errors exist for every norm, per block as a run of its own") {
   res.intervals = {IntervalBlock{0, 1, {{1, 2}, {4, 0}, {0, 0}}},
                    IntervalBlock{1, 2, {{2, 4}, {0, 2}, {0, 2}}}};
   // A-B none per block: {4, 0} and {0, 2}: standard error |a - b| / 2.
-  const auto e = io::rdf_block_error(res, 1);
+  const auto e = analysis::rdf_block_error(res, 1);
   REQUIRE(e.size() == 2);
   CHECK(e[0] == doctest::Approx(2.0));
   CHECK(e[1] == doctest::Approx(1.0));
   // A-A doubles: {2, 4} and {4, 8}.
-  CHECK(io::rdf_block_error(res, 0)[1] == doctest::Approx(2.0));
+  CHECK(analysis::rdf_block_error(res, 0)[1] == doctest::Approx(2.0));
 }
 
 TEST_CASE("writers name the mode: CSV columns, xvg labels, HDF5 metadata, raw counts kept") {

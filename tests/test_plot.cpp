@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "io/run_output_reader.hpp"
 #include "pairhist/errors.hpp"
-#include "run_output_reader.hpp"
-#include "test_support.hpp"
+#include "tests/test_support.hpp"
 
 namespace {
 

@@ -8,14 +8,14 @@
 #include <random>
 #include <vector>
 
+#include "analysis/rdf.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/result.hpp"
-#include "rdf.hpp"
 
 using pairhist::HistogramResult;
 using pairhist::PairHistogram;
 using pairhist::SpeciesInfo;
-using pairhist::io::compute_rdf;
+using pairhist::analysis::compute_rdf;
 
 namespace {
 
@@ -56,20 +56,20 @@ HistogramResult two_species(int64_t na, int64_t nb, double r_max, int nbins) {
 }  // namespace
 
 TEST_CASE("bin edges and centres") {
-  const auto e = pairhist::io::bin_edges(1.5, 3);
+  const auto e = pairhist::analysis::bin_edges(1.5, 3);
   REQUIRE(e.size() == 4);
   CHECK(e[0] == 0.0);
   CHECK(e[1] == doctest::Approx(0.5));
   CHECK(e[2] == doctest::Approx(1.0));
   CHECK(e[3] == 1.5);  // exact, no accumulated rounding
-  const auto c = pairhist::io::bin_centres(1.5, 3);
+  const auto c = pairhist::analysis::bin_centres(1.5, 3);
   REQUIRE(c.size() == 3);
   CHECK(c[0] == doctest::Approx(0.25));
   CHECK(c[1] == doctest::Approx(0.75));
   CHECK(c[2] == doctest::Approx(1.25));
-  CHECK_THROWS_AS(pairhist::io::bin_edges(0.0, 3), pairhist::UsageError);
-  CHECK_THROWS_AS(pairhist::io::bin_edges(1.0, 0), pairhist::UsageError);
-  CHECK_THROWS_AS(pairhist::io::bin_centres(-1.0, 3), pairhist::UsageError);
+  CHECK_THROWS_AS(pairhist::analysis::bin_edges(0.0, 3), pairhist::UsageError);
+  CHECK_THROWS_AS(pairhist::analysis::bin_edges(1.0, 0), pairhist::UsageError);
+  CHECK_THROWS_AS(pairhist::analysis::bin_centres(-1.0, 3), pairhist::UsageError);
 }
 
 TEST_CASE("ideal gas in a fluctuating periodic box gives g(r) = 1") {
@@ -199,7 +199,7 @@ TEST_CASE("NPT normalisation uses the frame average of 1/V") {
   HistogramResult res = two_species(n, n, r_max, nbins);
   res.frame_indices = {0, 1};
   res.volumes = {1.0, 4.0};
-  const auto edges = pairhist::io::bin_edges(r_max, nbins);
+  const auto edges = pairhist::analysis::bin_edges(r_max, nbins);
   const double n_pairs = double(n) * double(n);
   for (int k = 0; k < nbins; ++k) {
     const double shell = 4.0 / 3.0 * kPi * (std::pow(edges[k + 1], 3) - std::pow(edges[k], 3));
@@ -249,10 +249,10 @@ TEST_CASE("block-average error of g(r): standard error over the interval blocks"
   res.pairs = {{0, 1, {30}}};
   res.intervals = {{0, 1, {{10}}}, {1, 2, {{20}}}};
   const double shell = 4.0 / 3.0 * 3.14159265358979323846;
-  const std::vector<double> e = io::rdf_block_error(res, 0);
+  const std::vector<double> e = analysis::rdf_block_error(res, 0);
   REQUIRE(e.size() == 1);
   // g of the blocks: 10/shell and 20/shell; standard error of two values = |g1 - g2| / 2.
   CHECK(e[0] == doctest::Approx(10.0 / shell / 2.0));
   res.intervals.pop_back();
-  CHECK(io::rdf_block_error(res, 0).empty());  // one block: no error estimate
+  CHECK(analysis::rdf_block_error(res, 0).empty());  // one block: no error estimate
 }

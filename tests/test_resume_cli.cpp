@@ -15,11 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include "child_process.hpp"
-#include "output_lock.hpp"
+#include "drivers/job/output_lock.hpp"
 #include "pairhist/engine.hpp"
-#include "run_dir_checks.hpp"
-#include "test_paths.hpp"
+#include "tests/child_process.hpp"
+#include "tests/run_dir_checks.hpp"
+#include "tests/test_paths.hpp"
 
 namespace fs = std::filesystem;
 using pairhist::test::Child;

@@ -13,16 +13,16 @@
 #include <thread>
 #include <vector>
 
-#include "../codelets/starpu/frame_gate.hpp"
-#include "checkpoint.hpp"
-#include "engine_reference.hpp"
-#include "frame_source.hpp"
-#include "job_accumulator.hpp"
+#include "codelets/starpu/frame_gate.hpp"
+#include "drivers/job/checkpoint.hpp"
+#include "drivers/job/frame_source.hpp"
+#include "drivers/job/job_accumulator.hpp"
+#include "drivers/job/trajectory_job.hpp"
+#include "io/xtc_parallel_reader.hpp"
+#include "io/xtc_reader.hpp"
 #include "pairhist/errors.hpp"
-#include "test_paths.hpp"
-#include "trajectory_job.hpp"
-#include "xtc_parallel_reader.hpp"
-#include "xtc_reader.hpp"
+#include "tests/engine_reference.hpp"
+#include "tests/test_paths.hpp"
 
 using namespace pairhist;
 

@@ -2,7 +2,7 @@
 // exactly.
 #include <doctest/doctest.h>
 
-#include "row_tiles.hpp"
+#include "tasks/row_tiles.hpp"
 
 using namespace pairhist;
 

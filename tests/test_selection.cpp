@@ -3,8 +3,8 @@
 
 #include <string>
 
+#include "analysis/selection.hpp"
 #include "pairhist/errors.hpp"
-#include "selection.hpp"
 
 using namespace pairhist;
 
@@ -20,7 +20,7 @@ io::Topology small_topology() {
 }
 
 std::vector<int> sel(const std::string& text) {
-  return io::select_atoms(small_topology(), text, "top.gro");
+  return analysis::select_atoms(small_topology(), text, "top.gro");
 }
 
 }  // namespace
@@ -75,7 +75,7 @@ namespace {
 std::string usage_error_of(const io::Topology& top, const std::string& text,
                            const std::string& path) {
   try {
-    io::select_atoms(top, text, path);
+    analysis::select_atoms(top, text, path);
   } catch (const UsageError& e) {
     return e.what();
   }
@@ -92,7 +92,7 @@ bool has(const std::string& s, const std::string& part) {
 TEST_CASE("element: case-insensitive globs over the symbols the topology states") {
   io::Topology t = small_topology();
   t.elements = {"O", "H", "H", "O", "H", "H", "Na", "Cl"};
-  auto el = [&](const std::string& text) { return io::select_atoms(t, text, "top.pdb"); };
+  auto el = [&](const std::string& text) { return analysis::select_atoms(t, text, "top.pdb"); };
   CHECK(el("element O") == std::vector<int>{0, 3});
   CHECK(el("element o") == std::vector<int>{0, 3});
   CHECK(el("element Na Cl") == std::vector<int>{6, 7});
@@ -109,7 +109,9 @@ TEST_CASE("element: case-insensitive globs over the symbols the topology states"
 TEST_CASE("type: globs over LAMMPS-style atom types, case-sensitive like names") {
   io::Topology t = small_topology();
   t.types = {"1", "2", "2", "1", "2", "2", "3", "10"};
-  auto ty = [&](const std::string& text) { return io::select_atoms(t, text, "dump.lammpstrj"); };
+  auto ty = [&](const std::string& text) {
+    return analysis::select_atoms(t, text, "dump.lammpstrj");
+  };
   CHECK(ty("type 1") == std::vector<int>{0, 3});
   CHECK(ty("type 1?") == std::vector<int>{7});
   CHECK(ty("type 3 10") == std::vector<int>{6, 7});

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "engine_reference.hpp"
-#include "starpu_machine.hpp"
+#include "tasks/starpu_machine.hpp"
+#include "tests/engine_reference.hpp"
 
 using namespace pairhist;
 

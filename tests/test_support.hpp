@@ -21,9 +21,9 @@
 #include <system_error>
 #include <vector>
 
+#include "io/trajectory_reader.hpp"
 #include "pairhist/errors.hpp"
-#include "test_paths.hpp"
-#include "trajectory_reader.hpp"
+#include "tests/test_paths.hpp"
 
 namespace pairhist::test {
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "gro_reader.hpp"
-#include "h5_counts.hpp"
-#include "test_support.hpp"
-#include "xtc_reader.hpp"
+#include "io/gro_reader.hpp"
+#include "io/xtc_reader.hpp"
+#include "tests/h5_counts.hpp"
+#include "tests/test_support.hpp"
 
 namespace {
 

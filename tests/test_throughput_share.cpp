@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <map>
 
-#include "../codelets/cpu/pair_histogram_cpu.hpp"
-#include "decomposition.hpp"
-#include "random_points.hpp"
-#include "row_tiles.hpp"
-#include "throughput_share.hpp"
+#include "codelets/cpu/pair_histogram_cpu.hpp"
+#include "tasks/decomposition.hpp"
+#include "tasks/row_tiles.hpp"
+#include "tasks/throughput_share.hpp"
+#include "tests/random_points.hpp"
 
 using namespace pairhist;
 

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "analysis/selection.hpp"
+#include "io/pdb_reader.hpp"
+#include "io/topology_reader.hpp"
 #include "pairhist/errors.hpp"
-#include "pdb_reader.hpp"
-#include "selection.hpp"
-#include "test_paths.hpp"
-#include "test_support.hpp"
-#include "topology_reader.hpp"
+#include "tests/test_paths.hpp"
+#include "tests/test_support.hpp"
 
 using namespace pairhist;
 using pairhist::test::contains;
@@ -39,7 +39,7 @@ std::string element_field(const char* symbol) {
 }
 
 std::vector<int> select(const std::string& path, const std::string& text) {
-  return io::select_atoms(io::read_topology(path), text, path);
+  return analysis::select_atoms(io::read_topology(path), text, path);
 }
 
 std::string usage_error(const std::string& path, const std::string& text) {

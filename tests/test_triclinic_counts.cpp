@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "double_reference.hpp"
-#include "h5_counts.hpp"
-#include "test_support.hpp"
-#include "trajectory_reader.hpp"
+#include "io/trajectory_reader.hpp"
+#include "tests/double_reference.hpp"
+#include "tests/h5_counts.hpp"
+#include "tests/test_support.hpp"
 
 namespace {
 

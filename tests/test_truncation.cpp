@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "gro_reader.hpp"
-#include "test_support.hpp"
-#include "topology_reader.hpp"
-#include "trajectory_reader.hpp"
+#include "io/gro_reader.hpp"
+#include "io/topology_reader.hpp"
+#include "io/trajectory_reader.hpp"
+#include "tests/test_support.hpp"
 
 namespace {
 

@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "atomic_file.hpp"
-#include "hdf5_writer.hpp"
+#include "analysis/rdf.hpp"
+#include "io/atomic_file.hpp"
+#include "io/hdf5_writer.hpp"
+#include "io/text_writers.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/result.hpp"
-#include "rdf.hpp"
-#include "text_writers.hpp"
 
 namespace fs = std::filesystem;
 using pairhist::HistogramResult;
@@ -222,7 +222,7 @@ TEST_CASE("HDF5 round trip with a periodic box") {
   H5Gclose(meta);
 
   CHECK(read_1d<double>(f, "/pairhist/bin_edges", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) ==
-        pairhist::io::bin_edges(0.8, 4));
+        pairhist::analysis::bin_edges(0.8, 4));
   CHECK(read_1d<int64_t>(f, "/pairhist/frame_indices", H5T_STD_I64LE, H5T_NATIVE_INT64) ==
         res.frame_indices);
   CHECK(read_1d<double>(f, "/pairhist/frame_times", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) ==
@@ -231,7 +231,7 @@ TEST_CASE("HDF5 round trip with a periodic box") {
   const char* names[] = {"O,O", "O,H", "H,H"};
   for (size_t i = 0; i < 3; ++i) {
     CAPTURE(names[i]);
-    const auto curve = pairhist::io::compute_rdf(res, res.pairs[i]);
+    const auto curve = pairhist::analysis::compute_rdf(res, res.pairs[i]);
     CHECK(read_1d<double>(f, std::string("/pairhist/rdf/") + names[i], H5T_IEEE_F64LE,
                           H5T_NATIVE_DOUBLE) == curve.g);
     CHECK(read_1d<double>(f, std::string("/pairhist/coordination/") + names[i], H5T_IEEE_F64LE,
@@ -308,7 +308,7 @@ TEST_CASE("CSV round trip") {
     REQUIRE(fields.size() == 10);
     CHECK(std::stod(fields[0]) == doctest::Approx((k + 0.5) * 0.2));
     for (size_t i = 0; i < 3; ++i) {
-      const auto curve = pairhist::io::compute_rdf(res, res.pairs[i]);
+      const auto curve = pairhist::analysis::compute_rdf(res, res.pairs[i]);
       CHECK(std::stoull(fields[1 + 3 * i]) == res.pairs[i].counts[k]);
       CHECK(std::stod(fields[2 + 3 * i]) == doctest::Approx(curve.g[k]).epsilon(1e-9));
       CHECK(std::stod(fields[3 + 3 * i]) == doctest::Approx(curve.coordination[k]).epsilon(1e-9));
@@ -367,7 +367,7 @@ TEST_CASE("xvg round trip") {
     CHECK(rows[k][0] == doctest::Approx((k + 0.5) * 0.2));
     for (size_t i = 0; i < 3; ++i) {
       CHECK(rows[k][1 + i] ==
-            doctest::Approx(pairhist::io::compute_rdf(res, res.pairs[i]).g[k]).epsilon(1e-9));
+            doctest::Approx(pairhist::analysis::compute_rdf(res, res.pairs[i]).g[k]).epsilon(1e-9));
     }
   }
 }
@@ -393,7 +393,7 @@ TEST_CASE("cn.xvg holds the running coordination numbers") {
   for (int k = 0; k < 4; ++k)
     for (size_t i = 0; i < 3; ++i)
       CHECK(rows[k][1 + i] ==
-            doctest::Approx(pairhist::io::compute_rdf(res, res.pairs[i]).coordination[k])
+            doctest::Approx(pairhist::analysis::compute_rdf(res, res.pairs[i]).coordination[k])
                 .epsilon(1e-9));
 }
 

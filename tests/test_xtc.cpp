@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "io/xtc_reader.hpp"
 #include "pairhist/errors.hpp"
-#include "test_paths.hpp"
-#include "test_support.hpp"
-#include "xtc_reader.hpp"
+#include "tests/test_paths.hpp"
+#include "tests/test_support.hpp"
 
 namespace fs = std::filesystem;
 using pairhist::InputError;

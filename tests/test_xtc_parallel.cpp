@@ -14,12 +14,12 @@
 #include <thread>
 #include <vector>
 
+#include "drivers/job/trajectory_job.hpp"
+#include "io/xtc_parallel_reader.hpp"
+#include "io/xtc_reader.hpp"
+#include "io/xtc_writer.hpp"
 #include "pairhist/errors.hpp"
-#include "test_support.hpp"
-#include "trajectory_job.hpp"
-#include "xtc_parallel_reader.hpp"
-#include "xtc_reader.hpp"
-#include "xtc_writer.hpp"
+#include "tests/test_support.hpp"
 
 namespace {
 

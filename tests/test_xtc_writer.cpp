@@ -19,14 +19,14 @@
 #include <string>
 #include <vector>
 
-#include "bench_cases.hpp"
-#include "gro_reader.hpp"
+#include "drivers/cli/synth_command.hpp"
+#include "drivers/workloads/bench_cases.hpp"
+#include "io/gro_reader.hpp"
+#include "io/xtc_reader.hpp"
+#include "io/xtc_writer.hpp"
 #include "pairhist/errors.hpp"
-#include "synth_command.hpp"
-#include "test_paths.hpp"
-#include "test_support.hpp"
-#include "xtc_reader.hpp"
-#include "xtc_writer.hpp"
+#include "tests/test_paths.hpp"
+#include "tests/test_support.hpp"
 
 namespace fs = std::filesystem;
 using pairhist::OutputError;

@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "io/xyz_reader.hpp"
 #include "pairhist/errors.hpp"
-#include "test_paths.hpp"
-#include "test_support.hpp"
-#include "xyz_reader.hpp"
+#include "tests/test_paths.hpp"
+#include "tests/test_support.hpp"
 
 namespace fs = std::filesystem;
 using pairhist::InputError;

@@ -1,4 +1,4 @@
-#include "cell_list_cpu.hpp"
+#include "codelets/cpu/cell_list_cpu.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "cell_stencil.hpp"
-#include "counted_bins.hpp"
+#include "codelets/cpu/cell_stencil.hpp"
+#include "codelets/cpu/counted_bins.hpp"
 
 namespace pairhist::cpu {
 namespace {

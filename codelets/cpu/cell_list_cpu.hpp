@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "pair_histogram_cpu.hpp"
+#include "codelets/cpu/pair_histogram_cpu.hpp"
 #include "pairhist/cell_grid.hpp"
 
 namespace pairhist::cpu {

@@ -1,4 +1,4 @@
-#include "cell_stencil.hpp"
+#include "codelets/cpu/cell_stencil.hpp"
 
 #include <mutex>
 

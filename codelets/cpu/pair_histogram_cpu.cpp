@@ -1,4 +1,4 @@
-#include "pair_histogram_cpu.hpp"
+#include "codelets/cpu/pair_histogram_cpu.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -6,7 +6,7 @@
 #include <limits>
 #include <vector>
 
-#include "row_bins.hpp"
+#include "codelets/cpu/row_bins.hpp"
 
 namespace pairhist::cpu {
 namespace {

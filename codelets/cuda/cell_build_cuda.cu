@@ -5,8 +5,8 @@
 #include <climits>
 #include <cub/device/device_scan.cuh>
 
-#include "cell_list_cuda.hpp"
-#include "kernel_common.cuh"
+#include "codelets/cuda/cell_list_cuda.hpp"
+#include "codelets/cuda/kernel_common.cuh"
 
 namespace pairhist::cuda {
 namespace {

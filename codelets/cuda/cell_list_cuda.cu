@@ -14,10 +14,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "bin_roots.cuh"
-#include "cell_list_cuda.hpp"
-#include "cell_stencil.cuh"
-#include "kernel_common.cuh"
+#include "codelets/cuda/bin_roots.cuh"
+#include "codelets/cuda/cell_list_cuda.hpp"
+#include "codelets/cuda/cell_stencil.cuh"
+#include "codelets/cuda/kernel_common.cuh"
 
 namespace pairhist::cuda {
 namespace {

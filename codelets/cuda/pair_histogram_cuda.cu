@@ -3,9 +3,9 @@
 #include <cstdlib>
 #include <type_traits>
 
-#include "bin_roots.cuh"
-#include "kernel_common.cuh"
-#include "pair_histogram_cuda.hpp"
+#include "codelets/cuda/bin_roots.cuh"
+#include "codelets/cuda/kernel_common.cuh"
+#include "codelets/cuda/pair_histogram_cuda.hpp"
 
 namespace pairhist::cuda {
 namespace {

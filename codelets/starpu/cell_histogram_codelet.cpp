@@ -1,10 +1,10 @@
-#include "cell_histogram_codelet.hpp"
+#include "codelets/starpu/cell_histogram_codelet.hpp"
 
 #include <array>
 #include <atomic>
 #include <cstring>
 
-#include "../cpu/cell_list_cpu.hpp"
+#include "codelets/cpu/cell_list_cpu.hpp"
 
 namespace pairhist::codelets {
 namespace {

@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "pair_histogram_codelet.hpp"
+#include "codelets/starpu/pair_histogram_codelet.hpp"
 #include "pairhist/cell_grid.hpp"
 
 namespace pairhist::codelets {

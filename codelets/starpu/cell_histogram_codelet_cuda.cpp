@@ -7,9 +7,9 @@
 #include <optional>
 #include <tuple>
 
-#include "../cuda/cell_list_cuda.hpp"
-#include "cell_histogram_codelet.hpp"
-#include "cuda_task_failure.hpp"
+#include "codelets/cuda/cell_list_cuda.hpp"
+#include "codelets/starpu/cell_histogram_codelet.hpp"
+#include "codelets/starpu/cuda_task_failure.hpp"
 
 namespace pairhist::codelets {
 namespace {

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "device_faults.hpp"
+#include "codelets/starpu/device_faults.hpp"
 
 namespace pairhist::codelets {
 

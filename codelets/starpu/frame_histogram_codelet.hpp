@@ -5,7 +5,7 @@
 
 #include <starpu.h>
 
-#include "pair_histogram_codelet.hpp"
+#include "codelets/starpu/pair_histogram_codelet.hpp"
 
 namespace pairhist::codelets {
 

@@ -1,8 +1,8 @@
 // CUDA implementation of the whole-frame baseline task: one launch per pair on the worker's
 // stream.
-#include "../cuda/pair_histogram_cuda.hpp"
-#include "cuda_task_failure.hpp"
-#include "frame_histogram_codelet.hpp"
+#include "codelets/cuda/pair_histogram_cuda.hpp"
+#include "codelets/starpu/cuda_task_failure.hpp"
+#include "codelets/starpu/frame_histogram_codelet.hpp"
 
 namespace pairhist::codelets {
 namespace {

@@ -1,8 +1,8 @@
-#include "pair_histogram_codelet.hpp"
+#include "codelets/starpu/pair_histogram_codelet.hpp"
 
 #include <cstring>
 
-#include "../cpu/pair_histogram_cpu.hpp"
+#include "codelets/cpu/pair_histogram_cpu.hpp"
 
 namespace pairhist::codelets {
 

@@ -9,8 +9,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "device_faults.hpp"
-#include "frame_gate.hpp"
+#include "codelets/starpu/device_faults.hpp"
+#include "codelets/starpu/frame_gate.hpp"
 #include "pairhist/geometry.hpp"
 
 namespace pairhist::codelets {

@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "../cuda/cell_list_cuda.hpp"
-#include "../cuda/pair_histogram_cuda.hpp"
-#include "cuda_task_failure.hpp"
-#include "pair_histogram_codelet.hpp"
+#include "codelets/cuda/cell_list_cuda.hpp"
+#include "codelets/cuda/pair_histogram_cuda.hpp"
+#include "codelets/starpu/cuda_task_failure.hpp"
+#include "codelets/starpu/pair_histogram_codelet.hpp"
 
 namespace pairhist::codelets {
 namespace {

@@ -1,8 +1,8 @@
-#include "task_identity.hpp"
+#include "codelets/starpu/task_identity.hpp"
 
-#include "cell_histogram_codelet.hpp"
-#include "frame_histogram_codelet.hpp"
-#include "pair_histogram_codelet.hpp"
+#include "codelets/starpu/cell_histogram_codelet.hpp"
+#include "codelets/starpu/frame_histogram_codelet.hpp"
+#include "codelets/starpu/pair_histogram_codelet.hpp"
 
 namespace pairhist::codelets {
 

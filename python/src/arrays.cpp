@@ -1,4 +1,4 @@
-#include "arrays.hpp"
+#include "python/src/arrays.hpp"
 
 #include <string>
 

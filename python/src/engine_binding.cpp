@@ -9,10 +9,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "algorithm_choice.hpp"
-#include "arrays.hpp"
-#include "bindings.hpp"
 #include "pairhist/errors.hpp"
+#include "python/src/arrays.hpp"
+#include "python/src/bindings.hpp"
+#include "tasks/algorithm_choice.hpp"
 
 namespace pairhist::python {
 namespace {

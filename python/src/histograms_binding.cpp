@@ -3,10 +3,10 @@
 #include <string>
 #include <vector>
 
-#include "algorithm_choice.hpp"
-#include "arrays.hpp"
-#include "bindings.hpp"
 #include "pairhist/pairhist_c.h"
+#include "python/src/arrays.hpp"
+#include "python/src/bindings.hpp"
+#include "tasks/algorithm_choice.hpp"
 
 namespace pairhist::python {
 namespace {

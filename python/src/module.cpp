@@ -1,7 +1,7 @@
 // _pairhist: the compiled half of the Python module `pairhist` (python/pairhist/__init__.py is
 // the public face: argument checks, names, documentation).
-#include "arrays.hpp"
-#include "bindings.hpp"
+#include "python/src/arrays.hpp"
+#include "python/src/bindings.hpp"
 
 PYBIND11_MODULE(_pairhist, m) {
   m.doc() = "pairhist's compiled core; use the pairhist package";

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "algorithm_choice.hpp"
-#include "arrays.hpp"
-#include "bindings.hpp"
-#include "config_file.hpp"
+#include "analysis/rdf.hpp"
+#include "drivers/cli/config_file.hpp"
+#include "drivers/job/trajectory_job.hpp"
 #include "pairhist/errors.hpp"
-#include "rdf.hpp"
-#include "trajectory_job.hpp"
+#include "python/src/arrays.hpp"
+#include "python/src/bindings.hpp"
+#include "tasks/algorithm_choice.hpp"
 
 namespace pairhist::python {
 namespace {
@@ -180,8 +180,8 @@ py::dict result_dict(const JobOutcome& out) {
   d["units"] = r.length_unit;
   d["r_max"] = r.r_max;
   d["nbins"] = r.nbins;
-  d["edges"] = array_of(io::bin_edges(r.r_max, r.nbins));
-  d["r"] = array_of(io::bin_centres(r.r_max, r.nbins));
+  d["edges"] = array_of(analysis::bin_edges(r.r_max, r.nbins));
+  d["r"] = array_of(analysis::bin_centres(r.r_max, r.nbins));
   d["box_kind"] = r.box_kind;
   d["precision"] = r.precision;
   d["norm"] = r.norm;
@@ -192,7 +192,7 @@ py::dict result_dict(const JobOutcome& out) {
   d["times"] = array_of(r.frame_times);
   d["volumes"] = array_of(r.volumes);
   py::dict counts, normalised, coordination, errors, pairs_per_frame, excluded, shared;
-  const bool normalise = io::can_normalise(r);
+  const bool normalise = analysis::can_normalise(r);
   for (size_t p = 0; p < r.pairs.size(); ++p) {
     const PairHistogram& h = r.pairs[p];
     const py::tuple key = py::make_tuple(r.species[static_cast<size_t>(h.a)].name,
@@ -202,10 +202,10 @@ py::dict result_dict(const JobOutcome& out) {
     excluded[key] = h.excluded_pairs;
     shared[key] = h.shared_atoms;
     if (normalise) {
-      const io::RdfCurve curve = io::compute_rdf(r, h);
+      const analysis::RdfCurve curve = analysis::compute_rdf(r, h);
       normalised[key] = array_of(curve.g);
       coordination[key] = array_of(curve.coordination);
-      const std::vector<double> err = io::rdf_block_error(r, p);
+      const std::vector<double> err = analysis::rdf_block_error(r, p);
       if (!err.empty()) errors[key] = array_of(err);
     }
   }

@@ -1,0 +1,166 @@
+#include "analysis/exclusions.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "pairhist/errors.hpp"
+
+namespace pairhist::analysis {
+
+ExcludeMode parse_exclude_mode(const std::string& text) {
+  if (text == "none") return ExcludeMode::none;
+  if (text == "residue") return ExcludeMode::residue;
+  throw UsageError("--exclude must be none or residue, got '" + text + "'");
+}
+
+std::vector<int> residue_of_atoms(const Topology& top, const std::string& topology_path) {
+  const size_t n = static_cast<size_t>(top.natoms());
+  const bool named = std::any_of(top.residue_names.begin(), top.residue_names.end(),
+                                 [](const std::string& s) { return !s.empty(); });
+  if (top.residue_numbers.size() != n || top.residue_names.size() != n || !named)
+    throw UsageError(topology_path +
+                     ": the topology has no residues, so --exclude residue cannot be used (give "
+                     "a .gro or .pdb topology)");
+  std::vector<int> residue(n);
+  int current = -1;
+  for (size_t i = 0; i < n; ++i) {
+    if (i == 0 || top.residue_numbers[i] != top.residue_numbers[i - 1] ||
+        top.residue_names[i] != top.residue_names[i - 1])
+      ++current;
+    residue[i] = current;
+  }
+  return residue;
+}
+
+std::vector<uint64_t> count_shared_atoms(const std::vector<std::vector<int>>& atoms) {
+  std::vector<uint64_t> shared;
+  for (const auto& [a, b] : species_pairs(static_cast<int>(atoms.size()))) {
+    uint64_t n = 0;
+    if (a != b) {
+      const auto& x = atoms[static_cast<size_t>(a)];
+      const auto& y = atoms[static_cast<size_t>(b)];
+      for (size_t i = 0, j = 0; i < x.size() && j < y.size();) {  // both ascending
+        if (x[i] < y[j]) {
+          ++i;
+        } else if (y[j] < x[i]) {
+          ++j;
+        } else {
+          ++n, ++i, ++j;
+        }
+      }
+    }
+    shared.push_back(n);
+  }
+  return shared;
+}
+
+namespace {
+
+/// A species' atoms grouped by residue: residue id and the range of local indices. Atoms are
+/// ascending and residues are runs of consecutive atoms, so each residue is one contiguous range
+/// and the ranges come sorted by residue.
+struct ResidueRange {
+  int residue;
+  int32_t begin, end;
+};
+
+std::vector<ResidueRange> residue_ranges(const std::vector<int>& atoms,
+                                         const std::vector<int>& residue) {
+  std::vector<ResidueRange> ranges;
+  for (size_t k = 0; k < atoms.size(); ++k) {
+    const int r = residue[static_cast<size_t>(atoms[k])];
+    if (ranges.empty() || ranges.back().residue != r)
+      ranges.push_back({r, static_cast<int32_t>(k), static_cast<int32_t>(k)});
+    ranges.back().end = static_cast<int32_t>(k) + 1;
+  }
+  return ranges;
+}
+
+template <BoxKind K, class T>
+void bin_pairs(const std::vector<std::pair<int32_t, int32_t>>& pairs, const float* row_xyz,
+               const float* col_xyz, const HistogramParams<T>& p, uint64_t* hist) {
+  for (const auto& [i, j] : pairs) {
+    // The engine converts the float coordinates to T the same way before the kernels see them,
+    // and the kernels scale them to bin units as bin_of_points does.
+    const float* a = row_xyz + 3 * static_cast<size_t>(i);
+    const float* b = col_xyz + 3 * static_cast<size_t>(j);
+    const int k =
+        bin_of_points<K>(p, static_cast<T>(a[0]), static_cast<T>(a[1]), static_cast<T>(a[2]),
+                         static_cast<T>(b[0]), static_cast<T>(b[1]), static_cast<T>(b[2]));
+    if (k < p.nbins) ++hist[k];
+  }
+}
+
+}  // namespace
+
+PairExclusions::PairExclusions(ExcludeMode mode, const Topology& top,
+                               const std::string& topology_path,
+                               const std::vector<std::vector<int>>& species_atoms) {
+  if (mode == ExcludeMode::none) return;
+  const std::vector<int> residue = residue_of_atoms(top, topology_path);
+  std::vector<std::vector<ResidueRange>> ranges;
+  for (const auto& atoms : species_atoms) ranges.push_back(residue_ranges(atoms, residue));
+  for (const auto& [a, b] : species_pairs(static_cast<int>(species_atoms.size()))) {
+    List list{a, b, {}};
+    const auto& ra = ranges[static_cast<size_t>(a)];
+    const auto& rb = ranges[static_cast<size_t>(b)];
+    const auto& atoms_a = species_atoms[static_cast<size_t>(a)];
+    const auto& atoms_b = species_atoms[static_cast<size_t>(b)];
+    // Walk both sorted range lists together; residues present in both give the pairs.
+    for (size_t x = 0, y = 0; x < ra.size() && y < rb.size();) {
+      if (ra[x].residue < rb[y].residue) {
+        ++x;
+      } else if (rb[y].residue < ra[x].residue) {
+        ++y;
+      } else {
+        for (int32_t i = ra[x].begin; i < ra[x].end; ++i)
+          for (int32_t j = a == b ? i + 1 : rb[y].begin; j < rb[y].end; ++j)
+            if (a == b || atoms_a[static_cast<size_t>(i)] != atoms_b[static_cast<size_t>(j)])
+              list.pairs.emplace_back(i, j);
+        ++x;
+        ++y;
+      }
+    }
+    lists_.push_back(std::move(list));
+  }
+}
+
+bool PairExclusions::empty() const {
+  return std::all_of(lists_.begin(), lists_.end(), [](const List& l) { return l.pairs.empty(); });
+}
+
+template <class T>
+void PairExclusions::add_frame_as(const std::vector<const float*>& species_xyz,
+                                  const BoxMatrix& box, BoxKind kind, double r_max, int nbins,
+                                  std::vector<std::vector<uint64_t>>& hist) const {
+  const HistogramParams<T> p = make_params<T>(box, kind, r_max, nbins);
+  for (size_t q = 0; q < lists_.size(); ++q) {
+    const List& l = lists_[q];
+    if (l.pairs.empty()) continue;
+    const float* rows = species_xyz[static_cast<size_t>(l.a)];
+    const float* cols = species_xyz[static_cast<size_t>(l.b)];
+    uint64_t* h = hist[q].data();
+    switch (kind) {
+      case BoxKind::orthorhombic:
+        bin_pairs<BoxKind::orthorhombic>(l.pairs, rows, cols, p, h);
+        break;
+      case BoxKind::triclinic:
+        bin_pairs<BoxKind::triclinic>(l.pairs, rows, cols, p, h);
+        break;
+      default:
+        bin_pairs<BoxKind::none>(l.pairs, rows, cols, p, h);
+    }
+  }
+}
+
+void PairExclusions::add_frame(const std::vector<const float*>& species_xyz, const BoxMatrix& box,
+                               BoxKind kind, double r_max, int nbins, Precision precision,
+                               std::vector<std::vector<uint64_t>>& hist) const {
+  if (empty()) return;
+  if (precision == Precision::single)
+    add_frame_as<float>(species_xyz, box, kind, r_max, nbins, hist);
+  else
+    add_frame_as<double>(species_xyz, box, kind, r_max, nbins, hist);
+}
+
+}  // namespace pairhist::analysis

@@ -1,0 +1,73 @@
+// Pairs the kernels count but the histograms leave out: the self pairs of atoms that belong to
+// two species, and excluded pairs (`run --exclude residue`: atoms of the same residue).
+//
+// The kernels still count every pair: skipping pairs inside them would cost every pair a test.
+// Instead the host recomputes, each frame, the bins of the few excluded pairs with the kernels'
+// own arithmetic (include/pairhist/geometry.hpp, the run's precision and box handling) and the
+// job subtracts them. Both sides compute the same bin bit for bit, so the corrected counts are
+// exact and independent of the schedule.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/topology.hpp"
+#include "pairhist/box_setup.hpp"
+#include "pairhist/engine.hpp"
+
+namespace pairhist::analysis {
+
+enum class ExcludeMode { none, residue };
+
+/// "none" or "residue"; throws UsageError otherwise.
+ExcludeMode parse_exclude_mode(const std::string& text);
+
+/// Residue of every atom, numbered 0, 1, ... in file order: a residue is a maximal run of
+/// consecutive atoms with the same residue number and name, as GROMACS reads .gro/.pdb files
+/// (residue numbers wrap at 99999 in .gro, so equal numbers far apart are different residues).
+/// Throws UsageError naming `topology_path` if the topology carries no residues (.xyz, LAMMPS).
+std::vector<int> residue_of_atoms(const Topology& top, const std::string& topology_path);
+
+/// |A ∩ B| of every species pair (0 for A with itself), in species_pairs() order; species_atoms
+/// ascending. The kernels pair each shared atom with itself at distance exactly 0 (bin 0).
+std::vector<uint64_t> count_shared_atoms(const std::vector<std::vector<int>>& species_atoms);
+
+class PairExclusions {
+ public:
+  PairExclusions() = default;
+
+  /// Finds the excluded pairs of every species pair (species_pairs() order). species_atoms holds
+  /// each species' atom indices, ascending, as the frames are laid out for the engine. The self
+  /// pair of an atom in two species is not listed: the job removes those separately.
+  PairExclusions(ExcludeMode mode, const Topology& top, const std::string& topology_path,
+                 const std::vector<std::vector<int>>& species_atoms);
+
+  /// Excluded pairs per frame of species pair p, at any distance.
+  uint64_t per_frame(size_t p) const { return lists_.empty() ? 0 : lists_[p].pairs.size(); }
+  bool empty() const;
+
+  /// Adds to hist[p][k] every excluded pair of this frame that the kernels counted in bin k
+  /// (those at r >= r_max were never counted and are skipped). species_xyz[s] holds species s as
+  /// x,y,z float triples, exactly as given to HistogramEngine::submit_frame; kind is the run's
+  /// box kind (the engine's, which can differ from this frame's own classification).
+  void add_frame(const std::vector<const float*>& species_xyz, const BoxMatrix& box, BoxKind kind,
+                 double r_max, int nbins, Precision precision,
+                 std::vector<std::vector<uint64_t>>& hist) const;
+
+ private:
+  struct List {
+    int a = 0, b = 0;
+    // (row in species a, column in species b): the kernels' orientation, d = x_col - x_row.
+    std::vector<std::pair<int32_t, int32_t>> pairs;
+  };
+  template <class T>
+  void add_frame_as(const std::vector<const float*>& species_xyz, const BoxMatrix& box,
+                    BoxKind kind, double r_max, int nbins,
+                    std::vector<std::vector<uint64_t>>& hist) const;
+
+  std::vector<List> lists_;
+};
+
+}  // namespace pairhist::analysis

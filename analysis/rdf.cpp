@@ -1,0 +1,167 @@
+#include "analysis/rdf.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "pairhist/errors.hpp"
+
+namespace pairhist::analysis {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+void check_binning(double r_max, int nbins) {
+  if (!(r_max > 0) || !std::isfinite(r_max)) {
+    throw UsageError("r_max must be a positive finite distance, got " + std::to_string(r_max));
+  }
+  if (nbins <= 0) throw UsageError("nbins must be positive, got " + std::to_string(nbins));
+}
+
+}  // namespace
+
+void check_norm(const std::string& norm) {
+  if (norm != "rdf" && norm != "density" && norm != "none")
+    throw UsageError("--norm must be rdf, density or none, got '" + norm + "'");
+}
+
+bool can_normalise(const HistogramResult& res) {
+  return res.norm != "rdf" || !res.volumes.empty();
+}
+
+std::string normalised_name(const std::string& norm) {
+  check_norm(norm);
+  return norm == "rdf" ? "g" : norm == "density" ? "density" : "number";
+}
+
+std::vector<double> bin_edges(double r_max, int nbins) {
+  check_binning(r_max, nbins);
+  std::vector<double> edges(static_cast<size_t>(nbins) + 1);
+  // k * r_max / nbins rather than accumulating a width, so the last edge is exactly r_max and
+  // edges match the binning rule floor(r * nbins / r_max) without drift.
+  for (int k = 0; k <= nbins; ++k) edges[k] = k * r_max / nbins;
+  return edges;
+}
+
+std::vector<double> bin_centres(double r_max, int nbins) {
+  check_binning(r_max, nbins);
+  std::vector<double> centres(static_cast<size_t>(nbins));
+  for (int k = 0; k < nbins; ++k) centres[k] = (k + 0.5) * r_max / nbins;
+  return centres;
+}
+
+RdfCurve compute_rdf(const HistogramResult& res, const PairHistogram& p) {
+  const size_t n_frames = res.frame_indices.size();
+  check_norm(res.norm);
+  const bool rdf = res.norm == "rdf";
+  if (n_frames == 0) throw UsageError("cannot normalise g(r): no frames were histogrammed");
+  if (rdf && res.volumes.empty()) {
+    throw UsageError(
+        "g(r) needs the box volume, but the trajectory has no periodic box; only the raw pair "
+        "counts can be written");
+  }
+  if (!res.volumes.empty() && res.volumes.size() != n_frames) {
+    throw std::logic_error("HistogramResult has " + std::to_string(res.volumes.size()) +
+                           " volumes for " + std::to_string(n_frames) + " frames");
+  }
+  if (p.counts.size() != static_cast<size_t>(res.nbins)) {
+    throw std::logic_error("pair histogram has " + std::to_string(p.counts.size()) +
+                           " bins, expected " + std::to_string(res.nbins));
+  }
+  if (p.a < 0 || p.b < 0 || static_cast<size_t>(p.a) >= res.species.size() ||
+      static_cast<size_t>(p.b) >= res.species.size()) {
+    throw std::logic_error("pair histogram refers to a species that does not exist");
+  }
+
+  // Under NPT the volume changes every frame. The ideal-gas expectation for a frame is
+  // N_pairs * shell / V_f, so the frame-averaged expectation is N_pairs * shell * <1/V>;
+  // normalising by that makes g = 1 exactly for an uncorrelated system. Using 1/<V> instead would
+  // bias g by <V><1/V> >= 1 (Jensen), which grows with the volume fluctuations.
+  double mean_inv_volume = 0;
+  for (size_t f = 0; f < (rdf ? n_frames : 0); ++f) {
+    const double v = res.volumes[f];
+    if (!(v > 0) || !std::isfinite(v)) {
+      throw InputError("frame " + std::to_string(res.frame_indices[f]) +
+                       " has a non-positive box volume (" + std::to_string(v) + ")");
+    }
+    mean_inv_volume += 1.0 / v;
+  }
+  mean_inv_volume /= static_cast<double>(n_frames);
+
+  const double na = static_cast<double>(res.species[p.a].count);
+  const bool same = p.a == p.b;
+  const double n_pairs = static_cast<double>(res.pairs_per_frame(p));
+  const double ordered = same ? 2.0 : 1.0;  // MDAnalysis's ordered pairs, see rdf.hpp
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double frames = static_cast<double>(n_frames);
+
+  const std::vector<double> edges = bin_edges(res.r_max, res.nbins);
+  RdfCurve curve;
+  curve.r = bin_centres(res.r_max, res.nbins);
+  curve.g.resize(res.nbins);
+  curve.coordination.resize(res.nbins);
+
+  // Cumulate in integers: counts can exceed 2^53 in long runs, and summing doubles would lose the
+  // low bits before they are divided down.
+  uint64_t cumulative = 0;
+  for (int k = 0; k < res.nbins; ++k) {
+    const double lo = edges[k];
+    const double hi = edges[k + 1];
+    // The exact shell volume rather than 4 pi r^2 dr: the latter is badly wrong in the first bins
+    // where r is comparable to the bin width.
+    const double shell = 4.0 / 3.0 * kPi * (hi * hi * hi - lo * lo * lo);
+    const double mean_count = static_cast<double>(p.counts[k]) / frames;
+    if (rdf)
+      curve.g[k] = n_pairs > 0 ? mean_count / (n_pairs * shell * mean_inv_volume) : nan;
+    else if (res.norm == "density")
+      curve.g[k] = ordered * mean_count / shell;
+    else
+      curve.g[k] = ordered * mean_count;
+
+    cumulative += p.counts[k];
+    const double per_atom = static_cast<double>(cumulative) / (frames * na);
+    curve.coordination[k] = na > 0 ? (same ? 2 * per_atom : per_atom) : nan;
+  }
+  return curve;
+}
+
+std::vector<double> rdf_block_error(const HistogramResult& res, size_t pair) {
+  const size_t blocks = res.intervals.size();
+  if (blocks < 2 || !can_normalise(res)) return {};
+  const size_t nbins = static_cast<size_t>(res.nbins);
+  std::vector<double> sum(nbins, 0), sum2(nbins, 0);
+  for (const IntervalBlock& b : res.intervals) {
+    // The block as a run of its own: its frames, its volumes, its counts.
+    HistogramResult part;
+    part.species = res.species;
+    part.r_max = res.r_max;
+    part.nbins = res.nbins;
+    part.norm = res.norm;
+    part.frame_indices.assign(
+        res.frame_indices.begin() + static_cast<std::ptrdiff_t>(b.frame_begin),
+        res.frame_indices.begin() + static_cast<std::ptrdiff_t>(b.frame_end));
+    if (!res.volumes.empty())
+      part.volumes.assign(res.volumes.begin() + static_cast<std::ptrdiff_t>(b.frame_begin),
+                          res.volumes.begin() + static_cast<std::ptrdiff_t>(b.frame_end));
+    PairHistogram p = res.pairs[pair];
+    p.counts = b.counts[pair];
+    const RdfCurve g = compute_rdf(part, p);
+    for (size_t k = 0; k < nbins; ++k) {
+      sum[k] += g.g[k];
+      sum2[k] += g.g[k] * g.g[k];
+    }
+  }
+  const double n = static_cast<double>(blocks);
+  std::vector<double> error(nbins);
+  for (size_t k = 0; k < nbins; ++k) {
+    const double mean = sum[k] / n;
+    const double variance = std::fmax(0.0, (sum2[k] - n * mean * mean) / (n - 1));
+    error[k] = std::sqrt(variance / n);
+  }
+  return error;
+}
+
+}  // namespace pairhist::analysis

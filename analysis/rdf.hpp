@@ -1,0 +1,64 @@
+// Normalisation of pair-distance histograms into radial distribution functions g(r) and running
+// coordination numbers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pairhist/result.hpp"
+
+namespace pairhist::analysis {
+
+/// nbins+1 bin edges, edge k = k * r_max / nbins. Throws UsageError unless r_max > 0, nbins > 0.
+std::vector<double> bin_edges(double r_max, int nbins);
+
+/// nbins bin centres, (k + 1/2) * r_max / nbins. Same preconditions as bin_edges().
+std::vector<double> bin_centres(double r_max, int nbins);
+
+/// Throws UsageError unless `norm` is rdf, density or none (HistogramResult::norm).
+void check_norm(const std::string& norm);
+
+/// Whether compute_rdf() can normalise `res`: always for density and none, with volumes for rdf.
+bool can_normalise(const HistogramResult& res);
+
+/// Short name of the normalised quantity, used in column and dataset names: "g" (rdf),
+/// "density", "number" (none).
+std::string normalised_name(const std::string& norm);
+
+struct RdfCurve {
+  std::vector<double> r;  // bin centres, length_unit
+  // The normalised histogram of bin k as res.norm asks (g(r) for rdf); NaN if the pair has no
+  // pairs to normalise by.
+  std::vector<double> g;
+  std::vector<double> coordination;  // mean number of B atoms within r_{k+1} of an A atom
+};
+
+/// The normalised histogram of one species pair of `res`, in the mode res.norm (MDAnalysis
+/// InterRDF's names and meanings):
+///
+///   rdf:      g_k = <count_k> / (N_pairs * shell_k * <1/V>)
+///   density:  m * <count_k> / shell_k
+///   none:     m * <count_k>
+///
+/// with <count_k> = counts[k] / n_frames, shell_k = 4/3 pi (r_{k+1}^3 - r_k^3),
+/// N_pairs = res.pairs_per_frame(p) (N_A N_B for A != B, N (N-1) / 2 for A == B, less the self
+/// pairs of shared atoms and the excluded pairs), and <1/V> the mean of the inverse frame volumes
+/// (exact under NPT; MDAnalysis uses 1/<V>, the same for a fixed box). m = 2 for A == B and 1
+/// otherwise: MDAnalysis counts a group against itself as ordered pairs (i, j) and (j, i), so
+/// doubling our unique pairs gives its numbers (those of exclusion_block=(1, 1), which leaves out
+/// the i == j distances it would otherwise put in bin 0). Coordination n_k = cumsum(counts)_k /
+/// (n_frames N_A), doubled for A == B because each unique pair is a neighbour of both its atoms.
+///
+/// Throws UsageError if there are no frames, or for rdf no volumes (no periodic box: g(r) is
+/// undefined, the raw counts remain valid), InputError if a volume is not positive, and
+/// std::logic_error if the result is internally inconsistent (counts.size() != nbins,
+/// volumes.size() != n_frames).
+RdfCurve compute_rdf(const HistogramResult& res, const PairHistogram& p);
+
+/// Block-average error of the normalised histogram: the standard error of the mean of the curves
+/// that each interval block gives on its own (sample standard deviation over the B blocks /
+/// sqrt(B)), every block weighted alike. Empty unless the result has at least two interval
+/// blocks and can_normalise(). `pair` indexes res.pairs.
+std::vector<double> rdf_block_error(const HistogramResult& res, size_t pair);
+
+}  // namespace pairhist::analysis

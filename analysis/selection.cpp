@@ -1,0 +1,292 @@
+#include "analysis/selection.hpp"
+
+#include <fnmatch.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <functional>
+#include <sstream>
+
+#include "pairhist/errors.hpp"
+
+namespace pairhist::analysis {
+namespace {
+
+using Mask = std::vector<char>;
+
+// Selections are shown in messages up to this length (they come from the command line or a
+// config file, and may be long).
+constexpr size_t kShownLength = 200;
+// Deepest nesting of parentheses and `not` accepted.
+constexpr int kMaxNesting = 200;
+
+bool is_keyword(const std::string& t) {
+  return t == "name" || t == "resname" || t == "resid" || t == "index" || t == "group" ||
+         t == "element" || t == "type" || t == "all" || t == "and" || t == "or" || t == "not";
+}
+
+std::vector<std::string> tokenize(const std::string& text) {
+  std::vector<std::string> tokens;
+  std::string current;
+  auto flush = [&] {
+    if (!current.empty()) tokens.push_back(current);
+    current.clear();
+  };
+  for (char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      flush();
+    } else if (c == '(' || c == ')') {
+      flush();
+      tokens.emplace_back(1, c);
+    } else {
+      current += c;
+    }
+  }
+  flush();
+  return tokens;
+}
+
+/// Recursive-descent evaluation over all atoms at once: every node yields a mask.
+class Parser {
+ public:
+  /// `text` is parsed; `shown` (what the user wrote) appears in error messages.
+  Parser(const Topology& top, const std::string& text, const std::string& shown,
+         const std::string& topology_path, const IndexGroups* groups)
+      : top_(top), text_(shown), path_(topology_path), groups_(groups) {
+    tokens_ = tokenize(text);
+  }
+
+  Mask parse() {
+    Mask m = expression();
+    if (pos_ != tokens_.size()) fail("unexpected '" + excerpt(tokens_[pos_]) + "'");
+    return m;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw UsageError("selection '" + excerpt(text_, kShownLength) + "': " + problem);
+  }
+  /// For problems of the topology file rather than of the expression.
+  [[noreturn]] void fail_topology(const std::string& problem) const {
+    throw UsageError(path_ + ": selection '" + excerpt(text_, kShownLength) + "': " + problem);
+  }
+  bool at(const char* t) const { return pos_ < tokens_.size() && tokens_[pos_] == t; }
+  bool at_operand_end() const {
+    return pos_ >= tokens_.size() || tokens_[pos_] == ")" || tokens_[pos_] == "(" ||
+           is_keyword(tokens_[pos_]);
+  }
+
+  Mask expression() {
+    Mask m = conjunction();
+    while (at("or")) {
+      ++pos_;
+      const Mask r = conjunction();
+      for (size_t i = 0; i < m.size(); ++i) m[i] = m[i] || r[i];
+    }
+    return m;
+  }
+
+  Mask conjunction() {
+    Mask m = factor();
+    while (at("and")) {
+      ++pos_;
+      const Mask r = factor();
+      for (size_t i = 0; i < m.size(); ++i) m[i] = m[i] && r[i];
+    }
+    return m;
+  }
+
+  // Each `not` and `(` recurses; a bound keeps a pathological selection from exhausting the stack.
+  struct Nesting {
+    explicit Nesting(Parser& p) : parser(p) {
+      if (++parser.depth_ > kMaxNesting)
+        parser.fail("nested deeper than " + std::to_string(kMaxNesting) + " levels");
+    }
+    ~Nesting() { --parser.depth_; }
+    Parser& parser;
+  };
+
+  Mask factor() {
+    if (pos_ >= tokens_.size()) fail("expression ends too early");
+    const std::string t = tokens_[pos_++];
+    if (t == "not") {
+      const Nesting nesting(*this);
+      Mask m = factor();
+      for (auto& v : m) v = !v;
+      return m;
+    }
+    if (t == "(") {
+      const Nesting nesting(*this);
+      Mask m = expression();
+      if (!at(")")) fail("missing ')'");
+      ++pos_;
+      return m;
+    }
+    if (t == "all") return Mask(static_cast<size_t>(top_.natoms()), 1);
+    if (t == "name") return by_pattern(top_.atom_names, t);
+    if (t == "resname") return by_pattern(top_.residue_names, t);
+    if (t == "resid") return by_range(t, [&](int i) { return top_.residue_numbers[i]; });
+    if (t == "index") return by_range(t, [](int i) { return i + 1; });
+    if (t == "group") return by_group();
+    if (t == "element") return by_element();
+    if (t == "type") return by_type();
+    fail("unknown keyword '" + excerpt(t) +
+         "' (name, resname, resid, index, group, element, type, all, and, or, not)");
+  }
+
+  Mask by_group() {
+    std::vector<std::string> names;
+    while (!at_operand_end()) names.push_back(tokens_[pos_++]);
+    if (names.empty()) fail("'group' needs at least one group name");
+    if (!groups_) fail("'group' needs an index file (--index FILE.ndx)");
+    Mask m(static_cast<size_t>(top_.natoms()), 0);
+    for (const auto& name : names) {
+      const std::vector<int>* atoms = groups_->find(name);
+      if (!atoms) {
+        std::string known;
+        for (const auto& n : groups_->names) known += (known.empty() ? "" : ", ") + n;
+        fail("no group '" + excerpt(name) + "' in " + groups_->path +
+             " (it has: " + excerpt(known, kShownLength) + ")");
+      }
+      for (int a : *atoms)
+        if (a >= 0 && a < top_.natoms()) m[static_cast<size_t>(a)] = 1;
+    }
+    return m;
+  }
+
+  // Elements and types exist only where the file states them; the messages say what to use
+  // instead, so that nobody is tempted to guess elements from atom names.
+  Mask by_element() {
+    const std::vector<std::string> patterns = take_patterns("element");
+    if (top_.elements.empty()) {
+      if (!top_.types.empty())
+        fail_topology("this file has atom types, not elements: select with 'type' (or 'name')");
+      fail_topology("this file carries no element symbols: select by atom name instead ('name')");
+    }
+    require_every_atom(top_.elements, "element symbol");
+    return match(top_.elements, patterns, FNM_CASEFOLD);
+  }
+
+  Mask by_type() {
+    const std::vector<std::string> patterns = take_patterns("type");
+    if (top_.types.empty())
+      fail_topology(std::string("this file carries no atom types: select with 'name'") +
+                    (top_.elements.empty() ? "" : " or 'element'") + " instead");
+    require_every_atom(top_.types, "atom type");
+    return match(top_.types, patterns, 0);
+  }
+
+  void require_every_atom(const std::vector<std::string>& values, const std::string& what) const {
+    if (values.size() != static_cast<size_t>(top_.natoms()))
+      fail_topology("the topology has " + std::to_string(values.size()) + " " + what + "s for " +
+                    std::to_string(top_.natoms()) + " atoms");
+    for (size_t i = 0; i < values.size(); ++i)
+      if (values[i].empty())
+        fail_topology("atom " + std::to_string(i + 1) + " (" + top_.atom_names[i] + ") has no " +
+                      what + "; select by atom name instead ('name')");
+  }
+
+  std::vector<std::string> take_patterns(const std::string& keyword) {
+    std::vector<std::string> patterns;
+    while (!at_operand_end()) patterns.push_back(tokens_[pos_++]);
+    if (patterns.empty()) fail("'" + keyword + "' needs at least one pattern");
+    return patterns;
+  }
+
+  Mask by_pattern(const std::vector<std::string>& values, const std::string& keyword) {
+    const std::vector<std::string> patterns = take_patterns(keyword);
+    if (values.size() != static_cast<size_t>(top_.natoms()))
+      fail("the topology has no " + keyword + " information");
+    return match(values, patterns, 0);
+  }
+
+  Mask match(const std::vector<std::string>& values, const std::vector<std::string>& patterns,
+             int flags) const {
+    Mask m(values.size(), 0);
+    for (size_t i = 0; i < values.size(); ++i)
+      for (const auto& p : patterns)
+        if (fnmatch(p.c_str(), values[i].c_str(), flags) == 0) {
+          m[i] = 1;
+          break;
+        }
+    return m;
+  }
+
+  Mask by_range(const std::string& keyword, const std::function<int(int)>& value_of) {
+    std::vector<std::pair<long, long>> ranges;
+    while (!at_operand_end()) {
+      const std::string r = tokens_[pos_++];
+      // "A", "A-B" or "A:B"; A may be negative. Positions are compared as indices, so that no
+      // pointer is formed past the token.
+      const size_t sep = r.find_first_of("-:", 1);
+      char* end = nullptr;
+      errno = 0;
+      const long lo = std::strtol(r.c_str(), &end, 10);
+      long hi = lo;
+      const size_t used = static_cast<size_t>(end - r.c_str());
+      bool ok = errno == 0 && used > 0 && (used == r.size() || used == sep);
+      if (ok && used == sep) {
+        const char* s = r.c_str() + sep + 1;
+        hi = std::strtol(s, &end, 10);
+        ok = errno == 0 && end != s && *end == '\0';
+      }
+      if (!ok || hi < lo) fail("'" + excerpt(r) + "' is not a number or range A-B for " + keyword);
+      ranges.emplace_back(lo, hi);
+    }
+    if (ranges.empty()) fail("'" + keyword + "' needs at least one number or range");
+    if (keyword == "resid" && top_.residue_numbers.size() != static_cast<size_t>(top_.natoms()))
+      fail("the topology has no residue numbers");
+    Mask m(static_cast<size_t>(top_.natoms()), 0);
+    for (int i = 0; i < top_.natoms(); ++i) {
+      const long v = value_of(i);
+      for (const auto& [lo, hi] : ranges)
+        if (v >= lo && v <= hi) {
+          m[static_cast<size_t>(i)] = 1;
+          break;
+        }
+    }
+    return m;
+  }
+
+  const Topology& top_;
+  const std::string& text_;
+  const std::string& path_;
+  const IndexGroups* groups_;
+  std::vector<std::string> tokens_;
+  size_t pos_ = 0;
+  int depth_ = 0;
+};
+
+/// The plain form: comma-separated atom-name globs, written as a `name` expression.
+std::string as_expression(const std::string& selection) {
+  const auto tokens = tokenize(selection);
+  if (!tokens.empty() && (is_keyword(tokens[0]) || tokens[0] == "(")) return selection;
+  std::string expr = "name";
+  std::stringstream in(selection);
+  for (std::string item; std::getline(in, item, ',');) {
+    const auto b = item.find_first_not_of(" \t");
+    const auto e = item.find_last_not_of(" \t");
+    if (b != std::string::npos) expr += " " + item.substr(b, e - b + 1);
+  }
+  return expr;
+}
+
+}  // namespace
+
+std::vector<int> select_atoms(const Topology& topology, const std::string& selection,
+                              const std::string& topology_path, const IndexGroups* groups) {
+  const std::string expr = as_expression(selection);
+  if (tokenize(expr).size() < 2 && expr != "all")
+    throw UsageError("empty selection '" + excerpt(selection, kShownLength) + "'");
+  const Mask mask = Parser(topology, expr, selection, topology_path, groups).parse();
+  std::vector<int> atoms;
+  for (size_t i = 0; i < mask.size(); ++i)
+    if (mask[i]) atoms.push_back(static_cast<int>(i));
+  if (atoms.empty())
+    throw InputError(topology_path + ": selection '" + excerpt(selection, kShownLength) +
+                     "' matches no atom");
+  return atoms;
+}
+
+}  // namespace pairhist::analysis

@@ -1,0 +1,35 @@
+// What rank 0 of a distributed run decides before any frame is counted (drivers/distribution.hpp):
+// the run's frames (an XTC file's are listed from its frame headers, which also find a damaged
+// frame before any work; other formats are read through only when a time window needs their
+// frames' times), the box kind, into how many parts each frame is split, and, for split frames,
+// the algorithm of every species pair.
+#pragma once
+
+#include <vector>
+
+#include "drivers/distributed/distribution.hpp"
+#include "drivers/job/trajectory_job.hpp"
+#include "pairhist/engine.hpp"
+
+namespace pairhist {
+
+/// Frames in parts: where the frames are listed, the last kSplitFramesPerRank x ranks of them
+/// (all of them for short runs: one huge frame is split over every rank), and the frames a slow
+/// rank takes near the end (FrameDispenser), go out in parts, as many as kPartsPerRank x ranks,
+/// each of at least kMinPartSeconds of work by the cost model on rank 0's devices (a part costs
+/// its rank a read of the whole frame), so that the units get short where the ranks finish.
+/// --frame-parts N splits every frame in N.
+constexpr int kSplitFramesPerRank = 6;  // twice the units a rank holds (FrameDispenser)
+constexpr int kPartsPerRank = 4;
+constexpr double kMinPartSeconds = 0.005;
+
+/// Rank 0: the plan for `ranks` ranks. `frames`: the run's frame selection (a resumed run's
+/// resume_after included); `config`: the engine configuration the ranks use (its box kind is
+/// the first frame's unless `box_kind` >= 0, a resumed run's); `atoms`: the species' atoms.
+/// Problems that stop the run before it starts come back in the plan's error, never thrown.
+DistributedPlan plan_distributed_run(const JobOptions& o, const FramePlan& frames,
+                                     EngineConfig config,
+                                     const std::vector<std::vector<int>>& atoms, int ranks,
+                                     int box_kind);
+
+}  // namespace pairhist

@@ -1,0 +1,101 @@
+#include "drivers/job/frame_source.hpp"
+
+#include <stdexcept>
+
+#include "io/xtc_parallel_reader.hpp"
+
+namespace pairhist {
+
+FrameSource::FrameSource(const std::string& path, int decode_threads, const FramePlan& plan,
+                         const io::FramePreparation& prep)
+    : plan_(plan),
+      reader_(io::open_trajectory_after(
+          path, decode_threads, plan.resume_after >= 0 ? plan.resume_after + 1 : 0, prep)) {}
+
+FrameSource::FrameSource(const std::string& path, int decode_threads, FrameSupply& supply,
+                         const io::FramePreparation& prep)
+    : supply_(&supply) {
+  // XTC readers claim units as their decoding threads become free and pass over the frames of
+  // other processes without decoding them; another part of the frame claimed last is that
+  // frame again. The chooser is in place before any thread reads a frame.
+  reader_ = io::open_trajectory_threaded(path, decode_threads, prep, [this](int64_t) -> int64_t {
+    WorkUnit unit;
+    if (!supply_->claim(unit)) return -1;
+    std::lock_guard<std::mutex> lock(claimed_mutex_);
+    claimed_.push_back(unit);
+    const bool again = unit.file_index == claimed_index_;
+    claimed_index_ = unit.file_index;
+    return again ? io::kFrameAgain : unit.file_index;
+  });
+  reader_chooses_ = reader_->chooses_frames();
+}
+
+void FrameSource::set_preparation(const io::FramePreparation& prep) {
+  if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(reader_.get()))
+    parallel->set_preparation(prep);
+}
+
+bool FrameSource::next(io::TrajectoryFrame& frame, int64_t& index) {
+  WorkUnit unit;
+  if (!next(frame, unit)) return false;
+  index = unit.file_index;
+  return true;
+}
+
+bool FrameSource::next(io::TrajectoryFrame& frame, WorkUnit& unit) {
+  if (supply_) return next_supplied(frame, unit);
+  while (!done_ && !(stop_ && stop_->load() != 0) && reader_->next(frame)) {
+    const int64_t index = reader_->frames_read() - 1;
+    if (plan_.last >= 0 && index > plan_.last) break;
+    if (index < plan_.first || (index - plan_.first) % plan_.step != 0) continue;
+    if (frame.time < plan_.begin_time) continue;  // false for NaN: no bound
+    if (frame.time > plan_.end_time) break;
+    unit = {ordinal_++, index, -1};
+    return true;
+  }
+  done_ = true;
+  return false;
+}
+
+bool FrameSource::next_supplied(io::TrajectoryFrame& frame, WorkUnit& unit) {
+  if (done_) return false;
+  if (reader_chooses_) {
+    const bool got = reader_->next(frame);
+    std::lock_guard<std::mutex> lock(claimed_mutex_);
+    if (!got) {
+      // The chooser ran out of units, or the file ended before the next claimed frame.
+      if (!claimed_.empty()) supply_->file_ends(reader_->frames_read());
+      done_ = true;
+      return false;
+    }
+    if (claimed_.empty() || claimed_.front().file_index != reader_->frames_read() - 1)
+      throw std::logic_error("FrameSource: the reader delivered a frame no unit claimed");
+    unit = claimed_.front();
+    claimed_.pop_front();
+    supply_->delivered(unit);
+    return true;
+  }
+  if (!supply_->claim(unit)) {
+    done_ = true;
+    return false;
+  }
+  if (unit.file_index == delivered_index_) {  // another part of the same frame
+    supply_->delivered(unit);
+    return true;
+  }
+  if (unit.file_index < delivered_index_)
+    throw std::logic_error("FrameSource: units must come in increasing frame order");
+  // Readers that cannot pass over frames read the ones in between and drop them.
+  while (reader_->frames_read() <= unit.file_index) {
+    if (!reader_->next(frame)) {
+      supply_->file_ends(reader_->frames_read());
+      done_ = true;
+      return false;
+    }
+  }
+  delivered_index_ = unit.file_index;
+  supply_->delivered(unit);
+  return true;
+}
+
+}  // namespace pairhist

@@ -1,0 +1,57 @@
+#include "drivers/job/job_inputs.hpp"
+
+#include "analysis/selection.hpp"
+#include "io/ndx_reader.hpp"
+#include "io/topology_reader.hpp"
+#include "pairhist/errors.hpp"
+
+namespace pairhist {
+
+namespace {
+
+/// One species per run of equal atom names (CADISHI files store species contiguously), selected
+/// by atom index so that any species name works, glob characters included.
+std::vector<SpeciesSpec> species_of_file(const io::Topology& top, const std::string& path) {
+  std::vector<SpeciesSpec> out;
+  int begin = 0;
+  for (int i = 1; i <= top.natoms(); ++i) {
+    if (i < top.natoms() &&
+        top.atom_names[static_cast<size_t>(i)] == top.atom_names[static_cast<size_t>(begin)])
+      continue;
+    const std::string& name = top.atom_names[static_cast<size_t>(begin)];
+    for (const auto& s : out)
+      if (s.name == name)
+        throw InputError(path + ": species " + name + " is not stored contiguously");
+    out.push_back({name, "index " + std::to_string(begin + 1) + "-" + std::to_string(i)});
+    begin = i;
+  }
+  return out;
+}
+
+}  // namespace
+
+io::Topology load_job_topology(JobOptions& o) {
+  bool own_species = false;
+  if (o.topology.empty()) {
+    if (!io::carries_species(o.trajectory))
+      throw UsageError(o.trajectory +
+                       ": this trajectory format carries no atom names: give --top TOPOLOGY");
+    o.topology = o.trajectory;
+  }
+  own_species = io::carries_species(o.topology);
+  io::Topology top = io::read_topology(o.topology);
+  if (o.species.empty() && own_species) o.species = species_of_file(top, o.topology);
+  return top;
+}
+
+std::vector<std::vector<int>> resolve_species(const JobOptions& o, const io::Topology& top) {
+  io::IndexGroups groups;
+  if (!o.index_file.empty()) groups = io::read_ndx(o.index_file, top.natoms());
+  std::vector<std::vector<int>> atoms;
+  for (const auto& sp : o.species)
+    atoms.push_back(analysis::select_atoms(top, sp.selection, o.topology,
+                                           o.index_file.empty() ? nullptr : &groups));
+  return atoms;
+}
+
+}  // namespace pairhist

@@ -1,0 +1,23 @@
+// What a job reads before any frame: the topology (from --top, or the trajectory itself when it
+// carries species) and the atoms of every species. Shared by `run` and `convert`.
+#pragma once
+
+#include <vector>
+
+#include "drivers/job/trajectory_job.hpp"
+#include "io/gro_reader.hpp"
+
+namespace pairhist {
+
+/// The job's topology: o.topology, or, when that is empty and the trajectory carries its own
+/// species (CADISHI HDF5), the trajectory (o.topology is then set to it). With no species
+/// given and a species-carrying topology, o.species becomes every species of the file, named as
+/// in the file. Throws UsageError when a topology is needed but missing.
+io::Topology load_job_topology(JobOptions& o);
+
+/// Atom indices of every species (selections may name --index groups). Species may share atoms
+/// (see PairHistogram): the kernels then pair a shared atom with itself at distance 0, which the
+/// job takes out of bin 0 again.
+std::vector<std::vector<int>> resolve_species(const JobOptions& o, const io::Topology& top);
+
+}  // namespace pairhist

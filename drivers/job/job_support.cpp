@@ -1,0 +1,188 @@
+#include "drivers/job/job_support.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "analysis/exclusions.hpp"
+#include "analysis/rdf.hpp"
+#include "pairhist/errors.hpp"
+#include "pairhist/host_cores.hpp"
+#include "tasks/algorithm_choice.hpp"
+#include "tasks/feeding_plan.hpp"
+
+namespace pairhist {
+
+double length_factor(const std::string& units) {
+  // Trajectories store nm; the user's unit only changes r_max, edges and volumes reported.
+  if (units == "nm") return 1.0;
+  if (units == "angstrom" || units == "A") return 10.0;
+  throw UsageError("unknown length unit '" + units + "' (use nm or angstrom)");
+}
+
+std::string format_length(double v, const std::string& unit) {
+  std::ostringstream s;
+  s.precision(6);
+  s << v << ' ' << unit;
+  return s.str();
+}
+
+void check_options(const JobOptions& o) {
+  if (o.species.empty()) throw UsageError("no species given (use --species NAME=SELECTION)");
+  if (!(o.r_max > 0) || !std::isfinite(o.r_max)) throw UsageError("--rmax must be positive");
+  if (o.nbins <= 0) throw UsageError("--nbins must be positive");
+  if (o.step <= 0) throw UsageError("--step must be positive");
+  if (o.begin_time > o.end_time) throw UsageError("--begin must not be after --end");
+  if (o.first < 0) throw UsageError("--first must be >= 0");
+  if (o.interval < 0) throw UsageError("--interval must be >= 0");
+  if (o.volume < 0 || !std::isfinite(o.volume)) throw UsageError("--volume must be positive");
+  analysis::parse_exclude_mode(o.exclude);
+  analysis::check_norm(o.norm);
+  for (size_t i = 0; i < o.species.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (o.species[i].name == o.species[j].name)
+        throw UsageError("species '" + o.species[i].name + "' is defined twice");
+}
+
+BoxMatrix to_matrix(const std::array<float, 9>& box) {
+  BoxMatrix m;
+  for (int i = 0; i < 9; ++i) m[i] = box[i];
+  return m;
+}
+
+EngineConfig engine_config(const JobOptions& o, const std::vector<std::vector<int>>& atoms,
+                           BoxKind kind, double r_max_nm) {
+  EngineConfig config;
+  for (const auto& a : atoms) config.species_sizes.push_back(static_cast<int64_t>(a.size()));
+  config.r_max = r_max_nm;
+  config.nbins = o.nbins;
+  config.precision = o.precision;
+  config.box_kind = kind;
+  config.scheduler = o.scheduler;
+  config.whole_frames = o.whole_frames;
+  config.ncpu = o.ncpu;
+  config.ncuda = o.ncuda;
+  config.frames_in_flight = o.frames_in_flight;
+  config.memory_budget_bytes = o.memory_budget_mib << 20;
+  config.reserve_cores = o.reserve_cores;
+  config.sum_tasks = o.sum_tasks;
+  config.max_pairs_per_task = o.task_pairs;
+  config.lp_bound = o.lp_bound;
+  config.lp_bound_text = o.lp_bound_text;
+  config.algorithm = o.algorithm;
+  config.cell_reach = o.cell_reach;
+  if (!o.cell_order.empty()) {
+    config.cell_order = parse_cell_order(o.cell_order);
+    config.cell_order_set = true;
+  }
+  return config;
+}
+
+namespace {
+
+/// The bounds of the species' atoms in a whole frame (the first frames may have been decoded
+/// whole, before the topology told which atoms to pick), read in place: columns gathered for
+/// them would be pinned memory, costly to allocate once. False if a coordinate is not finite.
+bool whole_frame_bounds(const io::TrajectoryFrame& frame,
+                        const std::vector<std::vector<int>>& atoms, CoordinateBounds& bounds) {
+  for (int c = 0; c < 3; ++c) bounds.lo[c] = INFINITY, bounds.hi[c] = -INFINITY;
+  for (const auto& species : atoms)
+    for (int a : species)
+      for (size_t c = 0; c < 3; ++c) {
+        const float x = frame.xyz[3 * static_cast<size_t>(a) + c];
+        if (!std::isfinite(x)) return false;
+        bounds.lo[c] = std::min(bounds.lo[c], x);
+        bounds.hi[c] = std::max(bounds.hi[c], x);
+      }
+  return true;
+}
+
+}  // namespace
+
+void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
+                  const io::TrajectoryFrame& frame, const std::vector<std::vector<int>>& atoms,
+                  const BoxMatrix& box, bool hands_over, JobOutcome& out) {
+  if (o.ncpu >= 0) return;
+  CoordinateBounds bounds;
+  if (frame.columns.filled) {
+    if (frame.columns.bad_species >= 0) return;  // refused when the frame is submitted
+    for (int c = 0; c < 3; ++c)
+      bounds.lo[c] = frame.columns.lo[c], bounds.hi[c] = frame.columns.hi[c];
+  } else if (!whole_frame_bounds(frame, atoms, bounds)) {
+    return;
+  }
+  FeedingInputs in;
+  in.cores = usable_cores();
+  in.gpus = o.ncuda == 0 ? 0 : cuda_devices();
+  if (o.ncuda > 0) in.gpus = std::min(in.gpus, o.ncuda);
+  in.prepare_seconds = reader.seconds_per_frame();
+  in.gpu_seconds = estimated_gpu_seconds_per_frame(config, box, bounds, in.gpus);
+  in.reader_threads = reader.threads();
+  in.max_reader_threads = o.decode_threads > 0 ? reader.threads() : reader.max_threads();
+  in.feeding_thread_copies = !hands_over;
+  const FeedingPlan plan = pairhist::plan_feeding(in);
+  reader.set_active_threads(plan.reader_threads);
+  if (plan.cpu_workers >= 0) config.ncpu_beside_gpus = plan.cpu_workers;
+  out.prepare_seconds = in.prepare_seconds;
+  out.gpu_seconds = in.gpu_seconds;
+  out.feed_bound = plan.feed_bound;
+}
+
+void submit_to_engine(HistogramEngine& engine, io::TrajectoryFrame& frame,
+                      const std::vector<std::vector<int>>& atoms, const BoxMatrix& box,
+                      const std::string& where, bool hand_over) {
+  try {
+    io::SpeciesColumns& columns = frame.columns;
+    if (!columns.filled) {
+      // A frame decoded into columns has no whole frame: its columns went to the engine.
+      if (frame.xyz.empty() &&
+          std::any_of(atoms.begin(), atoms.end(), [](const auto& a) { return !a.empty(); }))
+        throw std::logic_error("submit_to_engine: the frame's columns were handed over");
+      engine.submit_frame_atoms(frame.xyz.data(), atoms, box);
+      return;
+    }
+    if (columns.bad_species >= 0)
+      throw NonFiniteCoordinate(columns.bad_species, columns.bad_position);
+    CoordinateBounds bounds;
+    for (int c = 0; c < 3; ++c) bounds.lo[c] = columns.lo[c], bounds.hi[c] = columns.hi[c];
+    if (hand_over) {
+      // The columns the engine gave back hold no frame until a decoding thread refills them.
+      if (engine.submit_frame_columns_swap(columns.soa, box, bounds)) columns.filled = false;
+      return;
+    }
+    std::vector<const float*> soa;
+    for (const auto& species : columns.soa) soa.push_back(species.data());
+    engine.submit_frame_columns(soa, box, &bounds);
+  } catch (const NonFiniteCoordinate& e) {
+    throw InputError(
+        where + "atom " +
+        std::to_string(atoms[static_cast<size_t>(e.species)][static_cast<size_t>(e.position)] + 1) +
+        " has a non-finite coordinate");
+  }
+}
+
+void check_frame_box(const BoxMatrix& box, BoxKind kind, const JobOptions& o, double r_max_nm,
+                     const std::string& unit, const std::string& where) {
+  if (const std::string problem = box_problem(box); !problem.empty())
+    throw InputError(where + problem);
+  const BoxKind frame_kind = classify_box(box);
+  if (static_cast<int>(frame_kind) > static_cast<int>(kind) ||
+      (kind != BoxKind::none && frame_kind == BoxKind::none)) {
+    throw InputError(where + "box changes from " + box_kind_name(kind) + " to " +
+                     box_kind_name(frame_kind));
+  }
+  const double factor = length_factor(o.units);
+  const double limit = max_minimum_image_rmax(box);
+  if (!rmax_fits_minimum_image(r_max_nm, box))
+    throw InputError(where + "r_max " + format_length(o.r_max, unit) +
+                     " exceeds the minimum-image limit " + format_length(limit * factor, unit) +
+                     " of this frame's box (half its shortest lattice vector)");
+  if (frame_kind == BoxKind::triclinic &&
+      triclinic_search_size(box, r_max_nm) > static_cast<size_t>(kMaxOctantImages))
+    throw InputError(where +
+                     "triclinic box too skewed for an exact minimum image (reduce it "
+                     "first, e.g. with gmx trjconv -pbc)");
+}
+
+}  // namespace pairhist

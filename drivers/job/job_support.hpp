@@ -1,0 +1,51 @@
+// The pieces of a trajectory job around its frame loop (drivers/trajectory_job.cpp): checks of
+// the options and of each frame, the engine's configuration, the feeding plan, and the one
+// place frames reach the engine.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "drivers/job/trajectory_job.hpp"
+#include "io/trajectory_reader.hpp"
+#include "io/xtc_parallel_reader.hpp"
+#include "pairhist/engine.hpp"
+
+namespace pairhist {
+
+/// Length units per nm of `units` (nm: 1, angstrom: 10); UsageError for others.
+double length_factor(const std::string& units);
+std::string format_length(double v, const std::string& unit);
+/// UsageError for options no run can have.
+void check_options(const JobOptions& o);
+BoxMatrix to_matrix(const std::array<float, 9>& box);
+EngineConfig engine_config(const JobOptions& o, const std::vector<std::vector<int>>& atoms,
+                           BoxKind kind, double r_max_nm);
+
+/// Sizes the decoding threads and the CPU workers from the first frame (tasks/feeding_plan.hpp):
+/// how long a thread took to prepare it against how long the GPUs will need for it. The user's
+/// --ncpu stands; so do --decode-threads (then only the CPU workers follow the plan).
+/// `hands_over`: the frames' columns go to the engine without a copy (submit_to_engine), so the
+/// feeding thread leaves its core to decoding.
+void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
+                  const io::TrajectoryFrame& frame, const std::vector<std::vector<int>>& atoms,
+                  const BoxMatrix& box, bool hands_over, JobOutcome& out);
+
+/// InputError (naming the frame by `where`, "FILE: frame K: ") when a frame cannot be counted
+/// in a run of box kind `kind`: a bad box, one of another kind, r_max beyond its minimum-image
+/// limit, a triclinic box too skewed.
+void check_frame_box(const BoxMatrix& box, BoxKind kind, const JobOptions& o, double r_max_nm,
+                     const std::string& unit, const std::string& where);
+
+/// The one place frames reach the engine: the selected atoms' columns the decoding thread
+/// gathered when there are any, else the engine picks them from the whole frame. A non-finite
+/// coordinate of a selected atom is refused (`where` names file and frame): such a pair would
+/// land in no bin and silently vanish from the counts. With `hand_over` the engine may take the
+/// columns without a copy (single precision), leaving in `frame` buffers for a later frame
+/// (frame.columns.filled is then false): only for a frame not submitted again, which a unit
+/// that is a part of a frame may be (the next unit can be another part of it).
+void submit_to_engine(HistogramEngine& engine, io::TrajectoryFrame& frame,
+                      const std::vector<std::vector<int>>& atoms, const BoxMatrix& box,
+                      const std::string& where, bool hand_over);
+
+}  // namespace pairhist

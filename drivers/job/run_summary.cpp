@@ -1,0 +1,190 @@
+#include "drivers/job/run_summary.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "analysis/rdf.hpp"
+#include "drivers/job/stop_signals.hpp"
+#include "drivers/report/activity_report.hpp"
+#include "tasks/algorithm_choice.hpp"
+
+namespace pairhist {
+namespace {
+
+/// The command line as given, to print the command that resumes a stopped run.
+std::vector<std::string>& command_line() {
+  static std::vector<std::string> args;
+  return args;
+}
+
+/// A word as a POSIX shell reads it back.
+std::string shell_word(const std::string& w) {
+  if (!w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789-_./=:,+@%") == std::string::npos)
+    return w;
+  std::string quoted = "'";
+  for (char c : w) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+/// This run's command with --resume (and without --overwrite).
+std::string resume_command() {
+  std::string cmd;
+  bool has_resume = false;
+  for (const std::string& w : command_line()) {
+    if (w == "--overwrite") continue;
+    has_resume |= w == "--resume";
+    cmd += (cmd.empty() ? "" : " ") + shell_word(w);
+  }
+  return has_resume ? cmd : cmd + " --resume";
+}
+
+/// A distributed run: the ranks together, then each (its own workers are rank 0's lines above).
+void print_ranks(const JobOutcome& out) {
+  double communication = 0;
+  for (const RankActivity& r : out.rank_activity)
+    communication += r.claim_seconds + r.reduction_seconds;
+  const double span = out.ranks_makespan_seconds;
+  std::printf(
+      "  ranks         : %d (frames handed out by rank 0%s), makespan %.3f s, tail idle across "
+      "ranks %.3f s (%.1f%%), communication %.3f s (all ranks)\n",
+      out.ranks,
+      out.frame_parts > 1 ? (", each in " + std::to_string(out.frame_parts) + " parts").c_str()
+                          : "",
+      span, out.ranks_tail_idle_seconds, span > 0 ? 100 * out.ranks_tail_idle_seconds / span : 0.0,
+      communication);
+  for (const RankActivity& r : out.rank_activity) {
+    const int workers = r.cpu_workers + r.cuda_workers;
+    const double idle =
+        std::max(0.0, workers * (r.last_task_end - r.first_task_start) - r.busy_seconds);
+    std::printf(
+        "    rank %-3d %-14s %6llu %s %7llu tasks  %d CPU + %d CUDA  busy %8.3f s  idle %7.3f s  "
+        "tail %6.3f s  claims %.3f s  reductions %.3f s\n",
+        r.rank, r.host.c_str(), static_cast<unsigned long long>(r.units),
+        out.frame_parts > 1 ? "units " : "frames", static_cast<unsigned long long>(r.tasks),
+        r.cpu_workers, r.cuda_workers, r.busy_seconds, idle,
+        r.tasks > 0 ? span - r.last_task_end : span, r.claim_seconds, r.reduction_seconds);
+  }
+}
+
+}  // namespace
+
+void remember_command_line(int argc, char** argv) {
+  command_line().assign(argv, argv + argc);
+}
+
+void print_run_summary(const JobOptions& job, const JobOutcome& out,
+                       const std::vector<std::string>& files) {
+  const auto& r = out.result;
+  std::printf("pairhist run: %s\n", job.trajectory.c_str());
+  const std::string box = r.box_kind == "none" ? "no box" : r.box_kind + " box";
+  std::printf("  frames        : %zu (%s, %s precision)", r.frame_indices.size(), box.c_str(),
+              r.precision.c_str());
+  if (out.frames_resumed > 0)
+    std::printf(", %zu of them from the checkpoint of an earlier run", out.frames_resumed);
+  std::printf("\n");
+  std::printf("  species       :");
+  for (const auto& s : r.species)
+    std::printf(" %s=%lld", s.name.c_str(), static_cast<long long>(s.count));
+  std::printf("\n  histograms    : %zu pairs, %d bins up to %g %s\n", r.pairs.size(), r.nbins,
+              r.r_max, r.length_unit.c_str());
+  uint64_t counted = 0;
+  for (const auto& p : r.pairs)
+    for (uint64_t c : p.counts) counted += c;
+  uint64_t excluded = 0;
+  for (const auto& p : r.pairs) excluded += p.excluded_pairs * r.frame_indices.size();
+  std::printf("  analysis      : norm %s, exclude %s (%llu excluded pairs)\n", r.norm.c_str(),
+              r.exclude.c_str(), static_cast<unsigned long long>(excluded));
+  if (out.frames_resumed > 0)
+    std::printf("  pairs         : %llu examined in this run, %llu within r_max in all\n",
+                static_cast<unsigned long long>(out.pairs_examined),
+                static_cast<unsigned long long>(counted));
+  else
+    std::printf("  pairs         : %llu examined, %llu within r_max, %llu beyond (not counted)\n",
+                static_cast<unsigned long long>(out.pairs_examined),
+                static_cast<unsigned long long>(counted),
+                static_cast<unsigned long long>(out.pairs_examined - counted));
+  std::printf("  time          : %.3f s, %.3f bapps (%llu tasks)\n", out.seconds,
+              out.seconds > 0 ? out.pairs_examined / out.seconds * 1e-9 : 0.0,
+              static_cast<unsigned long long>(out.tasks));
+  const RunActivity& act = out.activity;
+  std::printf("  algorithm     : %s\n", pair_algorithms_text(out).c_str());
+  if (act.cell_reach > 0) {
+    const double unit = r.length_unit == "nm" ? 1.0 : 10.0;
+    std::printf(
+        "  cell grid     : %dx%dx%d cells at least %.4g %s wide (search radius %.6g, reach "
+        "%d, %s order)\n",
+        act.cell_grid[0], act.cell_grid[1], act.cell_grid[2], act.cell_cut / act.cell_reach * unit,
+        r.length_unit.c_str(), act.cell_cut * unit, act.cell_reach, act.cell_order.c_str());
+  }
+  std::printf("  workers       : %d CPU, %d CUDA, scheduler %s\n", out.cpu_workers,
+              out.cuda_workers, out.scheduler.c_str());
+  if (out.decode_threads > 0) {
+    std::printf("  reading       : %d decoding threads", out.decode_threads);
+    if (out.gpu_seconds > 0 && out.cuda_workers > 0)
+      std::printf(" (a frame took a thread %.1f ms, the GPUs need ~%.1f ms%s)",
+                  out.prepare_seconds * 1e3, out.gpu_seconds * 1e3,
+                  out.feed_bound ? ": reading bounds the run" : "");
+    std::printf("\n");
+  }
+  std::printf("  tasks         : %llu CPU, %llu CUDA shared-memory, %llu CUDA global-memory",
+              static_cast<unsigned long long>(act.tasks_cpu),
+              static_cast<unsigned long long>(act.tasks_cuda_shared),
+              static_cast<unsigned long long>(act.tasks_cuda_global));
+  if (act.tasks_cell_cpu + act.tasks_cell_cuda > 0)
+    std::printf(", %llu CPU cell-list, %llu CUDA cell-list",
+                static_cast<unsigned long long>(act.tasks_cell_cpu),
+                static_cast<unsigned long long>(act.tasks_cell_cuda));
+  std::printf("\n");
+  std::printf("  makespan      : %.3f s of tasks, tail idle %.3f s (%.1f%%)\n",
+              act.makespan_seconds, act.tail_idle_seconds,
+              act.makespan_seconds > 0 ? 100 * act.tail_idle_seconds / act.makespan_seconds : 0.0);
+  if (out.cpu_workers > 0 && out.cuda_workers > 0)
+    std::printf("  cpu share     : %s\n", cpu_share_text(act).c_str());
+  if (job.lp_bound) std::printf("  LP bound      : %s\n", lp_bound_text(act).c_str());
+  if (act.lp_bound_seconds > 0 && act.lp_kinds_partly_calibrated > 0)
+    std::printf(
+        "  LP bound note : %llu of %llu task kinds lack measurements on a worker kind that "
+        "can run them (counted as 1e9 ms there: the bound may be too high)\n",
+        static_cast<unsigned long long>(act.lp_kinds_partly_calibrated),
+        static_cast<unsigned long long>(act.lp_task_kinds));
+  for (const auto& w : act.workers) {
+    if (w.tasks == 0) continue;
+    std::printf("    %-28s %6llu tasks %14llu pairs  busy %7.3f s  idle %7.3f s\n", w.name.c_str(),
+                static_cast<unsigned long long>(w.tasks), static_cast<unsigned long long>(w.pairs),
+                w.busy_seconds, std::max(0.0, act.makespan_seconds - w.busy_seconds));
+  }
+  if (out.ranks > 1) print_ranks(out);
+  std::printf("  output        :");
+  for (const auto& f : files) std::printf(" %s", f.c_str());
+  std::printf("\n");
+  if (!analysis::can_normalise(r))
+    std::printf("  note          : no periodic box and no --volume: counts only, no g(r)\n");
+}
+
+void print_stop_report(const JobOutcome& out, const std::string& output,
+                       const std::string& checkpoint) {
+  const HistogramResult& result = out.result;
+  const std::string name = signal_name(out.stopped_by_signal);
+  std::fprintf(
+      stderr,
+      "pairhist: stopped by %s after %zu frame%s (trajectory frames %lld to %lld, up to "
+      "%g ps)%s\n",
+      name.c_str(), result.frame_indices.size(), result.frame_indices.size() == 1 ? "" : "s",
+      static_cast<long long>(result.frame_indices.front()),
+      static_cast<long long>(result.frame_indices.back()), result.frame_times.back(),
+      out.frames_dropped > 0
+          ? ("; " + std::to_string(out.frames_dropped) + " frames in flight dropped").c_str()
+          : "");
+  std::fprintf(stderr,
+               "pairhist: the outputs in %s say complete = 0, stopped_by = %s; checkpoint %s\n",
+               output.c_str(), name.c_str(), checkpoint.c_str());
+  if (out.ranks > 1)
+    std::fprintf(stderr,
+                 "pairhist: resume under mpirun/srun again (any number of ranks) or alone: %s\n",
+                 resume_command().c_str());
+  else
+    std::fprintf(stderr, "pairhist: resume with: %s\n", resume_command().c_str());
+}
+
+}  // namespace pairhist

@@ -1,0 +1,144 @@
+#include "drivers/report/gnuplot_script.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+namespace pairhist {
+
+namespace {
+
+std::string number(double v) {
+  if (!std::isfinite(v)) return "NaN";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+std::string default_title(const io::RunOutput& run) {
+  // The run's directory names the run better than "pairhist.h5" does.
+  const std::filesystem::path p = std::filesystem::absolute(run.path).lexically_normal();
+  const std::string name = p.parent_path().filename().string();
+  std::string t = run.has_rdf() ? "Radial distribution functions" : "Pair-distance histograms";
+  if (!name.empty()) t += " of " + name;
+  if (run.n_frames > 0) t += " (" + std::to_string(run.n_frames) + " frames)";
+  return t;
+}
+
+/// Lines as one double-quoted gnuplot string joined by "\n" escapes; quotes and backslashes of
+/// the text are escaped so user text cannot end the string.
+std::string gnuplot_lines(const std::vector<std::string>& lines) {
+  std::string out = "\"";
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i > 0) out += "\\n";
+    for (char c : lines[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c == '\n' || c == '\r' ? ' ' : c;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string gnuplot_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'')
+      out += "''";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+std::string r_axis_label(const std::string& length_unit) {
+  if (length_unit == "angstrom") return "r (Å)";
+  return "r (" + length_unit + ")";
+}
+
+std::string gnuplot_script(const io::RunOutput& run, const std::vector<size_t>& pairs,
+                           const PlotStyle& style) {
+  const bool rdf = run.has_rdf();
+  const bool errors = rdf && run.has_errors();
+  const bool coordination = rdf && style.coordination;
+  // Without g(r) the mean count per frame keeps runs of different lengths comparable.
+  const double per_frame = run.n_frames > 0 ? 1.0 / static_cast<double>(run.n_frames) : 1.0;
+
+  std::ostringstream s;
+  s << "# pairhist plot: " << (rdf ? "g(r)" : "pair counts") << " from " << gnuplot_quote(run.path)
+    << "\n";
+  s << "set encoding utf8\n";
+  if (style.terminal == "svg") {
+    s << "set terminal svg size " << style.width << "," << style.height
+      << " dynamic noenhanced font 'sans,13' background rgb 'white'\n";
+  } else {
+    s << "set terminal pngcairo size " << style.width << "," << style.height
+      << " noenhanced font 'sans,11'\n";
+  }
+  s << "set output " << gnuplot_quote(style.output) << "\n";
+  std::vector<std::string> title_lines = {style.title.empty() ? default_title(run) : style.title};
+  if (errors) title_lines.push_back("shaded: ± one standard error of the interval blocks");
+  if (!rdf) title_lines.push_back("no g(r): the run had no periodic box and no --volume");
+  s << "set title " << gnuplot_lines(title_lines) << "\n";
+  s << "set xlabel " << gnuplot_quote(r_axis_label(run.length_unit)) << "\n";
+  s << "set ylabel " << gnuplot_quote(rdf ? "g(r)" : "pairs per bin and frame") << "\n";
+  // Okabe-Ito colours: distinguishable with colour-vision deficiencies, readable on white.
+  const char* colours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                           "#E69F00", "#56B4E9", "#000000", "#999933"};
+  for (int i = 0; i < 8; ++i)
+    s << "set linetype " << i + 1 << " lc rgb '" << colours[i] << "' lw 2\n";
+  s << "set linetype cycle 8\n";
+  s << "set xrange [0:" << number(run.r_max) << "]\n";
+  s << "set yrange [0:*]\n";
+  s << "set grid\n";
+  s << "set key top right box opaque\n";
+  s << "set datafile missing 'NaN'\n";
+  s << "set style fill transparent solid 0.25 noborder\n";
+  if (coordination) {
+    s << "set y2label 'n(r), coordination number (dashed)'\n";
+    s << "set ytics nomirror\nset y2tics\nset y2range [0:*]\n";
+  }
+
+  // One datablock per pair: r, y, n, y - err, y + err.
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const io::RunOutputPair& p = run.pairs[pairs[i]];
+    s << "$pair" << i << " << EOD\n";
+    for (size_t k = 0; k < run.r.size(); ++k) {
+      const double y = rdf ? p.g[k] : p.counts[k] * per_frame;
+      const double err = errors ? p.g_error[k] : 0;
+      s << number(run.r[k]) << ' ' << number(y) << ' '
+        << number(coordination ? p.coordination[k] : 0) << ' ' << number(y - err) << ' '
+        << number(y + err) << '\n';
+    }
+    s << "EOD\n";
+  }
+
+  s << "plot";
+  const char* sep = " ";
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const std::string label = run.pairs[pairs[i]].label;
+    const std::string block = "$pair" + std::to_string(i);
+    const std::string lt = std::to_string(i + 1);
+    if (errors) {
+      s << sep << block << " using 1:4:5 with filledcurves lc " << lt << " notitle";
+      sep = ", \\\n     ";
+    }
+    // Counts are a histogram: steps show the bins; g(r) reads better as a line.
+    s << sep << block << " using 1:2 with " << (rdf ? "lines" : "histeps") << " lt " << lt
+      << " lw 2 title " << gnuplot_quote(label);
+    sep = ", \\\n     ";
+    if (coordination)
+      s << sep << block << " using 1:3 axes x1y2 with lines lt " << lt << " lw 1.5 dt 2 title "
+        << gnuplot_quote("n " + label);
+  }
+  // g = 1 is the ideal-gas limit every g(r) tends to.
+  if (rdf) s << sep << "1 with lines lc rgb 'gray50' dt 3 notitle";
+  s << "\nunset output\n";
+  return s.str();
+}
+
+}  // namespace pairhist

@@ -1,0 +1,110 @@
+#include "drivers/workloads/decode_bench.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <vector>
+
+#include "io/trajectory_reader.hpp"
+#include "io/xtc_parallel_reader.hpp"
+#include "pairhist/errors.hpp"
+
+namespace pairhist {
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// CPU time of the whole process, all threads: on a shared machine the wall clock alone says
+// little, and the ratio tells how many cores the decoding kept busy.
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+struct Pass {
+  double seconds = 0;
+  double cpu_seconds = 0;
+  int64_t frames = 0;
+  int natoms = 0;
+  int threads = 1;
+};
+
+Pass read_all(const DecodeBenchOptions& o) {
+  Pass p;
+  const double cpu0 = process_cpu_seconds();
+  const auto start = std::chrono::steady_clock::now();
+  {
+    const auto reader = io::open_trajectory_threaded(o.path, o.threads);
+    if (const auto* par = dynamic_cast<const io::XtcParallelReader*>(reader.get()))
+      p.threads = par->threads();
+    p.natoms = reader->natoms();
+    io::TrajectoryFrame frame;
+    while (reader->next(frame)) {
+    }
+    p.frames = reader->frames_read();
+  }  // the decode threads are joined inside the timed region
+  p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  p.cpu_seconds = process_cpu_seconds() - cpu0;
+  return p;
+}
+
+}  // namespace
+
+void run_decode_bench(const DecodeBenchOptions& o) {
+  if (o.repeats < 1) throw UsageError("--repeats must be at least 1");
+  if (o.threads < 0) throw UsageError("--threads must be >= 0 with --decode (0: automatic)");
+  if (!std::filesystem::is_regular_file(o.path)) throw InputError(o.path + ": no such file");
+  const double bytes = static_cast<double>(std::filesystem::file_size(o.path));
+  std::vector<double> wall, cpu;
+  Pass p;
+  for (int r = -o.warmup; r < o.repeats; ++r) {
+    p = read_all(o);
+    if (p.frames == 0) throw InputError(o.path + ": no frames");
+    if (r < 0) continue;
+    wall.push_back(p.seconds);
+    cpu.push_back(p.cpu_seconds);
+  }
+  const double med = median(wall);
+  const auto [lo, hi] = std::minmax_element(wall.begin(), wall.end());
+  const double frames_per_s = static_cast<double>(p.frames) / med;
+  const double atoms_per_s = frames_per_s * p.natoms;
+  const double mb_per_s = bytes / med * 1e-6;
+  const double cpu_med = median(cpu);
+  if (o.json) {
+    const nlohmann::json j = {{"decode", o.path},
+                              {"natoms", p.natoms},
+                              {"frames", p.frames},
+                              {"bytes", bytes},
+                              {"threads", p.threads},
+                              {"threads_requested", o.threads},
+                              {"cores", std::thread::hardware_concurrency()},
+                              {"frames_per_s_median", frames_per_s},
+                              {"atoms_per_s_median", atoms_per_s},
+                              {"mb_per_s_median", mb_per_s},
+                              {"seconds_median", med},
+                              {"seconds_min", *lo},
+                              {"seconds_max", *hi},
+                              {"cpu_seconds_median", cpu_med},
+                              {"repeats", wall.size()}};
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    std::printf(
+        "decode %s: %d atoms x %lld frames, %.1f MB, threads=%d: %.1f frames/s, %.3g atoms/s, "
+        "%.1f MB/s  median %.4f s [%.4f, %.4f], cpu %.4f s\n",
+        o.path.c_str(), p.natoms, static_cast<long long>(p.frames), bytes * 1e-6, p.threads,
+        frames_per_s, atoms_per_s, mb_per_s, med, *lo, *hi, cpu_med);
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace pairhist

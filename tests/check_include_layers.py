@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Fails when an include points up a layer, is not rooted, or names a file that does not exist.
+
+The layers (docs/design.md, CONTRIBUTING.md), each allowed to include itself and what it lists:
+    include/pairhist  public headers ("pairhist/..."): only each other
+    codelets/cpu, codelets/cuda  kernels: public headers, each other's helpers; never StarPU glue
+    codelets/starpu   thin codelet glue: public headers, the kernels
+    tasks             the task library: public headers, codelets
+    capi              the plain C kernel API: public headers, kernels, tasks' policy (no StarPU glue)
+    io                readers and writers: public headers, analysis (the data they fill, g(r))
+    analysis          topology data, selections, exclusions, g(r): public headers only
+    drivers           the program: everything below it
+    tests, fuzz, python, examples: anything
+Usage: check_include_layers.py SOURCE_ROOT
+"""
+import os
+import re
+import sys
+
+ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
+KERNELS = {"codelets/cpu", "codelets/cuda"}
+ALLOWED = {
+    "include/pairhist": set(),
+    "codelets/cpu": {"codelets/cpu"},
+    "codelets/cuda": {"codelets/cuda"},
+    "codelets/starpu": KERNELS | {"codelets/starpu"},
+    "tasks": KERNELS | {"codelets/starpu", "tasks"},
+    "capi": KERNELS | {"tasks", "capi"},
+    "io": {"io", "analysis"},
+    "analysis": {"analysis"},
+    "drivers": None,  # any layer below it, and any room of drivers/
+}
+OPEN = {"tests", "fuzz", "python", "examples"}
+# A kernel may share plain helpers with the other kernel family (e.g. the CUDA launchers'
+# declarations), never the StarPU glue.
+KERNEL_SHARED = {("codelets/cuda", "codelets/cpu"), ("codelets/cpu", "codelets/cuda")}
+ROOTS = ["codelets", "tasks", "capi", "io", "analysis", "drivers", "tests", "fuzz", "python",
+         "examples"]
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def layer_of(rel):
+    parts = rel.split("/")
+    if parts[0] == "include":
+        return "include/pairhist"
+    if parts[0] == "codelets" and len(parts) > 2:
+        return "codelets/" + parts[1]
+    return parts[0]
+
+
+def main():
+    problems = []
+    files = 0
+    for top in ROOTS + ["include"]:
+        for dirpath, _, names in os.walk(os.path.join(ROOT, top)):
+            for name in names:
+                if not name.endswith((".c", ".cpp", ".cu", ".h", ".hpp", ".cuh")):
+                    continue
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, ROOT).replace(os.sep, "/")
+                src = layer_of(rel)
+                files += 1
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                for target in INCLUDE.findall(text):
+                    if target.startswith("pairhist/"):
+                        if not os.path.exists(os.path.join(ROOT, "include", target)):
+                            problems.append(f"{rel}: includes missing public header {target}")
+                        continue
+                    if ".." in target.split("/") or target.split("/")[0] not in ROOTS:
+                        problems.append(f"{rel}: include \"{target}\" is not rooted "
+                                        "(write it from the source root, e.g. \"io/xtc_reader.hpp\")")
+                        continue
+                    if not os.path.exists(os.path.join(ROOT, target)):
+                        problems.append(f"{rel}: includes missing file {target}")
+                        continue
+                    dst = layer_of(target)
+                    if src in OPEN or dst == src:
+                        continue
+                    if src == "drivers":
+                        if dst in OPEN:
+                            problems.append(f"{rel}: the program includes {dst}/ ({target})")
+                        continue
+                    allowed = ALLOWED.get(src, set())
+                    if dst not in allowed and (src, dst) not in KERNEL_SHARED:
+                        problems.append(f"{rel}: {src} must not include {dst} ({target}): "
+                                        "an include pointing up or across the layers")
+    for p in problems:
+        print(p)
+    print(f"check_include_layers: {files} files, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
