@@ -8,7 +8,7 @@
 #include "drivers/cli/plot_command.hpp"
 #include "drivers/cli/run_command.hpp"
 #include "drivers/cli/synth_command.hpp"
-#include "drivers/distributed/distributed_job.hpp"
+#include "drivers/distributed/distribution.hpp"
 #include "drivers/distributed/mpi_world.hpp"
 #include "drivers/job/run_summary.hpp"
 #include "drivers/job/stop_signals.hpp"

@@ -11,7 +11,6 @@
 #include <sstream>
 
 #include "drivers/cli/config_file.hpp"
-#include "drivers/distributed/distributed_job.hpp"
 #include "drivers/distributed/distribution.hpp"
 #include "drivers/distributed/mpi_world.hpp"
 #include "drivers/job/checkpoint.hpp"

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,17 @@ class Distribution : public FrameSupply {
   /// Waits for this rank's reductions, shuts StarPU-MPI down (before StarPU itself) and stops
   /// the dispenser; every rank calls it once, at the end.
   virtual void finish() = 0;
+};
+
+/// What ranks other than 0 throw when the run fails: rank 0 says why; they end quietly with
+/// `code`.
+class RankFailure : public std::runtime_error {
+ public:
+  explicit RankFailure(int code) : std::runtime_error("the run failed"), code_(code) {}
+  int code() const { return code_; }
+
+ private:
+  int code_;
 };
 
 /// The distribution of this process's run: null unless it is one of several ranks of an MPI

@@ -185,4 +185,57 @@ void check_frame_box(const BoxMatrix& box, BoxKind kind, const JobOptions& o, do
                      "first, e.g. with gmx trjconv -pbc)");
 }
 
+double frame_volume(const BoxMatrix& box, BoxKind kind, double length_factor, double volume) {
+  if (kind != BoxKind::none) return box_volume(box) * length_factor * length_factor * length_factor;
+  return volume > 0 ? volume : 0;  // the user's, already in their units
+}
+
+FrameExclusions::FrameExclusions(const analysis::PairExclusions& exclusions,
+                                 const std::vector<std::vector<int>>& atoms, size_t npairs,
+                                 int nbins)
+    : exclusions_(exclusions), atoms_(atoms), nbins_(nbins), species_xyz_(atoms.size()) {
+  for (size_t s = 0; s < atoms.size(); ++s) species_xyz_[s].resize(atoms[s].size() * 3);
+  for (auto& v : species_xyz_) species_ptr_.push_back(v.data());
+  if (!exclusions.empty()) bins_.assign(npairs, std::vector<uint64_t>(static_cast<size_t>(nbins)));
+}
+
+SparseBins FrameExclusions::bins_of(const io::TrajectoryFrame& frame, const BoxMatrix& box,
+                                    BoxKind kind, double r_max_nm, Precision precision) {
+  SparseBins excluded;
+  if (exclusions_.empty()) return excluded;
+  for (size_t s = 0; s < atoms_.size(); ++s) {
+    float* dst = species_xyz_[s].data();
+    for (int a : atoms_[s]) {
+      const float* src = &frame.xyz[3 * static_cast<size_t>(a)];
+      *dst++ = src[0];
+      *dst++ = src[1];
+      *dst++ = src[2];
+    }
+  }
+  exclusions_.add_frame(species_ptr_, box, kind, r_max_nm, nbins_, precision, bins_);
+  for (size_t p = 0; p < bins_.size(); ++p)
+    for (size_t k = 0; k < bins_[p].size(); ++k)
+      if (bins_[p][k] != 0) {
+        excluded.emplace_back(static_cast<uint32_t>(p * bins_[p].size() + k), bins_[p][k]);
+        bins_[p][k] = 0;
+      }
+  return excluded;
+}
+
+void describe_engine(const HistogramEngine& engine, uint64_t frames_here, JobOutcome& out) {
+  out.activity = engine.activity();
+  for (size_t p = 0; p < out.result.pairs.size() && p < out.activity.pair_work.size(); ++p) {
+    const PairWork& w = out.activity.pair_work[p];
+    out.pairs_examined += w.algorithm == Algorithm::cell_list
+                              ? w.candidates
+                              : out.result.pairs_per_frame(out.result.pairs[p]) * frames_here;
+  }
+  out.cpu_workers = engine.cpu_workers();
+  out.cuda_workers = engine.cuda_workers();
+  out.scheduler = engine.scheduler();
+  out.tasks = engine.tasks_submitted();
+  out.frames_in_flight = engine.frames_in_flight();
+  out.frame_bytes = engine.frame_bytes();
+}
+
 }  // namespace pairhist

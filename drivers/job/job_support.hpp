@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/exclusions.hpp"
+#include "drivers/job/job_accumulator.hpp"
 #include "drivers/job/trajectory_job.hpp"
 #include "io/trajectory_reader.hpp"
 #include "io/xtc_parallel_reader.hpp"
@@ -47,5 +49,31 @@ void check_frame_box(const BoxMatrix& box, BoxKind kind, const JobOptions& o, do
 void submit_to_engine(HistogramEngine& engine, io::TrajectoryFrame& frame,
                       const std::vector<std::vector<int>>& atoms, const BoxMatrix& box,
                       const std::string& where, bool hand_over);
+
+/// The volume g(r) normalises a frame by, in the user's units^3: its box's, or without a box
+/// --volume (0: none).
+double frame_volume(const BoxMatrix& box, BoxKind kind, double length_factor, double volume);
+
+/// The bins of each frame's excluded pairs that the kernels count, in buffers kept from frame to
+/// frame: the exclusions need the species' coordinates as the engine got them.
+class FrameExclusions {
+ public:
+  FrameExclusions(const analysis::PairExclusions& exclusions,
+                  const std::vector<std::vector<int>>& atoms, size_t npairs, int nbins);
+  /// `frame`'s bins (empty without exclusions), for a run of box kind `kind`.
+  SparseBins bins_of(const io::TrajectoryFrame& frame, const BoxMatrix& box, BoxKind kind,
+                     double r_max_nm, Precision precision);
+
+ private:
+  const analysis::PairExclusions& exclusions_;
+  const std::vector<std::vector<int>>& atoms_;
+  int nbins_;
+  std::vector<std::vector<float>> species_xyz_;
+  std::vector<const float*> species_ptr_;
+  std::vector<std::vector<uint64_t>> bins_;  // per pair, all 0 between frames
+};
+
+/// The engine's report, its workers and the pairs it examined for `whole_frames` frames.
+void describe_engine(const HistogramEngine& engine, uint64_t whole_frames, JobOutcome& out);
 
 }  // namespace pairhist

@@ -1,0 +1,79 @@
+#include "drivers/distributed/distributed_feed.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "drivers/distributed/distributed_setup.hpp"
+#include "drivers/distributed/distributed_sink.hpp"
+#include "drivers/job/job_support.hpp"
+#include "pairhist/errors.hpp"
+
+namespace pairhist {
+
+namespace {
+// Frames a process of a distributed run holds in its engine at once, plus one per GPU.
+constexpr int kDistributedFramesInFlight = 2;
+}  // namespace
+
+DistributedFeed::DistributedFeed(Distribution& dist, const FramePlan& frames)
+    : dist_(dist), frames_(frames) {}
+
+void DistributedFeed::open(const RunDefinition& run) {
+  const JobOptions& o = run.options;
+  ncuda_ = o.ncuda;
+  DistributedPlan mine;
+  if (dist_.rank() == 0)
+    mine =
+        plan_distributed_run(o, frames_, engine_config(o, run.atoms, BoxKind::none, run.r_max_nm),
+                             run.atoms, dist_.ranks(), run.seed.box_kind);
+  mine.resumed_frames = static_cast<int64_t>(run.seed.frames());
+  plan_ = dist_.share_plan(&mine, o.stop);
+  refuse_failed_plan();
+  origin_ = std::chrono::steady_clock::now();
+  source_ = std::make_unique<FrameSource>(o.trajectory, o.decode_threads, dist_, run.preparation);
+}
+
+void DistributedFeed::refuse_failed_plan() const {
+  // Rank 0 says why the run cannot start (DistributedPlan::error_kind); the others end quietly
+  // with the same exit status.
+  const int kind = plan_.error_kind;
+  if (kind != 0 && dist_.rank() != 0) throw RankFailure(kind >= 4 ? kind - 4 : kind == 2 ? 2 : 1);
+  if (kind == 1) throw InputError(plan_.error);
+  if (kind == 2) throw UsageError(plan_.error);
+  if (kind == 3) throw std::runtime_error(plan_.error);
+  if (kind >= 4) throw RankFailure(kind - 4);
+}
+
+std::unique_ptr<CountSink> DistributedFeed::make_sink(const RunDefinition& run,
+                                                      const JobClock& clock, BoxKind kind) {
+  return std::make_unique<DistributedSink>(dist_, run, clock, kind, frame_parts(),
+                                           plan_.resumed_frames, origin_);
+}
+
+int DistributedFeed::frame_parts() const {
+  return std::max(1, plan_.frame_parts);
+}
+
+std::vector<Algorithm> DistributedFeed::pair_algorithms() const {
+  std::vector<Algorithm> algorithms;
+  for (int a : plan_.pair_algorithms) algorithms.push_back(static_cast<Algorithm>(a));
+  return algorithms;
+}
+
+void DistributedFeed::limit_engine(EngineConfig& config) const {
+  // StarPU-MPI's sums run on a core of every rank.
+  if (config.ncpu == 0) config.ncpu = 1;
+  if (config.ncpu_beside_gpus == 0) config.ncpu_beside_gpus = 1;
+  // Frames claimed are frames held: a few per GPU keep them fed, more would pile up the last
+  // frames on one rank while others have none.
+  const int gpus =
+      ncuda_ == 0 ? 0 : (ncuda_ > 0 ? std::min(ncuda_, cuda_devices()) : cuda_devices());
+  config.max_frames_in_flight = kDistributedFramesInFlight + gpus;
+}
+
+bool DistributedFeed::ends_before(int64_t file_index, const std::string& message) {
+  dist_.report_error(file_index, message);
+  return true;
+}
+
+}  // namespace pairhist

@@ -1,0 +1,60 @@
+#include "drivers/job/run_definition.hpp"
+
+#include <string>
+
+#include "drivers/job/job_inputs.hpp"
+#include "drivers/job/job_support.hpp"
+#include "pairhist/errors.hpp"
+
+namespace pairhist {
+namespace {
+
+HistogramResult result_header(const RunDefinition& run) {
+  const JobOptions& o = run.options;
+  HistogramResult header;
+  for (size_t s = 0; s < o.species.size(); ++s)
+    header.species.push_back(
+        {o.species[s].name, o.species[s].selection, static_cast<int64_t>(run.atoms[s].size())});
+  header.r_max = o.r_max;
+  header.nbins = o.nbins;
+  header.length_unit = run.length_factor == 1.0 ? "nm" : "angstrom";
+  header.precision = o.precision == Precision::single ? "single" : "double";
+  header.norm = o.norm;
+  header.exclude = o.exclude;
+  for (size_t p = 0; p < run.pairs.size(); ++p)
+    header.pairs.push_back(
+        {run.pairs[p].first, run.pairs[p].second, {}, run.shared[p], run.exclusions.per_frame(p)});
+  return header;
+}
+
+}  // namespace
+
+RunDefinition define_run(JobOptions resolved, const io::Topology& topology) {
+  RunDefinition run;
+  run.options = std::move(resolved);
+  const JobOptions& o = run.options;
+  check_options(o);
+  run.length_factor = length_factor(o.units);
+  run.r_max_nm = o.r_max / run.length_factor;
+  run.topology_atoms = topology.natoms();
+  run.atoms = resolve_species(o, topology);
+  run.shared = analysis::count_shared_atoms(run.atoms);
+  run.exclusions = analysis::PairExclusions(analysis::parse_exclude_mode(o.exclude), topology,
+                                            o.topology, run.atoms);
+  run.pairs = species_pairs(static_cast<int>(run.atoms.size()));
+  if (o.resume) {
+    run.seed = *o.resume;
+    const JobState& seed = run.seed;
+    if (seed.open_counts.size() != run.pairs.size() ||
+        (!seed.open_counts.empty() && seed.open_counts[0].size() != static_cast<size_t>(o.nbins)))
+      throw InputError("the checkpoint holds " + std::to_string(seed.open_counts.size()) +
+                       " histograms, this run has " + std::to_string(run.pairs.size()));
+  }
+  run.header = result_header(run);
+  // Parallel decoding threads also prepare the species' columns; the exclusions need whole frames.
+  run.preparation.species = run.atoms;
+  run.preparation.whole_frame = !run.exclusions.empty();
+  return run;
+}
+
+}  // namespace pairhist

@@ -1,0 +1,38 @@
+// What a run counts, as its options and topology define it before any frame is read: the
+// species' atoms, the species pairs with the pairs each frame leaves out, the header of the
+// result, and the state a resumed run goes on from. Every stage of the job pipeline
+// (drivers/job/trajectory_pipeline.hpp) reads it; none changes it.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "analysis/exclusions.hpp"
+#include "drivers/job/job_accumulator.hpp"
+#include "drivers/job/trajectory_job.hpp"
+#include "io/gro_reader.hpp"
+#include "io/xtc_parallel_reader.hpp"
+#include "pairhist/result.hpp"
+
+namespace pairhist {
+
+struct RunDefinition {
+  JobOptions options;        // as the topology completed them (species, topology path)
+  double length_factor = 1;  // the user's length unit per nm
+  double r_max_nm = 0;
+  int topology_atoms = 0;
+  std::vector<std::vector<int>> atoms;     // of every species
+  std::vector<std::pair<int, int>> pairs;  // species pairs, in the engine's order
+  std::vector<uint64_t> shared;            // self pairs per frame of every pair
+  analysis::PairExclusions exclusions;     // --exclude
+  JobState seed;                           // a resumed run's checkpoint state, else empty
+  HistogramResult header;                  // the result without frames, counts or box kind
+  io::FramePreparation preparation;        // what XTC decoding threads deliver
+};
+
+/// Checks `resolved` (load_job_topology's options) and defines the run over `topology`. Throws
+/// UsageError / InputError as the options, the selections or a resumed checkpoint call for.
+RunDefinition define_run(JobOptions resolved, const io::Topology& topology);
+
+}  // namespace pairhist

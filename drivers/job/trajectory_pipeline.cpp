@@ -1,0 +1,188 @@
+#include "drivers/job/trajectory_pipeline.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "drivers/distributed/distributed_feed.hpp"
+#include "drivers/job/job_inputs.hpp"
+#include "io/xtc_parallel_reader.hpp"
+#include "pairhist/errors.hpp"
+
+namespace pairhist {
+namespace {
+
+// PAIRHIST_COPY_COLUMNS=1 copies every frame's columns as before the hand-over, for measuring.
+bool copying_columns() {
+  const char* v = std::getenv("PAIRHIST_COPY_COLUMNS");
+  return v && std::atoi(v) != 0;
+}
+
+}  // namespace
+
+TrajectoryPipeline::TrajectoryPipeline(const JobOptions& options) : options_(options) {}
+
+JobOutcome TrajectoryPipeline::run() {
+  start_loading();
+  assemble();
+  count_frames();
+  if (!engine_ && sink_->needs_engine_to_finish()) start_engine(nullptr, nullptr);
+  return sink_->finish(std::move(out_), engine_.get(), *feed_);
+}
+
+void TrajectoryPipeline::start_loading() {
+  const JobOptions& o = options_;
+  // The GPUs' contexts are made, their kernels loaded, StarPU's view of the machine discovered
+  // and the first frames decoded while the topology loads (a 1.4M-atom GRO file: ~0.3 s). A rank
+  // of a distributed run opens its trajectory only once rank 0 has planned the frames: its
+  // decoding threads claim them from rank 0.
+  gpus_ready_ = std::async(std::launch::async, prepare_engine_start, o.ncuda, o.precision);
+  // Before the trajectory opens: the decoding threads' columns are then pinned as they are first
+  // allocated, at their cost, and the engine takes them over without a copy (submit_to_engine).
+  if (o.ncuda != 0) use_pinned_host_columns();
+  topology_ = std::async(std::launch::async, [o = options_]() mutable {
+    io::Topology t = load_job_topology(o);  // may fill in o.topology and o.species
+    return std::make_pair(std::move(t), std::move(o));
+  });
+  FramePlan plan{o.first, o.last, o.step, o.begin_time, o.end_time, -1};
+  if (o.resume && o.resume->frames() > 0) plan.resume_after = o.resume->frame_indices.back();
+  try {
+    if (o.distribution)
+      feed_ = std::make_unique<DistributedFeed>(*o.distribution, plan);
+    else
+      feed_ = std::make_unique<LocalFrameFeed>(o, plan);
+  } catch (...) {
+    topology_.wait();  // a topology error is the one to report: it comes first in the arguments
+    topology_.get();
+    throw;
+  }
+}
+
+void TrajectoryPipeline::assemble() {
+  {
+    auto [top, resolved] = topology_.get();
+    run_ = define_run(std::move(resolved), top);
+  }
+  const JobOptions& o = run_->options;
+  feed_->open(*run_);
+  const int natoms = feed_->source().natoms();
+  if (natoms != run_->topology_atoms)
+    throw InputError(o.trajectory + ": frame 0: " + std::to_string(natoms) +
+                     " atoms, but topology " + o.topology + " has " +
+                     std::to_string(run_->topology_atoms));
+  out_.frames_resumed = run_->seed.frames();
+  // The run's box kind is its first frame's, also for a resumed run's later frames.
+  kind_known_ = run_->seed.box_kind >= 0;
+  if (kind_known_) kind_ = static_cast<BoxKind>(run_->seed.box_kind);
+  if (feed_->box_kind() >= 0) kind_ = static_cast<BoxKind>(feed_->box_kind()), kind_known_ = true;
+  sink_ = feed_->make_sink(*run_, clock_, kind_);
+}
+
+void TrajectoryPipeline::count_frames() {
+  const JobOptions& o = run_->options;
+  clock_.start = std::chrono::steady_clock::now();
+  exclusions_.emplace(run_->exclusions, run_->atoms, run_->pairs.size(), o.nbins);
+  // Whole frames in single precision go to the engine as columns, without a copy; a part of a
+  // frame leaves the frame's columns in place (the next unit may be another part).
+  hands_over_ = feed_->frame_parts() <= 1 && !copying_columns() && o.precision == Precision::single;
+  watcher_.emplace(feed_->stop_flag());
+  try {
+    count_until_end();
+    if (engine_) {
+      if (feed_->stop_requested()) engine_->drop_unstarted_frames();  // the watcher may not have
+      std::vector<std::vector<uint64_t>> counts = engine_->finish();  // after a stop: the begun
+      sink_->taken(std::move(counts), engine_->frames_counted());
+    }
+  } catch (const InputError& e) {
+    if (engine_) engine_->drop_unstarted_frames();  // no need to finish what will not be kept
+    sink_->keep_completed(e.what());                // then the error is reported
+    throw;
+  } catch (const DeviceError& e) {
+    // As for a bad frame: the completed intervals are kept, marked incomplete.
+    const std::string message = device_error_message(e);
+    feed_->fail(message);
+    if (engine_) engine_->drop_unstarted_frames();
+    sink_->keep_completed(message);
+    throw DeviceError(message, e.problem(), e.frame());
+  } catch (const std::exception& e) {
+    feed_->fail(e.what());
+    if (engine_) engine_->drop_unstarted_frames();
+    throw;
+  }
+}
+
+std::string TrajectoryPipeline::device_error_message(const DeviceError& e) const {
+  const uint64_t f = e.frame();
+  if (f >= engine_frames_.size()) return e.what();
+  return run_->options.trajectory + ": frame " + std::to_string(engine_frames_[f]) + ": " +
+         e.problem();
+}
+
+void TrajectoryPipeline::count_until_end() {
+  for (;;) {
+    if (feed_->stop_requested()) return;
+    if (!feed_->next(frame_, unit_)) return;
+    if (!count_unit()) return;
+    if (!sink_->unit_done(*engine_)) return;
+  }
+}
+
+bool TrajectoryPipeline::count_unit() {
+  const JobOptions& o = run_->options;
+  const int64_t index = unit_.file_index;
+  const std::string where = o.trajectory + ": frame " + std::to_string(index) + ": ";
+  try {
+    const BoxMatrix box = to_matrix(frame_.box);
+    if (!engine_) {
+      if (const std::string problem = box_problem(box); !problem.empty())
+        throw InputError(where + problem);
+      start_engine(&frame_, &box);
+    }
+    sink_->unit_coming(unit_, *engine_);
+    check_frame_box(box, kind_, o, run_->r_max_nm, run_->header.length_unit, where);
+    if (feed_->frame_parts() > 1) engine_->set_frame_part(unit_.part);
+    submit_to_engine(*engine_, frame_, run_->atoms, box, where, hands_over_);
+    engine_frames_.push_back(index);
+    engine_->check_devices();
+    // A frame, or the first part of one, is the unit that holds its record and its exclusions.
+    const bool whole = unit_.part <= 0;
+    SparseBins excluded;
+    // Kept per frame until the engine has counted it: a stop may drop the frame.
+    if (whole) excluded = exclusions_->bins_of(frame_, box, kind_, run_->r_max_nm, o.precision);
+    const double volume = frame_volume(box, kind_, run_->length_factor, o.volume);
+    sink_->submitted(unit_, {index, frame_.time, volume, whole}, std::move(excluded));
+  } catch (const InputError& e) {
+    if (!feed_->ends_before(index, e.what())) throw;
+    return false;
+  }
+  return true;
+}
+
+void TrajectoryPipeline::start_engine(const io::TrajectoryFrame* first, const BoxMatrix* box) {
+  const JobOptions& o = run_->options;
+  if (!kind_known_) kind_ = classify_box(*box);
+  sink_->set_box_kind(kind_);
+  EngineConfig config = engine_config(o, run_->atoms, kind_, run_->r_max_nm);
+  config.frame_parts = feed_->frame_parts();
+  config.pair_algorithms = feed_->pair_algorithms();
+  if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&feed_->source().reader())) {
+    if (first) plan_reading(*parallel, o, config, *first, run_->atoms, *box, hands_over_, out_);
+    config.reader_threads = parallel->threads();
+    out_.decode_threads = parallel->threads();
+  }
+  feed_->limit_engine(config);
+  gpus_ready_.wait();
+  clock_.engine_started = std::chrono::steady_clock::now();
+  out_.first_frame_seconds =
+      std::chrono::duration<double>(clock_.engine_started - clock_.start).count();
+  engine_ = std::make_unique<HistogramEngine>(config);
+  out_.engine_start_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - clock_.engine_started)
+          .count();
+  watcher_->set_engine(engine_.get());
+  for (const std::string& note : engine_->notes())
+    std::fprintf(stderr, "pairhist: warning: %s\n", note.c_str());
+}
+
+}  // namespace pairhist

@@ -1,0 +1,63 @@
+// The trajectory job as a pipeline (drivers/job/trajectory_job.hpp): a frame feed yields the
+// run's frames (FrameFeed: this process's plan, or the units of a distributed run), the engine
+// counts them, and a count sink keeps the exact state and makes the outputs of it (CountSink).
+// The kind of run is the kind of feed and sink; the pipeline between them is the same.
+#pragma once
+
+#include <future>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "drivers/job/count_sink.hpp"
+#include "drivers/job/frame_feed.hpp"
+#include "drivers/job/job_support.hpp"
+#include "drivers/job/run_definition.hpp"
+#include "drivers/job/stop_signals.hpp"
+#include "drivers/job/trajectory_job.hpp"
+#include "pairhist/engine.hpp"
+
+namespace pairhist {
+
+class TrajectoryPipeline {
+ public:
+  explicit TrajectoryPipeline(const JobOptions& options);
+  TrajectoryPipeline(const TrajectoryPipeline&) = delete;
+  TrajectoryPipeline& operator=(const TrajectoryPipeline&) = delete;
+
+  /// Runs the job, once.
+  JobOutcome run();
+
+ private:
+  void start_loading();
+  void assemble();
+  void count_frames();
+  void count_until_end();
+  /// Hands the unit just read to the engine; false when the run's frames end before it.
+  bool count_unit();
+  void start_engine(const io::TrajectoryFrame* first, const BoxMatrix* box);
+  std::string device_error_message(const DeviceError& e) const;
+
+  // In the order they are made; what depends on another is destroyed first.
+  JobOptions options_;  // as the caller gave them; run_->options as the topology completed them
+  std::future<void> gpus_ready_;
+  std::future<std::pair<io::Topology, JobOptions>> topology_;
+  std::unique_ptr<FrameFeed> feed_;
+  std::optional<RunDefinition> run_;
+  JobClock clock_;
+  BoxKind kind_ = BoxKind::none;
+  bool kind_known_ = false;
+  std::unique_ptr<CountSink> sink_;
+  JobOutcome out_;
+  std::optional<FrameExclusions> exclusions_;
+  bool hands_over_ = false;
+  io::TrajectoryFrame frame_;
+  WorkUnit unit_;
+  std::vector<int64_t> engine_frames_;  // the file's frame of each frame the engine was given
+  std::unique_ptr<HistogramEngine> engine_;
+  // After the engine: it is gone before the engine is.
+  std::optional<StopWatcher> watcher_;
+};
+
+}  // namespace pairhist
