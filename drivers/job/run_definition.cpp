@@ -29,7 +29,7 @@ HistogramResult result_header(const RunDefinition& run) {
 
 }  // namespace
 
-RunDefinition define_run(JobOptions resolved, const io::Topology& topology) {
+RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology) {
   RunDefinition run;
   run.options = std::move(resolved);
   const JobOptions& o = run.options;

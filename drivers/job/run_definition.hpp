@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "analysis/exclusions.hpp"
+#include "analysis/topology.hpp"
 #include "drivers/job/job_accumulator.hpp"
 #include "drivers/job/trajectory_job.hpp"
-#include "io/gro_reader.hpp"
 #include "io/xtc_parallel_reader.hpp"
 #include "pairhist/result.hpp"
 
@@ -33,6 +33,6 @@ struct RunDefinition {
 
 /// Checks `resolved` (load_job_topology's options) and defines the run over `topology`. Throws
 /// UsageError / InputError as the options, the selections or a resumed checkpoint call for.
-RunDefinition define_run(JobOptions resolved, const io::Topology& topology);
+RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology);
 
 }  // namespace pairhist

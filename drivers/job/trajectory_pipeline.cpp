@@ -42,7 +42,7 @@ void TrajectoryPipeline::start_loading() {
   // allocated, at their cost, and the engine takes them over without a copy (submit_to_engine).
   if (o.ncuda != 0) use_pinned_host_columns();
   topology_ = std::async(std::launch::async, [o = options_]() mutable {
-    io::Topology t = load_job_topology(o);  // may fill in o.topology and o.species
+    analysis::Topology t = load_job_topology(o);  // may fill in o.topology and o.species
     return std::make_pair(std::move(t), std::move(o));
   });
   FramePlan plan{o.first, o.last, o.step, o.begin_time, o.end_time, -1};

@@ -42,7 +42,7 @@ class TrajectoryPipeline {
   // In the order they are made; what depends on another is destroyed first.
   JobOptions options_;  // as the caller gave them; run_->options as the topology completed them
   std::future<void> gpus_ready_;
-  std::future<std::pair<io::Topology, JobOptions>> topology_;
+  std::future<std::pair<analysis::Topology, JobOptions>> topology_;
   std::unique_ptr<FrameFeed> feed_;
   std::optional<RunDefinition> run_;
   JobClock clock_;
