@@ -1,7 +1,7 @@
 // Where the engine's counts go (drivers/job/trajectory_pipeline.hpp): the exact state of the run,
 // kept as frames are handed to the engine and its histograms taken, and the output callbacks
 // made from it. One process keeps the run's state itself (LocalCountSink); a rank of a
-// distributed run hands its counts to rank 0, which keeps the state (DistributedSink).
+// distributed run hands its counts to rank 0, which keeps the state (DistributedCountSink).
 #pragma once
 
 #include <chrono>
@@ -16,7 +16,7 @@
 
 namespace pairhist {
 
-class FrameFeed;
+class FrameStream;
 
 /// The times a run's figures are taken from (JobOutcome::seconds and its parts).
 struct JobClock {
@@ -59,7 +59,7 @@ class CountSink {
   virtual bool needs_engine_to_finish() const { return false; }
   /// The run's outcome once the frames ended and `engine` (null if never started) finished.
   virtual JobOutcome finish(JobOutcome out, const HistogramEngine* engine,
-                            const FrameFeed& feed) = 0;
+                            const FrameStream& frames) = 0;
 
  protected:
   /// After unit_done's bookkeeping common to all sinks.

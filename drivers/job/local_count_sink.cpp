@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "drivers/job/frame_feed.hpp"
+#include "drivers/job/frame_stream.hpp"
 #include "drivers/job/job_support.hpp"
 #include "drivers/job/stop_signals.hpp"
 #include "pairhist/errors.hpp"
@@ -47,12 +47,12 @@ void LocalCountSink::keep_completed(const std::string& why) {
 }
 
 JobOutcome LocalCountSink::finish(JobOutcome out, const HistogramEngine* engine,
-                                  const FrameFeed& feed) {
+                                  const FrameStream& frames) {
   const JobOptions& o = run_.options;
-  const bool stopped = !feed.ran_out() || counts_.dropped() > 0;
+  const bool stopped = !frames.ran_out() || counts_.dropped() > 0;
   if (!engine && counts_.state().frames() == 0 && !stopped)
     throw InputError(o.trajectory + ": no frame selected among the " +
-                     std::to_string(feed.frames_read()) + " frames read");
+                     std::to_string(frames.frames_read()) + " frames read");
 
   out.seconds = clock_.seconds_since_start();
   out.result = counts_.result(header(), true);

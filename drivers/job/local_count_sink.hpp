@@ -15,7 +15,8 @@ class LocalCountSink : public CountSink {
 
   void keep_completed(const std::string& why) override;
   /// Throws InputError when the run ran through its frames without selecting any.
-  JobOutcome finish(JobOutcome out, const HistogramEngine* engine, const FrameFeed& feed) override;
+  JobOutcome finish(JobOutcome out, const HistogramEngine* engine,
+                    const FrameStream& frames) override;
 
  private:
   bool after_unit(HistogramEngine& engine) override;

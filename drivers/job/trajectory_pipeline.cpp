@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "drivers/distributed/distributed_feed.hpp"
+#include "drivers/distributed/distributed_frame_stream.hpp"
 #include "drivers/job/job_inputs.hpp"
 #include "io/xtc_parallel_reader.hpp"
 #include "pairhist/errors.hpp"
@@ -28,7 +28,7 @@ JobOutcome TrajectoryPipeline::run() {
   assemble();
   count_frames();
   if (!engine_ && sink_->needs_engine_to_finish()) start_engine(nullptr, nullptr);
-  return sink_->finish(std::move(out_), engine_.get(), *feed_);
+  return sink_->finish(std::move(out_), engine_.get(), *stream_);
 }
 
 void TrajectoryPipeline::start_loading() {
@@ -49,9 +49,9 @@ void TrajectoryPipeline::start_loading() {
   if (o.resume && o.resume->frames() > 0) plan.resume_after = o.resume->frame_indices.back();
   try {
     if (o.distribution)
-      feed_ = std::make_unique<DistributedFeed>(*o.distribution, plan);
+      stream_ = std::make_unique<DistributedFrameStream>(*o.distribution, plan);
     else
-      feed_ = std::make_unique<LocalFrameFeed>(o, plan);
+      stream_ = std::make_unique<LocalFrameStream>(o, plan);
   } catch (...) {
     topology_.wait();  // a topology error is the one to report: it comes first in the arguments
     topology_.get();
@@ -65,8 +65,8 @@ void TrajectoryPipeline::assemble() {
     run_ = define_run(std::move(resolved), top);
   }
   const JobOptions& o = run_->options;
-  feed_->open(*run_);
-  const int natoms = feed_->source().natoms();
+  stream_->open(*run_);
+  const int natoms = stream_->source().natoms();
   if (natoms != run_->topology_atoms)
     throw InputError(o.trajectory + ": frame 0: " + std::to_string(natoms) +
                      " atoms, but topology " + o.topology + " has " +
@@ -75,8 +75,9 @@ void TrajectoryPipeline::assemble() {
   // The run's box kind is its first frame's, also for a resumed run's later frames.
   kind_known_ = run_->seed.box_kind >= 0;
   if (kind_known_) kind_ = static_cast<BoxKind>(run_->seed.box_kind);
-  if (feed_->box_kind() >= 0) kind_ = static_cast<BoxKind>(feed_->box_kind()), kind_known_ = true;
-  sink_ = feed_->make_sink(*run_, clock_, kind_);
+  if (stream_->box_kind() >= 0)
+    kind_ = static_cast<BoxKind>(stream_->box_kind()), kind_known_ = true;
+  sink_ = stream_->make_sink(*run_, clock_, kind_);
 }
 
 void TrajectoryPipeline::count_frames() {
@@ -85,13 +86,14 @@ void TrajectoryPipeline::count_frames() {
   exclusions_.emplace(run_->exclusions, run_->atoms, run_->pairs.size(), o.nbins);
   // Whole frames in single precision go to the engine as columns, without a copy; a part of a
   // frame leaves the frame's columns in place (the next unit may be another part).
-  hands_over_ = feed_->frame_parts() <= 1 && !copying_columns() && o.precision == Precision::single;
-  watcher_.emplace(feed_->stop_flag());
+  hands_over_ =
+      stream_->frame_parts() <= 1 && !copying_columns() && o.precision == Precision::single;
+  watcher_.emplace(stream_->stop_flag());
   try {
     count_until_end();
     if (engine_) {
-      if (feed_->stop_requested()) engine_->drop_unstarted_frames();  // the watcher may not have
-      std::vector<std::vector<uint64_t>> counts = engine_->finish();  // after a stop: the begun
+      if (stream_->stop_requested()) engine_->drop_unstarted_frames();  // the watcher may not have
+      std::vector<std::vector<uint64_t>> counts = engine_->finish();    // after a stop: the begun
       sink_->taken(std::move(counts), engine_->frames_counted());
     }
   } catch (const InputError& e) {
@@ -101,12 +103,12 @@ void TrajectoryPipeline::count_frames() {
   } catch (const DeviceError& e) {
     // As for a bad frame: the completed intervals are kept, marked incomplete.
     const std::string message = device_error_message(e);
-    feed_->fail(message);
+    stream_->fail(message);
     if (engine_) engine_->drop_unstarted_frames();
     sink_->keep_completed(message);
     throw DeviceError(message, e.problem(), e.frame());
   } catch (const std::exception& e) {
-    feed_->fail(e.what());
+    stream_->fail(e.what());
     if (engine_) engine_->drop_unstarted_frames();
     throw;
   }
@@ -121,8 +123,8 @@ std::string TrajectoryPipeline::device_error_message(const DeviceError& e) const
 
 void TrajectoryPipeline::count_until_end() {
   for (;;) {
-    if (feed_->stop_requested()) return;
-    if (!feed_->next(frame_, unit_)) return;
+    if (stream_->stop_requested()) return;
+    if (!stream_->next(frame_, unit_)) return;
     if (!count_unit()) return;
     if (!sink_->unit_done(*engine_)) return;
   }
@@ -141,7 +143,7 @@ bool TrajectoryPipeline::count_unit() {
     }
     sink_->unit_coming(unit_, *engine_);
     check_frame_box(box, kind_, o, run_->r_max_nm, run_->header.length_unit, where);
-    if (feed_->frame_parts() > 1) engine_->set_frame_part(unit_.part);
+    if (stream_->frame_parts() > 1) engine_->set_frame_part(unit_.part);
     submit_to_engine(*engine_, frame_, run_->atoms, box, where, hands_over_);
     engine_frames_.push_back(index);
     engine_->check_devices();
@@ -153,7 +155,7 @@ bool TrajectoryPipeline::count_unit() {
     const double volume = frame_volume(box, kind_, run_->length_factor, o.volume);
     sink_->submitted(unit_, {index, frame_.time, volume, whole}, std::move(excluded));
   } catch (const InputError& e) {
-    if (!feed_->ends_before(index, e.what())) throw;
+    if (!stream_->ends_before(index, e.what())) throw;
     return false;
   }
   return true;
@@ -164,14 +166,14 @@ void TrajectoryPipeline::start_engine(const io::TrajectoryFrame* first, const Bo
   if (!kind_known_) kind_ = classify_box(*box);
   sink_->set_box_kind(kind_);
   EngineConfig config = engine_config(o, run_->atoms, kind_, run_->r_max_nm);
-  config.frame_parts = feed_->frame_parts();
-  config.pair_algorithms = feed_->pair_algorithms();
-  if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&feed_->source().reader())) {
+  config.frame_parts = stream_->frame_parts();
+  config.pair_algorithms = stream_->pair_algorithms();
+  if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&stream_->source().reader())) {
     if (first) plan_reading(*parallel, o, config, *first, run_->atoms, *box, hands_over_, out_);
     config.reader_threads = parallel->threads();
     out_.decode_threads = parallel->threads();
   }
-  feed_->limit_engine(config);
+  stream_->limit_engine(config);
   gpus_ready_.wait();
   clock_.engine_started = std::chrono::steady_clock::now();
   out_.first_frame_seconds =

@@ -1,7 +1,7 @@
-// The trajectory job as a pipeline (drivers/job/trajectory_job.hpp): a frame feed yields the
-// run's frames (FrameFeed: this process's plan, or the units of a distributed run), the engine
+// The trajectory job as a pipeline (drivers/job/trajectory_job.hpp): a frame stream yields the
+// run's frames (FrameStream: this process's plan, or the units of a distributed run), the engine
 // counts them, and a count sink keeps the exact state and makes the outputs of it (CountSink).
-// The kind of run is the kind of feed and sink; the pipeline between them is the same.
+// The kind of run is the kind of stream and sink; the pipeline between them is the same.
 #pragma once
 
 #include <future>
@@ -11,12 +11,13 @@
 #include <vector>
 
 #include "drivers/job/count_sink.hpp"
-#include "drivers/job/frame_feed.hpp"
+#include "drivers/job/frame_stream.hpp"
 #include "drivers/job/job_support.hpp"
 #include "drivers/job/run_definition.hpp"
 #include "drivers/job/stop_signals.hpp"
 #include "drivers/job/trajectory_job.hpp"
 #include "pairhist/engine.hpp"
+#include "pairhist/errors.hpp"
 
 namespace pairhist {
 
@@ -43,7 +44,7 @@ class TrajectoryPipeline {
   JobOptions options_;  // as the caller gave them; run_->options as the topology completed them
   std::future<void> gpus_ready_;
   std::future<std::pair<analysis::Topology, JobOptions>> topology_;
-  std::unique_ptr<FrameFeed> feed_;
+  std::unique_ptr<FrameStream> stream_;
   std::optional<RunDefinition> run_;
   JobClock clock_;
   BoxKind kind_ = BoxKind::none;

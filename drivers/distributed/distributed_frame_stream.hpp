@@ -7,14 +7,14 @@
 #include <chrono>
 
 #include "drivers/distributed/distribution.hpp"
-#include "drivers/job/frame_feed.hpp"
+#include "drivers/job/frame_stream.hpp"
 
 namespace pairhist {
 
-class DistributedFeed : public FrameFeed {
+class DistributedFrameStream : public FrameStream {
  public:
   /// `frames`: the run's frame selection, which rank 0 plans from.
-  DistributedFeed(Distribution& dist, const FramePlan& frames);
+  DistributedFrameStream(Distribution& dist, const FramePlan& frames);
 
   /// Shares rank 0's plan; a plan that stops the run before it starts is thrown here, on rank 0
   /// with its error and as RankFailure on the others.
@@ -31,7 +31,7 @@ class DistributedFeed : public FrameFeed {
   const std::atomic<int>* stop_flag() const override { return nullptr; }
   /// The run's frames end before this one, on every rank; this rank goes on to the end.
   bool ends_before(int64_t file_index, const std::string& message) override;
-  [[noreturn]] void fail(const std::string& message) override { dist_.fail(message); }
+  void fail(const std::string& message) override { dist_.fail(message); }
 
  private:
   void refuse_failed_plan() const;

@@ -16,13 +16,13 @@
 
 namespace pairhist {
 
-class DistributedSink : public CountSink {
+class DistributedCountSink : public CountSink {
  public:
   /// `frame_parts`: parts per frame of the plan; `resumed_frames`: frames a resumed run's
   /// checkpoint holds; `origin`: the ranks' common clock.
-  DistributedSink(Distribution& dist, const RunDefinition& run, const JobClock& clock, BoxKind kind,
-                  int frame_parts, int64_t resumed_frames,
-                  std::chrono::steady_clock::time_point origin);
+  DistributedCountSink(Distribution& dist, const RunDefinition& run, const JobClock& clock,
+                       BoxKind kind, int frame_parts, int64_t resumed_frames,
+                       std::chrono::steady_clock::time_point origin);
 
   void set_box_kind(BoxKind kind) override;
   /// A unit of a later interval: this rank's counts of its interval go to rank 0 first.
@@ -37,7 +37,8 @@ class DistributedSink : public CountSink {
   /// that ended at a bad frame throws its InputError on rank 0 (after keeping the completed
   /// intervals) and RankFailure elsewhere; one stopped by a signal returns with the signal in
   /// stopped_by_signal.
-  JobOutcome finish(JobOutcome out, const HistogramEngine* engine, const FrameFeed& feed) override;
+  JobOutcome finish(JobOutcome out, const HistogramEngine* engine,
+                    const FrameStream& frames) override;
 
  private:
   bool after_unit(HistogramEngine& engine) override;

@@ -1,10 +1,10 @@
-#include "drivers/distributed/distributed_feed.hpp"
+#include "drivers/distributed/distributed_frame_stream.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
+#include "drivers/distributed/distributed_count_sink.hpp"
 #include "drivers/distributed/distributed_setup.hpp"
-#include "drivers/distributed/distributed_sink.hpp"
 #include "drivers/job/job_support.hpp"
 #include "pairhist/errors.hpp"
 
@@ -15,10 +15,10 @@ namespace {
 constexpr int kDistributedFramesInFlight = 2;
 }  // namespace
 
-DistributedFeed::DistributedFeed(Distribution& dist, const FramePlan& frames)
+DistributedFrameStream::DistributedFrameStream(Distribution& dist, const FramePlan& frames)
     : dist_(dist), frames_(frames) {}
 
-void DistributedFeed::open(const RunDefinition& run) {
+void DistributedFrameStream::open(const RunDefinition& run) {
   const JobOptions& o = run.options;
   ncuda_ = o.ncuda;
   DistributedPlan mine;
@@ -33,7 +33,7 @@ void DistributedFeed::open(const RunDefinition& run) {
   source_ = std::make_unique<FrameSource>(o.trajectory, o.decode_threads, dist_, run.preparation);
 }
 
-void DistributedFeed::refuse_failed_plan() const {
+void DistributedFrameStream::refuse_failed_plan() const {
   // Rank 0 says why the run cannot start (DistributedPlan::error_kind); the others end quietly
   // with the same exit status.
   const int kind = plan_.error_kind;
@@ -44,23 +44,23 @@ void DistributedFeed::refuse_failed_plan() const {
   if (kind >= 4) throw RankFailure(kind - 4);
 }
 
-std::unique_ptr<CountSink> DistributedFeed::make_sink(const RunDefinition& run,
-                                                      const JobClock& clock, BoxKind kind) {
-  return std::make_unique<DistributedSink>(dist_, run, clock, kind, frame_parts(),
-                                           plan_.resumed_frames, origin_);
+std::unique_ptr<CountSink> DistributedFrameStream::make_sink(const RunDefinition& run,
+                                                             const JobClock& clock, BoxKind kind) {
+  return std::make_unique<DistributedCountSink>(dist_, run, clock, kind, frame_parts(),
+                                                plan_.resumed_frames, origin_);
 }
 
-int DistributedFeed::frame_parts() const {
+int DistributedFrameStream::frame_parts() const {
   return std::max(1, plan_.frame_parts);
 }
 
-std::vector<Algorithm> DistributedFeed::pair_algorithms() const {
+std::vector<Algorithm> DistributedFrameStream::pair_algorithms() const {
   std::vector<Algorithm> algorithms;
   for (int a : plan_.pair_algorithms) algorithms.push_back(static_cast<Algorithm>(a));
   return algorithms;
 }
 
-void DistributedFeed::limit_engine(EngineConfig& config) const {
+void DistributedFrameStream::limit_engine(EngineConfig& config) const {
   // StarPU-MPI's sums run on a core of every rank.
   if (config.ncpu == 0) config.ncpu = 1;
   if (config.ncpu_beside_gpus == 0) config.ncpu_beside_gpus = 1;
@@ -71,7 +71,7 @@ void DistributedFeed::limit_engine(EngineConfig& config) const {
   config.max_frames_in_flight = kDistributedFramesInFlight + gpus;
 }
 
-bool DistributedFeed::ends_before(int64_t file_index, const std::string& message) {
+bool DistributedFrameStream::ends_before(int64_t file_index, const std::string& message) {
   dist_.report_error(file_index, message);
   return true;
 }

@@ -1,29 +1,29 @@
-#include "drivers/job/frame_feed.hpp"
+#include "drivers/job/frame_stream.hpp"
 
 #include "drivers/job/local_count_sink.hpp"
 
 namespace pairhist {
 
-bool FrameFeed::next(io::TrajectoryFrame& frame, WorkUnit& unit) {
+bool FrameStream::next(io::TrajectoryFrame& frame, WorkUnit& unit) {
   if (source_->next(frame, unit)) return true;
   ran_out_ = !stop_requested();
   return false;
 }
 
-LocalFrameFeed::LocalFrameFeed(const JobOptions& o, const FramePlan& plan) : stop_(o.stop) {
+LocalFrameStream::LocalFrameStream(const JobOptions& o, const FramePlan& plan) : stop_(o.stop) {
   // The species are not known yet: the decoding threads deliver whole frames until open().
   io::FramePreparation pending;
   pending.pending = true;
   source_ = std::make_unique<FrameSource>(o.trajectory, o.decode_threads, plan, pending);
 }
 
-void LocalFrameFeed::open(const RunDefinition& run) {
+void LocalFrameStream::open(const RunDefinition& run) {
   source_->set_preparation(run.preparation);
   source_->stop_on(stop_);
 }
 
-std::unique_ptr<CountSink> LocalFrameFeed::make_sink(const RunDefinition& run,
-                                                     const JobClock& clock, BoxKind kind) {
+std::unique_ptr<CountSink> LocalFrameStream::make_sink(const RunDefinition& run,
+                                                       const JobClock& clock, BoxKind kind) {
   return std::make_unique<LocalCountSink>(run, clock, kind);
 }
 

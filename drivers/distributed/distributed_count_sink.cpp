@@ -1,4 +1,4 @@
-#include "drivers/distributed/distributed_sink.hpp"
+#include "drivers/distributed/distributed_count_sink.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -49,10 +49,10 @@ RankActivity from_json(const nlohmann::json& j, int rank, const std::string& hos
 
 }  // namespace
 
-DistributedSink::DistributedSink(Distribution& dist, const RunDefinition& run,
-                                 const JobClock& clock, BoxKind kind, int frame_parts,
-                                 int64_t resumed_frames,
-                                 std::chrono::steady_clock::time_point origin)
+DistributedCountSink::DistributedCountSink(Distribution& dist, const RunDefinition& run,
+                                           const JobClock& clock, BoxKind kind, int frame_parts,
+                                           int64_t resumed_frames,
+                                           std::chrono::steady_clock::time_point origin)
     // This rank's counts are only those since its last hand-over: no intervals, no seed.
     : CountSink(run, clock, kind, 0, JobState{}),
       dist_(dist),
@@ -67,31 +67,31 @@ DistributedSink::DistributedSink(Distribution& dist, const RunDefinition& run,
                                                run.options.interval, run.seed);
 }
 
-void DistributedSink::set_box_kind(BoxKind kind) {
+void DistributedCountSink::set_box_kind(BoxKind kind) {
   CountSink::set_box_kind(kind);
   if (global_) global_->set_box_kind(static_cast<int>(kind));
 }
 
-void DistributedSink::unit_coming(const WorkUnit& unit, HistogramEngine& engine) {
+void DistributedCountSink::unit_coming(const WorkUnit& unit, HistogramEngine& engine) {
   const int64_t interval = exchange_.interval_of(unit.ordinal);
   if (interval == exchange_.current()) return;
   take_histograms(engine);
   exchange_.hand_over(counts_, interval);
 }
 
-void DistributedSink::submitted(const WorkUnit& unit, const FrameRecord& frame,
-                                SparseBins excluded) {
+void DistributedCountSink::submitted(const WorkUnit& unit, const FrameRecord& frame,
+                                     SparseBins excluded) {
   CountSink::submitted(unit, frame, std::move(excluded));
   exchange_.submitted(unit);
 }
 
-bool DistributedSink::after_unit(HistogramEngine&) {
+bool DistributedCountSink::after_unit(HistogramEngine&) {
   if (global_)
     exchange_.collect(*global_, nullptr, INT64_MAX, false, [this] { interval_closed(); });
   return true;
 }
 
-void DistributedSink::interval_closed() {
+void DistributedCountSink::interval_closed() {
   const JobOptions& o = run_.options;
   checkpoint();
   if (o.on_interval) o.on_interval(snapshot(*global_, "in progress"));
@@ -100,12 +100,12 @@ void DistributedSink::interval_closed() {
   if (o.progress) o.progress(static_cast<int64_t>(global_->state().frames()));
 }
 
-void DistributedSink::checkpoint() {
+void DistributedCountSink::checkpoint() {
   if (run_.options.on_checkpoint) run_.options.on_checkpoint(global_->state());
 }
 
-JobOutcome DistributedSink::finish(JobOutcome out, const HistogramEngine* engine,
-                                   const FrameFeed&) {
+JobOutcome DistributedCountSink::finish(JobOutcome out, const HistogramEngine* engine,
+                                        const FrameStream&) {
   try {
     return finish_run(std::move(out), *engine);
   } catch (const InputError&) {
@@ -116,10 +116,11 @@ JobOutcome DistributedSink::finish(JobOutcome out, const HistogramEngine* engine
     // Rank 0 could not write, or a rank failed at the end: the others wait in the collective
     // end, so every rank is ended now.
     dist_.fail(e.what());
+    throw;  // not reached: fail() ends the process
   }
 }
 
-JobOutcome DistributedSink::finish_run(JobOutcome out, const HistogramEngine& engine) {
+JobOutcome DistributedCountSink::finish_run(JobOutcome out, const HistogramEngine& engine) {
   // Every rank has read or given up the frames it was handed: the same end everywhere.
   const RunEnd end = dist_.run_end();
   exchange_.set_frames(end.frames);
@@ -160,8 +161,8 @@ JobOutcome DistributedSink::finish_run(JobOutcome out, const HistogramEngine& en
   return out;
 }
 
-std::vector<RankReport> DistributedSink::gather_activity(const JobOutcome& mine,
-                                                         const HistogramEngine& engine) {
+std::vector<RankReport> DistributedCountSink::gather_activity(const JobOutcome& mine,
+                                                              const HistogramEngine& engine) {
   RankActivity me;
   me.rank = dist_.rank();
   me.units = engine.frames_submitted();
@@ -190,8 +191,8 @@ std::vector<RankReport> DistributedSink::gather_activity(const JobOutcome& mine,
   return dist_.gather_reports(report);
 }
 
-void DistributedSink::add_ranks(JobOutcome& out, const JobOutcome& mine,
-                                const std::vector<RankReport>& reports) {
+void DistributedCountSink::add_ranks(JobOutcome& out, const JobOutcome& mine,
+                                     const std::vector<RankReport>& reports) {
   out.activity = mine.activity;
   out.cpu_workers = mine.cpu_workers;
   out.cuda_workers = mine.cuda_workers;

@@ -1,8 +1,8 @@
 // Where a run's frames come from (drivers/job/trajectory_pipeline.hpp): a frame source over the
 // trajectory, and what the kind of run decides around it: when the trajectory opens, how the
 // frames are divided, who may stop the run, what a bad frame does, and where the counts go
-// (the CountSink of the same kind). One process reads its plan's frames (LocalFrameFeed); a
-// rank of a distributed run counts the units rank 0 hands out (DistributedFeed).
+// (the CountSink of the same kind). One process reads its plan's frames (LocalFrameStream); a
+// rank of a distributed run counts the units rank 0 hands out (DistributedFrameStream).
 #pragma once
 
 #include <atomic>
@@ -18,15 +18,15 @@
 
 namespace pairhist {
 
-class FrameFeed {
+class FrameStream {
  public:
-  virtual ~FrameFeed() = default;
-  FrameFeed(const FrameFeed&) = delete;
-  FrameFeed& operator=(const FrameFeed&) = delete;
+  virtual ~FrameStream() = default;
+  FrameStream(const FrameStream&) = delete;
+  FrameStream& operator=(const FrameStream&) = delete;
 
-  /// Once the run is defined: the feed is ready to deliver frames (source() exists).
+  /// Once the run is defined: the stream is ready to deliver frames (source() exists).
   virtual void open(const RunDefinition& run) = 0;
-  /// Where the counts of this feed's frames go; after open().
+  /// Where the counts of this stream's frames go; after open().
   virtual std::unique_ptr<CountSink> make_sink(const RunDefinition& run, const JobClock& clock,
                                                BoxKind kind) = 0;
 
@@ -56,23 +56,23 @@ class FrameFeed {
   /// frames end before it and this process goes on to the end; false when the error ends the
   /// run here (it is thrown again).
   virtual bool ends_before(int64_t file_index, const std::string& message) = 0;
-  /// Something other than a frame failed: a feed shared with other processes ends them all
+  /// Something other than a frame failed: a stream shared with other processes ends them all
   /// (not returning); else nothing to do before the error is thrown again.
   virtual void fail(const std::string& message) { (void)message; }
 
  protected:
-  FrameFeed() = default;
+  FrameStream() = default;
   std::unique_ptr<FrameSource> source_;
 
  private:
   bool ran_out_ = false;
 };
 
-/// One process's frames: those of its plan, read from a trajectory opened as soon as the feed
+/// One process's frames: those of its plan, read from a trajectory opened as soon as the stream
 /// is made, before the topology has loaded (the first frames decode meanwhile).
-class LocalFrameFeed : public FrameFeed {
+class LocalFrameStream : public FrameStream {
  public:
-  LocalFrameFeed(const JobOptions& o, const FramePlan& plan);
+  LocalFrameStream(const JobOptions& o, const FramePlan& plan);
 
   void open(const RunDefinition& run) override;
   std::unique_ptr<CountSink> make_sink(const RunDefinition& run, const JobClock& clock,
