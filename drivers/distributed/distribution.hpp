@@ -1,9 +1,11 @@
-// A run over several processes (the ranks of an MPI job). Every rank runs the same frame loop as
-// a single process (drivers/trajectory_job.cpp); only two things differ, and they are this
-// interface: which frames, or parts of frames, a rank counts (claimed one by one from rank 0,
-// so that a rank with GPUs takes more than one without), and how the ranks' counts of each
-// output interval become one exact result on rank 0 (StarPU-MPI, drivers/mpi_reduction.cpp).
-// The MPI implementation is drivers/mpi_distribution.cpp; single-process runs have none.
+// A run over several processes (the ranks of an MPI job). Every rank runs the same pipeline as
+// a single process (drivers/job/trajectory_pipeline.hpp), with its own frame stream and count
+// sink (drivers/distributed/distributed_frame_stream.hpp, distributed_count_sink.hpp) over this
+// interface; only two things differ: which frames, or parts of frames, a rank counts (claimed
+// one by one from rank 0, so that a rank with GPUs takes more than one without), and how the
+// ranks' counts of each output interval become one exact result on rank 0 (StarPU-MPI,
+// drivers/distributed/mpi_reduction.cpp). The MPI implementation is
+// drivers/distributed/mpi_distribution.cpp; single-process runs have none.
 #pragma once
 
 #include <atomic>

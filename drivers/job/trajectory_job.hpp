@@ -1,8 +1,9 @@
-// A whole histogram run over a trajectory: a frame source (drivers/frame_source.hpp) yields the
-// frames, the task library counts them, and the exact state (drivers/job_accumulator.hpp) goes
-// to the caller's output callbacks as intervals complete, at checkpoints, and at the end. A
-// resumed run is the same run from a checkpoint's state, its frame source starting after the
-// frames that state holds. Shared by the `pairhist run` command and the integration tests.
+// A whole histogram run over a trajectory: a frame stream (drivers/job/frame_stream.hpp) yields
+// the frames, the task library counts them, and a count sink (drivers/job/count_sink.hpp) keeps
+// the exact state (drivers/job/job_accumulator.hpp) and hands it to the caller's output callbacks
+// as intervals complete, at checkpoints, and at the end (drivers/job/trajectory_pipeline.hpp). A
+// resumed run is the same run from a checkpoint's state, its frames starting after the frames
+// that state holds. Shared by the `pairhist run` command and the integration tests.
 #pragma once
 
 #include <atomic>
@@ -78,8 +79,9 @@ struct JobOptions {
   /// begun are finished, the rest dropped, and the run returns with result.complete false. In a
   /// distributed run a stop on any rank ends the frames handed out after it, on every rank.
   const std::atomic<int>* stop = nullptr;
-  /// A process of a distributed run (drivers/distribution.hpp): its frames come from rank 0,
-  /// its counts go to rank 0, which alone calls the output callbacks and returns the result.
+  /// A process of a distributed run (drivers/distributed/distribution.hpp): its frames come from
+  /// rank 0, its counts go to rank 0, which alone calls the output callbacks and returns the
+  /// result.
   Distribution* distribution = nullptr;
   int frame_parts = 0;         // distributed runs: parts per frame; 0: automatic
   std::string output_place;    // distributed runs: where intervals are kept, for messages
