@@ -6,7 +6,7 @@
 #include "codelets/starpu/pair_histogram_codelet.hpp"
 #include "pairhist/engine.hpp"
 #include "tasks/algorithm_choice.hpp"
-#include "tasks/cell_list_planner.hpp"
+#include "tasks/cell_histogram_planner.hpp"
 #include "tasks/starpu_machine.hpp"
 
 namespace pairhist {

@@ -4,7 +4,7 @@
 #include <atomic>
 #include <cstring>
 
-#include "codelets/cpu/cell_list_cpu.hpp"
+#include "codelets/cpu/cell_histogram_cpu.hpp"
 
 namespace pairhist::codelets {
 namespace {
@@ -68,7 +68,7 @@ void run_cpu(void* buffers[], const CellHistogramArgs& args, const HistogramPara
     if (!pr.same_species)
       cells_b = &cache.get(args, pr.species_b, coords_of<T>(buffers[pr.buffer_b]), params);
     auto* hist = reinterpret_cast<uint64_t*>(STARPU_VECTOR_GET_PTR(buffers[pr.buffer_hist]));
-    cpu::histogram_cells(cells_a, *cells_b, pr.same_species != 0, args.grid, pr.key_begin,
+    cpu::cell_histogram(cells_a, *cells_b, pr.same_species != 0, args.grid, pr.key_begin,
                          pr.key_end, params, hist);
   }
 }

@@ -1,5 +1,5 @@
-// StarPU glue for the cell-list kernels (codelets/cpu/cell_list_cpu.hpp,
-// codelets/cuda/cell_list_cuda.hpp): one task counts the pairs of one species pair whose first
+// StarPU glue for the cell-list kernels (codelets/cpu/cell_histogram_cpu.hpp,
+// codelets/cuda/cell_histogram_cuda.hpp): one task counts the pairs of one species pair whose first
 // point lies in a run of home cells (a key range of the frame's cell grid).
 //
 // Every worker sorts the frame's species into cells itself, once per frame and species: the CPU

@@ -20,7 +20,7 @@ void run_frame_cpu(void* buffers[], const FrameHistogramArgs& args,
         reinterpret_cast<const T*>(STARPU_VECTOR_GET_PTR(buffers[args.coord_buffer[b]])),
         args.species_size[b]};
     auto* hist = reinterpret_cast<uint64_t*>(STARPU_VECTOR_GET_PTR(buffers[args.hist_buffer[p]]));
-    cpu::histogram_pairs(ca, cb, a == b, 0, ca.n, params, hist);
+    cpu::pair_histogram(ca, cb, a == b, 0, ca.n, params, hist);
   }
 }
 

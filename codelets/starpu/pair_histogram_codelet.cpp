@@ -37,7 +37,7 @@ void run_cpu(void* buffers[], const PairHistogramArgs& args, const HistogramPara
     hist_index = 2;
   }
   auto* hist = reinterpret_cast<uint64_t*>(STARPU_VECTOR_GET_PTR(buffers[hist_index]));
-  cpu::histogram_pairs(a, b, args.same_species != 0, args.row_begin, args.row_end, params, hist);
+  cpu::pair_histogram(a, b, args.same_species != 0, args.row_begin, args.row_end, params, hist);
 }
 
 void pair_histogram_cpu(void* buffers[], void* cl_arg) {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "codelets/cuda/cell_list_cuda.hpp"
+#include "codelets/cuda/cell_histogram_cuda.hpp"
 #include "codelets/cuda/pair_histogram_cuda.hpp"
 #include "codelets/starpu/cuda_task_failure.hpp"
 #include "codelets/starpu/pair_histogram_codelet.hpp"

@@ -1,4 +1,4 @@
-#include "tasks/all_pairs_planner.hpp"
+#include "tasks/pair_histogram_planner.hpp"
 
 #include <cstdlib>
 #include <new>
@@ -8,7 +8,7 @@
 
 namespace pairhist {
 
-AllPairsPlanner::AllPairsPlanner(const EngineConfig& config, const MachineShape& machine,
+PairHistogramPlanner::PairHistogramPlanner(const EngineConfig& config, const MachineShape& machine,
                                  const PairSelection& selected, TaskSubmitter& submitter,
                                  ActivityRecorder& recorder)
     : FramePlanner(config, machine, selected, submitter, recorder) {
@@ -23,7 +23,7 @@ AllPairsPlanner::AllPairsPlanner(const EngineConfig& config, const MachineShape&
   }
 }
 
-codelets::PairHistogramArgs AllPairsPlanner::base_args(const PlannedFrame& frame) const {
+codelets::PairHistogramArgs PairHistogramPlanner::base_args(const PlannedFrame& frame) const {
   codelets::PairHistogramArgs args;
   args.precision = config_.precision == Precision::single ? codelets::Precision::single
                                                           : codelets::Precision::double_;
@@ -37,7 +37,7 @@ codelets::PairHistogramArgs AllPairsPlanner::base_args(const PlannedFrame& frame
   return args;
 }
 
-void AllPairsPlanner::submit_frame(const PlannedFrame& frame) {
+void PairHistogramPlanner::submit_frame(const PlannedFrame& frame) {
   if (config_.whole_frames) {  // the baseline's single task: every pair
     std::vector<int> all;
     for (size_t p = 0; p < pairs_.size(); ++p)
@@ -75,7 +75,7 @@ void AllPairsPlanner::submit_frame(const PlannedFrame& frame) {
 
 /// Hybrid runs: this frame's CPU share from the rates the workers achieved so far
 /// (throughput_share.hpp); the plan is rebuilt (O(species pairs)) when the share moved.
-void AllPairsPlanner::replan_share() {
+void PairHistogramPlanner::replan_share() {
   if (policy_.cpu_task_limit == 0) return;  // CPU-only or GPU-only: nothing to share
   const CpuShare next =
       measured_cpu_share(recorder_.tile_totals(), machine_, frame_pairs_, assumed_share_pairs_);
@@ -87,7 +87,7 @@ void AllPairsPlanner::replan_share() {
 }
 
 /// Rows [row_begin, row_end) of one species pair.
-void AllPairsPlanner::submit_tile(const PlannedFrame& frame,
+void PairHistogramPlanner::submit_tile(const PlannedFrame& frame,
                                   const codelets::PairHistogramArgs& base, const PlannedTask& t) {
   const int p = t.pair_indices[0];
   const auto [a, b] = pairs_[static_cast<size_t>(p)];
@@ -106,7 +106,7 @@ void AllPairsPlanner::submit_tile(const PlannedFrame& frame,
 }
 
 /// One task over whole pairs: the species they use (R) and their accumulators.
-void AllPairsPlanner::submit_group(const PlannedFrame& frame, const std::vector<int>& pair_list,
+void PairHistogramPlanner::submit_group(const PlannedFrame& frame, const std::vector<int>& pair_list,
                                    bool gpu_only) {
   auto* args =
       static_cast<codelets::FrameHistogramArgs*>(malloc(sizeof(codelets::FrameHistogramArgs)));
@@ -149,7 +149,7 @@ void AllPairsPlanner::submit_group(const PlannedFrame& frame, const std::vector<
                     gpu_only, codelets::work_footprint(*args), args->pairs, "frame_histogram");
 }
 
-void AllPairsPlanner::describe(RunActivity& run) const {
+void PairHistogramPlanner::describe(RunActivity& run) const {
   if (frame_pairs_ > 0) report_share(share_, run);
 }
 

@@ -18,9 +18,9 @@ CellGrid engine_cell_grid(const EngineConfig& config, const BoxMatrix& box,
 /// How the engine's cell options resolve: the config's, else the environment's, else defaults.
 CellOptions engine_cell_options(const EngineConfig& config);
 
-class CellListPlanner : public FramePlanner {
+class CellHistogramPlanner : public FramePlanner {
  public:
-  CellListPlanner(const EngineConfig& config, const MachineShape& machine,
+  CellHistogramPlanner(const EngineConfig& config, const MachineShape& machine,
                   const PairSelection& selected, TaskSubmitter& submitter,
                   ActivityRecorder& recorder);
   void submit_frame(const PlannedFrame& frame) override;

@@ -9,9 +9,9 @@
 
 namespace pairhist {
 
-class AllPairsPlanner : public FramePlanner {
+class PairHistogramPlanner : public FramePlanner {
  public:
-  AllPairsPlanner(const EngineConfig& config, const MachineShape& machine,
+  PairHistogramPlanner(const EngineConfig& config, const MachineShape& machine,
                   const PairSelection& selected, TaskSubmitter& submitter,
                   ActivityRecorder& recorder);
   void submit_frame(const PlannedFrame& frame) override;

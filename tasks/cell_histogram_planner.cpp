@@ -1,4 +1,4 @@
-#include "tasks/cell_list_planner.hpp"
+#include "tasks/cell_histogram_planner.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -58,7 +58,7 @@ CellGrid engine_cell_grid(const EngineConfig& config, const BoxMatrix& box,
   return make_cell_grid(r);
 }
 
-CellListPlanner::CellListPlanner(const EngineConfig& config, const MachineShape& machine,
+CellHistogramPlanner::CellHistogramPlanner(const EngineConfig& config, const MachineShape& machine,
                                  const PairSelection& selected, TaskSubmitter& submitter,
                                  ActivityRecorder& recorder)
     : FramePlanner(config, machine, selected, submitter, recorder),
@@ -73,13 +73,13 @@ CellListPlanner::CellListPlanner(const EngineConfig& config, const MachineShape&
   fuse_pairs_ = setting == "1" || (setting != "0" && machine_.cuda_workers > 0);
 }
 
-int64_t CellListPlanner::key_of_cell_rank(int64_t rank) const {
+int64_t CellHistogramPlanner::key_of_cell_rank(int64_t rank) const {
   if (grid_.order == CellOrder::row_major) return rank;
   return rank < static_cast<int64_t>(curve_keys_.size()) ? curve_keys_[static_cast<size_t>(rank)]
                                                          : grid_.keys;
 }
 
-std::vector<std::pair<int64_t, int64_t>> CellListPlanner::key_ranges(int64_t first_cell,
+std::vector<std::pair<int64_t, int64_t>> CellHistogramPlanner::key_ranges(int64_t first_cell,
                                                                      int64_t end_cell,
                                                                      int64_t count) const {
   std::vector<std::pair<int64_t, int64_t>> ranges;
@@ -92,7 +92,7 @@ std::vector<std::pair<int64_t, int64_t>> CellListPlanner::key_ranges(int64_t fir
   return ranges;
 }
 
-std::vector<int> CellListPlanner::species_of(const std::vector<PairRange>& ranges) const {
+std::vector<int> CellHistogramPlanner::species_of(const std::vector<PairRange>& ranges) const {
   std::vector<int> species;
   for (const PairRange& r : ranges) {
     const auto [a, b] = pairs_[static_cast<size_t>(r.pair)];
@@ -102,7 +102,7 @@ std::vector<int> CellListPlanner::species_of(const std::vector<PairRange>& range
   return species;
 }
 
-void CellListPlanner::submit_ranges(const PlannedFrame& frame,
+void CellHistogramPlanner::submit_ranges(const PlannedFrame& frame,
                                     const codelets::CellHistogramArgs& base,
                                     const std::vector<PairRange>& ranges, bool gpu_only) {
   auto* args = static_cast<codelets::CellHistogramArgs*>(malloc(sizeof(base)));
@@ -139,7 +139,7 @@ void CellListPlanner::submit_ranges(const PlannedFrame& frame,
                     gpu_only, codelets::cell_task_footprint(*args), args->pairs, "cell_histogram");
 }
 
-void CellListPlanner::submit_frame(const PlannedFrame& frame) {
+void CellHistogramPlanner::submit_frame(const PlannedFrame& frame) {
   // A frame counted in parts by several processes needs the same grid in each: its own, without
   // the previous frame's (which differs between processes).
   const bool keep_cells = have_grid_ && frame.parts <= 1;
@@ -267,7 +267,7 @@ void CellListPlanner::submit_frame(const PlannedFrame& frame) {
   flush();
 }
 
-void CellListPlanner::describe(RunActivity& run) const {
+void CellHistogramPlanner::describe(RunActivity& run) const {
   if (!have_grid_) return;
   for (int a = 0; a < 3; ++a) run.cell_grid[a] = grid_.n[a];
   run.cell_reach = grid_.reach;
