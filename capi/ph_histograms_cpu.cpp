@@ -102,11 +102,11 @@ int histograms_cpu(const ph_frame& f, int n_threads, uint64_t* out) {
       uint64_t* hist = mine.data() + static_cast<size_t>(item.pair) * stride;
       if (item.cells)
         cpu::cell_histogram(sorted[static_cast<size_t>(item.a)],
-                             sorted[static_cast<size_t>(item.b)], item.a == item.b, grid,
-                             item.begin, item.end, params, hist);
+                            sorted[static_cast<size_t>(item.b)], item.a == item.b, grid, item.begin,
+                            item.end, params, hist);
       else
         cpu::pair_histogram(coords(item.a), coords(item.b), item.a == item.b, item.begin, item.end,
-                             params, hist);
+                            params, hist);
     }
   }
   for (const auto& p : partial)

@@ -21,8 +21,8 @@ CellOptions engine_cell_options(const EngineConfig& config);
 class CellHistogramPlanner : public FramePlanner {
  public:
   CellHistogramPlanner(const EngineConfig& config, const MachineShape& machine,
-                  const PairSelection& selected, TaskSubmitter& submitter,
-                  ActivityRecorder& recorder);
+                       const PairSelection& selected, TaskSubmitter& submitter,
+                       ActivityRecorder& recorder);
   void submit_frame(const PlannedFrame& frame) override;
   void describe(RunActivity& run) const override;
   uint64_t cpu_task_limit() const { return cpu_task_limit_; }

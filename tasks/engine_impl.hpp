@@ -8,13 +8,14 @@
 #include <memory>
 #include <vector>
 
+#include "codelets/starpu/cuda_devices.hpp"
 #include "codelets/starpu/frame_histogram_codelet.hpp"
-#include "codelets/starpu/pair_histogram_codelet.hpp"
+#include "codelets/starpu/implementation.hpp"
 #include "pairhist/engine.hpp"
 #include "tasks/activity_recorder.hpp"
-#include "tasks/pair_histogram_planner.hpp"
 #include "tasks/cell_histogram_planner.hpp"
 #include "tasks/frame_ring.hpp"
+#include "tasks/pair_histogram_planner.hpp"
 #include "tasks/starpu_session.hpp"
 #include "tasks/task_submitter.hpp"
 

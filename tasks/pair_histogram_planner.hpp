@@ -12,8 +12,8 @@ namespace pairhist {
 class PairHistogramPlanner : public FramePlanner {
  public:
   PairHistogramPlanner(const EngineConfig& config, const MachineShape& machine,
-                  const PairSelection& selected, TaskSubmitter& submitter,
-                  ActivityRecorder& recorder);
+                       const PairSelection& selected, TaskSubmitter& submitter,
+                       ActivityRecorder& recorder);
   void submit_frame(const PlannedFrame& frame) override;
   void describe(RunActivity& run) const override;
   /// Largest task a core may run in hybrid runs (0: no restriction).

@@ -148,7 +148,7 @@ struct CellCase {
     for (auto& v : poison) v = rng()() >> 4;
     expected = poison;
     cpu::pair_histogram(cpu::Coords<T>{a.data(), na}, cpu::Coords<T>{b.data(), nb}, same, 0, na, p,
-                         expected.data());
+                        expected.data());
     expected[size_t(nbins)] += host_candidates(g, ca, cb, same, 0, g.keys);
   }
 };

@@ -53,7 +53,7 @@ void check_gpu_equals_cpu(cuda::HistogramKernel kernel, BoxKind kind, int64_t na
   for (auto& v : poison) v = test::rng()() >> 4;
   std::vector<uint64_t> expected = poison;
   cpu::pair_histogram(cpu::Coords<T>{a.data(), na}, cpu::Coords<T>{b.data(), nb}, same, 0, na, p,
-                       expected.data());
+                      expected.data());
 
   DeviceArray<T> da(a), db(b);
   DeviceArray<uint64_t> dh(poison);

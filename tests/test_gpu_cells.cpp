@@ -221,7 +221,7 @@ void check_fused(const Scenario& s, int64_t na, int64_t nb, int nbins, int reach
     for (auto& v : start) v = rng()() >> 4;
     std::vector<uint64_t> h = start;
     cpu::pair_histogram(cpu::Coords<T>{x.data(), n}, cpu::Coords<T>{x.data(), n}, true, 0, n, p,
-                         h.data());
+                        h.data());
     h[slots - 1] += host_candidates(g, k ? cb : ca, k ? cb : ca, true, 0, g.keys);
     poison.insert(poison.end(), start.begin(), start.end());
     expected.insert(expected.end(), h.begin(), h.end());

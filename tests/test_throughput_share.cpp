@@ -220,8 +220,8 @@ TEST_CASE("frames planned with changing shares give the exact histograms") {
         const auto [a, b] = pairs[static_cast<size_t>(p)];
         const bool whole = t.pair_indices.size() > 1;
         cpu::pair_histogram(coords(a), coords(b), a == b, whole ? 0 : t.row_begin,
-                             whole ? sizes[static_cast<size_t>(a)] : t.row_end, params,
-                             planned[static_cast<size_t>(p)].data());
+                            whole ? sizes[static_cast<size_t>(a)] : t.row_end, params,
+                            planned[static_cast<size_t>(p)].data());
       }
     }
     plans_seen.push_back(shape);

@@ -39,7 +39,7 @@ void sort_into_cells(Coords<T> raw, const CellGrid& grid, const HistogramParams<
 /// flushed before they can overflow).
 template <class T>
 uint64_t cell_histogram(const CellSortedSpecies<T>& a, const CellSortedSpecies<T>& b,
-                         bool same_species, const CellGrid& grid, int64_t key_begin,
-                         int64_t key_end, const HistogramParams<T>& params, uint64_t* hist);
+                        bool same_species, const CellGrid& grid, int64_t key_begin, int64_t key_end,
+                        const HistogramParams<T>& params, uint64_t* hist);
 
 }  // namespace pairhist::cpu
