@@ -105,7 +105,7 @@ void read_trajectory(const std::string& path) {
 
 void read_topology(const std::string& path) {
   try {
-    const io::Topology top = io::read_topology(path);
+    const analysis::Topology top = io::read_topology(path);
     const size_t n = top.atom_names.size();
     if (top.residue_names.size() != n || top.residue_numbers.size() != n)
       violated("residue lists disagree with the " + std::to_string(n) + " atom names");

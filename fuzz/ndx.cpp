@@ -9,7 +9,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   constexpr int kNatoms = 900;
   const std::string& path = pairhist::fuzz::write_input(data, size, ".ndx");
   try {
-    const pairhist::io::IndexGroups groups = pairhist::io::read_ndx(path, kNatoms);
+    const pairhist::analysis::IndexGroups groups = pairhist::io::read_ndx(path, kNatoms);
     if (groups.names.empty() || groups.names.size() != groups.atoms.size())
       pairhist::fuzz::violated("group names and atom lists disagree");
     for (const auto& atoms : groups.atoms)

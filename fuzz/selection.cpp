@@ -11,8 +11,8 @@
 
 namespace {
 
-using pairhist::io::IndexGroups;
-using pairhist::io::Topology;
+using pairhist::analysis::IndexGroups;
+using pairhist::analysis::Topology;
 
 // Two waters, an ion pair and a residue number past GROMACS's wrap, with glob characters in one
 // name: small enough to evaluate in microseconds, varied enough for every keyword to match.

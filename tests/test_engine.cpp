@@ -81,7 +81,7 @@ TEST_CASE("a trajectory job on the sample equals the reference, frame selection 
 
   // Reference: re-read the same frames and count with the plain loop.
   io::XtcReader reader(o.trajectory);
-  io::Topology top = io::read_gro(o.topology);
+  analysis::Topology top = io::read_gro(o.topology);
   test::RandomFrames f;
   f.sizes = {884, 1768};
   io::TrajectoryFrame frame;

@@ -226,7 +226,7 @@ void check_job(BoxKind kind, Precision precision, bool exclude) {
 }  // namespace
 
 TEST_CASE("residues are runs of atoms with the same residue number and name") {
-  io::Topology top;
+  analysis::Topology top;
   top.atom_names = {"a", "b", "c", "d", "e", "f"};
   top.residue_numbers = {1, 1, 2, 2, 1, 1};
   top.residue_names = {"A", "A", "A", "B", "B", "B"};

@@ -18,7 +18,7 @@
 namespace fs = std::filesystem;
 using pairhist::InputError;
 using pairhist::io::read_gro;
-using pairhist::io::Topology;
+using pairhist::analysis::Topology;
 
 using pairhist::test::contains;
 

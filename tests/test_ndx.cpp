@@ -28,8 +28,8 @@ std::string ndx_error(const std::string& text, int natoms = 10) {
 }  // namespace
 
 TEST_CASE("an index file written by gmx make_ndx: groups as GROMACS lists them") {
-  const io::Topology top = io::read_gro(kGro);
-  const io::IndexGroups g = io::read_ndx(kNdx, top.natoms());
+  const analysis::Topology top = io::read_gro(kGro);
+  const analysis::IndexGroups g = io::read_ndx(kNdx, top.natoms());
   CHECK(g.names == std::vector<std::string>{"OW", "r_1-3"});
   const std::vector<int>* ow = g.find("OW");
   REQUIRE(ow != nullptr);
@@ -41,8 +41,8 @@ TEST_CASE("an index file written by gmx make_ndx: groups as GROMACS lists them")
 }
 
 TEST_CASE("the group keyword combines with the rest of the language") {
-  const io::Topology top = io::read_gro(kGro);
-  const io::IndexGroups g = io::read_ndx(kNdx, top.natoms());
+  const analysis::Topology top = io::read_gro(kGro);
+  const analysis::IndexGroups g = io::read_ndx(kNdx, top.natoms());
   CHECK(analysis::select_atoms(top, "group r_1-3 and not name OW", kGro, &g) ==
         std::vector<int>{1, 2, 4, 5, 7, 8});
   CHECK(analysis::select_atoms(top, "group OW r_1-3", kGro, &g).size() == 884 + 6);
@@ -84,7 +84,7 @@ TEST_CASE("index file errors: one line naming file and line") {
   // Empty groups and "[name]" without spaces are valid.
   test::TempDir dir("ndx");
   test::write_all(dir.file("ok.ndx"), "[Empty]\n[ B ]\n  3   1\n");
-  const io::IndexGroups g = io::read_ndx(dir.file("ok.ndx"), 3);
+  const analysis::IndexGroups g = io::read_ndx(dir.file("ok.ndx"), 3);
   CHECK(g.names == std::vector<std::string>{"Empty", "B"});
   CHECK(g.find("Empty")->empty());
   CHECK(*g.find("B") == std::vector<int>{2, 0});

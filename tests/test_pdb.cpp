@@ -138,8 +138,8 @@ TEST_CASE("read_pdb_topology matches the .gro of the same system") {
   require_gmx();
   TempDir tmp;
   const std::string pdb = sample_pdb(tmp, 0);
-  const pairhist::io::Topology a = pairhist::io::read_pdb_topology(pdb);
-  const pairhist::io::Topology b = pairhist::io::read_gro(kSampleGro);
+  const pairhist::analysis::Topology a = pairhist::io::read_pdb_topology(pdb);
+  const pairhist::analysis::Topology b = pairhist::io::read_gro(kSampleGro);
   REQUIRE(a.natoms() == b.natoms());
   CHECK(a.atom_names == b.atom_names);
   CHECK(a.residue_names == b.residue_names);
@@ -167,7 +167,7 @@ TEST_CASE("PdbReader turns a gmx dodecahedron CRYST1 into the GROMACS box") {
                     " -bt dodecahedron -d 0.5 -o " + shell_quote(gro) + " >/dev/null 2>&1"));
   REQUIRE(run_shell("echo 0 | " + shell_quote(gmx()) + " -quiet trjconv -s " + shell_quote(gro) +
                     " -f " + shell_quote(gro) + " -o " + shell_quote(pdb) + " >/dev/null 2>&1"));
-  const pairhist::io::Topology top = pairhist::io::read_gro(gro);
+  const pairhist::analysis::Topology top = pairhist::io::read_gro(gro);
   PdbReader reader(pdb);
   TrajectoryFrame frame;
   REQUIRE(reader.next(frame));
@@ -272,7 +272,7 @@ TEST_CASE("a PDB without MODEL records is one frame; HETATM and CRLF line ends a
   CHECK_FALSE(reader.next(frame));
   CHECK_FALSE(reader.next(frame));
 
-  const pairhist::io::Topology top = pairhist::io::read_pdb_topology(path);
+  const pairhist::analysis::Topology top = pairhist::io::read_pdb_topology(path);
   CHECK(top.atom_names == std::vector<std::string>{"C1", "N"});
   CHECK(top.residue_names == std::vector<std::string>{"LIG", "ALA"});
   CHECK(top.residue_numbers == std::vector<int>{7, 8});

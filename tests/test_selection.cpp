@@ -11,8 +11,8 @@ using namespace pairhist;
 namespace {
 
 /// Two waters and two ions: atoms 1..8 in .gro numbering.
-io::Topology small_topology() {
-  io::Topology t;
+analysis::Topology small_topology() {
+  analysis::Topology t;
   t.atom_names = {"OW", "HW1", "HW2", "OW", "HW1", "HW2", "NA", "CL"};
   t.residue_names = {"SOL", "SOL", "SOL", "SOL", "SOL", "SOL", "NA", "CL"};
   t.residue_numbers = {1, 1, 1, 2, 2, 2, 3, 4};
@@ -72,7 +72,7 @@ TEST_CASE("bad selections: one-line errors naming the selection") {
 
 namespace {
 
-std::string usage_error_of(const io::Topology& top, const std::string& text,
+std::string usage_error_of(const analysis::Topology& top, const std::string& text,
                            const std::string& path) {
   try {
     analysis::select_atoms(top, text, path);
@@ -90,7 +90,7 @@ bool has(const std::string& s, const std::string& part) {
 }  // namespace
 
 TEST_CASE("element: case-insensitive globs over the symbols the topology states") {
-  io::Topology t = small_topology();
+  analysis::Topology t = small_topology();
   t.elements = {"O", "H", "H", "O", "H", "H", "Na", "Cl"};
   auto el = [&](const std::string& text) { return analysis::select_atoms(t, text, "top.pdb"); };
   CHECK(el("element O") == std::vector<int>{0, 3});
@@ -107,7 +107,7 @@ TEST_CASE("element: case-insensitive globs over the symbols the topology states"
 }
 
 TEST_CASE("type: globs over LAMMPS-style atom types, case-sensitive like names") {
-  io::Topology t = small_topology();
+  analysis::Topology t = small_topology();
   t.types = {"1", "2", "2", "1", "2", "2", "3", "10"};
   auto ty = [&](const std::string& text) {
     return analysis::select_atoms(t, text, "dump.lammpstrj");
@@ -119,7 +119,7 @@ TEST_CASE("type: globs over LAMMPS-style atom types, case-sensitive like names")
 }
 
 TEST_CASE("element/type where the topology lacks them: one-line UsageError naming the file") {
-  io::Topology gro = small_topology();  // no elements, no types, as read_gro gives
+  analysis::Topology gro = small_topology();  // no elements, no types, as read_gro gives
   std::string msg = usage_error_of(gro, "element O", "data/x.gro");
   CHECK(has(msg, "data/x.gro"));
   CHECK(has(msg, "'element O'"));
@@ -131,13 +131,13 @@ TEST_CASE("element/type where the topology lacks them: one-line UsageError namin
   CHECK(has(msg, "'name'"));
   CHECK_FALSE(has(msg, "'element'"));
 
-  io::Topology lmp = small_topology();
+  analysis::Topology lmp = small_topology();
   lmp.types = lmp.atom_names;
   msg = usage_error_of(lmp, "name OW or element O", "run.lammpstrj");
   CHECK(has(msg, "run.lammpstrj"));
   CHECK(has(msg, "'type'"));
 
-  io::Topology pdb = small_topology();
+  analysis::Topology pdb = small_topology();
   pdb.elements = {"O", "H", "H", "O", "", "H", "Na", ""};
   msg = usage_error_of(pdb, "element H", "x.pdb");
   CHECK(has(msg, "x.pdb"));

@@ -72,7 +72,7 @@ TEST_CASE("PDB: element symbols from columns 77-78, none where the field is miss
   text += "END\n";
   write_all(path, text);
 
-  const io::Topology top = io::read_pdb_topology(path);
+  const analysis::Topology top = io::read_pdb_topology(path);
   CHECK(top.elements == std::vector<std::string>{"O", "H", "H", "NA", "Cl"});
   CHECK(top.types.empty());
   CHECK(select(path, "element O") == std::vector<int>{0});
@@ -89,7 +89,7 @@ TEST_CASE("PDB: element symbols from columns 77-78, none where the field is miss
   partial.insert(partial.find("END\n"),
                  pdb_atom(6, "CA", "ALA", 4, "") + pdb_atom(7, "CB", "ALA", 4, element_field("")));
   write_all(ent, partial);
-  const io::Topology top2 = io::read_topology(ent);
+  const analysis::Topology top2 = io::read_topology(ent);
   CHECK(top2.elements == std::vector<std::string>{"O", "H", "H", "NA", "Cl", "", ""});
   const std::string msg = usage_error(ent, "element O and resname SOL");
   CHECK(contains(msg, ent));
@@ -106,7 +106,7 @@ TEST_CASE("PDB: element symbols from columns 77-78, none where the field is miss
 
 TEST_CASE("extended XYZ: the species column is the element") {
   const std::string path = fixture("ase_triclinic.extxyz");
-  const io::Topology top = io::read_topology(path);
+  const analysis::Topology top = io::read_topology(path);
   std::ifstream in(fixture("ase_triclinic.species.txt"));
   std::vector<std::string> species;
   for (std::string s; in >> s;) species.push_back(s);
@@ -124,7 +124,7 @@ TEST_CASE("extended XYZ: the species column is the element") {
 
 TEST_CASE("LAMMPS dump: the type column gives types, not elements") {
   const std::string path = fixture("lmp_ortho.lammpstrj");
-  const io::Topology top = io::read_topology(path);
+  const analysis::Topology top = io::read_topology(path);
   REQUIRE(top.natoms() == 108);
   CHECK(top.types == top.atom_names);
   CHECK(top.elements.empty());
@@ -143,7 +143,7 @@ TEST_CASE("LAMMPS dump: the type column gives types, not elements") {
 
 TEST_CASE("GRO and CADISHI files carry neither: UsageError naming the file and 'name'") {
   const std::string gro = test::data_dir() + "/spce_water.gro";
-  const io::Topology top = io::read_topology(gro);
+  const analysis::Topology top = io::read_topology(gro);
   CHECK(top.elements.empty());
   CHECK(top.types.empty());
   for (const std::string text : {"element O", "name OW and element O", "type 1"}) {

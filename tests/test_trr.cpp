@@ -332,7 +332,7 @@ TEST_CASE("TrrReader reads the triclinic box of a dodecahedron") {
   REQUIRE(run_shell("echo 0 | " + shell_quote(gmx()) + " -quiet trjconv -s " + shell_quote(gro) +
                     " -f " + shell_quote(gro) + " -o " + shell_quote(trr) + " >/dev/null 2>&1"));
   CHECK(check_against_gmx_dump(gmx(), trr, false) == 1);
-  const pairhist::io::Topology top = pairhist::io::read_gro(gro);
+  const pairhist::analysis::Topology top = pairhist::io::read_gro(gro);
   TrrReader reader(trr);
   TrajectoryFrame frame;
   REQUIRE(reader.next(frame));

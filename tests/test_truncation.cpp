@@ -174,7 +174,7 @@ TEST_CASE("GRO topology cut at every offset") {
   const size_t first_frame_end = bytes.find("SPC/E", 10) == std::string::npos
                                      ? bytes.size()
                                      : bytes.rfind('\n', bytes.find("SPC/E", 10)) + 1;
-  const pairhist::io::Topology whole = pairhist::io::read_gro(fixture("gmx_water30.gro"));
+  const pairhist::analysis::Topology whole = pairhist::io::read_gro(fixture("gmx_water30.gro"));
   TempDir tmp("cut");
   const std::string path = tmp.file("cut.gro");
   for (size_t cut = 0; cut < first_frame_end; ++cut) {
@@ -182,7 +182,7 @@ TEST_CASE("GRO topology cut at every offset") {
     write_all(path, bytes.substr(0, cut));
     std::string error;
     try {
-      const pairhist::io::Topology top = pairhist::io::read_topology(path);
+      const pairhist::analysis::Topology top = pairhist::io::read_topology(path);
       // Only the box line's last digits can go unnoticed: the topology stays the same.
       CHECK(top.atom_names == whole.atom_names);
       CHECK(top.xyz == whole.xyz);

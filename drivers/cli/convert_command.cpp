@@ -55,7 +55,7 @@ void convert(const ConvertArgs& a) {
   // Which atoms go out, grouped by species; without species (XTC only) all of them.
   std::vector<std::string> names;
   std::vector<std::vector<int>> atoms;
-  io::Topology top;
+  analysis::Topology top;
   const bool have_topology = !o.topology.empty() || io::carries_species(o.trajectory);
   if (have_topology) {
     top = load_job_topology(o);
@@ -84,7 +84,7 @@ void convert(const ConvertArgs& a) {
     xtc = std::make_unique<io::XtcWriter>(a.output, static_cast<int>(order.size()), a.precision);
 
   io::TrajectoryFrame frame, out;
-  io::Topology written;  // names and first frame of the written atoms, for the .gro
+  analysis::Topology written;  // names and first frame of the written atoms, for the .gro
   int64_t index = -1, frames = 0;
   while (reader->next(frame)) {
     ++index;

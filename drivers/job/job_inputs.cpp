@@ -11,7 +11,7 @@ namespace {
 
 /// One species per run of equal atom names (CADISHI files store species contiguously), selected
 /// by atom index so that any species name works, glob characters included.
-std::vector<SpeciesSpec> species_of_file(const io::Topology& top, const std::string& path) {
+std::vector<SpeciesSpec> species_of_file(const analysis::Topology& top, const std::string& path) {
   std::vector<SpeciesSpec> out;
   int begin = 0;
   for (int i = 1; i <= top.natoms(); ++i) {
@@ -30,7 +30,7 @@ std::vector<SpeciesSpec> species_of_file(const io::Topology& top, const std::str
 
 }  // namespace
 
-io::Topology load_job_topology(JobOptions& o) {
+analysis::Topology load_job_topology(JobOptions& o) {
   bool own_species = false;
   if (o.topology.empty()) {
     if (!io::carries_species(o.trajectory))
@@ -39,13 +39,13 @@ io::Topology load_job_topology(JobOptions& o) {
     o.topology = o.trajectory;
   }
   own_species = io::carries_species(o.topology);
-  io::Topology top = io::read_topology(o.topology);
+  analysis::Topology top = io::read_topology(o.topology);
   if (o.species.empty() && own_species) o.species = species_of_file(top, o.topology);
   return top;
 }
 
-std::vector<std::vector<int>> resolve_species(const JobOptions& o, const io::Topology& top) {
-  io::IndexGroups groups;
+std::vector<std::vector<int>> resolve_species(const JobOptions& o, const analysis::Topology& top) {
+  analysis::IndexGroups groups;
   if (!o.index_file.empty()) groups = io::read_ndx(o.index_file, top.natoms());
   std::vector<std::vector<int>> atoms;
   for (const auto& sp : o.species)

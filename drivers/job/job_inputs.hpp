@@ -13,11 +13,11 @@ namespace pairhist {
 /// species (CADISHI HDF5), the trajectory (o.topology is then set to it). With no species
 /// given and a species-carrying topology, o.species becomes every species of the file, named as
 /// in the file. Throws UsageError when a topology is needed but missing.
-io::Topology load_job_topology(JobOptions& o);
+analysis::Topology load_job_topology(JobOptions& o);
 
 /// Atom indices of every species (selections may name --index groups). Species may share atoms
 /// (see PairHistogram): the kernels then pair a shared atom with itself at distance 0, which the
 /// job takes out of bin 0 again.
-std::vector<std::vector<int>> resolve_species(const JobOptions& o, const io::Topology& top);
+std::vector<std::vector<int>> resolve_species(const JobOptions& o, const analysis::Topology& top);
 
 }  // namespace pairhist

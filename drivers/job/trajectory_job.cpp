@@ -55,9 +55,9 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   // Before the trajectory opens: the decoding threads' columns are then pinned as they are first
   // allocated, at their cost, and the engine takes them over without a copy (submit_to_engine).
   if (o.ncuda != 0) use_pinned_host_columns();
-  std::future<std::pair<io::Topology, JobOptions>> topology =
+  std::future<std::pair<analysis::Topology, JobOptions>> topology =
       std::async(std::launch::async, [o]() mutable {
-        io::Topology t = load_job_topology(o);  // may fill in o.topology and o.species
+        analysis::Topology t = load_job_topology(o);  // may fill in o.topology and o.species
         return std::make_pair(std::move(t), std::move(o));
       });
   FramePlan plan{o.first, o.last, o.step, o.begin_time, o.end_time, -1};

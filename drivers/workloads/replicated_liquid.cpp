@@ -164,7 +164,7 @@ void replicated_frame(const LiquidSample& sample, int replicas, int t, io::Traje
   replicate_coordinates(in, replicas, nullptr, out.xyz);
 }
 
-std::vector<LiquidSpecies> liquid_species(const io::Topology& topology) {
+std::vector<LiquidSpecies> liquid_species(const analysis::Topology& topology) {
   std::vector<LiquidSpecies> species = {{"O", {"OW"}, {}}, {"H", {"HW1", "HW2"}, {}}};
   for (int a = 0; a < topology.natoms(); ++a)
     for (auto& s : species)

@@ -43,7 +43,7 @@ LiquidSampleFiles find_liquid_sample(const std::string& case_name,
 struct LiquidSample {
   std::string case_name;
   LiquidSampleFiles files;
-  io::Topology topology;
+  analysis::Topology topology;
   std::vector<io::TrajectoryFrame> frames;
   int natoms() const { return topology.natoms(); }
   /// The sample frame behind output frame t: output frames cycle through the sample's.
@@ -86,6 +86,6 @@ struct LiquidSpecies {
 };
 
 /// O and H of the sample. Throws InputError when either is empty (a sample without water names).
-std::vector<LiquidSpecies> liquid_species(const io::Topology& topology);
+std::vector<LiquidSpecies> liquid_species(const analysis::Topology& topology);
 
 }  // namespace pairhist

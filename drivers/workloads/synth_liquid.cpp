@@ -61,7 +61,7 @@ char* put_fixed8_3(char* p, float x) {
 /// at 10^7 atoms a Topology of per-atom strings would cost more memory than the coordinates.
 void write_replicated_gro(const std::string& path, const LiquidSample& sample, int replicas,
                           const io::TrajectoryFrame& frame) {
-  const io::Topology& top = sample.topology;
+  const analysis::Topology& top = sample.topology;
   const size_t natoms = static_cast<size_t>(top.natoms());
   // Residue index within the sample (a new residue wherever number or name changes), so residues
   // are numbered on across replicas without relying on the sample's numbering being dense; and
