@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "capi/frame_prep.hpp"
-#include "codelets/cpu/cell_list_cpu.hpp"
+#include "codelets/cpu/cell_histogram_cpu.hpp"
 #include "codelets/cpu/pair_histogram_cpu.hpp"
 #include "tasks/row_tiles.hpp"
 
@@ -101,12 +101,12 @@ int histograms_cpu(const ph_frame& f, int n_threads, uint64_t* out) {
       const WorkItem& item = work[w];
       uint64_t* hist = mine.data() + static_cast<size_t>(item.pair) * stride;
       if (item.cells)
-        cpu::histogram_cells(sorted[static_cast<size_t>(item.a)],
-                             sorted[static_cast<size_t>(item.b)], item.a == item.b, grid,
-                             item.begin, item.end, params, hist);
+        cpu::cell_histogram(sorted[static_cast<size_t>(item.a)],
+                            sorted[static_cast<size_t>(item.b)], item.a == item.b, grid, item.begin,
+                            item.end, params, hist);
       else
-        cpu::histogram_pairs(coords(item.a), coords(item.b), item.a == item.b, item.begin, item.end,
-                             params, hist);
+        cpu::pair_histogram(coords(item.a), coords(item.b), item.a == item.b, item.begin, item.end,
+                            params, hist);
     }
   }
   for (const auto& p : partial)

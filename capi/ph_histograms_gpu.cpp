@@ -4,7 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include "capi/frame_prep.hpp"
-#include "codelets/cuda/cell_list_cuda.hpp"
+#include "codelets/cuda/cell_histogram_cuda.hpp"
 #include "codelets/cuda/pair_histogram_cuda.hpp"
 #include "tasks/spatial_order.hpp"
 

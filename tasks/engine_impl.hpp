@@ -8,13 +8,14 @@
 #include <memory>
 #include <vector>
 
+#include "codelets/starpu/cuda_devices.hpp"
 #include "codelets/starpu/frame_histogram_codelet.hpp"
-#include "codelets/starpu/pair_histogram_codelet.hpp"
+#include "codelets/starpu/implementation.hpp"
 #include "pairhist/engine.hpp"
 #include "tasks/activity_recorder.hpp"
-#include "tasks/all_pairs_planner.hpp"
-#include "tasks/cell_list_planner.hpp"
+#include "tasks/cell_histogram_planner.hpp"
 #include "tasks/frame_ring.hpp"
+#include "tasks/pair_histogram_planner.hpp"
 #include "tasks/starpu_session.hpp"
 #include "tasks/task_submitter.hpp"
 
@@ -34,8 +35,8 @@ struct HistogramEngine::Impl {
   std::unique_ptr<TaskSubmitter> submitter;
   MachineShape machine;
   // Planners, made on the first frame (auto decides per pair from that frame's cell grid).
-  std::unique_ptr<AllPairsPlanner> all_pairs;
-  std::unique_ptr<CellListPlanner> cell_list;
+  std::unique_ptr<PairHistogramPlanner> all_pairs;
+  std::unique_ptr<CellHistogramPlanner> cell_list;
   std::vector<Algorithm> algorithm_of_pair;
   bool gather_bounds = false;
   std::vector<PairWork> work;

@@ -3,10 +3,10 @@
 // frame by the cost model the engine chooses algorithms with (the feeding plan sizes the threads
 // that prepare frames from it; a distributed run its parts of frames), and the algorithms `auto`
 // picks.
-#include "codelets/starpu/pair_histogram_codelet.hpp"
+#include "codelets/starpu/cuda_devices.hpp"
 #include "pairhist/engine.hpp"
 #include "tasks/algorithm_choice.hpp"
-#include "tasks/cell_list_planner.hpp"
+#include "tasks/cell_histogram_planner.hpp"
 #include "tasks/starpu_machine.hpp"
 
 namespace pairhist {

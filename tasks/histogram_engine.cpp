@@ -1,5 +1,5 @@
 // The engine: owns the StarPU session, the frame buffers, the exact reduction and the report;
-// planners (all_pairs_planner, cell_list_planner) turn each frame into tasks, which
+// planners (pair_histogram_planner, cell_histogram_planner) turn each frame into tasks, which
 // frame_intake.cpp submits as frames arrive.
 #include <starpu.h>
 
@@ -143,9 +143,11 @@ void HistogramEngine::Impl::make_planners(const BoxMatrix& box, const FrameBound
     (alg == Algorithm::cell_list ? any_cells : any_tiles) = true;
   }
   if (any_tiles || !any_cells)
-    all_pairs = std::make_unique<AllPairsPlanner>(config, machine, tiles, *submitter, *recorder);
+    all_pairs =
+        std::make_unique<PairHistogramPlanner>(config, machine, tiles, *submitter, *recorder);
   if (any_cells)
-    cell_list = std::make_unique<CellListPlanner>(config, machine, cells, *submitter, *recorder);
+    cell_list =
+        std::make_unique<CellHistogramPlanner>(config, machine, cells, *submitter, *recorder);
   gather_bounds = any_cells;
   recorder->set_cpu_task_limits(all_pairs ? all_pairs->cpu_task_limit() : 0,
                                 cell_list ? cell_list->cpu_task_limit() : 0);

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "codelets/starpu/pair_histogram_codelet.hpp"
+#include "codelets/starpu/cuda_devices.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
 #include "tasks/lp_bound.hpp"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "codelets/starpu/pair_histogram_codelet.hpp"
+#include "codelets/starpu/histogram_reduction_codelets.hpp"
 
 namespace pairhist {
 
@@ -23,15 +23,14 @@ TaskSubmitter::TaskSubmitter(size_t pairs, int nbins, bool sum_tasks, unsigned c
   }
 }
 
-void TaskSubmitter::submit(starpu_codelet* cl, void* args, size_t args_size,
-                           const std::vector<starpu_data_handle_t>& inputs,
-                           const std::vector<int>& pair_list, bool gpu_only, uint32_t footprint,
-                           uint64_t pairs, const char* name) {
+void TaskSubmitter::submit(const codelets::CodeletTask& task) {
+  starpu_codelet* cl = task.codelet;
   std::vector<starpu_data_descr> descrs;
-  for (starpu_data_handle_t h : inputs) descrs.push_back({h, STARPU_R});
+  descrs.reserve(static_cast<size_t>(task.ninputs + task.nhistograms));
+  for (int k = 0; k < task.ninputs; ++k) descrs.push_back({task.inputs[k], STARPU_R});
   std::vector<Partial> partials;
-  for (int p : pair_list) {
-    const auto pair = static_cast<size_t>(p);
+  for (int k = 0; k < task.nhistograms; ++k) {
+    const auto pair = static_cast<size_t>(task.histograms[k]);
     if (!sum_tasks_) {
       descrs.push_back({accumulators_[pair], STARPU_REDUX});
       continue;
@@ -46,12 +45,12 @@ void TaskSubmitter::submit(starpu_codelet* cl, void* args, size_t args_size,
     descrs.push_back({partial, STARPU_RW});
   }
   const unsigned long long where =
-      gpu_only ? static_cast<unsigned long long>(STARPU_CUDA) : cl->where;
-  if (bound_recording_) bound_kinds_.note(cl, footprint, pairs, where);
+      task.gpu_only ? static_cast<unsigned long long>(STARPU_CUDA) : cl->where;
+  if (bound_recording_) bound_kinds_.note(cl, task.footprint, task.pairs, where);
   const int ret = starpu_task_insert(
       cl, STARPU_DATA_MODE_ARRAY, descrs.data(), static_cast<int>(descrs.size()), STARPU_CL_ARGS,
-      args, args_size, STARPU_EXECUTE_WHERE, where, STARPU_SCHED_CTX, context_,
-      STARPU_CALLBACK_WITH_ARG_NFREE, callback_, callback_arg_, STARPU_NAME, name, 0);
+      task.args, task.args_size, STARPU_EXECUTE_WHERE, where, STARPU_SCHED_CTX, context_,
+      STARPU_CALLBACK_WITH_ARG_NFREE, callback_, callback_arg_, STARPU_NAME, cl->name, 0);
   if (ret != 0) throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
   for (const Partial& part : partials) {
     if (starpu_task_insert(codelets::histogram_redux_codelet(), STARPU_RW, accumulators_[part.pair],

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "codelets/starpu/codelet_task.hpp"
 #include "tasks/lp_bound.hpp"
 
 namespace pairhist {
@@ -24,13 +25,10 @@ class TaskSubmitter {
   TaskSubmitter(const TaskSubmitter&) = delete;
   TaskSubmitter& operator=(const TaskSubmitter&) = delete;
 
-  /// Inserts codelet `cl` with `args` (malloc'ed, `args_size` bytes; StarPU frees it after the
-  /// task) over `inputs` (read) and the histograms of `pair_list` (reduced into), in that
-  /// order; gpu_only restricts it to CUDA workers. `footprint` and `pairs` describe it to the
-  /// LP bound's recorder. Throws when no worker can run it.
-  void submit(starpu_codelet* cl, void* args, size_t args_size,
-              const std::vector<starpu_data_handle_t>& inputs, const std::vector<int>& pair_list,
-              bool gpu_only, uint32_t footprint, uint64_t pairs, const char* name);
+  /// Inserts a task its codelet packed: its inputs (read), then the histograms of its pairs
+  /// (reduced into), in that order (codelets/starpu/codelet_task.hpp). Throws when no worker can
+  /// run it.
+  void submit(const codelets::CodeletTask& task);
 
   /// Tasks submitted so far (the next task's sequence number).
   uint64_t tasks() const { return tasks_; }

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "codelets/cuda/cell_list_cuda.hpp"
+#include "codelets/cuda/cell_histogram_cuda.hpp"
 #include "codelets/cuda/pair_histogram_cuda.hpp"
 #include "pairhist/cell_grid_setup.hpp"
 

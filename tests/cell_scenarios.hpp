@@ -147,8 +147,8 @@ struct CellCase {
     poison.resize(size_t(nbins) + 1);
     for (auto& v : poison) v = rng()() >> 4;
     expected = poison;
-    cpu::histogram_pairs(cpu::Coords<T>{a.data(), na}, cpu::Coords<T>{b.data(), nb}, same, 0, na, p,
-                         expected.data());
+    cpu::pair_histogram(cpu::Coords<T>{a.data(), na}, cpu::Coords<T>{b.data(), nb}, same, 0, na, p,
+                        expected.data());
     expected[size_t(nbins)] += host_candidates(g, ca, cb, same, 0, g.keys);
   }
 };

@@ -95,9 +95,9 @@ std::vector<std::vector<uint64_t>> reference_histograms(const RandomFrames& f,
       soa.push_back(to_soa<T>(std::vector<double>(s.begin(), s.end())));
     for (size_t k = 0; k < pairs.size(); ++k) {
       const auto [a, b] = pairs[k];
-      cpu::histogram_pairs_reference(cpu::Coords<T>{soa[a].data(), f.sizes[a]},
-                                     cpu::Coords<T>{soa[b].data(), f.sizes[b]}, a == b, p,
-                                     out[k].data());
+      cpu::pair_histogram_reference(cpu::Coords<T>{soa[a].data(), f.sizes[a]},
+                                    cpu::Coords<T>{soa[b].data(), f.sizes[b]}, a == b, p,
+                                    out[k].data());
     }
   }
   return out;

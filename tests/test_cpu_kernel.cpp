@@ -38,7 +38,7 @@ std::vector<uint64_t> run_kernel(const std::vector<T>& a, const std::vector<T>& 
                                  const HistogramParams<T>& p, std::vector<uint64_t> start) {
   cpu::Coords<T> ca{a.data(), static_cast<int64_t>(a.size() / 3)};
   cpu::Coords<T> cb{b.data(), static_cast<int64_t>(b.size() / 3)};
-  cpu::histogram_pairs(ca, cb, same, 0, ca.n, p, start.data());
+  cpu::pair_histogram(ca, cb, same, 0, ca.n, p, start.data());
   return start;
 }
 
@@ -100,16 +100,16 @@ void check_kernel_equals_plain_loop(const Case& c, int64_t na, int64_t nb, bool 
   const auto got = run_kernel(a, b, same, p, poison);
 
   std::vector<uint64_t> expected = poison;
-  cpu::histogram_pairs_reference(cpu::Coords<T>{a.data(), na}, cpu::Coords<T>{b.data(), nb}, same,
-                                 p, expected.data());
+  cpu::pair_histogram_reference(cpu::Coords<T>{a.data(), na}, cpu::Coords<T>{b.data(), nb}, same, p,
+                                expected.data());
   REQUIRE(got == expected);
 
   // Split into row tiles: the sum must not change.
   std::vector<uint64_t> tiled(static_cast<size_t>(nbins), 0);
   uint64_t examined = 0;
   for (int64_t r = 0; r < na; r += 7)
-    examined += cpu::histogram_pairs(cpu::Coords<T>{a.data(), na}, cpu::Coords<T>{b.data(), nb},
-                                     same, r, r + 7, p, tiled.data());
+    examined += cpu::pair_histogram(cpu::Coords<T>{a.data(), na}, cpu::Coords<T>{b.data(), nb},
+                                    same, r, r + 7, p, tiled.data());
   for (size_t k = 0; k < tiled.size(); ++k) REQUIRE(tiled[k] + poison[k] == got[k]);
   const uint64_t all =
       same ? uint64_t(na) * uint64_t(na > 0 ? na - 1 : 0) / 2 : uint64_t(na) * uint64_t(nb);
@@ -153,8 +153,8 @@ TEST_CASE("distances exactly on bin edges land in the upper bin") {
   const auto a = test::to_soa<float>(line);
   const HistogramParams<float> p{Box<float>{}, bin_scale<float>(10.0, 40), 40};
   std::vector<uint64_t> h(40, 0);
-  cpu::histogram_pairs(cpu::Coords<float>{a.data(), 40}, cpu::Coords<float>{a.data(), 40}, true, 0,
-                       40, p, h.data());
+  cpu::pair_histogram(cpu::Coords<float>{a.data(), 40}, cpu::Coords<float>{a.data(), 40}, true, 0,
+                      40, p, h.data());
   // Distance k * 0.25 occurs 40 - k times and belongs to bin k.
   for (int k = 1; k < 40; ++k) CHECK(h[static_cast<size_t>(k)] == uint64_t(40 - k));
   CHECK(h[0] == 0);
@@ -167,8 +167,8 @@ TEST_CASE("one bin counting beyond 2^32 in one kernel call stays exact") {
   const std::vector<float> a(3 * na, 0.5f), b(3 * nb, 0.5f);
   const HistogramParams<float> p{Box<float>{}, bin_scale<float>(1.0, 4), 4};
   std::vector<uint64_t> h(4, 0);
-  cpu::histogram_pairs(cpu::Coords<float>{a.data(), na}, cpu::Coords<float>{b.data(), nb}, false, 0,
-                       na, p, h.data());
+  cpu::pair_histogram(cpu::Coords<float>{a.data(), na}, cpu::Coords<float>{b.data(), nb}, false, 0,
+                      na, p, h.data());
   CHECK(h[0] == uint64_t(na) * uint64_t(nb));
   CHECK(h[0] > uint64_t(UINT32_MAX));
   CHECK(h[1] + h[2] + h[3] == 0);

@@ -143,8 +143,8 @@ Reference brute_force(const std::string& xtc, const std::vector<std::vector<int>
           }
           ++counted;
           const auto xa = at(a), xb = at(b);
-          cpu::histogram_pairs_reference(cpu::Coords<T>{xa.data(), 1}, cpu::Coords<T>{xb.data(), 1},
-                                         false, p, h.data());
+          cpu::pair_histogram_reference(cpu::Coords<T>{xa.data(), 1}, cpu::Coords<T>{xb.data(), 1},
+                                        false, p, h.data());
         }
       ref.per_frame.back().push_back(h);
       if (t == 0) {

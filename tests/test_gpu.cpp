@@ -52,8 +52,8 @@ void check_gpu_equals_cpu(cuda::HistogramKernel kernel, BoxKind kind, int64_t na
   std::vector<uint64_t> poison(static_cast<size_t>(nbins));
   for (auto& v : poison) v = test::rng()() >> 4;
   std::vector<uint64_t> expected = poison;
-  cpu::histogram_pairs(cpu::Coords<T>{a.data(), na}, cpu::Coords<T>{b.data(), nb}, same, 0, na, p,
-                       expected.data());
+  cpu::pair_histogram(cpu::Coords<T>{a.data(), na}, cpu::Coords<T>{b.data(), nb}, same, 0, na, p,
+                      expected.data());
 
   DeviceArray<T> da(a), db(b);
   DeviceArray<uint64_t> dh(poison);

@@ -12,7 +12,7 @@
 #include <tuple>
 
 #include "codelets/cpu/pair_histogram_cpu.hpp"
-#include "codelets/cuda/cell_list_cuda.hpp"
+#include "codelets/cuda/cell_histogram_cuda.hpp"
 #include "pairhist/cell_grid_setup.hpp"
 #include "tests/cell_scenarios.hpp"
 #include "tests/cuda_support.hpp"
@@ -220,8 +220,8 @@ void check_fused(const Scenario& s, int64_t na, int64_t nb, int nbins, int reach
     std::vector<uint64_t> start(slots);
     for (auto& v : start) v = rng()() >> 4;
     std::vector<uint64_t> h = start;
-    cpu::histogram_pairs(cpu::Coords<T>{x.data(), n}, cpu::Coords<T>{x.data(), n}, true, 0, n, p,
-                         h.data());
+    cpu::pair_histogram(cpu::Coords<T>{x.data(), n}, cpu::Coords<T>{x.data(), n}, true, 0, n, p,
+                        h.data());
     h[slots - 1] += host_candidates(g, k ? cb : ca, k ? cb : ca, true, 0, g.keys);
     poison.insert(poison.end(), start.begin(), start.end());
     expected.insert(expected.end(), h.begin(), h.end());

@@ -219,15 +219,15 @@ TEST_CASE("frames planned with changing shares give the exact histograms") {
       for (int p : t.pair_indices) {
         const auto [a, b] = pairs[static_cast<size_t>(p)];
         const bool whole = t.pair_indices.size() > 1;
-        cpu::histogram_pairs(coords(a), coords(b), a == b, whole ? 0 : t.row_begin,
-                             whole ? sizes[static_cast<size_t>(a)] : t.row_end, params,
-                             planned[static_cast<size_t>(p)].data());
+        cpu::pair_histogram(coords(a), coords(b), a == b, whole ? 0 : t.row_begin,
+                            whole ? sizes[static_cast<size_t>(a)] : t.row_end, params,
+                            planned[static_cast<size_t>(p)].data());
       }
     }
     plans_seen.push_back(shape);
     for (size_t p = 0; p < pairs.size(); ++p) {
       const auto [a, b] = pairs[p];
-      cpu::histogram_pairs_reference(coords(a), coords(b), a == b, params, reference[p].data());
+      cpu::pair_histogram_reference(coords(a), coords(b), a == b, params, reference[p].data());
     }
   }
   CHECK(planned == reference);

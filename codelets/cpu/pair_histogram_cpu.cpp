@@ -87,8 +87,8 @@ uint64_t histogram_tiled(Coords<T> a, Coords<T> b, bool same, int64_t row_begin,
 }  // namespace
 
 template <class T>
-uint64_t histogram_pairs(Coords<T> a, Coords<T> b, bool same_species, int64_t row_begin,
-                         int64_t row_end, const HistogramParams<T>& params, uint64_t* hist) {
+uint64_t pair_histogram(Coords<T> a, Coords<T> b, bool same_species, int64_t row_begin,
+                        int64_t row_end, const HistogramParams<T>& params, uint64_t* hist) {
   row_begin = std::max<int64_t>(0, row_begin);
   row_end = std::min(row_end, a.n);
   if (row_begin >= row_end || params.nbins <= 0) return 0;
@@ -105,8 +105,8 @@ uint64_t histogram_pairs(Coords<T> a, Coords<T> b, bool same_species, int64_t ro
 }
 
 template <class T>
-void histogram_pairs_reference(Coords<T> a, Coords<T> b, bool same_species,
-                               const HistogramParams<T>& params, uint64_t* hist) {
+void pair_histogram_reference(Coords<T> a, Coords<T> b, bool same_species,
+                              const HistogramParams<T>& params, uint64_t* hist) {
   if (same_species) b = a;
   for (int64_t i = 0; i < a.n; ++i) {
     for (int64_t j = same_species ? i + 1 : 0; j < b.n; ++j) {
@@ -128,13 +128,13 @@ void histogram_pairs_reference(Coords<T> a, Coords<T> b, bool same_species,
   }
 }
 
-template uint64_t histogram_pairs<float>(Coords<float>, Coords<float>, bool, int64_t, int64_t,
-                                         const HistogramParams<float>&, uint64_t*);
-template uint64_t histogram_pairs<double>(Coords<double>, Coords<double>, bool, int64_t, int64_t,
-                                          const HistogramParams<double>&, uint64_t*);
-template void histogram_pairs_reference<float>(Coords<float>, Coords<float>, bool,
-                                               const HistogramParams<float>&, uint64_t*);
-template void histogram_pairs_reference<double>(Coords<double>, Coords<double>, bool,
-                                                const HistogramParams<double>&, uint64_t*);
+template uint64_t pair_histogram<float>(Coords<float>, Coords<float>, bool, int64_t, int64_t,
+                                        const HistogramParams<float>&, uint64_t*);
+template uint64_t pair_histogram<double>(Coords<double>, Coords<double>, bool, int64_t, int64_t,
+                                         const HistogramParams<double>&, uint64_t*);
+template void pair_histogram_reference<float>(Coords<float>, Coords<float>, bool,
+                                              const HistogramParams<float>&, uint64_t*);
+template void pair_histogram_reference<double>(Coords<double>, Coords<double>, bool,
+                                               const HistogramParams<double>&, uint64_t*);
 
 }  // namespace pairhist::cpu

@@ -22,12 +22,12 @@ struct Coords {
 /// can split one pair into row tiles. Counts are exact: 32-bit partial counters are flushed into
 /// hist before they can overflow. Returns the number of pairs examined.
 template <class T>
-uint64_t histogram_pairs(Coords<T> a, Coords<T> b, bool same_species, int64_t row_begin,
-                         int64_t row_end, const HistogramParams<T>& params, uint64_t* hist);
+uint64_t pair_histogram(Coords<T> a, Coords<T> b, bool same_species, int64_t row_begin,
+                        int64_t row_end, const HistogramParams<T>& params, uint64_t* hist);
 
 /// The plain double loop the kernels are checked against: no blocking, no buffers.
 template <class T>
-void histogram_pairs_reference(Coords<T> a, Coords<T> b, bool same_species,
-                               const HistogramParams<T>& params, uint64_t* hist);
+void pair_histogram_reference(Coords<T> a, Coords<T> b, bool same_species,
+                              const HistogramParams<T>& params, uint64_t* hist);
 
 }  // namespace pairhist::cpu

@@ -5,7 +5,7 @@
 #include <climits>
 #include <cub/device/device_scan.cuh>
 
-#include "codelets/cuda/cell_list_cuda.hpp"
+#include "codelets/cuda/cell_build_cuda.hpp"
 #include "codelets/cuda/kernel_common.cuh"
 
 namespace pairhist::cuda {

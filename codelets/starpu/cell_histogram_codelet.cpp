@@ -2,9 +2,9 @@
 
 #include <array>
 #include <atomic>
-#include <cstring>
 
-#include "codelets/cpu/cell_list_cpu.hpp"
+#include "codelets/cpu/cell_histogram_cpu.hpp"
+#include "codelets/starpu/codelet_builder.hpp"
 
 namespace pairhist::codelets {
 namespace {
@@ -68,8 +68,8 @@ void run_cpu(void* buffers[], const CellHistogramArgs& args, const HistogramPara
     if (!pr.same_species)
       cells_b = &cache.get(args, pr.species_b, coords_of<T>(buffers[pr.buffer_b]), params);
     auto* hist = reinterpret_cast<uint64_t*>(STARPU_VECTOR_GET_PTR(buffers[pr.buffer_hist]));
-    cpu::histogram_cells(cells_a, *cells_b, pr.same_species != 0, args.grid, pr.key_begin,
-                         pr.key_end, params, hist);
+    cpu::cell_histogram(cells_a, *cells_b, pr.same_species != 0, args.grid, pr.key_begin,
+                        pr.key_end, params, hist);
   }
 }
 
@@ -86,20 +86,6 @@ void cell_histogram_cpu(void* buffers[], void* cl_arg) {
 uint32_t cell_histogram_footprint(starpu_task* task) {
   return cell_task_footprint(*static_cast<const CellHistogramArgs*>(task->cl_arg));
 }
-
-size_t cell_histogram_size(starpu_task* task, unsigned) {
-  return static_cast<size_t>(static_cast<const CellHistogramArgs*>(task->cl_arg)->pairs);
-}
-
-starpu_perfmodel cell_histogram_model = [] {
-  starpu_perfmodel m;
-  std::memset(&m, 0, sizeof(m));
-  m.type = STARPU_HISTORY_BASED;
-  m.symbol = "pairhist.cell_histogram";
-  m.footprint = cell_histogram_footprint;
-  m.size_base = cell_histogram_size;
-  return m;
-}();
 
 }  // namespace
 
@@ -130,24 +116,61 @@ uint64_t next_cell_run() {
   return ++runs;
 }
 
+CodeletTask cell_histogram_task(const CellHistogramArgs& frame, const CellRange* ranges,
+                                int nranges,
+                                const std::vector<starpu_data_handle_t>& species_handles,
+                                uint64_t candidates, uint64_t sequence, bool gpu_only) {
+  STARPU_ASSERT(nranges <= kMaxCellTaskPairs);
+  CellHistogramArgs* args = new_cl_arg(frame);
+  CodeletTask task;
+  task.codelet = cell_histogram_codelet();
+  task.args = args;
+  task.args_size = sizeof(*args);
+  // Buffers: each species once, in the order the ranges name them first, then the pairs'
+  // histograms.
+  int species[2 * kMaxCellTaskPairs];
+  const auto buffer_of = [&](int s) {
+    for (int k = 0; k < task.ninputs; ++k)
+      if (species[k] == s) return k;
+    species[task.ninputs] = s;
+    return task.add_input(species_handles[static_cast<size_t>(s)]);
+  };
+  args->npairs = nranges;
+  for (int k = 0; k < nranges; ++k) {
+    CellTaskPair& t = args->pair[k];
+    t.species_a = ranges[k].species_a;
+    t.species_b = ranges[k].species_b;
+    t.same_species = t.species_a == t.species_b;
+    t.buffer_a = buffer_of(t.species_a);
+    t.buffer_b = buffer_of(t.species_b);
+    t.key_begin = ranges[k].key_begin;
+    t.key_end = ranges[k].key_end;
+  }
+  for (int k = 0; k < nranges; ++k) {
+    args->pair[k].buffer_hist = task.histogram_buffer(k);
+    task.add_histogram(ranges[k].pair);
+  }
+  args->pairs = candidates;
+  args->sequence = sequence;
+  task.gpu_only = gpu_only;
+  task.footprint = cell_task_footprint(*args);
+  task.pairs = args->pairs;
+  return task;
+}
+
 starpu_codelet* cell_histogram_codelet() {
-  static starpu_codelet cl = [] {
-    starpu_codelet c;
-    std::memset(&c, 0, sizeof(c));
-    c.where = STARPU_CPU;
-    c.cpu_funcs[0] = cell_histogram_cpu;
-    c.cpu_funcs_name[0] = "cell_histogram_cpu";
-#if defined(STARPU_USE_CUDA) && defined(PAIRHIST_CUDA_CODELETS)
-    c.where |= STARPU_CUDA;
-    c.cuda_funcs[0] = cell_histogram_cuda;
-    c.cuda_flags[0] = STARPU_CUDA_ASYNC;
-#endif
-    c.nbuffers = STARPU_VARIABLE_NBUFFERS;
-    c.model = &cell_histogram_model;
-    c.name = "cell_histogram";
-    return c;
+  static Codelet cl = [] {
+    CodeletSpec spec;
+    spec.name = "cell_histogram";
+    spec.perfmodel_symbol = "pairhist.cell_histogram";
+    spec.footprint = cell_histogram_footprint;
+    spec.size_base = work_size<CellHistogramArgs>;
+    spec.cpu_func = cell_histogram_cpu;
+    spec.cpu_func_name = "cell_histogram_cpu";
+    spec.cuda = {{PAIRHIST_WITH_CUDA(cell_histogram_cuda)}};
+    return Codelet(spec);
   }();
-  return &cl;
+  return cl.get();
 }
 
 }  // namespace pairhist::codelets

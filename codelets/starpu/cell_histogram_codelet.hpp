@@ -1,5 +1,5 @@
-// StarPU glue for the cell-list kernels (codelets/cpu/cell_list_cpu.hpp,
-// codelets/cuda/cell_list_cuda.hpp): one task counts the pairs of one species pair whose first
+// StarPU glue for the cell-list kernels (codelets/cpu/cell_histogram_cpu.hpp,
+// codelets/cuda/cell_histogram_cuda.hpp): one task counts the pairs of one species pair whose first
 // point lies in a run of home cells (a key range of the frame's cell grid).
 //
 // Every worker sorts the frame's species into cells itself, once per frame and species: the CPU
@@ -12,8 +12,12 @@
 #include <starpu.h>
 
 #include <cstdint>
+#include <vector>
 
-#include "codelets/starpu/pair_histogram_codelet.hpp"
+#include "codelets/starpu/codelet_task.hpp"
+#include "codelets/starpu/device_faults.hpp"
+#include "codelets/starpu/frame_gate.hpp"
+#include "codelets/starpu/implementation.hpp"
 #include "pairhist/cell_grid.hpp"
 
 namespace pairhist::codelets {
@@ -24,6 +28,8 @@ namespace pairhist::codelets {
 /// launch.
 constexpr int kMaxCellTaskPairs = 8;
 constexpr int kMaxCellTaskSpecies = 4;
+static_assert(kMaxCellTaskSpecies <= CodeletTask::kMaxInputs &&
+              kMaxCellTaskPairs <= CodeletTask::kMaxHistograms);
 
 /// One species pair of a cell-list task: the pairs (i in a, j in b) whose i lies in a home cell
 /// with key in [key_begin, key_end). buffer_a, buffer_b (buffer_a for the same species) and
@@ -60,6 +66,22 @@ struct CellHistogramArgs {
 /// The perfmodel footprint of a cell-list task (the planner's and the codelet's): its work, the
 /// grid's reach and, for a task of several pairs, their number.
 uint32_t cell_task_footprint(const CellHistogramArgs& args);
+
+/// One species pair's run of home cells, as the planner asks for it.
+struct CellRange {
+  int pair = 0;  // the species pair: its histogram
+  int species_a = 0, species_b = 0;
+  int64_t key_begin = 0, key_end = 0;
+};
+
+/// The task counting `ranges` (at most kMaxCellTaskPairs, of at most kMaxCellTaskSpecies
+/// species, whose coordinates are `species_handles`), with the frame's settings in `frame`
+/// (precision, parameters, grid, run, frame number, gate, faults). `candidates`: the estimate
+/// its perfmodel is keyed on.
+CodeletTask cell_histogram_task(const CellHistogramArgs& frame, const CellRange* ranges,
+                                int nranges,
+                                const std::vector<starpu_data_handle_t>& species_handles,
+                                uint64_t candidates, uint64_t sequence, bool gpu_only);
 
 starpu_codelet* cell_histogram_codelet();
 

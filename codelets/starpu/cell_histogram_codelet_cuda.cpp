@@ -7,7 +7,7 @@
 #include <optional>
 #include <tuple>
 
-#include "codelets/cuda/cell_list_cuda.hpp"
+#include "codelets/cuda/cell_histogram_cuda.hpp"
 #include "codelets/starpu/cell_histogram_codelet.hpp"
 #include "codelets/starpu/cuda_task_failure.hpp"
 

@@ -1,8 +1,7 @@
 #include "codelets/starpu/frame_histogram_codelet.hpp"
 
-#include <cstring>
-
 #include "codelets/cpu/pair_histogram_cpu.hpp"
+#include "codelets/starpu/codelet_builder.hpp"
 
 namespace pairhist::codelets {
 namespace {
@@ -20,7 +19,7 @@ void run_frame_cpu(void* buffers[], const FrameHistogramArgs& args,
         reinterpret_cast<const T*>(STARPU_VECTOR_GET_PTR(buffers[args.coord_buffer[b]])),
         args.species_size[b]};
     auto* hist = reinterpret_cast<uint64_t*>(STARPU_VECTOR_GET_PTR(buffers[args.hist_buffer[p]]));
-    cpu::histogram_pairs(ca, cb, a == b, 0, ca.n, params, hist);
+    cpu::pair_histogram(ca, cb, a == b, 0, ca.n, params, hist);
   }
 }
 
@@ -38,40 +37,68 @@ uint32_t frame_histogram_footprint(starpu_task* task) {
   return work_footprint(*static_cast<const FrameHistogramArgs*>(task->cl_arg));
 }
 
-size_t frame_histogram_size(starpu_task* task, unsigned) {
-  return static_cast<size_t>(static_cast<const FrameHistogramArgs*>(task->cl_arg)->pairs);
-}
-
-starpu_perfmodel frame_histogram_model = [] {
-  starpu_perfmodel m;
-  std::memset(&m, 0, sizeof(m));
-  m.type = STARPU_HISTORY_BASED;
-  m.symbol = "pairhist.frame_histogram";
-  m.footprint = frame_histogram_footprint;
-  m.size_base = frame_histogram_size;
-  return m;
-}();
-
 }  // namespace
 
+CodeletTask frame_histogram_task(const PairHistogramArgs& frame,
+                                 const std::vector<int64_t>& species_sizes,
+                                 const std::vector<starpu_data_handle_t>& species_handles,
+                                 const std::vector<std::pair<int, int>>& species_pairs,
+                                 const std::vector<int>& pair_list, uint64_t pairs,
+                                 uint64_t sequence, bool gpu_only) {
+  FrameHistogramArgs* args = new_cl_arg(FrameHistogramArgs());
+  args->precision = frame.precision;
+  args->single_params = frame.single_params;
+  args->double_params = frame.double_params;
+  args->frame = frame.frame;
+  args->gate = frame.gate;
+  args->faults = frame.faults;
+  args->sequence = sequence;
+  args->pairs = pairs;
+  args->nspecies = static_cast<int>(species_sizes.size());
+  STARPU_ASSERT(args->nspecies <= kMaxFrameSpecies);
+  bool used[kMaxFrameSpecies] = {};
+  for (int p : pair_list) {
+    used[species_pairs[static_cast<size_t>(p)].first] = true;
+    used[species_pairs[static_cast<size_t>(p)].second] = true;
+  }
+  CodeletTask task;
+  task.codelet = frame_histogram_codelet();
+  task.args = args;
+  task.args_size = sizeof(*args);
+  // Buffers: the species the pairs use, each once in species order, then the pairs' histograms.
+  for (int s = 0; s < args->nspecies; ++s) {
+    args->species_size[s] = species_sizes[static_cast<size_t>(s)];
+    args->coord_buffer[s] = -1;
+    starpu_data_handle_t h = species_handles[static_cast<size_t>(s)];
+    if (h && used[s]) args->coord_buffer[s] = task.add_input(h);
+  }
+  args->npairs = static_cast<int>(pair_list.size());
+  for (int i = 0; i < args->npairs; ++i) {
+    const int p = pair_list[static_cast<size_t>(i)];
+    args->pair_a[i] = species_pairs[static_cast<size_t>(p)].first;
+    args->pair_b[i] = species_pairs[static_cast<size_t>(p)].second;
+    args->hist_buffer[i] = task.histogram_buffer(i);
+    task.add_histogram(p);
+  }
+  task.gpu_only = gpu_only;
+  task.footprint = work_footprint(*args);
+  task.pairs = args->pairs;
+  return task;
+}
+
 starpu_codelet* frame_histogram_codelet() {
-  static starpu_codelet cl = [] {
-    starpu_codelet c;
-    std::memset(&c, 0, sizeof(c));
-    c.where = STARPU_CPU;
-    c.cpu_funcs[0] = frame_histogram_cpu;
-    c.cpu_funcs_name[0] = "frame_histogram_cpu";
-#if defined(STARPU_USE_CUDA) && defined(PAIRHIST_CUDA_CODELETS)
-    c.where |= STARPU_CUDA;
-    c.cuda_funcs[0] = frame_histogram_cuda;
-    c.cuda_flags[0] = STARPU_CUDA_ASYNC;
-#endif
-    c.nbuffers = STARPU_VARIABLE_NBUFFERS;
-    c.model = &frame_histogram_model;
-    c.name = "frame_histogram";
-    return c;
+  static Codelet cl = [] {
+    CodeletSpec spec;
+    spec.name = "frame_histogram";
+    spec.perfmodel_symbol = "pairhist.frame_histogram";
+    spec.footprint = frame_histogram_footprint;
+    spec.size_base = work_size<FrameHistogramArgs>;
+    spec.cpu_func = frame_histogram_cpu;
+    spec.cpu_func_name = "frame_histogram_cpu";
+    spec.cuda = {{PAIRHIST_WITH_CUDA(frame_histogram_cuda)}};
+    return Codelet(spec);
   }();
-  return &cl;
+  return cl.get();
 }
 
 }  // namespace pairhist::codelets

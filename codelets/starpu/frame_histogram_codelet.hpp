@@ -5,12 +5,19 @@
 
 #include <starpu.h>
 
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "codelets/starpu/codelet_task.hpp"
 #include "codelets/starpu/pair_histogram_codelet.hpp"
 
 namespace pairhist::codelets {
 
 constexpr int kMaxFrameSpecies = 16;
 constexpr int kMaxFramePairs = kMaxFrameSpecies * (kMaxFrameSpecies + 1) / 2;
+static_assert(kMaxFrameSpecies <= CodeletTask::kMaxInputs &&
+              kMaxFramePairs <= CodeletTask::kMaxHistograms);
 
 /// cl_arg of a frame task. Buffers: the coordinates of every non-empty species (R), then one
 /// uint64 histogram per pair (REDUX), in the order of pair_a/pair_b.
@@ -37,6 +44,17 @@ struct FrameHistogramArgs {
     return precision == Precision::single ? single_params.box.kind : double_params.box.kind;
   }
 };
+
+/// The task counting the whole species pairs `pair_list` (indices into `species_pairs`, the
+/// species of every pair) of a frame whose species have `species_sizes` points in
+/// `species_handles` (null: an empty species), with the frame's settings in `frame` (precision,
+/// parameters, frame number, gate, faults). `pairs`: the pairs it examines.
+CodeletTask frame_histogram_task(const PairHistogramArgs& frame,
+                                 const std::vector<int64_t>& species_sizes,
+                                 const std::vector<starpu_data_handle_t>& species_handles,
+                                 const std::vector<std::pair<int, int>>& species_pairs,
+                                 const std::vector<int>& pair_list, uint64_t pairs,
+                                 uint64_t sequence, bool gpu_only);
 
 starpu_codelet* frame_histogram_codelet();
 

@@ -1,10 +1,9 @@
-#include "tasks/cell_list_planner.hpp"
+#include "tasks/cell_histogram_planner.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <string>
 
 #include "pairhist/cell_grid_setup.hpp"
@@ -58,9 +57,9 @@ CellGrid engine_cell_grid(const EngineConfig& config, const BoxMatrix& box,
   return make_cell_grid(r);
 }
 
-CellListPlanner::CellListPlanner(const EngineConfig& config, const MachineShape& machine,
-                                 const PairSelection& selected, TaskSubmitter& submitter,
-                                 ActivityRecorder& recorder)
+CellHistogramPlanner::CellHistogramPlanner(const EngineConfig& config, const MachineShape& machine,
+                                           const PairSelection& selected, TaskSubmitter& submitter,
+                                           ActivityRecorder& recorder)
     : FramePlanner(config, machine, selected, submitter, recorder),
       run_(codelets::next_cell_run()) {
   const AlgorithmRates cpu = assumed_rates(false);
@@ -73,15 +72,15 @@ CellListPlanner::CellListPlanner(const EngineConfig& config, const MachineShape&
   fuse_pairs_ = setting == "1" || (setting != "0" && machine_.cuda_workers > 0);
 }
 
-int64_t CellListPlanner::key_of_cell_rank(int64_t rank) const {
+int64_t CellHistogramPlanner::key_of_cell_rank(int64_t rank) const {
   if (grid_.order == CellOrder::row_major) return rank;
   return rank < static_cast<int64_t>(curve_keys_.size()) ? curve_keys_[static_cast<size_t>(rank)]
                                                          : grid_.keys;
 }
 
-std::vector<std::pair<int64_t, int64_t>> CellListPlanner::key_ranges(int64_t first_cell,
-                                                                     int64_t end_cell,
-                                                                     int64_t count) const {
+std::vector<std::pair<int64_t, int64_t>> CellHistogramPlanner::key_ranges(int64_t first_cell,
+                                                                          int64_t end_cell,
+                                                                          int64_t count) const {
   std::vector<std::pair<int64_t, int64_t>> ranges;
   const int64_t cells = end_cell - first_cell;
   count = std::clamp<int64_t>(count, 1, std::max<int64_t>(cells, 1));
@@ -92,7 +91,7 @@ std::vector<std::pair<int64_t, int64_t>> CellListPlanner::key_ranges(int64_t fir
   return ranges;
 }
 
-std::vector<int> CellListPlanner::species_of(const std::vector<PairRange>& ranges) const {
+std::vector<int> CellHistogramPlanner::species_of(const std::vector<PairRange>& ranges) const {
   std::vector<int> species;
   for (const PairRange& r : ranges) {
     const auto [a, b] = pairs_[static_cast<size_t>(r.pair)];
@@ -102,44 +101,23 @@ std::vector<int> CellListPlanner::species_of(const std::vector<PairRange>& range
   return species;
 }
 
-void CellListPlanner::submit_ranges(const PlannedFrame& frame,
-                                    const codelets::CellHistogramArgs& base,
-                                    const std::vector<PairRange>& ranges, bool gpu_only) {
-  auto* args = static_cast<codelets::CellHistogramArgs*>(malloc(sizeof(base)));
-  if (!args) throw std::bad_alloc();
-  std::memcpy(static_cast<void*>(args), &base, sizeof(base));
-  // Buffers: each species once, then the pairs' histograms.
-  const std::vector<int> species = species_of(ranges);
-  const auto buffer_of = [&species](int s) {
-    return static_cast<int>(std::find(species.begin(), species.end(), s) - species.begin());
-  };
-  std::vector<int> pair_list;
+void CellHistogramPlanner::submit_ranges(const PlannedFrame& frame,
+                                         const codelets::CellHistogramArgs& base,
+                                         const std::vector<PairRange>& ranges, bool gpu_only) {
+  STARPU_ASSERT(ranges.size() <= size_t(codelets::kMaxCellTaskPairs));
+  codelets::CellRange task[codelets::kMaxCellTaskPairs];
   double candidates = 0;
-  args->npairs = static_cast<int>(ranges.size());
   for (size_t k = 0; k < ranges.size(); ++k) {
     const auto [a, b] = pairs_[static_cast<size_t>(ranges[k].pair)];
-    codelets::CellTaskPair& t = args->pair[k];
-    t.species_a = a;
-    t.species_b = b;
-    t.same_species = a == b;
-    t.buffer_a = buffer_of(a);
-    t.buffer_b = buffer_of(b);
-    t.key_begin = ranges[k].key_begin;
-    t.key_end = ranges[k].key_end;
-    pair_list.push_back(ranges[k].pair);
+    task[k] = {ranges[k].pair, a, b, ranges[k].key_begin, ranges[k].key_end};
     candidates += ranges[k].candidates;
   }
-  for (size_t k = 0; k < ranges.size(); ++k)
-    args->pair[k].buffer_hist = static_cast<int>(species.size() + k);
-  args->pairs = static_cast<uint64_t>(std::max(1.0, candidates));
-  args->sequence = submitter_.tasks();
-  std::vector<starpu_data_handle_t> inputs;
-  for (int s : species) inputs.push_back(frame.slot.handles[static_cast<size_t>(s)]);
-  submitter_.submit(codelets::cell_histogram_codelet(), args, sizeof(*args), inputs, pair_list,
-                    gpu_only, codelets::cell_task_footprint(*args), args->pairs, "cell_histogram");
+  submitter_.submit(codelets::cell_histogram_task(
+      base, task, static_cast<int>(ranges.size()), frame.slot.handles,
+      static_cast<uint64_t>(std::max(1.0, candidates)), submitter_.tasks(), gpu_only));
 }
 
-void CellListPlanner::submit_frame(const PlannedFrame& frame) {
+void CellHistogramPlanner::submit_frame(const PlannedFrame& frame) {
   // A frame counted in parts by several processes needs the same grid in each: its own, without
   // the previous frame's (which differs between processes).
   const bool keep_cells = have_grid_ && frame.parts <= 1;
@@ -267,7 +245,7 @@ void CellListPlanner::submit_frame(const PlannedFrame& frame) {
   flush();
 }
 
-void CellListPlanner::describe(RunActivity& run) const {
+void CellHistogramPlanner::describe(RunActivity& run) const {
   if (!have_grid_) return;
   for (int a = 0; a < 3; ++a) run.cell_grid[a] = grid_.n[a];
   run.cell_reach = grid_.reach;

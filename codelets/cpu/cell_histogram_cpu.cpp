@@ -1,4 +1,4 @@
-#include "codelets/cpu/cell_list_cpu.hpp"
+#include "codelets/cpu/cell_histogram_cpu.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -170,9 +170,9 @@ void distance_pass(const Box<T>& box, const HomePoint<T> h, const T* bx, const T
 }
 
 template <BoxKind K, class T, bool Orient>
-uint64_t histogram_cells_kind(const CellSortedSpecies<T>& a, const CellSortedSpecies<T>& b,
-                              bool same, const CellGrid& grid, int64_t key_begin, int64_t key_end,
-                              const HistogramParams<T>& p, uint64_t* hist) {
+uint64_t cell_histogram_kind(const CellSortedSpecies<T>& a, const CellSortedSpecies<T>& b,
+                             bool same, const CellGrid& grid, int64_t key_begin, int64_t key_end,
+                             const HistogramParams<T>& p, uint64_t* hist) {
   const CellKeys keys(grid);
   const std::vector<StencilRow> rows = stencil_rows(grid);
   const Box<T> box = p.box;  // a local copy: the compiler may keep it in registers
@@ -271,28 +271,28 @@ void sort_into_cells(Coords<T> raw, const CellGrid& grid, const HistogramParams<
 }
 
 template <class T>
-uint64_t histogram_cells(const CellSortedSpecies<T>& a, const CellSortedSpecies<T>& b,
-                         bool same_species, const CellGrid& grid, int64_t key_begin,
-                         int64_t key_end, const HistogramParams<T>& params, uint64_t* hist) {
+uint64_t cell_histogram(const CellSortedSpecies<T>& a, const CellSortedSpecies<T>& b,
+                        bool same_species, const CellGrid& grid, int64_t key_begin, int64_t key_end,
+                        const HistogramParams<T>& params, uint64_t* hist) {
   key_begin = std::max<int64_t>(key_begin, 0);
   key_end = std::min(key_end, grid.keys);
   if (key_begin >= key_end || params.nbins <= 0) return 0;
   const CellSortedSpecies<T>& other = same_species ? a : b;
   const auto table = static_cast<size_t>(grid.keys) + 1;
   if (a.cell_start.size() != table || other.cell_start.size() != table)
-    throw std::invalid_argument("histogram_cells: species not sorted into this grid's cells");
+    throw std::invalid_argument("cell_histogram: species not sorted into this grid's cells");
   switch (params.box.kind) {
     case BoxKind::orthorhombic:
-      return histogram_cells_kind<BoxKind::orthorhombic, T, false>(
-          a, other, same_species, grid, key_begin, key_end, params, hist);
+      return cell_histogram_kind<BoxKind::orthorhombic, T, false>(a, other, same_species, grid,
+                                                                  key_begin, key_end, params, hist);
     case BoxKind::triclinic:
-      return same_species ? histogram_cells_kind<BoxKind::triclinic, T, true>(
+      return same_species ? cell_histogram_kind<BoxKind::triclinic, T, true>(
                                 a, other, true, grid, key_begin, key_end, params, hist)
-                          : histogram_cells_kind<BoxKind::triclinic, T, false>(
+                          : cell_histogram_kind<BoxKind::triclinic, T, false>(
                                 a, other, false, grid, key_begin, key_end, params, hist);
     default:
-      return histogram_cells_kind<BoxKind::none, T, false>(a, other, same_species, grid, key_begin,
-                                                           key_end, params, hist);
+      return cell_histogram_kind<BoxKind::none, T, false>(a, other, same_species, grid, key_begin,
+                                                          key_end, params, hist);
   }
 }
 
@@ -300,13 +300,12 @@ template void sort_into_cells<float>(Coords<float>, const CellGrid&, const Histo
                                      CellSortedSpecies<float>&);
 template void sort_into_cells<double>(Coords<double>, const CellGrid&,
                                       const HistogramParams<double>&, CellSortedSpecies<double>&);
-template uint64_t histogram_cells<float>(const CellSortedSpecies<float>&,
-                                         const CellSortedSpecies<float>&, bool, const CellGrid&,
-                                         int64_t, int64_t, const HistogramParams<float>&,
+template uint64_t cell_histogram<float>(const CellSortedSpecies<float>&,
+                                        const CellSortedSpecies<float>&, bool, const CellGrid&,
+                                        int64_t, int64_t, const HistogramParams<float>&, uint64_t*);
+template uint64_t cell_histogram<double>(const CellSortedSpecies<double>&,
+                                         const CellSortedSpecies<double>&, bool, const CellGrid&,
+                                         int64_t, int64_t, const HistogramParams<double>&,
                                          uint64_t*);
-template uint64_t histogram_cells<double>(const CellSortedSpecies<double>&,
-                                          const CellSortedSpecies<double>&, bool, const CellGrid&,
-                                          int64_t, int64_t, const HistogramParams<double>&,
-                                          uint64_t*);
 
 }  // namespace pairhist::cpu

@@ -9,11 +9,11 @@
 
 namespace pairhist {
 
-class AllPairsPlanner : public FramePlanner {
+class PairHistogramPlanner : public FramePlanner {
  public:
-  AllPairsPlanner(const EngineConfig& config, const MachineShape& machine,
-                  const PairSelection& selected, TaskSubmitter& submitter,
-                  ActivityRecorder& recorder);
+  PairHistogramPlanner(const EngineConfig& config, const MachineShape& machine,
+                       const PairSelection& selected, TaskSubmitter& submitter,
+                       ActivityRecorder& recorder);
   void submit_frame(const PlannedFrame& frame) override;
   void describe(RunActivity& run) const override;
   /// Largest task a core may run in hybrid runs (0: no restriction).

@@ -1,4 +1,4 @@
-// CUDA cell-list pair-histogram kernel (cell_list_cuda.hpp).
+// CUDA cell-list pair-histogram kernel (cell_histogram_cuda.hpp).
 //
 // Persistent blocks of kWarps warps; every warp counts one home cell at a time. The warp lists
 // the point indices of the home cell's stencil (runs of consecutive keys: one per stencil row in
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "codelets/cuda/bin_roots.cuh"
-#include "codelets/cuda/cell_list_cuda.hpp"
+#include "codelets/cuda/cell_histogram_cuda.hpp"
 #include "codelets/cuda/cell_stencil.cuh"
 #include "codelets/cuda/kernel_common.cuh"
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <string>
 
-#include "codelets/cpu/cell_list_cpu.hpp"
+#include "codelets/cpu/cell_histogram_cpu.hpp"
 #include "tests/cell_list_setups.hpp"
 
 using namespace pairhist;
@@ -73,7 +73,7 @@ void check_cell_list(const Setup& s, const std::vector<double>& pa, const std::v
   const Species<T> a(pa), b(same ? pa : pb);
   const HistogramParams<T> p = make_params<T>(s.box, s.kind(), s.r_max, nbins);
   std::vector<uint64_t> expected(static_cast<size_t>(nbins) + 1, 0);
-  cpu::histogram_pairs(a.coords(), b.coords(), same, 0, a.n, p, expected.data());
+  cpu::pair_histogram(a.coords(), b.coords(), same, 0, a.n, p, expected.data());
   const uint64_t all = same ? uint64_t(a.n) * uint64_t(std::max<int64_t>(a.n - 1, 0)) / 2
                             : uint64_t(a.n) * uint64_t(b.n);
   for (CellOrder order : kOrders)
@@ -89,7 +89,7 @@ void check_cell_list(const Setup& s, const std::vector<double>& pa, const std::v
       if (s.kind() == BoxKind::none) check_sorted<BoxKind::none>(g, a, sa, p);
 
       std::vector<uint64_t> got(static_cast<size_t>(nbins) + 1, 0);
-      const uint64_t candidates = cpu::histogram_cells(sa, sb, same, g, 0, g.keys, p, got.data());
+      const uint64_t candidates = cpu::cell_histogram(sa, sb, same, g, 0, g.keys, p, got.data());
       REQUIRE(got[nbins] == candidates);
       expected[nbins] = candidates;
       REQUIRE(got == expected);
@@ -104,7 +104,7 @@ void check_cell_list(const Setup& s, const std::vector<double>& pa, const std::v
       uint64_t split_candidates = 0;
       for (size_t c = 0; c + 1 < cuts.size(); ++c) {
         const uint64_t part =
-            cpu::histogram_cells(sa, sb, same, g, cuts[c], cuts[c + 1], p, split.data());
+            cpu::cell_histogram(sa, sb, same, g, cuts[c], cuts[c + 1], p, split.data());
         CHECK(part == brute_candidates(g, a, b, same, cuts[c], cuts[c + 1]));
         split_candidates += part;
       }

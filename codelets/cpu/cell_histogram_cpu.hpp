@@ -38,8 +38,8 @@ void sort_into_cells(Coords<T> raw, const CellGrid& grid, const HistogramParams<
 /// nbins + 1 entries. Returns the candidates. Counts are exact (32-bit partial counters are
 /// flushed before they can overflow).
 template <class T>
-uint64_t histogram_cells(const CellSortedSpecies<T>& a, const CellSortedSpecies<T>& b,
-                         bool same_species, const CellGrid& grid, int64_t key_begin,
-                         int64_t key_end, const HistogramParams<T>& params, uint64_t* hist);
+uint64_t cell_histogram(const CellSortedSpecies<T>& a, const CellSortedSpecies<T>& b,
+                        bool same_species, const CellGrid& grid, int64_t key_begin, int64_t key_end,
+                        const HistogramParams<T>& params, uint64_t* hist);
 
 }  // namespace pairhist::cpu

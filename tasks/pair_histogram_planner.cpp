@@ -1,16 +1,13 @@
-#include "tasks/all_pairs_planner.hpp"
-
-#include <cstdlib>
-#include <new>
+#include "tasks/pair_histogram_planner.hpp"
 
 #include "codelets/starpu/frame_histogram_codelet.hpp"
 #include "tasks/row_tiles.hpp"
 
 namespace pairhist {
 
-AllPairsPlanner::AllPairsPlanner(const EngineConfig& config, const MachineShape& machine,
-                                 const PairSelection& selected, TaskSubmitter& submitter,
-                                 ActivityRecorder& recorder)
+PairHistogramPlanner::PairHistogramPlanner(const EngineConfig& config, const MachineShape& machine,
+                                           const PairSelection& selected, TaskSubmitter& submitter,
+                                           ActivityRecorder& recorder)
     : FramePlanner(config, machine, selected, submitter, recorder) {
   frame_pairs_ = frame_pairs(config.species_sizes, selected_);
   policy_ = choose_policy(config.species_sizes, machine_, config.max_pairs_per_task, selected_);
@@ -23,7 +20,7 @@ AllPairsPlanner::AllPairsPlanner(const EngineConfig& config, const MachineShape&
   }
 }
 
-codelets::PairHistogramArgs AllPairsPlanner::base_args(const PlannedFrame& frame) const {
+codelets::PairHistogramArgs PairHistogramPlanner::base_args(const PlannedFrame& frame) const {
   codelets::PairHistogramArgs args;
   args.precision = config_.precision == Precision::single ? codelets::Precision::single
                                                           : codelets::Precision::double_;
@@ -37,7 +34,7 @@ codelets::PairHistogramArgs AllPairsPlanner::base_args(const PlannedFrame& frame
   return args;
 }
 
-void AllPairsPlanner::submit_frame(const PlannedFrame& frame) {
+void PairHistogramPlanner::submit_frame(const PlannedFrame& frame) {
   if (config_.whole_frames) {  // the baseline's single task: every pair
     std::vector<int> all;
     for (size_t p = 0; p < pairs_.size(); ++p)
@@ -75,7 +72,7 @@ void AllPairsPlanner::submit_frame(const PlannedFrame& frame) {
 
 /// Hybrid runs: this frame's CPU share from the rates the workers achieved so far
 /// (throughput_share.hpp); the plan is rebuilt (O(species pairs)) when the share moved.
-void AllPairsPlanner::replan_share() {
+void PairHistogramPlanner::replan_share() {
   if (policy_.cpu_task_limit == 0) return;  // CPU-only or GPU-only: nothing to share
   const CpuShare next =
       measured_cpu_share(recorder_.tile_totals(), machine_, frame_pairs_, assumed_share_pairs_);
@@ -87,69 +84,38 @@ void AllPairsPlanner::replan_share() {
 }
 
 /// Rows [row_begin, row_end) of one species pair.
-void AllPairsPlanner::submit_tile(const PlannedFrame& frame,
-                                  const codelets::PairHistogramArgs& base, const PlannedTask& t) {
+void PairHistogramPlanner::submit_tile(const PlannedFrame& frame,
+                                       const codelets::PairHistogramArgs& base,
+                                       const PlannedTask& t) {
   const int p = t.pair_indices[0];
   const auto [a, b] = pairs_[static_cast<size_t>(p)];
-  auto* args = static_cast<codelets::PairHistogramArgs*>(malloc(sizeof(base)));
-  if (!args) throw std::bad_alloc();
-  *args = base;
-  args->same_species = a == b;
-  args->row_begin = t.row_begin;
-  args->row_end = t.row_end;
-  args->pairs = t.pairs;
-  args->sequence = submitter_.tasks();
-  std::vector<starpu_data_handle_t> inputs{frame.slot.handles[static_cast<size_t>(a)]};
-  if (a != b) inputs.push_back(frame.slot.handles[static_cast<size_t>(b)]);
-  submitter_.submit(codelets::pair_histogram_codelet(), args, sizeof(*args), inputs, {p},
-                    t.gpu_only, codelets::work_footprint(*args), args->pairs, "pair_histogram");
+  codelets::PairTile tile;
+  tile.pair = p;
+  tile.same_species = a == b;
+  tile.a = frame.slot.handles[static_cast<size_t>(a)];
+  tile.b = frame.slot.handles[static_cast<size_t>(b)];
+  tile.row_begin = t.row_begin;
+  tile.row_end = t.row_end;
+  tile.pairs = t.pairs;
+  submitter_.submit(codelets::pair_histogram_task(base, tile, submitter_.tasks(), t.gpu_only));
 }
 
 /// One task over whole pairs: the species they use (R) and their accumulators.
-void AllPairsPlanner::submit_group(const PlannedFrame& frame, const std::vector<int>& pair_list,
-                                   bool gpu_only) {
-  auto* args =
-      static_cast<codelets::FrameHistogramArgs*>(malloc(sizeof(codelets::FrameHistogramArgs)));
-  if (!args) throw std::bad_alloc();
-  new (args) codelets::FrameHistogramArgs();
-  const codelets::PairHistogramArgs base = base_args(frame);
-  args->precision = base.precision;
-  args->single_params = base.single_params;
-  args->double_params = base.double_params;
-  args->frame = base.frame;
-  args->gate = base.gate;
-  args->faults = base.faults;
-  args->sequence = submitter_.tasks();
-  args->nspecies = static_cast<int>(config_.species_sizes.size());
-  std::vector<bool> used(config_.species_sizes.size(), false);
+void PairHistogramPlanner::submit_group(const PlannedFrame& frame,
+                                        const std::vector<int>& pair_list, bool gpu_only) {
+  uint64_t pairs = 0;
   for (int p : pair_list) {
-    used[static_cast<size_t>(pairs_[static_cast<size_t>(p)].first)] = true;
-    used[static_cast<size_t>(pairs_[static_cast<size_t>(p)].second)] = true;
+    const auto [a, b] = pairs_[static_cast<size_t>(p)];
+    pairs += pairs_in_rows(config_.species_sizes[static_cast<size_t>(a)],
+                           config_.species_sizes[static_cast<size_t>(b)], a == b, 0,
+                           config_.species_sizes[static_cast<size_t>(a)]);
   }
-  std::vector<starpu_data_handle_t> inputs;
-  for (int s = 0; s < args->nspecies; ++s) {
-    args->species_size[s] = config_.species_sizes[static_cast<size_t>(s)];
-    args->coord_buffer[s] = -1;
-    starpu_data_handle_t h = frame.slot.handles[static_cast<size_t>(s)];
-    if (!h || !used[static_cast<size_t>(s)]) continue;
-    args->coord_buffer[s] = static_cast<int>(inputs.size());
-    inputs.push_back(h);
-  }
-  args->npairs = static_cast<int>(pair_list.size());
-  for (int i = 0; i < args->npairs; ++i) {
-    const auto [a, b] = pairs_[static_cast<size_t>(pair_list[static_cast<size_t>(i)])];
-    args->pair_a[i] = a;
-    args->pair_b[i] = b;
-    args->hist_buffer[i] = static_cast<int>(inputs.size()) + i;
-    args->pairs += pairs_in_rows(config_.species_sizes[static_cast<size_t>(a)],
-                                 config_.species_sizes[static_cast<size_t>(b)], a == b, 0,
-                                 config_.species_sizes[static_cast<size_t>(a)]);
-  }
-  submitter_.submit(codelets::frame_histogram_codelet(), args, sizeof(*args), inputs, pair_list,
-                    gpu_only, codelets::work_footprint(*args), args->pairs, "frame_histogram");
+  submitter_.submit(codelets::frame_histogram_task(base_args(frame), config_.species_sizes,
+                                                   frame.slot.handles, pairs_, pair_list, pairs,
+                                                   submitter_.tasks(), gpu_only));
 }
 
-void AllPairsPlanner::describe(RunActivity& run) const {
+void PairHistogramPlanner::describe(RunActivity& run) const {
   if (frame_pairs_ > 0) report_share(share_, run);
 }
 

@@ -18,11 +18,11 @@ CellGrid engine_cell_grid(const EngineConfig& config, const BoxMatrix& box,
 /// How the engine's cell options resolve: the config's, else the environment's, else defaults.
 CellOptions engine_cell_options(const EngineConfig& config);
 
-class CellListPlanner : public FramePlanner {
+class CellHistogramPlanner : public FramePlanner {
  public:
-  CellListPlanner(const EngineConfig& config, const MachineShape& machine,
-                  const PairSelection& selected, TaskSubmitter& submitter,
-                  ActivityRecorder& recorder);
+  CellHistogramPlanner(const EngineConfig& config, const MachineShape& machine,
+                       const PairSelection& selected, TaskSubmitter& submitter,
+                       ActivityRecorder& recorder);
   void submit_frame(const PlannedFrame& frame) override;
   void describe(RunActivity& run) const override;
   uint64_t cpu_task_limit() const { return cpu_task_limit_; }
