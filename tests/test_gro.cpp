@@ -17,8 +17,8 @@
 
 namespace fs = std::filesystem;
 using pairhist::InputError;
-using pairhist::io::read_gro;
 using pairhist::analysis::Topology;
+using pairhist::io::read_gro;
 
 using pairhist::test::contains;
 
