@@ -41,10 +41,11 @@ for c in ${COMPARE_CASES:-sample w1 f1}; do
   case $c in
     sample) case_args[$c]="run $repo/data/spce_water.xtc --top $repo/data/spce_water.gro \
 --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240" ;;
-    w1) cmd=$("$ph" synth --case W1 --replicas 8 --frames 100 -o "$work/w1" -q) &&
-      case_args[$c]=${cmd#* } ;;
-    f1) cmd=$("$ph" synth --case F1 --frames 200 -o "$work/f1" -q) && case_args[$c]=${cmd#* } ;;
+    w1) cmd=$("$ph" synth --case W1 --replicas 8 --frames 100 -o "$work/w1" -q) ;;
+    f1) cmd=$("$ph" synth --case F1 --frames 200 -o "$work/f1" -q) ;;
   esac
+  # synth's command without its program and its output folder (each run names its own).
+  [ "$c" = sample ] || case_args[$c]=$(echo "${cmd#* }" | sed 's/ -o [^ ]*//')
   echo "case $c: pairhist ${case_args[$c]}" | tee -a "$log"
 done
 
