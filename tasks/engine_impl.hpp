@@ -35,8 +35,8 @@ struct HistogramEngine::Impl {
   std::unique_ptr<TaskSubmitter> submitter;
   MachineShape machine;
   // Planners, made on the first frame (auto decides per pair from that frame's cell grid).
-  std::unique_ptr<PairHistogramPlanner> all_pairs;
-  std::unique_ptr<CellHistogramPlanner> cell_list;
+  std::unique_ptr<PairHistogramPlanner> pair_planner;
+  std::unique_ptr<CellHistogramPlanner> cell_planner;
   std::vector<Algorithm> algorithm_of_pair;
   bool gather_bounds = false;
   std::vector<PairWork> work;

@@ -147,11 +147,11 @@ bool HistogramEngine::Impl::swap_in(std::vector<HostColumn>& soa, const BoxMatri
 
 void HistogramEngine::Impl::submit_slot(const FrameRing::Slot& slot, const BoxMatrix& box,
                                         const FrameBounds& bounds, FrameFeed& times) {
-  if (!all_pairs && !cell_list) make_planners(box, bounds);
+  if (!pair_planner && !cell_planner) make_planners(box, bounds);
   const int parts = part < 0 ? 1 : config.frame_parts;  // part -1: the whole frame
   const PlannedFrame planned{slot, box, bounds, frames, &gate, &faults, std::max(part, 0), parts};
-  if (all_pairs) all_pairs->submit_frame(planned);
-  if (cell_list) cell_list->submit_frame(planned);
+  if (pair_planner) pair_planner->submit_frame(planned);
+  if (cell_planner) cell_planner->submit_frame(planned);
   const std::vector<RowWindow> windows =
       parts > 1 ? part_rows(config.species_sizes, part, parts) : std::vector<RowWindow>{};
   for (size_t p = 0; p < pairs.size(); ++p) {

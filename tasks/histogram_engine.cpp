@@ -114,9 +114,9 @@ bool HistogramEngine::Impl::wide_windows_without_box() const {
 }
 
 void HistogramEngine::Impl::release_data() {
-  if (cell_list) {
+  if (cell_planner) {
     if (recorder && submitter) recorder->wait_for_callbacks(submitter->tasks());
-    cell_list->release_caches();
+    cell_planner->release_caches();
   }
   if (ring) ring->release();
   if (submitter) submitter->release();
@@ -143,14 +143,14 @@ void HistogramEngine::Impl::make_planners(const BoxMatrix& box, const FrameBound
     (alg == Algorithm::cell_list ? any_cells : any_tiles) = true;
   }
   if (any_tiles || !any_cells)
-    all_pairs =
+    pair_planner =
         std::make_unique<PairHistogramPlanner>(config, machine, tiles, *submitter, *recorder);
   if (any_cells)
-    cell_list =
+    cell_planner =
         std::make_unique<CellHistogramPlanner>(config, machine, cells, *submitter, *recorder);
   gather_bounds = any_cells;
-  recorder->set_cpu_task_limits(all_pairs ? all_pairs->cpu_task_limit() : 0,
-                                cell_list ? cell_list->cpu_task_limit() : 0);
+  recorder->set_cpu_task_limits(pair_planner ? pair_planner->cpu_task_limit() : 0,
+                                cell_planner ? cell_planner->cpu_task_limit() : 0);
 }
 
 std::vector<std::vector<uint64_t>> HistogramEngine::Impl::take(bool reset) {
@@ -295,8 +295,8 @@ RunActivity HistogramEngine::activity() const {
   run.lp_measured_kinds = m.kinds;
   run.lp_measured_estimated_kinds = m.estimated_kinds;
   run.lp_measured_unknown_entries = m.unknown_entries;
-  if (impl_->all_pairs) impl_->all_pairs->describe(run);
-  if (impl_->cell_list) impl_->cell_list->describe(run);
+  if (impl_->pair_planner) impl_->pair_planner->describe(run);
+  if (impl_->cell_planner) impl_->cell_planner->describe(run);
   run.pair_work = impl_->work;
   run.frames_handed_over = impl_->frames_handed_over;
   return run;

@@ -73,8 +73,10 @@ void remember_command_line(int argc, char** argv) {
   command_line().assign(argv, argv + argc);
 }
 
-void print_run_summary(const JobOptions& job, const JobOutcome& out,
-                       const std::vector<std::string>& files) {
+namespace {
+
+// What was counted: frames, species, histograms, analysis, pairs, time.
+void print_counted(const JobOptions& job, const JobOutcome& out) {
   const auto& r = out.result;
   std::printf("pairhist run: %s\n", job.trajectory.c_str());
   const std::string box = r.box_kind == "none" ? "no box" : r.box_kind + " box";
@@ -107,6 +109,12 @@ void print_run_summary(const JobOptions& job, const JobOutcome& out,
   std::printf("  time          : %.3f s, %.3f bapps (%llu tasks)\n", out.seconds,
               out.seconds > 0 ? out.pairs_examined / out.seconds * 1e-9 : 0.0,
               static_cast<unsigned long long>(out.tasks));
+}
+
+// How it was counted: algorithm, cell grid, workers, reading, tasks, makespan, LP bound, and
+// each worker's share.
+void print_execution(const JobOptions& job, const JobOutcome& out) {
+  const auto& r = out.result;
   const RunActivity& act = out.activity;
   std::printf("  algorithm     : %s\n", pair_algorithms_text(out).c_str());
   if (act.cell_reach > 0) {
@@ -155,6 +163,15 @@ void print_run_summary(const JobOptions& job, const JobOutcome& out,
                 w.busy_seconds, std::max(0.0, act.makespan_seconds - w.busy_seconds));
   }
   if (out.ranks > 1) print_ranks(out);
+}
+
+}  // namespace
+
+void print_run_summary(const JobOptions& job, const JobOutcome& out,
+                       const std::vector<std::string>& files) {
+  print_counted(job, out);
+  print_execution(job, out);
+  const auto& r = out.result;
   std::printf("  output        :");
   for (const auto& f : files) std::printf(" %s", f.c_str());
   std::printf("\n");
