@@ -93,12 +93,23 @@ void MpiDistribution::handle(int from, const Request& req) {
   }
 }
 
+int MpiDistribution::most_silent_rank() const {
+  int silent = -1;
+  for (int r = 1; r < ranks_; ++r)
+    if (!gone_[size_t(r)] &&
+        (silent < 0 || seconds_since(heard_[size_t(r)]) > seconds_since(heard_[size_t(silent)])))
+      silent = r;
+  return silent;
+}
+
 void MpiDistribution::stop_from(int signo, int from) {
   (void)from;
-  for (int r = 1; r < ranks_; ++r)
-    if (!gone_[size_t(r)] && seconds_since(heard_[size_t(r)]) > kSilentAtStopSeconds)
-      lost(r, "stopped responding " + seconds_text(seconds_since(heard_[size_t(r)])) +
-                  " before the run was stopped by " + signal_name(signo));
+  // The rank silent the longest is the one that died: on a loaded node a live rank can also
+  // miss a beat (mpiexec's SIGTERM after a rank is killed reaches every rank at once).
+  const int r = most_silent_rank();
+  if (r > 0 && seconds_since(heard_[size_t(r)]) > kSilentAtStopSeconds)
+    lost(r, "stopped responding " + seconds_text(seconds_since(heard_[size_t(r)])) +
+                " before the run was stopped by " + signal_name(signo));
   dispenser_->stop(signo);
   drained_changed_.notify_all();
 }
@@ -106,9 +117,9 @@ void MpiDistribution::stop_from(int signo, int from) {
 void MpiDistribution::watch() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (stop_ && stop_->load() != 0 && !dispenser_->stopping()) stop_from(stop_->load(), 0);
-  for (int r = 1; r < ranks_; ++r)
-    if (!gone_[size_t(r)] && seconds_since(heard_[size_t(r)]) > timeout_seconds())
-      lost(r, "stopped responding for " + seconds_text(timeout_seconds()));
+  const int r = most_silent_rank();
+  if (r > 0 && seconds_since(heard_[size_t(r)]) > timeout_seconds())
+    lost(r, "stopped responding for " + seconds_text(timeout_seconds()));
 }
 
 bool MpiDistribution::send_ends() {

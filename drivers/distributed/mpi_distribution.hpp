@@ -120,6 +120,8 @@ class MpiDistribution : public Distribution {
   void stop_from(int signo, int from);
   /// Rank 0's own stop signal, and ranks that have gone silent.
   void watch();
+  /// The live rank (not 0) heard from the longest time ago, or -1 with no other rank.
+  int most_silent_rank() const;
   /// Once every rank is drained: the end, to every rank but this one.
   bool send_ends();
   static std::string seconds_text(double s);
