@@ -7,6 +7,7 @@
 #include "drivers/job/stop_signals.hpp"
 #include "drivers/report/activity_report.hpp"
 #include "tasks/algorithm_choice.hpp"
+#include "tasks/feeding_plan.hpp"
 
 namespace pairhist {
 namespace {
@@ -135,6 +136,10 @@ void print_execution(const JobOptions& job, const JobOutcome& out) {
                   out.feed_bound ? ": reading bounds the run" : "");
     std::printf("\n");
   }
+  if (out.feeding_planned)
+    std::printf("  plan          : %s%s\n",
+                describe_feeding(out.feeding_inputs, out.feeding_plan).c_str(),
+                out.feeding_legacy ? " (PAIRHIST_FEEDING=legacy)" : "");
   std::printf("  tasks         : %llu CPU, %llu CUDA shared-memory, %llu CUDA global-memory",
               static_cast<unsigned long long>(act.tasks_cpu),
               static_cast<unsigned long long>(act.tasks_cuda_shared),
