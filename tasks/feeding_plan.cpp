@@ -132,7 +132,8 @@ const char* cores_choice_name(CoresChoice c) {
 }
 
 std::string describe_feeding(const FeedingInputs& in, const FeedingPlan& plan) {
-  std::string text = std::to_string(plan.reader_threads) + " decoding threads" +
+  std::string text = std::to_string(plan.reader_threads) +
+                     (plan.reader_threads == 1 ? " decoding thread" : " decoding threads") +
                      (in.reader_threads_set ? " (--decode-threads)" : "");
   const std::string workers = plan.cpu_workers < 0 ? "the default CPU workers"
                               : plan.cpu_workers == 0

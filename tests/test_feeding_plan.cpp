@@ -155,7 +155,7 @@ TEST_CASE("2 cores, no GPU: the reader as it started, the cores count") {
   CHECK(p.cpu_workers == -1);
   CHECK(p.frames_in_flight == 0);
   CHECK_FALSE(p.feed_bound);
-  CHECK(says(describe_feeding(in, p), "1 decoding threads, the cores count (no GPU)"));
+  CHECK(says(describe_feeding(in, p), "1 decoding thread, the cores count (no GPU)"));
   in.gpus = 1;  // the same node with a GPU plans
   CHECK(plan_feeding(in).cores != CoresChoice::no_gpus);
 }

@@ -133,7 +133,7 @@ void print_execution(const JobOptions& job, const JobOutcome& out) {
     if (out.gpu_seconds > 0 && out.cuda_workers > 0)
       std::printf(" (a frame took a thread %.1f ms, the GPUs need ~%.1f ms%s)",
                   out.prepare_seconds * 1e3, out.gpu_seconds * 1e3,
-                  out.feed_bound ? ": reading bounds the run" : "");
+                  out.feed_bound ? ": the starting threads could not keep pace" : "");
     std::printf("\n");
   }
   if (out.feeding_planned)
