@@ -283,11 +283,20 @@ int automatic_decode_threads(int natoms, int cores) {
   return std::clamp(cores / 4, 1, 4);
 }
 
-int automatic_max_decode_threads(int natoms, int cores) {
+int automatic_max_decode_threads(int natoms, int cores, double memory_bytes) {
   if (natoms < kParallelDecodeMinAtoms) return 1;
   const double per_thread = 24.0 * std::max(natoms, 1);
-  const int by_memory = static_cast<int>(std::max(1.0, kDecodeMemoryBytes / per_thread));
+  const int by_memory = static_cast<int>(std::clamp(memory_bytes / per_thread, 1.0, 1e6));
   return std::max(automatic_decode_threads(natoms, cores), std::min(cores - 1, by_memory));
+}
+
+int automatic_max_decode_threads(int natoms, int cores) {
+  return automatic_max_decode_threads(natoms, cores, decode_memory_bytes());
+}
+
+double decode_memory_bytes() {
+  return std::max(kDecodeMemoryBytes,
+                  kDecodeMemoryFraction * static_cast<double>(host_memory_bytes()));
 }
 
 std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& path,

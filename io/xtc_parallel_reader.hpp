@@ -138,9 +138,16 @@ constexpr int kParallelDecodeMinAtoms = 50000;
 /// The most decoding threads an automatic reader can grow to (when the run turns out to be bound
 /// by decoding): none beyond one below kParallelDecodeMinAtoms atoms (the serial reader), else one
 /// per core but one (a GPU's driver thread), as many as keep decoded frames and their species
-/// columns (~24 bytes per atom each) within kDecodeMemoryBytes. The feeding plan uses fewer.
+/// columns (~24 bytes per atom each) within `memory_bytes`; without it, within
+/// decode_memory_bytes(). The feeding plan runs as many as keep the GPUs fed.
+int automatic_max_decode_threads(int natoms, int cores, double memory_bytes);
 int automatic_max_decode_threads(int natoms, int cores);
+/// Memory the decoding threads may hold: kDecodeMemoryFraction of the node's, at least
+/// kDecodeMemoryBytes (what it was before issue 24, whatever the node: 7 threads for 11M atoms on
+/// a 512 GB node that needed 60).
+double decode_memory_bytes();
 constexpr double kDecodeMemoryBytes = 2.0 * (1 << 30);
+constexpr double kDecodeMemoryFraction = 1.0 / 8;
 
 /// Opens `path` as open_trajectory() does, except that an XTC file read with more than one decode
 /// thread gets an XtcParallelReader. `decode_threads` 0 picks automatic_decode_threads() for the

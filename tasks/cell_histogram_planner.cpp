@@ -16,7 +16,6 @@ namespace {
 // down to four per worker. Hybrid: the cores' tasks end within the tail budget.
 constexpr double kGpuTaskSeconds = 2e-3;
 constexpr double kCpuTaskSeconds = 0.1;
-constexpr double kTailBudgetSeconds = 0.03;
 constexpr double kMinCpuTaskCandidates = double(1 << 20);
 // A GPU task below ~0.1 ms of candidates costs more in launches, StarPU and the per-worker sort
 // than it gains in spread (W1 at 71,604 atoms: 0.74 ms of GPU time per frame in 5 tasks).

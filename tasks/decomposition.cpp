@@ -15,7 +15,6 @@ constexpr uint64_t kCpuGroup = uint64_t(1) << 24;  // ~20 ms on one core
 // A CUDA block covers 1024 rows; a tile of fewer rows leaves threads idle (a 4M-atom frame in
 // 2^30-pair tiles, 268 rows each, ran at 288 instead of ~1400 bapps on an H200).
 constexpr int64_t kMinGpuTileRows = 4096;
-constexpr double kTailBudgetSeconds = 0.03;  // longest task a CPU core may take in a hybrid run
 // CPU-eligible work per frame before any rate is measured, relative to the cores' share from the
 // assumed rates. Those rates overstate the cores (measured: they managed 0.85% of F1's pairs on
 // the H100 host where 1.2% was assumed, 3.4% where 4.7% was assumed on 64 cores), so no margin

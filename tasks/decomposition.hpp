@@ -49,6 +49,9 @@ uint64_t frame_pairs(const std::vector<int64_t>& species_sizes, const PairSelect
 /// size tasks; placement comes from the scheduler.
 constexpr double kAssumedGpuRate = 1.0e12;
 constexpr double kAssumedCpuCoreRate = 0.8e9;
+/// The longest task a CPU core may take in a hybrid run (row tiles here, cell-list tasks in
+/// tasks/cell_histogram_planner.cpp); larger ones are restricted to the GPUs.
+constexpr double kTailBudgetSeconds = 0.03;
 
 /// The policy for frames with these species sizes on this machine. tile_override > 0 fixes the
 /// tile size (tests, measurements); groups are then at most half a tile.

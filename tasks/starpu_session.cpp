@@ -12,6 +12,7 @@
 #include "codelets/starpu/cuda_devices.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
+#include "tasks/feeding_plan.hpp"
 #include "tasks/lp_bound.hpp"
 #include "tasks/scoped_env.hpp"
 #include "tasks/starpu_machine.hpp"
@@ -20,12 +21,12 @@ namespace pairhist {
 namespace {
 
 constexpr const char* kDefaultGpuScheduler = "eager";
-constexpr int kMaxCpuWorkersBesideGpus = 16;
 
-/// CPU workers by default when GPUs are fed: all free cores, at most kMaxCpuWorkersBesideGpus.
-/// Every worker pops from the scheduler's shared queue; on the 4x H200 host 55 CPU workers
-/// made the GPU workers wait for it (makespan 1.59-1.87 s against 1.48 s with GPUs alone),
-/// 16 did not (1.47 s), while the cores add only a few percent of the pairs there.
+/// CPU workers by default when GPUs are fed and no feeding plan chose them: all free cores, at
+/// most kMaxCpuWorkersBesideGpus (tasks/feeding_plan.hpp). Every worker pops from the scheduler's
+/// shared queue; on the 4x H200 host 55 CPU workers made the GPU workers wait for it (makespan
+/// 1.59-1.87 s against 1.48 s with GPUs alone), 16 did not (1.47 s), while the cores add only a
+/// few percent of the pairs there.
 int cpu_workers_beside_gpus(const EngineConfig& config, int reserve) {
 #if defined(PAIRHIST_CUDA_CODELETS)
   const int devices = codelets::cuda_device_count();

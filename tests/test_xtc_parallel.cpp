@@ -419,12 +419,20 @@ TEST_CASE("open_trajectory_threaded picks the reader; the automatic rule") {
   CHECK(automatic_decode_threads(pairhist::io::kParallelDecodeMinAtoms, 16) == 4);
   // The threads an automatic reader may grow to: cores but one, within the memory bound.
   using pairhist::io::automatic_max_decode_threads;
-  CHECK(automatic_max_decode_threads(2652, 16) == 1);
-  CHECK(automatic_max_decode_threads(71604, 16) == 15);
-  CHECK(automatic_max_decode_threads(280000, 2) == 1);  // serial: nothing to grow
-  CHECK(automatic_max_decode_threads(1357824, 16) == 15);
-  CHECK(automatic_max_decode_threads(10862592, 16) == 8);   // 260 MB per thread
-  CHECK(automatic_max_decode_threads(200000000, 64) == 4);  // never below the starting threads
+  using pairhist::io::kDecodeMemoryBytes;
+  CHECK(automatic_max_decode_threads(2652, 16, kDecodeMemoryBytes) == 1);
+  CHECK(automatic_max_decode_threads(71604, 16, kDecodeMemoryBytes) == 15);
+  CHECK(automatic_max_decode_threads(280000, 2, kDecodeMemoryBytes) == 1);  // serial
+  CHECK(automatic_max_decode_threads(1357824, 16, kDecodeMemoryBytes) == 15);
+  CHECK(automatic_max_decode_threads(10862592, 16, kDecodeMemoryBytes) == 8);  // 260 MB each
+  // never below the starting threads
+  CHECK(automatic_max_decode_threads(200000000, 64, kDecodeMemoryBytes) == 4);
+  // 11.2M atoms on the 64-core, 512 GB node: 7 threads within 2 GiB, 63 within 1/8 of its memory.
+  CHECK(automatic_max_decode_threads(11200000, 64, kDecodeMemoryBytes) == 7);
+  CHECK(automatic_max_decode_threads(11200000, 64, 64.0 * (1 << 30)) == 63);
+  // Without a bound given: 1/8 of this node's memory, never less than 2 GiB.
+  CHECK(pairhist::io::decode_memory_bytes() >= kDecodeMemoryBytes);
+  CHECK(automatic_max_decode_threads(10862592, 16) >= 8);
 
   auto is_parallel = [](const std::unique_ptr<TrajectoryReader>& r) {
     return dynamic_cast<XtcParallelReader*>(r.get()) != nullptr;

@@ -324,7 +324,9 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
                   "(default: the measured fastest)")
       ->check(CLI::IsMember({"row-major", "morton", "hilbert"}));
   cmd->add_option("--ncpu", args->job.ncpu,
-                  "CPU workers (-1: all free cores, at most 16 beside GPUs)")
+                  "CPU workers (-1: planned: all cores without GPUs; beside GPUs the cores the "
+                  "decoding threads leave, at most 16, none where a core's task would outlast "
+                  "two frames of the GPUs' time)")
       ->capture_default_str();
   cmd->add_option("--ncuda", args->job.ncuda, "CUDA workers (-1: all GPUs)")->capture_default_str();
   cmd->add_option("--frames-in-flight", args->job.frames_in_flight,
@@ -336,11 +338,13 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
                   "one per decoding thread, when there are GPUs and --ncpu is -1)")
       ->capture_default_str();
   cmd->add_option("--memory-budget", args->job.memory_budget_mib,
-                  "MiB of pinned memory for the frames in flight")
+                  "MiB of pinned memory for the frames in flight (0: planned: 64 MiB, or two "
+                  "frames per GPU and two more where that is more, within 1/16 of the node's "
+                  "memory)")
       ->capture_default_str();
   cmd->add_option("--decode-threads", args->job.decode_threads,
-                  "Threads decoding XTC frames ahead (0: automatic, 1 below 50000 atoms, else "
-                  "min(4, cores/4); 1: serial)")
+                  "Threads decoding XTC frames ahead (0: automatic: 1 below 50000 atoms, else "
+                  "min(4, cores/4) growing on the first frame to keep the GPUs fed; 1: serial)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--report", args->report,

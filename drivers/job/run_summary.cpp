@@ -7,6 +7,7 @@
 #include "drivers/job/stop_signals.hpp"
 #include "drivers/report/activity_report.hpp"
 #include "tasks/algorithm_choice.hpp"
+#include "tasks/feeding_plan.hpp"
 
 namespace pairhist {
 namespace {
@@ -132,9 +133,13 @@ void print_execution(const JobOptions& job, const JobOutcome& out) {
     if (out.gpu_seconds > 0 && out.cuda_workers > 0)
       std::printf(" (a frame took a thread %.1f ms, the GPUs need ~%.1f ms%s)",
                   out.prepare_seconds * 1e3, out.gpu_seconds * 1e3,
-                  out.feed_bound ? ": reading bounds the run" : "");
+                  out.feed_bound ? ": the starting threads could not keep pace" : "");
     std::printf("\n");
   }
+  if (out.feeding_planned)
+    std::printf("  plan          : %s%s\n",
+                describe_feeding(out.feeding_inputs, out.feeding_plan).c_str(),
+                out.feeding_legacy ? " (PAIRHIST_FEEDING=legacy)" : "");
   std::printf("  tasks         : %llu CPU, %llu CUDA shared-memory, %llu CUDA global-memory",
               static_cast<unsigned long long>(act.tasks_cpu),
               static_cast<unsigned long long>(act.tasks_cuda_shared),

@@ -15,6 +15,7 @@
 
 #include "pairhist/engine.hpp"
 #include "pairhist/result.hpp"
+#include "tasks/feeding_plan.hpp"
 
 namespace pairhist {
 
@@ -45,8 +46,9 @@ struct JobOptions {
   bool whole_frames = false;  // --schedule static: one task per frame (CADISHI's design)
   int ncpu = -1;
   int ncuda = -1;
-  int frames_in_flight = 0;         // 0: as many as memory_budget_mib allows (2..64)
-  uint64_t memory_budget_mib = 64;  // as EngineConfig::memory_budget_bytes
+  int frames_in_flight = 0;        // 0: as many as memory_budget_mib allows (2..64)
+  uint64_t memory_budget_mib = 0;  // as EngineConfig::memory_budget_bytes; 0: the feeding plan's
+                                   // (the engine's 64 MiB, more for GPUs on a node with memory)
   bool sum_tasks = false;      // explicit sum tasks instead of StarPU REDUX (run --reduction sum)
   int reserve_cores = -1;      // cores kept free of CPU workers; -1: one when GPUs are fed
   uint64_t task_pairs = 0;     // row tile size; 0: the decomposition policy's choice
@@ -122,6 +124,12 @@ struct JobOutcome {
   double prepare_seconds = 0;  // a decoding thread's seconds per frame, as of the first frame
   double gpu_seconds = 0;      // the GPUs' estimated seconds per frame (the feeding plan's figure)
   bool feed_bound = false;     // the plan found the GPUs faster than the readers could feed
+  // The feeding plan's inputs and decision (tasks/feeding_plan.hpp), when it was made (an XTC
+  // read by decoding threads), and whether it was the one before issue 24 (PAIRHIST_FEEDING).
+  bool feeding_planned = false;
+  bool feeding_legacy = false;
+  FeedingInputs feeding_inputs;
+  FeedingPlan feeding_plan;
   double first_frame_seconds = 0;   // of `seconds`: until the first frame was read
   double engine_start_seconds = 0;  // of `seconds`: starting the engine (StarPU, its workers)
   int stopped_by_signal = 0;        // the stop request that ended the run early, or 0

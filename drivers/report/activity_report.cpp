@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tasks/algorithm_choice.hpp"
+#include "tasks/feeding_plan.hpp"
 
 namespace pairhist {
 
@@ -84,6 +85,36 @@ nlohmann::json feeding_json(const RunActivity& a) {
           {"median_engine_seconds", median(engine)},
           {"median_slot_wait_seconds", median(wait)},
           {"median_between_frames_seconds", median(between)}};
+}
+
+/// The feeding plan's inputs and decision (null when no plan was made).
+nlohmann::json feeding_plan_json(const JobOutcome& out) {
+  if (!out.feeding_planned) return nullptr;
+  const FeedingInputs& in = out.feeding_inputs;
+  const FeedingPlan& plan = out.feeding_plan;
+  return {{"rule", out.feeding_legacy ? "legacy" : "issue-24"},
+          {"inputs",
+           {{"cores", in.cores},
+            {"gpus", in.gpus},
+            {"prepare_seconds_per_frame", in.prepare_seconds},
+            {"gpu_seconds_per_frame", in.gpu_seconds},
+            {"core_seconds_per_frame", in.core_seconds},
+            {"core_task_seconds", in.core_task_seconds},
+            {"reader_threads", in.reader_threads},
+            {"max_reader_threads", in.max_reader_threads},
+            {"reader_threads_set", in.reader_threads_set},
+            {"requested_cpu_workers", in.requested_cpu_workers},
+            {"feeding_thread_copies", in.feeding_thread_copies},
+            {"frame_bytes", in.frame_bytes},
+            {"host_memory_bytes", in.host_memory_bytes},
+            {"frames_in_flight_set", in.frames_in_flight_set}}},
+          {"decision",
+           {{"reader_threads", plan.reader_threads},
+            {"cpu_workers", plan.cpu_workers},
+            {"frames_in_flight", plan.frames_in_flight},
+            {"feed_bound", plan.feed_bound},
+            {"cores", cores_choice_name(plan.cores)}}},
+          {"text", describe_feeding(in, plan)}};
 }
 
 }  // namespace
@@ -177,6 +208,7 @@ nlohmann::json activity_json(const JobOutcome& out) {
           {"prepare_seconds_per_frame", out.prepare_seconds},
           {"estimated_gpu_seconds_per_frame", out.gpu_seconds},
           {"feed_bound", out.feed_bound},
+          {"feeding_plan", feeding_plan_json(out)},
           {"first_frame_seconds", out.first_frame_seconds},
           {"engine_start_seconds", out.engine_start_seconds},
           {"frame_bytes", out.frame_bytes},

@@ -211,6 +211,19 @@ double estimated_gpu_seconds_per_frame(const EngineConfig& config, const BoxMatr
 double estimated_cpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
                                        const CoordinateBounds& bounds, int cores);
 
+/// What a frame costs by the cost model, as a feeding plan weighs GPUs against cores: the `gpus`
+/// GPUs together, one core for the whole frame (the algorithms chosen as the engine chooses them
+/// with GPUs), and the longest a core's first task of the frame lasts in a hybrid run (the tail
+/// budget of its tiles, plus for cell lists sorting the pair's species into cells, which a worker
+/// does once per frame before its first task of it).
+struct FrameCost {
+  double gpu_seconds = 0;
+  double core_seconds = 0;
+  double core_task_seconds = 0;
+};
+FrameCost estimated_frame_cost(const EngineConfig& config, const BoxMatrix& box,
+                               const CoordinateBounds& bounds, int gpus);
+
 /// The algorithm `auto` picks for each species pair (species_pairs() order) on a frame with this
 /// box and these bounds, as for GPUs (the choice depends on nothing else, so processes with
 /// different devices agree): what EngineConfig::pair_algorithms takes.

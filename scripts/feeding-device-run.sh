@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The feeding plan (issue 24) against the plan before it, on the GPU machine, in one call: the
+# same binary runs each case with PAIRHIST_FEEDING=legacy ("old") and without ("new"), in
+# interleaved rounds; every case's rdf.csv must be identical between the two; the log ends with
+# the median wall time and makespan of each case and plan, and keeps the first round's summaries
+# (their `plan` and `reading` lines say what each plan chose).
+#   here:  bash scripts/gpu-suite.sh stage
+#   there: bash scripts/feeding-device-run.sh   (repo root, carry [".gpu"]; logs to $OUT)
+# FEEDING_CASES (w1big w1 w1short f1) picks the workloads: W1 replicated 64 times (10.9M atoms,
+# FEEDING_BIG_FRAMES frames, 50), W1 x8 (1.36M atoms, 200 frames), the same for 10 frames, F1-like
+# (200 frames). FEEDING_VARIANTS (defaults ncpu0 ncuda1) the options: none, --ncpu 0, --ncuda 1
+# (ncuda1 only where there are several GPUs). FEEDING_ROUNDS (2) rounds.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+name=feeding-device
+title="pairhist feeding plan: issue 24 against PAIRHIST_FEEDING=legacy"
+# shellcheck source=device-run-common.sh
+source "$repo/scripts/device-run-common.sh"
+gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+
+declare -A case_args
+for c in ${FEEDING_CASES:-w1big w1 w1short f1}; do
+  case $c in
+    w1big) cmd=$("$ph" synth --case W1 --replicas 64 --frames "${FEEDING_BIG_FRAMES:-50}" \
+      -o "$work/w1big" -q) ;;
+    w1) cmd=$("$ph" synth --case W1 --replicas 8 --frames 200 -o "$work/w1" -q) ;;
+    w1short) cmd=$("$ph" synth --case W1 --replicas 8 --frames 10 -o "$work/w1short" -q) ;;
+    f1) cmd=$("$ph" synth --case F1 --frames 200 -o "$work/f1" -q) ;;
+    *) echo "unknown case $c" | tee -a "$log"; exit 2 ;;
+  esac
+  # synth's command without its program and its output folder (each run names its own).
+  case_args[$c]=$(echo "${cmd#* }" | sed 's/ -o [^ ]*//')
+  echo "case $c: pairhist ${case_args[$c]}" | tee -a "$log"
+done
+declare -A variant_args=([defaults]="" [ncpu0]="--ncpu 0" [ncuda1]="--ncuda 1")
+variants=""
+for v in ${FEEDING_VARIANTS:-defaults ncpu0 ncuda1}; do
+  [ "$v" = ncuda1 ] && [ "$gpus" -lt 2 ] && continue
+  variants="$variants $v"
+done
+
+times=$work/times.tsv
+: >"$times"
+mkdir -p "$work/summaries"
+for round in $(seq "${FEEDING_ROUNDS:-2}"); do
+  for c in "${!case_args[@]}"; do
+    for v in $variants; do
+      for plan in old new; do
+        run=$c-$v-$plan
+        feeding=$([ $plan = old ] && echo legacy || echo "")
+        t0=$(date +%s.%N)
+        # shellcheck disable=SC2086
+        if ! PAIRHIST_FEEDING=$feeding "$ph" ${case_args[$c]} ${variant_args[$v]} \
+          -o "$work/$run" --overwrite --report "$work/$run.json" >"$work/$run.out" 2>&1; then
+          echo "FAILED: $run round $round" | tee -a "$log"
+          tail -5 "$work/$run.out" | tee -a "$log"
+          status=1
+          continue
+        fi
+        t1=$(date +%s.%N)
+        makespan=$(grep -oE '"makespan_seconds": *[0-9.e+-]+' "$work/$run.json" | head -1 |
+          grep -oE '[0-9.e+-]+$')
+        awk -v k="$c $v" -v s="$plan" -v r="$round" -v a="$t0" -v b="$t1" -v m="${makespan:-nan}" \
+          'BEGIN { printf "%s\t%s\t%s\t%.3f\t%s\n", k, s, r, b - a, m }' | tee -a "$times" >>"$log"
+        if [ "$round" = 1 ]; then
+          cp "$work/$run.out" "$work/summaries/$run.txt"
+          cp "$work/$run.json" "$work/summaries/$run.json"
+          grep -E "^  (workers|reading|plan|makespan) " "$work/$run.out" | sed "s/^/$run: /" |
+            tee -a "$log"
+        fi
+      done
+      if cmp -s "$work/$c-$v-old/rdf.csv" "$work/$c-$v-new/rdf.csv"; then
+        echo "identical rdf.csv: $c $v round $round" | tee -a "$log"
+      else
+        echo "DIFFERENT rdf.csv: $c $v round $round" | tee -a "$log"
+        status=1
+      fi
+    done
+  done
+done
+echo "== medians (case variant, plan, wall s, makespan s, rounds)" | tee -a "$log"
+sort "$times" | awk -F'\t' '
+  function median(list,   n, a, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) {
+      t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  { k = $1 " " $2; w[k] = w[k] " " $4; m[k] = m[k] " " $5; n[k]++ }
+  END { for (k in w) printf "%s wall %.3f makespan %.3f (%d rounds)\n", k, median(w[k]), median(m[k]), n[k] }' |
+  sort | tee -a "$log"
+tar -czf "$out/feeding-summaries.tar.gz" -C "$work" summaries
+rm -rf "$work"/w1big  # the big trajectory would otherwise stay on the machine's disk
+echo "feeding-device-run: $([ $status = 0 ] && echo identical results || echo FAILURES)" | tee -a "$log"
+exit $status
