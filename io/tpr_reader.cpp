@@ -1,5 +1,6 @@
 #include "io/tpr_reader.hpp"
 
+#include "io/child_process.hpp"
 #include "pairhist/errors.hpp"
 
 #ifdef PAIRHIST_HAVE_GROMACS
@@ -17,8 +18,10 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <new>
+#include <stdexcept>
 #include <vector>
 
 // libgromacs 2022 exports these but installs neither gromacs/utility/fatalerror.h nor
@@ -73,32 +76,6 @@ class LibraryContext : public gmx::IProgramContext {
 const std::string kResidueTypes =
     std::string(PAIRHIST_GROMACS_PREFIX) + "/share/gromacs/top/residuetypes.dat";
 
-/// libgromacs reports every file it reads on stderr ("Reading file ..., VERSION ..."); pairhist's
-/// stderr is for its own messages (one line per problem), so the reading runs with stderr closed.
-/// The job reads its topology before any other thread writes there.
-class StderrSilenced {
- public:
-  StderrSilenced() {
-    std::fflush(stderr);
-    saved_ = ::dup(STDERR_FILENO);
-    const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (saved_ >= 0 && null >= 0) ::dup2(null, STDERR_FILENO);
-    if (null >= 0) ::close(null);
-  }
-  ~StderrSilenced() {
-    std::fflush(stderr);
-    if (saved_ >= 0) {
-      ::dup2(saved_, STDERR_FILENO);
-      ::close(saved_);
-    }
-  }
-  StderrSilenced(const StderrSilenced&) = delete;
-  StderrSilenced& operator=(const StderrSilenced&) = delete;
-
- private:
-  int saved_ = -1;
-};
-
 /// Runs `call` with libgromacs's fatal errors and exceptions turned into InputError naming `path`.
 template <class Call>
 auto guarded(const std::string& path, Call&& call) -> decltype(call()) {
@@ -108,13 +85,14 @@ auto guarded(const std::string& path, Call&& call) -> decltype(call()) {
     gmx::setProgramContext(&context);
     gmx_set_error_handler(throw_gromacs_fatal);
   });
-  const StderrSilenced silenced;
   try {
     return call();
   } catch (const InputError&) {
     throw;
   } catch (const GromacsFatalError& e) {
     throw InputError(path + ": not a readable .tpr file: " + one_line(e.message));
+  } catch (const std::length_error&) {
+    throw InputError(path + ": not a readable .tpr file (its sizes are damaged)");
   } catch (const std::bad_alloc&) {
     throw InputError(path + ": not a readable .tpr file (its sizes are damaged)");
   } catch (const std::exception& e) {  // gmx::GromacsException and the standard ones
@@ -141,10 +119,25 @@ TpxFileHeader checked_header(const std::string& path) {
   if (header.natoms <= 0 || (header.bX && coordinate_bytes > size))
     throw InputError(path + ": damaged .tpr file (it declares " + std::to_string(header.natoms) +
                      " atoms in " + std::to_string(size) + " bytes)");
-  if (header.sizeOfTprBody < 0 || static_cast<uintmax_t>(header.sizeOfTprBody) > size)
-    throw InputError(path + ": truncated .tpr file (its body needs " +
-                     std::to_string(header.sizeOfTprBody) + " bytes, the file has " +
-                     std::to_string(size) + ")");
+  // Since GROMACS 2020 the header ends with the body's size, and the body fills the rest of the
+  // file; libgromacs reads a short body without noticing (zeros), so the size is checked here:
+  // the 8 bytes just before the body must be that size (XDR, big-endian).
+  if (header.sizeOfTprBody != 0) {
+    const auto body = static_cast<uintmax_t>(header.sizeOfTprBody);
+    unsigned char stated[8] = {};
+    bool matches = header.sizeOfTprBody > 0 && body + 8 <= size;
+    if (matches) {
+      std::ifstream in(path, std::ios::binary);
+      in.seekg(static_cast<std::streamoff>(size - body - 8));
+      matches = static_cast<bool>(in.read(reinterpret_cast<char*>(stated), 8));
+      for (int k = 0; k < 8 && matches; ++k)
+        matches = stated[k] == static_cast<unsigned char>(body >> (8 * (7 - k)));
+    }
+    if (!matches)
+      throw InputError(path + ": truncated or damaged .tpr file (its header announces a body of " +
+                       std::to_string(header.sizeOfTprBody) + " bytes, which the file of " +
+                       std::to_string(size) + " bytes does not end with)");
+  }
   return header;
 }
 
@@ -215,13 +208,7 @@ void add_molecules(const gmx_mtop_t& mtop, analysis::Topology& top) {
   }
 }
 
-}  // namespace
-
-bool tpr_supported() {
-  return true;
-}
-
-analysis::Topology read_tpr(const std::string& path) {
+analysis::Topology read_tpr_here(const std::string& path) {
   TprContents tpr;
   read_contents(path, tpr);
   const t_atoms& atoms = tpr.atoms;
@@ -257,7 +244,7 @@ analysis::Topology read_tpr(const std::string& path) {
   return top;
 }
 
-analysis::IndexGroups read_tpr_default_groups(const std::string& path) {
+analysis::IndexGroups read_default_groups_here(const std::string& path) {
   TprContents tpr;
   read_contents(path, tpr);
   // analyse() cannot report a missing data file other than by ending the process: check first.
@@ -281,6 +268,72 @@ analysis::IndexGroups read_tpr_default_groups(const std::string& path) {
     done_blocka(blocks);
     sfree(blocks);
   });
+  return groups;
+}
+
+void write_topology(PipeWriter& out, const analysis::Topology& top) {
+  for (const auto* v : {&top.atom_names, &top.residue_names, &top.elements, &top.types})
+    out.strings(*v);
+  out.vector(top.residue_numbers);
+  out.vector(top.xyz);
+  out.value(top.box);
+  out.string(top.title);
+  out.vector(top.molecule_index);
+  out.vector(top.masses);
+  out.vector(top.charges);
+  out.vector(top.atomic_numbers);
+  out.vector(top.exclusion_offsets);
+  out.vector(top.exclusion_atoms);
+}
+
+analysis::Topology read_topology_from(PipeReader& in) {
+  analysis::Topology top;
+  for (auto* v : {&top.atom_names, &top.residue_names, &top.elements, &top.types})
+    *v = in.strings();
+  top.residue_numbers = in.vector<int>();
+  top.xyz = in.vector<float>();
+  top.box = in.value<std::array<float, 9>>();
+  top.title = in.string();
+  top.molecule_index = in.vector<int>();
+  top.masses = in.vector<float>();
+  top.charges = in.vector<float>();
+  top.atomic_numbers = in.vector<int>();
+  top.exclusion_offsets = in.vector<int64_t>();
+  top.exclusion_atoms = in.vector<int>();
+  return top;
+}
+
+}  // namespace
+
+bool tpr_supported() {
+  return true;
+}
+
+// libgromacs runs in a child process: on a damaged file it may end the process (gmx_fatal,
+// assertions), and after a fatal error thrown out of its file layer it keeps that file's lock,
+// so that the next file it opens hangs. The child's death costs us nothing.
+analysis::Topology read_tpr(const std::string& path) {
+  analysis::Topology top;
+  run_in_child(
+      path, [&](PipeWriter& out) { write_topology(out, read_tpr_here(path)); },
+      [&](PipeReader& in) { top = read_topology_from(in); });
+  return top;
+}
+
+analysis::IndexGroups read_tpr_default_groups(const std::string& path) {
+  analysis::IndexGroups groups;
+  run_in_child(
+      path,
+      [&](PipeWriter& out) {
+        const analysis::IndexGroups made = read_default_groups_here(path);
+        out.strings(made.names);
+        for (const auto& atoms : made.atoms) out.vector(atoms);
+      },
+      [&](PipeReader& in) {
+        groups.path = path + " (default groups)";
+        groups.names = in.strings();
+        for (size_t g = 0; g < groups.names.size(); ++g) groups.atoms.push_back(in.vector<int>());
+      });
   return groups;
 }
 
