@@ -139,7 +139,7 @@ class Parser {
     std::vector<std::string> names;
     while (!at_operand_end()) names.push_back(tokens_[pos_++]);
     if (names.empty()) fail("'group' needs at least one group name");
-    if (!groups_) fail("'group' needs an index file (--index FILE.ndx)");
+    if (!groups_) fail("'group' needs an index file (--index FILE.ndx) or a .tpr topology");
     Mask m(static_cast<size_t>(top_.natoms()), 0);
     for (const auto& name : names) {
       const std::vector<int>* atoms = groups_->find(name);
@@ -273,6 +273,12 @@ std::string as_expression(const std::string& selection) {
 }
 
 }  // namespace
+
+bool uses_groups(const std::string& selection) {
+  for (const auto& t : tokenize(as_expression(selection)))
+    if (t == "group") return true;
+  return false;
+}
 
 std::vector<int> select_atoms(const Topology& topology, const std::string& selection,
                               const std::string& topology_path, const IndexGroups* groups) {

@@ -7,7 +7,10 @@
 //      resname PAT...       residue names matching any glob
 //      resid A[-B] ...      residue numbers (ranges inclusive; A:B also accepted)
 //      index A[-B] ...      atom numbers, 1-based as in .gro/.pdb files
-//      group NAME...        atoms of GROMACS index groups (needs an index file, see ndx_reader)
+//      group NAME...        atoms of GROMACS index groups: those of an index file (ndx_reader), or
+//                           without one gmx make_ndx's default groups of a .tpr topology;
+//                           names ignore case, and a number N is the group gmx lists as N
+//                           (0-based)
 //      element PAT...       element symbols, case-insensitive, where the topology file states
 //                           them (PDB columns 77-78, XYZ species); never guessed from names
 //      type PAT...          atom types where the file has them (LAMMPS dump type column)
@@ -23,11 +26,15 @@
 
 namespace pairhist::analysis {
 
+/// True when the selection uses the `group` keyword (so that it needs index groups). A plain list
+/// of names naming an atom "group" also answers true: the caller then just reads groups in vain.
+bool uses_groups(const std::string& selection);
+
 /// Indices (0-based, ascending) of the atoms the selection picks. `groups` (may be null) serves
-/// the `group` keyword. Throws UsageError for a malformed expression, `group` without an index
-/// file or an unknown group name (naming the index file), `element`/`type` on a topology without
-/// them or with an atom lacking one (naming the topology file), and InputError naming the topology
-/// when the selection picks no atom.
+/// the `group` keyword. Throws UsageError for a malformed expression, `group` without groups or
+/// an unknown group name (naming where the groups came from), `element`/`type` on a topology
+/// without them or with an atom lacking one (naming the topology file), and InputError naming the
+/// topology when the selection picks no atom.
 std::vector<int> select_atoms(const Topology& topology, const std::string& selection,
                               const std::string& topology_path,
                               const IndexGroups* groups = nullptr);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,19 @@ struct Topology {
   // Box vectors as rows: a = box[0..2], b = box[3..5], c = box[6..8], nm (as TrajectoryFrame).
   std::array<float, 9> box{};
   std::string title;
+
+  // What only a GROMACS run input (.tpr) states; empty from every other format.
+  std::vector<int> molecule_index;     // per atom: 0-based molecule, in topology order
+  std::vector<float> masses, charges;  // per atom: u, e (state A)
+  std::vector<int> atomic_numbers;     // per atom: 0 where the force field gives none
+  // Bonded exclusions exactly as GROMACS lists them per atom (each list includes the atom
+  // itself), as compressed rows so that 1e7 atoms cost 8 bytes per atom plus 4 per exclusion:
+  // atom i excludes exclusion_atoms[exclusion_offsets[i] .. exclusion_offsets[i + 1]), ascending
+  // 0-based indices. exclusion_offsets has natoms + 1 entries, or none.
+  std::vector<int64_t> exclusion_offsets;
+  std::vector<int> exclusion_atoms;
+
+  bool has_exclusions() const { return !exclusion_offsets.empty(); }
   int natoms() const { return static_cast<int>(atom_names.size()); }
 };
 
@@ -26,8 +40,9 @@ struct IndexGroups {
   std::vector<std::string> names;       // in file order
   std::vector<std::vector<int>> atoms;  // per group: 0-based atom indices, as listed
 
-  /// The first group named `name` (GROMACS tolerates repeated names; the first one wins, as in
-  /// gmx's own lookup by name), or nullptr.
+  /// The group `name` names, or nullptr: the first group of that name ignoring case (GROMACS
+  /// tolerates repeated names; its own lookup by name ignores case and takes a whole-name match),
+  /// else, when `name` is a plain number, the group of that 0-based number as gmx lists them.
   const std::vector<int>* find(const std::string& name) const;
 };
 

@@ -7,16 +7,27 @@
 #include "io/cadishi_input.hpp"
 #include "io/lammps_dump_reader.hpp"
 #include "io/pdb_reader.hpp"
+#include "io/tpr_reader.hpp"
 #include "io/xyz_reader.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::io {
 
-Topology read_topology(const std::string& path) {
+namespace {
+
+std::string lower_extension(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+}  // namespace
+
+Topology read_topology(const std::string& path) {
+  const std::string ext = lower_extension(path);
   if (ext == ".gro") return read_gro(path);
+  if (ext == ".tpr") return read_tpr(path);
   if (ext == ".pdb" || ext == ".ent") return read_pdb_topology(path);
   if (ext == ".xyz" || ext == ".extxyz") return read_xyz_topology(path);
   if (ext == ".lammpstrj" || ext == ".lammpsdump" || ext == ".dump")
@@ -25,14 +36,21 @@ Topology read_topology(const std::string& path) {
   if ((ext == ".h5" || ext == ".hdf5" || ext == ".hdf") && is_cadishi_input(path))
     return read_cadishi_topology(path);
   throw InputError(path + ": unknown topology format '" + ext +
-                   "' (supported: .gro, .pdb, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump, "
+                   "' (supported: .gro, .tpr, .pdb, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump, "
                    "CADISHI .h5/.hdf5)");
 }
 
+bool has_default_groups(const std::string& path) {
+  return lower_extension(path) == ".tpr";
+}
+
+IndexGroups read_default_groups(const std::string& path) {
+  if (has_default_groups(path)) return read_tpr_default_groups(path);
+  throw InputError(path + ": this topology format has no default index groups");
+}
+
 bool carries_species(const std::string& trajectory) {
-  std::string ext = std::filesystem::path(trajectory).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string ext = lower_extension(trajectory);
   return (ext == ".h5" || ext == ".hdf5" || ext == ".hdf") && is_cadishi_input(trajectory);
 }
 

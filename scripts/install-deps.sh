@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages pairhist needs to build, test and make its sample data, and clang
+# Installs the Debian packages pairhist needs to build, test and make its sample data (gromacs;
+# libgromacs-dev for .tpr topologies, optional to the build, needed by its tests), and clang
 # with libFuzzer and the sanitizers for scripts/fuzz.sh.
 # Idempotent: packages already present are skipped by apt-get; the update runs only when needed.
 set -euo pipefail
@@ -8,7 +9,7 @@ packages=(
   build-essential cmake pkg-config git ca-certificates
   libhdf5-dev libcli11-dev libfmt-dev doctest-dev nlohmann-json3-dev
   libhwloc-dev libltdl-dev libfftw3-dev dpkg-dev devscripts quilt
-  gromacs gnuplot-nox libyaml-cpp-dev libglpk-dev python3 zlib1g-dev
+  gromacs libgromacs-dev gnuplot-nox libyaml-cpp-dev libglpk-dev python3 zlib1g-dev
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-mdanalysis help2man
   clang-14 libclang-rt-14-dev
   libopenmpi-dev openmpi-bin

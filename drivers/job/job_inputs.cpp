@@ -1,5 +1,7 @@
 #include "drivers/job/job_inputs.hpp"
 
+#include <algorithm>
+
 #include "analysis/selection.hpp"
 #include "io/ndx_reader.hpp"
 #include "io/topology_reader.hpp"
@@ -45,12 +47,23 @@ analysis::Topology load_job_topology(JobOptions& o) {
 }
 
 std::vector<std::vector<int>> resolve_species(const JobOptions& o, const analysis::Topology& top) {
+  // `group NAME` takes the index file's groups; without one, the topology's own default groups
+  // (a .tpr's, as gmx make_ndx offers them), which cost a second reading, so only on demand.
   analysis::IndexGroups groups;
-  if (!o.index_file.empty()) groups = io::read_ndx(o.index_file, top.natoms());
+  const analysis::IndexGroups* served = nullptr;
+  if (!o.index_file.empty()) {
+    groups = io::read_ndx(o.index_file, top.natoms());
+    served = &groups;
+  } else if (std::any_of(
+                 o.species.begin(), o.species.end(),
+                 [](const SpeciesSpec& sp) { return analysis::uses_groups(sp.selection); }) &&
+             io::has_default_groups(o.topology)) {
+    groups = io::read_default_groups(o.topology);
+    served = &groups;
+  }
   std::vector<std::vector<int>> atoms;
   for (const auto& sp : o.species)
-    atoms.push_back(analysis::select_atoms(top, sp.selection, o.topology,
-                                           o.index_file.empty() ? nullptr : &groups));
+    atoms.push_back(analysis::select_atoms(top, sp.selection, o.topology, served));
   return atoms;
 }
 

@@ -15,7 +15,8 @@ namespace pairhist {
 /// in the file. Throws UsageError when a topology is needed but missing.
 analysis::Topology load_job_topology(JobOptions& o);
 
-/// Atom indices of every species (selections may name --index groups). Species may share atoms
+/// Atom indices of every species (selections may name --index groups, or without --index a
+/// .tpr topology's default groups). Species may share atoms
 /// (see PairHistogram): the kernels then pair a shared atom with itself at distance 0, which the
 /// job takes out of bin 0 again.
 std::vector<std::vector<int>> resolve_species(const JobOptions& o, const analysis::Topology& top);

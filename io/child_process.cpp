@@ -1,0 +1,152 @@
+#include "io/child_process.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <exception>
+
+#include "pairhist/errors.hpp"
+
+namespace pairhist::io {
+
+namespace {
+
+constexpr size_t kBufferBytes = size_t{1} << 16;
+constexpr char kResult = 'R', kError = 'E';
+
+bool write_all(int fd, const char* data, size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, data, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    data += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+}  // namespace
+
+void PipeWriter::bytes(const void* data, size_t n) {
+  const char* p = static_cast<const char*>(data);
+  if (buffer_.size() + n > kBufferBytes) {
+    flush();
+    if (n > kBufferBytes) {
+      if (!write_all(fd_, p, n)) ::_exit(3);  // the parent is gone: nothing to report to
+      return;
+    }
+  }
+  buffer_.insert(buffer_.end(), p, p + n);
+}
+
+void PipeWriter::flush() {
+  if (!write_all(fd_, buffer_.data(), buffer_.size())) ::_exit(3);
+  buffer_.clear();
+}
+
+void PipeWriter::string(const std::string& s) {
+  value(static_cast<uint64_t>(s.size()));
+  bytes(s.data(), s.size());
+}
+
+void PipeWriter::strings(const std::vector<std::string>& v) {
+  value(static_cast<uint64_t>(v.size()));
+  for (const auto& s : v) string(s);
+}
+
+void PipeReader::bytes(void* data, size_t n) {
+  char* out = static_cast<char*>(data);
+  while (n > 0) {
+    if (begin_ == end_) {
+      buffer_.resize(kBufferBytes);
+      ssize_t r;
+      do r = ::read(fd_, buffer_.data(), buffer_.size());
+      while (r < 0 && errno == EINTR);
+      if (r <= 0) throw InputError(what_ + ": the reading process ended without a result");
+      begin_ = 0;
+      end_ = static_cast<size_t>(r);
+    }
+    const size_t take = std::min(n, end_ - begin_);
+    std::memcpy(out, buffer_.data() + begin_, take);
+    begin_ += take;
+    out += take;
+    n -= take;
+  }
+}
+
+std::string PipeReader::string() {
+  std::string s(static_cast<size_t>(value<uint64_t>()), '\0');
+  bytes(s.data(), s.size());
+  return s;
+}
+
+std::vector<std::string> PipeReader::strings() {
+  std::vector<std::string> v(static_cast<size_t>(value<uint64_t>()));
+  for (auto& s : v) s = string();
+  return v;
+}
+
+void run_in_child(const std::string& what, const std::function<void(PipeWriter&)>& work,
+                  const std::function<void(PipeReader&)>& read) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw InputError(what + ": cannot create a pipe");
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw InputError(what + ": cannot start a reading process");
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    // The parent's crash handlers (a test framework's, say) must not run here: a crash is the
+    // child's way of failing.
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) ::dup2(null, STDERR_FILENO);
+    PipeWriter out(fds[1]);
+    try {
+      // Buffered, so that a failure before work's first 64 KiB (work computes its result before
+      // writing it) sends only the error.
+      out.value(kResult);
+      work(out);
+      out.flush();
+    } catch (const std::exception& e) {
+      PipeWriter error(fds[1]);
+      error.value(kError);
+      error.string(e.what());
+      error.flush();
+      ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  PipeReader in(fds[0], what);
+  auto finish = [&] {
+    ::close(fds[0]);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return status;
+  };
+  try {
+    const char kind = in.value<char>();
+    if (kind == kError) throw InputError(in.string());
+    if (kind != kResult) throw InputError(what + ": the reading process sent no result");
+    read(in);
+  } catch (...) {
+    const int status = finish();
+    if (WIFSIGNALED(status))
+      throw InputError(what + ": the reading process died of signal " +
+                       std::to_string(WTERMSIG(status)) + " (a damaged file?)");
+    throw;
+  }
+  finish();
+}
+
+}  // namespace pairhist::io

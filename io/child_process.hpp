@@ -1,0 +1,76 @@
+// Runs a piece of work in a forked child process and streams its result back through a pipe:
+// for libraries that may end the process, abort, or leave themselves locked on bad input
+// (libgromacs on a damaged .tpr). Whatever happens in the child, the parent gets bytes or an
+// InputError.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace pairhist::io {
+
+/// Buffered writes to a file descriptor (the child's end of the pipe).
+class PipeWriter {
+ public:
+  explicit PipeWriter(int fd) : fd_(fd) {}
+  void bytes(const void* data, size_t n);
+  void flush();
+  template <class T>
+  void value(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    bytes(&v, sizeof v);
+  }
+  template <class T>
+  void vector(const std::vector<T>& v) {
+    value(static_cast<uint64_t>(v.size()));
+    bytes(v.data(), v.size() * sizeof(T));
+  }
+  void string(const std::string& s);
+  void strings(const std::vector<std::string>& v);
+
+ private:
+  int fd_;
+  std::vector<char> buffer_;
+};
+
+/// Buffered reads from a file descriptor (the parent's end); a short read throws InputError.
+class PipeReader {
+ public:
+  PipeReader(int fd, std::string what) : fd_(fd), what_(std::move(what)) {}
+  void bytes(void* data, size_t n);
+  template <class T>
+  T value() {
+    static_assert(std::is_trivially_copyable_v<T>);
+    T v;
+    bytes(&v, sizeof v);
+    return v;
+  }
+  template <class T>
+  std::vector<T> vector() {
+    std::vector<T> v(static_cast<size_t>(value<uint64_t>()));
+    bytes(v.data(), v.size() * sizeof(T));
+    return v;
+  }
+  std::string string();
+  std::vector<std::string> strings();
+
+ private:
+  int fd_;
+  std::string what_;
+  std::vector<char> buffer_;
+  size_t begin_ = 0, end_ = 0;
+};
+
+/// Runs `work` in a child process with stderr sent to /dev/null, then `read` on its output here.
+/// The child reports an InputError it throws as that same one-line message; a child that ends
+/// without a result (exit, abort, signal inside a library) gives InputError "`what`: ...".
+/// `work` computes its whole result before writing it (so that a failure sends only the error) and
+/// must not start threads that it expects to outlive it: the child ends with _exit.
+void run_in_child(const std::string& what, const std::function<void(PipeWriter&)>& work,
+                  const std::function<void(PipeReader&)>& read);
+
+}  // namespace pairhist::io
