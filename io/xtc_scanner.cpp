@@ -52,6 +52,7 @@ Scanner::Scanner(const std::string& path) : path_(path) {
     if (!ec) file_size_ = size;
     regular_ = !ec;
   }
+  fd_ = fileno(file_.get());
 
   // Peek at magic and natoms only; read() re-uses these bytes so nothing is read twice.
   try {
@@ -140,11 +141,10 @@ std::string Scanner::fetch(RawFrame& raw) const {
   if (raw.fetch_bytes == 0) return {};
   const size_t need = static_cast<size_t>(raw.fetch_bytes);
   size_for_overwrite(raw.packed, need + kPackedPadding);
-  const int fd = fileno(file_.get());  // fixed for the scanner's life; pread leaves it untouched
   size_t got = 0;
   while (got < need) {
     const ssize_t r =
-        pread(fd, raw.packed.data() + got, need - got, static_cast<off_t>(raw.fetch_offset + got));
+        pread(fd_, raw.packed.data() + got, need - got, static_cast<off_t>(raw.fetch_offset + got));
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return "read error: " + std::string(std::strerror(errno));
     if (r == 0) return "truncated file inside the compressed coordinates";  // it shrank

@@ -78,6 +78,7 @@ class Scanner {
   uint64_t offset_ = 0;     // bytes consumed so far, for truncation checks against the file size
   uint64_t file_size_ = 0;  // size at open time; re-queried if a frame seems to run past it
   bool regular_ = false;    // a regular file: positional reads work
+  int fd_ = -1;             // file_'s descriptor, for fetch()'s pread (no FILE lock taken)
   int natoms_ = 0;
 
   // The constructor reads the start of the first frame; read() consumes these bytes first so the
