@@ -1,8 +1,8 @@
 // XTC reading that keeps up with the GPUs: frames are located in order (a header read each), then
 // read by positional reads and decoded on a pool of threads, concurrently, and handed out in
 // order. Decoding a frame (io/xtc_decode.hpp) is the expensive part and needs only the frame's
-// bytes, so frames decode independently; reading them under one lock, by one thread at a time,
-// kept 7 of 64 cores busy at 11M atoms (docs/performance.md, "XTC decoding").
+// bytes, so frames decode independently. Reading whole frames under one lock, one thread at a
+// time, into freshly faulted buffers, kept 7 of 64 cores busy at 11M atoms (issue 24).
 #pragma once
 
 #include <condition_variable>
