@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "io/frame_buffers.hpp"
 #include "io/xdr_stream.hpp"
 
 namespace pairhist::io::xtc {
@@ -264,7 +265,8 @@ std::string decode_frame(const RawFrame& raw, int natoms, TrajectoryFrame& out) 
   out.step = raw.step;
   out.time = raw.time;
   out.box = raw.box;
-  out.xyz.resize(static_cast<size_t>(natoms) * 3);
+  // Every value is overwritten; a buffer that grows is allocated once, in huge pages.
+  size_for_overwrite(out.xyz, static_cast<size_t>(natoms) * 3);
   if (!raw.compressed) {
     std::copy(raw.plain.begin(), raw.plain.begin() + out.xyz.size(), out.xyz.begin());
     out.precision = 0;

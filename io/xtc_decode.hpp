@@ -34,6 +34,10 @@ struct RawFrame {
   int32_t smallidx = 0;
   uint64_t nbytes = 0;
   std::vector<unsigned char> packed;
+  // Scanner::locate() leaves the compressed bytes in the file: fetch_bytes (XDR-padded) at
+  // fetch_offset, for Scanner::fetch() to read into `packed` on any thread. 0: nothing left.
+  uint64_t fetch_offset = 0;
+  uint64_t fetch_bytes = 0;
 };
 
 /// Fills `out` (step, time, box, precision, natoms * 3 coordinates) from `raw`, reusing its

@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "io/xtc_reader.hpp"
-#include "io/xtc_scanner.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
 
@@ -146,94 +145,119 @@ void XtcParallelReader::set_preparation(FramePreparation prep) {
   claimable_.notify_all();
 }
 
-std::string XtcParallelReader::prepare(Slot& slot, const Preparation& prep) const {
-  if (prep.direct) return xtc::decode_frame_columns(slot.raw, natoms_, *prep.direct, slot.frame);
-  std::string problem = xtc::decode_frame(slot.raw, natoms_, slot.frame);
+std::string XtcParallelReader::prepare(const xtc::RawFrame& raw, Slot& slot,
+                                       const Preparation& prep) const {
+  if (prep.direct) return xtc::decode_frame_columns(raw, natoms_, *prep.direct, slot.frame);
+  std::string problem = xtc::decode_frame(raw, natoms_, slot.frame);
   if (problem.empty() && !prep.what.species.empty())
     gather_species_columns(slot.frame.xyz.data(), prep.what.species, slot.frame.columns);
   return problem;
 }
 
 void XtcParallelReader::work(int thread) {
-  const auto window = static_cast<int64_t>(slots_.size());
+  xtc::RawFrame raw;  // this thread's compressed frame: one buffer, reused for every frame
   for (;;) {
-    // Frames are claimed and read in file order under read_mutex_, then decoded concurrently.
     // A thread waits for its turn before the read lock: an inactive one must not hold it.
     {
       std::unique_lock<std::mutex> lock(mutex_);
       claimable_.wait(lock, [&] { return stopping_ || input_over_ || thread < active_; });
     }
+    // Frames are claimed and located in file order under read_mutex_ (a header read each: the
+    // next frame's place is known only from this one's header), then fetched and decoded
+    // concurrently, without the lock.
     std::unique_lock<std::mutex> read_lock(read_mutex_);
-    int64_t k = 0;
-    Slot* slot = nullptr;
-    bool choosing = false;
-    std::shared_ptr<const Preparation> prep;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      // At most `window` frames beyond the delivered ones: this bounds the memory.
-      claimable_.wait(lock, [&] {
-        const int64_t ahead =
-            prep_->what.pending ? std::min<int64_t>(kPendingFrames, window) : window;
-        return stopping_ || input_over_ || next_to_read_ < delivered_ + ahead;
-      });
-      if (stopping_ || input_over_) return;
-      k = next_to_read_++;
-      slot = &slots_[static_cast<size_t>(k % window)];
-      slot->state = Slot::State::working;
-      prep = prep_;
-      choosing = static_cast<bool>(chooser_);
-    }
-    Slot::State outcome = Slot::State::ready;
-    std::exception_ptr error;
-    double seconds = 0;
-    int64_t file_index = 0;
+    Claim claim;
+    if (!claim_next(claim)) return;
+    Outcome outcome;
     try {
       std::string problem;
-      auto status = xtc::Scanner::Status::frame;
-      slot->again = false;
-      if (choosing) {  // pass over the frames not wanted, without decoding them
-        const int64_t wanted = chooser_(next_in_file_);
-        slot->again = wanted == kFrameAgain;
-        if (wanted < 0 && !slot->again) status = xtc::Scanner::Status::end;
-        while (status == xtc::Scanner::Status::frame && next_in_file_ < wanted) {
-          status = scanner_->skip(slot->raw, problem);
-          if (status == xtc::Scanner::Status::frame) ++next_in_file_;
-        }
-      }
-      file_index = slot->again ? next_in_file_ - 1 : next_in_file_;
-      if (status == xtc::Scanner::Status::frame && !slot->again)
-        status = scanner_->read(slot->raw, problem);
-      if (status == xtc::Scanner::Status::frame && !slot->again) ++next_in_file_;
-      slot->file_index = file_index;
+      const auto status = locate(claim, raw, problem);
       read_lock.unlock();
-      // The slot holds the columns the caller swapped in: stale until refilled.
-      slot->frame.columns.filled = false;
-      const auto start = std::chrono::steady_clock::now();
-      if (status == xtc::Scanner::Status::frame && !slot->again) problem = prepare(*slot, *prep);
-      if (status == xtc::Scanner::Status::frame && !slot->again && problem.empty())
-        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (status == xtc::Scanner::Status::end) {
-        outcome = Slot::State::end;
-      } else if (!problem.empty()) {
-        outcome = Slot::State::failed;
-        error = std::make_exception_ptr(InputError(xtc::frame_error(path_, file_index, problem)));
-      }
+      outcome = complete(claim, raw, status, std::move(problem));
     } catch (...) {  // out of memory: the caller gets it at this frame, as from the serial reader
-      outcome = Slot::State::failed;
-      error = std::current_exception();
+      outcome.state = Slot::State::failed;
+      outcome.error = std::current_exception();
     }
     if (read_lock.owns_lock()) read_lock.unlock();
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      slot->state = outcome;
-      slot->error = error;
-      if (seconds > 0) decode_seconds_ += seconds, ++decoded_frames_;
-      // Nothing after an end or an error is ever delivered, so nothing more is read.
-      if (outcome != Slot::State::ready) input_over_ = true;
-    }
-    done_.notify_all();
-    if (outcome != Slot::State::ready) claimable_.notify_all();
+    publish(claim, outcome);
   }
+}
+
+bool XtcParallelReader::claim_next(Claim& claim) {
+  const auto window = static_cast<int64_t>(slots_.size());
+  std::unique_lock<std::mutex> lock(mutex_);
+  // At most `window` frames beyond the delivered ones: this bounds the memory.
+  claimable_.wait(lock, [&] {
+    const int64_t ahead = prep_->what.pending ? std::min<int64_t>(kPendingFrames, window) : window;
+    return stopping_ || input_over_ || next_to_read_ < delivered_ + ahead;
+  });
+  if (stopping_ || input_over_) return false;
+  claim.slot = &slots_[static_cast<size_t>(next_to_read_++ % window)];
+  claim.slot->state = Slot::State::working;
+  claim.prep = prep_;
+  claim.choosing = static_cast<bool>(chooser_);
+  return true;
+}
+
+xtc::Scanner::Status XtcParallelReader::locate(const Claim& claim, xtc::RawFrame& raw,
+                                               std::string& problem) {
+  using Status = xtc::Scanner::Status;
+  Slot& slot = *claim.slot;
+  auto status = Status::frame;
+  slot.again = false;
+  if (claim.choosing) {  // pass over the frames not wanted, without decoding them
+    const int64_t wanted = chooser_(next_in_file_);
+    slot.again = wanted == kFrameAgain;
+    if (wanted < 0 && !slot.again) status = Status::end;
+    while (status == Status::frame && next_in_file_ < wanted) {
+      status = scanner_->skip(raw, problem);
+      if (status == Status::frame) ++next_in_file_;
+    }
+  }
+  slot.file_index = slot.again ? next_in_file_ - 1 : next_in_file_;
+  if (status == Status::frame && !slot.again) {
+    status = scanner_->locate(raw, problem);
+    if (status == Status::frame) ++next_in_file_;
+  }
+  return status;
+}
+
+XtcParallelReader::Outcome XtcParallelReader::complete(const Claim& claim, xtc::RawFrame& raw,
+                                                       xtc::Scanner::Status status,
+                                                       std::string problem) const {
+  Slot& slot = *claim.slot;
+  Outcome outcome;
+  // The slot holds the columns the caller swapped in: stale until refilled.
+  slot.frame.columns.filled = false;
+  const bool decoding = status == xtc::Scanner::Status::frame && !slot.again;
+  if (decoding) problem = scanner_->fetch(raw);  // positional reads: no lock
+  // Timed from the bytes in memory, as before reads left the lock: what decoding costs a core.
+  const auto start = std::chrono::steady_clock::now();
+  if (decoding && problem.empty()) problem = prepare(raw, slot, *claim.prep);
+  if (decoding && problem.empty())
+    outcome.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (status == xtc::Scanner::Status::end) {
+    outcome.state = Slot::State::end;
+  } else if (!problem.empty()) {
+    outcome.state = Slot::State::failed;
+    outcome.error =
+        std::make_exception_ptr(InputError(xtc::frame_error(path_, slot.file_index, problem)));
+  }
+  return outcome;
+}
+
+void XtcParallelReader::publish(const Claim& claim, const Outcome& outcome) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    claim.slot->state = outcome.state;
+    claim.slot->error = outcome.error;
+    if (outcome.seconds > 0) decode_seconds_ += outcome.seconds, ++decoded_frames_;
+    // Nothing after an end or an error is ever delivered, so nothing more is read.
+    if (outcome.state != Slot::State::ready) input_over_ = true;
+  }
+  done_.notify_all();
+  if (outcome.state != Slot::State::ready) claimable_.notify_all();
 }
 
 bool XtcParallelReader::next(TrajectoryFrame& frame) {

@@ -1,6 +1,8 @@
-// XTC reading that keeps up with the GPUs: frames are located and read in order, decoded on a
-// small pool of threads, and handed out in order. Decoding a frame (io/xtc_decode.hpp) is the
-// expensive part and needs only the frame's bytes, so frames decode independently.
+// XTC reading that keeps up with the GPUs: frames are located in order (a header read each), then
+// read by positional reads and decoded on a pool of threads, concurrently, and handed out in
+// order. Decoding a frame (io/xtc_decode.hpp) is the expensive part and needs only the frame's
+// bytes, so frames decode independently. Reading whole frames under one lock, one thread at a
+// time, into freshly faulted buffers, kept 7 of 64 cores busy at 11M atoms (issue 24).
 #pragma once
 
 #include <condition_variable>
@@ -14,12 +16,9 @@
 
 #include "io/trajectory_reader.hpp"
 #include "io/xtc_decode.hpp"
+#include "io/xtc_scanner.hpp"
 
 namespace pairhist::io {
-
-namespace xtc {
-class Scanner;
-}  // namespace xtc
 
 /// Reads an XTC file like XtcReader, with `threads` frames decoded ahead in parallel. The frames,
 /// their order, the errors (message, frame, frames delivered before them) and the end of the file
@@ -80,32 +79,56 @@ class XtcParallelReader : public TrajectoryReader {
 
  private:
   // One frame in flight. Frame k lives in slot k % threads until it is delivered; a thread owns
-  // the slot from claiming the frame until it marks it done.
+  // the slot from claiming the frame until it marks it done. The compressed bytes stay with the
+  // thread (one buffer each, reused); the decoded frame's buffers circulate between the slots and
+  // the caller (next() swaps them), so neither is allocated again once every slot had a frame.
   struct Slot {
     enum class State { free, working, ready, end, failed };
     State state = State::free;
-    xtc::RawFrame raw;
     int64_t file_index = 0;  // the frame's index in the file
     bool again = false;      // deliver the frame delivered before once more (kFrameAgain)
     TrajectoryFrame frame;
     std::exception_ptr error;  // when failed: the InputError (or other exception) to throw
   };
 
+  // A frame a thread claimed, and what to deliver from it.
+  struct Preparation;
+  struct Claim {
+    Slot* slot = nullptr;
+    bool choosing = false;  // a chooser picks the frame
+    std::shared_ptr<const Preparation> prep;
+  };
+  // How a claimed frame came out.
+  struct Outcome {
+    Slot::State state = Slot::State::ready;
+    std::exception_ptr error;
+    double seconds = 0;  // decoding and preparing it (0: not decoded)
+  };
+
   void work(int thread);
+  bool claim_next(Claim& claim);  // waits for room in the window; false: stop
+  // Passes over unwanted frames and locates the claimed one; under read_mutex_.
+  xtc::Scanner::Status locate(const Claim& claim, xtc::RawFrame& raw, std::string& problem);
+  // Fetches and decodes the located frame into its slot; any number of threads at once.
+  Outcome complete(const Claim& claim, xtc::RawFrame& raw, xtc::Scanner::Status status,
+                   std::string problem) const;
+  void publish(const Claim& claim, const Outcome& outcome);
   // What the threads deliver, and where atoms go when decoded straight into columns (null: decode
   // the whole frame, then gather). A frame keeps the preparation current when it was claimed.
   struct Preparation {
     FramePreparation what;
     std::unique_ptr<ColumnMap> direct;
   };
-  std::string prepare(Slot& slot, const Preparation& prep) const;  // "" or the problem
+  // "" or the problem
+  std::string prepare(const xtc::RawFrame& raw, Slot& slot, const Preparation& prep) const;
   void stop_workers();
 
   std::string path_;
   int natoms_ = 0;
   // What the threads deliver (see Preparation), under mutex_.
   std::shared_ptr<const Preparation> prep_;
-  std::unique_ptr<xtc::Scanner> scanner_;  // read by one thread at a time, under read_mutex_
+  // Frames are located by one thread at a time, under read_mutex_; fetched by any, without it.
+  std::unique_ptr<xtc::Scanner> scanner_;
   std::mutex read_mutex_;
   int64_t next_in_file_ = 0;  // the scanner's next frame; under read_mutex_
 

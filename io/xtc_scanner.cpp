@@ -1,5 +1,7 @@
 #include "io/xtc_scanner.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -9,6 +11,7 @@
 #include <limits>
 #include <system_error>
 
+#include "io/frame_buffers.hpp"
 #include "io/xdr_stream.hpp"
 #include "pairhist/errors.hpp"
 
@@ -47,7 +50,9 @@ Scanner::Scanner(const std::string& path) : path_(path) {
   if (!ec && std::filesystem::is_regular_file(status)) {
     const auto size = std::filesystem::file_size(path, ec);
     if (!ec) file_size_ = size;
+    regular_ = !ec;
   }
+  fd_ = fileno(file_.get());
 
   // Peek at magic and natoms only; read() re-uses these bytes so nothing is read twice.
   try {
@@ -93,6 +98,7 @@ uint64_t Scanner::bytes_left_in_file(uint64_t wanted) {
 }
 
 bool Scanner::read_headers(RawFrame& raw, uint64_t& data_bytes) {
+  raw.fetch_bytes = 0;  // nothing of an earlier frame left to fetch
   unsigned char head[kFrameHeaderBytes];
   std::memcpy(head, pending_.data(), pending_size_);
   const size_t have = pending_size_;
@@ -105,42 +111,79 @@ bool Scanner::read_headers(RawFrame& raw, uint64_t& data_bytes) {
 }
 
 Scanner::Status Scanner::read(RawFrame& raw, std::string& problem) {
+  const Status status = locate(raw, problem);
+  if (status != Status::frame) return status;
+  problem = fetch(raw);
+  return problem.empty() ? Status::frame : Status::error;
+}
+
+Scanner::Status Scanner::locate(RawFrame& raw, std::string& problem) {
   try {
     uint64_t data_bytes = 0;
     if (!read_headers(raw, data_bytes)) return Status::end;
     if (!raw.compressed) {
-      // Tiny systems are stored as plain XDR floats.
-      unsigned char bytes[kMaxUncompressedAtoms * 3 * 4];
-      const size_t values = static_cast<size_t>(natoms_) * 3;
-      if (read_bytes(bytes, values * 4) < values * 4) {
-        throw Problem{"truncated file inside the coordinates"};
-      }
-      for (size_t k = 0; k < values; ++k) {
-        raw.plain[k] = be_float(bytes + 4 * k);
-        if (!std::isfinite(raw.plain[k])) throw Problem{"non-finite coordinate"};
-      }
-      return Status::frame;
+      read_plain(raw);
+    } else if (regular_) {
+      raw.fetch_offset = offset_;  // the headers were read from the start: offset_ is absolute
+      pass_over(data_bytes);
+      raw.fetch_bytes = data_bytes;
+    } else {
+      stream_packed(raw, data_bytes);
     }
-    // Storage grows with the bytes that arrive, so a pipe (size unknown) cannot make a corrupt
-    // size allocate more than it delivers either.
-    const size_t need = static_cast<size_t>(data_bytes);
-    constexpr size_t kFirstStep = size_t{1} << 24;
-    size_t got = 0;
-    while (got < need) {
-      const size_t want = std::min(need - got, std::max(kFirstStep, got));
-      if (raw.packed.size() < got + want + kPackedPadding)
-        raw.packed.resize(got + want + kPackedPadding);
-      const size_t arrived = read_bytes(raw.packed.data() + got, want);
-      got += arrived;
-      if (arrived < want) throw Problem{"truncated file inside the compressed coordinates"};
-    }
-    if (raw.packed.size() < need + kPackedPadding) raw.packed.resize(need + kPackedPadding);
-    std::memset(raw.packed.data() + need, 0, kPackedPadding);
     return Status::frame;
   } catch (const Problem& p) {
     problem = p.what;
     return Status::error;
   }
+}
+
+std::string Scanner::fetch(RawFrame& raw) const {
+  if (raw.fetch_bytes == 0) return {};
+  const size_t need = static_cast<size_t>(raw.fetch_bytes);
+  size_for_overwrite(raw.packed, need + kPackedPadding);
+  size_t got = 0;
+  while (got < need) {
+    const ssize_t r =
+        pread(fd_, raw.packed.data() + got, need - got, static_cast<off_t>(raw.fetch_offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return "read error: " + std::string(std::strerror(errno));
+    if (r == 0) return "truncated file inside the compressed coordinates";  // it shrank
+    got += static_cast<size_t>(r);
+  }
+  std::memset(raw.packed.data() + need, 0, kPackedPadding);
+  raw.fetch_bytes = 0;
+  return {};
+}
+
+void Scanner::read_plain(RawFrame& raw) {
+  // Tiny systems are stored as plain XDR floats.
+  unsigned char bytes[kMaxUncompressedAtoms * 3 * 4];
+  const size_t values = static_cast<size_t>(natoms_) * 3;
+  if (read_bytes(bytes, values * 4) < values * 4) {
+    throw Problem{"truncated file inside the coordinates"};
+  }
+  for (size_t k = 0; k < values; ++k) {
+    raw.plain[k] = be_float(bytes + 4 * k);
+    if (!std::isfinite(raw.plain[k])) throw Problem{"non-finite coordinate"};
+  }
+}
+
+void Scanner::stream_packed(RawFrame& raw, uint64_t data_bytes) {
+  // Storage grows with the bytes that arrive, so a pipe (size unknown) cannot make a corrupt
+  // size allocate more than it delivers either.
+  const size_t need = static_cast<size_t>(data_bytes);
+  constexpr size_t kFirstStep = size_t{1} << 24;
+  size_t got = 0;
+  while (got < need) {
+    const size_t want = std::min(need - got, std::max(kFirstStep, got));
+    if (raw.packed.size() < got + want + kPackedPadding)
+      raw.packed.resize(got + want + kPackedPadding);
+    const size_t arrived = read_bytes(raw.packed.data() + got, want);
+    got += arrived;
+    if (arrived < want) throw Problem{"truncated file inside the compressed coordinates"};
+  }
+  if (raw.packed.size() < need + kPackedPadding) raw.packed.resize(need + kPackedPadding);
+  std::memset(raw.packed.data() + need, 0, kPackedPadding);
 }
 
 Scanner::Status Scanner::skip(RawFrame& raw, std::string& problem) {

@@ -19,7 +19,8 @@ namespace pairhist::io::xtc {
 std::string frame_error(const std::string& path, int64_t frame, const std::string& problem);
 
 /// Reads a classic (magic 1995) or GROMACS 2023+ (magic 2023, 64-bit byte count) XTC file frame
-/// by frame, strictly sequentially, so pipes work too. Not thread-safe.
+/// by frame, strictly sequentially, so pipes work too. Not thread-safe, except fetch(): frames
+/// located one after the other (a header read each) are read by any number of threads at once.
 class Scanner {
  public:
   enum class Status { frame, end, error };
@@ -35,6 +36,16 @@ class Scanner {
   /// after a frame; on truncation or a corrupt header returns error and leaves the problem (no
   /// file or frame named) in `problem`. After an error the file position is undefined.
   Status read(RawFrame& raw, std::string& problem);
+  /// Like read(), except that in a regular file the compressed coordinates are only located
+  /// (raw.fetch_offset, raw.fetch_bytes) and passed over, for fetch() to read. In a pipe, and for
+  /// frames of at most kMaxUncompressedAtoms, it reads them as read() does.
+  Status locate(RawFrame& raw, std::string& problem);
+  /// Reads the compressed coordinates locate() left in the file into raw.packed (reused), by
+  /// positional reads: no lock, no file position, so threads fetch frames concurrently, also
+  /// while locate() goes on. Returns "" or the problem (the file shrank, a read error).
+  std::string fetch(RawFrame& raw) const;
+  /// Whether frames can be located and fetched (a regular file), rather than only streamed.
+  bool positional() const { return regular_; }
   /// Passes over the next frame: its headers are read and checked as read() does (step, time and
   /// box land in `raw`), its coordinates are seeked over, not read (read where the file cannot
   /// seek). Returns end, frame or error as read(). A frame passed over is not decoded, so a
@@ -56,6 +67,8 @@ class Scanner {
   bool read_headers(RawFrame& raw, uint64_t& data_bytes);
   void read_frame(RawFrame& raw, const unsigned char* head, uint64_t& data_bytes);
   void pass_over(uint64_t bytes);
+  void read_plain(RawFrame& raw);
+  void stream_packed(RawFrame& raw, uint64_t data_bytes);
   // Bytes between the read position and the end of the file, UINT64_MAX when unknown (pipe). The
   // size is looked up again when fewer than `wanted` bytes seem left: the file may be growing.
   uint64_t bytes_left_in_file(uint64_t wanted);
@@ -64,6 +77,8 @@ class Scanner {
   std::unique_ptr<std::FILE, FileCloser> file_;
   uint64_t offset_ = 0;     // bytes consumed so far, for truncation checks against the file size
   uint64_t file_size_ = 0;  // size at open time; re-queried if a frame seems to run past it
+  bool regular_ = false;    // a regular file: positional reads work
+  int fd_ = -1;             // file_'s descriptor, for fetch()'s pread (no FILE lock taken)
   int natoms_ = 0;
 
   // The constructor reads the start of the first frame; read() consumes these bytes first so the

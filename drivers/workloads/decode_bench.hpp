@@ -1,5 +1,6 @@
 // `pairhist bench --decode FILE`: how fast a trajectory is read and decoded (frames/s, atoms/s,
-// MB/s, median of repeats), serially or with XtcParallelReader's decode threads.
+// MB/s and GB/s, median of repeats), serially or with XtcParallelReader's decode threads, with
+// the cores kept busy (CPU seconds over wall seconds) and the page faults of a pass.
 #pragma once
 
 #include <string>
