@@ -26,11 +26,7 @@ name=compare-device
 title="pairhist before/after on the device"
 # shellcheck source=device-run-common.sh
 source "$repo/scripts/device-run-common.sh"
-base_stage=/tmp/gpu-base
-mkdir -p "$base_stage"
-[ -f "$base_stage/commit" ] || tar -xzf "$repo/.gpu-base/payload.tar.gz" -C "$base_stage"
-echo "baseline: commit $(cat "$base_stage/commit"); this tree: commit $(cat "$stage/commit")" |
-  tee -a "$log"
+unpack_baseline
 declare -A bin=([base]="$base_stage/bin/pairhist" [new]="$ph")
 # The baseline carries only its program and its own libraries; the rest comes from this stage.
 declare -A libs=([base]="$base_stage/lib:$stage/lib" [new]="$stage/lib")
@@ -65,10 +61,7 @@ for round in $(seq "${COMPARE_ROUNDS:-3}"); do
         continue
       fi
       t1=$(date +%s.%N)
-      makespan=$(grep -oE '"makespan_seconds": *[0-9.e+-]+' "$work/$c-$s.json" | head -1 |
-        grep -oE '[0-9.e+-]+$')
-      awk -v c="$c" -v s="$s" -v r="$round" -v a="$t0" -v b="$t1" -v m="${makespan:-nan}" \
-        'BEGIN { printf "%s\t%s\t%s\t%.3f\t%s\n", c, s, r, b - a, m }' | tee -a "$times" >>"$log"
+      record_time "$c" "$s" "$round" "$t0" "$t1" "$work/$c-$s.json"
       mkdir -p "$work/summaries"
       [ "$round" = 1 ] && cp "$work/$c-$s.out" "$work/summaries/$c-$s.txt"
     done
@@ -81,16 +74,7 @@ for round in $(seq "${COMPARE_ROUNDS:-3}"); do
   done
 done
 echo "== medians (case, stage, wall s, makespan s, rounds)" | tee -a "$log"
-sort "$times" | awk -F'\t' '
-  function median(list,   n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) {
-      t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
-  { k = $1 " " $2; w[k] = w[k] " " $4; m[k] = m[k] " " $5; n[k]++ }
-  END { for (k in w) printf "%s wall %.3f makespan %.3f (%d rounds)\n", k, median(w[k]), median(m[k]), n[k] }' |
-  sort | tee -a "$log"
+print_medians
 tar -czf "$out/compare-summaries.tar.gz" -C "$work" summaries
 echo "compare-device-run: $([ $status = 0 ] && echo identical results || echo FAILURES)" | tee -a "$log"
 exit $status

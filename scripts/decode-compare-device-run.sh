@@ -10,11 +10,7 @@ name=decode-compare
 title="pairhist XTC decoding, baseline against this tree"
 # shellcheck source=device-run-common.sh
 source "$repo/scripts/device-run-common.sh"
-base_stage=/tmp/gpu-base
-mkdir -p "$base_stage"
-[ -f "$base_stage/commit" ] || tar -xzf "$repo/.gpu-base/payload.tar.gz" -C "$base_stage"
-echo "baseline: commit $(cat "$base_stage/commit"); this tree: commit $(cat "$stage/commit")" |
-  tee -a "$log"
+unpack_baseline
 "$ph" synth --case W1 --replicas "${DECODE_REPLICAS:-16}" --frames "${DECODE_FRAMES:-20}" \
   -o "$work/w1" -q >/dev/null
 xtc=$work/w1/W1.xtc

@@ -50,3 +50,37 @@ run() {
     -o "$work/$case_name" --overwrite --report "$out/$case_name.json" \
     ${trace_dir:+--task-trace "$trace_dir/$case_name.csv"} "$@"
 }
+
+# record_time KEY VARIANT ROUND T0 T1 REPORT.json: one row of $times (key, variant, round, wall
+# seconds, the report's makespan) for print_medians.
+record_time() {
+  local makespan
+  makespan=$(grep -oE '"makespan_seconds": *[0-9.e+-]+' "$6" 2>/dev/null | head -1 |
+    grep -oE '[0-9.e+-]+$')
+  awk -v k="$1" -v s="$2" -v r="$3" -v a="$4" -v b="$5" -v m="${makespan:-nan}" \
+    'BEGIN { printf "%s\t%s\t%s\t%.3f\t%s\n", k, s, r, b - a, m }' | tee -a "$times" >>"$log"
+}
+
+# print_medians: the median wall time and makespan of every key and variant of $times.
+print_medians() {
+  sort "$times" | awk -F'\t' '
+    function median(list,   n, a, i, j, t) {
+      n = split(list, a, " ")
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) {
+        t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    { k = $1 " " $2; w[k] = w[k] " " $4; m[k] = m[k] " " $5; n[k]++ }
+    END { for (k in w) printf "%s wall %.3f makespan %.3f (%d rounds)\n", k, median(w[k]), median(m[k]), n[k] }' |
+    sort | tee -a "$log"
+}
+
+# unpack_baseline: the baseline's stage (.gpu-base/, compare-device-run.sh pack-base) into
+# $base_stage; its program uses its own libraries, the rest from this stage.
+base_stage=/tmp/gpu-base
+unpack_baseline() {
+  mkdir -p "$base_stage"
+  [ -f "$base_stage/commit" ] || tar -xzf "$repo/.gpu-base/payload.tar.gz" -C "$base_stage"
+  echo "baseline: commit $(cat "$base_stage/commit"); this tree: commit $(cat "$stage/commit")" |
+    tee -a "$log"
+}

@@ -62,10 +62,7 @@ for round in $(seq "${FEEDING_ROUNDS:-2}"); do
           continue
         fi
         t1=$(date +%s.%N)
-        makespan=$(grep -oE '"makespan_seconds": *[0-9.e+-]+' "$work/$run.json" | head -1 |
-          grep -oE '[0-9.e+-]+$')
-        awk -v k="$c $v" -v s="$plan" -v r="$round" -v a="$t0" -v b="$t1" -v m="${makespan:-nan}" \
-          'BEGIN { printf "%s\t%s\t%s\t%.3f\t%s\n", k, s, r, b - a, m }' | tee -a "$times" >>"$log"
+        record_time "$c $v" "$plan" "$round" "$t0" "$t1" "$work/$run.json"
         if [ "$round" = 1 ]; then
           cp "$work/$run.out" "$work/summaries/$run.txt"
           cp "$work/$run.json" "$work/summaries/$run.json"
@@ -83,16 +80,7 @@ for round in $(seq "${FEEDING_ROUNDS:-2}"); do
   done
 done
 echo "== medians (case variant, plan, wall s, makespan s, rounds)" | tee -a "$log"
-sort "$times" | awk -F'\t' '
-  function median(list,   n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) {
-      t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
-  { k = $1 " " $2; w[k] = w[k] " " $4; m[k] = m[k] " " $5; n[k]++ }
-  END { for (k in w) printf "%s wall %.3f makespan %.3f (%d rounds)\n", k, median(w[k]), median(m[k]), n[k] }' |
-  sort | tee -a "$log"
+print_medians
 tar -czf "$out/feeding-summaries.tar.gz" -C "$work" summaries
 rm -rf "$work"/w1big  # the big trajectory would otherwise stay on the machine's disk
 echo "feeding-device-run: $([ $status = 0 ] && echo identical results || echo FAILURES)" | tee -a "$log"
