@@ -26,7 +26,7 @@ namespace pairhist::io {
 ///   /pairhist/volumes                         float64 [n_frames] (only with a box)
 ///   /pairhist/rdf/<A>,<B>                     float64 [nbins] g(r) (norm rdf, only with a box);
 ///                                             norm density: /pairhist/density, norm none:
-///                                             /pairhist/number (io/rdf.hpp)
+///                                             /pairhist/number (analysis/rdf.hpp)
 ///   /pairhist/coordination/<A>,<B>            float64 [nbins] (whenever the above is written)
 ///   /pairhist/<rdf|density|number>_error/<A>,<B>  block-average errors (two or more intervals)
 ///

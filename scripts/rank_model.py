@@ -92,7 +92,7 @@ def replay_ranks(work, ranks, frames, bandwidth_gbs, latency_us, reduction_bytes
     is left out."""
     lat = latency_us * 1e-6
     mean_frame = sum(work.frame_seconds) / len(work.frame_seconds) / speed
-    if parts <= 0:  # as rank 0 decides (drivers/distributed_setup.cpp)
+    if parts <= 0:  # as rank 0 decides (drivers/distributed/distributed_setup.cpp)
         parts = max(1, min(4 * ranks, int(mean_frame / min_part_seconds))) if ranks > 1 else 1
     split_last = split_per_rank * ranks
     units = []  # (frame, share of its work)

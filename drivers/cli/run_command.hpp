@@ -6,7 +6,7 @@
 namespace pairhist {
 
 /// Adds the `run` subcommand to app; its callback runs the job. A run stopped by a signal throws
-/// StoppedBySignal (drivers/stop_signals.hpp) once its checkpoint and outputs are written.
+/// StoppedBySignal (drivers/job/stop_signals.hpp) once its checkpoint and outputs are written.
 void add_run_command(CLI::App& app);
 
 }  // namespace pairhist

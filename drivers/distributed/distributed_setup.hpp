@@ -1,8 +1,8 @@
-// What rank 0 of a distributed run decides before any frame is counted (drivers/distribution.hpp):
-// the run's frames (an XTC file's are listed from its frame headers, which also find a damaged
-// frame before any work; other formats are read through only when a time window needs their
-// frames' times), the box kind, into how many parts each frame is split, and, for split frames,
-// the algorithm of every species pair.
+// What rank 0 of a distributed run decides before any frame is counted
+// (drivers/distributed/distribution.hpp): the run's frames (an XTC file's are listed from its frame
+// headers, which also find a damaged frame before any work; other formats are read through only
+// when a time window needs their frames' times), the box kind, into how many parts each frame is
+// split, and, for split frames, the algorithm of every species pair.
 #pragma once
 
 #include <vector>

@@ -59,7 +59,7 @@ struct RunEnd {
 struct RankReport {
   int rank = 0;
   std::string host;
-  std::string json;  // the rank's own activity (drivers/activity_report.hpp)
+  std::string json;  // the rank's own activity (drivers/report/activity_report.hpp)
 };
 
 class Distribution : public FrameSupply {

@@ -1,7 +1,7 @@
 // Rank 0's book of a distributed run's frames: it hands out units (frames, or parts of frames)
 // in order to whichever rank asks next, so a rank with GPUs takes more than a rank without and
 // no rank idles while units remain, and it learns where the frames end (the file's end, a bad
-// frame, a stop). No MPI here: drivers/mpi_distribution.cpp carries the requests.
+// frame, a stop). No MPI here: drivers/distributed/mpi_distribution.cpp carries the requests.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// Rank 0's coordinator thread of a distributed run (drivers/mpi_distribution.hpp): it answers
-// the ranks' claims from the frame dispenser, learns where the frames end, and watches that
+// Rank 0's coordinator thread of a distributed run (drivers/distributed/mpi_distribution.hpp): it
+// answers the ranks' claims from the frame dispenser, learns where the frames end, and watches that
 // every rank is alive.
 #include <cstdio>
 #include <thread>

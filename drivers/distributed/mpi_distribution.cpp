@@ -29,7 +29,7 @@ double timeout_seconds() {
 namespace {
 
 /// PAIRHIST_MPI_REDUCTION=tree (default), sum or redux: how StarPU-MPI sums the ranks' counts
-/// (drivers/mpi_reduction.hpp; docs/performance.md measures them).
+/// (drivers/distributed/mpi_reduction.hpp; docs/performance.md measures them).
 MpiReduction::Method reduction_method() {
   const char* v = std::getenv("PAIRHIST_MPI_REDUCTION");
   if (v && std::strcmp(v, "redux") == 0) return MpiReduction::Method::redux;

@@ -1,12 +1,13 @@
-// The MPI side of a distributed run (drivers/distribution.hpp; built with MPI only). Frames are
-// handed out by rank 0 over a small protocol of its own, beside StarPU-MPI: StarPU-MPI's model is
-// that every rank submits the same task graph, which fixes beforehand which rank counts what,
-// while a dispenser that answers whichever rank asks next balances ranks of any speed
-// (docs/design.md, many nodes). Rank 0's coordinator thread (drivers/mpi_coordinator.cpp)
-// answers claims, collects where the frames end, and watches that every rank is alive: ranks
-// send a heartbeat every kBeatSeconds and rank 0 answers it, so a rank that dies (or a rank 0
-// that dies) ends the whole job within PAIRHIST_MPI_TIMEOUT seconds (default 60), never a hang.
-// The counts go through StarPU-MPI (drivers/mpi_reduction.hpp).
+// The MPI side of a distributed run (drivers/distributed/distribution.hpp; built with MPI only).
+// Frames are handed out by rank 0 over a small protocol of its own, beside StarPU-MPI: StarPU-MPI's
+// model is that every rank submits the same task graph, which fixes beforehand which rank counts
+// what, while a dispenser that answers whichever rank asks next balances ranks of any speed
+// (docs/design.md, many nodes). Rank 0's coordinator thread
+// (drivers/distributed/mpi_coordinator.cpp) answers claims, collects where the frames end, and
+// watches that every rank is alive: ranks send a heartbeat every kBeatSeconds and rank 0 answers
+// it, so a rank that dies (or a rank 0 that dies) ends the whole job within PAIRHIST_MPI_TIMEOUT
+// seconds (default 60), never a hang. The counts go through StarPU-MPI
+// (drivers/distributed/mpi_reduction.hpp).
 #pragma once
 
 #include <mpi.h>

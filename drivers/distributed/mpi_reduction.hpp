@@ -13,7 +13,7 @@
 //    every task of the process (the engine's too) and supports one reduction of a handle at a
 //    time: it is kept for measurement, for runs without --interval, and refuses a second one.
 // A payload is uint64 counts, which are added (exact), then frame records, which are taken from
-// the one rank that filled them (drivers/distribution.hpp).
+// the one rank that filled them (drivers/distributed/distribution.hpp).
 #pragma once
 
 #include <starpu.h>

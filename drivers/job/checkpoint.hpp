@@ -1,6 +1,7 @@
-// A run's checkpoint: its exact state (drivers/job_accumulator.hpp) and what it was computed from
-// (every setting that changes the counts, the input files' size and modification time, the tool
-// version), so `pairhist run ... --resume` continues it only where the result would be the same.
+// A run's checkpoint: its exact state (drivers/job/job_accumulator.hpp) and what it was computed
+// from (every setting that changes the counts, the input files' size and modification time, the
+// tool version), so `pairhist run ... --resume` continues it only where the result would be the
+// same.
 //
 // Format (little-endian): the 8 bytes "PHCKPT\r\n", u32 format, u32 0, u64 payload size, the
 // payload, and a CRC-32 (zlib) of everything before it. Written through a temporary file, fsync

@@ -35,7 +35,8 @@ struct WorkUnit {
   int part = -1;           // which part of the frame; -1: the whole frame
 };
 
-/// Where the units of a process of a distributed run come from (drivers/distribution.hpp).
+/// Where the units of a process of a distributed run come from
+/// (drivers/distributed/distribution.hpp).
 class FrameSupply {
  public:
   virtual ~FrameSupply() = default;

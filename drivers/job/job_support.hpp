@@ -1,6 +1,6 @@
-// The pieces of a trajectory job around its frame loop (drivers/trajectory_job.cpp): checks of
-// the options and of each frame, the engine's configuration, the feeding plan, and the one
-// place frames reach the engine.
+// The pieces of a trajectory job around its frame loop (drivers/job/trajectory_pipeline.cpp):
+// checks of the options and of each frame, the engine's configuration, the feeding plan, and the
+// one place frames reach the engine.
 #pragma once
 
 #include <string>

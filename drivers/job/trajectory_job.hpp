@@ -24,7 +24,7 @@ class Distribution;
 
 struct SpeciesSpec {
   std::string name;
-  std::string selection;  // atom-name globs or an expression (io/selection.hpp)
+  std::string selection;  // atom-name globs or an expression (analysis/selection.hpp)
 };
 
 struct JobOptions {
@@ -61,7 +61,7 @@ struct JobOptions {
   double volume = 0;  // for trajectories without a box: the volume g(r) is normalised by (units^3)
   std::string index_file;        // GROMACS .ndx serving `group NAME` selections; may be empty
   std::string exclude = "none";  // none | residue: same-residue pairs are not counted
-  std::string norm = "rdf";      // rdf | density | none (io/rdf.hpp)
+  std::string norm = "rdf";      // rdf | density | none (analysis/rdf.hpp)
   std::function<void(int64_t frames_done)> progress;  // called after each submitted frame
   int64_t interval = 0;  // frames per output block (CADISHI's `sum`); 0: the whole run
   /// Called with the result so far after every completed interval, marked incomplete

@@ -48,7 +48,7 @@ struct HistogramResult {
   std::vector<IntervalBlock> intervals;  // empty: the whole run is one block
   bool complete = true;                  // false when bad input stopped the run early
   std::string stopped_by;                // that input error
-  std::string norm = "rdf";              // rdf | density | none (io/rdf.hpp)
+  std::string norm = "rdf";              // rdf | density | none (analysis/rdf.hpp)
   std::string exclude = "none";          // none | residue: which pairs are left out
 
   /// Number of pairs a frame contributes to pair p: N(N-1)/2 same species, N_A*N_B otherwise,
