@@ -140,12 +140,7 @@ void CellHistogramPlanner::submit_frame(const PlannedFrame& frame) {
   const int64_t cells = end_cell - first_cell;
 
   codelets::CellHistogramArgs base;
-  base.precision = config_.precision == Precision::single ? codelets::Precision::single
-                                                          : codelets::Precision::double_;
-  base.single_params =
-      make_params<float>(frame.box, config_.box_kind, config_.r_max, config_.nbins);
-  base.double_params =
-      make_params<double>(frame.box, config_.box_kind, config_.r_max, config_.nbins);
+  set_frame_params(base, frame);
   base.grid = grid_;
   base.run = run_;
   base.frame = frame.number;

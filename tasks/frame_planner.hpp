@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "codelets/starpu/codelet_task.hpp"
 #include "codelets/starpu/device_faults.hpp"
 #include "codelets/starpu/frame_gate.hpp"
 #include "pairhist/box_setup.hpp"
@@ -49,6 +50,17 @@ class FramePlanner {
 
  protected:
   bool selected(size_t pair) const { return selected_.empty() || selected_[pair]; }
+  /// The precision and the frame's kernel parameters (box, bin scale) every codelet's
+  /// arguments carry.
+  template <class Args>
+  void set_frame_params(Args& args, const PlannedFrame& frame) const {
+    args.precision = config_.precision == Precision::single ? codelets::Precision::single
+                                                            : codelets::Precision::double_;
+    args.single_params =
+        make_params<float>(frame.box, config_.box_kind, config_.r_max, config_.nbins);
+    args.double_params =
+        make_params<double>(frame.box, config_.box_kind, config_.r_max, config_.nbins);
+  }
   /// The cores' share of the last frame, for the report.
   static void report_share(const CpuShare& share, RunActivity& run) {
     run.cpu_share = share.fraction;

@@ -22,12 +22,7 @@ PairHistogramPlanner::PairHistogramPlanner(const EngineConfig& config, const Mac
 
 codelets::PairHistogramArgs PairHistogramPlanner::base_args(const PlannedFrame& frame) const {
   codelets::PairHistogramArgs args;
-  args.precision = config_.precision == Precision::single ? codelets::Precision::single
-                                                          : codelets::Precision::double_;
-  args.single_params =
-      make_params<float>(frame.box, config_.box_kind, config_.r_max, config_.nbins);
-  args.double_params =
-      make_params<double>(frame.box, config_.box_kind, config_.r_max, config_.nbins);
+  set_frame_params(args, frame);
   args.frame = frame.number;
   args.gate = frame.gate;
   args.faults = frame.faults;

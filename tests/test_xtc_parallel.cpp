@@ -494,13 +494,19 @@ TEST_CASE("a job gives the same result with parallel decoding, frame selection r
   CHECK(planned.result.pairs[0].counts == serial.pairs[0].counts);
 }
 
+// `pairhist bench --decode` of the sample on 2 threads, once; `extra` adds options.
+static int bench_decode_sample(const std::string& extra, std::string& out) {
+  const std::string bin = pairhist::test::shell_quote(pairhist::test::pairhist_binary());
+  return pairhist::test::capture(bin + " bench --decode " +
+                                     pairhist::test::shell_quote(kSampleXtc) +
+                                     " --threads 2 --repeats 1 --warmup 0" + extra,
+                                 out);
+}
+
 TEST_CASE("pairhist bench --decode reports the file and the threads used") {
   const std::string bin = pairhist::test::shell_quote(pairhist::test::pairhist_binary());
   std::string out;
-  REQUIRE(pairhist::test::capture(bin + " bench --decode " +
-                                      pairhist::test::shell_quote(kSampleXtc) +
-                                      " --threads 2 --repeats 1 --warmup 0 --json",
-                                  out) == 0);
+  REQUIRE(bench_decode_sample(" --json", out) == 0);
   CHECK(contains(out, "\"frames\":101"));
   CHECK(contains(out, "\"natoms\":2652"));
   CHECK(contains(out, "\"threads\":2"));
@@ -688,19 +694,12 @@ TEST_CASE("a pipe is streamed under the lock: the same frames as from the file")
 }
 
 TEST_CASE("pairhist bench --decode reports GB/s, the cores kept busy and the page faults") {
-  const std::string bin = pairhist::test::shell_quote(pairhist::test::pairhist_binary());
   std::string out;
-  REQUIRE(pairhist::test::capture(bin + " bench --decode " +
-                                      pairhist::test::shell_quote(kSampleXtc) +
-                                      " --threads 2 --repeats 1 --warmup 0 --json",
-                                  out) == 0);
+  REQUIRE(bench_decode_sample(" --json", out) == 0);
   CHECK(contains(out, "\"gb_per_s_median\""));
   CHECK(contains(out, "\"cores_busy\""));
   CHECK(contains(out, "\"page_faults_median\""));
-  REQUIRE(pairhist::test::capture(bin + " bench --decode " +
-                                      pairhist::test::shell_quote(kSampleXtc) +
-                                      " --threads 2 --repeats 1 --warmup 0",
-                                  out) == 0);
+  REQUIRE(bench_decode_sample("", out) == 0);
   CHECK(contains(out, "GB/s"));
   CHECK(contains(out, "cores busy"));
 }
