@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "codelets/starpu/cuda_devices.hpp"
+#include "codelets/starpu/perfmodel_files.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
 #include "tasks/feeding_plan.hpp"
@@ -148,6 +150,8 @@ void StarpuSession::start(EngineConfig& config, const GpuFit* fit) {
   std::optional<ScopedEnv> machine;
   if (const std::string file = starpu_machine_file(); !file.empty())
     machine.emplace("STARPU_HWLOC_INPUT", file.c_str());
+  for (const std::string& line : codelets::set_aside_damaged_perfmodels())
+    std::fprintf(stderr, "pairhist: warning: %s\n", line.c_str());
   const int ret = starpu_init(&conf);
   if (ret == -ENODEV) throw std::runtime_error("StarPU found no worker to run on");
   if (ret != 0) throw std::runtime_error("starpu_init failed: " + std::string(std::strerror(-ret)));

@@ -1,19 +1,23 @@
 // `run --lp-bound` end to end: with no measured models the summary and the report say why there
 // is no StarPU bound, while the bound from the run's own measured task times is there and below
 // the makespan; after `calibrate` (same arguments) StarPU's bound is computed too.
-// Every case uses its own StarPU home, so models left over by other tests or runs play no part.
+// Every case uses its own StarPU home, so models left over by other tests or runs play no part;
+// the last case damages that home's models as a killed run leaves them.
 #include <doctest/doctest.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "tests/cli_runner.hpp"
 #include "tests/test_support.hpp"
 
 using pairhist::test::CliScratch;
 using pairhist::test::contains;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -134,4 +138,29 @@ TEST_CASE("calibrate measures every task kind; run --lp-bound then gets a lower 
   CHECK(bound > 0);
   CHECK(bound <= 2 * makespan + 0.05);
   CHECK(bound >= makespan / 20);
+}
+
+TEST_CASE("a model file truncated by a killed run is moved aside and the next run recalibrates") {
+  CliScratch s("lp-damaged");
+  ModelHome home(s);
+  const std::string job = synth_job(s);
+  const std::string run = "run " + job + " --sched dmda -q --overwrite -o " + s.file("out");
+  REQUIRE(s.run("calibrate " + job + " --frames 2 --passes 1").status == 0);
+  const fs::path dir = fs::path(s.file("starpu")) / ".starpu/sampling/codelets";
+  std::vector<fs::path> models;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) models.push_back(e.path());
+  REQUIRE(!models.empty());
+  // What SIGKILL leaves when it lands while StarPU rewrites the file in place.
+  for (const fs::path& m : models) fs::resize_file(m, fs::file_size(m) / 2);
+  const auto r = s.run(run);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  for (const fs::path& m : models) {
+    CHECK(contains(r.err, "pairhist: warning: StarPU performance model " + m.string()));
+    CHECK(fs::exists(m.string() + ".damaged"));
+  }
+  const auto again = s.run(run);
+  CHECK(again.status == 0);
+  CHECK(again.err.empty());
 }

@@ -263,7 +263,11 @@ TEST_CASE("what a run refuses: overwriting results, resuming other settings or c
   // An interrupted run: stopped as soon as its first checkpoint is on disk.
   {
     Child child(args, s.dir.string());
-    REQUIRE(wait_for_file(child, out / "pairhist.ckpt"));
+    if (!wait_for_file(child, out / "pairhist.ckpt")) {
+      const ChildEnd early = child.wait();
+      FAIL("the run ended (exit " << early.exit_code << ", signal " << early.signal
+                                  << ") before its first checkpoint: " << early.err);
+    }
     child.signal_it(SIGINT);
     const ChildEnd end = child.wait();
     INFO(end.err);

@@ -1,0 +1,18 @@
+// StarPU's stored performance models, checked before starpu_init. StarPU 1.3 rewrites a model
+// file in place when it shuts down; a run killed in that moment (SIGKILL, a node lost) leaves a
+// truncated file, and every later run would then abort inside StarPU's parser
+// (perfmodel_history.c: "Incorrect performance model file"). A damaged file is moved aside so that
+// the run recalibrates instead.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace pairhist::codelets {
+
+/// Loads each file of the codelet model directory (STARPU_PERF_MODEL_DIR or
+/// $STARPU_HOME/.starpu/sampling/codelets/<version>/) in a child process; a file that its parser
+/// rejects is renamed to NAME.damaged. Returns one line per file moved. Call before starpu_init.
+std::vector<std::string> set_aside_damaged_perfmodels();
+
+}  // namespace pairhist::codelets
