@@ -5,9 +5,13 @@
 
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "io/gro_reader.hpp"
 #include "io/xtc_reader.hpp"
@@ -196,4 +200,49 @@ TEST_CASE("malformed GRO files give InputError with the line number") {
         contains(error_of(tmp.write(kTitle + "1\n" + "    1SOL     OW    1   1   2   3\n" + kBox)),
                  "line 3: cannot find the decimal points"));
   }
+}
+
+TEST_CASE("a GRO file big enough for several parsing threads reads as a single thread would") {
+  // 300k atoms (13 MB): more than one 4 MB chunk per thread on any machine with 2+ cores.
+  TempGro tmp;
+  std::mt19937_64 rng(std::random_device{}());
+  std::uniform_real_distribution<double> coord(-99.0, 999.0);
+  const int natoms = 300000;
+  const int decimals = 3 + static_cast<int>(rng() % 4);  // GROMACS writes 3 to 6 (gmx -ndec)
+  std::string text = kTitle + std::to_string(natoms) + "\n";
+  std::vector<float> expect;
+  char line[160];
+  for (int i = 0; i < natoms; ++i) {
+    int n = std::snprintf(line, sizeof line, "%5d%-5s%5s%5d", i / 3 % 100000, "SOL",
+                          i % 3 ? "HW1" : "OW", (i + 1) % 100000);
+    for (int d = 0; d < 3; ++d) {
+      const double v = coord(rng);
+      char field[40];
+      std::snprintf(field, sizeof field, "%*.*f", decimals + 5, decimals, v);
+      n += std::snprintf(line + n, sizeof line - n, "%s", field);
+      expect.push_back(static_cast<float>(std::strtod(field, nullptr)));
+    }
+    text += std::string(line, n) + (i % 7 ? "\n" : "\r\n");
+  }
+  const std::string good = text + kBox;
+  const Topology top = read_gro(tmp.write(good));
+  REQUIRE(top.natoms() == natoms);
+  CHECK(top.xyz == expect);  // bit for bit: the fast path rounds as strtod + float does
+  CHECK(top.atom_names[natoms - 1] == ((natoms - 1) % 3 ? "HW1" : "OW"));
+  CHECK(top.residue_numbers[natoms - 1] == (natoms - 1) / 3 % 100000);
+  CHECK(top.box[8] == 1.86206f);
+  // The first bad line wins, wherever its thread is; a second one later does not hide it.
+  std::string bad = good;
+  size_t at = 0;
+  for (int l = 0; l < 2 + natoms * 2 / 3; ++l) at = bad.find('\n', at) + 1;
+  bad[at + 1] = 'Q';  // residue number of atom line natoms*2/3, i.e. file line natoms*2/3 + 3
+  size_t later = at;
+  for (int l = 0; l < natoms / 4; ++l) later = bad.find('\n', later) + 1;
+  bad[later + 1] = 'Q';
+  CHECK(contains(error_of(tmp.write(bad)),
+                 ": line " + std::to_string(natoms * 2 / 3 + 3) + ": bad residue number"));
+  // A count larger than the lines: the box line is the first bad "atom".
+  std::string big = good;
+  big.replace(kTitle.size(), std::to_string(natoms).size(), std::to_string(natoms + 5));
+  CHECK(contains(error_of(tmp.write(big)), ": line " + std::to_string(natoms + 3) + ": "));
 }

@@ -5,7 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <filesystem>
 #include <system_error>
 
@@ -23,17 +25,22 @@ fs::path codelet_model_dir() {
   return fs::path(path).lexically_normal().parent_path();
 }
 
+enum class ModelCheck { loads, rejected, unknown };
+
 /// Parses `file` with StarPU's own loader in a child: the parser asserts (abort) on a damaged
-/// file, which must not take this process with it.
-bool loads_cleanly(const fs::path& file) {
+/// file, which must not take this process with it. A child that ends any other way (a signal
+/// of its own, the time limit) says nothing about the file.
+ModelCheck check_model(const fs::path& file) {
   const pid_t pid = fork();
-  if (pid < 0) return true;  // cannot check: let StarPU read it as it would have
+  if (pid < 0) return ModelCheck::unknown;
   if (pid == 0) {
     const int null = ::open("/dev/null", O_WRONLY);
     if (null >= 0) {
       dup2(null, STDOUT_FILENO);
       dup2(null, STDERR_FILENO);
     }
+    for (int signo : {SIGSEGV, SIGBUS, SIGABRT, SIGALRM}) signal(signo, SIG_DFL);
+    alarm(10);
     starpu_perfmodel_initialize();
     struct starpu_perfmodel model {};
     const int ret = starpu_perfmodel_load_file(file.c_str(), &model);
@@ -41,20 +48,27 @@ bool loads_cleanly(const fs::path& file) {
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return true;
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (errno != EINTR) return ModelCheck::unknown;
+  if (WIFEXITED(status)) return WEXITSTATUS(status) == 0 ? ModelCheck::loads : ModelCheck::rejected;
+  return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT ? ModelCheck::rejected
+                                                            : ModelCheck::unknown;
 }
 
 }  // namespace
 
 std::vector<std::string> set_aside_damaged_perfmodels() {
   std::vector<std::string> moved;
+  // Once per process, before its first starpu_init: after a starpu_shutdown StarPU's loader
+  // state is stale (the child would crash in starpu_perfmodel_arch_comb_add), and this process's
+  // own runs do not damage the files while it lives.
+  static std::atomic<bool> checked{false};
+  if (checked.exchange(true)) return moved;
   std::error_code ec;
   const fs::path dir = codelet_model_dir();
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const fs::path& file = entry.path();
     if (!entry.is_regular_file(ec) || file.extension() == kDamagedSuffix) continue;
-    if (loads_cleanly(file)) continue;
+    if (check_model(file) != ModelCheck::rejected) continue;
     const fs::path aside = file.string() + kDamagedSuffix;
     fs::rename(file, aside, ec);
     moved.push_back("StarPU performance model " + file.string() +

@@ -12,7 +12,8 @@ namespace pairhist::codelets {
 
 /// Loads each file of the codelet model directory (STARPU_PERF_MODEL_DIR or
 /// $STARPU_HOME/.starpu/sampling/codelets/<version>/) in a child process; a file that its parser
-/// rejects is renamed to NAME.damaged. Returns one line per file moved. Call before starpu_init.
+/// rejects is renamed to NAME.damaged. Returns one line per file moved. Call before starpu_init;
+/// only the first call in a process checks.
 std::vector<std::string> set_aside_damaged_perfmodels();
 
 }  // namespace pairhist::codelets
