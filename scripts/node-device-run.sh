@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Issue 24 on a many-core, many-GPU node, in one call: decoding alone against threads, the whole
+# process against the run time (start: topology, engine), defaults against --ncpu 0 and one GPU on
+# W1 at ~11M atoms, F1 on 1 and all GPUs; the baseline stage's (.gpu-base/) whole-process time on
+# the big case for the start overhead. rdf.csv must be identical across every variant of a case.
+#   here:  bash scripts/gpu-suite.sh stage   (and compare-device-run.sh pack-base for .gpu-base)
+#   there: bash scripts/node-device-run.sh   (repo root, carry [".gpu", ".gpu-base"]; logs to $OUT)
+# NODE_FRAMES (200) frames of W1 x16; NODE_THREADS ("1 8 16 32 64") decoding threads to time;
+# NODE_ROUNDS (2) rounds of the runs.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+name=node-device
+title="pairhist on the whole node: decoding, start, feeding (issue 24)"
+# shellcheck source=device-run-common.sh
+source "$repo/scripts/device-run-common.sh"
+have_base=0
+if [ -f "$repo/.gpu-base/payload.tar.gz" ]; then
+  unpack_baseline
+  have_base=1
+fi
+gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+cores=$(nproc)
+
+t0=$(date +%s.%N)
+w1=$("$ph" synth --case W1 --replicas 16 --frames "${NODE_FRAMES:-200}" -o "$work/w1big" -q)
+f1=$("$ph" synth --case F1 --frames 200 -o "$work/f1" -q)
+t1=$(date +%s.%N)
+awk -v a="$t0" -v b="$t1" 'BEGIN { printf "synth: %.1f s\n", b - a }' | tee -a "$log"
+cat "$work"/w1big/W1.xtc >/dev/null  # in the page cache, as the issue's figures
+ls -la "$work"/w1big "$work"/f1 | tee -a "$log"
+w1_args=$(echo "${w1#* }" | sed 's/ -o [^ ]*//')
+f1_args=$(echo "${f1#* }" | sed 's/ -o [^ ]*//')
+
+echo "== decoding alone (bench --decode, page cache)" | tee -a "$log"
+for t in ${NODE_THREADS:-1 8 16 32 64} 0; do
+  [ "$t" -gt "$cores" ] && continue
+  repeats=3
+  [ "$t" = 1 ] && repeats=1
+  "$ph" bench --decode "$work/w1big/W1.xtc" --threads "$t" --repeats $repeats --warmup 0 --json |
+    tee -a "$out/decode.jsonl" | sed 's/^/decode: /' >>"$log"
+  tail -1 "$out/decode.jsonl" | awk -v t="$t" '{
+    match($0, /"gb_per_s_median":[0-9.e+-]+/); g = substr($0, RSTART + 18, RLENGTH - 18)
+    match($0, /"cores_busy":[0-9.e+-]+/); c = substr($0, RSTART + 13, RLENGTH - 13)
+    match($0, /"threads":[0-9]+/); n = substr($0, RSTART + 10, RLENGTH - 10)
+    printf "decode threads %s (ran %s): %.2f GB/s, %.1f cores busy\n", t, n, g, c }' | tee -a "$log"
+done
+if command -v perf >/dev/null; then
+  perf record -g -o "$work/perf.data" "$ph" bench --decode "$work/w1big/W1.xtc" --threads 64 \
+    --repeats 1 --warmup 0 >/dev/null 2>&1
+  perf report -i "$work/perf.data" --no-children --stdio --sort dso,sym 2>/dev/null |
+    grep -E "^ +[0-9]" | head -30 >"$out/decode-perf.txt"
+else
+  echo "no perf on this machine" | tee -a "$log"
+fi
+
+times=$work/times.tsv
+: >"$times"
+mkdir -p "$work/summaries"
+declare -A variant_args=([defaults]="" [ncpu0]="--ncpu 0" [ncuda1]="--ncpu 0 --ncuda 1"
+  [ncuda1d]="--ncuda 1")
+"$ph" $f1_args -o "$work/warm-up" --overwrite >"$work/warm-up.out" 2>&1  # bus calibration
+one() {  # one CASE VARIANT ROUND BINARY ARGS...
+  local c=$1 v=$2 round=$3 bin=$4
+  shift 4
+  local run=$c-$v t0 t1
+  t0=$(date +%s.%N)
+  # shellcheck disable=SC2068
+  if ! "$bin" $@ -o "$work/$run" --overwrite --report "$work/$run.json" >"$work/$run.out" 2>&1; then
+    echo "FAILED: $run round $round" | tee -a "$log"
+    tail -5 "$work/$run.out" | tee -a "$log"
+    status=1
+    return
+  fi
+  t1=$(date +%s.%N)
+  record_time "$c" "$v" "$round" "$t0" "$t1" "$work/$run.json"
+  if [ "$round" = 1 ]; then
+    cp "$work/$run.out" "$work/summaries/$run.txt"
+    grep -E "^  (time|workers|reading|plan|makespan) " "$work/$run.out" | sed "s/^/$run: /" |
+      tee -a "$log"
+  fi
+}
+for round in $(seq "${NODE_ROUNDS:-2}"); do
+  for v in defaults ncpu0 ncuda1 ncuda1d; do
+    [ "$gpus" -lt 2 ] && [ "${v#ncuda1}" != "$v" ] && continue
+    one w1big "$v" "$round" "$ph" $w1_args ${variant_args[$v]}
+  done
+  if [ $have_base = 1 ]; then
+    LD_LIBRARY_PATH="$base_stage/lib:$LD_LIBRARY_PATH" one w1big base-defaults "$round" \
+      "$base_stage/bin/pairhist" $w1_args
+  fi
+  for v in defaults ncuda1; do
+    [ "$gpus" -lt 2 ] && [ "$v" = ncuda1 ] && continue
+    one f1 "$v" "$round" "$ph" $f1_args ${variant_args[$v]}
+  done
+done
+for c in w1big f1; do
+  for d in "$work/$c"-*/; do
+    [ -f "$d/rdf.csv" ] || continue
+    if cmp -s "$d/rdf.csv" "$work/$c-defaults/rdf.csv"; then
+      echo "identical rdf.csv: $(basename "$d")" | tee -a "$log"
+    else
+      echo "DIFFERENT rdf.csv: $(basename "$d")" | tee -a "$log"
+      status=1
+    fi
+  done
+done
+echo "== medians (case variant, wall s, makespan s, rounds)" | tee -a "$log"
+print_medians
+echo "== run time against wall time (start overhead), round 1" | tee -a "$log"
+for f in "$work"/summaries/*.txt; do
+  grep -E "^  time " "$f" | sed "s|^|$(basename "$f" .txt): |" | tee -a "$log"
+done
+tar -czf "$out/node-summaries.tar.gz" -C "$work" summaries
+rm -rf "$work"/w1big "$work"/f1
+echo "node-device-run: $([ $status = 0 ] && echo identical results || echo FAILURES)" | tee -a "$log"
+exit $status
