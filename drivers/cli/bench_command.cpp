@@ -256,8 +256,10 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::IsMember({"single", "double"}))
       ->capture_default_str();
   cmd->add_option("--device", a->device, "cpu, gpu or gpu:N")->capture_default_str();
-  cmd->add_option("--threads", a->threads,
-                  "CPU threads (0: all cores); with --decode, decode threads (0: automatic)")
+  cmd->add_option(
+         "--threads", a->threads,
+         "CPU threads (0: all cores); with --decode, decode threads (0: as many as a run bound "
+         "by reading grows to)")
       ->capture_default_str();
   cmd->add_option("--repeats", a->repeats, "Timed repeats")->capture_default_str();
   cmd->add_option("--warmup", a->warmup, "Untimed repeats first")->capture_default_str();

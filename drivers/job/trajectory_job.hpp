@@ -130,6 +130,11 @@ struct JobOutcome {
   bool feeding_legacy = false;
   FeedingInputs feeding_inputs;
   FeedingPlan feeding_plan;
+  // Before `seconds` began: the process until its first frame was read (loading libraries,
+  // reading the topology, selecting, opening the trajectory), and two parts of it.
+  double before_first_frame_seconds = 0;
+  double topology_seconds = 0;      // reading the topology (beside the trajectory's opening)
+  double define_seconds = 0;        // selections, exclusions: what the run counts
   double first_frame_seconds = 0;   // of `seconds`: until the first frame was read
   double engine_start_seconds = 0;  // of `seconds`: starting the engine (StarPU, its workers)
   int stopped_by_signal = 0;        // the stop request that ended the run early, or 0

@@ -1,8 +1,15 @@
 #include "drivers/job/trajectory_pipeline.hpp"
 
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 
 #include "drivers/distributed/distributed_frame_stream.hpp"
@@ -17,6 +24,29 @@ namespace {
 bool copying_columns() {
   const char* v = std::getenv("PAIRHIST_COPY_COLUMNS");
   return v && std::atoi(v) != 0;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// How long this process has run (from the kernel's start time, so loading the shared libraries
+// counts too); 0 where /proc cannot say.
+double process_seconds() {
+  std::ifstream stat("/proc/self/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t paren = text.rfind(')');  // the command name may hold spaces
+  if (paren == std::string::npos) return 0;
+  std::istringstream fields(text.substr(paren + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+    if (i < 22) continue;
+    timespec boot{};
+    clock_gettime(CLOCK_BOOTTIME, &boot);
+    const double start = std::stod(field) / static_cast<double>(sysconf(_SC_CLK_TCK));
+    return std::max(0.0, static_cast<double>(boot.tv_sec) + 1e-9 * boot.tv_nsec - start);
+  }
+  return 0;
 }
 
 }  // namespace
@@ -42,8 +72,9 @@ void TrajectoryPipeline::start_loading() {
   // allocated, at their cost, and the engine takes them over without a copy (submit_to_engine).
   if (o.ncuda != 0) use_pinned_host_columns();
   topology_ = std::async(std::launch::async, [o = options_]() mutable {
+    const auto t0 = std::chrono::steady_clock::now();
     analysis::Topology t = load_job_topology(o);  // may fill in o.topology and o.species
-    return std::make_pair(std::move(t), std::move(o));
+    return LoadedTopology{std::move(t), std::move(o), seconds_since(t0)};
   });
   FramePlan plan{o.first, o.last, o.step, o.begin_time, o.end_time, -1};
   if (o.resume && o.resume->frames() > 0) plan.resume_after = o.resume->frame_indices.back();
@@ -61,8 +92,11 @@ void TrajectoryPipeline::start_loading() {
 
 void TrajectoryPipeline::assemble() {
   {
-    auto [top, resolved] = topology_.get();
-    run_ = define_run(std::move(resolved), top);
+    LoadedTopology loaded = topology_.get();
+    const auto t0 = std::chrono::steady_clock::now();
+    run_ = define_run(std::move(loaded.resolved), loaded.topology);
+    out_.topology_seconds = loaded.seconds;
+    out_.define_seconds = seconds_since(t0);
   }
   const JobOptions& o = run_->options;
   stream_->open(*run_);
@@ -83,6 +117,7 @@ void TrajectoryPipeline::assemble() {
 void TrajectoryPipeline::count_frames() {
   const JobOptions& o = run_->options;
   clock_.start = std::chrono::steady_clock::now();
+  out_.before_first_frame_seconds = process_seconds();
   exclusions_.emplace(run_->exclusions, run_->atoms, run_->pairs.size(), o.nbins);
   // Whole frames in single precision go to the engine as columns, without a copy; a part of a
   // frame leaves the frame's columns in place (the next unit may be another part).

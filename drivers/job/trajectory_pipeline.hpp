@@ -43,7 +43,12 @@ class TrajectoryPipeline {
   // In the order they are made; what depends on another is destroyed first.
   JobOptions options_;  // as the caller gave them; run_->options as the topology completed them
   std::future<void> gpus_ready_;
-  std::future<std::pair<analysis::Topology, JobOptions>> topology_;
+  struct LoadedTopology {
+    analysis::Topology topology;
+    JobOptions resolved;  // with the topology and species the file gave
+    double seconds = 0;
+  };
+  std::future<LoadedTopology> topology_;
   std::unique_ptr<FrameStream> stream_;
   std::optional<RunDefinition> run_;
   JobClock clock_;

@@ -56,8 +56,11 @@ Pass read_all(const DecodeBenchOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   {
     const auto reader = io::open_trajectory_threaded(o.path, o.threads);
-    if (const auto* par = dynamic_cast<const io::XtcParallelReader*>(reader.get()))
+    if (auto* par = dynamic_cast<io::XtcParallelReader*>(reader.get())) {
+      // Automatic: as many threads as a run bound by reading grows to (it starts with few).
+      if (o.threads == 0) par->set_active_threads(par->max_threads());
       p.threads = par->threads();
+    }
     p.natoms = reader->natoms();
     io::TrajectoryFrame frame;
     while (reader->next(frame)) {
