@@ -75,6 +75,7 @@ one() {  # one CASE VARIANT ROUND BINARY ARGS...
   record_time "$c" "$v" "$round" "$t0" "$t1" "$work/$run.json"
   if [ "$round" = 1 ]; then
     cp "$work/$run.out" "$work/summaries/$run.txt"
+    cp "$work/$run.json" "$work/summaries/$run.json"
     grep -E "^  (time|workers|reading|plan|makespan) " "$work/$run.out" | sed "s/^/$run: /" |
       tee -a "$log"
   fi
@@ -106,9 +107,30 @@ for c in w1big f1; do
 done
 echo "== medians (case variant, wall s, makespan s, rounds)" | tee -a "$log"
 print_medians
-echo "== run time against wall time (start overhead), round 1" | tee -a "$log"
-for f in "$work"/summaries/*.txt; do
-  grep -E "^  time " "$f" | sed "s|^|$(basename "$f" .txt): |" | tee -a "$log"
+echo "== where the wall time went, round 1 (report fields; after = wall - before - run)" | tee -a "$log"
+py=$(command -v /usr/bin/python3 || command -v python3)
+for f in "$work"/summaries/*.json; do
+  [ -n "$py" ] || break
+  run=$(basename "$f" .json)
+  wall=$(awk -F'\t' -v k="${run%%-*}" -v v="${run#*-}" '$1 == k && $2 == v && $3 == 1 { print $4 }' "$times")
+  $py - "$f" "$run" "${wall:-0}" <<'PY' | tee -a "$log"
+import json, sys
+r = json.load(open(sys.argv[1]))
+def g(key, node=r):
+    if isinstance(node, dict):
+        if isinstance(node.get(key), (int, float)):
+            return node[key]
+        for v in node.values():
+            found = g(key, v)
+            if found:
+                return found
+    return 0
+wall = float(sys.argv[3])
+print(f"{sys.argv[2]}: wall {wall:.2f} = before first frame {g('before_first_frame_seconds'):.2f} "
+      f"(topology {g('topology_seconds'):.2f}, define {g('define_seconds'):.2f}) + run {g('seconds'):.2f} "
+      f"(first frame {g('first_frame_seconds'):.2f}, engine start {g('engine_start_seconds'):.2f}, "
+      f"makespan {g('makespan_seconds'):.2f}) + after {wall - g('before_first_frame_seconds') - g('seconds'):.2f}")
+PY
 done
 tar -czf "$out/node-summaries.tar.gz" -C "$work" summaries
 rm -rf "$work"/w1big "$work"/f1
