@@ -2,13 +2,18 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <functional>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "pairhist/errors.hpp"
+#include "pairhist/host_cores.hpp"
 
 namespace pairhist::analysis {
 namespace {
@@ -204,13 +209,48 @@ class Parser {
   Mask match(const std::vector<std::string>& values, const std::vector<std::string>& patterns,
              int flags) const {
     Mask m(values.size(), 0);
-    for (size_t i = 0; i < values.size(); ++i)
-      for (const auto& p : patterns)
-        if (fnmatch(p.c_str(), values[i].c_str(), flags) == 0) {
-          m[i] = 1;
-          break;
+    // An 11M-atom system has a handful of distinct names (0.5 s of fnmatch calls, one per atom):
+    // each thread takes a stretch of atoms and remembers the last names it matched.
+    for_stretches(values.size(), [&](size_t begin, size_t end) {
+      constexpr size_t kRecent = 8;
+      std::array<const std::string*, kRecent> seen{};
+      std::array<char, kRecent> verdict{};
+      size_t next = 0;
+      for (size_t i = begin; i < end; ++i) {
+        const std::string& v = values[i];
+        size_t k = 0;
+        while (k < kRecent && seen[k] && *seen[k] != v) ++k;
+        if (k < kRecent && seen[k]) {
+          m[i] = verdict[k];
+          continue;
         }
+        char hit = 0;
+        for (const auto& p : patterns)
+          if (fnmatch(p.c_str(), v.c_str(), flags) == 0) {
+            hit = 1;
+            break;
+          }
+        m[i] = hit;
+        seen[next] = &v;
+        verdict[next] = hit;
+        next = (next + 1) % kRecent;
+      }
+    });
     return m;
+  }
+
+  /// Runs f(begin, end) over [0, n) in stretches, one thread each where n is large.
+  template <class F>
+  static void for_stretches(size_t n, F&& f) {
+    constexpr size_t kMinStretch = size_t{1} << 18;
+    const size_t threads =
+        std::clamp<size_t>(n / kMinStretch, 1, static_cast<size_t>(usable_cores()));
+    std::vector<std::thread> pool;
+    const size_t step = (n + threads - 1) / threads;
+    for (size_t t = 1; t < threads; ++t)
+      pool.emplace_back([&, t] { f(std::min(n, t * step), std::min(n, (t + 1) * step)); });
+    f(0, std::min(n, step));
+    for (std::thread& t : pool) t.join();
   }
 
   Mask by_range(const std::string& keyword, const std::function<int(int)>& value_of) {
