@@ -152,6 +152,14 @@ void StarpuSession::start(EngineConfig& config, const GpuFit* fit) {
     machine.emplace("STARPU_HWLOC_INPUT", file.c_str());
   for (const std::string& line : codelets::set_aside_damaged_perfmodels())
     std::fprintf(stderr, "pairhist: warning: %s\n", line.c_str());
+  if (feeding_gpus) {
+    const codelets::BusModel bus = codelets::stored_bus_model();
+    if (!bus.stored)
+      std::fprintf(stderr,
+                   "pairhist: note: first run with GPUs here: StarPU measures this machine's "
+                   "buses (a few seconds, once) and keeps them in %s\n",
+                   bus.dir.c_str());
+  }
   const int ret = starpu_init(&conf);
   if (ret == -ENODEV) throw std::runtime_error("StarPU found no worker to run on");
   if (ret != 0) throw std::runtime_error("starpu_init failed: " + std::string(std::strerror(-ret)));

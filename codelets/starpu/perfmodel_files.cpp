@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
@@ -77,6 +78,22 @@ std::vector<std::string> set_aside_damaged_perfmodels() {
                         : ": moved to " + aside.filename().string() + ", recalibrating"));
   }
   return moved;
+}
+
+BusModel stored_bus_model() {
+  // StarPU's layout (perfmodel_bus.c): <models>/bus/<host>.config beside <models>/codelets/<v>/.
+  const fs::path bus = codelet_model_dir().parent_path().parent_path() / "bus";
+  std::string host;
+  if (const char* forced = std::getenv("STARPU_HOSTNAME"); forced && *forced) {
+    host = forced;
+  } else {
+    char name[256] = {};
+    gethostname(name, sizeof(name) - 1);
+    host = name;
+    host = host.substr(0, host.find('.'));
+  }
+  std::error_code ec;
+  return {bus.string(), fs::exists(bus / (host + ".config"), ec)};
 }
 
 }  // namespace pairhist::codelets

@@ -16,4 +16,13 @@ namespace pairhist::codelets {
 /// only the first call in a process checks.
 std::vector<std::string> set_aside_damaged_perfmodels();
 
+/// Where StarPU keeps its measurements of this machine's buses (host <-> GPU bandwidth and
+/// latency), and whether they are there: without them, starpu_init measures them first, which
+/// takes seconds with GPUs (once per machine and GPU count).
+struct BusModel {
+  std::string dir;
+  bool stored = false;
+};
+BusModel stored_bus_model();
+
 }  // namespace pairhist::codelets
