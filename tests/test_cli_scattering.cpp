@@ -193,6 +193,31 @@ TEST_CASE("scattering of the water sample: guessed elements, the periodic trunca
   }
 }
 
+#ifdef PAIRHIST_TEST_TPR
+TEST_CASE("scattering with a .tpr topology: elements and ion charges from the force field") {
+  TempDir dir("scattering-tpr");
+  std::string log;
+  REQUIRE_MESSAGE(pairhist_cli("run " + kData + "/nacl_dodecahedron.xtc --top " + kData +
+                                   "/fixtures/gmx_nacl.tpr --species Na=\"name NA\" " +
+                                   "--species Cl=\"name CL\" --species O=OW " +
+                                   "--species H=\"name HW1 HW2\" --rmax 1.5 --nbins 300 " +
+                                   "--last 4 --ncpu 2 -q -o " + shell_quote(dir.file("run")),
+                               log) == 0,
+                  log);
+  REQUIRE_MESSAGE(pairhist_cli("scattering " + shell_quote(dir.file("run")) + " --nq 11", log) == 0,
+                  log);
+  CHECK_FALSE(contains(log, "guessed"));
+  std::string comments;
+  auto csv = read_csv(dir.file("run/intensity.csv"), &comments);
+  CHECK(contains(comments,
+                 "species Na: 14 atoms of Na1+ (topology elements, monatomic, topology "
+                 "charge)"));
+  CHECK(contains(comments, "species Cl: 14 atoms of Cl1- (topology elements"));
+  CHECK(contains(comments, "species O: 724 atoms of O (topology elements)"));
+  CHECK(csv["f_Na"][0] == doctest::Approx(9.9997));
+}
+#endif
+
 TEST_CASE("scattering: bad input is one line, a non-zero status and no output") {
   TempDir dir("scattering-bad");
   std::string log;

@@ -83,18 +83,18 @@ std::map<std::string, std::string> by_species(const std::vector<std::string>& it
   return out;
 }
 
-/// The run's topology, if it is still where the run read it (relative paths also from the
-/// run's directory).
+/// The topology to take the species' elements from: --top, else the run's own if it is still
+/// where the run read it: as recorded, or a relative path from the run's output directory or
+/// the directory above it (where `run -o DIR` usually ran); "" if none of these exists.
 std::string run_topology(const io::StoredRun& run, const std::string& given) {
   if (!given.empty()) return given;
+  const std::string path = run.config_value("topology");
   std::error_code ec;
-  for (const char* key : {"topology", "trajectory"}) {
-    const std::string path = run.config_value(key);
-    if (path.empty()) continue;
-    if (fs::exists(path, ec)) return std::string(key) == "topology" ? path : "";
-    const fs::path beside = fs::path(run.path).parent_path() / path;
-    if (fs::path(path).is_relative() && fs::exists(beside, ec))
-      return std::string(key) == "topology" ? beside.string() : "";
+  if (path.empty() || fs::exists(path, ec)) return path;
+  if (fs::path(path).is_relative()) {
+    const fs::path run_dir = fs::absolute(run.path, ec).parent_path();
+    for (const fs::path& base : {run_dir, run_dir.parent_path()})
+      if (fs::exists(base / path, ec)) return (base / path).string();
   }
   return "";
 }
