@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <sstream>
 
 #include "pairhist/errors.hpp"
 
@@ -203,7 +204,9 @@ std::vector<ScattererWeight> species_weights(const std::vector<SpeciesScatterer>
       if (r == Radiation::neutron) {
         const ScattererWeight* d = lookup("D", "D");
         weight.c = (1 - s.deuterium) * weight.c + s.deuterium * d->c;
-        weight.source += " with " + std::to_string(s.deuterium) + " D";
+        std::ostringstream fraction;
+        fraction << s.deuterium;
+        weight.source += ", D fraction " + fraction.str();
       }
     }
     if (r == Radiation::neutron && !weight.constant())
