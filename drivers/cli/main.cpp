@@ -7,6 +7,7 @@
 #include "drivers/cli/convert_command.hpp"
 #include "drivers/cli/plot_command.hpp"
 #include "drivers/cli/run_command.hpp"
+#include "drivers/cli/scattering_command.hpp"
 #include "drivers/cli/synth_command.hpp"
 #include "drivers/distributed/distribution.hpp"
 #include "drivers/distributed/mpi_world.hpp"
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
   pairhist::add_synth_command(app);
   pairhist::add_convert_command(app);
   pairhist::add_plot_command(app);
+  pairhist::add_scattering_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

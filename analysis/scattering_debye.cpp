@@ -1,0 +1,198 @@
+#include "analysis/scattering_debye.hpp"
+
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <stdexcept>
+
+#include "analysis/rdf.hpp"
+#include "pairhist/errors.hpp"
+
+namespace pairhist::analysis {
+
+namespace {
+
+constexpr double kHalfPi = 1.57079632679489661923;
+
+/// Si by its power series sum_k (-1)^k x^(2k+1) / ((2k+1) (2k+1)!): for |x| <= 3 the largest
+/// term is below 3, so the sum loses at most one digit to cancellation.
+double sine_integral_series(double x) {
+  double term = x;  // (-1)^k x^(2k+1) / (2k+1)!
+  double sum = x;
+  for (int k = 1; k < 60; ++k) {
+    term *= -x * x / ((2.0 * k) * (2.0 * k + 1));
+    const double add = term / (2 * k + 1);
+    sum += add;
+    if (std::abs(add) <= 1e-17 * std::abs(sum)) break;
+  }
+  return sum;
+}
+
+/// Si for x > 3 from E1(ix) = -Ci(x) + i (Si(x) - pi/2), whose continued fraction
+/// E1(z) = e^-z / (z + 1 - 1 / (z + 3 - 4 / (z + 5 - ...))) converges quickly there; evaluated
+/// with the modified Lentz method.
+double sine_integral_fraction(double x) {
+  using C = std::complex<double>;
+  constexpr double kTiny = 1e-300;
+  C b(1.0, x);
+  C c(1.0 / kTiny, 0.0);
+  C d = 1.0 / b;
+  C h = d;
+  for (int i = 1; i < 10000; ++i) {
+    const double a = -static_cast<double>(i) * i;
+    b += 2.0;
+    d = 1.0 / (a * d + b);
+    c = b + a / c;
+    const C del = c * d;
+    h *= del;
+    if (std::abs(del.real() - 1.0) + std::abs(del.imag()) < 1e-16) break;
+  }
+  h *= C(std::cos(x), -std::sin(x));
+  return kHalfPi + h.imag();
+}
+
+void check_q(const std::vector<double>& q) {
+  for (double v : q)
+    if (!std::isfinite(v) || v < 0)
+      throw UsageError("q must be finite and not negative, got " + std::to_string(v));
+}
+
+/// Every pair A <= B once, and pairs that the Debye sum may use as they are.
+void check_pairs(const HistogramResult& res) {
+  const size_t ns = res.species.size();
+  std::vector<int> seen(ns * ns, 0);
+  for (const PairHistogram& p : res.pairs) {
+    if (p.a < 0 || p.b < p.a || static_cast<size_t>(p.b) >= ns)
+      throw std::logic_error("pair histogram refers to a species that does not exist");
+    const std::string label = res.species[p.a].name + "-" + res.species[p.b].name;
+    if (++seen[p.a * ns + p.b] > 1) throw UsageError("the pair " + label + " appears twice");
+    if (p.counts.size() != static_cast<size_t>(res.nbins))
+      throw std::logic_error("pair histogram " + label + " does not have nbins bins");
+    if (p.shared_atoms > 0)
+      throw UsageError("species " + res.species[p.a].name + " and " + res.species[p.b].name +
+                       " share " + std::to_string(p.shared_atoms) +
+                       " atoms: scattering needs every atom in one species only");
+    if (p.excluded_pairs > 0)
+      throw UsageError("the run left out " + std::to_string(p.excluded_pairs) + " " + label +
+                       " pairs per frame (--exclude): scattering needs every pair; run "
+                       "again without --exclude");
+  }
+  for (size_t a = 0; a < ns; ++a)
+    for (size_t b = a; b < ns; ++b)
+      if (seen[a * ns + b] == 0)
+        throw UsageError("the run has no histogram of the pair " + res.species[a].name + "-" +
+                         res.species[b].name + ": scattering needs every pair of species");
+}
+
+/// sum_k counts_k kernel_k in the precision T.
+template <class T>
+double pair_sum(const std::vector<uint64_t>& counts, const std::vector<double>& kernel) {
+  T sum = 0;
+  for (size_t k = 0; k < counts.size(); ++k)
+    if (counts[k] != 0) sum += static_cast<T>(counts[k]) * static_cast<T>(kernel[k]);
+  return static_cast<double>(sum);
+}
+
+}  // namespace
+
+WithinBin parse_within_bin(const std::string& name) {
+  if (name == "centre" || name == "center") return WithinBin::centre;
+  if (name == "exact") return WithinBin::exact;
+  throw UsageError("--within-bin must be exact or centre, got '" + name + "'");
+}
+
+std::string within_bin_name(WithinBin rule) {
+  return rule == WithinBin::centre ? "centre" : "exact";
+}
+
+double sine_integral(double x) {
+  if (std::isnan(x)) return x;
+  if (x < 0) return -sine_integral(-x);
+  if (std::isinf(x)) return kHalfPi;
+  return x <= 3.0 ? sine_integral_series(x) : sine_integral_fraction(x);
+}
+
+double sinc(double x) {
+  return x == 0 ? 1.0 : std::sin(x) / x;
+}
+
+double sinc_bin_mean(double q, double r_lo, double r_hi) {
+  const double width = r_hi - r_lo;
+  if (q == 0) return 1.0;
+  if (!(width > 0)) return sinc(q * r_lo);
+  return (sine_integral(q * r_hi) - sine_integral(q * r_lo)) / (q * width);
+}
+
+std::vector<double> debye_kernel(double q, const std::vector<double>& edges, WithinBin rule) {
+  if (edges.size() < 2) throw std::logic_error("debye_kernel needs at least one bin");
+  const size_t nbins = edges.size() - 1;
+  std::vector<double> kernel(nbins);
+  if (rule == WithinBin::centre || q == 0) {
+    for (size_t k = 0; k < nbins; ++k) kernel[k] = sinc(q * 0.5 * (edges[k] + edges[k + 1]));
+    return kernel;
+  }
+  // Si once per edge: the bins share them.
+  double si_lo = sine_integral(q * edges[0]);
+  for (size_t k = 0; k < nbins; ++k) {
+    const double si_hi = sine_integral(q * edges[k + 1]);
+    const double width = edges[k + 1] - edges[k];
+    kernel[k] = width > 0 ? (si_hi - si_lo) / (q * width) : sinc(q * edges[k]);
+    si_lo = si_hi;
+  }
+  return kernel;
+}
+
+std::vector<double> bin_edges_nm(const HistogramResult& res) {
+  std::vector<double> edges = bin_edges(res.r_max, res.nbins);
+  if (res.length_unit == "angstrom") {
+    for (double& e : edges) e /= 10;
+  } else if (res.length_unit != "nm") {
+    throw UsageError("unknown length unit '" + res.length_unit + "' (nm or angstrom)");
+  }
+  return edges;
+}
+
+double pairs_beyond_rmax(const HistogramResult& res, const PairHistogram& p) {
+  const size_t n_frames = res.frame_indices.size();
+  if (n_frames == 0) return 0;
+  double counted = 0;
+  for (uint64_t c : p.counts) counted += static_cast<double>(c);
+  return static_cast<double>(res.pairs_per_frame(p)) - counted / static_cast<double>(n_frames);
+}
+
+DebyeIntensity debye_intensity(const HistogramResult& res, const std::vector<double>& q,
+                               const std::vector<std::vector<double>>& weights,
+                               const DebyeOptions& options) {
+  const size_t n_frames = res.frame_indices.size();
+  if (n_frames == 0) throw UsageError("no frames were histogrammed: no intensity");
+  check_q(q);
+  check_pairs(res);
+  if (weights.size() != res.species.size())
+    throw std::logic_error("debye_intensity: one row of weights per species expected");
+  for (const auto& w : weights)
+    if (w.size() != q.size()) throw std::logic_error("debye_intensity: one weight per q expected");
+
+  const std::vector<double> edges = bin_edges_nm(res);
+  DebyeIntensity out;
+  out.q = q;
+  out.total.assign(q.size(), 0.0);
+  out.partial.assign(res.pairs.size(), std::vector<double>(q.size(), 0.0));
+  for (size_t iq = 0; iq < q.size(); ++iq) {
+    const std::vector<double> kernel = debye_kernel(q[iq], edges, options.within_bin);
+    for (size_t ip = 0; ip < res.pairs.size(); ++ip) {
+      const PairHistogram& p = res.pairs[ip];
+      const double sum = options.precision == SumPrecision::single
+                             ? pair_sum<float>(p.counts, kernel)
+                             : pair_sum<double>(p.counts, kernel);
+      const double fa = weights[p.a][iq];
+      const double fb = weights[p.b][iq];
+      double value = 2.0 * fa * fb * sum / static_cast<double>(n_frames);
+      if (p.a == p.b) value += static_cast<double>(res.species[p.a].count) * fa * fa;
+      out.partial[ip][iq] = value;
+      out.total[iq] += value;
+    }
+  }
+  return out;
+}
+
+}  // namespace pairhist::analysis

@@ -1,0 +1,216 @@
+#include "io/histogram_result_reader.hpp"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "io/hdf5_util.hpp"
+#include "pairhist/errors.hpp"
+
+namespace pairhist::io {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class Reader {
+ public:
+  explicit Reader(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError("cannot read '" + path_ + "': " + what);
+  }
+
+  H5Handle group(hid_t loc, const std::string& name) const {
+    if (!h5_exists(loc, name)) fail("missing group '" + name + "'");
+    H5Handle g(H5Gopen2(loc, name.c_str(), H5P_DEFAULT), H5Gclose);
+    if (!g.valid()) fail("cannot open group '" + name + "'");
+    return g;
+  }
+
+  /// A whole dataset of `count` values (checked against what the file stores before reading).
+  template <class T>
+  std::vector<T> values(hid_t loc, const std::string& name, hid_t mem_type) const {
+    if (!h5_exists(loc, name)) fail("missing dataset '" + name + "'");
+    H5Handle set(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!set.valid()) fail("cannot open dataset '" + name + "'");
+    if (const std::string problem = h5_check_storage(set.get(), path_); !problem.empty())
+      fail("dataset '" + name + "': " + problem);
+    size_t n = 1;
+    for (hsize_t d : h5_dims(set.get())) n *= static_cast<size_t>(d);
+    std::vector<T> v(n);
+    if (n > 0 && H5Dread(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
+      fail("cannot read dataset '" + name + "'");
+    return v;
+  }
+
+  template <class T>
+  T scalar(hid_t loc, const std::string& name, hid_t mem_type) const {
+    const std::vector<T> v = values<T>(loc, name, mem_type);
+    if (v.size() != 1) fail("dataset '" + name + "' is not one value");
+    return v[0];
+  }
+
+  template <class T>
+  T attribute(hid_t obj, const std::string& name, hid_t mem_type) const {
+    T value{};
+    if (!h5_scalar_attribute(obj, name, mem_type, &value))
+      fail("missing attribute '" + name + "' of /pairhist");
+    return value;
+  }
+
+  std::string text(hid_t obj, const std::string& name, bool required = true) const {
+    std::vector<std::string> v;
+    if (!h5_string_attribute(obj, name, v) || v.size() != 1) {
+      if (required) fail("missing attribute '" + name + "' of /pairhist");
+      return "";
+    }
+    return v[0];
+  }
+
+ private:
+  std::string path_;
+};
+
+std::string unquote(std::string s) {
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
+  return s;
+}
+
+/// `key = value` lines of the config text, in order.
+std::vector<std::pair<std::string, std::string>> config_lines(const std::string& config) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::istringstream in(config);
+  for (std::string line; std::getline(in, line);) {
+    const size_t eq = line.find(" = ");
+    if (eq != std::string::npos) out.emplace_back(line.substr(0, eq), unquote(line.substr(eq + 3)));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string StoredRun::config_value(const std::string& key) const {
+  for (const auto& [k, v] : config_lines(config))
+    if (k == key) return v;
+  return "";
+}
+
+std::vector<std::string> StoredRun::species_selections() const {
+  std::vector<std::string> out;
+  for (const SpeciesInfo& s : result.species) out.push_back(config_value("species." + s.name));
+  return out;
+}
+
+StoredRun read_histogram_result(const std::string& given) {
+  std::error_code ec;
+  std::string path = given;
+  if (fs::is_directory(given, ec)) {
+    path = (fs::path(given) / "pairhist.h5").string();
+    if (!fs::exists(path, ec))
+      throw InputError("cannot read '" + given + "': the directory has no pairhist.h5");
+  }
+  if (!fs::exists(path, ec)) throw InputError("cannot read '" + path + "': no such file");
+  Hdf5Gate gate;
+  SilenceHdf5Errors quiet;
+  const Reader in(path);
+  if (!is_hdf5_file(path)) in.fail("not an HDF5 file");
+  H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!file.valid()) in.fail("cannot open the HDF5 file");
+  if (!h5_exists(file.get(), "pairhist"))
+    in.fail("no /pairhist group: not written by pairhist run");
+  H5Handle meta = in.group(file.get(), "pairhist");
+
+  StoredRun run;
+  run.path = path;
+  HistogramResult& res = run.result;
+  res.length_unit = in.text(meta.get(), "length_unit");
+  res.r_max = in.attribute<double>(meta.get(), "r_max", H5T_NATIVE_DOUBLE);
+  const auto nbins = in.attribute<int64_t>(meta.get(), "nbins", H5T_NATIVE_INT64);
+  if (!(res.r_max > 0) || nbins <= 0 || nbins > (int64_t{1} << 31))
+    in.fail("r_max or nbins out of range");
+  res.nbins = static_cast<int>(nbins);
+  res.box_kind = in.text(meta.get(), "box_kind");
+  res.precision = in.text(meta.get(), "precision");
+  res.norm = in.text(meta.get(), "norm", false);
+  res.exclude = in.text(meta.get(), "exclude", false);
+  if (res.exclude.empty()) res.exclude = "none";
+  run.config = in.text(meta.get(), "config", false);
+  res.complete = in.attribute<int64_t>(meta.get(), "complete", H5T_NATIVE_INT64) != 0;
+  res.stopped_by = in.text(meta.get(), "stopped_by", false);
+  res.frame_indices = in.values<int64_t>(meta.get(), "frame_indices", H5T_NATIVE_INT64);
+  if (h5_exists(meta.get(), "frame_times"))
+    res.frame_times = in.values<double>(meta.get(), "frame_times", H5T_NATIVE_DOUBLE);
+  if (h5_exists(meta.get(), "volumes"))
+    res.volumes = in.values<double>(meta.get(), "volumes", H5T_NATIVE_DOUBLE);
+  if (in.attribute<int64_t>(meta.get(), "n_frames", H5T_NATIVE_INT64) !=
+      static_cast<int64_t>(res.frame_indices.size()))
+    in.fail("n_frames does not match frame_indices");
+
+  // Species: atom counts from the first block, in the run's order from the config.
+  std::vector<std::string> blocks;
+  for (const std::string& name : h5_member_names(file.get()))
+    if (name != "pairhist") blocks.push_back(name);
+  if (blocks.empty()) in.fail("no histogram blocks");
+  std::map<std::string, int64_t> counts;
+  {
+    H5Handle numbers = in.group(file.get(), blocks[0] + "/particle_numbers");
+    for (const std::string& s : h5_member_names(numbers.get()))
+      counts[s] = in.scalar<int64_t>(numbers.get(), s, H5T_NATIVE_INT64);
+  }
+  for (const auto& [key, value] : config_lines(run.config))
+    if (key.compare(0, 8, "species.") == 0 && counts.count(key.substr(8)))
+      res.species.push_back({key.substr(8), value, counts[key.substr(8)]});
+  if (res.species.size() != counts.size()) {  // no config, or it does not name them all
+    res.species.clear();
+    for (const auto& [name, n] : counts) res.species.push_back({name, "", n});
+  }
+  auto species_index = [&](const std::string& name) -> int {
+    for (size_t i = 0; i < res.species.size(); ++i)
+      if (res.species[i].name == name) return static_cast<int>(i);
+    in.fail("histogram of unknown species '" + name + "'");
+  };
+
+  for (const std::string& block : blocks) {
+    H5Handle hist = in.group(file.get(), block + "/histograms");
+    for (const std::string& name : h5_member_names(hist.get())) {
+      if (name == "radii") continue;
+      const size_t comma = name.find(',');
+      if (comma == std::string::npos || name.find(',', comma + 1) != std::string::npos)
+        in.fail("histogram name '" + name + "' is not A,B");
+      int a = species_index(name.substr(0, comma));
+      int b = species_index(name.substr(comma + 1));
+      if (a > b) std::swap(a, b);
+      auto it = std::find_if(res.pairs.begin(), res.pairs.end(),
+                             [&](const PairHistogram& p) { return p.a == a && p.b == b; });
+      if (it == res.pairs.end()) {
+        PairHistogram p;
+        p.a = a;
+        p.b = b;
+        p.counts.assign(static_cast<size_t>(nbins), 0);
+        const std::string pair_path = "pairhist/shared_atoms/" + name;
+        if (h5_exists(file.get(), pair_path))
+          p.shared_atoms = in.scalar<uint64_t>(file.get(), pair_path, H5T_NATIVE_UINT64);
+        const std::string excluded_path = "pairhist/excluded_pairs/" + name;
+        if (h5_exists(file.get(), excluded_path))
+          p.excluded_pairs = in.scalar<uint64_t>(file.get(), excluded_path, H5T_NATIVE_UINT64);
+        res.pairs.push_back(std::move(p));
+        it = res.pairs.end() - 1;
+      }
+      const auto c = in.values<uint64_t>(hist.get(), name, H5T_NATIVE_UINT64);
+      if (c.size() != it->counts.size())
+        in.fail("histogram '" + block + "/histograms/" + name + "' does not have nbins bins");
+      for (size_t k = 0; k < c.size(); ++k) it->counts[k] += c[k];
+    }
+  }
+  if (res.pairs.empty()) in.fail("no histograms");
+  std::sort(res.pairs.begin(), res.pairs.end(), [](const PairHistogram& x, const PairHistogram& y) {
+    return x.a != y.a ? x.a < y.a : x.b < y.b;
+  });
+  return run;
+}
+
+}  // namespace pairhist::io

@@ -1,0 +1,30 @@
+// Reads the exact counts of a finished run back from its pairhist.h5 (the layout of
+// io/hdf5_writer.hpp) as a HistogramResult, for commands that compute more from them without
+// counting again (`pairhist scattering`).
+#pragma once
+
+#include <string>
+
+#include "pairhist/result.hpp"
+
+namespace pairhist::io {
+
+struct StoredRun {
+  std::string path;  // the pairhist.h5 read
+  HistogramResult result;
+  std::string config;  // the run's effective configuration (`key = value` lines)
+
+  /// The value of `key = value` (quotes removed) in config, or "".
+  std::string config_value(const std::string& key) const;
+  /// The selection of every species in result.species' order ("" where config lacks one).
+  std::vector<std::string> species_selections() const;
+};
+
+/// Reads `path`: a pairhist.h5, or the run's output directory holding one. The counts of all
+/// interval blocks are summed; species come in the run's order (config) with their atom counts
+/// (particle_numbers), pairs as A <= B of that order with the atoms they share and the pairs
+/// left out per frame. Interval blocks are not kept. Throws InputError naming the file for a
+/// missing or damaged file, one not written by `pairhist run`, or inconsistent contents.
+StoredRun read_histogram_result(const std::string& path);
+
+}  // namespace pairhist::io

@@ -1,0 +1,87 @@
+#include "io/scattering_writers.hpp"
+
+#include <locale>
+#include <sstream>
+#include <stdexcept>
+
+#include "io/atomic_file.hpp"
+
+namespace pairhist::io {
+
+namespace {
+
+std::ostringstream text_stream() {
+  std::ostringstream text;
+  text.imbue(std::locale::classic());  // '.' as the decimal separator whatever the host's locale
+  text.precision(10);
+  return text;
+}
+
+/// Comments and grace strings are single-line; species names must not break out of them.
+std::string one_line(std::string s, char quote_replacement) {
+  for (char& c : s) {
+    if (c == '\n' || c == '\r') c = ' ';
+    if (c == '"') c = quote_replacement;
+  }
+  return s;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char c : s) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + '"';
+}
+
+void check(const QTable& t) {
+  for (const auto& [name, values] : t.columns)
+    if (values.size() != t.q.size())
+      throw std::logic_error("q table column " + name + " does not have one value per q");
+}
+
+void comments(std::ostringstream& f, const QTable& t) {
+  for (const std::string& line : t.comments) f << "# " << one_line(line, '"') << "\n";
+}
+
+}  // namespace
+
+void write_q_table_csv(const std::string& path, const QTable& table) {
+  check(table);
+  std::ostringstream f = text_stream();
+  comments(f, table);
+  f << "q_per_nm";
+  for (const auto& column : table.columns) f << ',' << csv_field(column.first);
+  f << '\n';
+  for (size_t i = 0; i < table.q.size(); ++i) {
+    f << table.q[i];
+    for (const auto& column : table.columns) f << ',' << column.second[i];
+    f << '\n';
+  }
+  write_bytes_atomically(path, f.str(), "the text output");
+}
+
+void write_q_table_xvg(const std::string& path, const QTable& table, size_t n_columns) {
+  check(table);
+  n_columns = std::min(n_columns, table.columns.size());
+  std::ostringstream f = text_stream();
+  comments(f, table);
+  f << "@    title \"" << one_line(table.title, '\'') << "\"\n";
+  f << "@    xaxis  label \"q (nm\\S-1\\N)\"\n";
+  f << "@    yaxis  label \"" << one_line(table.y_label, '\'') << "\"\n";
+  f << "@TYPE xy\n";
+  f << "@ view 0.15, 0.15, 0.75, 0.85\n@ legend on\n@ legend box on\n@ legend loctype view\n";
+  f << "@ legend 0.78, 0.8\n@ legend length 2\n";
+  for (size_t c = 0; c < n_columns; ++c)
+    f << "@ s" << c << " legend \"" << one_line(table.columns[c].first, '\'') << "\"\n";
+  for (size_t i = 0; i < table.q.size(); ++i) {
+    f << table.q[i];
+    for (size_t c = 0; c < n_columns; ++c) f << ' ' << table.columns[c].second[i];
+    f << '\n';
+  }
+  write_bytes_atomically(path, f.str(), "the text output");
+}
+
+}  // namespace pairhist::io
