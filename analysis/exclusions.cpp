@@ -32,9 +32,10 @@ std::vector<int> residue_of_atoms(const Topology& top, const std::string& topolo
   return residue;
 }
 
-std::vector<uint64_t> count_shared_atoms(const std::vector<std::vector<int>>& atoms) {
+std::vector<uint64_t> count_shared_atoms(const std::vector<std::vector<int>>& atoms,
+                                         const SpeciesPairs& pairs) {
   std::vector<uint64_t> shared;
-  for (const auto& [a, b] : species_pairs(static_cast<int>(atoms.size()))) {
+  for (const auto& [a, b] : pairs) {
     uint64_t n = 0;
     if (a != b) {
       const auto& x = atoms[static_cast<size_t>(a)];
@@ -95,12 +96,13 @@ void bin_pairs(const std::vector<std::pair<int32_t, int32_t>>& pairs, const floa
 
 PairExclusions::PairExclusions(ExcludeMode mode, const Topology& top,
                                const std::string& topology_path,
-                               const std::vector<std::vector<int>>& species_atoms) {
+                               const std::vector<std::vector<int>>& species_atoms,
+                               const SpeciesPairs& pairs) {
   if (mode == ExcludeMode::none) return;
   const std::vector<int> residue = residue_of_atoms(top, topology_path);
   std::vector<std::vector<ResidueRange>> ranges;
   for (const auto& atoms : species_atoms) ranges.push_back(residue_ranges(atoms, residue));
-  for (const auto& [a, b] : species_pairs(static_cast<int>(species_atoms.size()))) {
+  for (const auto& [a, b] : pairs) {
     List list{a, b, {}};
     const auto& ra = ranges[static_cast<size_t>(a)];
     const auto& rb = ranges[static_cast<size_t>(b)];
