@@ -157,7 +157,7 @@ TEST_CASE("pairhist run on the SPC/E sample: O-O first peak, exact pair totals, 
       run_pairhist("run " + kXtc + " --top " + kGro +
                        " --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240"
                        " -o " +
-                       out.string() + " --ncpu 2 --report " + (out / "report.json").string() +
+                       out.string() + " --ncpu 2 --verbose --report " + (out / "report.json").string() +
                        " --task-trace " + (d / "trace.csv").string(),
                    d);
   INFO(r.out << r.err);
@@ -327,7 +327,7 @@ TEST_CASE("--interval on the sample: one HDF5 group per block and g(r) error bar
   const fs::path out = d / "out";
   const Result r = run_pairhist("run " + kXtc + " --top " + kGro +
                                     " --species O=OW --rmax 1.0 --nbins 100 --ncpu 2"
-                                    " --interval 30 -o " +
+                                    " --interval 30 --verbose -o " +
                                     out.string(),
                                 d);
   INFO(r.out << r.err);

@@ -203,7 +203,7 @@ JobOutcome run(RunArgs& a) {
     write_extra(a.task_trace,
                 out.ranks > 1 ? kTaskTraceHeader + out.rank_traces : task_trace_csv(out.activity),
                 "the task trace");
-  if (!a.quiet) print_run_summary(a.job, out, files);
+  if (!a.quiet) print_run_summary(a.job, out, files, a.verbose);
   if (out.stopped_by_signal != 0) {
     print_stop_report(out, a.output, checkpoint);
     throw StoppedBySignal(out.stopped_by_signal);
