@@ -19,9 +19,10 @@
 
 namespace pairhist::analysis {
 
-enum class ExcludeMode { none, residue };
+// residue: atoms of the same residue; topology: the bonded exclusions a .tpr lists (gmx rdf -excl).
+enum class ExcludeMode { none, residue, topology };
 
-/// "none" or "residue"; throws UsageError otherwise.
+/// "none", "residue" or "topology"; throws UsageError otherwise.
 ExcludeMode parse_exclude_mode(const std::string& text);
 
 /// Residue of every atom, numbered 0, 1, ... in file order: a residue is a maximal run of
@@ -68,6 +69,8 @@ class PairExclusions {
     // (row in species a, column in species b): the kernels' orientation, d = x_col - x_row.
     std::vector<std::pair<int32_t, int32_t>> pairs;
   };
+  void from_topology(const Topology& top, const std::string& topology_path,
+                     const std::vector<std::vector<int>>& species_atoms, const SpeciesPairs& pairs);
   template <class T>
   void add_frame_as(const std::vector<const float*>& species_xyz, const BoxMatrix& box,
                     BoxKind kind, double r_max, int nbins,

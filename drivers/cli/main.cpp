@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "drivers/cli/bench_command.hpp"
 #include "drivers/cli/convert_command.hpp"
 #include "drivers/cli/plot_command.hpp"
+#include "drivers/cli/rdf_command.hpp"
 #include "drivers/cli/run_command.hpp"
 #include "drivers/cli/synth_command.hpp"
 #include "drivers/distributed/distribution.hpp"
@@ -81,6 +83,7 @@ int main(int argc, char** argv) {
   pairhist::add_synth_command(app);
   pairhist::add_convert_command(app);
   pairhist::add_plot_command(app);
+  pairhist::add_rdf_command(app);
   if (const std::string word = single_dash_word(argc, argv); !word.empty())
     return report(("'" + word + "': " + argv[1] +
                    " takes one-letter options after one dash (-f, -s, -n, -o, -b, -e) and long "
@@ -89,7 +92,11 @@ int main(int argc, char** argv) {
                       .c_str(),
                   2);
   try {
-    app.parse(argc, argv);
+    // gmx rdf's options (-sel, -rmax) are read by the rdf command itself, not by CLI11.
+    if (argc >= 2 && std::string(argv[1]) == "rdf")
+      pairhist::run_rdf_command(std::vector<std::string>(argv + 2, argv + argc));
+    else
+      app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return parse_failure(app, e);
   } catch (const pairhist::StoppedBySignal& e) {

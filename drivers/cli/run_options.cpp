@@ -75,7 +75,7 @@ std::vector<std::string> argument_problems(RunArgs& a) {
     p.push_back("--cell-reach must be 0 to " + std::to_string(kMaxCellReach));
   check_member(p, "--units", o.units, {"nm", "angstrom"});
   check_member(p, "--precision", a.precision, {"single", "double"});
-  check_member(p, "--exclude", o.exclude, {"none", "residue"});
+  check_member(p, "--exclude", o.exclude, {"none", "residue", "topology"});
   check_member(p, "--norm", o.norm, {"rdf", "density", "none"});
   check_member(p, "--schedule", a.schedule, {"tasks", "static"});
   check_member(p, "--algorithm", a.algorithm, {"auto", "all-pairs", "cell-list"});
@@ -155,8 +155,9 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--index,-n", args->job.index_file,
                   "GROMACS index file (.ndx) for 'group NAME' in species selections");
   cmd->add_option("--exclude", args->job.exclude,
-                  "Pairs left out of the histograms and their normalisation: none, or residue "
-                  "(atoms of the same residue)")
+                  "Pairs left out of the histograms and their normalisation: none, residue "
+                  "(atoms of the same residue) or topology (the exclusions of a .tpr topology, "
+                  "as gmx rdf -excl)")
       ->capture_default_str();
   cmd->add_option("--norm", args->job.norm,
                   "Normalisation (MDAnalysis's): rdf = g(r); density = pairs per frame per shell "
