@@ -46,7 +46,7 @@ const std::vector<GmxOption>& rdf_options() {
       {"surf", GmxOption::value, "no only"},
       {"cut", GmxOption::value, "0 only"},
       {"xvg", GmxOption::value, "xmgrace (default) or none"},
-      {"h", GmxOption::boolean, "This help"},
+      {"h", GmxOption::boolean, "This help (also -help, --help)"},
   };
   return options;
 }
@@ -150,12 +150,15 @@ void add_rdf_command(CLI::App& app) {
 }
 
 void run_rdf_command(const std::vector<std::string>& args) {
-  const GmxArguments a(rdf_options(), args);
-  if (a.flag("h", false)) {
+  const bool help = std::any_of(args.begin(), args.end(), [](const std::string& w) {
+    return w == "-h" || w == "-help" || w == "--help";
+  });
+  if (help) {
     std::printf("pairhist rdf: g(r) as gmx rdf computes it, on pairhist's engine\n%s",
                 gmx_options_help(rdf_options()).c_str());
     return;
   }
+  const GmxArguments a(rdf_options(), args);
   std::vector<std::string> p;  // every problem, one line each
   JobOptions o;
   o.trajectory = a.value("f");

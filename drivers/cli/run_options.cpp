@@ -40,7 +40,7 @@ std::vector<std::string> argument_problems(RunArgs& a) {
     p.push_back("no trajectory given (an argument, -f, or trajectory in --config)");
   else if (o.topology.empty() && !io::carries_species(o.trajectory))
     p.push_back("no topology given: " + o.trajectory +
-                " carries no atom names (give --top/-s TOPOLOGY)");
+                " carries no atom names: give --top/-s TOPOLOGY");
   for (const auto& s : a.species) {
     try {
       o.species.push_back(parse_species(s));
