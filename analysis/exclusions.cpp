@@ -10,7 +10,8 @@ namespace pairhist::analysis {
 ExcludeMode parse_exclude_mode(const std::string& text) {
   if (text == "none") return ExcludeMode::none;
   if (text == "residue") return ExcludeMode::residue;
-  throw UsageError("--exclude must be none or residue, got '" + text + "'");
+  if (text == "topology") return ExcludeMode::topology;
+  throw UsageError("--exclude must be none, residue or topology, got '" + text + "'");
 }
 
 std::vector<int> residue_of_atoms(const Topology& top, const std::string& topology_path) {
@@ -32,9 +33,10 @@ std::vector<int> residue_of_atoms(const Topology& top, const std::string& topolo
   return residue;
 }
 
-std::vector<uint64_t> count_shared_atoms(const std::vector<std::vector<int>>& atoms) {
+std::vector<uint64_t> count_shared_atoms(const std::vector<std::vector<int>>& atoms,
+                                         const SpeciesPairs& pairs) {
   std::vector<uint64_t> shared;
-  for (const auto& [a, b] : species_pairs(static_cast<int>(atoms.size()))) {
+  for (const auto& [a, b] : pairs) {
     uint64_t n = 0;
     if (a != b) {
       const auto& x = atoms[static_cast<size_t>(a)];
@@ -95,12 +97,17 @@ void bin_pairs(const std::vector<std::pair<int32_t, int32_t>>& pairs, const floa
 
 PairExclusions::PairExclusions(ExcludeMode mode, const Topology& top,
                                const std::string& topology_path,
-                               const std::vector<std::vector<int>>& species_atoms) {
+                               const std::vector<std::vector<int>>& species_atoms,
+                               const SpeciesPairs& pairs) {
   if (mode == ExcludeMode::none) return;
+  if (mode == ExcludeMode::topology) {
+    from_topology(top, topology_path, species_atoms, pairs);
+    return;
+  }
   const std::vector<int> residue = residue_of_atoms(top, topology_path);
   std::vector<std::vector<ResidueRange>> ranges;
   for (const auto& atoms : species_atoms) ranges.push_back(residue_ranges(atoms, residue));
-  for (const auto& [a, b] : species_pairs(static_cast<int>(species_atoms.size()))) {
+  for (const auto& [a, b] : pairs) {
     List list{a, b, {}};
     const auto& ra = ranges[static_cast<size_t>(a)];
     const auto& rb = ranges[static_cast<size_t>(b)];
@@ -121,6 +128,37 @@ PairExclusions::PairExclusions(ExcludeMode mode, const Topology& top,
         ++y;
       }
     }
+    lists_.push_back(std::move(list));
+  }
+}
+
+void PairExclusions::from_topology(const Topology& top, const std::string& topology_path,
+                                   const std::vector<std::vector<int>>& species_atoms,
+                                   const SpeciesPairs& pairs) {
+  if (!top.has_exclusions())
+    throw UsageError(topology_path +
+                     ": the topology lists no exclusions (they come from a GROMACS .tpr)");
+  const size_t n = static_cast<size_t>(top.natoms());
+  std::vector<int32_t> local(n, -1);  // an atom's place in species b, -1: not in it
+  for (const auto& [a, b] : pairs) {
+    List list{a, b, {}};
+    const auto& atoms_a = species_atoms[static_cast<size_t>(a)];
+    const auto& atoms_b = species_atoms[static_cast<size_t>(b)];
+    for (size_t y = 0; y < atoms_b.size(); ++y)
+      local[static_cast<size_t>(atoms_b[y])] = static_cast<int32_t>(y);
+    // GROMACS lists every exclusion both ways: a same-species pair is taken once (x < y), a
+    // cross pair once from its A atom; an atom's own entry is its self pair, never counted.
+    for (size_t x = 0; x < atoms_a.size(); ++x) {
+      const auto i = static_cast<size_t>(atoms_a[x]);
+      for (int64_t e = top.exclusion_offsets[i]; e < top.exclusion_offsets[i + 1]; ++e) {
+        const int j = top.exclusion_atoms[static_cast<size_t>(e)];
+        if (j < 0 || static_cast<size_t>(j) >= n || static_cast<size_t>(j) == i) continue;
+        const int32_t y = local[static_cast<size_t>(j)];
+        if (y < 0 || (a == b && y <= static_cast<int32_t>(x))) continue;
+        list.pairs.emplace_back(static_cast<int32_t>(x), y);
+      }
+    }
+    for (int atom : atoms_b) local[static_cast<size_t>(atom)] = -1;
     lists_.push_back(std::move(list));
   }
 }

@@ -19,9 +19,10 @@
 
 namespace pairhist::analysis {
 
-enum class ExcludeMode { none, residue };
+// residue: atoms of the same residue; topology: the bonded exclusions a .tpr lists (gmx rdf -excl).
+enum class ExcludeMode { none, residue, topology };
 
-/// "none" or "residue"; throws UsageError otherwise.
+/// "none", "residue" or "topology"; throws UsageError otherwise.
 ExcludeMode parse_exclude_mode(const std::string& text);
 
 /// Residue of every atom, numbered 0, 1, ... in file order: a residue is a maximal run of
@@ -30,19 +31,25 @@ ExcludeMode parse_exclude_mode(const std::string& text);
 /// Throws UsageError naming `topology_path` if the topology carries no residues (.xyz, LAMMPS).
 std::vector<int> residue_of_atoms(const Topology& top, const std::string& topology_path);
 
-/// |A ∩ B| of every species pair (0 for A with itself), in species_pairs() order; species_atoms
-/// ascending. The kernels pair each shared atom with itself at distance exactly 0 (bin 0).
-std::vector<uint64_t> count_shared_atoms(const std::vector<std::vector<int>>& species_atoms);
+/// Species pairs (a <= b), as the run counts them: species_pairs() order, or the part of it a run
+/// asked for (`run --pairs`).
+using SpeciesPairs = std::vector<std::pair<int, int>>;
+
+/// |A ∩ B| of every species pair of `pairs` (0 for A with itself); species_atoms ascending. The
+/// kernels pair each shared atom with itself at distance exactly 0 (bin 0).
+std::vector<uint64_t> count_shared_atoms(const std::vector<std::vector<int>>& species_atoms,
+                                         const SpeciesPairs& pairs);
 
 class PairExclusions {
  public:
   PairExclusions() = default;
 
-  /// Finds the excluded pairs of every species pair (species_pairs() order). species_atoms holds
-  /// each species' atom indices, ascending, as the frames are laid out for the engine. The self
-  /// pair of an atom in two species is not listed: the job removes those separately.
+  /// Finds the excluded pairs of every species pair of `pairs` (p below is an index into it).
+  /// species_atoms holds each species' atom indices, ascending, as the frames are laid out for
+  /// the engine. The self pair of an atom in two species is not listed: the job removes those
+  /// separately.
   PairExclusions(ExcludeMode mode, const Topology& top, const std::string& topology_path,
-                 const std::vector<std::vector<int>>& species_atoms);
+                 const std::vector<std::vector<int>>& species_atoms, const SpeciesPairs& pairs);
 
   /// Excluded pairs per frame of species pair p, at any distance.
   uint64_t per_frame(size_t p) const { return lists_.empty() ? 0 : lists_[p].pairs.size(); }
@@ -62,6 +69,8 @@ class PairExclusions {
     // (row in species a, column in species b): the kernels' orientation, d = x_col - x_row.
     std::vector<std::pair<int32_t, int32_t>> pairs;
   };
+  void from_topology(const Topology& top, const std::string& topology_path,
+                     const std::vector<std::vector<int>>& species_atoms, const SpeciesPairs& pairs);
   template <class T>
   void add_frame_as(const std::vector<const float*>& species_xyz, const BoxMatrix& box,
                     BoxKind kind, double r_max, int nbins,

@@ -52,6 +52,60 @@ std::vector<std::string> tokenize(const std::string& text) {
   return tokens;
 }
 
+const char* const kKeywords[] = {"name", "resname", "resid", "index", "group", "element",
+                                 "type", "all",     "and",   "or",    "not"};
+constexpr const char* kKeywordList =
+    "name, resname, resid, index, group, element, type, all, and, or, not";
+
+/// Edit distance (insertions, deletions, substitutions) of two short words.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                        std::tolower(static_cast<unsigned char>(b[j - 1]));
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+/// The keyword a misspelt or foreign one (VMD's, MDAnalysis's, gmx's) most likely means, or "".
+std::string keyword_meant(const std::string& word) {
+  static const std::pair<const char*, const char*> kAliases[] = {
+      {"atomname", "name"},    {"atomnames", "name"},  {"names", "name"},
+      {"resnames", "resname"}, {"residue", "resname"}, {"resnr", "resid"},
+      {"resnum", "resid"},     {"resids", "resid"},    {"atomnr", "index"},
+      {"atomnum", "index"},    {"serial", "index"},    {"bynum", "index"},
+      {"id", "index"},         {"atomtype", "type"},   {"types", "type"},
+      {"elem", "element"},     {"groups", "group"},    {"everything", "all"},
+      {"&&", "and"},           {"||", "or"},           {"!", "not"}};
+  std::string lower;
+  for (char c : word) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& [alias, keyword] : kAliases)
+    if (lower == alias) return keyword;
+  std::string best;
+  size_t best_distance = 3;
+  for (const char* k : kKeywords) {
+    const size_t d = edit_distance(lower, k);
+    // One edit in a short keyword, two in a long one; never a whole different word.
+    if (d < best_distance && d <= (std::string(k).size() <= 4 ? size_t(1) : size_t(2)) &&
+        lower != k)
+      best = k, best_distance = d;
+  }
+  return best;
+}
+
+/// Whether `word` is exactly a value of `values` (an atom or residue name).
+bool names_one(const std::vector<std::string>& values, const std::string& word) {
+  return std::find(values.begin(), values.end(), word) != values.end();
+}
+
 /// Recursive-descent evaluation over all atoms at once: every node yields a mask.
 class Parser {
  public:
@@ -136,8 +190,25 @@ class Parser {
     if (t == "group") return by_group();
     if (t == "element") return by_element();
     if (t == "type") return by_type();
-    fail("unknown keyword '" + excerpt(t) +
-         "' (name, resname, resid, index, group, element, type, all, and, or, not)");
+    fail(unknown_word(t));
+  }
+
+  /// Why a bare word cannot stand where a keyword must, and what was probably meant.
+  std::string unknown_word(const std::string& word) const {
+    const std::string w = excerpt(word);
+    if (const std::string k = keyword_meant(word); !k.empty())
+      return "unknown keyword '" + w + "': did you mean '" + k + "'?";
+    std::string meant;
+    if (names_one(top_.atom_names, word))
+      meant = "name " + w;
+    else if (names_one(top_.residue_names, word))
+      meant = "resname " + w;
+    else if (groups_ && groups_->find(word))
+      meant = "group " + w;
+    if (!meant.empty())
+      return "'" + w + "' is not a keyword: a value needs its keyword, e.g. '" + meant +
+             "' (keywords: " + kKeywordList + ")";
+    return "unknown keyword '" + w + "' (keywords: " + kKeywordList + ")";
   }
 
   Mask by_group() {
@@ -298,10 +369,31 @@ class Parser {
   int depth_ = 0;
 };
 
+/// The selection without whitespace next to commas ("HW1, HW2" -> "HW1,HW2").
+std::string joined_lists(const std::string& selection) {
+  std::string out;
+  for (size_t i = 0; i < selection.size(); ++i) {
+    const char c = selection[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      const size_t next = selection.find_first_not_of(" \t\r\n\f\v", i);
+      if ((!out.empty() && out.back() == ',') ||
+          (next != std::string::npos && selection[next] == ','))
+        continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+/// Whether the selection is the plain form: one word of comma-separated atom-name globs.
+bool is_name_list(const std::string& selection) {
+  const auto tokens = tokenize(joined_lists(selection));
+  return tokens.size() == 1 && !is_keyword(tokens[0]) && tokens[0] != "(" && tokens[0] != ")";
+}
+
 /// The plain form: comma-separated atom-name globs, written as a `name` expression.
 std::string as_expression(const std::string& selection) {
-  const auto tokens = tokenize(selection);
-  if (!tokens.empty() && (is_keyword(tokens[0]) || tokens[0] == "(")) return selection;
+  if (!is_name_list(selection)) return selection;
   std::string expr = "name";
   std::stringstream in(selection);
   for (std::string item; std::getline(in, item, ',');) {
@@ -323,15 +415,42 @@ bool uses_groups(const std::string& selection) {
 std::vector<int> select_atoms(const Topology& topology, const std::string& selection,
                               const std::string& topology_path, const IndexGroups* groups) {
   const std::string expr = as_expression(selection);
-  if (tokenize(expr).size() < 2 && expr != "all")
-    throw UsageError("empty selection '" + excerpt(selection, kShownLength) + "'");
+  const std::string shown = excerpt(selection, kShownLength);
+  const auto tokens = tokenize(expr);
+  if (tokens.size() < 2 && expr != "all") throw UsageError("empty selection '" + shown + "'");
+  // Several words that do not start with a keyword: once read as a name list, so that
+  // "nam OW" selected OW. The parser now refuses the first word, saying what was meant; a bare
+  // list of several names ("NA or CL") gets the spelling that works.
+  if (!is_keyword(tokens[0]) && tokens[0] != "(" && keyword_meant(tokens[0]).empty()) {
+    bool all_names = true;
+    std::string names;
+    for (const auto& t : tokens) {
+      if (t == "or") continue;
+      all_names = all_names && !is_keyword(t) && t != "(" && t != ")";
+      names += (names.empty() ? "" : " or name ") + t;
+    }
+    if (all_names && tokens.size() > 1 && names_one(topology.atom_names, tokens[0]))
+      throw UsageError("selection '" + shown + "': '" + excerpt(tokens[0]) +
+                       "' is not a keyword: write 'name " + names +
+                       "', or the names as one list without spaces (NA,CL)");
+  }
   const Mask mask = Parser(topology, expr, selection, topology_path, groups).parse();
   std::vector<int> atoms;
   for (size_t i = 0; i < mask.size(); ++i)
     if (mask[i]) atoms.push_back(static_cast<int>(i));
-  if (atoms.empty())
-    throw InputError(topology_path + ": selection '" + excerpt(selection, kShownLength) +
-                     "' matches no atom");
+  if (atoms.empty()) {
+    // A name list that names no atom but a residue or a group: gmx's group names (SOL) are the
+    // likeliest.
+    std::string hint;
+    if (is_name_list(selection)) {
+      const std::string word = excerpt(tokenize(joined_lists(selection))[0]);
+      if (names_one(topology.residue_names, word))
+        hint = " (as atom names; did you mean 'resname " + word + "'?)";
+      else if (groups && groups->find(word))
+        hint = " (as atom names; did you mean 'group " + word + "'?)";
+    }
+    throw InputError(topology_path + ": selection '" + shown + "' matches no atom" + hint);
+  }
   return atoms;
 }
 

@@ -1,7 +1,8 @@
 // Species selections: which atoms of a topology form a species.
 //
 // Two forms are accepted:
-//  - a plain list of atom-name globs, comma separated: "OW", "HW1,HW2", "HW*";
+//  - a plain list of atom-name globs, comma separated, one word (spaces only next to commas):
+//    "OW", "HW1,HW2", "HW1, HW2", "HW*";
 //  - an expression in a small VMD/MDAnalysis-like language:
 //      name PAT...          atom names matching any glob
 //      resname PAT...       residue names matching any glob
@@ -17,6 +18,10 @@
 //      all
 //    combined with `and`, `or`, `not` and parentheses ("resname SOL and name H*",
 //    "name OW or (resname NA and not resid 1-10)").
+// Anything else is an error, never a guess: a word where a keyword belongs ("nam OW", "foo OW",
+// "atomname OW", "NA or CL") is refused with what was probably meant (a keyword close to it or
+// of another program's language, `name NA`, `resname SOL`, `group SOL`), and a name list that
+// matches no atom but names a residue or a group says so.
 #pragma once
 
 #include <string>

@@ -115,7 +115,27 @@ void write_rdf_csv(const std::string& path, const HistogramResult& res) {
   }
   const std::vector<double> r = analysis::bin_centres(res.r_max, res.nbins);
 
+  // Block-average errors, when the run was written in intervals, go last so the other columns
+  // keep their places.
+  std::vector<std::vector<double>> errors;
+  if (have_curves)
+    for (size_t i = 0; i < res.pairs.size(); ++i)
+      errors.push_back(analysis::rdf_block_error(res, i));
+  const bool have_errors = !errors.empty() && !errors[0].empty();
+
+  // The column names come first: numpy.genfromtxt(names=True) takes its names from the first
+  // line, '#' or not; the '#' lines after it are skipped there, by pandas.read_csv(comment='#')
+  // and by every reader that skips comments.
   std::ostringstream f = text_stream();
+  f << csv_field("r_" + res.length_unit);
+  for (const auto& p : res.pairs) {
+    const std::string label = pair_label(res, p);
+    f << ',' << csv_field("count_" + label);
+    if (have_curves) f << ',' << csv_field(value + "_" + label) << ',' << csv_field("n_" + label);
+  }
+  if (have_errors)
+    for (const auto& p : res.pairs) f << ',' << csv_field(value + "err_" + pair_label(res, p));
+  f << '\n';
   f << "# pairhist " << kVersion << "\n";
   write_run_comments(f, res);
   f << exclusion_description(res);
@@ -127,27 +147,9 @@ void write_rdf_csv(const std::string& path, const HistogramResult& res) {
   } else {
     f << "# no periodic box: g(r) and coordination numbers need a volume and are not written\n";
   }
-
-  // Block-average errors, when the run was written in intervals, go last so the other columns
-  // keep their places.
-  std::vector<std::vector<double>> errors;
-  if (have_curves)
-    for (size_t i = 0; i < res.pairs.size(); ++i)
-      errors.push_back(analysis::rdf_block_error(res, i));
-  const bool have_errors = !errors.empty() && !errors[0].empty();
   if (have_errors)
     f << "# " << value << "err_A-B is the standard error of " << value
       << "_A-B from the scatter of the " << res.intervals.size() << " interval blocks\n";
-
-  f << csv_field("r_" + res.length_unit);
-  for (const auto& p : res.pairs) {
-    const std::string label = pair_label(res, p);
-    f << ',' << csv_field("count_" + label);
-    if (have_curves) f << ',' << csv_field(value + "_" + label) << ',' << csv_field("n_" + label);
-  }
-  if (have_errors)
-    for (const auto& p : res.pairs) f << ',' << csv_field(value + "err_" + pair_label(res, p));
-  f << '\n';
   for (int k = 0; k < res.nbins; ++k) {
     f << r[k];
     for (size_t i = 0; i < res.pairs.size(); ++i) {
@@ -163,15 +165,18 @@ void write_rdf_csv(const std::string& path, const HistogramResult& res) {
 
 namespace {
 
-/// One multi-column .xvg: the r column (bin centres), then `column(curve, k)` of every pair.
+/// One multi-column .xvg: the r column (bin centres, or with `upper_edges` the bins' upper
+/// edges), then `column(curve, k)` of every pair.
 void write_xvg_columns(const std::string& path, const HistogramResult& res,
                        const std::string& title, const std::string& ylabel,
                        const std::string& legend_prefix, const std::string& description,
-                       double (*column)(const analysis::RdfCurve&, int)) {
+                       bool upper_edges, double (*column)(const analysis::RdfCurve&, int)) {
   check_frames(res);
   std::vector<analysis::RdfCurve> curves;
   for (const auto& p : res.pairs) curves.push_back(analysis::compute_rdf(res, p));
-  const std::vector<double> r = analysis::bin_centres(res.r_max, res.nbins);
+  std::vector<double> r = analysis::bin_centres(res.r_max, res.nbins);
+  if (upper_edges)
+    for (int k = 0; k < res.nbins; ++k) r[static_cast<size_t>(k)] = res.r_max * (k + 1) / res.nbins;
   const std::string unit = one_line(res.length_unit, '\'');
 
   std::ostringstream f = text_stream();
@@ -215,16 +220,17 @@ void write_xvg(const std::string& path, const HistogramResult& res) {
   write_xvg_columns(path, res,
                     rdf ? "Radial distribution" : "Pair distances (norm " + res.norm + ")", ylabel,
                     rdf ? "" : analysis::normalised_name(res.norm) + " ",
-                    "r is the bin centre; the columns are the " + norm_description(res),
+                    "r is the bin centre; the columns are the " + norm_description(res), false,
                     [](const analysis::RdfCurve& c, int k) { return c.g[static_cast<size_t>(k)]; });
 }
 
 void write_cn_xvg(const std::string& path, const HistogramResult& res) {
-  write_xvg_columns(
-      path, res, "Cumulative number RDF", "number", "",
-      "r is the bin centre; the columns are n(r): the mean number of B atoms "
-      "within the bin's upper edge of an A atom (doubled pairs for A = B)",
-      [](const analysis::RdfCurve& c, int k) { return c.coordination[static_cast<size_t>(k)]; });
+  write_xvg_columns(path, res, "Cumulative number RDF", "number", "",
+                    "r is the bin's upper edge; the columns are n(r): the mean number of B atoms "
+                    "within r of an A atom (doubled pairs for A = B), as gmx rdf -cn writes it",
+                    true, [](const analysis::RdfCurve& c, int k) {
+                      return c.coordination[static_cast<size_t>(k)];
+                    });
 }
 
 }  // namespace pairhist::io

@@ -252,7 +252,8 @@ What to expect:
   a bin) and it normalises a group with itself by N^2 rather than N(N-1). Re-binning a pairhist
   run at half the bin width into gmx's bins with gmx's normalisation reproduces gmx's numbers to
   the 3 decimals it prints; the remaining differences are single pairs that gmx, computing
-  distances in single precision, puts in the next bin.
+  distances in single precision, puts in the next bin. `pairhist rdf` does exactly this (gmx's
+  command line and xvg files; docs/usage.md), and tests/check_gmx_rdf.py checks it against gmx.
 """
 
 

@@ -153,13 +153,13 @@ TEST_CASE("pairhist --help and run --help describe the command") {
 TEST_CASE("pairhist run on the SPC/E sample: O-O first peak, exact pair totals, all outputs") {
   const fs::path d = scratch_dir("sample");
   const fs::path out = d / "out";
-  const Result r =
-      run_pairhist("run " + kXtc + " --top " + kGro +
-                       " --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240"
-                       " -o " +
-                       out.string() + " --ncpu 2 --report " + (out / "report.json").string() +
-                       " --task-trace " + (d / "trace.csv").string(),
-                   d);
+  const Result r = run_pairhist("run " + kXtc + " --top " + kGro +
+                                    " --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240"
+                                    " -o " +
+                                    out.string() + " --ncpu 2 --verbose --report " +
+                                    (out / "report.json").string() + " --task-trace " +
+                                    (d / "trace.csv").string(),
+                                d);
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
   for (const char* f : {"pairhist.h5", "rdf.csv", "rdf.xvg", "report.json"})
@@ -227,9 +227,9 @@ TEST_CASE("bad input: one-line error, non-zero exit, no output left behind") {
            " --species O=OW --rmax 1 --nbins 10",
        "missing.xtc"},
       {"run " + kXtc + " --top " + kGro + " --species X=NOSUCH --rmax 1 --nbins 10", "NOSUCH"},
-      {"run " + kXtc + " --top " + kGro + " --species O=OW --rmax 0 --nbins 10", "rmax"},
+      {"run " + kXtc + " --top " + kGro + " --species O=OW --rmax 1 --bin -0.1", "--bin"},
       {"run " + kXtc + " --top " + kGro + " --species O=OW --rmax -1 --nbins 10", "rmax"},
-      {"run " + kXtc + " --top " + kGro + " --species O=OW --rmax 1 --nbins 0", "nbins"},
+      {"run " + kXtc + " --top " + kGro + " --species O=OW --rmax 1 --nbins -5", "nbins"},
       {"run " + truncated.string() + " --top " + kGro + " --species O=OW --rmax 1 --nbins 10",
        "last complete frame is 9"},
   };
@@ -327,7 +327,7 @@ TEST_CASE("--interval on the sample: one HDF5 group per block and g(r) error bar
   const fs::path out = d / "out";
   const Result r = run_pairhist("run " + kXtc + " --top " + kGro +
                                     " --species O=OW --rmax 1.0 --nbins 100 --ncpu 2"
-                                    " --interval 30 -o " +
+                                    " --interval 30 --verbose -o " +
                                     out.string(),
                                 d);
   INFO(r.out << r.err);
@@ -360,8 +360,8 @@ TEST_CASE("calibrate stores models; run draws the activity picture and writes cn
   CHECK(cal.out.find("models stored in") != std::string::npos);
   CHECK(!fs::exists(fs::current_path() / "pairhist-out"));  // calibrate writes no results
   const Result run =
-      run_pairhist("run " + job + " --last 9 --sched dmda --lp-bound -o " + (d / "out").string() +
-                       " --activity-svg " + (d / "act.svg").string(),
+      run_pairhist("run " + job + " --last 9 --sched dmda --lp-bound --verbose -o " +
+                       (d / "out").string() + " --activity-svg " + (d / "act.svg").string(),
                    d);
   INFO(run.out << run.err);
   REQUIRE(run.status == 0);

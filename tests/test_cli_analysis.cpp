@@ -70,10 +70,12 @@ TEST_CASE("analysis flags on the water sample") {
   SUBCASE("a species sharing atoms: ordered pairs without self pairs") {
     // W = every atom, O = the oxygens: (i in W, j in O, i != j) is every O-O pair twice and
     // every H-O pair once, bin for bin.
-    const CliResult r = run_ok(s, "--species W=all --species O=OW -o " + s.file("shared"));
+    const CliResult r =
+        run_ok(s, "--species W=all --species O=OW --verbose -o " + s.file("shared"));
     // The same pairs examined one by one (auto counts this short r_max with cell lists).
     const CliResult all = run_ok(
-        s, "--species W=all --species O=OW --algorithm all-pairs -o " + s.file("shared-all"));
+        s, "--species W=all --species O=OW --algorithm all-pairs --verbose -o " +
+               s.file("shared-all"));
     CHECK(counts(s.file("shared-all/pairhist.h5"), "W,O") ==
           counts(s.file("shared/pairhist.h5"), "W,O"));
     CHECK(r.out.find("W-O cell-list") != std::string::npos);

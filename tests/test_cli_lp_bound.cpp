@@ -66,7 +66,7 @@ TEST_CASE("run --lp-bound without measurements says why there is no bound") {
   ModelHome home(s);
   const std::string job = synth_job(s);
   // eager consults no model, so nothing is measured during the run either.
-  const auto r = s.run("run " + job + " --sched eager --lp-bound -o " + s.file("out") +
+  const auto r = s.run("run " + job + " --sched eager --lp-bound --verbose -o " + s.file("out") +
                        " --report " + s.file("r.json") + " --lp-file " + s.file("bound.lp"));
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
@@ -119,7 +119,7 @@ TEST_CASE("calibrate measures every task kind; run --lp-bound then gets a lower 
   // 6 frames cannot give a kind that occurs once per frame 10 measurements: a second pass ran.
   CHECK(!contains(cal.out, " 1 pass;"));
 
-  const auto r = s.run("run " + job + " --sched eager --lp-bound -o " + s.file("out") +
+  const auto r = s.run("run " + job + " --sched eager --lp-bound --verbose -o " + s.file("out") +
                        " --report " + s.file("r.json"));
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);

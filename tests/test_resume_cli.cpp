@@ -218,9 +218,10 @@ TEST_CASE(
   }
 
   SUBCASE("killed while writing each kind of file") {
-    for (const char* file : {"pairhist.h5", "rdf.csv", "pairhist.ckpt"}) {
+    for (const std::string file : {"pairhist.h5", "rdf.csv", "pairhist.ckpt"}) {
       CAPTURE(file);
-      const fs::path out = s.dir / (std::string("in-") + file);
+      // Not "in-pairhist.h5": -o refuses a name that looks like a file's.
+      const fs::path out = s.dir / ("in-" + file + "-dir");
       Child child(run_args(out, 1), s.dir.string());
       // The writer's temporary: the kill lands while the file is being written.
       const fs::path temp = out / ("." + std::string(file) + ".tmp." + std::to_string(child.pid()));

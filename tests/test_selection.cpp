@@ -181,3 +181,49 @@ TEST_CASE("excerpt: control characters escaped, long text cut") {
   CHECK(excerpt(std::string(100, 'x'), 10) == std::string(10, 'x') + "...");
   CHECK(excerpt("\xc3\x85ngstr\xc3\xb6m") == "\xc3\x85ngstr\xc3\xb6m");  // UTF-8 passes
 }
+
+namespace {
+
+/// The UsageError or InputError message of a selection that must fail.
+std::string error_of(const std::string& text, const analysis::IndexGroups* groups = nullptr) {
+  try {
+    analysis::select_atoms(small_topology(), text, "top.gro", groups);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a bare word where a keyword belongs is an error saying what was meant, never a name") {
+  // Before issue 25 each of these selected the OW atoms, read as a list of names.
+  CHECK_THROWS_AS(sel("nam OW"), UsageError);
+  CHECK(error_of("nam OW").find("did you mean 'name'?") != std::string::npos);
+  CHECK(error_of("atomname OW").find("did you mean 'name'?") != std::string::npos);
+  CHECK(error_of("resnam SOL").find("did you mean 'resname'?") != std::string::npos);
+  CHECK(error_of("resnr 1").find("did you mean 'resid'?") != std::string::npos);
+  const std::string foo = error_of("foo OW");
+  CHECK(foo.find("selection 'foo OW': unknown keyword 'foo' (keywords: name,") == 0);
+  // Names without keywords: the spelling that works.
+  CHECK(error_of("NA or CL").find("write 'name NA or name CL'") != std::string::npos);
+  CHECK(error_of("name OW or CL").find("e.g. 'name CL'") != std::string::npos);
+  CHECK(error_of("name OW or SOL").find("e.g. 'resname SOL'") != std::string::npos);
+  // The short forms stay: one word of comma-separated globs (spaces only next to commas).
+  CHECK(sel("HW1, HW2") == std::vector<int>{1, 2, 4, 5});
+  CHECK(sel("NA ,CL") == std::vector<int>{6, 7});
+}
+
+TEST_CASE("a name list matching no atom but a residue or a group says which keyword to use") {
+  const std::string sol = error_of("SOL");
+  CHECK(sol.find("matches no atom (as atom names; did you mean 'resname SOL'?)") !=
+        std::string::npos);
+  analysis::IndexGroups groups;
+  groups.path = "index.ndx";
+  groups.names = {"Water"};
+  groups.atoms = {{0, 1, 2, 3, 4, 5}};
+  CHECK(error_of("Water", &groups).find("did you mean 'group Water'?") != std::string::npos);
+  CHECK(error_of("name OW or Water", &groups).find("e.g. 'group Water'") != std::string::npos);
+  CHECK(error_of("XX").find("matches no atom") != std::string::npos);
+  CHECK(error_of("XX").find("did you mean") == std::string::npos);
+}

@@ -242,7 +242,10 @@ void apply_run_config(CLI::App& cmd, const std::string& path) {
   std::vector<std::string> known;
   std::map<std::string, CLI::Option*> options;
   for (CLI::Option* opt : cmd.get_options()) {
-    std::string key = opt->get_lnames().empty() ? opt->get_name() : opt->get_lnames()[0];
+    // The long name, else the positional's (the trajectory, also -f), else the short one.
+    std::string key = !opt->get_lnames().empty()     ? opt->get_lnames()[0]
+                      : !opt->get_name(true).empty() ? opt->get_name(true)
+                                                     : opt->get_name();
     if (key == "config" || key == "help" || key.empty()) continue;
     known.push_back(key);
     options[key] = opt;

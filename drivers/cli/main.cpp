@@ -1,11 +1,16 @@
 // The `pairhist` command.
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <vector>
 
 #include "drivers/cli/bench_command.hpp"
 #include "drivers/cli/convert_command.hpp"
 #include "drivers/cli/plot_command.hpp"
+#include "drivers/cli/rdf_command.hpp"
 #include "drivers/cli/run_command.hpp"
 #include "drivers/cli/scattering_command.hpp"
 #include "drivers/cli/synth_command.hpp"
@@ -20,9 +25,43 @@ namespace {
 
 /// Under mpirun/srun only rank 0 reports the run's errors (every rank meets the same ones);
 /// another rank says what went wrong where only it failed.
+/// Each line of `what` (problems found together, one per line) as its own error line.
 int report(const char* what, int code) {
-  if (pairhist::MpiWorld::is_root()) std::fprintf(stderr, "pairhist: error: %s\n", what);
+  if (!pairhist::MpiWorld::is_root()) return code;
+  const std::string text = what;
+  for (size_t begin = 0; begin <= text.size();) {
+    const size_t end = std::min(text.find('\n', begin), text.size());
+    std::fprintf(stderr, "pairhist: error: %s\n", text.substr(begin, end - begin).c_str());
+    begin = end + 1;
+  }
   return code;
+}
+
+/// A usage error of the parser (unknown option, missing or extra value, a value of the wrong
+/// type): one line and exit status 2, as every other usage error; help and --version exit 0.
+int parse_failure(const CLI::App& app, const CLI::ParseError& e) {
+  if (e.get_exit_code() == 0) return app.exit(e);
+  std::string what = e.what();
+  if (what.empty()) what = e.get_name();
+  report((what + " (pairhist COMMAND --help lists the options)").c_str(), 2);
+  return 2;
+}
+
+/// `pairhist run` takes one-letter options after one dash and long ones after two. CLI11 reads
+/// "-sel X" as "-s el" followed by a stray X, which a gmx user meets at once: refuse every
+/// single-dash word of several letters (negative numbers pass) before the parser sees it.
+std::string single_dash_word(int argc, char** argv) {
+  if (argc < 2) return "";
+  const std::string command = argv[1];
+  if (command != "run" && command != "calibrate") return "";
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") break;
+    if (arg.size() > 2 && arg[0] == '-' && std::isalpha(static_cast<unsigned char>(arg[1])) &&
+        arg.find('=') == std::string::npos)
+      return arg;
+  }
+  return "";
 }
 
 }  // namespace
@@ -46,10 +85,22 @@ int main(int argc, char** argv) {
   pairhist::add_convert_command(app);
   pairhist::add_plot_command(app);
   pairhist::add_scattering_command(app);
+  pairhist::add_rdf_command(app);
+  if (const std::string word = single_dash_word(argc, argv); !word.empty())
+    return report(("'" + word + "': " + argv[1] +
+                   " takes one-letter options after one dash (-f, -s, -n, -o, -b, -e) and long "
+                   "ones after two (--top, --species); for gmx rdf's options (-ref, -sel, -rmax, "
+                   "...) use `pairhist rdf`")
+                      .c_str(),
+                  2);
   try {
-    app.parse(argc, argv);
+    // gmx rdf's options (-sel, -rmax) are read by the rdf command itself, not by CLI11.
+    if (argc >= 2 && std::string(argv[1]) == "rdf")
+      pairhist::run_rdf_command(std::vector<std::string>(argv + 2, argv + argc));
+    else
+      app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return parse_failure(app, e);
   } catch (const pairhist::StoppedBySignal& e) {
     // Ranks of an MPI job end normally (MPI_Finalize, then 128 + signal): a rank killed by the
     // signal would make the launcher end the others, rank 0 perhaps while it writes.

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "drivers/cli/config_file.hpp"
+#include "drivers/cli/run_options.hpp"
 #include "drivers/distributed/distribution.hpp"
 #include "drivers/distributed/mpi_world.hpp"
 #include "drivers/job/checkpoint.hpp"
@@ -29,27 +30,6 @@
 namespace pairhist {
 namespace {
 
-struct RunArgs {
-  JobOptions job;
-  std::vector<std::string> species;
-  std::string output = "pairhist-out";
-  std::string precision = "single";
-  std::string report;
-  std::string activity_svg;
-  std::string task_trace;
-  bool lp_bound = false;
-  std::string lp_file;
-  std::string reduction = "redux";
-  std::string schedule = "tasks";
-  std::string algorithm = "auto";
-  std::string config;
-  bool progress = false;
-  bool quiet = false;
-  bool resume = false;
-  bool overwrite = false;
-  double checkpoint_seconds = 60;
-};
-
 std::string effective_config(const RunArgs& a) {
   std::ostringstream s;
   s.precision(17);
@@ -57,6 +37,11 @@ std::string effective_config(const RunArgs& a) {
   s << "topology = \"" << a.job.topology << "\"\n";
   for (const auto& sp : a.job.species)
     s << "species." << sp.name << " = \"" << sp.selection << "\"\n";
+  if (!a.job.pairs.empty()) {
+    s << "pairs = \"";
+    for (size_t i = 0; i < a.job.pairs.size(); ++i) s << (i ? "," : "") << a.job.pairs[i];
+    s << "\"\n";
+  }
   s << "interval = " << a.job.interval << "\n";
   s << "algorithm = \"" << a.algorithm << "\"\n";
   if (!a.job.index_file.empty()) s << "index = \"" << a.job.index_file << "\"\n";
@@ -100,34 +85,14 @@ void share_setup_failure(Distribution& d, const std::exception& e) {
 }
 
 JobOutcome run(RunArgs& a) {
-  if (a.job.trajectory.empty())
-    throw UsageError("no trajectory given (an argument, or trajectory/input.file in --config)");
-  if (a.job.r_max == 0) throw UsageError("--rmax is required (or rmax in --config)");
-  if (a.job.nbins == 0) throw UsageError("--nbins is required (or nbins in --config)");
-  for (const auto& s : a.species) a.job.species.push_back(parse_species(s));
-  if (a.precision == "single")
-    a.job.precision = Precision::single;
-  else if (a.precision == "double")
-    a.job.precision = Precision::double_;
-  else
-    throw UsageError("--precision must be single or double");
-  // Check the inputs exist before any work, so a typo costs nothing and leaves nothing behind.
-  std::vector<std::string> inputs = {a.job.trajectory, a.job.topology};
-  if (!a.job.index_file.empty()) inputs.push_back(a.job.index_file);
-  for (const auto& f : inputs)
-    if (!f.empty() && !std::filesystem::is_regular_file(f)) throw InputError(f + ": no such file");
+  resolve_run_arguments(a);
   a.job.whole_frames = a.schedule == "static";
   a.job.algorithm = parse_algorithm(a.algorithm);
-  if (a.job.whole_frames && a.job.algorithm == Algorithm::cell_list)
-    throw UsageError(
-        "--schedule static counts all pairs of whole frames: use --algorithm auto "
-        "or all-pairs with it");
   a.job.sum_tasks = a.reduction == "sum";
   // Solved once at the end from the history models; StarPU warns about every uncalibrated task
   // kind while doing so (always, under schedulers that record no models), so only when asked.
   a.job.lp_bound = a.lp_bound || !a.lp_file.empty();
   a.job.lp_bound_text = !a.lp_file.empty();
-  if (!(a.checkpoint_seconds >= 0)) throw UsageError("--checkpoint-seconds must be >= 0");
   // Under mpirun/srun with several ranks: rank 0 alone owns the output directory and writes.
   const std::unique_ptr<Distribution> distribution = make_distribution();
   const bool root = !distribution || distribution->rank() == 0;
@@ -238,155 +203,12 @@ JobOutcome run(RunArgs& a) {
     write_extra(a.task_trace,
                 out.ranks > 1 ? kTaskTraceHeader + out.rank_traces : task_trace_csv(out.activity),
                 "the task trace");
-  if (!a.quiet) print_run_summary(a.job, out, files);
+  if (!a.quiet) print_run_summary(a.job, out, files, a.verbose);
   if (out.stopped_by_signal != 0) {
     print_stop_report(out, a.output, checkpoint);
     throw StoppedBySignal(out.stopped_by_signal);
   }
   return out;
-}
-
-/// The options of `run`, shared by `calibrate`, which runs the same job on its first frames.
-void add_run_options(CLI::App* cmd, RunArgs* args) {
-  cmd->add_option("trajectory", args->job.trajectory,
-                  "Trajectory (.xtc, .trr, .pdb, .dcd, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump, "
-                  ".h5md, CADISHI .h5/.hdf5)");
-  cmd->add_option("--top,-s", args->job.topology,
-                  "Topology with atom names (.gro, .pdb, .xyz/.extxyz, LAMMPS dump: types as "
-                  "names); not needed for CADISHI .h5 files, which carry their species");
-  cmd->add_option("--species", args->species,
-                  "NAME=SELECTION, repeatable; SELECTION is comma-separated atom-name globs "
-                  "(O=OW, H=HW1,HW2) or an expression with name, resname, resid, index, group, "
-                  "element (.pdb/.xyz), type (LAMMPS), all, and, or, not, parentheses "
-                  "(\"Na=resname NA and not resid 1-10\"); species may share atoms; default for "
-                  "CADISHI .h5 files: every species of the file");
-  cmd->add_option("--rmax", args->job.r_max, "Largest distance histogrammed (in --units)");
-  cmd->add_option("--nbins", args->job.nbins, "Number of bins from 0 to rmax");
-  cmd->add_option("--config", args->config,
-                  "YAML settings (keys = these flags' long names, or CADISHI's histograms.yaml); "
-                  "flags on the command line win");
-  cmd->add_option("--units", args->job.units, "Length unit of --rmax and of the output")
-      ->check(CLI::IsMember({"nm", "angstrom"}))
-      ->capture_default_str();
-  cmd->add_option("--precision", args->precision, "Kernel precision")
-      ->check(CLI::IsMember({"single", "double"}))
-      ->capture_default_str();
-  cmd->add_option("--volume", args->job.volume,
-                  "Volume (in --units cubed) to normalise g(r) by when the trajectory has no "
-                  "periodic box; without it such runs write counts only");
-  cmd->add_option("--index,-n", args->job.index_file,
-                  "GROMACS index file (.ndx) for 'group NAME' in species selections");
-  cmd->add_option("--exclude", args->job.exclude,
-                  "Pairs left out of the histograms and their normalisation: none, or residue "
-                  "(atoms of the same residue)")
-      ->check(CLI::IsMember({"none", "residue"}))
-      ->capture_default_str();
-  cmd->add_option("--norm", args->job.norm,
-                  "Normalisation (MDAnalysis's): rdf = g(r); density = pairs per frame per shell "
-                  "volume; none = pairs per frame (same-species pairs counted as ordered pairs, "
-                  "like MDAnalysis)")
-      ->check(CLI::IsMember({"rdf", "density", "none"}))
-      ->capture_default_str();
-  cmd->add_option("--interval", args->job.interval,
-                  "Write a histogram block every N frames (CADISHI's 'sum'), the last one partial; "
-                  "each is written as soon as it completes (0: one block for the whole run)")
-      ->capture_default_str();
-  cmd->add_option("-o,--output", args->output, "Output directory")->capture_default_str();
-  cmd->add_option("--first", args->job.first, "First frame (0-based)")->capture_default_str();
-  cmd->add_option("--last", args->job.last, "Last frame, inclusive (-1: end)")
-      ->capture_default_str();
-  cmd->add_option("--step", args->job.step, "Use every step-th frame")->capture_default_str();
-  cmd->add_option("--begin,-b", args->job.begin_time,
-                  "Skip frames before this time (ps), like gmx -b");
-  cmd->add_option("--end,-e", args->job.end_time, "Stop after this time (ps), like gmx -e");
-  cmd->add_option("--sched", args->job.scheduler,
-                  "StarPU scheduler (lws, eager, dmda, dmdas, random, ...); default: "
-                  "$STARPU_SCHED or StarPU's default");
-  cmd->add_option("--schedule", args->schedule,
-                  "tasks: one task per (frame, pair, row tile), placed by StarPU; static: one task "
-                  "per whole frame from a shared queue (CADISHI's design, for comparison)")
-      ->check(CLI::IsMember({"tasks", "static"}))
-      ->capture_default_str();
-  cmd->add_option("--algorithm", args->algorithm,
-                  "How pairs are found: all-pairs (every pair), cell-list (only pairs of "
-                  "neighbouring cells of a grid about r_max wide: fast when r_max is much smaller "
-                  "than the box), or auto (a cost model per species pair, on the first frame); "
-                  "the counts are identical")
-      ->check(CLI::IsMember({"auto", "all-pairs", "cell-list"}))
-      ->capture_default_str();
-  cmd->add_option("--cell-reach", args->job.cell_reach,
-                  "Cell lists: cells of r_max / N, searched N cells to each side (1..3; 0: the "
-                  "measured default)")
-      ->check(CLI::Range(0, kMaxCellReach))
-      ->capture_default_str();
-  cmd->add_option("--cell-order", args->job.cell_order,
-                  "Cell lists: order of the cells and points, row-major, morton or hilbert "
-                  "(default: the measured fastest)")
-      ->check(CLI::IsMember({"row-major", "morton", "hilbert"}));
-  cmd->add_option("--ncpu", args->job.ncpu,
-                  "CPU workers (-1: planned: all cores without GPUs; beside GPUs the cores the "
-                  "decoding threads leave, at most 16, none where a core's task would outlast "
-                  "two frames of the GPUs' time)")
-      ->capture_default_str();
-  cmd->add_option("--ncuda", args->job.ncuda, "CUDA workers (-1: all GPUs)")->capture_default_str();
-  cmd->add_option("--frames-in-flight", args->job.frames_in_flight,
-                  "Frames whose coordinates are held at once (0: as many as --memory-budget "
-                  "allows, 2 to 64)")
-      ->capture_default_str();
-  cmd->add_option("--reserve-cores", args->job.reserve_cores,
-                  "Cores left free of CPU workers for reading and feeding the GPUs (-1: one, plus "
-                  "one per decoding thread, when there are GPUs and --ncpu is -1)")
-      ->capture_default_str();
-  cmd->add_option("--memory-budget", args->job.memory_budget_mib,
-                  "MiB of pinned memory for the frames in flight (0: planned: 64 MiB, or two "
-                  "frames per GPU and two more where that is more, within 1/16 of the node's "
-                  "memory)")
-      ->capture_default_str();
-  cmd->add_option("--decode-threads", args->job.decode_threads,
-                  "Threads decoding XTC frames ahead (0: automatic: 1 below 50000 atoms, else "
-                  "min(4, cores/4) growing on the first frame to keep the GPUs fed; 1: serial)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  cmd->add_option("--report", args->report,
-                  "Also write the run summary and per-worker activity as JSON to this file");
-  cmd->add_option("--reduction", args->reduction,
-                  "How partial histograms are summed: redux (StarPU per-worker copies, folded "
-                  "once) or sum (a zeroed partial per task and an explicit sum task)")
-      ->check(CLI::IsMember({"redux", "sum"}))
-      ->capture_default_str();
-  cmd->add_flag("--lp-bound", args->lp_bound,
-                "Compute LP lower bounds of the makespan (summary, --report): from this run's "
-                "measured task times (needs GLPK), and StarPU's (--activity-svg too), which "
-                "needs calibrated perfmodels (pairhist calibrate, --sched dmda)");
-  cmd->add_option("--lp-file", args->lp_file,
-                  "Also write StarPU's LP (lp_solve format, implies --lp-bound) and a table of "
-                  "the task kinds' measurements per worker kind to this file");
-  cmd->add_option("--activity-svg", args->activity_svg,
-                  "Also draw the worker activity over time (one lane per worker) as SVG");
-  cmd->add_option("--task-trace", args->task_trace,
-                  "Also write every histogram task (submission order, frame, worker, GPU, start, "
-                  "end, pairs) as CSV; scripts/scaling_model.py replays it on other GPU counts");
-  cmd->add_option("--task-pairs", args->job.task_pairs,
-                  "Pairs per row tile of a large species pair (0: chosen from the machine; see "
-                  "docs/design.md, decomposition policy)")
-      ->capture_default_str();
-  cmd->add_flag("--resume", args->resume,
-                "Continue the interrupted run whose checkpoint is in the output directory (same "
-                "arguments); the result is the same, bit for bit, as an uninterrupted run's; "
-                "without a checkpoint there, start from the first frame");
-  cmd->add_flag("--overwrite", args->overwrite,
-                "Replace the results (and checkpoint) of an earlier run in the output directory");
-  cmd->add_option("--checkpoint-seconds", args->checkpoint_seconds,
-                  "Keep a checkpoint in the output directory at least this often while frames "
-                  "are counted, besides one at every completed interval (0: only at intervals)")
-      ->capture_default_str();
-  cmd->add_option("--frame-parts", args->job.frame_parts,
-                  "Under mpirun/srun: split every frame into this many parts handed out "
-                  "separately (0: automatic, when there are fewer than 8 frames per rank)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  cmd->add_flag("--progress", args->progress, "Show progress even when stderr is not a terminal");
-  cmd->add_flag("-q,--quiet", args->quiet, "No summary, no progress");
 }
 
 /// `pairhist calibrate`: the run's own tasks on its first frames, with StarPU measuring every

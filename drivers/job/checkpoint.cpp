@@ -151,6 +151,10 @@ RunIdentity run_identity(const JobOptions& o) {
   set("--top", o.topology.empty() ? "" : absolute(o.topology));
   set("--index", o.index_file.empty() ? "" : absolute(o.index_file));
   set("--species", species);
+  // Recorded only when given, so that checkpoints of runs of every pair stay as they were.
+  std::string pairs;
+  for (const auto& pair : o.pairs) pairs += (pairs.empty() ? "" : ",") + pair;
+  if (!pairs.empty()) set("--pairs", pairs);
   set("--rmax", number(o.r_max));
   set("--nbins", std::to_string(o.nbins));
   set("--units", o.units);
@@ -180,6 +184,11 @@ std::string identity_difference(const RunIdentity& saved, const RunIdentity& now
       if (n == name) was = v;
     if (was != value)
       return name + " differs: the checkpoint's run used '" + was + "', this one '" + value + "'";
+  }
+  for (const auto& [name, value] : saved.settings) {  // a setting only the checkpoint's run had
+    bool here = false;
+    for (const auto& [n, v] : now.settings) here = here || n == name;
+    if (!here) return name + " differs: the checkpoint's run used '" + value + "', this one none";
   }
   for (const InputStamp& in : now.inputs) {
     const InputStamp* before = nullptr;

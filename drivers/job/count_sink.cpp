@@ -29,7 +29,7 @@ bool CountSink::unit_done(HistogramEngine& engine) {
 
 void CountSink::take_histograms(HistogramEngine& engine) {
   std::vector<std::vector<uint64_t>> counts = engine.take_histograms();
-  counts_.taken(std::move(counts), engine.frames_counted());
+  counts_.taken(run_histograms(run_, std::move(counts)), engine.frames_counted());
 }
 
 HistogramResult CountSink::header() const {

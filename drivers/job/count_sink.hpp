@@ -51,7 +51,7 @@ class CountSink {
   /// The engine's histograms holding its frames before `counted` (HistogramEngine::frames_counted
   /// after the take).
   void taken(std::vector<std::vector<uint64_t>> counts, uint64_t counted) {
-    counts_.taken(std::move(counts), counted);
+    counts_.taken(run_histograms(run_, std::move(counts)), counted);
   }
   /// The run fails with `why`: what its completed intervals hold is kept, marked incomplete.
   virtual void keep_completed(const std::string& why) = 0;

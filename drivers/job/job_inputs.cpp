@@ -62,8 +62,13 @@ std::vector<std::vector<int>> resolve_species(const JobOptions& o, const analysi
     served = &groups;
   }
   std::vector<std::vector<int>> atoms;
-  for (const auto& sp : o.species)
-    atoms.push_back(analysis::select_atoms(top, sp.selection, o.topology, served));
+  for (const auto& sp : o.species) {
+    try {
+      atoms.push_back(analysis::select_atoms(top, sp.selection, o.topology, served));
+    } catch (const UsageError& e) {  // which species, where several are given
+      throw UsageError("species " + sp.name + ": " + e.what());
+    }
+  }
   return atoms;
 }
 

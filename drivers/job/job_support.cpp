@@ -46,6 +46,51 @@ void check_options(const JobOptions& o) {
         throw UsageError("species '" + o.species[i].name + "' is defined twice");
 }
 
+namespace {
+
+int species_index(const JobOptions& o, const std::string& name) {
+  for (size_t s = 0; s < o.species.size(); ++s)
+    if (o.species[s].name == name) return static_cast<int>(s);
+  return -1;
+}
+
+/// "A-B" as two species indices, a <= b. Species names may hold '-' themselves: the pair is read
+/// at the one '-' whose sides both name species.
+std::pair<int, int> parse_pair(const JobOptions& o, const std::string& text) {
+  std::vector<std::pair<int, int>> readings;
+  for (size_t dash = text.find('-'); dash != std::string::npos; dash = text.find('-', dash + 1)) {
+    const int a = species_index(o, text.substr(0, dash));
+    const int b = species_index(o, text.substr(dash + 1));
+    if (a >= 0 && b >= 0) readings.emplace_back(std::min(a, b), std::max(a, b));
+  }
+  if (readings.size() == 1) return readings[0];
+  std::string names;
+  for (const auto& s : o.species) names += (names.empty() ? "" : ", ") + s.name;
+  if (readings.empty())
+    throw UsageError("--pairs: '" + excerpt(text) +
+                     "' is not a pair A-B of species names (species: " + excerpt(names, 200) + ")");
+  throw UsageError("--pairs: '" + excerpt(text) + "' can be read as more than one pair of " +
+                   names);
+}
+
+}  // namespace
+
+std::vector<std::pair<int, int>> selected_pairs(const JobOptions& o) {
+  const auto all = species_pairs(static_cast<int>(o.species.size()));
+  if (o.pairs.empty()) return all;
+  std::vector<bool> wanted(all.size(), false);
+  for (const std::string& text : o.pairs) {
+    const auto pair = parse_pair(o, text);
+    const size_t p = static_cast<size_t>(std::find(all.begin(), all.end(), pair) - all.begin());
+    if (wanted[p]) throw UsageError("--pairs: the pair " + text + " is named twice");
+    wanted[p] = true;
+  }
+  std::vector<std::pair<int, int>> pairs;
+  for (size_t p = 0; p < all.size(); ++p)
+    if (wanted[p]) pairs.push_back(all[p]);
+  return pairs;
+}
+
 BoxMatrix to_matrix(const std::array<float, 9>& box) {
   BoxMatrix m;
   for (int i = 0; i < 9; ++i) m[i] = box[i];
@@ -72,6 +117,13 @@ EngineConfig engine_config(const JobOptions& o, const std::vector<std::vector<in
   config.lp_bound = o.lp_bound;
   config.lp_bound_text = o.lp_bound_text;
   config.algorithm = o.algorithm;
+  if (!o.pairs.empty()) {
+    const auto all = species_pairs(static_cast<int>(atoms.size()));
+    config.counted_pairs.assign(all.size(), false);
+    for (const auto& pair : selected_pairs(o))
+      config.counted_pairs[static_cast<size_t>(std::find(all.begin(), all.end(), pair) -
+                                               all.begin())] = true;
+  }
   config.cell_reach = o.cell_reach;
   if (!o.cell_order.empty()) {
     config.cell_order = parse_cell_order(o.cell_order);
@@ -273,6 +325,10 @@ SparseBins FrameExclusions::bins_of(const io::TrajectoryFrame& frame, const BoxM
 
 void describe_engine(const HistogramEngine& engine, uint64_t frames_here, JobOutcome& out) {
   out.activity = engine.activity();
+  // The pairs --pairs left out are no part of the result: pair_work then matches its pairs.
+  std::vector<PairWork>& work = out.activity.pair_work;
+  work.erase(std::remove_if(work.begin(), work.end(), [](const PairWork& w) { return !w.counted; }),
+             work.end());
   for (size_t p = 0; p < out.result.pairs.size() && p < out.activity.pair_work.size(); ++p) {
     const PairWork& w = out.activity.pair_work[p];
     out.pairs_examined += w.algorithm == Algorithm::cell_list

@@ -21,6 +21,9 @@ std::string format_length(double v, const std::string& unit);
 /// UsageError for options no run can have.
 void check_options(const JobOptions& o);
 BoxMatrix to_matrix(const std::array<float, 9>& box);
+/// The species pairs o.pairs names, in species_pairs() order: every pair when o.pairs is empty.
+/// UsageError for a name that is no species, or a pair named twice.
+std::vector<std::pair<int, int>> selected_pairs(const JobOptions& o);
 EngineConfig engine_config(const JobOptions& o, const std::vector<std::vector<int>>& atoms,
                            BoxKind kind, double r_max_nm);
 

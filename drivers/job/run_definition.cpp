@@ -1,5 +1,6 @@
 #include "drivers/job/run_definition.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "drivers/job/job_inputs.hpp"
@@ -29,6 +30,14 @@ HistogramResult result_header(const RunDefinition& run) {
 
 }  // namespace
 
+std::vector<std::vector<uint64_t>> run_histograms(const RunDefinition& run,
+                                                  std::vector<std::vector<uint64_t>> engine) {
+  if (run.engine_pair.size() == engine.size()) return engine;  // every pair
+  std::vector<std::vector<uint64_t>> counts;
+  for (size_t e : run.engine_pair) counts.push_back(std::move(engine.at(e)));
+  return counts;
+}
+
 RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology) {
   RunDefinition run;
   run.options = std::move(resolved);
@@ -38,10 +47,14 @@ RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology
   run.r_max_nm = o.r_max / run.length_factor;
   run.topology_atoms = topology.natoms();
   run.atoms = resolve_species(o, topology);
-  run.shared = analysis::count_shared_atoms(run.atoms);
+  run.pairs = selected_pairs(o);
+  const auto all = species_pairs(static_cast<int>(run.atoms.size()));
+  for (const auto& pair : run.pairs)
+    run.engine_pair.push_back(
+        static_cast<size_t>(std::find(all.begin(), all.end(), pair) - all.begin()));
+  run.shared = analysis::count_shared_atoms(run.atoms, run.pairs);
   run.exclusions = analysis::PairExclusions(analysis::parse_exclude_mode(o.exclude), topology,
-                                            o.topology, run.atoms);
-  run.pairs = species_pairs(static_cast<int>(run.atoms.size()));
+                                            o.topology, run.atoms, run.pairs);
   if (o.resume) {
     run.seed = *o.resume;
     const JobState& seed = run.seed;

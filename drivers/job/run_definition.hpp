@@ -23,13 +23,19 @@ struct RunDefinition {
   double r_max_nm = 0;
   int topology_atoms = 0;
   std::vector<std::vector<int>> atoms;     // of every species
-  std::vector<std::pair<int, int>> pairs;  // species pairs, in the engine's order
+  std::vector<std::pair<int, int>> pairs;  // species pairs counted (--pairs), in the engine's order
+  std::vector<size_t> engine_pair;         // of every pair: its index among the engine's pairs
   std::vector<uint64_t> shared;            // self pairs per frame of every pair
   analysis::PairExclusions exclusions;     // --exclude
   JobState seed;                           // a resumed run's checkpoint state, else empty
   HistogramResult header;                  // the result without frames, counts or box kind
   io::FramePreparation preparation;        // what XTC decoding threads deliver
 };
+
+/// The histograms of run.pairs out of the engine's (one per species pair, those left out by
+/// --pairs zero).
+std::vector<std::vector<uint64_t>> run_histograms(const RunDefinition& run,
+                                                  std::vector<std::vector<uint64_t>> engine);
 
 /// Checks `resolved` (load_job_topology's options) and defines the run over `topology`. Throws
 /// UsageError / InputError as the options, the selections or a resumed checkpoint call for.

@@ -3,6 +3,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <filesystem>
 
@@ -47,8 +49,19 @@ std::string checkpoint_path(const std::string& dir) {
 
 void check_output_directory(const std::string& dir) {
   const fs::path p = fs::absolute(dir);
-  if (fs::exists(p) && !fs::is_directory(p))
-    throw UsageError("output " + dir + " exists and is not a directory");
+  const std::string hint =
+      ": -o names the output directory, where rdf.csv, rdf.xvg, cn.xvg and pairhist.h5 are "
+      "written (e.g. -o rdf-out)";
+  if (fs::exists(p) && !fs::is_directory(p)) throw UsageError("-o " + dir + " is a file" + hint);
+  // A name like a file's (rdf.xvg) is a mistake unless that directory already exists.
+  std::string ext = fs::path(dir).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  static const char* const kFileExtensions[] = {".xvg", ".csv", ".h5",  ".hdf5", ".json",
+                                                ".svg", ".dat", ".txt", ".png",  ".pdf"};
+  if (!fs::exists(p))
+    for (const char* e : kFileExtensions)
+      if (ext == e) throw UsageError("-o " + dir + " looks like a file name" + hint);
   // The directory itself is created only when there is something to write, so a run that fails
   // early leaves nothing behind; but it must be possible to create it.
   fs::path existing = p;

@@ -76,28 +76,55 @@ void remember_command_line(int argc, char** argv) {
 
 namespace {
 
-// What was counted: frames, species, histograms, analysis, pairs, time.
-void print_counted(const JobOptions& job, const JobOutcome& out) {
+/// What the histograms hold, in words: the quantity the outputs give per pair.
+std::string quantity(const HistogramResult& r) {
+  if (!analysis::can_normalise(r)) return "pair counts";
+  if (r.norm == "rdf") return "g(r)";
+  if (r.norm == "density") return "pair densities";
+  return "pair counts per frame";
+}
+
+// What was computed and where it went, then the frames, species, bins and the time.
+void print_counted(const JobOptions& job, const JobOutcome& out,
+                   const std::vector<std::string>& files) {
   const auto& r = out.result;
-  std::printf("pairhist run: %s\n", job.trajectory.c_str());
+  std::string pairs;
+  for (size_t p = 0; p < r.pairs.size() && p < 8; ++p)
+    pairs += (p ? ", " : "") + r.species[static_cast<size_t>(r.pairs[p].a)].name + "-" +
+             r.species[static_cast<size_t>(r.pairs[p].b)].name;
+  if (r.pairs.size() > 8) pairs += ", ... (" + std::to_string(r.pairs.size()) + " pairs)";
+  std::printf("pairhist run: %s of %s from %s\n", quantity(r).c_str(), pairs.c_str(),
+              job.trajectory.c_str());
+  std::printf("  output        :");
+  for (const auto& f : files) std::printf(" %s", f.c_str());
+  std::printf("\n");
   const std::string box = r.box_kind == "none" ? "no box" : r.box_kind + " box";
-  std::printf("  frames        : %zu (%s, %s precision)", r.frame_indices.size(), box.c_str(),
-              r.precision.c_str());
+  std::printf("  frames        : %zu", r.frame_indices.size());
+  if (!r.frame_times.empty())
+    std::printf(" (%g to %g ps)", r.frame_times.front(), r.frame_times.back());
+  std::printf(", %s, %s precision", box.c_str(), r.precision.c_str());
   if (out.frames_resumed > 0)
     std::printf(", %zu of them from the checkpoint of an earlier run", out.frames_resumed);
   std::printf("\n");
   std::printf("  species       :");
   for (const auto& s : r.species)
     std::printf(" %s=%lld", s.name.c_str(), static_cast<long long>(s.count));
-  std::printf("\n  histograms    : %zu pairs, %d bins up to %g %s\n", r.pairs.size(), r.nbins,
-              r.r_max, r.length_unit.c_str());
-  uint64_t counted = 0;
-  for (const auto& p : r.pairs)
-    for (uint64_t c : p.counts) counted += c;
+  std::printf(" atoms\n  histograms    : %zu pair%s, %d bins up to %g %s (%g %s wide)\n",
+              r.pairs.size(), r.pairs.size() == 1 ? "" : "s", r.nbins, r.r_max,
+              r.length_unit.c_str(), r.r_max / r.nbins, r.length_unit.c_str());
   uint64_t excluded = 0;
   for (const auto& p : r.pairs) excluded += p.excluded_pairs * r.frame_indices.size();
   std::printf("  analysis      : norm %s, exclude %s (%llu excluded pairs)\n", r.norm.c_str(),
               r.exclude.c_str(), static_cast<unsigned long long>(excluded));
+  std::printf("  time          : %.3f s\n", out.seconds);
+}
+
+// The pairs examined and the throughput (--verbose).
+void print_throughput(const JobOutcome& out) {
+  const auto& r = out.result;
+  uint64_t counted = 0;
+  for (const auto& p : r.pairs)
+    for (uint64_t c : p.counts) counted += c;
   if (out.frames_resumed > 0)
     std::printf("  pairs         : %llu examined in this run, %llu within r_max in all\n",
                 static_cast<unsigned long long>(out.pairs_examined),
@@ -107,7 +134,7 @@ void print_counted(const JobOptions& job, const JobOutcome& out) {
                 static_cast<unsigned long long>(out.pairs_examined),
                 static_cast<unsigned long long>(counted),
                 static_cast<unsigned long long>(out.pairs_examined - counted));
-  std::printf("  time          : %.3f s, %.3f bapps (%llu tasks)\n", out.seconds,
+  std::printf("  throughput    : %.3f bapps (billions of atom pairs per second), %llu tasks\n",
               out.seconds > 0 ? out.pairs_examined / out.seconds * 1e-9 : 0.0,
               static_cast<unsigned long long>(out.tasks));
 }
@@ -173,13 +200,13 @@ void print_execution(const JobOptions& job, const JobOutcome& out) {
 }  // namespace
 
 void print_run_summary(const JobOptions& job, const JobOutcome& out,
-                       const std::vector<std::string>& files) {
-  print_counted(job, out);
-  print_execution(job, out);
+                       const std::vector<std::string>& files, bool verbose) {
+  print_counted(job, out, files);
+  if (verbose) {
+    print_throughput(out);
+    print_execution(job, out);
+  }
   const auto& r = out.result;
-  std::printf("  output        :");
-  for (const auto& f : files) std::printf(" %s", f.c_str());
-  std::printf("\n");
   if (!analysis::can_normalise(r))
     std::printf("  note          : no periodic box and no --volume: counts only, no g(r)\n");
 }

@@ -9,9 +9,11 @@
 
 namespace pairhist {
 
-/// The run summary on stdout: frames, species, pairs, time, workers, tasks, output files.
+/// The run summary on stdout: what was computed and where it went, the frames, species, bins
+/// and time; with `verbose` also the pairs examined, the throughput and the scheduler's detail
+/// (algorithm, workers, tasks, makespan, each worker), which --report always holds.
 void print_run_summary(const JobOptions& job, const JobOutcome& out,
-                       const std::vector<std::string>& files);
+                       const std::vector<std::string>& files, bool verbose);
 
 /// On stderr: the signal, the frames counted and dropped, where the outputs and checkpoint are,
 /// and the command that resumes the run.

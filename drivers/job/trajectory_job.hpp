@@ -31,7 +31,10 @@ struct JobOptions {
   std::string trajectory;            // any format open_trajectory reads
   std::string topology;              // empty: the trajectory's own species (CADISHI HDF5)
   std::vector<SpeciesSpec> species;  // empty with a CADISHI file: every species of the file
-  double r_max = 0;                  // in `units`
+  // The species pairs counted, as "A-B" (species names); empty: every pair A <= B. A pair left
+  // out never becomes a task and is absent from the result.
+  std::vector<std::string> pairs;
+  double r_max = 0;  // in `units`
   int nbins = 0;
   std::string units = "nm";  // nm | angstrom
   Precision precision = Precision::single;

@@ -1,0 +1,308 @@
+#include "drivers/cli/rdf_command.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "analysis/gmx_rdf.hpp"
+#include "drivers/cli/gmx_arguments.hpp"
+#include "drivers/job/box_limit.hpp"
+#include "drivers/job/job_support.hpp"
+#include "drivers/job/trajectory_job.hpp"
+#include "io/atomic_file.hpp"
+#include "io/ndx_reader.hpp"
+#include "io/topology_reader.hpp"
+#include "io/trajectory_reader.hpp"
+#include "io/xtc_scanner.hpp"
+#include "pairhist/errors.hpp"
+#include "pairhist/version.hpp"
+
+namespace pairhist {
+namespace {
+
+const std::vector<GmxOption>& rdf_options() {
+  static const std::vector<GmxOption> options = {
+      {"f", GmxOption::value, "Trajectory (any format pairhist run reads)"},
+      {"s", GmxOption::value, "Topology (.tpr, .gro, .pdb, ...; default topol.tpr if present)"},
+      {"n", GmxOption::value, "Index file (.ndx): its group names and numbers are selections"},
+      {"o", GmxOption::value, "Output g(r), xvg (default rdf.xvg)"},
+      {"cn", GmxOption::value, "Output cumulative numbers n(r), xvg (only if given)"},
+      {"ref", GmxOption::value, "Reference selection (pairhist's selection language, or a group)"},
+      {"sel", GmxOption::values, "Selections to compute g(r) of around -ref (one or more)"},
+      {"b", GmxOption::value, "First time to use (-tu)"},
+      {"e", GmxOption::value, "Last time to use (-tu)"},
+      {"dt", GmxOption::value, "Only frames at multiples of dt after the first (-tu; XTC)"},
+      {"tu", GmxOption::value, "Time unit: fs, ps, ns, us, ms, s (default ps)"},
+      {"bin", GmxOption::value, "Bin width (nm), default 0.002"},
+      {"rmax", GmxOption::value,
+       "Largest distance (nm); 0 (default): 0.99 x the first box's limit"},
+      {"norm", GmxOption::value, "Normalisation: rdf (default), number_density, none"},
+      {"excl", GmxOption::boolean, "Leave out the pairs the .tpr excludes (default no)"},
+      {"xy", GmxOption::boolean, "Not supported (refused)"},
+      {"seltype", GmxOption::value, "atom only"},
+      {"selrpos", GmxOption::value, "atom only"},
+      {"surf", GmxOption::value, "no only"},
+      {"cut", GmxOption::value, "0 only"},
+      {"xvg", GmxOption::value, "xmgrace (default) or none"},
+      {"h", GmxOption::boolean, "This help (also -help, --help)"},
+  };
+  return options;
+}
+
+double number(const GmxArguments& a, const std::string& name, double fallback,
+              std::vector<std::string>& problems) {
+  if (!a.given(name)) return fallback;
+  const std::string text = a.value(name);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !std::isfinite(v)) {
+    problems.push_back("-" + name + " expects a number, got '" + excerpt(text) + "'");
+    return fallback;
+  }
+  return v;
+}
+
+/// gmx rdf -rmax 0: 0.99 x the largest cut-off GROMACS allows in the first frame's box
+/// (max_cutoff2: half the shortest box vector, and the smallest diagonal element less the
+/// tilt of c along y).
+double gmx_default_rmax(const std::string& trajectory) {
+  const auto reader = io::open_trajectory(trajectory);
+  io::TrajectoryFrame frame;
+  if (!reader->next(frame)) throw InputError(trajectory + ": no frame");
+  const auto& b = frame.box;
+  const auto norm2 = [&](int v) {
+    return double(b[3 * v]) * b[3 * v] + double(b[3 * v + 1]) * b[3 * v + 1] +
+           double(b[3 * v + 2]) * b[3 * v + 2];
+  };
+  if (norm2(0) == 0 || norm2(1) == 0 || norm2(2) == 0)
+    throw UsageError(trajectory + ": frame 0 has no periodic box: give -rmax");
+  const double half_vector = 0.25 * std::min({norm2(0), norm2(1), norm2(2)});
+  const double diagonal = std::min({double(b[0]), double(b[4]) - std::fabs(b[7]), double(b[8])});
+  return std::sqrt(0.99 * 0.99 * std::min(half_vector, diagonal * diagonal));
+}
+
+/// Frames per -dt in an XTC file whose frames are evenly spaced in time; UsageError otherwise.
+int64_t step_of_dt(const std::string& trajectory, double dt_ps) {
+  if (std::filesystem::path(trajectory).extension() != ".xtc")
+    throw UsageError("-dt needs an XTC trajectory (pairhist rdf picks frames by index)");
+  std::string error;
+  const std::vector<double> t = io::xtc::frame_times(trajectory, error);
+  if (!error.empty()) throw InputError(error);
+  if (t.size() < 2) return 1;
+  const double spacing = t[1] - t[0];
+  for (size_t i = 1; i < t.size(); ++i)
+    if (std::fabs(t[i] - t[0] - static_cast<double>(i) * spacing) > 1e-3 * spacing)
+      throw UsageError("-dt: the frames of " + trajectory + " are not evenly spaced in time");
+  const double steps = std::round(dt_ps / spacing);
+  if (steps < 1 || std::fabs(steps * spacing - dt_ps) > 1e-3 * spacing)
+    throw UsageError("-dt " + std::to_string(dt_ps) + " ps is no multiple of the frames' " +
+                     std::to_string(spacing) + " ps");
+  return static_cast<int64_t>(steps);
+}
+
+/// The selection for pairhist's language: a group name or number of the index groups as gmx
+/// takes it, else the text itself.
+std::string as_selection(const std::string& text, const analysis::IndexGroups* groups) {
+  const bool one_word = text.find_first_of(" \t") == std::string::npos && !text.empty();
+  if (one_word && groups && groups->find(text)) return "group " + text;
+  return text;
+}
+
+std::string xvg_text(const std::string& title, const std::string& ylabel,
+                     const std::string& reference, const std::vector<std::string>& legends,
+                     const std::vector<double>& r, const std::vector<std::vector<double>>& columns,
+                     bool headers, const std::string& command) {
+  std::ostringstream f;
+  char line[64];
+  if (headers) {
+    f << "# This file was created by pairhist " << kVersionText << " (pairhist rdf)\n";
+    f << "# Command line:\n#   " << command << "\n";
+    f << "@    title \"" << title << "\"\n@    xaxis  label \"r (nm)\"\n";
+    f << "@    yaxis  label \"" << ylabel << "\"\n@TYPE xy\n";
+    f << "@ subtitle \"reference " << reference << "\"\n";
+    f << "@ view 0.15, 0.15, 0.75, 0.85\n@ legend on\n@ legend box on\n@ legend loctype view\n";
+    f << "@ legend 0.78, 0.8\n@ legend length 2\n";
+    for (size_t i = 0; i < legends.size(); ++i)
+      f << "@ s" << i << " legend \"" << legends[i] << "\"\n";
+  }
+  for (size_t k = 0; k < r.size(); ++k) {
+    std::snprintf(line, sizeof line, "%11.3f", r[k]);  // gmx's widths: same r text
+    f << line;
+    for (const auto& c : columns) {
+      std::snprintf(line, sizeof line, " %8.3f", c[k]);
+      f << line;
+    }
+    f << '\n';
+  }
+  return f.str();
+}
+
+}  // namespace
+
+void add_rdf_command(CLI::App& app) {
+  app.add_subcommand("rdf",
+                     "gmx rdf's command line and xvg files on pairhist's engine: pairhist rdf -f "
+                     "TRAJ -s TOP -ref SEL -sel SEL... [-o rdf.xvg] [-cn cn.xvg] (-h: options)")
+      ->allow_extras()
+      ->prefix_command();
+}
+
+void run_rdf_command(const std::vector<std::string>& args) {
+  const bool help = std::any_of(args.begin(), args.end(), [](const std::string& w) {
+    return w == "-h" || w == "-help" || w == "--help";
+  });
+  if (help) {
+    std::printf("pairhist rdf: g(r) as gmx rdf computes it, on pairhist's engine\n%s",
+                gmx_options_help(rdf_options()).c_str());
+    return;
+  }
+  const GmxArguments a(rdf_options(), args);
+  std::vector<std::string> p;  // every problem, one line each
+  JobOptions o;
+  o.trajectory = a.value("f");
+  o.topology = a.value("s", std::filesystem::exists("topol.tpr") ? "topol.tpr" : "");
+  o.index_file = a.value("n");
+  if (o.trajectory.empty()) p.push_back("-f TRAJECTORY is required");
+  if (o.topology.empty()) p.push_back("-s TOPOLOGY is required (no topol.tpr here)");
+  const std::string ref = a.value("ref");
+  const std::vector<std::string> sels = a.values("sel");
+  if (ref.empty()) p.push_back("-ref SELECTION is required");
+  if (sels.empty()) p.push_back("-sel SELECTION is required (one or more)");
+  static const std::vector<std::pair<std::string, double>> kTimeUnits = {
+      {"fs", 1e-3}, {"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}};
+  double ps = 1;
+  bool unit_known = false;
+  for (const auto& [unit, factor] : kTimeUnits)
+    if (a.value("tu", "ps") == unit) ps = factor, unit_known = true;
+  if (!unit_known) p.push_back("-tu must be fs, ps, ns, us, ms or s");
+  const double begin = number(a, "b", NAN, p), end = number(a, "e", NAN, p);
+  const double dt = number(a, "dt", 0, p);
+  const double bin = number(a, "bin", 0.002, p);
+  double rmax = number(a, "rmax", 0, p);
+  if (!(bin > 0)) p.push_back("-bin must be positive");
+  if (rmax < 0) p.push_back("-rmax must be positive (or 0: from the first frame's box)");
+  if (dt < 0) p.push_back("-dt must be positive");
+  const std::string norm_text = a.value("norm", "rdf");
+  analysis::GmxNorm norm = analysis::GmxNorm::rdf;
+  if (norm_text == "number_density")
+    norm = analysis::GmxNorm::number_density;
+  else if (norm_text == "none")
+    norm = analysis::GmxNorm::none;
+  else if (norm_text != "rdf")
+    p.push_back("-norm must be rdf, number_density or none");
+  // gmx rdf options pairhist does not compute: refused, never ignored.
+  if (a.flag("xy", false)) p.push_back("-xy is not supported by pairhist rdf");
+  if (a.value("seltype", "atom") != "atom" || a.value("selrpos", "atom") != "atom")
+    p.push_back("-seltype/-selrpos: pairhist rdf computes atom positions only (atom)");
+  if (a.value("surf", "no") != "no") p.push_back("-surf is not supported by pairhist rdf");
+  if (number(a, "cut", 0, p) != 0) p.push_back("-cut is not supported by pairhist rdf");
+  const std::string xvg = a.value("xvg", "xmgrace");
+  if (xvg != "xmgrace" && xvg != "none") p.push_back("-xvg must be xmgrace or none");
+  const std::string out_rdf = a.value("o", "rdf.xvg"), out_cn = a.value("cn");
+  for (const std::string& f : {o.trajectory, o.topology, o.index_file})
+    if (!f.empty() && !std::filesystem::is_regular_file(f)) p.push_back(f + ": no such file");
+  if (!p.empty()) {
+    std::string text;
+    for (const auto& line : p) text += (text.empty() ? "" : "\n") + line;
+    throw UsageError(text);
+  }
+  o.begin_time = begin * ps;
+  o.end_time = end * ps;
+  if (dt > 0) o.step = step_of_dt(o.trajectory, dt * ps);
+  o.exclude = a.flag("excl", false) ? "topology" : "none";
+  o.norm = "none";  // raw counts: normalised below as gmx does
+
+  // Species: the reference, then each distinct selection; a selection equal to the reference is
+  // the reference itself (its pairs then count once each, doubled below as gmx's ordered pairs).
+  analysis::IndexGroups groups;
+  const analysis::IndexGroups* served = nullptr;
+  if (!o.index_file.empty()) {
+    groups = io::read_ndx(o.index_file, std::numeric_limits<int>::max());
+    served = &groups;
+  } else if (io::has_default_groups(o.topology)) {
+    groups = io::read_default_groups(o.topology);
+    served = &groups;
+  }
+  std::vector<std::string> texts = {ref};
+  std::vector<int> species_of_sel;
+  for (const auto& s : sels) {
+    const auto it = std::find(texts.begin(), texts.end(), s);
+    species_of_sel.push_back(static_cast<int>(it - texts.begin()));
+    if (it == texts.end()) texts.push_back(s);
+  }
+  for (size_t s = 0; s < texts.size(); ++s)
+    o.species.push_back(
+        {s == 0 ? "ref" : "sel" + std::to_string(s), as_selection(texts[s], served)});
+  for (int s : species_of_sel) {
+    const std::string pair = "ref-" + o.species[static_cast<size_t>(s)].name;
+    if (std::find(o.pairs.begin(), o.pairs.end(), pair) == o.pairs.end()) o.pairs.push_back(pair);
+  }
+  // Half-width bins up to gmx's last edge: every row gmx writes is a sum of whole bins.
+  const bool from_box = rmax == 0;
+  if (from_box) rmax = gmx_default_rmax(o.trajectory);
+  const double half = bin / 2;
+  double halves = rmax / half;
+  halves = std::fabs(halves - std::round(halves)) < 1e-6 * halves ? std::round(halves)
+                                                                  : std::ceil(halves);
+  if (from_box) {
+    // gmx takes the first frame's box; a later, smaller box (NPT) would leave pairs beyond its
+    // minimum-image limit uncounted, so r_max stops at the smallest box's limit: gmx's rows up
+    // to there, the same r values.
+    const BoxLimit limit = smallest_box_limit(o);
+    const double fits = std::floor(limit.r_max_nm / half * (1 + 1e-9));
+    if (fits < halves) {
+      std::fprintf(stderr,
+                   "pairhist rdf: note: -rmax 0 stops at %g nm, where gmx rdf takes %g nm from "
+                   "the first frame: the box of frame %lld allows no more\n",
+                   fits * half, halves * half, static_cast<long long>(limit.frame));
+      halves = fits;
+    }
+  }
+  if (halves < 2 || halves > 1e8) throw UsageError("-rmax / -bin gives no usable bins");
+  o.nbins = static_cast<int>(halves);
+  o.r_max = halves * half;
+
+  const JobOutcome out = run_trajectory_job(o);
+  const HistogramResult& r = out.result;
+  double inverse_volume = 0;
+  for (double v : r.volumes) inverse_volume += 1 / v;
+  if (r.volumes.empty()) throw InputError(o.trajectory + ": no periodic box: no density for g(r)");
+  inverse_volume /= static_cast<double>(r.volumes.size());
+  const double frames = static_cast<double>(r.frame_indices.size());
+  std::vector<std::vector<double>> g, cn;
+  for (int s : species_of_sel) {
+    const std::string name = o.species[static_cast<size_t>(s)].name;
+    const auto it = std::find_if(r.pairs.begin(), r.pairs.end(),
+                                 [&](const PairHistogram& h) { return h.a == 0 && h.b == s; });
+    std::vector<double> half_counts;
+    for (uint64_t c : it->counts) half_counts.push_back(static_cast<double>(c) * (s == 0 ? 2 : 1));
+    const auto curve = analysis::gmx_rdf_curve(
+        half_counts, frames, static_cast<double>(r.species[0].count),
+        static_cast<double>(r.species[static_cast<size_t>(s)].count) * inverse_volume, bin, norm);
+    g.push_back(curve.rdf);
+    cn.push_back(curve.cn);
+  }
+  std::vector<double> r_rdf, r_cn;
+  for (size_t i = 0; i < g[0].size(); ++i) r_rdf.push_back(static_cast<double>(i) * bin);
+  for (size_t i = 0; i < cn[0].size(); ++i) r_cn.push_back(static_cast<double>(i + 1) * bin);
+  std::string command = "pairhist rdf";
+  for (const auto& w : args) command += " " + w;
+  const bool headers = xvg == "xmgrace";
+  io::write_text_atomically(
+      out_rdf, xvg_text("Radial distribution", "g(r)", ref, sels, r_rdf, g, headers, command),
+      "the g(r) file");
+  if (!out_cn.empty())
+    io::write_text_atomically(
+        out_cn, xvg_text("Cumulative Number RDF", "number", ref, sels, r_cn, cn, headers, command),
+        "the cumulative number file");
+  std::printf(
+      "pairhist rdf: %s of %zu selection%s around '%s', %zu frames, %zu bins of %g nm "
+      "up to %g nm: %s%s%s (%.3f s)\n",
+      norm_text == "rdf" ? "g(r)" : norm_text.c_str(), sels.size(), sels.size() == 1 ? "" : "s",
+      ref.c_str(), r.frame_indices.size(), r_rdf.size(), bin, o.r_max, out_rdf.c_str(),
+      out_cn.empty() ? "" : ", ", out_cn.c_str(), out.seconds);
+}
+
+}  // namespace pairhist

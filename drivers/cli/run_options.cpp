@@ -1,0 +1,282 @@
+#include "drivers/cli/run_options.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "drivers/job/box_limit.hpp"
+#include "drivers/job/job_support.hpp"
+#include "drivers/job/run_outputs.hpp"
+#include "io/topology_reader.hpp"
+#include "pairhist/errors.hpp"
+#include "tasks/algorithm_choice.hpp"
+
+namespace pairhist {
+namespace {
+
+// gmx rdf's default bin width.
+constexpr double kDefaultBinNm = 0.002;
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string s;
+  for (const auto& l : lines) s += (s.empty() ? "" : "\n") + l;
+  return s;
+}
+
+void check_member(std::vector<std::string>& problems, const std::string& flag,
+                  const std::string& value, const std::vector<std::string>& allowed) {
+  for (const auto& a : allowed)
+    if (value == a) return;
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  problems.push_back(flag + " must be one of " + list + ", got '" + excerpt(value) + "'");
+}
+
+/// The problems of the arguments alone (no file read).
+std::vector<std::string> argument_problems(RunArgs& a) {
+  std::vector<std::string> p;
+  JobOptions& o = a.job;
+  if (o.trajectory.empty())
+    p.push_back("no trajectory given (an argument, -f, or trajectory in --config)");
+  else if (o.topology.empty() && !io::carries_species(o.trajectory))
+    p.push_back("no topology given: " + o.trajectory +
+                " carries no atom names: give --top/-s TOPOLOGY");
+  for (const auto& s : a.species) {
+    try {
+      o.species.push_back(parse_species(s));
+    } catch (const UsageError& e) {
+      p.push_back(e.what());
+    }
+  }
+  if (a.species.empty() && !o.trajectory.empty() && !io::carries_species(o.trajectory) &&
+      (o.topology.empty() || !io::carries_species(o.topology)))
+    p.push_back("no species given (use --species NAME=SELECTION)");
+  if (!o.pairs.empty() && !o.species.empty()) {
+    try {
+      selected_pairs(o);
+    } catch (const UsageError& e) {
+      p.push_back(e.what());
+    }
+  }
+  if (!(o.r_max >= 0) || !std::isfinite(o.r_max))
+    p.push_back("--rmax must be positive (or 0: as large as the boxes allow)");
+  if (o.nbins != 0 && a.bin_width != 0) p.push_back("give --nbins or --bin, not both");
+  if (o.nbins < 0) p.push_back("--nbins must be positive");
+  if (!(a.bin_width >= 0) || !std::isfinite(a.bin_width)) p.push_back("--bin must be positive");
+  if (o.step <= 0) p.push_back("--step must be positive");
+  if (o.first < 0) p.push_back("--first must be >= 0");
+  if (o.begin_time > o.end_time) p.push_back("--begin must not be after --end");
+  if (o.interval < 0) p.push_back("--interval must be >= 0");
+  if (o.volume < 0 || !std::isfinite(o.volume)) p.push_back("--volume must be positive");
+  if (!(a.checkpoint_seconds >= 0)) p.push_back("--checkpoint-seconds must be >= 0");
+  if (o.decode_threads < 0) p.push_back("--decode-threads must be >= 0");
+  if (o.frame_parts < 0) p.push_back("--frame-parts must be >= 0");
+  if (o.cell_reach < 0 || o.cell_reach > kMaxCellReach)
+    p.push_back("--cell-reach must be 0 to " + std::to_string(kMaxCellReach));
+  check_member(p, "--units", o.units, {"nm", "angstrom"});
+  check_member(p, "--precision", a.precision, {"single", "double"});
+  check_member(p, "--exclude", o.exclude, {"none", "residue", "topology"});
+  check_member(p, "--norm", o.norm, {"rdf", "density", "none"});
+  check_member(p, "--schedule", a.schedule, {"tasks", "static"});
+  check_member(p, "--algorithm", a.algorithm, {"auto", "all-pairs", "cell-list"});
+  check_member(p, "--reduction", a.reduction, {"redux", "sum"});
+  if (!o.cell_order.empty())
+    check_member(p, "--cell-order", o.cell_order, {"row-major", "morton", "hilbert"});
+  if (a.schedule == "static" && a.algorithm == "cell-list")
+    p.push_back(
+        "--schedule static counts all pairs of whole frames: use --algorithm auto or "
+        "all-pairs with it");
+  if (a.resume && a.overwrite) p.push_back("--resume and --overwrite exclude each other");
+  try {
+    check_output_directory(a.output);
+  } catch (const UsageError& e) {
+    p.push_back(e.what());
+  }
+  std::set<std::string> names;
+  for (const auto& s : o.species)
+    if (!names.insert(s.name).second) p.push_back("species '" + s.name + "' is defined twice");
+  return p;
+}
+
+/// r_max and nbins as the run counts them: without --rmax the largest the frames allow; with
+/// --bin (or neither --bin nor --nbins) nbins bins of exactly that width.
+void resolve_bins(RunArgs& a) {
+  JobOptions& o = a.job;
+  const double factor = length_factor(o.units);
+  if (o.r_max == 0) o.r_max = smallest_box_limit(o).r_max_nm * factor;
+  if (o.nbins > 0) return;
+  const double width = a.bin_width > 0 ? a.bin_width : kDefaultBinNm * factor;
+  const double bins = std::floor(o.r_max / width * (1 + 1e-9));
+  if (bins < 1)
+    throw UsageError("--bin " + format_length(width, o.units) + " is wider than r_max " +
+                     format_length(o.r_max, o.units));
+  if (bins > 1e8)
+    throw UsageError("--bin " + format_length(width, o.units) + " makes over 1e8 bins");
+  o.nbins = static_cast<int>(bins);
+  o.r_max = o.nbins * width;
+}
+
+}  // namespace
+
+/// The options of `run`, shared by `calibrate`, which runs the same job on its first frames.
+void add_run_options(CLI::App* cmd, RunArgs* args) {
+  cmd->add_option("trajectory,-f", args->job.trajectory,
+                  "Trajectory (.xtc, .trr, .pdb, .dcd, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump, "
+                  ".h5md, CADISHI .h5/.hdf5)");
+  cmd->add_option("--top,-s", args->job.topology,
+                  "Topology with atom names (.gro, .pdb, .xyz/.extxyz, LAMMPS dump: types as "
+                  "names); not needed for CADISHI .h5 files, which carry their species");
+  cmd->add_option("--species", args->species,
+                  "NAME=SELECTION, repeatable; SELECTION is comma-separated atom-name globs "
+                  "(O=OW, H=HW1,HW2) or an expression with name, resname, resid, index, group, "
+                  "element (.pdb/.xyz), type (LAMMPS), all, and, or, not, parentheses "
+                  "(\"Na=resname NA and not resid 1-10\"); species may share atoms; default for "
+                  "CADISHI .h5 files: every species of the file");
+  cmd->add_option("--pairs", args->job.pairs,
+                  "Count only these species pairs, A-B,C-D (species names); default: every pair "
+                  "A-A, A-B, B-B, ...")
+      ->delimiter(',');
+  cmd->add_option("--rmax", args->job.r_max,
+                  "Largest distance histogrammed (in --units); default (or 0): as large as the "
+                  "box of every frame read allows (half its shortest lattice vector)");
+  cmd->add_option("--nbins", args->job.nbins, "Number of bins from 0 to rmax (or give --bin)");
+  cmd->add_option("--bin", args->bin_width,
+                  "Bin width (in --units), instead of --nbins; rmax becomes the largest multiple "
+                  "of it not above --rmax (default without --nbins: 0.002 nm, as gmx rdf)");
+  cmd->add_option("--config", args->config,
+                  "YAML settings (keys = these flags' long names, or CADISHI's histograms.yaml); "
+                  "flags on the command line win");
+  cmd->add_option("--units", args->job.units, "Length unit of --rmax and of the output")
+      ->capture_default_str();
+  cmd->add_option("--precision", args->precision, "Kernel precision")->capture_default_str();
+  cmd->add_option("--volume", args->job.volume,
+                  "Volume (in --units cubed) to normalise g(r) by when the trajectory has no "
+                  "periodic box; without it such runs write counts only");
+  cmd->add_option("--index,-n", args->job.index_file,
+                  "GROMACS index file (.ndx) for 'group NAME' in species selections");
+  cmd->add_option("--exclude", args->job.exclude,
+                  "Pairs left out of the histograms and their normalisation: none, residue "
+                  "(atoms of the same residue) or topology (the exclusions of a .tpr topology, "
+                  "as gmx rdf -excl)")
+      ->capture_default_str();
+  cmd->add_option("--norm", args->job.norm,
+                  "Normalisation (MDAnalysis's): rdf = g(r); density = pairs per frame per shell "
+                  "volume; none = pairs per frame (same-species pairs counted as ordered pairs, "
+                  "like MDAnalysis)")
+      ->capture_default_str();
+  cmd->add_option("--interval", args->job.interval,
+                  "Write a histogram block every N frames (CADISHI's 'sum'), the last one partial; "
+                  "each is written as soon as it completes (0: one block for the whole run)")
+      ->capture_default_str();
+  cmd->add_option("-o,--output", args->output,
+                  "Output directory (rdf.csv, rdf.xvg, cn.xvg, pairhist.h5 are written in it)")
+      ->capture_default_str();
+  cmd->add_option("--first", args->job.first, "First frame (0-based)")->capture_default_str();
+  cmd->add_option("--last", args->job.last, "Last frame, inclusive (-1: end)")
+      ->capture_default_str();
+  cmd->add_option("--step", args->job.step, "Use every step-th frame")->capture_default_str();
+  cmd->add_option("--begin,-b", args->job.begin_time,
+                  "Skip frames before this time (ps), like gmx -b");
+  cmd->add_option("--end,-e", args->job.end_time, "Stop after this time (ps), like gmx -e");
+  cmd->add_option("--sched", args->job.scheduler,
+                  "StarPU scheduler (lws, eager, dmda, dmdas, random, ...); default: "
+                  "$STARPU_SCHED or StarPU's default");
+  cmd->add_option("--schedule", args->schedule,
+                  "tasks: one task per (frame, pair, row tile), placed by StarPU; static: one task "
+                  "per whole frame from a shared queue (CADISHI's design, for comparison)")
+      ->capture_default_str();
+  cmd->add_option("--algorithm", args->algorithm,
+                  "How pairs are found: all-pairs (every pair), cell-list (only pairs of "
+                  "neighbouring cells of a grid about r_max wide: fast when r_max is much smaller "
+                  "than the box), or auto (a cost model per species pair, on the first frame); "
+                  "the counts are identical")
+      ->capture_default_str();
+  cmd->add_option("--cell-reach", args->job.cell_reach,
+                  "Cell lists: cells of r_max / N, searched N cells to each side (1..3; 0: the "
+                  "measured default)")
+      ->capture_default_str();
+  cmd->add_option("--cell-order", args->job.cell_order,
+                  "Cell lists: order of the cells and points, row-major, morton or hilbert "
+                  "(default: the measured fastest)");
+  cmd->add_option("--ncpu", args->job.ncpu,
+                  "CPU workers (-1: planned: all cores without GPUs; beside GPUs the cores the "
+                  "decoding threads leave, at most 16, none where a core's task would outlast "
+                  "two frames of the GPUs' time)")
+      ->capture_default_str();
+  cmd->add_option("--ncuda", args->job.ncuda, "CUDA workers (-1: all GPUs)")->capture_default_str();
+  cmd->add_option("--frames-in-flight", args->job.frames_in_flight,
+                  "Frames whose coordinates are held at once (0: as many as --memory-budget "
+                  "allows, 2 to 64)")
+      ->capture_default_str();
+  cmd->add_option("--reserve-cores", args->job.reserve_cores,
+                  "Cores left free of CPU workers for reading and feeding the GPUs (-1: one, plus "
+                  "one per decoding thread, when there are GPUs and --ncpu is -1)")
+      ->capture_default_str();
+  cmd->add_option("--memory-budget", args->job.memory_budget_mib,
+                  "MiB of pinned memory for the frames in flight (0: planned: 64 MiB, or two "
+                  "frames per GPU and two more where that is more, within 1/16 of the node's "
+                  "memory)")
+      ->capture_default_str();
+  cmd->add_option("--decode-threads", args->job.decode_threads,
+                  "Threads decoding XTC frames ahead (0: automatic: 1 below 50000 atoms, else "
+                  "min(4, cores/4) growing on the first frame to keep the GPUs fed; 1: serial)")
+      ->capture_default_str();
+  cmd->add_option("--report", args->report,
+                  "Also write the run summary and per-worker activity as JSON to this file");
+  cmd->add_option("--reduction", args->reduction,
+                  "How partial histograms are summed: redux (StarPU per-worker copies, folded "
+                  "once) or sum (a zeroed partial per task and an explicit sum task)")
+      ->capture_default_str();
+  cmd->add_flag("--lp-bound", args->lp_bound,
+                "Compute LP lower bounds of the makespan (summary, --report): from this run's "
+                "measured task times (needs GLPK), and StarPU's (--activity-svg too), which "
+                "needs calibrated perfmodels (pairhist calibrate, --sched dmda)");
+  cmd->add_option("--lp-file", args->lp_file,
+                  "Also write StarPU's LP (lp_solve format, implies --lp-bound) and a table of "
+                  "the task kinds' measurements per worker kind to this file");
+  cmd->add_option("--activity-svg", args->activity_svg,
+                  "Also draw the worker activity over time (one lane per worker) as SVG");
+  cmd->add_option("--task-trace", args->task_trace,
+                  "Also write every histogram task (submission order, frame, worker, GPU, start, "
+                  "end, pairs) as CSV; scripts/scaling_model.py replays it on other GPU counts");
+  cmd->add_option("--task-pairs", args->job.task_pairs,
+                  "Pairs per row tile of a large species pair (0: chosen from the machine; see "
+                  "docs/design.md, decomposition policy)")
+      ->capture_default_str();
+  cmd->add_flag("--resume", args->resume,
+                "Continue the interrupted run whose checkpoint is in the output directory (same "
+                "arguments); the result is the same, bit for bit, as an uninterrupted run's; "
+                "without a checkpoint there, start from the first frame");
+  cmd->add_flag("--overwrite", args->overwrite,
+                "Replace the results (and checkpoint) of an earlier run in the output directory");
+  cmd->add_option("--checkpoint-seconds", args->checkpoint_seconds,
+                  "Keep a checkpoint in the output directory at least this often while frames "
+                  "are counted, besides one at every completed interval (0: only at intervals)")
+      ->capture_default_str();
+  cmd->add_option("--frame-parts", args->job.frame_parts,
+                  "Under mpirun/srun: split every frame into this many parts handed out "
+                  "separately (0: automatic, when there are fewer than 8 frames per rank)")
+      ->capture_default_str();
+  cmd->add_flag("--progress", args->progress, "Show progress even when stderr is not a terminal");
+  cmd->add_flag("-q,--quiet", args->quiet, "No summary, no progress");
+  cmd->add_flag("-v,--verbose", args->verbose,
+                "The summary also gives the scheduler's detail: throughput, tasks, workers, "
+                "makespan (always in --report)");
+}
+
+void resolve_run_arguments(RunArgs& a) {
+  std::vector<std::string> problems = argument_problems(a);
+  // Check the inputs exist before any work, so a typo costs nothing and leaves nothing behind.
+  std::vector<std::string> missing;
+  for (const auto& f : {a.job.trajectory, a.job.topology, a.job.index_file})
+    if (!f.empty() && !std::filesystem::is_regular_file(f)) missing.push_back(f + ": no such file");
+  if (!problems.empty()) {
+    problems.insert(problems.end(), missing.begin(), missing.end());
+    throw UsageError(joined(problems));
+  }
+  if (!missing.empty()) throw InputError(joined(missing));
+  a.job.precision = a.precision == "double" ? Precision::double_ : Precision::single;
+  resolve_bins(a);
+}
+
+}  // namespace pairhist

@@ -1,0 +1,46 @@
+// The arguments of `pairhist run` (and `calibrate`, which takes the same): the options, and
+// their checks, all reported at once, before any file is read beyond the boxes r_max needs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "drivers/job/trajectory_job.hpp"
+
+namespace pairhist {
+
+struct RunArgs {
+  JobOptions job;
+  std::vector<std::string> species;
+  double bin_width = 0;  // --bin; 0: not given
+  std::string output = "pairhist-out";
+  std::string precision = "single";
+  std::string report;
+  std::string activity_svg;
+  std::string task_trace;
+  bool lp_bound = false;
+  std::string lp_file;
+  std::string reduction = "redux";
+  std::string schedule = "tasks";
+  std::string algorithm = "auto";
+  std::string config;
+  bool progress = false;
+  bool quiet = false;
+  bool verbose = false;  // the scheduler's detail in the summary
+  bool resume = false;
+  bool overwrite = false;
+  double checkpoint_seconds = 60;
+};
+
+/// Adds the options of `run` to cmd, storing into args.
+void add_run_options(CLI::App* cmd, RunArgs* args);
+
+/// Checks every argument and fills in args->job: the species, the precision, the pairs, r_max
+/// (without --rmax: the smallest minimum-image limit over the frames read, drivers/job/
+/// box_limit.hpp) and nbins (from --bin or its default). Every problem of the arguments is one
+/// line of a single UsageError (missing input files one line each of an InputError when the
+/// arguments are otherwise fine).
+void resolve_run_arguments(RunArgs& args);
+
+}  // namespace pairhist
