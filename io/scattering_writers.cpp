@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "io/atomic_file.hpp"
+#include "io/text_writers.hpp"
 
 namespace pairhist::io {
 
@@ -24,16 +25,6 @@ std::string one_line(std::string s, char quote_replacement) {
     if (c == '"') c = quote_replacement;
   }
   return s;
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string quoted = "\"";
-  for (char c : s) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + '"';
 }
 
 void check(const QTable& t) {

@@ -34,18 +34,6 @@ std::string pair_label(const HistogramResult& res, const PairHistogram& p) {
   return res.species[p.a].name + "-" + res.species[p.b].name;
 }
 
-/// Quotes a CSV header field if it contains a separator, quote or line break (RFC 4180), so odd
-/// species names cannot shift the columns.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string quoted = "\"";
-  for (char c : s) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + '"';
-}
-
 /// Comments and grace strings are single-line; user-supplied text must not break out of them.
 std::string one_line(std::string s, char quote_replacement = '"') {
   for (char& c : s) {
@@ -231,6 +219,16 @@ void write_cn_xvg(const std::string& path, const HistogramResult& res) {
                     true, [](const analysis::RdfCurve& c, int k) {
                       return c.coordination[static_cast<size_t>(k)];
                     });
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char c : s) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + '"';
 }
 
 }  // namespace pairhist::io

@@ -8,14 +8,19 @@
 
 namespace pairhist::io {
 
-/// One CSV table, written atomically. Leading '#' comment lines describe the run; then a header
-/// row `r_<unit>` followed, for each pair, by `count_<A>-<B>` and, when the result can be
-/// normalised (analysis::can_normalise), the normalised column named after res.norm (`g_<A>-<B>`,
-/// `density_<A>-<B>` or `number_<A>-<B>`) and `n_<A>-<B>`; then one row per bin. r is the bin
-/// centre, counts are summed over all frames, n is the coordination number within the bin's
-/// upper edge. Comment lines state the mode and the pairs left out per frame. Numbers have 10
-/// significant digits; counts are exact integers. Throws UsageError if there are no frames and
-/// OutputError (naming `path`) if the file cannot be written.
+/// A CSV header field, quoted if it holds a separator, quote or line break (RFC 4180), so that
+/// odd species names cannot shift the columns.
+std::string csv_field(const std::string& s);
+
+/// One CSV table, written atomically. The header row comes first (numpy.genfromtxt(names=True)
+/// takes its names from the first line): `r_<unit>` followed, for each pair, by `count_<A>-<B>`
+/// and, when the result can be normalised (analysis::can_normalise), the normalised column named
+/// after res.norm (`g_<A>-<B>`, `density_<A>-<B>` or `number_<A>-<B>`) and `n_<A>-<B>`; then '#'
+/// comment lines that describe the run (the mode, the pairs left out per frame); then one row
+/// per bin. r is the bin centre, counts are summed over all frames, n is the coordination number
+/// within the bin's upper edge. Numbers have 10 significant digits; counts are exact integers.
+/// Throws UsageError if there are no frames and OutputError (naming `path`) if the file cannot
+/// be written.
 void write_rdf_csv(const std::string& path, const HistogramResult& res);
 
 /// g(r) (or the res.norm quantity, named in the title, y axis and legends) of every pair as one
