@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "analysis/selection_keywords.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
 
@@ -25,11 +26,6 @@ using Mask = std::vector<char>;
 constexpr size_t kShownLength = 200;
 // Deepest nesting of parentheses and `not` accepted.
 constexpr int kMaxNesting = 200;
-
-bool is_keyword(const std::string& t) {
-  return t == "name" || t == "resname" || t == "resid" || t == "index" || t == "group" ||
-         t == "element" || t == "type" || t == "all" || t == "and" || t == "or" || t == "not";
-}
 
 std::vector<std::string> tokenize(const std::string& text) {
   std::vector<std::string> tokens;
@@ -50,55 +46,6 @@ std::vector<std::string> tokenize(const std::string& text) {
   }
   flush();
   return tokens;
-}
-
-const char* const kKeywords[] = {"name", "resname", "resid", "index", "group", "element",
-                                 "type", "all",     "and",   "or",    "not"};
-constexpr const char* kKeywordList =
-    "name, resname, resid, index, group, element, type, all, and, or, not";
-
-/// Edit distance (insertions, deletions, substitutions) of two short words.
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                        std::tolower(static_cast<unsigned char>(b[j - 1]));
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-/// The keyword a misspelt or foreign one (VMD's, MDAnalysis's, gmx's) most likely means, or "".
-std::string keyword_meant(const std::string& word) {
-  static const std::pair<const char*, const char*> kAliases[] = {
-      {"atomname", "name"},    {"atomnames", "name"},  {"names", "name"},
-      {"resnames", "resname"}, {"residue", "resname"}, {"resnr", "resid"},
-      {"resnum", "resid"},     {"resids", "resid"},    {"atomnr", "index"},
-      {"atomnum", "index"},    {"serial", "index"},    {"bynum", "index"},
-      {"id", "index"},         {"atomtype", "type"},   {"types", "type"},
-      {"elem", "element"},     {"groups", "group"},    {"everything", "all"},
-      {"&&", "and"},           {"||", "or"},           {"!", "not"}};
-  std::string lower;
-  for (char c : word) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const auto& [alias, keyword] : kAliases)
-    if (lower == alias) return keyword;
-  std::string best;
-  size_t best_distance = 3;
-  for (const char* k : kKeywords) {
-    const size_t d = edit_distance(lower, k);
-    // One edit in a short keyword, two in a long one; never a whole different word.
-    if (d < best_distance && d <= (std::string(k).size() <= 4 ? size_t(1) : size_t(2)) &&
-        lower != k)
-      best = k, best_distance = d;
-  }
-  return best;
 }
 
 /// Whether `word` is exactly a value of `values` (an atom or residue name).
@@ -207,8 +154,8 @@ class Parser {
       meant = "group " + w;
     if (!meant.empty())
       return "'" + w + "' is not a keyword: a value needs its keyword, e.g. '" + meant +
-             "' (keywords: " + kKeywordList + ")";
-    return "unknown keyword '" + w + "' (keywords: " + kKeywordList + ")";
+             "' (keywords: " + kSelectionKeywordList + ")";
+    return "unknown keyword '" + w + "' (keywords: " + kSelectionKeywordList + ")";
   }
 
   Mask by_group() {

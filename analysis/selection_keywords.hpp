@@ -1,0 +1,22 @@
+// The keywords of the selection language (analysis/selection.hpp), and what a word that is not
+// one most likely meant: selections never fall back to reading an unknown word as a name.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace pairhist::analysis {
+
+/// The keywords, as a message lists them.
+constexpr const char* kSelectionKeywordList =
+    "name, resname, resid, index, group, element, type, all, and, or, not";
+
+bool is_keyword(const std::string& word);
+
+/// Edit distance (insertions, deletions, substitutions) of two short words, ignoring case.
+size_t edit_distance(const std::string& a, const std::string& b);
+
+/// The keyword a misspelt or foreign one (VMD's, MDAnalysis's, gmx's) most likely means, or "".
+std::string keyword_meant(const std::string& word);
+
+}  // namespace pairhist::analysis
