@@ -26,6 +26,7 @@ Differences, all at the level of rounding:
   pair within ~1e-6 relative of a bin edge may land one bin over (docs/python.md has the figures).
 - A pair at exactly range[1] is counted in MDAnalysis's last bin, not here (bins are half-open).
 - range[0] must be 0 or a multiple of the bin width (pairhist's bins start at 0).
+- An UpdatingAtomGroup is refused (ValueError), not frozen at its first frame.
 """
 
 import numpy as np
@@ -37,6 +38,17 @@ from . import Engine, _pairhist
 __all__ = ["InterRDF", "InterRDF_s"]
 
 _EXCLUDE_SAME = {"residue": "resindices", "segment": "segindices", "chain": "chainIDs"}
+
+
+def _refuse_updating(*groups):
+    """An UpdatingAtomGroup is re-selected every frame; the engine counts the atoms it is given
+    once, so it would silently count the first frame's selection for every frame."""
+    from MDAnalysis.core.groups import UpdatingAtomGroup
+    for g in groups:
+        if isinstance(g, UpdatingAtomGroup):
+            raise ValueError("pairhist.mdanalysis counts fixed atom groups: an UpdatingAtomGroup "
+                             "(a selection re-evaluated every frame) would be frozen at its first "
+                             "frame; use MDAnalysis.analysis.rdf for it, or a static selection")
 
 
 def _check_norm(norm):
@@ -85,6 +97,7 @@ class InterRDF(AnalysisBase):
     def __init__(self, g1, g2, nbins=75, range=(0.0, 15.0), norm="rdf", exclusion_block=None,
                  exclude_same=None, *, precision="double", algorithm="auto", ncpu=-1, ncuda=-1,
                  engine_options=None, **kwargs):
+        _refuse_updating(g1, g2)
         super().__init__(g1.universe.trajectory, **kwargs)
         self.g1, self.g2 = g1, g2
         self.norm = _check_norm(norm)
@@ -239,6 +252,7 @@ class InterRDF_s(AnalysisBase):
 
     def __init__(self, u, ags, nbins=75, range=(0.0, 15.0), norm="rdf", density=False, *,
                  precision="double", **kwargs):
+        _refuse_updating(*(g for pair in ags for g in pair))
         super().__init__(ags[0][0].universe.trajectory, **kwargs)
         self.ags = ags
         self.norm = _check_norm(norm)

@@ -161,4 +161,14 @@ for bad, expected in ((dict(norm="bogus"), ValueError), (dict(range=(1.0, 12.0))
     except expected as e:
         check(f"InterRDF({bad}) refused", True, f"({e})")
 
+# An UpdatingAtomGroup is refused with one line, never frozen at its first frame.
+updating = g.universe.select_atoms("name OW and around 3.5 name OW", updating=True)
+for label, make in (("InterRDF", lambda: ph_rdf.InterRDF(updating, g)),
+                    ("InterRDF_s", lambda: ph_rdf.InterRDF_s(g.universe, [[updating, g]]))):
+    try:
+        make()
+        check(f"{label} with an UpdatingAtomGroup refused", False)
+    except ValueError as e:
+        check(f"{label} with an UpdatingAtomGroup refused", "UpdatingAtomGroup" in str(e), f"({e})")
+
 sys.exit(1 if failures else 0)
