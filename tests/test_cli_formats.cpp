@@ -25,16 +25,8 @@ const std::string kData = pairhist::test::data_dir();
 const std::string kXtc = kData + "/spce_water.xtc";
 const std::string kGro = kData + "/spce_water.gro";
 
-struct Result {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
-
-Result pairhist_cmd(const std::string& args) {
-  Result r;
-  r.status = pairhist::test::capture(pairhist::test::pairhist_binary() + " " + args, r.output);
-  return r;
-}
+using Result = pairhist::test::CommandResult;
+using pairhist::test::pairhist_cmd;
 
 /// Every histogram of an output file: "<block>/<A,B>" -> counts.
 std::map<std::string, std::vector<uint64_t>> all_counts(const std::string& file) {

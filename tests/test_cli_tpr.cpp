@@ -20,16 +20,8 @@ const std::string kGro = kData + "/nacl_dodecahedron.gro";
 const std::string kTpr = pairhist::test::fixture("gmx_nacl.tpr");
 const std::string kCommon = " --rmax 1.2 --nbins 120 --last 9 --ncpu 1";
 
-struct Result {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
-
-Result pairhist_cmd(const std::string& args) {
-  Result r;
-  r.status = pairhist::test::capture(pairhist::test::pairhist_binary() + " " + args, r.output);
-  return r;
-}
+using Result = pairhist::test::CommandResult;
+using pairhist::test::pairhist_cmd;
 
 /// rdf.csv without its '#' lines (they name the inputs).
 std::string rdf_rows(const fs::path& out) {

@@ -117,6 +117,19 @@ inline int capture(const std::string& cmd, std::string& output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/// A pairhist command's exit status and its stdout and stderr together.
+struct CommandResult {
+  int status = -1;
+  std::string output;
+};
+
+/// Runs `pairhist ARGS` (a shell command line after the program).
+inline CommandResult pairhist_cmd(const std::string& args) {
+  CommandResult r;
+  r.status = capture(pairhist_binary() + " " + args, r.output);
+  return r;
+}
+
 /// The GROMACS executable: PAIRHIST_GMX, or "gmx".
 inline std::string gmx() {
   const char* env = std::getenv("PAIRHIST_GMX");
