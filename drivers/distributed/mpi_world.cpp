@@ -142,8 +142,11 @@ void split_cores(MPI_Comm node, int local_rank, int local_size) {
   }
   setenv("STARPU_WORKERS_GETBIND", "1", 0);
   // StarPU keeps one bus calibration per host name and redoes it whenever the cores it sees
-  // change: ranks with a share of the node get a name of their own per share.
-  const std::string name = MpiWorld::shape().host + "-" + std::to_string(usable_cores()) + "cores";
+  // change: ranks with a share of the node get a name of their own per share. And per rank of
+  // the node: StarPU writes and reads these files without a lock, so ranks calibrating one name
+  // at once read each other's half-written files (an assertion in check_bus_affinity_file).
+  std::string name = MpiWorld::shape().host + "-" + std::to_string(usable_cores()) + "cores";
+  if (local_size > 1) name += "-rank" + std::to_string(local_rank);
   setenv("STARPU_HOSTNAME", name.c_str(), 0);
 }
 
