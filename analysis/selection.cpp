@@ -3,7 +3,6 @@
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -49,8 +48,8 @@ std::vector<std::string> tokenize(const std::string& text) {
 }
 
 /// Whether `word` is exactly a value of `values` (an atom or residue name).
-bool names_one(const std::vector<std::string>& values, const std::string& word) {
-  return std::find(values.begin(), values.end(), word) != values.end();
+bool names_one(const NameColumn& values, const std::string& word) {
+  return values.contains(word);
 }
 
 /// Recursive-descent evaluation over all atoms at once: every node yields a mask.
@@ -200,14 +199,18 @@ class Parser {
     return match(top_.types, patterns, 0);
   }
 
-  void require_every_atom(const std::vector<std::string>& values, const std::string& what) const {
+  void require_every_atom(const NameColumn& values, const std::string& what) const {
     if (values.size() != static_cast<size_t>(top_.natoms()))
       fail_topology("the topology has " + std::to_string(values.size()) + " " + what + "s for " +
                     std::to_string(top_.natoms()) + " atoms");
-    for (size_t i = 0; i < values.size(); ++i)
-      if (values[i].empty())
-        fail_topology("atom " + std::to_string(i + 1) + " (" + top_.atom_names[i] + ") has no " +
-                      what + "; select by atom name instead ('name')");
+    const auto empty = std::find(values.distinct().begin(), values.distinct().end(), "");
+    if (empty == values.distinct().end()) return;
+    const auto id = static_cast<NameColumn::Id>(empty - values.distinct().begin());
+    const auto atom = std::find(values.ids().begin(), values.ids().end(), id);
+    if (atom == values.ids().end()) return;
+    const auto i = static_cast<size_t>(atom - values.ids().begin());
+    fail_topology("atom " + std::to_string(i + 1) + " (" + top_.atom_names[i] + ") has no " + what +
+                  "; select by atom name instead ('name')");
   }
 
   std::vector<std::string> take_patterns(const std::string& keyword) {
@@ -217,42 +220,27 @@ class Parser {
     return patterns;
   }
 
-  Mask by_pattern(const std::vector<std::string>& values, const std::string& keyword) {
+  Mask by_pattern(const NameColumn& values, const std::string& keyword) {
     const std::vector<std::string> patterns = take_patterns(keyword);
     if (values.size() != static_cast<size_t>(top_.natoms()))
       fail("the topology has no " + keyword + " information");
     return match(values, patterns, 0);
   }
 
-  Mask match(const std::vector<std::string>& values, const std::vector<std::string>& patterns,
-             int flags) const {
-    Mask m(values.size(), 0);
-    // An 11M-atom system has a handful of distinct names (0.5 s of fnmatch calls, one per atom):
-    // each thread takes a stretch of atoms and remembers the last names it matched.
-    for_stretches(values.size(), [&](size_t begin, size_t end) {
-      constexpr size_t kRecent = 8;
-      std::array<const std::string*, kRecent> seen{};
-      std::array<char, kRecent> verdict{};
-      size_t next = 0;
-      for (size_t i = begin; i < end; ++i) {
-        const std::string& v = values[i];
-        size_t k = 0;
-        while (k < kRecent && seen[k] && *seen[k] != v) ++k;
-        if (k < kRecent && seen[k]) {
-          m[i] = verdict[k];
-          continue;
+  /// Each distinct value is matched once (an 11M-atom system has a handful), then the atoms
+  /// take their value's verdict, in stretches on all cores.
+  Mask match(const NameColumn& values, const std::vector<std::string>& patterns, int flags) const {
+    std::vector<char> verdict(values.distinct().size(), 0);
+    for (size_t k = 0; k < verdict.size(); ++k)
+      for (const auto& p : patterns)
+        if (fnmatch(p.c_str(), values.distinct()[k].c_str(), flags) == 0) {
+          verdict[k] = 1;
+          break;
         }
-        char hit = 0;
-        for (const auto& p : patterns)
-          if (fnmatch(p.c_str(), v.c_str(), flags) == 0) {
-            hit = 1;
-            break;
-          }
-        m[i] = hit;
-        seen[next] = &v;
-        verdict[next] = hit;
-        next = (next + 1) % kRecent;
-      }
+    Mask m(values.size(), 0);
+    const NameColumn::Id* ids = values.ids().data();
+    for_stretches(values.size(), [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) m[i] = verdict[ids[i]];
     });
     return m;
   }

@@ -7,14 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "analysis/name_column.hpp"
+
 namespace pairhist::analysis {
 
 struct Topology {
-  std::vector<std::string> atom_names, residue_names;  // trimmed
+  NameColumn atom_names, residue_names;  // trimmed
   std::vector<int> residue_numbers;
   // Element symbols and atom types, only where the file states them (never guessed from names):
   // empty when the format has none; an empty entry marks one atom that lacks it.
-  std::vector<std::string> elements, types;
+  NameColumn elements, types;
   std::vector<float> xyz;  // natoms*3, nm
   // Box vectors as rows: a = box[0..2], b = box[3..5], c = box[6..8], nm (as TrajectoryFrame).
   std::array<float, 9> box{};

@@ -23,7 +23,7 @@ Topology make_topology(unsigned flags) {
   top.residue_numbers = {1, 1, 1, 2, 2, 2, 3, 99999, 0, -5};
   if (flags & 1u) top.elements = {"O", "H", "H", "O", "H", "H", "Na", "Cl", "C", "N"};
   if (flags & 2u) top.types = {"1", "2", "2", "1", "2", "2", "3", "4", "5", "6"};
-  if ((flags & 8u) && !top.elements.empty()) top.elements[8].clear();
+  if ((flags & 8u) && !top.elements.empty()) top.elements.set(8, "");
   top.xyz.assign(3 * top.atom_names.size(), 0.0f);
   return top;
 }

@@ -200,8 +200,8 @@ Topology read_cadishi_topology(const std::string& path) {
   Topology top;
   if (!reader.next(frame)) throw InputError(path + ": no frames");
   for (size_t s = 0; s < reader.species().size(); ++s)
-    top.atom_names.insert(top.atom_names.end(), static_cast<size_t>(reader.species_counts()[s]),
-                          reader.species()[s]);
+    for (int64_t k = 0; k < reader.species_counts()[s]; ++k)
+      top.atom_names.push_back(reader.species()[s]);
   top.residue_names.assign(top.atom_names.size(), std::string());
   top.residue_numbers.assign(top.atom_names.size(), 0);
   top.xyz = frame.xyz;

@@ -11,9 +11,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "pairhist/errors.hpp"
@@ -155,6 +157,35 @@ std::string_view line_at(std::string_view text, size_t pos, size_t& next) {
   return line;
 }
 
+/// The distinct names one thread met, numbered in order of appearance. Files hold few distinct
+/// names and repeat them in runs (a residue's atoms, a solvent), so the last hit is tried first
+/// and a short table searched linearly; a file of many names (a protein's) uses a map.
+struct ChunkNames {
+  std::deque<std::string> values;  // a deque: growing moves no string, so views of them stay valid
+  std::unordered_map<std::string_view, uint32_t> index;  // keys view `values`' strings
+  uint32_t last = 0;
+
+  uint32_t id(std::string_view name) {
+    if (!values.empty() && values[last] == name) return last;
+    constexpr size_t kLinear = 16;
+    if (values.size() <= kLinear) {
+      for (size_t k = 0; k < values.size(); ++k)
+        if (values[k] == name) return last = static_cast<uint32_t>(k);
+    } else if (const auto it = index.find(name); it != index.end()) {
+      return last = it->second;
+    }
+    last = static_cast<uint32_t>(values.size());
+    values.emplace_back(name);
+    if (values.size() > kLinear) {
+      if (index.empty())
+        for (size_t k = 0; k + 1 < values.size(); ++k)
+          index.emplace(values[k], static_cast<uint32_t>(k));
+      index.emplace(values.back(), last);
+    }
+    return last;
+  }
+};
+
 // Below this many bytes of atom lines per thread, threads cost more than they save.
 constexpr size_t kBytesPerThread = size_t{4} << 20;
 
@@ -192,6 +223,8 @@ class GroParser {
     size_t box_pos = std::string_view::npos;      // where the box line starts, if here
     size_t error_index = std::string_view::npos;  // first bad atom line in the chunk
     std::string error;
+    // The chunk's distinct atom and residue names; its atoms' ids index these until merged.
+    ChunkNames atom_names, residue_names;
   };
 
   /// Parses atom lines 0..natoms-1 from `pos` on; returns where the line after them (the box)
@@ -211,8 +244,8 @@ class GroParser {
     find_field_width(line_at(text_, pos, next), 3);
     // The count is untrusted until its lines are there: never sized beyond the lines present.
     const size_t n = std::min(natoms, available);
-    top.atom_names.resize(n);
-    top.residue_names.resize(n);
+    atom_ids_.resize(n);
+    residue_ids_.resize(n);
     top.residue_numbers.resize(n);
     top.xyz.resize(3 * n);
     run_each(chunks, [&](Chunk& c) { parse_chunk(c, top, natoms); });
@@ -221,9 +254,33 @@ class GroParser {
       fail_at(3 + c.error_index, c.error + count_hint(c.error_index));
     }
     if (available < natoms) fail_short(available, natoms);
+    top.atom_names = merge_names(chunks, &Chunk::atom_names, atom_ids_, natoms);
+    top.residue_names = merge_names(chunks, &Chunk::residue_names, residue_ids_, natoms);
     for (const Chunk& c : chunks)
       if (c.box_pos != std::string_view::npos) return c.box_pos;
     return text_.size();
+  }
+
+  /// One table of distinct names for the whole file: each chunk's ids are renumbered into it, in
+  /// parallel (the tables are a handful of names; the ids are one per atom).
+  static analysis::NameColumn merge_names(std::vector<Chunk>& chunks, ChunkNames Chunk::*names,
+                                          std::vector<uint32_t>& ids, size_t natoms) {
+    std::vector<std::string> distinct;
+    std::unordered_map<std::string_view, uint32_t> number;  // keys view the chunks' names
+    std::vector<std::vector<uint32_t>> renumber(chunks.size());
+    for (size_t k = 0; k < chunks.size(); ++k) {
+      for (const std::string& name : (chunks[k].*names).values) {
+        const auto [it, added] = number.emplace(name, static_cast<uint32_t>(distinct.size()));
+        if (added) distinct.push_back(name);
+        renumber[k].push_back(it->second);
+      }
+    }
+    run_each(chunks, [&](Chunk& c) {
+      const std::vector<uint32_t>& to = renumber[static_cast<size_t>(&c - chunks.data())];
+      const size_t end = std::min(c.first_line + c.lines, natoms);
+      for (size_t i = c.first_line; i < end; ++i) ids[i] = to[ids[i]];
+    });
+    return analysis::NameColumn(std::move(distinct), std::move(ids));
   }
 
   std::vector<Chunk> split(size_t pos) const {
@@ -264,13 +321,13 @@ class GroParser {
     return newlines + (end > begin && end[-1] != '\n' ? 1 : 0);
   }
 
-  void parse_chunk(Chunk& c, Topology& top, size_t natoms) const {
+  void parse_chunk(Chunk& c, Topology& top, size_t natoms) {
     size_t pos = c.begin, next = 0;
     for (size_t k = 0; k < c.lines; ++k, pos = next) {
       const size_t i = c.first_line + k;
       if (i == natoms) c.box_pos = pos;
       if (i >= natoms) return;
-      std::string problem = parse_atom(line_at(text_, pos, next), i, top);
+      std::string problem = parse_atom(line_at(text_, pos, next), i, top, c);
       if (!problem.empty()) {
         c.error_index = i;
         c.error = std::move(problem);
@@ -319,7 +376,7 @@ class GroParser {
   }
 
   /// Fills atom `i` from its line; the problem when the line is malformed, else empty.
-  std::string parse_atom(std::string_view line, size_t i, Topology& top) const {
+  std::string parse_atom(std::string_view line, size_t i, Topology& top, Chunk& c) {
     const size_t need = kCoordColumn + 3 * width_;
     if (line.size() < need) {
       return "atom line too short (" + std::to_string(line.size()) + " characters, need " +
@@ -337,8 +394,8 @@ class GroParser {
       }
     }
     top.residue_numbers[i] = static_cast<int>(resnr);
-    top.residue_names[i] = std::string(trim(line.substr(5, 5)));
-    top.atom_names[i] = std::string(trim(line.substr(10, 5)));
+    residue_ids_[i] = c.residue_names.id(trim(line.substr(5, 5)));
+    atom_ids_[i] = c.atom_names.id(trim(line.substr(10, 5)));
     return {};
   }
 
@@ -379,6 +436,7 @@ class GroParser {
   }
 
   std::string path_;
+  std::vector<uint32_t> atom_ids_, residue_ids_;  // per atom, into its chunk's names until merged
   FileBytes bytes_;
   std::string_view text_;
   size_t width_ = 8;

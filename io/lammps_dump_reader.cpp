@@ -294,7 +294,9 @@ Topology read_lammps_dump_topology(const std::string& path) {
   LammpsDumpReader reader(path);
   TrajectoryFrame frame;
   Topology top;
-  reader.next(frame, &top.atom_names);
+  std::vector<std::string> names;
+  reader.next(frame, &names);
+  top.atom_names = analysis::NameColumn(names);
   top.xyz = std::move(frame.xyz);
   top.box = frame.box;
   top.title = "LAMMPS dump " + path + ", timestep " + std::to_string(frame.step);

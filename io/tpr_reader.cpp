@@ -272,8 +272,10 @@ analysis::IndexGroups read_default_groups_here(const std::string& path) {
 }
 
 void write_topology(PipeWriter& out, const analysis::Topology& top) {
-  for (const auto* v : {&top.atom_names, &top.residue_names, &top.elements, &top.types})
-    out.strings(*v);
+  for (const auto* v : {&top.atom_names, &top.residue_names, &top.elements, &top.types}) {
+    out.strings(v->distinct());
+    out.vector(v->ids());
+  }
   out.vector(top.residue_numbers);
   out.vector(top.xyz);
   out.value(top.box);
@@ -288,8 +290,10 @@ void write_topology(PipeWriter& out, const analysis::Topology& top) {
 
 analysis::Topology read_topology_from(PipeReader& in) {
   analysis::Topology top;
-  for (auto* v : {&top.atom_names, &top.residue_names, &top.elements, &top.types})
-    *v = in.strings();
+  for (auto* v : {&top.atom_names, &top.residue_names, &top.elements, &top.types}) {
+    std::vector<std::string> distinct = in.strings();
+    *v = analysis::NameColumn(std::move(distinct), in.vector<analysis::NameColumn::Id>());
+  }
   top.residue_numbers = in.vector<int>();
   top.xyz = in.vector<float>();
   top.box = in.value<std::array<float, 9>>();

@@ -277,9 +277,11 @@ Topology read_xyz_topology(const std::string& path) {
   XyzReader reader(path);
   TrajectoryFrame frame;
   Topology top;
-  if (!reader.next(frame, &top.atom_names)) {
+  std::vector<std::string> names;
+  if (!reader.next(frame, &names)) {
     throw InputError(path + ": frame 0: no frame in the file (no complete frame)");
   }
+  top.atom_names = analysis::NameColumn(names);
   top.xyz = std::move(frame.xyz);
   top.box = frame.box;
   top.title = reader.comment();

@@ -211,10 +211,17 @@ TEST_CASE("a GRO file big enough for several parsing threads reads as a single t
   const int decimals = 3 + static_cast<int>(rng() % 4);  // GROMACS writes 3 to 6 (gmx -ndec)
   std::string text = kTitle + std::to_string(natoms) + "\n";
   std::vector<float> expect;
+  std::vector<std::string> atom_names, residue_names;
   char line[160];
   for (int i = 0; i < natoms; ++i) {
-    int n = std::snprintf(line, sizeof line, "%5d%-5s%5s%5d", i / 3 % 100000, "SOL",
-                          i % 3 ? "HW1" : "OW", (i + 1) % 100000);
+    // Waters, and from atom 200000 on a "protein" of thousands of distinct names (each thread
+    // numbers the names it meets; the tables are merged).
+    const bool water = i < 200000;
+    atom_names.push_back(water ? (i % 3 ? "HW1" : "OW") : "C" + std::to_string(rng() % 5000));
+    residue_names.push_back(water ? "SOL" : "R" + std::to_string(rng() % 300));
+    int n = std::snprintf(line, sizeof line, "%5d%-5s%5s%5d", i / 3 % 100000,
+                          residue_names.back().c_str(), atom_names.back().c_str(),
+                          (i + 1) % 100000);
     for (int d = 0; d < 3; ++d) {
       const double v = coord(rng);
       char field[40];
@@ -228,7 +235,8 @@ TEST_CASE("a GRO file big enough for several parsing threads reads as a single t
   const Topology top = read_gro(tmp.write(good));
   REQUIRE(top.natoms() == natoms);
   CHECK(top.xyz == expect);  // bit for bit: the fast path rounds as strtod + float does
-  CHECK(top.atom_names[natoms - 1] == ((natoms - 1) % 3 ? "HW1" : "OW"));
+  CHECK(top.atom_names == atom_names);
+  CHECK(top.residue_names == residue_names);
   CHECK(top.residue_numbers[natoms - 1] == (natoms - 1) / 3 % 100000);
   CHECK(top.box[8] == 1.86206f);
   // The first bad line wins, wherever its thread is; a second one later does not hide it.

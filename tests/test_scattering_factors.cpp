@@ -229,8 +229,8 @@ TEST_CASE("one element per species, from the topology or guessed; monatomic ions
                        doctest::Contains("species W holds atoms of several elements"), UsageError);
   CHECK_THROWS_WITH_AS(assign_scatterers(top, names, atoms, {{"O", "Qq9"}}),
                        doctest::Contains("--element O=Qq9"), UsageError);
-  top.elements.clear();
-  top.atom_names[0] = "MW";
+  top.elements = {};
+  top.atom_names.set(0, "MW");
   CHECK_THROWS_WITH_AS(assign_scatterers(top, names, atoms, {}),
                        doctest::Contains("cannot tell the element of atom 1 ('MW')"), UsageError);
 }

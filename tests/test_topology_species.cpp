@@ -129,10 +129,10 @@ TEST_CASE("LAMMPS dump: the type column gives types, not elements") {
   CHECK(top.types == top.atom_names);
   CHECK(top.elements.empty());
   const auto type2 = select(path, "type 2");
-  CHECK(static_cast<int>(type2.size()) == count_of(top.atom_names, "2"));
+  CHECK(static_cast<int>(type2.size()) == count_of(top.atom_names.to_vector(), "2"));
   CHECK(select(path, "type 1 2").size() == 108);
   CHECK(select(path, "type 1 or type 2 and index 1-10").size() ==
-        static_cast<size_t>(count_of(top.atom_names, "1")) +
+        static_cast<size_t>(count_of(top.atom_names.to_vector(), "1")) +
             static_cast<size_t>(
                 count_of({top.atom_names.begin(), top.atom_names.begin() + 10}, "2")));
   const std::string msg = usage_error(path, "element 1");
