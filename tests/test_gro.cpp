@@ -158,6 +158,16 @@ TEST_CASE("malformed GRO files give InputError with the line number") {
     CHECK(contains(msg, path + ": line 4: "));
     CHECK(contains(msg, "too short"));
   }
+  SUBCASE("short atom line where the layout's line end falls on the next line's end") {
+    // Line 4 ends after 20 characters; line 5 is 23 long, so its newline sits exactly where a
+    // whole line 4 would end (the reader's fast path must not join the two lines).
+    const std::string line4 = kAtom2.substr(0, 20) + "\n";
+    const std::string line5 = kAtom3.substr(0, 23) + "\n";
+    REQUIRE(line4.size() + line5.size() - 1 == kAtom1.size() - 1);
+    const std::string msg =
+        error_of(tmp.write(kTitle + "    3\n" + kAtom1 + line4 + line5 + kBox));
+    CHECK(contains(msg, ": line 4: atom line too short (20 characters"));
+  }
   SUBCASE("bad coordinate") {
     std::string bad = kAtom3;
     bad.replace(33, 1, "x");  // inside the y field
