@@ -164,8 +164,7 @@ TEST_CASE("malformed GRO files give InputError with the line number") {
     const std::string line4 = kAtom2.substr(0, 20) + "\n";
     const std::string line5 = kAtom3.substr(0, 23) + "\n";
     REQUIRE(line4.size() + line5.size() - 1 == kAtom1.size() - 1);
-    const std::string msg =
-        error_of(tmp.write(kTitle + "    3\n" + kAtom1 + line4 + line5 + kBox));
+    const std::string msg = error_of(tmp.write(kTitle + "    3\n" + kAtom1 + line4 + line5 + kBox));
     CHECK(contains(msg, ": line 4: atom line too short (20 characters"));
   }
   SUBCASE("bad coordinate") {
@@ -229,9 +228,9 @@ TEST_CASE("a GRO file big enough for several parsing threads reads as a single t
     const bool water = i < 200000;
     atom_names.push_back(water ? (i % 3 ? "HW1" : "OW") : "C" + std::to_string(rng() % 5000));
     residue_names.push_back(water ? "SOL" : "R" + std::to_string(rng() % 300));
-    int n = std::snprintf(line, sizeof line, "%5d%-5s%5s%5d", i / 3 % 100000,
-                          residue_names.back().c_str(), atom_names.back().c_str(),
-                          (i + 1) % 100000);
+    int n =
+        std::snprintf(line, sizeof line, "%5d%-5s%5s%5d", i / 3 % 100000,
+                      residue_names.back().c_str(), atom_names.back().c_str(), (i + 1) % 100000);
     for (int d = 0; d < 3; ++d) {
       const double v = coord(rng);
       char field[40];

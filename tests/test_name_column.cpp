@@ -26,7 +26,8 @@ TEST_CASE("a name column reads back what was stored, each distinct value kept on
   std::vector<std::string> sorted = column.distinct();
   std::sort(sorted.begin(), sorted.end());
   CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
-  for (size_t i = 0; i < values.size(); ++i) REQUIRE(column.distinct()[column.ids()[i]] == values[i]);
+  for (size_t i = 0; i < values.size(); ++i)
+    REQUIRE(column.distinct()[column.ids()[i]] == values[i]);
 
   NameColumn pushed;
   for (const auto& v : values) pushed.push_back(v);
