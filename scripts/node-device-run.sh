@@ -6,7 +6,10 @@
 #   here:  bash scripts/gpu-suite.sh stage   (and compare-device-run.sh pack-base for .gpu-base)
 #   there: bash scripts/node-device-run.sh   (repo root, carry [".gpu", ".gpu-base"]; logs to $OUT)
 # NODE_FRAMES (200) frames of W1 x16; NODE_THREADS ("1 8 16 32 64") decoding threads to time;
-# NODE_ROUNDS (2) rounds of the runs.
+# NODE_ROUNDS (2) rounds of the runs; NODE_PERF (1) profiles decoding; NODE_RANKS (1 with 2+
+# GPUs) runs both cases as one rank per GPU (mpirun) too; NODE_BASE (1) runs the baseline stage.
+# Variant "spread" is the defaults with every frame spread over all GPUs (PAIRHIST_FRAME_PLACEMENT,
+# the placement before whole frames per GPU).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=node-device
@@ -14,7 +17,7 @@ title="pairhist on the whole node: decoding, start, feeding (issue 24)"
 # shellcheck source=device-run-common.sh
 source "$repo/scripts/device-run-common.sh"
 have_base=0
-if [ -f "$repo/.gpu-base/payload.tar.gz" ]; then
+if [ "${NODE_BASE:-1}" = 1 ] && [ -f "$repo/.gpu-base/payload.tar.gz" ]; then
   unpack_baseline
   have_base=1
 fi
@@ -44,7 +47,9 @@ for t in ${NODE_THREADS:-1 8 16 32 64} 0; do
     match($0, /"threads":[0-9]+/); n = substr($0, RSTART + 10, RLENGTH - 10)
     printf "decode threads %s (ran %s): %.2f GB/s, %.1f cores busy\n", t, n, g, c }' | tee -a "$log"
 done
-if command -v perf >/dev/null; then
+if [ "${NODE_PERF:-1}" != 1 ]; then
+  :
+elif command -v perf >/dev/null; then
   perf record -g -o "$work/perf.data" "$ph" bench --decode "$work/w1big/W1.xtc" --threads 64 \
     --repeats 1 --warmup 0 >/dev/null 2>&1
   perf report -i "$work/perf.data" --no-children --stdio --sort dso,sym 2>/dev/null |
@@ -57,7 +62,17 @@ times=$work/times.tsv
 : >"$times"
 mkdir -p "$work/summaries"
 declare -A variant_args=([defaults]="" [ncpu0]="--ncpu 0" [ncuda1]="--ncpu 0 --ncuda 1"
-  [ncuda1d]="--ncuda 1")
+  [ncuda1d]="--ncuda 1" [spread]="" [ranks]="")
+ranks=0
+[ "$gpus" -ge 2 ] && [ "${NODE_RANKS:-1}" = 1 ] && command -v mpirun >/dev/null && ranks=$gpus
+# The command of a variant: the binary, with the placement or the launcher it needs.
+launcher() {  # launcher VARIANT
+  case $1 in
+    spread) echo "env PAIRHIST_FRAME_PLACEMENT=spread $ph" ;;
+    ranks) echo "mpirun -n $ranks $ph" ;;
+    *) echo "$ph" ;;
+  esac
+}
 "$ph" $f1_args -o "$work/warm-up" --overwrite >"$work/warm-up.out" 2>&1  # bus calibration
 one() {  # one CASE VARIANT ROUND BINARY ARGS...
   local c=$1 v=$2 round=$3 bin=$4
@@ -76,22 +91,27 @@ one() {  # one CASE VARIANT ROUND BINARY ARGS...
   if [ "$round" = 1 ]; then
     cp "$work/$run.out" "$work/summaries/$run.txt"
     cp "$work/$run.json" "$work/summaries/$run.json"
-    grep -E "^  (time|workers|reading|plan|makespan) " "$work/$run.out" | sed "s/^/$run: /" |
+    grep -E "^  (time|workers|reading|plan|placement|makespan) " "$work/$run.out" | sed "s/^/$run: /" |
       tee -a "$log"
   fi
 }
 for round in $(seq "${NODE_ROUNDS:-2}"); do
-  for v in defaults ncpu0 ncuda1 ncuda1d; do
+  for v in ${NODE_W1_VARIANTS:-defaults spread ncpu0 ncuda1 ncuda1d ranks}; do
     [ "$gpus" -lt 2 ] && [ "${v#ncuda1}" != "$v" ] && continue
-    one w1big "$v" "$round" "$ph" $w1_args ${variant_args[$v]}
+    [ "$gpus" -lt 2 ] && [ "$v" = spread ] && continue
+    [ "$v" = ranks ] && [ "$ranks" = 0 ] && continue
+    # shellcheck disable=SC2046
+    one w1big "$v" "$round" $(launcher "$v") $w1_args ${variant_args[$v]}
   done
   if [ $have_base = 1 ]; then
     LD_LIBRARY_PATH="$base_stage/lib:$LD_LIBRARY_PATH" one w1big base-defaults "$round" \
       "$base_stage/bin/pairhist" $w1_args
   fi
-  for v in defaults ncuda1; do
+  for v in defaults ncuda1 ranks; do
     [ "$gpus" -lt 2 ] && [ "$v" = ncuda1 ] && continue
-    one f1 "$v" "$round" "$ph" $f1_args ${variant_args[$v]}
+    [ "$v" = ranks ] && [ "$ranks" = 0 ] && continue
+    # shellcheck disable=SC2046
+    one f1 "$v" "$round" $(launcher "$v") $f1_args ${variant_args[$v]}
   done
 done
 for c in w1big f1; do
