@@ -39,25 +39,26 @@ class KernelLoader {
  public:
   void start(std::vector<int> devices, bool double_precision) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (thread_.joinable()) return;
-    thread_ = std::thread([devices = std::move(devices), double_precision] {
-      for (int d : devices) {
+    if (!threads_.empty()) return;
+    // A thread per device: loading modules into four contexts one after another took as long
+    // as the first frames of a run.
+    for (int d : devices)
+      threads_.emplace_back([d, double_precision] {
         // A kernel that cannot load now fails at its launch, which reports it with the frame.
         if (cudaSetDevice(d) != cudaSuccess ||
             (double_precision ? cuda::load_cell_kernels<double>()
                               : cuda::load_cell_kernels<float>()) != cudaSuccess)
           cudaGetLastError();
-      }
-    });
+      });
   }
   // A static object made after the CUDA runtime's: it goes before the runtime does.
   ~KernelLoader() {
-    if (thread_.joinable()) thread_.join();
+    for (std::thread& t : threads_) t.join();
   }
 
  private:
   std::mutex mutex_;
-  std::thread thread_;
+  std::vector<std::thread> threads_;
 };
 
 }  // namespace
@@ -66,9 +67,20 @@ void warm_up_cuda(int devices, bool double_precision) {
   const int n = cuda_device_count();
   int current = 0;
   if (cudaGetDevice(&current) != cudaSuccess) return;
+  // Each device's primary context made on a thread of its own: the contexts are independent,
+  // and StarPU's workers of a 4-GPU node wait for all of them.
+  const int count = devices < 0 ? n : std::min(n, devices);
+  std::vector<char> made(static_cast<size_t>(std::max(count, 0)), 0);
+  std::vector<std::thread> makers;
+  for (int d = 0; d < count; ++d)
+    makers.emplace_back([d, &made] {
+      made[static_cast<size_t>(d)] =
+          cudaSetDevice(d) == cudaSuccess && cudaFree(nullptr) == cudaSuccess;
+    });
+  for (std::thread& t : makers) t.join();
   std::vector<int> ready;
-  for (int d = 0; d < (devices < 0 ? n : std::min(n, devices)); ++d)
-    if (cudaSetDevice(d) == cudaSuccess && cudaFree(nullptr) == cudaSuccess) ready.push_back(d);
+  for (int d = 0; d < count; ++d)
+    if (made[static_cast<size_t>(d)]) ready.push_back(d);
   cudaSetDevice(current);
   const char* lazy = std::getenv("PAIRHIST_LAZY_KERNELS");
   static KernelLoader loader;

@@ -140,6 +140,9 @@ struct JobOutcome {
   double define_seconds = 0;        // selections, exclusions: what the run counts
   double first_frame_seconds = 0;   // of `seconds`: until the first frame was read
   double engine_start_seconds = 0;  // of `seconds`: starting the engine (StarPU, its workers)
+  // Of `seconds`, before the engine starts: waiting for the GPUs' contexts (made while the
+  // topology loads and the first frame decodes).
+  double gpu_wait_seconds = 0;
   int stopped_by_signal = 0;        // the stop request that ended the run early, or 0
   size_t frames_resumed = 0;        // frames the resumed checkpoint held
   uint64_t frames_dropped = 0;      // frames read and handed over, then dropped by a stop

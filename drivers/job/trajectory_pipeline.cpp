@@ -209,7 +209,10 @@ void TrajectoryPipeline::start_engine(const io::TrajectoryFrame* first, const Bo
     out_.decode_threads = parallel->threads();
   }
   stream_->limit_engine(config);
+  const auto wait_from = std::chrono::steady_clock::now();
   gpus_ready_.wait();
+  out_.gpu_wait_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wait_from).count();
   clock_.engine_started = std::chrono::steady_clock::now();
   out_.first_frame_seconds =
       std::chrono::duration<double>(clock_.engine_started - clock_.start).count();

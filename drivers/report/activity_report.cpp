@@ -215,6 +215,7 @@ nlohmann::json activity_json(const JobOutcome& out) {
           {"define_seconds", out.define_seconds},
           {"first_frame_seconds", out.first_frame_seconds},
           {"engine_start_seconds", out.engine_start_seconds},
+          {"gpu_wait_seconds", out.gpu_wait_seconds},
           {"frame_bytes", out.frame_bytes},
           {"feeding", feeding_json(a)},
           {"makespan_seconds", a.makespan_seconds},
