@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Issue 24: where a many-GPU run's first second goes. StarPU's start alone (bench_engine_start,
+# one GPU and all), then W1 x16 runs with task traces (first task per worker) and the report's
+# start fields, with the GPUs' kernels loaded ahead (default) and lazily, frames placed whole
+# (default) and spread.
+#   here:  bash scripts/gpu-suite.sh stage
+#   there: bash scripts/gpu-start-device-run.sh   (repo root, carry [".gpu"]; logs to $OUT)
+# START_FRAMES (100) frames of W1 x16; START_ROUNDS (2).
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+name=gpu-start-device
+title="pairhist: the start of a many-GPU run (issue 24)"
+# shellcheck source=device-run-common.sh
+source "$repo/scripts/device-run-common.sh"
+gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+echo "== StarPU's start alone (bench_engine_start)" | tee -a "$log"
+for n in 1 "$gpus"; do
+  for repeat in 1 2; do
+    "$stage/bin/bench_engine_start" --ncpu 0 --ncuda "$n" 2>&1 | sed "s/^/ncuda $n #$repeat: /" |
+      tee -a "$log"
+  done
+done
+w1=$("$ph" synth --case W1 --replicas 16 --frames "${START_FRAMES:-100}" -o "$work/w1big" -q)
+cat "$work"/w1big/W1.xtc >/dev/null
+args=$(echo "${w1#* }" | sed 's/ -o [^ ]*//')
+"$ph" $args --frames 3 -o "$work/warm-up" --overwrite >"$work/warm-up.out" 2>&1 # bus calibration
+mkdir -p "$out/reports"
+one() {  # one NAME ROUND "EXTRA ARGS" ENV...
+  local run=$1 round=$2 extra=$3
+  shift 3
+  local t0 t1
+  t0=$(date +%s.%N)
+  # shellcheck disable=SC2086
+  if ! timeout 120 env "$@" "$ph" $args $extra -o "$work/$run" --overwrite --report "$work/$run.json" \
+    --task-trace "$work/$run-trace.csv" >"$work/$run.out" 2>&1; then
+    echo "FAILED: $run" | tee -a "$log"
+    tail -5 "$work/$run.out" | tee -a "$log"
+    status=1
+    return
+  fi
+  t1=$(date +%s.%N)
+  cp "$work/$run.json" "$out/reports/$run-$round.json"
+  gzip -c "$work/$run-trace.csv" >"$out/reports/$run-$round-trace.csv.gz"
+  /usr/bin/python3 - "$work/$run.json" "$work/$run-trace.csv" "$run-$round" "$t0" "$t1" <<'PY' |
+import csv, json, sys
+r = json.load(open(sys.argv[1]))
+first = {}
+with open(sys.argv[2]) as f:
+    for row in csv.DictReader(l for l in f if not l.startswith("#")):
+        w = row.get("worker", "?")
+        s = float(row.get("start_s", row.get("start", 0)) or 0)
+        first[w] = min(first.get(w, s), s)
+keys = ["seconds", "before_first_frame_seconds", "topology_seconds", "first_frame_seconds",
+        "gpu_wait_seconds", "engine_start_seconds", "first_task_start_seconds", "makespan_seconds"]
+print(sys.argv[3], f"wall {float(sys.argv[5]) - float(sys.argv[4]):.2f}",
+      " ".join(f"{k.replace('_seconds', '')} {r.get(k) or 0:.3f}" for k in keys),
+      "placed_whole", r.get("feeding", {}).get("frames_placed_whole"),
+      "first task per worker", " ".join(f"{v:.2f}" for k, v in sorted(first.items())))
+PY
+    tee -a "$log"
+}
+for round in $(seq "${START_ROUNDS:-2}"); do
+  one defaults "$round" ""
+  one lazy "$round" "" PAIRHIST_LAZY_KERNELS=1
+  one spread "$round" "" PAIRHIST_FRAME_PLACEMENT=spread
+  one ncpu0 "$round" "--ncpu 0"
+done
+for d in lazy spread ncpu0; do
+  cmp -s "$work/$d/rdf.csv" "$work/defaults/rdf.csv" && echo "identical rdf.csv: $d" | tee -a "$log" ||
+    { echo "DIFFERENT rdf.csv: $d" | tee -a "$log"; status=1; }
+done
+head -3 "$work/defaults-trace.csv" >"$out/trace-head.txt"
+rm -rf "$work/w1big"
+echo "gpu-start-device-run: $([ $status = 0 ] && echo done || echo FAILURES)" | tee -a "$log"
+exit $status
