@@ -80,7 +80,9 @@ one() {  # one CASE VARIANT ROUND BINARY ARGS...
   local run=$c-$v t0 t1
   t0=$(date +%s.%N)
   # shellcheck disable=SC2068
-  if ! "$bin" $@ -o "$work/$run" --overwrite --report "$work/$run.json" >"$work/$run.out" 2>&1; then
+  # A run that hangs must not take the call's whole device time with it.
+  if ! timeout "${NODE_RUN_TIMEOUT:-120}" "$bin" $@ -o "$work/$run" --overwrite \
+    --report "$work/$run.json" >"$work/$run.out" 2>&1; then
     echo "FAILED: $run round $round" | tee -a "$log"
     tail -5 "$work/$run.out" | tee -a "$log"
     status=1
