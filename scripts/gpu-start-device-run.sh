@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Issue 24: where a many-GPU run's first second goes. StarPU's start alone (bench_engine_start,
 # one GPU and all), then W1 x16 runs with task traces (first task per worker) and the report's
-# start fields, with the GPUs' kernels loaded ahead (default) and lazily, frames placed whole
-# (default) and spread.
+# start fields, with the GPUs' kernels loaded ahead (default) and lazily, and with --ncpu 0.
 #   here:  bash scripts/gpu-suite.sh stage
 #   there: bash scripts/gpu-start-device-run.sh   (repo root, carry [".gpu"]; logs to $OUT)
 # START_FRAMES (100) frames of W1 x16; START_ROUNDS (2).
@@ -54,7 +53,6 @@ keys = ["seconds", "before_first_frame_seconds", "topology_seconds", "first_fram
         "gpu_wait_seconds", "engine_start_seconds", "first_task_start_seconds", "makespan_seconds"]
 print(sys.argv[3], f"wall {float(sys.argv[5]) - float(sys.argv[4]):.2f}",
       " ".join(f"{k.replace('_seconds', '')} {r.get(k) or 0:.3f}" for k in keys),
-      "placed_whole", r.get("feeding", {}).get("frames_placed_whole"),
       "first task per worker", " ".join(f"{v:.2f}" for k, v in sorted(first.items())))
 PY
     tee -a "$log"
@@ -62,10 +60,9 @@ PY
 for round in $(seq "${START_ROUNDS:-2}"); do
   one defaults "$round" ""
   one lazy "$round" "" PAIRHIST_LAZY_KERNELS=1
-  one spread "$round" "" PAIRHIST_FRAME_PLACEMENT=spread
   one ncpu0 "$round" "--ncpu 0"
 done
-for d in lazy spread ncpu0; do
+for d in lazy ncpu0; do
   cmp -s "$work/$d/rdf.csv" "$work/defaults/rdf.csv" && echo "identical rdf.csv: $d" | tee -a "$log" ||
     { echo "DIFFERENT rdf.csv: $d" | tee -a "$log"; status=1; }
 done

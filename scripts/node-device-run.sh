@@ -8,8 +8,6 @@
 # NODE_FRAMES (200) frames of W1 x16; NODE_THREADS ("1 8 16 32 64") decoding threads to time;
 # NODE_ROUNDS (2) rounds of the runs; NODE_PERF (1) profiles decoding; NODE_RANKS (1 with 2+
 # GPUs) runs both cases as one rank per GPU (mpirun) too; NODE_BASE (1) runs the baseline stage.
-# Variant "spread" is the defaults with every frame spread over all GPUs (PAIRHIST_FRAME_PLACEMENT,
-# the placement before whole frames per GPU).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=node-device
@@ -62,13 +60,12 @@ times=$work/times.tsv
 : >"$times"
 mkdir -p "$work/summaries"
 declare -A variant_args=([defaults]="" [ncpu0]="--ncpu 0" [ncuda1]="--ncpu 0 --ncuda 1"
-  [ncuda1d]="--ncuda 1" [spread]="" [ranks]="")
+  [ncuda1d]="--ncuda 1" [ranks]="")
 ranks=0
 [ "$gpus" -ge 2 ] && [ "${NODE_RANKS:-1}" = 1 ] && command -v mpirun >/dev/null && ranks=$gpus
 # The command of a variant: the binary, with the placement or the launcher it needs.
 launcher() {  # launcher VARIANT
   case $1 in
-    spread) echo "env PAIRHIST_FRAME_PLACEMENT=spread $ph" ;;
     ranks) echo "mpirun -n $ranks $ph" ;;
     *) echo "$ph" ;;
   esac
@@ -98,9 +95,8 @@ one() {  # one CASE VARIANT ROUND BINARY ARGS...
   fi
 }
 for round in $(seq "${NODE_ROUNDS:-2}"); do
-  for v in ${NODE_W1_VARIANTS:-defaults spread ncpu0 ncuda1 ncuda1d ranks}; do
+  for v in ${NODE_W1_VARIANTS:-defaults ncpu0 ncuda1 ncuda1d ranks}; do
     [ "$gpus" -lt 2 ] && [ "${v#ncuda1}" != "$v" ] && continue
-    [ "$gpus" -lt 2 ] && [ "$v" = spread ] && continue
     [ "$v" = ranks ] && [ "$ranks" = 0 ] && continue
     # shellcheck disable=SC2046
     one w1big "$v" "$round" $(launcher "$v") $w1_args ${variant_args[$v]}

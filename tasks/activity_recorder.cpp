@@ -22,11 +22,6 @@ void ActivityRecorder::wait_for_callbacks(uint64_t tasks) {
   callbacks_done_.wait(lock, [&] { return callbacks_ >= tasks; });
 }
 
-uint64_t ActivityRecorder::callbacks() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return callbacks_;
-}
-
 void ActivityRecorder::record(starpu_task* task) {
   const starpu_profiling_task_info& info = *task->profiling_info;
   const int w = info.workerid;

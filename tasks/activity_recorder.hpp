@@ -47,8 +47,6 @@ class ActivityRecorder {
   /// releasing its data, so unregistering the data does not mean the callbacks are done, and the
   /// recorder must outlive them.
   void wait_for_callbacks(uint64_t tasks);
-  /// Completion callbacks run so far (tasks done).
-  uint64_t callbacks();
 
  private:
   struct WorkerClock {

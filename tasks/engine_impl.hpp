@@ -14,7 +14,6 @@
 #include "pairhist/engine.hpp"
 #include "tasks/activity_recorder.hpp"
 #include "tasks/cell_histogram_planner.hpp"
-#include "tasks/frame_placement.hpp"
 #include "tasks/frame_ring.hpp"
 #include "tasks/pair_histogram_planner.hpp"
 #include "tasks/starpu_session.hpp"
@@ -46,12 +45,6 @@ struct HistogramEngine::Impl {
   codelets::FrameGate gate;       // every task asks it as it starts (drop_unstarted_frames)
   codelets::DeviceFaults faults;  // a task that could not count says so here
   int part = -1;                  // of config.frame_parts, for the frames submitted next; -1: all
-  // Frames placed whole on one GPU (tasks/frame_placement.hpp), and what places them.
-  PlacementMode placement_mode = PlacementMode::automatic;
-  GpuRoundRobin next_gpu{1};
-  int placement_gpus = 0;
-  uint64_t tasks_per_frame = 0;  // the last frame's
-  uint64_t frames_placed_whole = 0;
 
   explicit Impl(const EngineConfig& c);
 

@@ -150,27 +150,8 @@ void HistogramEngine::Impl::submit_slot(const FrameRing::Slot& slot, const BoxMa
   if (!pair_planner && !cell_planner) make_planners(box, bounds);
   const int parts = part < 0 ? 1 : config.frame_parts;  // part -1: the whole frame
   const PlannedFrame planned{slot, box, bounds, frames, &gate, &faults, std::max(part, 0), parts};
-  const uint64_t tasks_before = submitter->tasks();
-  FramePlacementInputs where;
-  where.gpus = placement_gpus;
-  where.cell_lists = cell_planner != nullptr;
-  where.parts = parts;
-  where.mode = placement_mode;
-  if (tasks_per_frame > 0)
-    where.frames_in_flight = static_cast<double>(tasks_before - recorder->callbacks()) /
-                             static_cast<double>(tasks_per_frame);
-  const bool whole = place_frame_whole(where);
-  submitter->place_on_gpu(whole ? next_gpu.next() : -1);
-  try {
-    if (pair_planner) pair_planner->submit_frame(planned);
-    if (cell_planner) cell_planner->submit_frame(planned);
-  } catch (...) {
-    submitter->place_on_gpu(-1);
-    throw;
-  }
-  submitter->place_on_gpu(-1);
-  tasks_per_frame = submitter->tasks() - tasks_before;
-  frames_placed_whole += whole ? 1 : 0;
+  if (pair_planner) pair_planner->submit_frame(planned);
+  if (cell_planner) cell_planner->submit_frame(planned);
   const std::vector<RowWindow> windows =
       parts > 1 ? part_rows(config.species_sizes, part, parts) : std::vector<RowWindow>{};
   for (size_t p = 0; p < pairs.size(); ++p) {

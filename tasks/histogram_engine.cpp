@@ -70,11 +70,6 @@ HistogramEngine::Impl::Impl(const EngineConfig& c) : config(c) {
     submitter = std::make_unique<TaskSubmitter>(pairs.size(), config.nbins, config.sum_tasks,
                                                 session->context(), ActivityRecorder::task_done,
                                                 recorder.get());
-    std::vector<std::vector<uint32_t>> masks = session->gpu_worker_masks();
-    placement_gpus = static_cast<int>(masks.size());
-    next_gpu = GpuRoundRobin(placement_gpus);
-    placement_mode = placement_mode_from_environment();
-    submitter->set_gpu_masks(std::move(masks));
     if (config.lp_bound) {
       submitter->start_bound();
       recorder->start_measuring(session->context());
@@ -304,7 +299,6 @@ RunActivity HistogramEngine::activity() const {
   if (impl_->cell_planner) impl_->cell_planner->describe(run);
   run.pair_work = impl_->work;
   run.frames_handed_over = impl_->frames_handed_over;
-  run.frames_placed_whole = impl_->frames_placed_whole;
   return run;
 }
 

@@ -198,30 +198,6 @@ int StarpuSession::count_workers(starpu_worker_archtype kind) const {
   return n;
 }
 
-std::vector<std::vector<uint32_t>> StarpuSession::gpu_worker_masks() const {
-  const unsigned workers = starpu_worker_get_count();
-  const size_t words = (workers + 31) / 32;
-  auto in_context = [&](unsigned w) {
-    return context_ == 0 || starpu_sched_ctx_contains_worker(static_cast<int>(w), context_);
-  };
-  std::vector<int> devices;
-  for (unsigned w = 0; w < workers; ++w)
-    if (in_context(w) && starpu_worker_get_type(static_cast<int>(w)) == STARPU_CUDA_WORKER)
-      devices.push_back(starpu_worker_get_devid(static_cast<int>(w)));
-  std::sort(devices.begin(), devices.end());
-  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
-  std::vector<std::vector<uint32_t>> masks(devices.size(), std::vector<uint32_t>(words, 0));
-  for (unsigned w = 0; w < workers; ++w) {
-    if (!in_context(w)) continue;
-    const auto type = starpu_worker_get_type(static_cast<int>(w));
-    for (size_t g = 0; g < devices.size(); ++g)
-      if (type == STARPU_CPU_WORKER || (type == STARPU_CUDA_WORKER &&
-                                        starpu_worker_get_devid(static_cast<int>(w)) == devices[g]))
-        masks[g][w / 32] |= uint32_t{1} << (w % 32);
-  }
-  return masks;
-}
-
 MachineShape StarpuSession::machine() const {
   std::vector<int> devices;
   for (unsigned w = 0; w < starpu_worker_get_count(); ++w)

@@ -32,10 +32,6 @@ class StarpuSession {
   unsigned context() const { return context_; }
 
   int count_workers(starpu_worker_archtype kind) const;
-  /// Per distinct CUDA device (ascending device id), the bitmask (StarPU's task workerids) of the
-  /// context's workers a frame placed on it may use: that device's CUDA workers and every CPU
-  /// worker.
-  std::vector<std::vector<uint32_t>> gpu_worker_masks() const;
   MachineShape machine() const;
   std::string scheduler() const;
 

@@ -47,18 +47,10 @@ void TaskSubmitter::submit(const codelets::CodeletTask& task) {
   const unsigned long long where =
       task.gpu_only ? static_cast<unsigned long long>(STARPU_CUDA) : cl->where;
   if (bound_recording_) bound_kinds_.note(cl, task.footprint, task.pairs, where);
-  static uint32_t kAnyWorker = ~uint32_t{0};  // never read: a length of 0 means any worker
-  uint32_t* workers = &kAnyWorker;
-  unsigned words = 0;
-  if (placed_ >= 0 && static_cast<size_t>(placed_) < gpu_masks_.size()) {
-    workers = gpu_masks_[static_cast<size_t>(placed_)].data();
-    words = static_cast<unsigned>(gpu_masks_[static_cast<size_t>(placed_)].size());
-  }
   const int ret = starpu_task_insert(
       cl, STARPU_DATA_MODE_ARRAY, descrs.data(), static_cast<int>(descrs.size()), STARPU_CL_ARGS,
       task.args, task.args_size, STARPU_EXECUTE_WHERE, where, STARPU_SCHED_CTX, context_,
-      STARPU_CALLBACK_WITH_ARG_NFREE, callback_, callback_arg_, STARPU_NAME, cl->name,
-      STARPU_TASK_WORKERIDS, words, workers, 0);
+      STARPU_CALLBACK_WITH_ARG_NFREE, callback_, callback_arg_, STARPU_NAME, cl->name, 0);
   if (ret != 0) throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
   for (const Partial& part : partials) {
     if (starpu_task_insert(codelets::histogram_redux_codelet(), STARPU_RW, accumulators_[part.pair],

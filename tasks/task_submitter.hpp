@@ -30,14 +30,6 @@ class TaskSubmitter {
   /// run it.
   void submit(const codelets::CodeletTask& task);
 
-  /// The workers each GPU's frames may use (tasks/frame_placement.hpp): per GPU a bitmask of
-  /// StarPU worker ids (its CUDA workers and every CPU worker), kept here because StarPU keeps
-  /// only a pointer to it in each task.
-  void set_gpu_masks(std::vector<std::vector<uint32_t>> masks) { gpu_masks_ = std::move(masks); }
-  /// The tasks submitted from now on run only on GPU `gpu`'s workers (and the CPU workers);
-  /// -1: on any worker.
-  void place_on_gpu(int gpu) { placed_ = gpu; }
-
   /// Tasks submitted so far (the next task's sequence number).
   uint64_t tasks() const { return tasks_; }
 
@@ -65,8 +57,6 @@ class TaskSubmitter {
   void (*callback_)(void*);
   void* callback_arg_;
   std::vector<starpu_data_handle_t> accumulators_;
-  std::vector<std::vector<uint32_t>> gpu_masks_;
-  int placed_ = -1;
   uint64_t tasks_ = 0;
   bool bound_recording_ = false;
   BoundRecorder bound_kinds_;

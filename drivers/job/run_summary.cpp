@@ -176,12 +176,6 @@ void print_execution(const JobOptions& job, const JobOutcome& out) {
                 static_cast<unsigned long long>(act.tasks_cell_cpu),
                 static_cast<unsigned long long>(act.tasks_cell_cuda));
   std::printf("\n");
-  if (act.frames_placed_whole > 0)
-    std::printf(
-        "  placement     : %llu of %llu frames counted whole on one GPU each (the others "
-        "spread over the GPUs while too few frames were in flight)\n",
-        static_cast<unsigned long long>(act.frames_placed_whole),
-        static_cast<unsigned long long>(act.feed.size()));
   std::printf("  makespan      : %.3f s of tasks, tail idle %.3f s (%.1f%%)\n",
               act.makespan_seconds, act.tail_idle_seconds,
               act.makespan_seconds > 0 ? 100 * act.tail_idle_seconds / act.makespan_seconds : 0.0);

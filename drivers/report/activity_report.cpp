@@ -82,7 +82,6 @@ nlohmann::json feeding_json(const RunActivity& a) {
   }
   return {{"frames", a.feed.size()},
           {"frames_handed_over", a.frames_handed_over},
-          {"frames_placed_whole", a.frames_placed_whole},
           {"median_engine_seconds", median(engine)},
           {"median_slot_wait_seconds", median(wait)},
           {"median_between_frames_seconds", median(between)}};

@@ -175,7 +175,6 @@ struct RunActivity {
   std::vector<TaskSpan> timeline;   // at most kMaxTimelineSpans, in completion order
   std::vector<FrameFeed> feed;      // per frame in submission order, at most kMaxTimelineSpans
   uint64_t frames_handed_over = 0;  // frames whose columns the engine took without a copy
-  uint64_t frames_placed_whole = 0;  // frames whose tasks all ran on one GPU (several GPUs)
 };
 
 /// Axis-aligned bounds of a frame's points, as submit_frame_columns() takes them.
