@@ -4,7 +4,7 @@
 # start fields, with the GPUs' kernels loaded ahead (default) and lazily, and with --ncpu 0.
 #   here:  bash scripts/gpu-suite.sh stage
 #   there: bash scripts/gpu-start-device-run.sh   (repo root, carry [".gpu"]; logs to $OUT)
-# START_FRAMES (100) frames of W1 x16; START_ROUNDS (2).
+# START_FRAMES (100) frames of W1 x16; START_ROUNDS (2); START_BENCH (1) times StarPU alone.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=gpu-start-device
@@ -13,7 +13,7 @@ title="pairhist: the start of a many-GPU run (issue 24)"
 source "$repo/scripts/device-run-common.sh"
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 echo "== StarPU's start alone (bench_engine_start)" | tee -a "$log"
-for n in 1 "$gpus"; do
+for n in $([ "${START_BENCH:-1}" = 1 ] && echo 1 "$gpus"); do
   for repeat in 1 2; do
     "$stage/bin/bench_engine_start" --ncpu 0 --ncuda "$n" 2>&1 | sed "s/^/ncuda $n #$repeat: /" |
       tee -a "$log"
@@ -57,12 +57,22 @@ print(sys.argv[3], f"wall {float(sys.argv[5]) - float(sys.argv[4]):.2f}",
 PY
     tee -a "$log"
 }
+# START_VARIANTS: NAME=ARGS entries separated by ";" (ARGS after pairhist's run arguments).
+IFS=';' read -r -a variants <<<"${START_VARIANTS:-defaults=;lazy=LAZY;ncpu0=--ncpu 0}"
 for round in $(seq "${START_ROUNDS:-2}"); do
-  one defaults "$round" ""
-  one lazy "$round" "" PAIRHIST_LAZY_KERNELS=1
-  one ncpu0 "$round" "--ncpu 0"
+  for entry in "${variants[@]}"; do
+    v=${entry%%=*}
+    a=${entry#*=}
+    if [ "$a" = LAZY ]; then
+      one "$v" "$round" "" PAIRHIST_LAZY_KERNELS=1
+    else
+      one "$v" "$round" "$a"
+    fi
+  done
 done
-for d in lazy ncpu0; do
+for entry in "${variants[@]}"; do
+  d=${entry%%=*}
+  [ "$d" = defaults ] && continue
   cmp -s "$work/$d/rdf.csv" "$work/defaults/rdf.csv" && echo "identical rdf.csv: $d" | tee -a "$log" ||
     { echo "DIFFERENT rdf.csv: $d" | tee -a "$log"; status=1; }
 done
