@@ -31,6 +31,16 @@ bool parse_number(const std::string& text, double& value) {
 
 std::vector<double> q_grid(const ScatteringOptions& o) {
   std::vector<double> q;
+  if (!o.q_values.empty()) {
+    for (double v : o.q_values) {
+      if (!std::isfinite(v) || v < 0 || (!q.empty() && v <= q.back()))
+        throw UsageError("q values must be finite, not negative and increasing, got " +
+                         scattering_number(v) +
+                         (q.empty() ? "" : " after " + scattering_number(q.back())));
+      q.push_back(v);
+    }
+    return q;
+  }
   if (!o.q_file.empty()) {
     std::ifstream in(o.q_file);
     if (!in) throw InputError("cannot read '" + o.q_file + "': cannot open the file");

@@ -13,11 +13,12 @@
 namespace pairhist {
 
 struct ScatteringOptions {
-  std::string input;       // run output directory or its pairhist.h5
-  std::string output_dir;  // empty: the directory of the pairhist.h5
-  double q_max = 50;       // 1/nm
-  int nq = 501;            // q = q_max i / (nq - 1), i = 0 .. nq - 1
-  std::string q_file;      // instead of q_max/nq: one q (1/nm) per line
+  std::string input;             // run output directory or its pairhist.h5
+  std::string output_dir;        // empty: the directory of the pairhist.h5
+  double q_max = 50;             // 1/nm
+  int nq = 501;                  // q = q_max i / (nq - 1), i = 0 .. nq - 1
+  std::string q_file;            // instead of q_max/nq: one q (1/nm) per line
+  std::vector<double> q_values;  // instead of all three (Python): increasing q, 1/nm
   std::string radiation = "xray";
   std::string within_bin = "exact";
   std::string precision = "double";
