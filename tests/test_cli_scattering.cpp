@@ -93,6 +93,23 @@ std::vector<std::vector<Atom>> write_cluster(const std::string& path) {
   return frames;
 }
 
+/// The first 10 frames of the water sample, O and H, 240 bins to 1.2 nm: run once, in `run`.
+const TempDir& water_run() {
+  static const std::unique_ptr<TempDir> dir = [] {
+    auto d = std::make_unique<TempDir>("scattering-water");
+    std::string log;
+    const int status = pairhist_cli("run " + kData + "/spce_water.xtc --top " + kData +
+                                        "/spce_water.gro --species O=OW --species H=HW1,HW2 " +
+                                        "--rmax 1.2 --nbins 240 --last 9 --ncpu 2 -q -o " +
+                                        shell_quote(d->file("run")),
+                                    log);
+    INFO(log);
+    REQUIRE(status == 0);
+    return d;
+  }();
+  return *dir;
+}
+
 }  // namespace
 
 TEST_CASE("scattering of a random cluster equals the brute-force Debye sum within the bin bound") {
@@ -160,14 +177,8 @@ TEST_CASE("scattering of a random cluster equals the brute-force Debye sum withi
 }
 
 TEST_CASE("scattering of the water sample: guessed elements, the periodic truncation said") {
-  TempDir dir("scattering-water");
+  const TempDir& dir = water_run();
   std::string log;
-  REQUIRE_MESSAGE(pairhist_cli("run " + kData + "/spce_water.xtc --top " + kData +
-                                   "/spce_water.gro --species O=OW --species H=HW1,HW2 " +
-                                   "--rmax 1.2 --nbins 240 --last 9 --ncpu 2 -q -o " +
-                                   shell_quote(dir.file("run")),
-                               log) == 0,
-                  log);
   REQUIRE(pairhist_cli("scattering " + shell_quote(dir.file("run")), log) == 0);
   CHECK(contains(log, "warning: elements guessed from atom names: HW1 -> H, HW2 -> H, OW -> O"));
   CHECK(contains(log, "periodic box"));
@@ -195,14 +206,8 @@ TEST_CASE("scattering of the water sample: guessed elements, the periodic trunca
 }
 
 TEST_CASE("structure factors of the water sample: the Debye sum's pairs, S -> 1 at large q") {
-  TempDir dir("scattering-sq");
+  const TempDir& dir = water_run();
   std::string log;
-  REQUIRE_MESSAGE(pairhist_cli("run " + kData + "/spce_water.xtc --top " + kData +
-                                   "/spce_water.gro --species O=OW --species H=HW1,HW2 " +
-                                   "--rmax 1.2 --nbins 240 --last 9 --ncpu 2 -q -o " +
-                                   shell_quote(dir.file("run")),
-                               log) == 0,
-                  log);
   const std::string run = shell_quote(dir.file("run")) + " --element O=O --element H=H";
   const std::vector<std::string> pairs{"O-O", "O-H", "H-H"};
   const double n_o = 884, n_h = 1768, n = n_o + n_h;
