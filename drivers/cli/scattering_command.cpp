@@ -1,5 +1,6 @@
 #include "drivers/cli/scattering_command.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -42,9 +43,12 @@ void describe_inputs(const ScatteringOptions& o, const ScatteringInputs& in,
                 " atoms of " + species[s].label + " (" + species[s].origin + "), " +
                 (xray ? "f(0) = " : "b = ") + number(in.weights[s].at(0)) + (xray ? "" : " fm") +
                 " from " + in.weights[s].source);
+  // Marked as rdf.csv marks it (complete = 0, stopped_by = ...): written at a completed interval
+  // of a run still counting, or when a signal or bad frame stopped it.
   if (!res.complete)
-    notes.push_back("the run stopped early (" + res.stopped_by +
-                    "): " + std::to_string(res.frame_indices.size()) + " frames");
+    notes.push_back("complete = 0, stopped_by = " + res.stopped_by + ": the run " +
+                    (res.stopped_by == "in progress" ? "was still counting" : "stopped early") +
+                    ", " + std::to_string(res.frame_indices.size()) + " frames");
   if (in.q.back() * dr > 1)
     notes.push_back("q_max * bin width = " + number(in.q.back() * dr, 3) +
                     " > 1: the within-bin treatment dominates the error at high q; count with "
@@ -169,10 +173,6 @@ void structure_table(const ScatteringOptions& o, const ScatteringInputs& in,
 }  // namespace
 
 ScatteringResult compute_scattering(const ScatteringOptions& o) {
-  analysis::parse_within_bin(o.within_bin);
-  if (o.precision != "single" && o.precision != "double")
-    throw UsageError("--precision must be single or double, got '" + o.precision + "'");
-  if (o.structure_factor) analysis::parse_window(o.window);
   const ScatteringInputs in = read_scattering_inputs(o);
   const HistogramResult& res = in.run.result;
 
@@ -195,24 +195,78 @@ ScatteringResult compute_scattering(const ScatteringOptions& o) {
 void write_scattering(const ScatteringOptions& o, ScatteringResult& r) {
   const fs::path dir =
       o.output_dir.empty() ? fs::path(r.run_path).parent_path() : fs::path(o.output_dir);
+  std::error_code ec;
+  if (!o.output_dir.empty() && !fs::create_directories(dir, ec) && ec)
+    throw OutputError("cannot create the output directory " + o.output_dir + ": " + ec.message());
   r.csv = (dir / (r.stem + ".csv")).string();
   r.xvg = (dir / (r.stem + ".xvg")).string();
   io::write_q_table_csv(r.csv, r.table);
   io::write_q_table_xvg(r.xvg, r.table, r.plotted);
 }
 
-void report_scattering(const char* command, const ScatteringResult& r) {
-  if (!r.guesses.empty()) {
-    std::string list;
-    for (const auto& g : r.guesses) list += (list.empty() ? "" : ", ") + g;
-    std::fprintf(stderr,
-                 "pairhist %s: warning: elements guessed from atom names: %s (set them with "
-                 "--element SPECIES=SYMBOL)\n",
-                 command, list.c_str());
+std::vector<ScatteringResult> write_run_scattering(const ScatteringOptions& o) {
+  std::vector<ScatteringResult> out;
+  ScatteringOptions debye = o;
+  debye.structure_factor = false;
+  out.push_back(compute_scattering(debye));
+  write_scattering(debye, out.back());
+  if (o.structure_factor) {
+    out.push_back(compute_scattering(o));
+    write_scattering(o, out.back());
   }
-  for (const auto& n : r.notes) std::fprintf(stderr, "pairhist %s: note: %s\n", command, n.c_str());
-  std::printf("pairhist %s: wrote %s and %s (%zu q from %g to %g /nm)\n", command, r.csv.c_str(),
-              r.xvg.c_str(), r.table.q.size(), r.table.q.front(), r.table.q.back());
+  return out;
+}
+
+void report_scattering(const char* command, const std::vector<ScatteringResult>& results,
+                       bool notes) {
+  std::vector<std::string> said;  // the intensity and S(q) of one run share some notes
+  for (const ScatteringResult& r : results) {
+    if (!r.guesses.empty() && &r == &results.front()) {
+      std::string list;
+      for (const auto& g : r.guesses) list += (list.empty() ? "" : ", ") + g;
+      std::fprintf(stderr,
+                   "pairhist %s: warning: elements guessed from atom names: %s (set them with "
+                   "--element SPECIES=SYMBOL)\n",
+                   command, list.c_str());
+    }
+    for (const auto& n : r.notes) {
+      if (!notes || std::find(said.begin(), said.end(), n) != said.end()) continue;
+      said.push_back(n);
+      std::fprintf(stderr, "pairhist %s: note: %s\n", command, n.c_str());
+    }
+  }
+}
+
+void add_scattering_options(CLI::App* cmd, ScatteringOptions& o, bool on_run) {
+  cmd->add_option("--q-max", o.q_max, "Largest q, 1/nm (grid from 0)")->capture_default_str();
+  cmd->add_option("--nq", o.nq, "Number of q values from 0 to --q-max")->capture_default_str();
+  cmd->add_option("--q-file", o.q_file, "q values (1/nm), one per line, instead of the grid")
+      ->excludes(cmd->get_option("--q-max"))
+      ->excludes(cmd->get_option("--nq"));
+  cmd->add_flag("--structure-factor", o.structure_factor,
+                std::string("Periodic runs: Faber-Ziman S(q), F(q) and partials S_AB(q) by Fourier "
+                            "transform of g(r) (sq.csv, sq.xvg) ") +
+                    (on_run ? "as well as" : "instead of") + " the Debye intensity");
+  cmd->add_option("--window", o.window,
+                  "With --structure-factor: none or lorch (sin(pi r/r_max) / (pi r/r_max))")
+      ->capture_default_str();
+  cmd->add_option("--within-bin", o.within_bin,
+                  "exact (each bin's pairs spread over it) or centre (at the bin centres)")
+      ->capture_default_str();
+  cmd->add_option("--element", o.elements,
+                  "SPECIES=SYMBOL: the element or ion of a species (O, Na+, Cl-, Ca2+, D)");
+  cmd->add_option("--deuterate", o.deuteration,
+                  "Neutron: FRACTION of D in every hydrogen species, or SPECIES=FRACTION");
+  cmd->add_option("--table", o.table,
+                  "Weights overriding the built-in ones: KEY w, or KEY a1..a4 b1..b4 c");
+}
+
+std::vector<std::string> scattering_flags_given(const CLI::App& cmd) {
+  std::vector<std::string> given;
+  for (const char* flag : {"--q-max", "--nq", "--q-file", "--structure-factor", "--window",
+                           "--within-bin", "--element", "--deuterate", "--table"})
+    if (cmd.count(flag) > 0) given.push_back(flag);
+  return given;
 }
 
 void add_scattering_command(CLI::App& app) {
@@ -222,32 +276,13 @@ void add_scattering_command(CLI::App& app) {
       "X-ray or neutron scattering of a finished run from its pair histograms: the intensity I(q) "
       "(Debye's equation) or, for periodic runs, the structure factors S(q) (docs/scattering.md)");
   cmd->add_option("result", o->input, "Run output directory or its pairhist.h5")->required();
-  cmd->add_option("--q-max", o->q_max, "Largest q, 1/nm (grid from 0)")->capture_default_str();
-  cmd->add_option("--nq", o->nq, "Number of q values from 0 to --q-max")->capture_default_str();
-  cmd->add_option("--q-file", o->q_file, "q values (1/nm), one per line, instead of the grid")
-      ->excludes(cmd->get_option("--q-max"))
-      ->excludes(cmd->get_option("--nq"));
   cmd->add_option("--radiation", o->radiation, "xray or neutron")->capture_default_str();
-  cmd->add_flag("--structure-factor", o->structure_factor,
-                "Periodic runs: Faber-Ziman S(q), F(q) and partials S_AB(q) by Fourier transform "
-                "of g(r) (sq.csv, sq.xvg) instead of the Debye intensity");
-  cmd->add_option("--window", o->window,
-                  "With --structure-factor: none or lorch (sin(pi r/r_max) / (pi r/r_max))")
-      ->capture_default_str();
-  cmd->add_option("--within-bin", o->within_bin,
-                  "exact (each bin's pairs spread over it) or centre (at the bin centres)")
-      ->capture_default_str();
+  add_scattering_options(cmd, *o, false);
   cmd->add_option("--precision", o->precision,
                   "Debye sums over bins in single or double precision (S(q): always double)")
       ->capture_default_str();
   cmd->add_option("--top", o->topology,
                   "Topology giving the species' elements (default: the run's)");
-  cmd->add_option("--element", o->elements,
-                  "SPECIES=SYMBOL: the element or ion of a species (O, Na+, Cl-, Ca2+, D)");
-  cmd->add_option("--deuterate", o->deuteration,
-                  "Neutron: FRACTION of D in every hydrogen species, or SPECIES=FRACTION");
-  cmd->add_option("--table", o->table,
-                  "Weights overriding the built-in ones: KEY w, or KEY a1..a4 b1..b4 c");
   cmd->add_option("-o,--output-dir", o->output_dir,
                   "Where the .csv and .xvg go (default: beside pairhist.h5)");
   cmd->callback([o, cmd]() {
@@ -255,7 +290,9 @@ void add_scattering_command(CLI::App& app) {
       throw UsageError("--window applies to --structure-factor only");
     ScatteringResult r = compute_scattering(*o);
     write_scattering(*o, r);
-    report_scattering("scattering", r);
+    report_scattering("scattering", {r}, true);
+    std::printf("pairhist scattering: wrote %s and %s (%zu q from %g to %g /nm)\n", r.csv.c_str(),
+                r.xvg.c_str(), r.table.q.size(), r.table.q.front(), r.table.q.back());
   });
 }
 

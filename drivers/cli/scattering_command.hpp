@@ -40,8 +40,26 @@ ScatteringResult compute_scattering(const ScatteringOptions& options);
 /// written.
 void write_scattering(const ScatteringOptions& options, ScatteringResult& result);
 
-/// The guess warning and the notes on stderr, the files written on stdout, as `pairhist COMMAND`.
-void report_scattering(const char* command, const ScatteringResult& result);
+/// `pairhist run --scattering`: with options.input the run's output directory, writes there what
+/// `pairhist scattering DIR` writes (intensity.csv, .xvg) and, with options.structure_factor,
+/// what `pairhist scattering DIR --structure-factor` writes (sq.csv, .xvg) as well: the same
+/// computations from the pairhist.h5 just written, so the same bytes. Throws as
+/// compute_scattering() and write_scattering().
+std::vector<ScatteringResult> write_run_scattering(const ScatteringOptions& options);
+
+/// On stderr, as `pairhist COMMAND`: the guess warning (once), and with `notes` every distinct
+/// note of the results.
+void report_scattering(const char* command, const std::vector<ScatteringResult>& results,
+                       bool notes);
+
+/// The options `scattering` and `run --scattering` share, named alike: the q grid, the structure
+/// factor (`on_run`: written as well as the intensity, else instead of it) and its window, the
+/// within-bin rule, elements, deuteration and the user table.
+void add_scattering_options(CLI::App* cmd, ScatteringOptions& options, bool on_run);
+
+/// Which of add_scattering_options()' flags cmd was given (on the command line or, for `run`, in
+/// its --config file).
+std::vector<std::string> scattering_flags_given(const CLI::App& cmd);
 
 /// Adds the `scattering` subcommand to app.
 void add_scattering_command(CLI::App& app);

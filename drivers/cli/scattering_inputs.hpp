@@ -8,6 +8,7 @@
 
 #include "analysis/scattering_elements.hpp"
 #include "analysis/scattering_factors.hpp"
+#include "drivers/job/trajectory_job.hpp"
 #include "io/histogram_result_reader.hpp"
 
 namespace pairhist {
@@ -45,6 +46,22 @@ struct ScatteringInputs {
 /// deuteration of X-rays, q beyond the X-ray fits), InputError for an unreadable run, topology,
 /// q file or table.
 ScatteringInputs read_scattering_inputs(const ScatteringOptions& options);
+
+/// The problems of the options alone, one line each (no file read): the radiation (named
+/// `radiation_flag` in the line: `run` calls it --scattering), --within-bin, --precision, --window
+/// (with structure_factor), the q grid, deuteration of X-rays and fractions that are no numbers,
+/// q beyond the X-ray fits without a --table, and, where `species` (the run's names) is not
+/// empty, --element and --deuterate for species that do not exist. read_scattering_inputs() and
+/// `pairhist run --scattering` (with its other usage errors, before any work) check these first.
+std::vector<std::string> scattering_option_problems(
+    const ScatteringOptions& options, const std::vector<std::string>& species,
+    const std::string& radiation_flag = "--radiation");
+
+/// `pairhist run --scattering` before it counts: everything read_scattering_inputs() decides
+/// without the counts (options, q file, table, every species' scatterer from job's topology and
+/// selections, the weights), so that a bad option or an unknown element costs no run. Throws as
+/// read_scattering_inputs(), and UsageError for species that share atoms.
+void check_scattering_for_job(const ScatteringOptions& options, JobOptions job);
 
 /// `v` with `digits` significant digits, '.' as the decimal point.
 std::string scattering_number(double v, int digits = 6);
