@@ -95,6 +95,12 @@ double pair_sum(const std::vector<uint64_t>& counts, const std::vector<double>& 
 
 }  // namespace
 
+void check_scattering_input(const HistogramResult& res, const std::vector<double>& q) {
+  if (res.frame_indices.empty()) throw UsageError("no frames were histogrammed: no intensity");
+  check_q(q);
+  check_pairs(res);
+}
+
 WithinBin parse_within_bin(const std::string& name) {
   if (name == "centre" || name == "center") return WithinBin::centre;
   if (name == "exact") return WithinBin::exact;
@@ -164,9 +170,7 @@ DebyeIntensity debye_intensity(const HistogramResult& res, const std::vector<dou
                                const std::vector<std::vector<double>>& weights,
                                const DebyeOptions& options) {
   const size_t n_frames = res.frame_indices.size();
-  if (n_frames == 0) throw UsageError("no frames were histogrammed: no intensity");
-  check_q(q);
-  check_pairs(res);
+  check_scattering_input(res, q);
   if (weights.size() != res.species.size())
     throw std::logic_error("debye_intensity: one row of weights per species expected");
   for (const auto& w : weights)

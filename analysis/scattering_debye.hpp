@@ -70,6 +70,12 @@ DebyeIntensity debye_intensity(const HistogramResult& res, const std::vector<dou
                                const std::vector<std::vector<double>>& weights,
                                const DebyeOptions& options = {});
 
+/// Throws UsageError unless `res` has frames, every q is finite and not negative, and its pairs
+/// are what a sum over all pairs of atoms needs: every pair of species A <= B exactly once, no
+/// atom in two species, no pairs left out by --exclude (each would make a pair count twice or
+/// not at all). debye_intensity() and structure_factors() check this first.
+void check_scattering_input(const HistogramResult& res, const std::vector<double>& q);
+
 /// Pairs per frame (on average) that the histogram of `p` does not hold: those at r >= r_max
 /// (the result's pairs_per_frame() less the mean counted). 0 means the Debye sum over the pair
 /// is complete.

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -311,6 +312,65 @@ TEST_CASE("runs without g(r) are plotted as counts, and said so; Angstrom runs s
                        log) == 0);
   svg = checked_svg(d.file("angstrom.svg"));
   CHECK(contains(svg, "r (Å)"));
+}
+
+TEST_CASE("plot draws I(q) and S(q) of pairhist scattering on log axes") {
+  TempDir out("plot-q");
+  std::string log;
+  const std::string to = " -o " + shell_quote(out.dir.string());
+  REQUIRE_MESSAGE(pairhist_cli("scattering " + shell_quote(run_dir()) + to, log) == 0, log);
+  REQUIRE_MESSAGE(
+      pairhist_cli("scattering " + shell_quote(run_dir()) + " --structure-factor" + to, log) == 0,
+      log);
+  // A gnuplot that keeps a copy of its script, to see the axes asked for.
+  pairhist::test::write_all(out.file("gnuplot"), "#!/bin/sh\ntee \"$0.script\" | gnuplot\n");
+  std::filesystem::permissions(out.file("gnuplot"), std::filesystem::perms::owner_all);
+  const std::string env = "PAIRHIST_GNUPLOT=" + shell_quote(out.file("gnuplot"));
+
+  // The default output: the table's name with .png.
+  REQUIRE_MESSAGE(pairhist_cli("plot " + shell_quote(out.file("intensity.csv")), log, env) == 0,
+                  log);
+  CHECK(contains(log, "I(q) of I, I_O-O, I_O-H, I_H-H"));
+  check_png(out.file("intensity.png"), 900, 600);
+  std::string script = read_all(out.file("gnuplot.script"));
+  CHECK(contains(script, "set logscale x\n"));
+  CHECK(contains(script, "set logscale y\n"));
+
+  REQUIRE(pairhist_cli("plot " + shell_quote(out.file("intensity.csv")) + " -o " +
+                           shell_quote(out.file("i.svg")),
+                       log) == 0);
+  std::string svg = checked_svg(out.file("i.svg"));
+  // The periodic run's cut-sphere I(q) dips below 0 somewhere: those points are said to be left
+  // out, as is q = 0.
+  for (const char* text : {">I<", ">I_O-O<", ">I_H-H<", ">q (nm^-1)<", ">I(q)<", "not drawn"})
+    CHECK_MESSAGE(contains(svg, text), text);
+
+  REQUIRE(pairhist_cli("plot " + shell_quote(out.file("sq.csv")) + " --pairs H-O", log, env) == 0);
+  CHECK(contains(log, "S(q) of S, S_O-H"));
+  script = read_all(out.file("gnuplot.script"));
+  CHECK(contains(script, "set logscale x\n"));
+  CHECK_FALSE(contains(script, "set logscale y"));  // S oscillates about 1, partials go negative
+  REQUIRE(pairhist_cli(
+              "plot " + shell_quote(out.file("sq.csv")) + " -o " + shell_quote(out.file("s.svg")),
+              log) == 0);
+  svg = checked_svg(out.file("s.svg"));
+  for (const char* text : {">S<", ">S_O-O<", ">S_O-H<", ">S_H-H<", ">S(q)<"})
+    CHECK_MESSAGE(contains(svg, text), text);
+
+  // Bad tables and options: one line each.
+  pairhist::test::write_all(out.file("bad.csv"), "# x\nq_per_nm,I\n1,2\n2,abc\n");
+  const std::pair<std::string, std::string> bad[] = {
+      {shell_quote(out.file("bad.csv")), "bad.csv line 4: 'abc' is not a number"},
+      {shell_quote(out.file("sq.csv")) + " --coordination", "--coordination"},
+      {shell_quote(out.file("sq.csv")) + " --pairs X-O", "unknown pair 'X-O'"},
+  };
+  for (const auto& [args, expect] : bad) {
+    CAPTURE(args);
+    CHECK(pairhist_cli("plot " + args, log) != 0);
+    CHECK(count_lines(log) == 1);
+    CHECK_MESSAGE(contains(log, expect), log);
+  }
+  CHECK_FALSE(std::filesystem::exists(out.file("bad.png")));
 }
 
 TEST_CASE("plot errors: one line, non-zero exit, no plot written or replaced") {

@@ -17,6 +17,7 @@
 
 #include "drivers/report/gnuplot_script.hpp"
 #include "io/atomic_file.hpp"
+#include "io/q_table_reader.hpp"
 #include "io/run_output_reader.hpp"
 #include "pairhist/errors.hpp"
 
@@ -166,39 +167,46 @@ std::vector<size_t> select_pairs(const io::RunOutput& run, const std::vector<std
   return chosen;
 }
 
-}  // namespace
-
-PlotResult plot_run(const PlotOptions& options) {
-  if (options.width < 100 || options.height < 100 || options.width > 20000 ||
-      options.height > 20000)
-    throw UsageError("--size must be between 100 and 20000 pixels in each direction");
-  std::string output = options.output;
-  if (output.empty()) {
-    std::error_code ec;
-    const fs::path in(options.input);
-    output = ((fs::is_directory(in, ec) ? in : in.parent_path()) / "rdf.png").string();
+/// The columns of a `pairhist scattering` table to draw: the total (I or S) and its partials
+/// (I_A-B, S_A-B), or the total and the partials of the requested pairs.
+std::vector<size_t> q_table_columns(const io::QTable& t, const std::string& path,
+                                    const std::string& total,
+                                    const std::vector<std::string>& wanted) {
+  std::vector<size_t> chosen;
+  std::vector<bool> found(wanted.size(), false);
+  std::string have;
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    const std::string& name = t.columns[c].first;
+    if (name == total) chosen.insert(chosen.begin(), c);
+    if (name.rfind(total + "_", 0) != 0) continue;
+    const std::string label = name.substr(total.size() + 1);
+    have += (have.empty() ? "" : ", ") + label;
+    bool take = wanted.empty();
+    for (size_t w = 0; w < wanted.size(); ++w) {
+      bool match = wanted[w] == label;
+      // Species names may contain '-': try every split of the label for the reversed order.
+      for (size_t pos = label.find('-'); pos != std::string::npos; pos = label.find('-', pos + 1))
+        match = match || label.substr(pos + 1) + "-" + label.substr(0, pos) == wanted[w];
+      if (match) found[w] = take = true;
+    }
+    if (take) chosen.push_back(c);
   }
-  const std::string ext = lower_extension(output);
-  if (ext != ".png" && ext != ".svg")
-    throw UsageError("cannot plot to '" + output + "': the file name must end in .png or .svg");
+  if (chosen.empty() || t.columns[chosen[0]].first != total)
+    throw InputError("cannot plot '" + path + "': no column " + total);
+  for (size_t w = 0; w < wanted.size(); ++w)
+    if (!found[w])
+      throw UsageError("unknown pair '" + wanted[w] + "' in --pairs: " + path + " has " + have);
+  return chosen;
+}
 
-  const io::RunOutput run = io::read_run_output(options.input);
-  const std::vector<size_t> pairs = select_pairs(run, options.pairs);
+/// Runs gnuplot on `script` (which writes to `out`'s temporary file) and keeps the file.
+void draw(io::AtomicOutput& out, const std::string& output, const std::string& script) {
   const std::string gnuplot = find_gnuplot();
   if (gnuplot.empty())
     throw OutputError("cannot plot to '" + output +
                       "': gnuplot not found (install gnuplot-nox: apt-get install gnuplot-nox)");
-
-  io::AtomicOutput out(output);
-  PlotStyle style;
-  style.terminal = ext == ".svg" ? "svg" : "pngcairo";
-  style.output = out.temp_path();
-  style.width = options.width;
-  style.height = options.height;
-  style.title = options.title;
-  style.coordination = options.coordination;
   std::string err;
-  const int status = run_with_stdin(gnuplot, gnuplot_script(run, pairs, style), err);
+  const int status = run_with_stdin(gnuplot, script, err);
   std::error_code ec;
   if (status != 0 || !fs::exists(out.temp_path(), ec) || fs::file_size(out.temp_path(), ec) == 0) {
     const std::string why = last_line(err);
@@ -209,10 +217,63 @@ PlotResult plot_run(const PlotOptions& options) {
                       (why.empty() ? "" : ": " + why));
   }
   out.commit();
+}
 
+}  // namespace
+
+PlotResult plot_run(const PlotOptions& options) {
+  if (options.width < 100 || options.height < 100 || options.width > 20000 ||
+      options.height > 20000)
+    throw UsageError("--size must be between 100 and 20000 pixels in each direction");
+  std::error_code ec;
+  const bool scattering =
+      lower_extension(options.input) == ".csv" && io::is_q_table_csv(options.input);
+  std::string output = options.output;
+  if (output.empty()) {
+    const fs::path in(options.input);
+    output = scattering ? fs::path(in).replace_extension(".png").string()
+                        : ((fs::is_directory(in, ec) ? in : in.parent_path()) / "rdf.png").string();
+  }
+  const std::string ext = lower_extension(output);
+  if (ext != ".png" && ext != ".svg")
+    throw UsageError("cannot plot to '" + output + "': the file name must end in .png or .svg");
+
+  PlotStyle style;
+  style.terminal = ext == ".svg" ? "svg" : "pngcairo";
+  style.width = options.width;
+  style.height = options.height;
+  style.title = options.title;
+  style.coordination = options.coordination;
   PlotResult result;
   result.output = output;
+  if (scattering) {
+    if (options.coordination)
+      throw UsageError("--coordination draws n(r) of a run: " + options.input + " is I(q) or S(q)");
+    const io::QTable table = io::read_q_table_csv(options.input);
+    bool intensity = false;
+    for (const auto& c : table.columns) intensity = intensity || c.first == "I";
+    const std::string total = intensity ? "I" : "S";
+    const std::vector<size_t> columns = q_table_columns(table, options.input, total, options.pairs);
+    io::AtomicOutput out(output);
+    style.output = out.temp_path();
+    io::QTable titled = table;
+    if (titled.title.empty())
+      titled.title = (intensity ? "Scattering intensity of " : "Structure factor of ") +
+                     fs::absolute(options.input, ec).parent_path().filename().string();
+    titled.y_label = intensity ? "I(q)" : "S(q)";
+    draw(out, output, q_table_gnuplot_script(titled, options.input, columns, intensity, style));
+    result.quantity = intensity ? "I(q)" : "S(q)";
+    for (size_t c : columns) result.pairs.push_back(table.columns[c].first);
+    return result;
+  }
+
+  const io::RunOutput run = io::read_run_output(options.input);
+  const std::vector<size_t> pairs = select_pairs(run, options.pairs);
+  io::AtomicOutput out(output);
+  style.output = out.temp_path();
+  draw(out, output, gnuplot_script(run, pairs, style));
   result.counts_only = !run.has_rdf();
+  result.quantity = result.counts_only ? "pair counts" : "g(r)";
   for (size_t i : pairs) result.pairs.push_back(run.pairs[i].label);
   return result;
 }
@@ -222,11 +283,15 @@ void add_plot_command(CLI::App& app) {
   auto size = std::make_shared<std::string>("900x600");
   CLI::App* cmd = app.add_subcommand(
       "plot",
-      "Draw g(r) of a finished run (its output directory, pairhist.h5 or rdf.csv) with gnuplot "
+      "Draw g(r) of a finished run (its output directory, pairhist.h5 or rdf.csv), or the "
+      "I(q) or S(q) of `pairhist scattering` (intensity.csv, sq.csv) on log axes, with gnuplot "
       "as PNG or SVG");
-  cmd->add_option("input", o->input, "Run output directory, pairhist.h5 or rdf.csv")->required();
+  cmd->add_option("input", o->input,
+                  "Run output directory, pairhist.h5, rdf.csv, intensity.csv or sq.csv")
+      ->required();
   cmd->add_option("-o,--output", o->output,
-                  "Plot file, .png or .svg (default: rdf.png in the run's directory)");
+                  "Plot file, .png or .svg (default: rdf.png in the run's directory; for a .csv "
+                  "of scattering, its name with .png)");
   cmd->add_option("--pairs", o->pairs, "Pairs to draw, e.g. O-O,O-H (default: all)")
       ->delimiter(',');
   cmd->add_flag("--coordination", o->coordination,
@@ -247,8 +312,8 @@ void add_plot_command(CLI::App& app) {
                    "plotting pair counts per frame instead\n");
     std::string labels;
     for (const auto& p : r.pairs) labels += (labels.empty() ? "" : ", ") + p;
-    std::printf("pairhist plot: wrote %s (%s of %s)\n", r.output.c_str(),
-                r.counts_only ? "pair counts" : "g(r)", labels.c_str());
+    std::printf("pairhist plot: wrote %s (%s of %s)\n", r.output.c_str(), r.quantity.c_str(),
+                labels.c_str());
   });
 }
 

@@ -1,5 +1,5 @@
-// `pairhist plot`: draws the g(r) (or, for runs without a box, the pair counts) of a finished run
-// with gnuplot, as PNG or SVG.
+// `pairhist plot`: draws the g(r) (or, for runs without a box, the pair counts) of a finished run,
+// or the I(q) or S(q) that `pairhist scattering` wrote, with gnuplot, as PNG or SVG.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -9,8 +9,8 @@
 namespace pairhist {
 
 struct PlotOptions {
-  std::string input;               // run output directory, its pairhist.h5 or rdf.csv
-  std::string output;              // .png or .svg; empty: rdf.png next to the input
+  std::string input;   // run output directory, its pairhist.h5 or rdf.csv; intensity.csv, sq.csv
+  std::string output;  // .png or .svg; empty: rdf.png next to the input
   std::vector<std::string> pairs;  // "A-B" labels (either order); empty: every pair
   bool coordination = false;
   std::string title;  // empty: made from the run
@@ -19,8 +19,9 @@ struct PlotOptions {
 
 struct PlotResult {
   std::string output;              // the file written
-  std::vector<std::string> pairs;  // labels drawn
+  std::vector<std::string> pairs;  // labels drawn (column names for I(q), S(q))
   bool counts_only = false;        // the run had no g(r): counts per frame were drawn
+  std::string quantity;            // "g(r)", "pair counts", "I(q)" or "S(q)"
 };
 
 /// Reads the run, writes the plot atomically with gnuplot (the program in $PAIRHIST_GNUPLOT, or

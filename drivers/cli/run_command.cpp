@@ -12,6 +12,7 @@
 
 #include "drivers/cli/config_file.hpp"
 #include "drivers/cli/run_options.hpp"
+#include "drivers/cli/scattering_command.hpp"
 #include "drivers/distributed/distribution.hpp"
 #include "drivers/distributed/mpi_world.hpp"
 #include "drivers/job/checkpoint.hpp"
@@ -69,6 +70,35 @@ std::function<void(int64_t)> make_progress(bool forced) {
                  static_cast<long long>(frames), s > 0 ? frames / s : 0.0);
     std::fflush(stderr);
   };
+}
+
+/// With --scattering, what `pairhist scattering` computes from the pairhist.h5 just written into
+/// a.output, its files added to `files`. At a completed interval, when a bad frame ends the run
+/// with its completed intervals (`report` false) and when a signal stopped it (`strict` false), a
+/// failure only warns, once: the counts are safe, and the error or signal that ends the run must
+/// stay what it reports. At the end of a finished run (`strict`) it is the run's error.
+void scatter_outputs(const RunArgs& a, std::vector<std::string>& files, bool report, bool strict) {
+  if (a.scattering.radiation.empty()) return;
+  ScatteringOptions o = a.scattering;
+  o.input = a.output;
+  try {
+    const std::vector<ScatteringResult> written = write_run_scattering(o);
+    if (report) report_scattering("run", written, !a.quiet);
+    for (const ScatteringResult& r : written) files.insert(files.end(), {r.csv, r.xvg});
+  } catch (const std::exception& e) {
+    const std::string why = "scattering failed after the counting (the counts are safe in " +
+                            (std::filesystem::path(a.output) / "pairhist.h5").string() +
+                            "; `pairhist scattering` computes from them): " + e.what();
+    if (strict) {
+      if (dynamic_cast<const UsageError*>(&e)) throw UsageError(why);
+      if (dynamic_cast<const InputError*>(&e)) throw InputError(why);
+      if (dynamic_cast<const OutputError*>(&e)) throw OutputError(why);
+      throw;
+    }
+    static bool warned = false;
+    if (!warned) std::fprintf(stderr, "pairhist: warning: %s\n", why.c_str());
+    warned = true;
+  }
 }
 
 /// Rank 0 of a distributed run cannot start it: the other ranks, waiting for its plan, get the
@@ -139,7 +169,8 @@ JobOutcome run(RunArgs& a) {
     // Completed intervals are written as they complete, so a later fault loses nothing before
     // it.
     a.job.on_interval = [&](const HistogramResult& so_far) {
-      write_results(a.output, so_far, config);
+      std::vector<std::string> files = write_results(a.output, so_far, config);
+      scatter_outputs(a, files, false, false);
       if (so_far.stopped_by != "in progress")
         std::fprintf(stderr, "pairhist: kept %zu complete intervals (%zu frames) in %s\n",
                      so_far.intervals.size(), so_far.frame_indices.size(), a.output.c_str());
@@ -185,6 +216,7 @@ JobOutcome run(RunArgs& a) {
                                       std::vector<uint64_t>(static_cast<size_t>(result.nbins)));
     write_checkpoint(checkpoint, finished);
   }
+  scatter_outputs(a, files, true, out.stopped_by_signal == 0);
   const auto write_extra = [&files](const std::string& path, const std::string& contents,
                                     const std::string& what) {
     io::write_text_atomically(path, contents, what);
@@ -283,8 +315,10 @@ void add_run_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "run", "Pair-distance histograms and g(r) of every species pair of a trajectory");
   add_run_options(cmd, args.get());
+  add_run_scattering_options(cmd, args.get());
   cmd->callback([args, cmd]() {
     if (!args->config.empty()) apply_run_config(*cmd, args->config);
+    args->scattering_flags = scattering_flags_given(*cmd);
     run(*args);
   });
 

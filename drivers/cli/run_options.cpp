@@ -1,9 +1,11 @@
 #include "drivers/cli/run_options.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
 
+#include "drivers/cli/scattering_command.hpp"
 #include "drivers/job/box_limit.hpp"
 #include "drivers/job/job_support.hpp"
 #include "drivers/job/run_outputs.hpp"
@@ -30,6 +32,35 @@ void check_member(std::vector<std::string>& problems, const std::string& flag,
   std::string list;
   for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
   problems.push_back(flag + " must be one of " + list + ", got '" + excerpt(value) + "'");
+}
+
+/// The problems of --scattering and its options, and of the run's options that would leave the
+/// scattering sums without some pairs.
+std::vector<std::string> scattering_problems(const RunArgs& a) {
+  std::vector<std::string> p;
+  if (a.scattering.radiation.empty()) {
+    for (const std::string& flag : a.scattering_flags)
+      p.push_back(flag + " goes with --scattering xray|neutron");
+    return p;
+  }
+  std::vector<std::string> names;
+  for (const SpeciesSpec& s : a.job.species) names.push_back(s.name);
+  p = scattering_option_problems(a.scattering, names, "--scattering");
+  const auto& given = a.scattering_flags;
+  if (!a.scattering.structure_factor && std::count(given.begin(), given.end(), "--window") > 0)
+    p.push_back("--window applies to --structure-factor only");
+  if (a.job.exclude != "none")
+    p.push_back("--scattering sums over every pair of atoms: --exclude " + a.job.exclude +
+                " would leave pairs out");
+  const size_t n = names.size();
+  if (!a.job.pairs.empty() && n > 0) {
+    try {
+      if (selected_pairs(a.job).size() < n * (n + 1) / 2)
+        p.push_back("--scattering needs the histogram of every pair of species: leave out --pairs");
+    } catch (const UsageError&) {  // argument_problems() reports it
+    }
+  }
+  return p;
 }
 
 /// The problems of the arguments alone (no file read).
@@ -95,6 +126,7 @@ std::vector<std::string> argument_problems(RunArgs& a) {
   std::set<std::string> names;
   for (const auto& s : o.species)
     if (!names.insert(s.name).second) p.push_back("species '" + s.name + "' is defined twice");
+  for (const std::string& line : scattering_problems(a)) p.push_back(line);
   return p;
 }
 
@@ -117,6 +149,13 @@ void resolve_bins(RunArgs& a) {
 }
 
 }  // namespace
+
+void add_run_scattering_options(CLI::App* cmd, RunArgs* args) {
+  cmd->add_option("--scattering", args->scattering.radiation,
+                  "xray or neutron: at the end of the run also write the scattering intensity "
+                  "(intensity.csv, .xvg), as `pairhist scattering OUTPUT` would");
+  add_scattering_options(cmd, args->scattering, true);
+}
 
 /// The options of `run`, shared by `calibrate`, which runs the same job on its first frames.
 void add_run_options(CLI::App* cmd, RunArgs* args) {
@@ -268,13 +307,15 @@ void resolve_run_arguments(RunArgs& a) {
   std::vector<std::string> problems = argument_problems(a);
   // Check the inputs exist before any work, so a typo costs nothing and leaves nothing behind.
   std::vector<std::string> missing;
-  for (const auto& f : {a.job.trajectory, a.job.topology, a.job.index_file})
+  for (const auto& f : {a.job.trajectory, a.job.topology, a.job.index_file, a.scattering.q_file,
+                        a.scattering.table})
     if (!f.empty() && !std::filesystem::is_regular_file(f)) missing.push_back(f + ": no such file");
   if (!problems.empty()) {
     problems.insert(problems.end(), missing.begin(), missing.end());
     throw UsageError(joined(problems));
   }
   if (!missing.empty()) throw InputError(joined(missing));
+  if (!a.scattering.radiation.empty()) check_scattering_for_job(a.scattering, a.job);
   a.job.precision = a.precision == "double" ? Precision::double_ : Precision::single;
   resolve_bins(a);
 }

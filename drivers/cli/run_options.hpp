@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "drivers/cli/scattering_inputs.hpp"
 #include "drivers/job/trajectory_job.hpp"
 
 namespace pairhist {
@@ -31,16 +32,30 @@ struct RunArgs {
   bool resume = false;
   bool overwrite = false;
   double checkpoint_seconds = 60;
+  // --scattering RADIATION (radiation "" without it) and the options it shares with `pairhist
+  // scattering`; scattering_flags: those of them given (add_run_command fills it in).
+  ScatteringOptions scattering = [] {
+    ScatteringOptions o;
+    o.radiation.clear();
+    return o;
+  }();
+  std::vector<std::string> scattering_flags;
 };
 
 /// Adds the options of `run` to cmd, storing into args.
 void add_run_options(CLI::App* cmd, RunArgs* args);
 
+/// Adds --scattering and the options it shares with `pairhist scattering` (run only: calibrate
+/// writes nothing).
+void add_run_scattering_options(CLI::App* cmd, RunArgs* args);
+
 /// Checks every argument and fills in args->job: the species, the precision, the pairs, r_max
 /// (without --rmax: the smallest minimum-image limit over the frames read, drivers/job/
 /// box_limit.hpp) and nbins (from --bin or its default). Every problem of the arguments is one
 /// line of a single UsageError (missing input files one line each of an InputError when the
-/// arguments are otherwise fine).
+/// arguments are otherwise fine). With --scattering, everything the scattering at the end of the
+/// run will need but the counts is checked too (check_scattering_for_job), before r_max is
+/// looked for in the frames.
 void resolve_run_arguments(RunArgs& args);
 
 }  // namespace pairhist

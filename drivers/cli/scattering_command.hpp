@@ -1,5 +1,6 @@
-// `pairhist scattering RESULT`: X-ray or neutron scattering intensities of a finished run from its
-// exact pair histograms (Debye's equation), without counting again. docs/scattering.md.
+// `pairhist scattering RESULT`: X-ray or neutron scattering of a finished run from its exact pair
+// histograms, without counting again: Debye intensities, or for periodic runs the structure
+// factors from g(r). docs/scattering.md.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -7,37 +8,58 @@
 #include <vector>
 
 #include "analysis/scattering_debye.hpp"
-#include "analysis/scattering_factors.hpp"
+#include "analysis/scattering_structure.hpp"
+#include "drivers/cli/scattering_inputs.hpp"
+#include "io/scattering_writers.hpp"
 
 namespace pairhist {
 
-struct ScatteringOptions {
-  std::string input;       // run output directory or its pairhist.h5
-  std::string output_dir;  // empty: the directory of the pairhist.h5
-  double q_max = 50;       // 1/nm
-  int nq = 501;            // q = q_max i / (nq - 1), i = 0 .. nq - 1
-  std::string q_file;      // instead of q_max/nq: one q (1/nm) per line
-  std::string radiation = "xray";
-  std::string within_bin = "exact";
-  std::string precision = "double";
-  std::string topology;                  // empty: the run's own
-  std::vector<std::string> elements;     // SPECIES=SYMBOL
-  std::vector<std::string> deuteration;  // FRACTION (every H species) or SPECIES=FRACTION
-  std::string table;                     // user weights (io/scattering_table_reader.hpp)
-};
-
 struct ScatteringResult {
-  std::string csv, xvg;              // files written
-  std::vector<std::string> guesses;  // elements guessed from atom names ("OW -> O")
-  std::vector<std::string> notes;    // what the user should know (truncation, wide bins)
-  analysis::DebyeIntensity intensity;
+  std::string run_path;                      // the pairhist.h5 read
+  std::vector<std::string> guesses;          // elements guessed from atom names ("OW -> O")
+  std::vector<std::string> notes;            // what the user should know (truncation, wide bins)
+  std::vector<std::string> species;          // names, in the run's order
+  std::vector<std::string> pairs;            // "A-B" labels of the partials, in their order
+  std::vector<std::vector<double>> weights;  // [species][q]
+  analysis::DebyeIntensity intensity;        // without structure_factor
+  analysis::StructureFactors structure;      // with structure_factor
+  io::QTable table;                          // what the files hold
+  size_t plotted = 0;                        // the table's first columns go into the .xvg
+  std::string stem;                          // "intensity" or "sq"
+  std::string csv, xvg;                      // files written (write_scattering)
 };
 
-/// Reads the run, decides every species' scatterer, computes the intensity and writes
-/// intensity.csv and intensity.xvg atomically. Throws UsageError for bad options (q grid,
-/// radiation, an unknown species or element, deuteration of X-rays), InputError for an unreadable
-/// run, topology or table, OutputError if a file cannot be written.
+/// Reads the run, decides every species' scatterer and computes the Debye intensity or (with
+/// options.structure_factor) the structure factors; writes nothing. Throws UsageError for bad
+/// options (q grid, radiation, window, an unknown species or element, deuteration of X-rays, a
+/// structure factor of a run without a box), InputError for an unreadable run, topology or table.
 ScatteringResult compute_scattering(const ScatteringOptions& options);
+
+/// Writes STEM.csv and STEM.xvg (intensity or sq) atomically into options.output_dir, or beside
+/// the run's pairhist.h5; sets result.csv and result.xvg. Throws OutputError if a file cannot be
+/// written.
+void write_scattering(const ScatteringOptions& options, ScatteringResult& result);
+
+/// `pairhist run --scattering`: with options.input the run's output directory, writes there what
+/// `pairhist scattering DIR` writes (intensity.csv, .xvg) and, with options.structure_factor,
+/// what `pairhist scattering DIR --structure-factor` writes (sq.csv, .xvg) as well: the same
+/// computations from the pairhist.h5 just written, so the same bytes. Throws as
+/// compute_scattering() and write_scattering().
+std::vector<ScatteringResult> write_run_scattering(const ScatteringOptions& options);
+
+/// On stderr, as `pairhist COMMAND`: the guess warning (once), and with `notes` every distinct
+/// note of the results.
+void report_scattering(const char* command, const std::vector<ScatteringResult>& results,
+                       bool notes);
+
+/// The options `scattering` and `run --scattering` share, named alike: the q grid, the structure
+/// factor (`on_run`: written as well as the intensity, else instead of it) and its window, the
+/// within-bin rule, elements, deuteration and the user table.
+void add_scattering_options(CLI::App* cmd, ScatteringOptions& options, bool on_run);
+
+/// Which of add_scattering_options()' flags cmd was given (on the command line or, for `run`, in
+/// its --config file).
+std::vector<std::string> scattering_flags_given(const CLI::App& cmd);
 
 /// Adds the `scattering` subcommand to app.
 void add_scattering_command(CLI::App& app);

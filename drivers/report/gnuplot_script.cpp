@@ -40,6 +40,25 @@ std::string gnuplot_lines(const std::vector<std::string>& lines) {
   return out + "\"";
 }
 
+/// The terminal, output and colour lines every plot starts with.
+void preamble(std::ostringstream& s, const PlotStyle& style) {
+  s << "set encoding utf8\n";
+  if (style.terminal == "svg") {
+    s << "set terminal svg size " << style.width << "," << style.height
+      << " dynamic noenhanced font 'sans,13' background rgb 'white'\n";
+  } else {
+    s << "set terminal pngcairo size " << style.width << "," << style.height
+      << " noenhanced font 'sans,11'\n";
+  }
+  s << "set output " << gnuplot_quote(style.output) << "\n";
+  // Okabe-Ito colours: distinguishable with colour-vision deficiencies, readable on white.
+  const char* colours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                           "#E69F00", "#56B4E9", "#000000", "#999933"};
+  for (int i = 0; i < 8; ++i)
+    s << "set linetype " << i + 1 << " lc rgb '" << colours[i] << "' lw 2\n";
+  s << "set linetype cycle 8\n";
+}
+
 }  // namespace
 
 std::string gnuplot_quote(const std::string& s) {
@@ -71,27 +90,13 @@ std::string gnuplot_script(const io::RunOutput& run, const std::vector<size_t>& 
   std::ostringstream s;
   s << "# pairhist plot: " << (rdf ? "g(r)" : "pair counts") << " from " << gnuplot_quote(run.path)
     << "\n";
-  s << "set encoding utf8\n";
-  if (style.terminal == "svg") {
-    s << "set terminal svg size " << style.width << "," << style.height
-      << " dynamic noenhanced font 'sans,13' background rgb 'white'\n";
-  } else {
-    s << "set terminal pngcairo size " << style.width << "," << style.height
-      << " noenhanced font 'sans,11'\n";
-  }
-  s << "set output " << gnuplot_quote(style.output) << "\n";
+  preamble(s, style);
   std::vector<std::string> title_lines = {style.title.empty() ? default_title(run) : style.title};
   if (errors) title_lines.push_back("shaded: ± one standard error of the interval blocks");
   if (!rdf) title_lines.push_back("no g(r): the run had no periodic box and no --volume");
   s << "set title " << gnuplot_lines(title_lines) << "\n";
   s << "set xlabel " << gnuplot_quote(r_axis_label(run.length_unit)) << "\n";
   s << "set ylabel " << gnuplot_quote(rdf ? "g(r)" : "pairs per bin and frame") << "\n";
-  // Okabe-Ito colours: distinguishable with colour-vision deficiencies, readable on white.
-  const char* colours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                           "#E69F00", "#56B4E9", "#000000", "#999933"};
-  for (int i = 0; i < 8; ++i)
-    s << "set linetype " << i + 1 << " lc rgb '" << colours[i] << "' lw 2\n";
-  s << "set linetype cycle 8\n";
   s << "set xrange [0:" << number(run.r_max) << "]\n";
   s << "set yrange [0:*]\n";
   s << "set grid\n";
@@ -137,6 +142,55 @@ std::string gnuplot_script(const io::RunOutput& run, const std::vector<size_t>& 
   }
   // g = 1 is the ideal-gas limit every g(r) tends to.
   if (rdf) s << sep << "1 with lines lc rgb 'gray50' dt 3 notitle";
+  s << "\nunset output\n";
+  return s.str();
+}
+
+std::string q_table_gnuplot_script(const io::QTable& table, const std::string& source,
+                                   const std::vector<size_t>& columns, bool intensity,
+                                   const PlotStyle& style) {
+  std::ostringstream s;
+  s << "# pairhist plot: " << (intensity ? "I(q)" : "S(q)") << " from " << gnuplot_quote(source)
+    << "\n";
+  preamble(s, style);
+  // A log axis has no place for q = 0 or, for I, values <= 0 (the cut-sphere artefact of
+  // periodic runs, cross partials): they are left out and counted.
+  size_t left_out = 0, drawn = 0;
+  std::ostringstream data;
+  data << "$q << EOD\n";
+  for (size_t i = 0; i < table.q.size(); ++i) {
+    data << number(table.q[i] > 0 ? table.q[i] : NAN);
+    for (size_t c : columns) {
+      const double v = table.columns[c].second[i];
+      const bool show = table.q[i] > 0 && std::isfinite(v) && (!intensity || v > 0);
+      (show ? drawn : left_out) += 1;
+      data << ' ' << number(show ? v : NAN);
+    }
+    data << '\n';
+  }
+  data << "EOD\n";
+  std::vector<std::string> title_lines = {
+      style.title.empty() ? (table.title.empty() ? std::string("Scattering") : table.title)
+                          : style.title};
+  if (left_out > 0)
+    title_lines.push_back(std::to_string(left_out) + " of " + std::to_string(left_out + drawn) +
+                          " points not drawn (q = 0" + (intensity ? ", I <= 0" : "") +
+                          " or not a number)");
+  s << "set title " << gnuplot_lines(title_lines) << "\n";
+  s << "set xlabel 'q (nm^-1)'\n";
+  s << "set ylabel " << gnuplot_quote(table.y_label) << "\n";
+  s << "set logscale x\n";
+  if (intensity) s << "set logscale y\nset format y '%g'\n";
+  s << "set grid\nset key top right box opaque\nset datafile missing 'NaN'\n";
+  s << data.str();
+  s << "plot";
+  const char* sep = " ";
+  for (size_t i = 0; i < columns.size(); ++i) {
+    s << sep << "$q using 1:" << i + 2 << " with lines lt " << i + 1 << " lw "
+      << (i == 0 ? 2.5 : 1.5) << " title " << gnuplot_quote(table.columns[columns[i]].first);
+    sep = ", \\\n     ";
+  }
+  if (!intensity) s << sep << "1 with lines lc rgb 'gray50' dt 3 notitle";
   s << "\nunset output\n";
   return s.str();
 }

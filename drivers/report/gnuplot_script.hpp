@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "io/run_output_reader.hpp"
+#include "io/scattering_writers.hpp"
 
 namespace pairhist {
 
@@ -24,6 +25,15 @@ struct PlotStyle {
 /// print as they are).
 std::string gnuplot_script(const io::RunOutput& run, const std::vector<size_t>& pairs,
                            const PlotStyle& style);
+
+/// A gnuplot script drawing the columns `columns` (indices into table.columns) of a
+/// `pairhist scattering` output over q on a logarithmic q axis: an intensity (y_label "I(q)") on a
+/// logarithmic y axis too, where points at q = 0 or I <= 0 are not drawn (the title says how many
+/// were left out); a structure factor on a linear y axis (S oscillates about 1 and partials go
+/// negative), with S = 1 dotted.
+std::string q_table_gnuplot_script(const io::QTable& table, const std::string& source,
+                                   const std::vector<size_t>& columns, bool intensity,
+                                   const PlotStyle& style);
 
 /// The axis label for r in `length_unit` ("r (nm)", "r (Å)").
 std::string r_axis_label(const std::string& length_unit);

@@ -7,6 +7,9 @@ core and GPU, from Python.
   cores and GPUs, as `pairhist run` uses it): submit() frames, finish() for the counts.
 - run(trajectory, top=..., species=..., rmax=..., nbins=...): the `pairhist run` job with the
   command's arguments, returning counts, g(r) and coordination numbers as numpy arrays.
+- scattering(result, radiation="xray", ...): X-ray or neutron intensities I(q) of a finished run
+  (its pairhist.h5) by Debye's equation, or with structure_factor=True the structure factors
+  S(q) from g(r), as `pairhist scattering` computes them.
 - pairhist.mdanalysis.InterRDF / InterRDF_s: drop-ins for MDAnalysis's classes.
 
 Bin k of a histogram holds the pairs with floor(r * n_bins / r_max) == k (r >= r_max is not
@@ -27,7 +30,7 @@ from . import _pairhist  # noqa: E402
 from ._arguments import (box_rows, choice, device_number, pair_keys, positive_integer,  # noqa: E402
                          positive_number, species_arrays)
 
-__all__ = ["histograms", "Engine", "run", "gpu_count", "__version__"]
+__all__ = ["histograms", "Engine", "run", "scattering", "gpu_count", "__version__"]
 __version__ = "0.1.0"
 
 _PRECISIONS = ("single", "double")
@@ -237,3 +240,55 @@ def run(trajectory=None, *, config=None, **options):
         flag = key.replace("_", "-")
         settings.append((flag, _setting_values(flag, value)))
     return _pairhist.run(settings, str(config) if config is not None else "")
+
+
+def _per_species(value, name):
+    """{species: value} or ["SPECIES=VALUE", ...] as the command's SPECIES=VALUE list."""
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        return [f"{k}={v}" for k, v in value.items()]
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value]
+    raise TypeError(f"{name}: expected a dict or a list of 'SPECIES=VALUE', not {value!r}")
+
+
+def scattering(result, *, radiation="xray", q_max=50.0, nq=501, q=None, within_bin="exact",
+               precision="double", structure_factor=False, window="lorch", top=None,
+               element=None, deuterate=None, table=None):
+    """`pairhist scattering` on a finished run, returning numpy arrays instead of writing files.
+
+    result: the run's output directory or its pairhist.h5 (pairhist run -o DIR).
+    radiation: "xray" (form factors, electrons) or "neutron" (scattering lengths, fm).
+    q_max, nq: the grid q = 0 .. q_max (1/nm) in nq steps; or q: increasing values (1/nm).
+    within_bin: "exact" or "centre"; precision: "single" or "double" (Debye sums).
+    structure_factor: False for the Debye intensity I(q); True (periodic runs) for the
+        Faber-Ziman structure factors from g(r), with window "lorch" or "none".
+    top: topology giving the species' elements (default: the run's); element: {species: symbol};
+    deuterate: a fraction of D for every hydrogen species, or {species: fraction} (neutron);
+    table: a file of weights overriding the built-in ones.
+
+    Returns a dict: q; weights {species: f(q) or b}; with I(q): I and partials {(A, B): I_AB}
+    (I_AA holds the self term; I = their sum); with structure_factor: S, F, partials
+    {(A, B): S_AB}, density (atoms/nm^3) and concentrations {species: c}; guesses (elements
+    guessed from atom names, also warned), notes and header (the lines the command's files
+    start with). docs/scattering.md says what each is. Bad arguments or input raise ValueError.
+    """
+    if isinstance(deuterate, (int, float)) and not isinstance(deuterate, bool):
+        deuterate = [repr(float(deuterate))]
+    q_values = [] if q is None else [float(v) for v in np.asarray(q, dtype=float).ravel()]
+    if q is not None and not q_values:
+        raise ValueError("q: no values")
+    out = _pairhist.scattering(
+        os.fspath(result), choice(radiation, "radiation", ("xray", "neutron")), float(q_max),
+        positive_integer(nq, "nq"), q_values, choice(within_bin, "within_bin", ("exact", "centre")),
+        choice(precision, "precision", _PRECISIONS), bool(structure_factor),
+        choice(window, "window", ("none", "lorch")), "" if top is None else os.fspath(top),
+        _per_species(element, "element"), _per_species(deuterate, "deuterate"),
+        "" if table is None else os.fspath(table))
+    if out["guesses"]:
+        warnings.warn("elements guessed from atom names: " + ", ".join(out["guesses"]) +
+                      " (set them with element={species: symbol})", stacklevel=2)
+    return out

@@ -9,4 +9,5 @@ PYBIND11_MODULE(_pairhist, m) {
   pairhist::python::bind_histograms(m);
   pairhist::python::bind_engine(m);
   pairhist::python::bind_run(m);
+  pairhist::python::bind_scattering(m);
 }

@@ -1,0 +1,305 @@
+#include "drivers/cli/scattering_inputs.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <locale>
+#include <map>
+#include <sstream>
+
+#include "analysis/scattering_structure.hpp"
+#include "drivers/job/job_inputs.hpp"
+#include "io/scattering_table_reader.hpp"
+#include "io/topology_reader.hpp"
+#include "pairhist/errors.hpp"
+
+namespace pairhist {
+
+namespace {
+
+namespace fs = std::filesystem;
+using analysis::Radiation;
+
+constexpr double kPi = 3.14159265358979323846;
+// International Tables' Cromer-Mann fits hold for sin(theta)/lambda <= 2/A.
+constexpr double kXrayFitQMax = 4 * kPi * 2 * 10;
+
+bool parse_number(const std::string& text, double& value) {
+  std::istringstream in(text);
+  in.imbue(std::locale::classic());
+  return static_cast<bool>(in >> value) && (in >> std::ws).eof() && std::isfinite(value);
+}
+
+/// The problems of --q-max and --nq (when they make the grid).
+std::vector<std::string> q_grid_problems(const ScatteringOptions& o) {
+  std::vector<std::string> p;
+  if (!o.q_values.empty() || !o.q_file.empty()) return p;
+  if (!(o.q_max > 0) || !std::isfinite(o.q_max))
+    p.push_back("--q-max must be a positive number of 1/nm, got " + std::to_string(o.q_max));
+  if (o.nq < 2 || o.nq > 10000000)
+    p.push_back("--nq must be between 2 and 10^7, got " + std::to_string(o.nq));
+  return p;
+}
+
+std::string beyond_xray_fits(double q) {
+  return "q up to " + scattering_number(q) +
+         "/nm: the X-ray form factor fits hold for q <= " + scattering_number(kXrayFitQMax, 4) +
+         "/nm (sin(theta)/lambda <= 2/A)";
+}
+
+std::vector<double> q_grid(const ScatteringOptions& o) {
+  std::vector<double> q;
+  if (!o.q_values.empty()) {
+    for (double v : o.q_values) {
+      if (!std::isfinite(v) || v < 0 || (!q.empty() && v <= q.back()))
+        throw UsageError("q values must be finite, not negative and increasing, got " +
+                         scattering_number(v) +
+                         (q.empty() ? "" : " after " + scattering_number(q.back())));
+      q.push_back(v);
+    }
+    return q;
+  }
+  if (!o.q_file.empty()) {
+    std::ifstream in(o.q_file);
+    if (!in) throw InputError("cannot read '" + o.q_file + "': cannot open the file");
+    size_t line_no = 0;
+    for (std::string line; std::getline(in, line);) {
+      ++line_no;
+      line = line.substr(0, line.find_first_of("#;@"));
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      std::istringstream fields(line);
+      std::string first;
+      fields >> first;  // the first column; others (e.g. measured intensities) are ignored
+      double v = 0;
+      if (!parse_number(first, v) || v < 0 || (!q.empty() && v <= q.back()))
+        throw InputError(o.q_file + " line " + std::to_string(line_no) + ": '" + excerpt(first) +
+                         "' is not a q (1/nm) above the previous one");
+      q.push_back(v);
+    }
+    if (q.empty()) throw InputError(o.q_file + ": no q values");
+    return q;
+  }
+  if (const std::vector<std::string> p = q_grid_problems(o); !p.empty()) throw UsageError(p[0]);
+  for (int i = 0; i < o.nq; ++i) q.push_back(o.q_max * i / (o.nq - 1));
+  return q;
+}
+
+/// SPECIES=VALUE options into a map, checking that the species exist.
+std::map<std::string, std::string> by_species(const std::vector<std::string>& items,
+                                              const char* option,
+                                              const std::vector<std::string>& names) {
+  std::map<std::string, std::string> out;
+  for (const std::string& item : items) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos)
+      throw UsageError(std::string(option) + " '" + item + "': expected SPECIES=VALUE");
+    const std::string name = item.substr(0, eq);
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      throw UsageError(std::string(option) + " '" + item + "': the run has no species '" + name +
+                       "'");
+    out[name] = item.substr(eq + 1);
+  }
+  return out;
+}
+
+/// The topology to take the species' elements from: --top, else the run's own if it is still
+/// where the run read it: as recorded, or a relative path from the run's output directory or
+/// the directory above it (where `run -o DIR` usually ran); "" if none of these exists.
+std::string run_topology(const io::StoredRun& run, const std::string& given) {
+  if (!given.empty()) return given;
+  const std::string path = run.config_value("topology");
+  std::error_code ec;
+  if (path.empty() || fs::exists(path, ec)) return path;
+  if (fs::path(path).is_relative()) {
+    const fs::path run_dir = fs::absolute(run.path, ec).parent_path();
+    for (const fs::path& base : {run_dir, run_dir.parent_path()})
+      if (fs::exists(base / path, ec)) return (base / path).string();
+  }
+  return "";
+}
+
+/// The topology of `job` and the atoms of its species (`job.species` filled in where the
+/// trajectory carries its own).
+struct SpeciesAtoms {
+  analysis::Topology topology;
+  std::vector<std::string> names;
+  std::vector<std::vector<int>> atoms;
+};
+
+SpeciesAtoms species_atoms(JobOptions& job) {
+  SpeciesAtoms out;
+  out.topology = load_job_topology(job);
+  for (const SpeciesSpec& s : job.species) out.names.push_back(s.name);
+  out.atoms = resolve_species(job, out.topology);
+  return out;
+}
+
+/// Every species' scatterer: --element where given, else from the topology's atoms.
+analysis::ScattererAssignment scatterers(const ScatteringOptions& o, const io::StoredRun& run) {
+  const HistogramResult& res = run.result;
+  std::vector<std::string> names;
+  for (const SpeciesInfo& s : res.species) names.push_back(s.name);
+  const std::map<std::string, std::string> explicit_labels =
+      by_species(o.elements, "--element", names);
+  if (explicit_labels.size() == names.size())
+    return analysis::assign_scatterers({}, names, std::vector<std::vector<int>>(names.size()),
+                                       explicit_labels);
+  JobOptions job;
+  job.topology = run_topology(run, o.topology);
+  job.trajectory = run.config_value("trajectory");
+  job.index_file = run.config_value("index");
+  const std::vector<std::string> selections = run.species_selections();
+  for (size_t s = 0; s < names.size(); ++s) {
+    if (selections[s].empty() && explicit_labels.count(names[s]) == 0)
+      throw UsageError(run.path + " does not record the selection of species " + names[s] +
+                       ": give --element " + names[s] + "=SYMBOL");
+    job.species.push_back({names[s], selections[s].empty() ? "all" : selections[s]});
+  }
+  if (job.topology.empty() && !io::carries_species(job.trajectory))
+    throw UsageError("the elements of the species need the run's topology ('" +
+                     run.config_value("topology") +
+                     "' is not there): give --top TOPOLOGY or --element SPECIES=SYMBOL");
+  const SpeciesAtoms found = species_atoms(job);
+  for (size_t s = 0; s < names.size(); ++s) {
+    if (explicit_labels.count(names[s]) > 0) continue;
+    if (static_cast<int64_t>(found.atoms[s].size()) != res.species[s].count)
+      throw InputError("topology " + job.topology + " gives species " + names[s] + " " +
+                       std::to_string(found.atoms[s].size()) + " atoms, the run counted " +
+                       std::to_string(res.species[s].count) + ": is it the run's topology?");
+  }
+  return analysis::assign_scatterers(found.topology, names, found.atoms, explicit_labels);
+}
+
+/// Deuterium fractions into the species: a bare FRACTION for every hydrogen species, then
+/// SPECIES=FRACTION.
+void deuterate(const ScatteringOptions& o, const std::vector<std::string>& names,
+               std::vector<analysis::SpeciesScatterer>& species) {
+  std::vector<std::string> per_species;
+  for (const std::string& item : o.deuteration) {
+    if (item.find('=') != std::string::npos) {
+      per_species.push_back(item);
+      continue;
+    }
+    double x = 0;
+    if (!parse_number(item, x)) throw UsageError("--deuterate '" + item + "': not a fraction");
+    for (auto& s : species)
+      if (s.label == "H") s.deuterium = x;
+  }
+  for (const auto& [name, value] : by_species(per_species, "--deuterate", names)) {
+    double x = 0;
+    if (!parse_number(value, x)) throw UsageError("--deuterate '" + value + "': not a fraction");
+    for (auto& s : species)
+      if (s.species == name) s.deuterium = x;
+  }
+}
+
+/// The radiation, q grid and user table: what the options decide before any run is read.
+void read_grid_and_table(const ScatteringOptions& o, ScatteringInputs& in,
+                         analysis::ScattererTable& user) {
+  if (const std::vector<std::string> p = scattering_option_problems(o, {}); !p.empty()) {
+    std::string lines;
+    for (const std::string& line : p) lines += (lines.empty() ? "" : "\n") + line;
+    throw UsageError(lines);
+  }
+  in.radiation = analysis::parse_radiation(o.radiation);
+  in.q = q_grid(o);
+  if (!o.table.empty()) user = io::read_scatterer_table(o.table);
+}
+
+/// Deuteration, every species' weight and its values on the grid, from in.assignment.
+void decide_weights(const ScatteringOptions& o, const std::vector<std::string>& names,
+                    const analysis::ScattererTable& user, ScatteringInputs& in) {
+  deuterate(o, names, in.assignment.species);
+  in.weights = analysis::species_weights(in.assignment.species, in.radiation, user);
+  if (in.radiation == Radiation::xray && in.q.back() > kXrayFitQMax)
+    for (const auto& w : in.weights)
+      if (!w.constant()) throw UsageError(beyond_xray_fits(in.q.back()));
+  in.weight_grid = analysis::weights_on_grid(in.weights, in.q);
+}
+
+}  // namespace
+
+std::string scattering_number(double v, int digits) {
+  std::ostringstream s;
+  s.imbue(std::locale::classic());
+  s.precision(digits);
+  s << v;
+  return s.str();
+}
+
+std::vector<std::string> scattering_option_problems(const ScatteringOptions& o,
+                                                    const std::vector<std::string>& species,
+                                                    const std::string& radiation_flag) {
+  std::vector<std::string> p;
+  const auto check = [&p](const auto& parse) {
+    try {
+      parse();
+    } catch (const UsageError& e) {
+      p.push_back(e.what());
+    }
+  };
+  bool xray = false;
+  try {
+    xray = analysis::parse_radiation(o.radiation) == Radiation::xray;
+  } catch (const UsageError&) {
+    p.push_back(radiation_flag + " must be xray or neutron, got '" + excerpt(o.radiation) + "'");
+  }
+  check([&] { analysis::parse_within_bin(o.within_bin); });
+  if (o.precision != "single" && o.precision != "double")
+    p.push_back("--precision must be single or double, got '" + excerpt(o.precision) + "'");
+  if (o.structure_factor) check([&] { analysis::parse_window(o.window); });
+  if (xray && !o.deuteration.empty())
+    p.push_back("--deuterate changes neutron scattering only (X-rays see D as H)");
+  for (const std::string& line : q_grid_problems(o)) p.push_back(line);
+  // Without a table every X-ray weight is a fitted form factor; a table may make them constant,
+  // which decide_weights() tells once the species' labels are known.
+  if (xray && o.table.empty() && o.q_values.empty() && o.q_file.empty() && o.q_max > kXrayFitQMax)
+    p.push_back(beyond_xray_fits(o.q_max));
+  for (const std::string& item : o.deuteration) {
+    const size_t eq = item.find('=');
+    double x = 0;
+    if (!parse_number(eq == std::string::npos ? item : item.substr(eq + 1), x))
+      p.push_back("--deuterate '" + item + "': not a fraction");
+    else if (eq != std::string::npos && !species.empty())
+      check([&] { by_species({item}, "--deuterate", species); });
+  }
+  if (!species.empty()) check([&] { by_species(o.elements, "--element", species); });
+  return p;
+}
+
+ScatteringInputs read_scattering_inputs(const ScatteringOptions& o) {
+  ScatteringInputs in;
+  analysis::ScattererTable user;
+  read_grid_and_table(o, in, user);
+  in.run = io::read_histogram_result(o.input);
+  in.assignment = scatterers(o, in.run);
+  std::vector<std::string> names;
+  for (const SpeciesInfo& s : in.run.result.species) names.push_back(s.name);
+  decide_weights(o, names, user, in);
+  return in;
+}
+
+void check_scattering_for_job(const ScatteringOptions& o, JobOptions job) {
+  ScatteringInputs in;
+  analysis::ScattererTable user;
+  read_grid_and_table(o, in, user);
+  const SpeciesAtoms found = species_atoms(job);
+  // check_scattering_input() refuses shared atoms once the run has counted; here they are known
+  // from the selections already.
+  std::vector<int> owner(static_cast<size_t>(found.topology.natoms()), -1);
+  for (size_t s = 0; s < found.atoms.size(); ++s)
+    for (int i : found.atoms[s]) {
+      int& first = owner[static_cast<size_t>(i)];
+      if (first >= 0 && first != static_cast<int>(s))
+        throw UsageError("species " + found.names[static_cast<size_t>(first)] + " and " +
+                         found.names[s] +
+                         " share atoms: scattering needs every atom in one species only");
+      first = static_cast<int>(s);
+    }
+  in.assignment = analysis::assign_scatterers(found.topology, found.names, found.atoms,
+                                              by_species(o.elements, "--element", found.names));
+  decide_weights(o, found.names, user, in);
+}
+
+}  // namespace pairhist

@@ -1,0 +1,69 @@
+// What `pairhist scattering` (and `pairhist run --scattering`, and Python's pairhist.scattering)
+// computes from: the options, the run's counts read back, the q grid, which element every species
+// is and its weight at every q. docs/scattering.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/scattering_elements.hpp"
+#include "analysis/scattering_factors.hpp"
+#include "drivers/job/trajectory_job.hpp"
+#include "io/histogram_result_reader.hpp"
+
+namespace pairhist {
+
+struct ScatteringOptions {
+  std::string input;             // run output directory or its pairhist.h5
+  std::string output_dir;        // empty: the directory of the pairhist.h5
+  double q_max = 50;             // 1/nm
+  int nq = 501;                  // q = q_max i / (nq - 1), i = 0 .. nq - 1
+  std::string q_file;            // instead of q_max/nq: one q (1/nm) per line
+  std::vector<double> q_values;  // instead of all three (Python): increasing q, 1/nm
+  std::string radiation = "xray";
+  std::string within_bin = "exact";
+  std::string precision = "double";
+  std::string topology;                  // empty: the run's own
+  std::vector<std::string> elements;     // SPECIES=SYMBOL
+  std::vector<std::string> deuteration;  // FRACTION (every H species) or SPECIES=FRACTION
+  std::string table;                     // user weights (io/scattering_table_reader.hpp)
+  bool structure_factor = false;         // S(q) from g(r) instead of the Debye intensity
+  std::string window = "lorch";          // of the structure factor's transform
+};
+
+struct ScatteringInputs {
+  io::StoredRun run;
+  analysis::Radiation radiation = analysis::Radiation::xray;
+  std::vector<double> q;  // 1/nm
+  analysis::ScattererAssignment assignment;
+  std::vector<analysis::ScattererWeight> weights;  // per species
+  std::vector<std::vector<double>> weight_grid;    // [species][q]
+};
+
+/// Checks the options that need no file, reads the q file, the user table and the run, decides
+/// every species' scatterer (--element, else the run's topology, else guessed) and its weights.
+/// Throws UsageError for bad options (q grid, radiation, an unknown species or element,
+/// deuteration of X-rays, q beyond the X-ray fits), InputError for an unreadable run, topology,
+/// q file or table.
+ScatteringInputs read_scattering_inputs(const ScatteringOptions& options);
+
+/// The problems of the options alone, one line each (no file read): the radiation (named
+/// `radiation_flag` in the line: `run` calls it --scattering), --within-bin, --precision, --window
+/// (with structure_factor), the q grid, deuteration of X-rays and fractions that are no numbers,
+/// q beyond the X-ray fits without a --table, and, where `species` (the run's names) is not
+/// empty, --element and --deuterate for species that do not exist. read_scattering_inputs() and
+/// `pairhist run --scattering` (with its other usage errors, before any work) check these first.
+std::vector<std::string> scattering_option_problems(
+    const ScatteringOptions& options, const std::vector<std::string>& species,
+    const std::string& radiation_flag = "--radiation");
+
+/// `pairhist run --scattering` before it counts: everything read_scattering_inputs() decides
+/// without the counts (options, q file, table, every species' scatterer from job's topology and
+/// selections, the weights), so that a bad option or an unknown element costs no run. Throws as
+/// read_scattering_inputs(), and UsageError for species that share atoms.
+void check_scattering_for_job(const ScatteringOptions& options, JobOptions job);
+
+/// `v` with `digits` significant digits, '.' as the decimal point.
+std::string scattering_number(double v, int digits = 6);
+
+}  // namespace pairhist

@@ -1,0 +1,110 @@
+"""pairhist.scattering() against `pairhist scattering` on the same run: the same intensities,
+partials, weights and structure factors as the command's CSV files (to their 10 digits), q given
+as an array, element and deuterate as dicts or numbers; bad arguments raise ValueError with one
+line. Usage: check_scattering.py DATA_DIR PAIRHIST_BINARY WORKDIR"""
+
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+
+import pairhist
+
+data, binary, work = sys.argv[1], sys.argv[2], sys.argv[3]
+failures = []
+
+
+def check(name, condition, detail=""):
+    print(f"{'ok  ' if condition else 'FAIL'} {name} {detail}")
+    if not condition:
+        failures.append(name)
+
+
+def refused(name, call):
+    try:
+        call()
+    except ValueError as e:
+        check(f"{name} refused", "\n" not in str(e) and str(e) != "", f"({e})")
+        return
+    except Exception as e:  # noqa: BLE001
+        check(f"{name} refused", False, f"({type(e).__name__}: {e})")
+        return
+    check(f"{name} refused", False, "(accepted)")
+
+
+def read_csv(path):
+    lines = [line for line in open(path) if not line.startswith("#")]
+    names = lines[0].strip().split(",")
+    values = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+    return {n: values[:, i] for i, n in enumerate(names)}
+
+
+def same(a, b):
+    """Equal to the CSV's 10 significant digits."""
+    return np.allclose(a, b, rtol=1e-9, atol=1e-9 * np.abs(b).max())
+
+
+def cli(*args):
+    subprocess.run([binary, *args], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+
+
+run_dir = os.path.join(work, "py-scattering")
+cli("run", f"{data}/spce_water.xtc", "--top", f"{data}/spce_water.gro", "--species", "O=OW",
+    "--species", "H=HW1,HW2", "--rmax", "1.2", "--nbins", "240", "--last", "4", "--ncpu", "2",
+    "-q", "--overwrite", "-o", run_dir)
+
+# X-ray intensity: guesses are warned, the arrays are the command's.
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    x = pairhist.scattering(run_dir, q_max=40, nq=81)
+check("guessed elements warned", any("HW1 -> H" in str(w.message) for w in caught))
+check("guesses returned", x["guesses"] == ["HW1 -> H", "HW2 -> H", "OW -> O"], str(x["guesses"]))
+cli("scattering", run_dir, "--q-max", "40", "--nq", "81")
+csv = read_csv(os.path.join(run_dir, "intensity.csv"))
+check("q", same(x["q"], csv["q_per_nm"]) and x["q"].dtype == np.float64)
+check("I", same(x["I"], csv["I"]))
+check("partials keyed by species pairs", list(x["partials"]) == [("O", "O"), ("O", "H"),
+                                                                   ("H", "H")])
+check("partials", all(same(x["partials"][(a, b)], csv[f"I_{a}-{b}"])
+                      for a, b in x["partials"]))
+check("partials sum to I", np.allclose(sum(x["partials"].values()), x["I"], rtol=1e-12))
+check("weights", same(x["weights"]["O"], csv["f_O"]) and same(x["weights"]["H"], csv["f_H"]))
+check("header", x["header"][0].startswith("pairhist ") and any(
+    "periodic box" in n for n in x["notes"]))
+
+# Neutron D2O on given q values, elements and deuteration as Python values.
+q = np.array([0.5, 3.0, 12.0, 33.3])
+n = pairhist.scattering(run_dir, radiation="neutron", q=q, element={"O": "O", "H": "H"},
+                        deuterate=1.0)
+check("no guesses with element=", n["guesses"] == [])
+check("q as given", np.array_equal(n["q"], q))
+check("deuterated weight", np.allclose(n["weights"]["H"], 6.671))
+check("deuterate as a dict", np.array_equal(pairhist.scattering(
+    run_dir, radiation="neutron", q=q, element={"O": "O", "H": "H"}, deuterate={"H": 1})["I"],
+    n["I"]))
+
+# Structure factors.
+s = pairhist.scattering(run_dir, structure_factor=True, element={"O": "O", "H": "H"})
+cli("scattering", run_dir, "--structure-factor", "--element", "O=O", "--element", "H=H")
+csv = read_csv(os.path.join(run_dir, "sq.csv"))
+check("S", same(s["S"], csv["S"]))
+check("F", same(s["F"], csv["F"]))
+check("S partials", all(same(s["partials"][(a, b)], csv[f"S_{a}-{b}"]) for a, b in s["partials"]))
+check("density", abs(s["density"] - 100) < 3, str(s["density"]))
+check("concentrations", np.isclose(s["concentrations"]["O"], 1 / 3))
+w = pairhist.scattering(run_dir, structure_factor=True, window="none",
+                        element={"O": "O", "H": "H"})
+check("window changes S", not np.allclose(w["S"], s["S"]))
+
+refused("missing run", lambda: pairhist.scattering(os.path.join(work, "nothing")))
+refused("radiation 'gamma'", lambda: pairhist.scattering(run_dir, radiation="gamma"))
+refused("window 'hann'", lambda: pairhist.scattering(run_dir, structure_factor=True,
+                                                     window="hann"))
+refused("decreasing q", lambda: pairhist.scattering(run_dir, q=[2.0, 1.0]))
+refused("negative q_max", lambda: pairhist.scattering(run_dir, q_max=-1))
+refused("unknown species in element", lambda: pairhist.scattering(run_dir, element={"X": "O"}))
+
+sys.exit(1 if failures else 0)
