@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <unordered_map>
 
 namespace pairhist {
 namespace {
@@ -35,6 +36,41 @@ bool huge_pages_wanted() {
     return !(v && std::atoi(v) == 0);
   }();
   return wanted;
+}
+
+// PAIRHIST_PIN_BUDGET_MB caps the bytes the hooks pin at once (beyond it columns stay pageable:
+// transfers from them are slower and block their worker): for measuring what pinning the decoding
+// threads' first buffers costs a run's start against what pinned transfers save.
+std::size_t pin_budget() {
+  static const std::size_t budget = [] {
+    const char* v = std::getenv("PAIRHIST_PIN_BUDGET_MB");
+    return v ? static_cast<std::size_t>(std::strtoull(v, nullptr, 10)) << 20
+             : static_cast<std::size_t>(-1);
+  }();
+  return budget;
+}
+
+std::mutex pinned_mutex;
+std::unordered_map<void*, std::size_t> pinned;  // what the hooks pinned, while a budget applies
+std::size_t pinned_bytes = 0;
+
+/// Whether `bytes` more may be pinned; counts them if so.
+bool take_pin_budget(void* p, std::size_t bytes) {
+  if (pin_budget() == static_cast<std::size_t>(-1)) return true;
+  std::lock_guard<std::mutex> lock(pinned_mutex);
+  if (pinned_bytes + bytes > pin_budget()) return false;
+  pinned_bytes += bytes;
+  pinned.emplace(p, bytes);
+  return true;
+}
+
+void return_pin_budget(void* p) {
+  if (pin_budget() == static_cast<std::size_t>(-1)) return;
+  std::lock_guard<std::mutex> lock(pinned_mutex);
+  const auto it = pinned.find(p);
+  if (it == pinned.end()) return;
+  pinned_bytes -= it->second;
+  pinned.erase(it);
 }
 
 std::size_t rounded(std::size_t bytes, std::size_t to) {
@@ -69,13 +105,17 @@ void* allocate(std::size_t bytes) {
 #if defined(MADV_HUGEPAGE)
   if (huge) madvise(p, size, MADV_HUGEPAGE);  // advice only: 4 KiB pages work too
 #endif
-  if (h) h->pin(p, size);  // unpinned memory works too, with slower transfers
+  // Unpinned memory works too, with slower transfers.
+  if (h && take_pin_budget(p, size)) h->pin(p, size);
   return p;
 }
 
 void deallocate(void* p, std::size_t bytes) noexcept {
   if (!p) return;
-  if (const Hooks* h = installed.load()) h->unpin(p, rounded(bytes, kPage));
+  if (const Hooks* h = installed.load()) {
+    return_pin_budget(p);
+    h->unpin(p, rounded(bytes, kPage));
+  }
   std::free(p);
 }
 

@@ -57,7 +57,8 @@ print(sys.argv[3], f"wall {float(sys.argv[5]) - float(sys.argv[4]):.2f}",
 PY
     tee -a "$log"
 }
-# START_VARIANTS: NAME=ARGS entries separated by ";" (ARGS after pairhist's run arguments).
+# START_VARIANTS: NAME=ARGS entries separated by ";" (ARGS after pairhist's run arguments, or
+# env:VAR=VALUE for the defaults in that environment).
 IFS=';' read -r -a variants <<<"${START_VARIANTS:-defaults=;lazy=LAZY;ncpu0=--ncpu 0}"
 for round in $(seq "${START_ROUNDS:-2}"); do
   for entry in "${variants[@]}"; do
@@ -65,6 +66,8 @@ for round in $(seq "${START_ROUNDS:-2}"); do
     a=${entry#*=}
     if [ "$a" = LAZY ]; then
       one "$v" "$round" "" PAIRHIST_LAZY_KERNELS=1
+    elif [ "${a#env:}" != "$a" ]; then  # env:VAR=VALUE: the defaults with that environment
+      one "$v" "$round" "" "${a#env:}"
     else
       one "$v" "$round" "$a"
     fi
