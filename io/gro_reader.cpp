@@ -220,7 +220,8 @@ constexpr size_t kBytesPerThread = size_t{4} << 20;
 /// the chunks' lines are counted first, so that each thread knows the index of its first atom.
 class GroParser {
  public:
-  explicit GroParser(const std::string& path) : path_(path), bytes_(path), text_(bytes_.view()) {}
+  GroParser(const std::string& path, bool coordinates)
+      : path_(path), coordinates_(coordinates), bytes_(path), text_(bytes_.view()) {}
 
   Topology parse() {
     Topology top;
@@ -274,7 +275,7 @@ class GroParser {
     atom_ids_.resize(n);
     residue_ids_.resize(n);
     top.residue_numbers.resize(n);
-    top.xyz.resize(3 * n);
+    if (coordinates_) top.xyz.resize(3 * n);
     run_each(chunks, [&](Chunk& c) { parse_chunk(c, top, natoms); });
     for (const Chunk& c : chunks) {
       if (c.error_index == std::string_view::npos) continue;
@@ -433,7 +434,7 @@ class GroParser {
       return "bad residue number '" + excerpt(line.substr(0, 5)) + "'";
     }
     static const char* const kAxis[3] = {"x", "y", "z"};
-    for (size_t d = 0; d < 3; ++d) {
+    for (size_t d = 0; d < (coordinates_ ? 3 : 0); ++d) {
       const auto field = line.substr(kCoordColumn + d * width_, width_);
       if (!parse_float(field, top.xyz[3 * i + d])) {
         return std::string("bad ") + kAxis[d] + " coordinate '" + excerpt(field) + "'";
@@ -482,6 +483,7 @@ class GroParser {
   }
 
   std::string path_;
+  bool coordinates_ = true;
   std::vector<uint32_t> atom_ids_, residue_ids_;  // per atom, into its chunk's names until merged
   FileBytes bytes_;
   std::string_view text_;
@@ -491,7 +493,11 @@ class GroParser {
 }  // namespace
 
 Topology read_gro(const std::string& path) {
-  return GroParser(path).parse();
+  return GroParser(path, true).parse();
+}
+
+Topology read_gro(const std::string& path, TopologyContent content) {
+  return GroParser(path, content == TopologyContent::everything).parse();
 }
 
 }  // namespace pairhist::io

@@ -17,4 +17,11 @@ using analysis::Topology;
 /// InputError "path: line N: problem" for unreadable or malformed files.
 Topology read_gro(const std::string& path);
 
+/// What a reader fills: `names` leaves the coordinates out (Topology::xyz empty), for a run,
+/// which takes its positions from the trajectory: parsing 33M coordinate fields was half of an
+/// 11M-atom topology's reading. Atom lines are still checked for their length, not their numbers.
+enum class TopologyContent { everything, names };
+
+Topology read_gro(const std::string& path, TopologyContent content);
+
 }  // namespace pairhist::io

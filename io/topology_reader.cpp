@@ -24,9 +24,9 @@ std::string lower_extension(const std::string& path) {
 
 }  // namespace
 
-Topology read_topology(const std::string& path) {
+Topology read_topology(const std::string& path, TopologyContent content) {
   const std::string ext = lower_extension(path);
-  if (ext == ".gro") return read_gro(path);
+  if (ext == ".gro") return read_gro(path, content);
   if (ext == ".tpr") return read_tpr(path);
   if (ext == ".pdb" || ext == ".ent") return read_pdb_topology(path);
   if (ext == ".xyz" || ext == ".extxyz") return read_xyz_topology(path);

@@ -11,7 +11,8 @@ namespace pairhist::io {
 /// Reads the topology of `path` by extension: .gro, .tpr (GROMACS run input), .pdb, .xyz/.extxyz
 /// (species column), .lammpstrj/.lammpsdump/.dump (atom types as names), CADISHI .h5/.hdf5 (species
 /// names). Throws InputError otherwise.
-Topology read_topology(const std::string& path);
+Topology read_topology(const std::string& path,
+                       TopologyContent content = TopologyContent::everything);
 
 /// True when the topology file offers index groups of its own: a .tpr, whose groups are those
 /// gmx make_ndx starts with (System, ..., Water, SOL, non-Water, Ion, ...).

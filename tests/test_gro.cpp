@@ -211,6 +211,9 @@ TEST_CASE("malformed GRO files give InputError with the line number") {
   }
 }
 
+// Where an atom line's coordinates start (resnr, resname, atomname, atomnr before them).
+constexpr size_t kCoordColumnForTests = 20;
+
 TEST_CASE("a GRO file big enough for several parsing threads reads as a single thread would") {
   // 300k atoms (13 MB): more than one 4 MB chunk per thread on any machine with 2+ cores.
   TempGro tmp;
@@ -248,6 +251,20 @@ TEST_CASE("a GRO file big enough for several parsing threads reads as a single t
   CHECK(top.residue_names == residue_names);
   CHECK(top.residue_numbers[natoms - 1] == (natoms - 1) / 3 % 100000);
   CHECK(top.box[8] == 1.86206f);
+  // What a run reads: the same names and box, no coordinates, and a bad coordinate unnoticed
+  // (a short line is still an error).
+  const Topology names = read_gro(tmp.write(good), pairhist::io::TopologyContent::names);
+  CHECK(names.xyz.empty());
+  CHECK(names.natoms() == natoms);
+  CHECK(names.atom_names == atom_names);
+  CHECK(names.residue_names == residue_names);
+  CHECK(names.residue_numbers == top.residue_numbers);
+  CHECK(names.box == top.box);
+  std::string bad_coordinate = good;
+  const size_t line3 = bad_coordinate.find('\n', bad_coordinate.find('\n') + 1) + 1;
+  bad_coordinate[line3 + kCoordColumnForTests + 2] = 'x';
+  CHECK_NOTHROW(read_gro(tmp.write(bad_coordinate), pairhist::io::TopologyContent::names));
+  CHECK(contains(error_of(tmp.write(bad_coordinate)), ": line 3: bad x coordinate"));
   // The first bad line wins, wherever its thread is; a second one later does not hide it.
   std::string bad = good;
   size_t at = 0;

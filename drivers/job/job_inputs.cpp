@@ -41,7 +41,8 @@ analysis::Topology load_job_topology(JobOptions& o) {
     o.topology = o.trajectory;
   }
   own_species = io::carries_species(o.topology);
-  analysis::Topology top = io::read_topology(o.topology);
+  // The run's positions come from the trajectory.
+  analysis::Topology top = io::read_topology(o.topology, io::TopologyContent::names);
   if (o.species.empty() && own_species) o.species = species_of_file(top, o.topology);
   return top;
 }
