@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "analysis/gmx_rdf.hpp"
+#include "analysis/positions.hpp"
 #include "drivers/cli/gmx_arguments.hpp"
 #include "drivers/job/box_limit.hpp"
 #include "drivers/job/job_support.hpp"
@@ -41,8 +42,12 @@ const std::vector<GmxOption>& rdf_options() {
       {"norm", GmxOption::value, "Normalisation: rdf (default), number_density, none"},
       {"excl", GmxOption::boolean, "Leave out the pairs the .tpr excludes (default no)"},
       {"xy", GmxOption::boolean, "Not supported (refused)"},
-      {"seltype", GmxOption::value, "atom only"},
-      {"selrpos", GmxOption::value, "atom only"},
+      {"seltype", GmxOption::value,
+       "Positions of selections that state none: atom (default), res_com, res_cog, mol_com, "
+       "mol_cog, also with whole_, part_, dyn_"},
+      {"selrpos", GmxOption::value,
+       "Accepted, without effect: it only moves position keywords, which pairhist's selections "
+       "do not have"},
       {"surf", GmxOption::value, "no only"},
       {"cut", GmxOption::value, "0 only"},
       {"xvg", GmxOption::value, "xmgrace (default) or none"},
@@ -108,6 +113,17 @@ std::string as_selection(const std::string& text, const analysis::IndexGroups* g
   const bool one_word = text.find_first_of(" \t") == std::string::npos && !text.empty();
   if (one_word && groups && groups->find(text)) return "group " + text;
   return text;
+}
+
+/// The selection with gmx's -seltype stated, unless it states its own positions.
+std::string with_position_type(const std::string& selection, const analysis::PositionType& type) {
+  if (type.is_atom()) return selection;
+  try {
+    if (analysis::split_position_type(selection).stated) return selection;
+  } catch (const UsageError&) {
+    return selection;  // the run reports it
+  }
+  return analysis::position_type_name(type) + " of " + selection;
 }
 
 std::string xvg_text(const std::string& title, const std::string& ylabel,
@@ -194,8 +210,10 @@ void run_rdf_command(const std::vector<std::string>& args) {
     p.push_back("-norm must be rdf, number_density or none");
   // gmx rdf options pairhist does not compute: refused, never ignored.
   if (a.flag("xy", false)) p.push_back("-xy is not supported by pairhist rdf");
-  if (a.value("seltype", "atom") != "atom" || a.value("selrpos", "atom") != "atom")
-    p.push_back("-seltype/-selrpos: pairhist rdf computes atom positions only (atom)");
+  analysis::PositionType seltype, selrpos;
+  for (const auto& [option, type] : {std::pair{"seltype", &seltype}, {"selrpos", &selrpos}})
+    if (!analysis::parse_position_type(a.value(option, "atom"), *type))
+      p.push_back(std::string("-") + option + " must be " + analysis::position_type_list());
   if (a.value("surf", "no") != "no") p.push_back("-surf is not supported by pairhist rdf");
   if (number(a, "cut", 0, p) != 0) p.push_back("-cut is not supported by pairhist rdf");
   const std::string xvg = a.value("xvg", "xmgrace");
@@ -233,8 +251,8 @@ void run_rdf_command(const std::vector<std::string>& args) {
     if (it == texts.end()) texts.push_back(s);
   }
   for (size_t s = 0; s < texts.size(); ++s)
-    o.species.push_back(
-        {s == 0 ? "ref" : "sel" + std::to_string(s), as_selection(texts[s], served)});
+    o.species.push_back({s == 0 ? "ref" : "sel" + std::to_string(s),
+                         with_position_type(as_selection(texts[s], served), seltype)});
   for (int s : species_of_sel) {
     const std::string pair = "ref-" + o.species[static_cast<size_t>(s)].name;
     if (std::find(o.pairs.begin(), o.pairs.end(), pair) == o.pairs.end()) o.pairs.push_back(pair);

@@ -125,7 +125,7 @@ analysis::ScattererAssignment scatterers(const ScatteringOptions& o, const io::S
                      run.config_value("topology") +
                      "' is not there): give --top TOPOLOGY or --element SPECIES=SYMBOL");
   const analysis::Topology top = load_job_topology(job);
-  std::vector<std::vector<int>> atoms = resolve_species(job, top);
+  std::vector<std::vector<int>> atoms = resolve_species(job, top, "pairhist scattering");
   for (size_t s = 0; s < names.size(); ++s) {
     if (explicit_labels.count(names[s]) > 0) continue;
     if (static_cast<int64_t>(atoms[s].size()) != res.species[s].count)

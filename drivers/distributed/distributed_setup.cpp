@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "drivers/job/job_support.hpp"
 #include "io/xtc_scanner.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
@@ -86,8 +87,8 @@ CoordinateBounds species_bounds(const io::TrajectoryFrame& frame,
 
 DistributedPlan plan_distributed_run(const JobOptions& o, const FramePlan& frames,
                                      EngineConfig config,
-                                     const std::vector<std::vector<int>>& atoms, int ranks,
-                                     int box_kind) {
+                                     const std::vector<std::vector<int>>& atoms,
+                                     const analysis::Centres& centres, int ranks, int box_kind) {
   DistributedPlan plan;
   plan.trajectory = o.trajectory;
   try {
@@ -106,8 +107,10 @@ DistributedPlan plan_distributed_run(const JobOptions& o, const FramePlan& frame
     }
     BoxMatrix box;
     for (int i = 0; i < 9; ++i) box[i] = frame.box[i];
+    const std::string where = o.trajectory + ": frame " + std::to_string(index) + ": ";
     if (const std::string problem = box_problem(box); !problem.empty())
-      throw InputError(o.trajectory + ": frame " + std::to_string(index) + ": " + problem);
+      throw InputError(where + problem);
+    append_centres(centres, first.natoms(), frame, where);
     plan.box_kind = box_kind >= 0 ? box_kind : static_cast<int>(classify_box(box));
 
     std::string scan_error;

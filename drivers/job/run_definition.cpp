@@ -46,7 +46,17 @@ RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology
   run.length_factor = length_factor(o.units);
   run.r_max_nm = o.r_max / run.length_factor;
   run.topology_atoms = topology.natoms();
-  run.atoms = resolve_species(o, topology);
+  SpeciesPositions positions = resolve_species_positions(o, topology);
+  run.atoms = std::move(positions.atoms);
+  run.centres = std::move(positions.centres);
+  run.notes = std::move(positions.notes);
+  if (analysis::parse_exclude_mode(o.exclude) != analysis::ExcludeMode::none)
+    for (size_t s = 0; s < o.species.size(); ++s)
+      if (!positions.centred[s].empty())
+        throw UsageError(
+            "exclusions (--exclude, gmx rdf's -excl) leave out pairs of atoms, and "
+            "species " +
+            o.species[s].name + " has " + positions.centred[s] + " positions");
   run.pairs = selected_pairs(o);
   const auto all = species_pairs(static_cast<int>(run.atoms.size()));
   for (const auto& pair : run.pairs)
@@ -64,9 +74,10 @@ RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology
                        " histograms, this run has " + std::to_string(run.pairs.size()));
   }
   run.header = result_header(run);
-  // Parallel decoding threads also prepare the species' columns; the exclusions need whole frames.
-  run.preparation.species = run.atoms;
-  run.preparation.whole_frame = !run.exclusions.empty();
+  // Parallel decoding threads also prepare the species' columns; the exclusions and the centres
+  // need whole frames.
+  if (run.centres.empty()) run.preparation.species = run.atoms;
+  run.preparation.whole_frame = !run.exclusions.empty() || !run.centres.empty();
   return run;
 }
 

@@ -105,6 +105,8 @@ void TrajectoryPipeline::assemble() {
     throw InputError(o.trajectory + ": frame 0: " + std::to_string(natoms) +
                      " atoms, but topology " + o.topology + " has " +
                      std::to_string(run_->topology_atoms));
+  for (const std::string& note : run_->notes)
+    std::fprintf(stderr, "pairhist: warning: %s\n", note.c_str());
   out_.frames_resumed = run_->seed.frames();
   // The run's box kind is its first frame's, also for a resumed run's later frames.
   kind_known_ = run_->seed.box_kind >= 0;
@@ -170,6 +172,7 @@ bool TrajectoryPipeline::count_unit() {
   const int64_t index = unit_.file_index;
   const std::string where = o.trajectory + ": frame " + std::to_string(index) + ": ";
   try {
+    append_centres(run_->centres, run_->topology_atoms, frame_, where);
     const BoxMatrix box = to_matrix(frame_.box);
     if (!engine_) {
       if (const std::string problem = box_problem(box); !problem.empty())
