@@ -41,7 +41,8 @@ const std::vector<GmxOption>& rdf_options() {
        "Largest distance (nm); 0 (default): 0.99 x the first box's limit"},
       {"norm", GmxOption::value, "Normalisation: rdf (default), number_density, none"},
       {"excl", GmxOption::boolean, "Leave out the pairs the .tpr excludes (default no)"},
-      {"xy", GmxOption::boolean, "Not supported (refused)"},
+      {"xy", GmxOption::boolean,
+       "Distances in the x-y plane only, normalised by the x-y area (default no)"},
       {"seltype", GmxOption::value,
        "Positions of selections that state none: atom (default), res_com, res_cog, mol_com, "
        "mol_cog, also with whole_, part_, dyn_"},
@@ -71,12 +72,12 @@ double number(const GmxArguments& a, const std::string& name, double fallback,
 
 /// gmx rdf -rmax 0: 0.99 x the largest cut-off GROMACS allows in the first frame's box
 /// (max_cutoff2: half the shortest box vector, and the smallest diagonal element less the
-/// tilt of c along y).
-double gmx_default_rmax(const std::string& trajectory) {
+/// tilt of c along y; with -xy, of the box gmx makes for it, xy_box).
+double gmx_default_rmax(const std::string& trajectory, bool xy) {
   const auto reader = io::open_trajectory(trajectory);
   io::TrajectoryFrame frame;
   if (!reader->next(frame)) throw InputError(trajectory + ": no frame");
-  const auto& b = frame.box;
+  const auto b = xy ? xy_box(frame.box) : frame.box;
   const auto norm2 = [&](int v) {
     return double(b[3 * v]) * b[3 * v] + double(b[3 * v + 1]) * b[3 * v + 1] +
            double(b[3 * v + 2]) * b[3 * v + 2];
@@ -209,7 +210,6 @@ void run_rdf_command(const std::vector<std::string>& args) {
   else if (norm_text != "rdf")
     p.push_back("-norm must be rdf, number_density or none");
   // gmx rdf options pairhist does not compute: refused, never ignored.
-  if (a.flag("xy", false)) p.push_back("-xy is not supported by pairhist rdf");
   analysis::PositionType seltype, selrpos;
   for (const auto& [option, type] : {std::pair{"seltype", &seltype}, {"selrpos", &selrpos}})
     if (!analysis::parse_position_type(a.value(option, "atom"), *type))
@@ -230,6 +230,7 @@ void run_rdf_command(const std::vector<std::string>& args) {
   o.end_time = end * ps;
   if (dt > 0) o.step = step_of_dt(o.trajectory, dt * ps);
   o.exclude = a.flag("excl", false) ? "topology" : "none";
+  o.xy = a.flag("xy", false);
   o.norm = "none";  // raw counts: normalised below as gmx does
 
   // Species: the reference, then each distinct selection; a selection equal to the reference is
@@ -259,7 +260,7 @@ void run_rdf_command(const std::vector<std::string>& args) {
   }
   // Half-width bins up to gmx's last edge: every row gmx writes is a sum of whole bins.
   const bool from_box = rmax == 0;
-  if (from_box) rmax = gmx_default_rmax(o.trajectory);
+  if (from_box) rmax = gmx_default_rmax(o.trajectory, o.xy);
   const double half = bin / 2;
   double halves = rmax / half;
   halves = std::fabs(halves - std::round(halves)) < 1e-6 * halves ? std::round(halves)
@@ -298,7 +299,8 @@ void run_rdf_command(const std::vector<std::string>& args) {
     for (uint64_t c : it->counts) half_counts.push_back(static_cast<double>(c) * (s == 0 ? 2 : 1));
     const auto curve = analysis::gmx_rdf_curve(
         half_counts, frames, static_cast<double>(r.species[0].count),
-        static_cast<double>(r.species[static_cast<size_t>(s)].count) * inverse_volume, bin, norm);
+        static_cast<double>(r.species[static_cast<size_t>(s)].count) * inverse_volume, bin, norm,
+        o.xy);
     g.push_back(curve.rdf);
     cn.push_back(curve.cn);
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "drivers/job/box_limit.hpp"
 #include "drivers/job/job_inputs.hpp"
 #include "drivers/job/job_support.hpp"
 #include "pairhist/errors.hpp"
@@ -36,6 +37,19 @@ std::vector<std::vector<uint64_t>> run_histograms(const RunDefinition& run,
   std::vector<std::vector<uint64_t>> counts;
   for (size_t e : run.engine_pair) counts.push_back(std::move(engine.at(e)));
   return counts;
+}
+
+void prepare_positions(const RunDefinition& run, io::TrajectoryFrame& frame,
+                       const std::string& where) {
+  append_centres(run.centres, run.topology_atoms, frame, where);
+  if (!run.options.xy) return;
+  // Images along a c with x or y components shift the plane's lattice too: gmx refuses them.
+  if (frame.box[6] != 0 || frame.box[7] != 0)
+    throw InputError(where +
+                     "-xy needs a box whose third vector is along z (gmx rdf refuses this box "
+                     "too: its images along c shift the x-y plane)");
+  if (box_problem(to_matrix(frame.box)).empty()) frame.box = xy_box(frame.box);
+  for (size_t i = 2; i < frame.xyz.size(); i += 3) frame.xyz[i] = 0;
 }
 
 RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology) {
@@ -74,10 +88,11 @@ RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology
                        " histograms, this run has " + std::to_string(run.pairs.size()));
   }
   run.header = result_header(run);
-  // Parallel decoding threads also prepare the species' columns; the exclusions and the centres
-  // need whole frames.
-  if (run.centres.empty()) run.preparation.species = run.atoms;
-  run.preparation.whole_frame = !run.exclusions.empty() || !run.centres.empty();
+  // Parallel decoding threads also prepare the species' columns; the exclusions and
+  // prepare_positions need whole frames.
+  const bool prepared = !run.centres.empty() || o.xy;  // prepare_positions changes the frames
+  if (!prepared) run.preparation.species = run.atoms;
+  run.preparation.whole_frame = !run.exclusions.empty() || prepared;
   return run;
 }
 

@@ -41,6 +41,12 @@ struct RunDefinition {
 std::vector<std::vector<uint64_t>> run_histograms(const RunDefinition& run,
                                                   std::vector<std::vector<uint64_t>> engine);
 
+/// Makes a frame's positions those the run counts, before anything reads the frame: the
+/// centres after the atoms (append_centres), and with options.xy every z set to 0 in the x-y box
+/// (xy_box). `where` names file and frame for errors.
+void prepare_positions(const RunDefinition& run, io::TrajectoryFrame& frame,
+                       const std::string& where);
+
 /// Checks `resolved` (load_job_topology's options) and defines the run over `topology`. Throws
 /// UsageError / InputError as the options, the selections or a resumed checkpoint call for.
 RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology);
