@@ -108,11 +108,15 @@ int64_t step_of_dt(const std::string& trajectory, double dt_ps) {
   return static_cast<int64_t>(steps);
 }
 
+/// Only a selection of one word can name a group, as gmx reads them.
+bool one_word(const std::string& text) {
+  return text.find_first_of(" \t") == std::string::npos && !text.empty();
+}
+
 /// The selection for pairhist's language: a group name or number of the index groups as gmx
 /// takes it, else the text itself.
 std::string as_selection(const std::string& text, const analysis::IndexGroups* groups) {
-  const bool one_word = text.find_first_of(" \t") == std::string::npos && !text.empty();
-  if (one_word && groups && groups->find(text)) return "group " + text;
+  if (one_word(text) && groups && groups->find(text)) return "group " + text;
   return text;
 }
 
@@ -235,21 +239,24 @@ void run_rdf_command(const std::vector<std::string>& args) {
 
   // Species: the reference, then each distinct selection; a selection equal to the reference is
   // the reference itself (its pairs then count once each, doubled below as gmx's ordered pairs).
-  analysis::IndexGroups groups;
-  const analysis::IndexGroups* served = nullptr;
-  if (!o.index_file.empty()) {
-    groups = io::read_ndx(o.index_file, std::numeric_limits<int>::max());
-    served = &groups;
-  } else if (io::has_default_groups(o.topology)) {
-    groups = io::read_default_groups(o.topology);
-    served = &groups;
-  }
   std::vector<std::string> texts = {ref};
   std::vector<int> species_of_sel;
   for (const auto& s : sels) {
     const auto it = std::find(texts.begin(), texts.end(), s);
     species_of_sel.push_back(static_cast<int>(it - texts.begin()));
     if (it == texts.end()) texts.push_back(s);
+  }
+  // A .tpr's default groups cost a second reading of it (in a child process): only for a
+  // selection that may name one.
+  analysis::IndexGroups groups;
+  const analysis::IndexGroups* served = nullptr;
+  if (!o.index_file.empty()) {
+    groups = io::read_ndx(o.index_file, std::numeric_limits<int>::max());
+    served = &groups;
+  } else if (std::any_of(texts.begin(), texts.end(), one_word) &&
+             io::has_default_groups(o.topology)) {
+    groups = io::read_default_groups(o.topology);
+    served = &groups;
   }
   for (size_t s = 0; s < texts.size(); ++s)
     o.species.push_back({s == 0 ? "ref" : "sel" + std::to_string(s),
