@@ -122,9 +122,13 @@ PositionSelection split_position_type(const std::string& selection,
     out.atoms_text = selection.substr(w.rest);
     return out;
   }
-  if (is_type && !w.first.empty())
+  if (is_type && !w.first.empty()) {
+    // The words after the type, as the user wrote them, for the spelling that works.
+    std::string rest = selection.substr(selection.find(w.first) + w.first.size());
+    rest.erase(0, rest.find_first_not_of(" \t\r\n\f\v"));
     fail("'" + w.first + "' needs 'of' before the atoms: '" + w.first + " of " +
-         excerpt(selection.substr(selection.find(w.first) + w.first.size()), 100).substr(1) + "'");
+         (rest.empty() ? "resname SOL" : excerpt(rest, 100)) + "'");
+  }
   out.type = default_type;
   out.atoms_text = selection;
   return out;

@@ -77,6 +77,8 @@ TEST_CASE("a selection's leading 'POSTYPE of'") {
   refused("res_cm of resname SOL", "did you mean 'res_com'?");
   refused("com of resname SOL", "'com of' (one centre of the whole selection) is not supported");
   refused("res_com resname SOL", "'res_com' needs 'of' before the atoms: 'res_com of resname SOL'");
+  refused(" mol_cog  name OW", "'mol_cog of name OW'");
+  refused("part_mol_cog", "'part_mol_cog' needs 'of' before the atoms");  // found by fuzzing
 }
 
 TEST_CASE("centres: one per residue, shared when equal, an atom stays the atom") {
