@@ -14,25 +14,6 @@ ExcludeMode parse_exclude_mode(const std::string& text) {
   throw UsageError("--exclude must be none, residue or topology, got '" + text + "'");
 }
 
-std::vector<int> residue_of_atoms(const Topology& top, const std::string& topology_path) {
-  const size_t n = static_cast<size_t>(top.natoms());
-  const bool named = std::any_of(top.residue_names.begin(), top.residue_names.end(),
-                                 [](const std::string& s) { return !s.empty(); });
-  if (top.residue_numbers.size() != n || top.residue_names.size() != n || !named)
-    throw UsageError(topology_path +
-                     ": the topology has no residues, so --exclude residue cannot be used (give "
-                     "a .gro or .pdb topology)");
-  std::vector<int> residue(n);
-  int current = -1;
-  for (size_t i = 0; i < n; ++i) {
-    if (i == 0 || top.residue_numbers[i] != top.residue_numbers[i - 1] ||
-        top.residue_names[i] != top.residue_names[i - 1])
-      ++current;
-    residue[i] = current;
-  }
-  return residue;
-}
-
 std::vector<uint64_t> count_shared_atoms(const std::vector<std::vector<int>>& atoms,
                                          const SpeciesPairs& pairs) {
   std::vector<uint64_t> shared;
@@ -104,7 +85,7 @@ PairExclusions::PairExclusions(ExcludeMode mode, const Topology& top,
     from_topology(top, topology_path, species_atoms, pairs);
     return;
   }
-  const std::vector<int> residue = residue_of_atoms(top, topology_path);
+  const std::vector<int> residue = residue_of_atoms(top, topology_path, "--exclude residue");
   std::vector<std::vector<ResidueRange>> ranges;
   for (const auto& atoms : species_atoms) ranges.push_back(residue_ranges(atoms, residue));
   for (const auto& [a, b] : pairs) {

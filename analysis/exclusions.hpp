@@ -25,12 +25,6 @@ enum class ExcludeMode { none, residue, topology };
 /// "none", "residue" or "topology"; throws UsageError otherwise.
 ExcludeMode parse_exclude_mode(const std::string& text);
 
-/// Residue of every atom, numbered 0, 1, ... in file order: a residue is a maximal run of
-/// consecutive atoms with the same residue number and name, as GROMACS reads .gro/.pdb files
-/// (residue numbers wrap at 99999 in .gro, so equal numbers far apart are different residues).
-/// Throws UsageError naming `topology_path` if the topology carries no residues (.xyz, LAMMPS).
-std::vector<int> residue_of_atoms(const Topology& top, const std::string& topology_path);
-
 /// Species pairs (a <= b), as the run counts them: species_pairs() order, or the part of it a run
 /// asked for (`run --pairs`).
 using SpeciesPairs = std::vector<std::pair<int, int>>;

@@ -5,7 +5,7 @@
 namespace pairhist::analysis {
 
 GmxRdfCurve gmx_rdf_curve(const std::vector<double>& half_counts, double frames, double ref_count,
-                          double sel_density, double bin, GmxNorm norm) {
+                          double sel_density, double bin, GmxNorm norm, bool xy) {
   GmxRdfCurve c;
   const size_t half = half_counts.size();
   const double per_ref = frames * ref_count;
@@ -14,7 +14,8 @@ GmxRdfCurve gmx_rdf_curve(const std::vector<double>& half_counts, double frames,
   for (size_t i = 0; i < (half + 1) / 2; ++i) {
     const double count = i == 0 ? half_counts[0] : half_counts[2 * i - 1] + half_counts[2 * i];
     const double outer = (i + 0.5) * bin;
-    const double outer_volume = 4.0 / 3.0 * M_PI * outer * outer * outer;
+    const double outer_volume =
+        xy ? M_PI * outer * outer : 4.0 / 3.0 * M_PI * outer * outer * outer;
     const double shell = outer_volume - inner_volume;
     inner_volume = outer_volume;
     double v = count / per_ref;

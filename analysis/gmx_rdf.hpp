@@ -18,11 +18,12 @@ struct GmxRdfCurve {
 
 /// `half_counts`: ordered reference-selection pairs per half-bin [k * bin/2, (k + 1) * bin/2),
 /// summed over `frames`; `ref_count`: reference atoms per frame; `sel_density`: the frames' mean
-/// selection atoms per volume (gmx's <N_sel / V>). gmx rdf's normalisations: rdf divides by
-/// frames, the shell volume, ref_count and sel_density; number_density by frames, the shell
-/// volume and ref_count; none by frames, the bin width and ref_count. n(r) is the running sum
-/// of the pairs per reference atom and frame.
+/// selection atoms per volume (gmx's <N_sel / V>; with `xy`, per x-y area). gmx rdf's
+/// normalisations: rdf divides by frames, the shell volume (with `xy`, gmx rdf -xy, the ring's
+/// area), ref_count and sel_density; number_density by frames, the shell volume and ref_count;
+/// none by frames, the bin width and ref_count. n(r) is the running sum of the pairs per
+/// reference atom and frame.
 GmxRdfCurve gmx_rdf_curve(const std::vector<double>& half_counts, double frames, double ref_count,
-                          double sel_density, double bin, GmxNorm norm);
+                          double sel_density, double bin, GmxNorm norm, bool xy = false);
 
 }  // namespace pairhist::analysis

@@ -1,6 +1,9 @@
 #include "analysis/topology.hpp"
 
+#include <algorithm>
 #include <cctype>
+
+#include "pairhist/errors.hpp"
 
 namespace pairhist::analysis {
 
@@ -26,6 +29,28 @@ const std::vector<int>* IndexGroups::find(const std::string& name) const {
     if (!std::isdigit(static_cast<unsigned char>(c))) return nullptr;
   const size_t number = std::stoul(name);
   return number < atoms.size() ? &atoms[number] : nullptr;
+}
+
+std::vector<int> residue_of_atoms(const Topology& top, const std::string& topology_path,
+                                  const std::string& needed_for) {
+  const size_t n = static_cast<size_t>(top.natoms());
+  const bool named = std::any_of(top.residue_names.begin(), top.residue_names.end(),
+                                 [](const std::string& s) { return !s.empty(); });
+  if (top.residue_numbers.size() != n || top.residue_names.size() != n || !named)
+    throw UsageError(topology_path + ": the topology has no residues, so " + needed_for +
+                     " cannot be used (give a .gro, .pdb or .tpr topology)");
+  // A .tpr may number the residues of every copy of a molecule alike.
+  const bool molecules = top.molecule_index.size() == n;
+  std::vector<int> residue(n);
+  int current = -1;
+  for (size_t i = 0; i < n; ++i) {
+    if (i == 0 || top.residue_numbers[i] != top.residue_numbers[i - 1] ||
+        top.residue_names[i] != top.residue_names[i - 1] ||
+        (molecules && top.molecule_index[i] != top.molecule_index[i - 1]))
+      ++current;
+    residue[i] = current;
+  }
+  return residue;
 }
 
 }  // namespace pairhist::analysis

@@ -48,4 +48,13 @@ struct IndexGroups {
   const std::vector<int>* find(const std::string& name) const;
 };
 
+/// Residue of every atom, numbered 0, 1, ... in file order: a residue is a maximal run of
+/// consecutive atoms with the same residue number and name (and molecule, where the topology has
+/// molecules), as GROMACS reads .gro/.pdb files (residue numbers wrap at 99999 in .gro, so equal
+/// numbers far apart are different residues). Throws UsageError naming `topology_path` and what
+/// needed them (`needed_for`, e.g. "--exclude residue") if the topology carries no residues
+/// (.xyz, LAMMPS).
+std::vector<int> residue_of_atoms(const Topology& top, const std::string& topology_path,
+                                  const std::string& needed_for);
+
 }  // namespace pairhist::analysis

@@ -1,5 +1,6 @@
 // `pairhist run --top FILE.tpr` end to end: the same counts as with the .gro, `group` selections
-// on gmx make_ndx's default groups, and damaged .tpr files refused before any output.
+// on gmx make_ndx's default groups, damaged .tpr files refused before any output, and centres
+// of residues and molecules (res_com, mol_com) as species.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -92,4 +93,36 @@ TEST_CASE("run --top on a truncated or garbled .tpr: one line, exit 1, no output
     CHECK(lines == 1);
     CHECK(!fs::exists(out));
   }
+}
+
+TEST_CASE("run --species with centres: res_com and mol_com of waters, an ion's centre is the ion") {
+  pairhist::test::TempDir dir("cli-centres");
+  const auto run = [&](const std::string& species, const std::string& out,
+                       const std::string& top = kTpr) {
+    return pairhist_cmd("run " + kXtc + " --top " + top + species + " --pairs Na-W" + kCommon +
+                        " -o " + dir.file(out));
+  };
+  const Result mol = run(" --species 'Na=name NA' --species 'W=mol_com of resname SOL'", "mol");
+  INFO(mol.output);
+  REQUIRE(mol.status == 0);
+  CHECK(contains(mol.output, "Na=14 atoms, W=724 mol_com centres"));
+  const Result res =
+      run(" --species 'Na=res_com of name NA' --species 'W=res_com of resname SOL'", "res");
+  REQUIRE(res.status == 0);
+  // A water is one residue and one molecule; a sodium ion's centre is the ion itself.
+  CHECK(rdf_rows(dir.file("res")) == rdf_rows(dir.file("mol")));
+  const Result cog = run(" --species 'Na=name NA' --species 'W=res_cog of resname SOL'", "cog");
+  REQUIRE(cog.status == 0);
+  CHECK(rdf_rows(dir.file("cog")) != rdf_rows(dir.file("mol")));
+
+  // Refused, exit 2, one line: molecules from a .gro, exclusions of centres.
+  const Result gro = run(" --species 'Na=NA' --species 'W=mol_com of resname SOL'", "gro", kGro);
+  CHECK(gro.status == 2);
+  CHECK(contains(gro.output, "mol_com positions need molecules, which only a .tpr"));
+  const Result excl = pairhist_cmd("run " + kXtc + " --top " + kTpr +
+                                   " --species 'Na=NA' --species 'W=mol_com of resname SOL'"
+                                   " --exclude topology" +
+                                   kCommon + " -o " + dir.file("excl"));
+  CHECK(excl.status == 2);
+  CHECK(contains(excl.output, "species W has mol_com positions"));
 }

@@ -1,5 +1,5 @@
 // `pairhist run` for people (issue 25): --pairs, the defaults of --rmax and --bin, usage errors
-// (all at once, exit 2), -o refusals, and the layout of rdf.csv and cn.xvg.
+// (all at once, exit 2; `pairhist rdf`'s too), -o refusals, and the layout of rdf.csv and cn.xvg.
 #include <doctest/doctest.h>
 #include <hdf5.h>
 
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tests/cli_runner.hpp"
+#include "tests/test_support.hpp"
 
 using pairhist::test::CliResult;
 using pairhist::test::CliScratch;
@@ -113,6 +114,18 @@ TEST_CASE("usage errors: every one at once, one line each, exit status 2, nothin
   CHECK(nam.status == 2);
   CHECK(nam.err.find("species O: selection 'nam OW': unknown keyword 'nam': did you mean "
                      "'name'?") != std::string::npos);
+  // Position types (centres of residues, molecules) likewise.
+  const CliResult pos = s.run(kWater + "--species 'W=res_cm of resname SOL' -o " + s.file("pos"));
+  CHECK(pos.status == 2);
+  CHECK(pos.err.find("unknown position type 'res_cm': did you mean 'res_com'?") !=
+        std::string::npos);
+  const pairhist::test::CommandResult seltype = pairhist::test::pairhist_cmd(
+      "rdf -f " + kData + "/spce_water.xtc -s " + kData +
+      "/spce_water.gro -ref OW -sel OW -seltype com -selrpos res -o " + s.file("r.xvg"));
+  INFO(seltype.output);
+  CHECK(seltype.status == 2);
+  CHECK(error_lines(seltype.output) == 2);
+  CHECK(seltype.output.find("-seltype must be atom, res_com, res_cog") != std::string::npos);
 }
 
 TEST_CASE("rdf.csv starts with its column names; cn.xvg gives n(r) at the bins' upper edges") {

@@ -225,16 +225,21 @@ void check_job(BoxKind kind, Precision precision, bool exclude) {
 
 }  // namespace
 
-TEST_CASE("residues are runs of atoms with the same residue number and name") {
+TEST_CASE("residues are runs of atoms with the same residue number, name and molecule") {
   analysis::Topology top;
   top.atom_names = {"a", "b", "c", "d", "e", "f"};
   top.residue_numbers = {1, 1, 2, 2, 1, 1};
   top.residue_names = {"A", "A", "A", "B", "B", "B"};
-  CHECK(analysis::residue_of_atoms(top, "t.gro") == std::vector<int>{0, 0, 1, 2, 3, 3});
+  CHECK(analysis::residue_of_atoms(top, "t.gro", "--exclude residue") ==
+        std::vector<int>{0, 0, 1, 2, 3, 3});
+  top.molecule_index = {0, 0, 0, 0, 1, 2};  // a .tpr: copies of a molecule may repeat numbers
+  CHECK(analysis::residue_of_atoms(top, "t.tpr", "--exclude residue") ==
+        std::vector<int>{0, 0, 1, 2, 3, 4});
+  top.molecule_index.clear();
   top.residue_names.assign(6, "");  // .xyz and LAMMPS topologies carry no residues
   top.residue_numbers.assign(6, 0);
   try {
-    analysis::residue_of_atoms(top, "t.xyz");
+    analysis::residue_of_atoms(top, "t.xyz", "--exclude residue");
     FAIL("expected an error");
   } catch (const UsageError& e) {
     CHECK(test::contains(e.what(), "t.xyz"));

@@ -5,19 +5,13 @@
 
 #include "analysis/selection.hpp"
 #include "pairhist/errors.hpp"
+#include "tests/small_topology.hpp"
 
 using namespace pairhist;
 
 namespace {
 
-/// Two waters and two ions: atoms 1..8 in .gro numbering.
-analysis::Topology small_topology() {
-  analysis::Topology t;
-  t.atom_names = {"OW", "HW1", "HW2", "OW", "HW1", "HW2", "NA", "CL"};
-  t.residue_names = {"SOL", "SOL", "SOL", "SOL", "SOL", "SOL", "NA", "CL"};
-  t.residue_numbers = {1, 1, 1, 2, 2, 2, 3, 4};
-  return t;
-}
+using test::small_topology;
 
 std::vector<int> sel(const std::string& text) {
   return analysis::select_atoms(small_topology(), text, "top.gro");

@@ -191,3 +191,28 @@ TEST_CASE("damaged .tpr files give one line naming the file, and the process goe
   CHECK(test::contains(test::input_error_of([] { io::read_tpr("/nonexistent/x.tpr"); }),
                        "/nonexistent/x.tpr: no such file"));
 }
+
+TEST_CASE("a .tpr whose body is not a multiple of 4 bytes reads (XDR pads the opaque body)") {
+  // grompp of the fixture's inputs with titles 0..3 characters longer: the body's size then
+  // takes every value modulo 4 (its strings are not padded inside the body).
+  test::require_gmx();
+  test::TempDir dir("tpr-pad");
+  const std::string data = test::data_dir();
+  std::string top = test::read_all(data + "/nacl-inputs/topol.top");
+  const std::string title = "NaCl in SPC/E water";
+  const size_t at = top.find(title, top.find("[ system ]"));
+  REQUIRE(at != std::string::npos);
+  for (int extra = 0; extra < 4; ++extra) {
+    CAPTURE(extra);
+    std::string mine = top;
+    mine.insert(at + title.size(), std::string(static_cast<size_t>(extra), 'x'));
+    test::write_all(dir.file("topol.top"), mine);
+    const std::string tpr = dir.file("pad.tpr");
+    REQUIRE(test::run_shell("cd " + test::shell_quote(dir.file("")) + " && " +
+                            test::shell_quote(test::gmx()) + " -quiet grompp -f " +
+                            test::shell_quote(data + "/nacl-inputs/nvt.mdp") + " -c " +
+                            test::shell_quote(kGro) + " -p topol.top -o pad.tpr >grompp.log 2>&1"));
+    const analysis::Topology t = io::read_topology(tpr);
+    CHECK(t.natoms() == kWaterAtoms + 2 * kIons);
+  }
+}

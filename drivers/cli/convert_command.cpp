@@ -59,7 +59,7 @@ void convert(const ConvertArgs& a) {
   const bool have_topology = !o.topology.empty() || io::carries_species(o.trajectory);
   if (have_topology) {
     top = load_job_topology(o);
-    atoms = resolve_species(o, top);
+    atoms = resolve_species(o, top, "pairhist convert");
     for (const auto& s : o.species) names.push_back(s.name);
   }
   if (to_cadishi && names.empty())

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "analysis/gmx_rdf.hpp"
+#include "analysis/positions.hpp"
 #include "drivers/cli/gmx_arguments.hpp"
 #include "drivers/job/box_limit.hpp"
 #include "drivers/job/job_support.hpp"
@@ -40,9 +41,14 @@ const std::vector<GmxOption>& rdf_options() {
        "Largest distance (nm); 0 (default): 0.99 x the first box's limit"},
       {"norm", GmxOption::value, "Normalisation: rdf (default), number_density, none"},
       {"excl", GmxOption::boolean, "Leave out the pairs the .tpr excludes (default no)"},
-      {"xy", GmxOption::boolean, "Not supported (refused)"},
-      {"seltype", GmxOption::value, "atom only"},
-      {"selrpos", GmxOption::value, "atom only"},
+      {"xy", GmxOption::boolean,
+       "Distances in the x-y plane only, normalised by the x-y area (default no)"},
+      {"seltype", GmxOption::value,
+       "Positions of selections that state none: atom (default), res_com, res_cog, mol_com, "
+       "mol_cog, also with whole_, part_, dyn_"},
+      {"selrpos", GmxOption::value,
+       "Accepted, without effect: it only moves position keywords, which pairhist's selections "
+       "do not have"},
       {"surf", GmxOption::value, "no only"},
       {"cut", GmxOption::value, "0 only"},
       {"xvg", GmxOption::value, "xmgrace (default) or none"},
@@ -66,12 +72,12 @@ double number(const GmxArguments& a, const std::string& name, double fallback,
 
 /// gmx rdf -rmax 0: 0.99 x the largest cut-off GROMACS allows in the first frame's box
 /// (max_cutoff2: half the shortest box vector, and the smallest diagonal element less the
-/// tilt of c along y).
-double gmx_default_rmax(const std::string& trajectory) {
+/// tilt of c along y; with -xy, of the box gmx makes for it, xy_box).
+double gmx_default_rmax(const std::string& trajectory, bool xy) {
   const auto reader = io::open_trajectory(trajectory);
   io::TrajectoryFrame frame;
   if (!reader->next(frame)) throw InputError(trajectory + ": no frame");
-  const auto& b = frame.box;
+  const auto b = xy ? xy_box(frame.box) : frame.box;
   const auto norm2 = [&](int v) {
     return double(b[3 * v]) * b[3 * v] + double(b[3 * v + 1]) * b[3 * v + 1] +
            double(b[3 * v + 2]) * b[3 * v + 2];
@@ -102,12 +108,27 @@ int64_t step_of_dt(const std::string& trajectory, double dt_ps) {
   return static_cast<int64_t>(steps);
 }
 
+/// Only a selection of one word can name a group, as gmx reads them.
+bool one_word(const std::string& text) {
+  return text.find_first_of(" \t") == std::string::npos && !text.empty();
+}
+
 /// The selection for pairhist's language: a group name or number of the index groups as gmx
 /// takes it, else the text itself.
 std::string as_selection(const std::string& text, const analysis::IndexGroups* groups) {
-  const bool one_word = text.find_first_of(" \t") == std::string::npos && !text.empty();
-  if (one_word && groups && groups->find(text)) return "group " + text;
+  if (one_word(text) && groups && groups->find(text)) return "group " + text;
   return text;
+}
+
+/// The selection with gmx's -seltype stated, unless it states its own positions.
+std::string with_position_type(const std::string& selection, const analysis::PositionType& type) {
+  if (type.is_atom()) return selection;
+  try {
+    if (analysis::split_position_type(selection).stated) return selection;
+  } catch (const UsageError&) {
+    return selection;  // the run reports it
+  }
+  return analysis::position_type_name(type) + " of " + selection;
 }
 
 std::string xvg_text(const std::string& title, const std::string& ylabel,
@@ -193,9 +214,10 @@ void run_rdf_command(const std::vector<std::string>& args) {
   else if (norm_text != "rdf")
     p.push_back("-norm must be rdf, number_density or none");
   // gmx rdf options pairhist does not compute: refused, never ignored.
-  if (a.flag("xy", false)) p.push_back("-xy is not supported by pairhist rdf");
-  if (a.value("seltype", "atom") != "atom" || a.value("selrpos", "atom") != "atom")
-    p.push_back("-seltype/-selrpos: pairhist rdf computes atom positions only (atom)");
+  analysis::PositionType seltype, selrpos;
+  for (const auto& [option, type] : {std::pair{"seltype", &seltype}, {"selrpos", &selrpos}})
+    if (!analysis::parse_position_type(a.value(option, "atom"), *type))
+      p.push_back(std::string("-") + option + " must be " + analysis::position_type_list());
   if (a.value("surf", "no") != "no") p.push_back("-surf is not supported by pairhist rdf");
   if (number(a, "cut", 0, p) != 0) p.push_back("-cut is not supported by pairhist rdf");
   const std::string xvg = a.value("xvg", "xmgrace");
@@ -212,19 +234,11 @@ void run_rdf_command(const std::vector<std::string>& args) {
   o.end_time = end * ps;
   if (dt > 0) o.step = step_of_dt(o.trajectory, dt * ps);
   o.exclude = a.flag("excl", false) ? "topology" : "none";
+  o.xy = a.flag("xy", false);
   o.norm = "none";  // raw counts: normalised below as gmx does
 
   // Species: the reference, then each distinct selection; a selection equal to the reference is
   // the reference itself (its pairs then count once each, doubled below as gmx's ordered pairs).
-  analysis::IndexGroups groups;
-  const analysis::IndexGroups* served = nullptr;
-  if (!o.index_file.empty()) {
-    groups = io::read_ndx(o.index_file, std::numeric_limits<int>::max());
-    served = &groups;
-  } else if (io::has_default_groups(o.topology)) {
-    groups = io::read_default_groups(o.topology);
-    served = &groups;
-  }
   std::vector<std::string> texts = {ref};
   std::vector<int> species_of_sel;
   for (const auto& s : sels) {
@@ -232,16 +246,28 @@ void run_rdf_command(const std::vector<std::string>& args) {
     species_of_sel.push_back(static_cast<int>(it - texts.begin()));
     if (it == texts.end()) texts.push_back(s);
   }
+  // A .tpr's default groups cost a second reading of it (in a child process): only for a
+  // selection that may name one.
+  analysis::IndexGroups groups;
+  const analysis::IndexGroups* served = nullptr;
+  if (!o.index_file.empty()) {
+    groups = io::read_ndx(o.index_file, std::numeric_limits<int>::max());
+    served = &groups;
+  } else if (std::any_of(texts.begin(), texts.end(), one_word) &&
+             io::has_default_groups(o.topology)) {
+    groups = io::read_default_groups(o.topology);
+    served = &groups;
+  }
   for (size_t s = 0; s < texts.size(); ++s)
-    o.species.push_back(
-        {s == 0 ? "ref" : "sel" + std::to_string(s), as_selection(texts[s], served)});
+    o.species.push_back({s == 0 ? "ref" : "sel" + std::to_string(s),
+                         with_position_type(as_selection(texts[s], served), seltype)});
   for (int s : species_of_sel) {
     const std::string pair = "ref-" + o.species[static_cast<size_t>(s)].name;
     if (std::find(o.pairs.begin(), o.pairs.end(), pair) == o.pairs.end()) o.pairs.push_back(pair);
   }
   // Half-width bins up to gmx's last edge: every row gmx writes is a sum of whole bins.
   const bool from_box = rmax == 0;
-  if (from_box) rmax = gmx_default_rmax(o.trajectory);
+  if (from_box) rmax = gmx_default_rmax(o.trajectory, o.xy);
   const double half = bin / 2;
   double halves = rmax / half;
   halves = std::fabs(halves - std::round(halves)) < 1e-6 * halves ? std::round(halves)
@@ -280,7 +306,8 @@ void run_rdf_command(const std::vector<std::string>& args) {
     for (uint64_t c : it->counts) half_counts.push_back(static_cast<double>(c) * (s == 0 ? 2 : 1));
     const auto curve = analysis::gmx_rdf_curve(
         half_counts, frames, static_cast<double>(r.species[0].count),
-        static_cast<double>(r.species[static_cast<size_t>(s)].count) * inverse_volume, bin, norm);
+        static_cast<double>(r.species[static_cast<size_t>(s)].count) * inverse_volume, bin, norm,
+        o.xy);
     g.push_back(curve.rdf);
     cn.push_back(curve.cn);
   }

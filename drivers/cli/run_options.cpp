@@ -169,7 +169,9 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
                   "NAME=SELECTION, repeatable; SELECTION is comma-separated atom-name globs "
                   "(O=OW, H=HW1,HW2) or an expression with name, resname, resid, index, group, "
                   "element (.pdb/.xyz), type (LAMMPS), all, and, or, not, parentheses "
-                  "(\"Na=resname NA and not resid 1-10\"); species may share atoms; default for "
+                  "(\"Na=resname NA and not resid 1-10\"), or centres per residue or molecule "
+                  "(\"W=res_com of resname SOL\"; res_cog, mol_com, mol_cog, whole_...); "
+                  "species may share atoms; default for "
                   "CADISHI .h5 files: every species of the file");
   cmd->add_option("--pairs", args->job.pairs,
                   "Count only these species pairs, A-B,C-D (species names); default: every pair "

@@ -131,7 +131,7 @@ SpeciesAtoms species_atoms(JobOptions& job) {
   SpeciesAtoms out;
   out.topology = load_job_topology(job);
   for (const SpeciesSpec& s : job.species) out.names.push_back(s.name);
-  out.atoms = resolve_species(job, out.topology);
+  out.atoms = resolve_species(job, out.topology, "pairhist scattering");
   return out;
 }
 

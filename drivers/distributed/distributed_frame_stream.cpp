@@ -24,8 +24,8 @@ void DistributedFrameStream::open(const RunDefinition& run) {
   DistributedPlan mine;
   if (dist_.rank() == 0)
     mine =
-        plan_distributed_run(o, frames_, engine_config(o, run.atoms, BoxKind::none, run.r_max_nm),
-                             run.atoms, dist_.ranks(), run.seed.box_kind);
+        plan_distributed_run(run, frames_, engine_config(o, run.atoms, BoxKind::none, run.r_max_nm),
+                             dist_.ranks(), run.seed.box_kind);
   mine.resumed_frames = static_cast<int64_t>(run.seed.frames());
   plan_ = dist_.share_plan(&mine, o.stop);
   refuse_failed_plan();

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "drivers/job/job_support.hpp"
 #include "io/xtc_scanner.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
@@ -84,10 +85,10 @@ CoordinateBounds species_bounds(const io::TrajectoryFrame& frame,
 
 }  // namespace
 
-DistributedPlan plan_distributed_run(const JobOptions& o, const FramePlan& frames,
-                                     EngineConfig config,
-                                     const std::vector<std::vector<int>>& atoms, int ranks,
-                                     int box_kind) {
+DistributedPlan plan_distributed_run(const RunDefinition& run, const FramePlan& frames,
+                                     EngineConfig config, int ranks, int box_kind) {
+  const JobOptions& o = run.options;
+  const std::vector<std::vector<int>>& atoms = run.atoms;
   DistributedPlan plan;
   plan.trajectory = o.trajectory;
   try {
@@ -104,10 +105,11 @@ DistributedPlan plan_distributed_run(const JobOptions& o, const FramePlan& frame
       plan.box_kind = box_kind;
       return plan;
     }
-    BoxMatrix box;
-    for (int i = 0; i < 9; ++i) box[i] = frame.box[i];
-    if (const std::string problem = box_problem(box); !problem.empty())
-      throw InputError(o.trajectory + ": frame " + std::to_string(index) + ": " + problem);
+    const std::string where = o.trajectory + ": frame " + std::to_string(index) + ": ";
+    if (const std::string problem = box_problem(to_matrix(frame.box)); !problem.empty())
+      throw InputError(where + problem);
+    prepare_positions(run, frame, where);
+    const BoxMatrix box = to_matrix(frame.box);
     plan.box_kind = box_kind >= 0 ? box_kind : static_cast<int>(classify_box(box));
 
     std::string scan_error;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "drivers/distributed/distribution.hpp"
+#include "drivers/job/run_definition.hpp"
 #include "drivers/job/trajectory_job.hpp"
 #include "pairhist/engine.hpp"
 
@@ -25,11 +26,10 @@ constexpr double kMinPartSeconds = 0.005;
 
 /// Rank 0: the plan for `ranks` ranks. `frames`: the run's frame selection (a resumed run's
 /// resume_after included); `config`: the engine configuration the ranks use (its box kind is
-/// the first frame's unless `box_kind` >= 0, a resumed run's); `atoms`: the species' atoms.
+/// the first frame's unless `box_kind` >= 0, a resumed run's); `run`: the options and the
+/// species' positions.
 /// Problems that stop the run before it starts come back in the plan's error, never thrown.
-DistributedPlan plan_distributed_run(const JobOptions& o, const FramePlan& frames,
-                                     EngineConfig config,
-                                     const std::vector<std::vector<int>>& atoms, int ranks,
-                                     int box_kind);
+DistributedPlan plan_distributed_run(const RunDefinition& run, const FramePlan& frames,
+                                     EngineConfig config, int ranks, int box_kind);
 
 }  // namespace pairhist

@@ -19,8 +19,9 @@ bool in_window(const JobOptions& o, int64_t index, double time) {
   return true;
 }
 
-void take_box(const JobOptions& o, int64_t index, const std::array<float, 9>& box,
+void take_box(const JobOptions& o, int64_t index, const std::array<float, 9>& frame_box,
               BoxLimit& limit) {
+  const std::array<float, 9> box = o.xy ? xy_box(frame_box) : frame_box;
   BoxMatrix m;
   for (int i = 0; i < 9; ++i) m[i] = box[i];
   const double r = max_minimum_image_rmax(m);
@@ -40,6 +41,13 @@ bool is_xtc(const std::string& path) {
 }
 
 }  // namespace
+
+std::array<float, 9> xy_box(const std::array<float, 9>& box) {
+  std::array<float, 9> out = box;
+  out[6] = out[7] = 0;
+  out[8] = 2 * std::max(box[0], box[4]);
+  return out;
+}
 
 BoxLimit smallest_box_limit(const JobOptions& o) {
   BoxLimit limit;

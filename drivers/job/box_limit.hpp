@@ -2,6 +2,7 @@
 // minimum-image limit (half the shortest lattice vector) over the boxes of the frames it reads.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -15,6 +16,10 @@ struct BoxLimit {
   int64_t frames = 0;   // frames whose box was read
   double first_nm = 0;  // the first of those frames' limit
 };
+
+/// gmx rdf -xy's box: a and b as they are, c = (0, 0, 2 max(a_x, b_y)) (what gmx takes for its
+/// -rmax 0), so that with every z set to 0 the minimum image is that of the x-y lattice.
+std::array<float, 9> xy_box(const std::array<float, 9>& box);
 
 /// Reads the box of every frame in o's frame window (--first/--last, --begin/--end; --step is
 /// ignored: the limit then holds for any step): XTC frames from their headers only, other formats

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analysis/atom_masses.hpp"
 #include "analysis/selection.hpp"
 #include "io/ndx_reader.hpp"
 #include "io/topology_reader.hpp"
@@ -47,7 +48,7 @@ analysis::Topology load_job_topology(JobOptions& o) {
   return top;
 }
 
-std::vector<std::vector<int>> resolve_species(const JobOptions& o, const analysis::Topology& top) {
+SpeciesPositions resolve_species_positions(const JobOptions& o, const analysis::Topology& top) {
   // `group NAME` takes the index file's groups; without one, the topology's own default groups
   // (a .tpr's, as gmx make_ndx offers them), which cost a second reading, so only on demand.
   analysis::IndexGroups groups;
@@ -62,15 +63,54 @@ std::vector<std::vector<int>> resolve_species(const JobOptions& o, const analysi
     groups = io::read_default_groups(o.topology);
     served = &groups;
   }
-  std::vector<std::vector<int>> atoms;
+  std::vector<analysis::PositionSelection> split;
+  std::vector<std::vector<int>> selected;
+  std::vector<int> weighed;  // atoms of centres of mass: their masses are needed
   for (const auto& sp : o.species) {
     try {
-      atoms.push_back(analysis::select_atoms(top, sp.selection, o.topology, served));
+      split.push_back(analysis::split_position_type(sp.selection));
+      selected.push_back(analysis::select_atoms(top, split.back().atoms_text, o.topology, served));
     } catch (const UsageError& e) {  // which species, where several are given
       throw UsageError("species " + sp.name + ": " + e.what());
     }
+    if (split.back().type.mass_weighted) {
+      const std::vector<int> used =
+          analysis::centre_atoms(top, o.topology, split.back().type, selected.back());
+      weighed.insert(weighed.end(), used.begin(), used.end());
+    }
   }
-  return atoms;
+  SpeciesPositions out;
+  analysis::AtomMasses masses;
+  if (!weighed.empty()) {
+    masses = analysis::atom_masses(top, weighed, o.topology);
+    if (!masses.guesses.empty()) {
+      std::string list;
+      for (const auto& g : masses.guesses) list += (list.empty() ? "" : ", ") + g;
+      out.notes.push_back(o.topology + " has no masses: centres of mass weigh atoms by the " +
+                          "element guessed from their names (" + list + ")");
+    }
+  }
+  for (size_t s = 0; s < o.species.size(); ++s) {
+    try {
+      out.atoms.push_back(
+          out.centres.add(top, o.topology, split[s].type, selected[s], masses.mass));
+    } catch (const UsageError& e) {
+      throw UsageError("species " + o.species[s].name + ": " + e.what());
+    }
+    out.centred.push_back(split[s].type.is_atom() ? ""
+                                                  : analysis::position_type_name(split[s].type));
+  }
+  return out;
+}
+
+std::vector<std::vector<int>> resolve_species(const JobOptions& o, const analysis::Topology& top,
+                                              const std::string& command) {
+  SpeciesPositions positions = resolve_species_positions(o, top);
+  for (size_t s = 0; s < o.species.size(); ++s)
+    if (!positions.centred[s].empty())
+      throw UsageError("species " + o.species[s].name + ": " + command + " takes atoms, not " +
+                       positions.centred[s] + " positions");
+  return std::move(positions.atoms);
 }
 
 }  // namespace pairhist

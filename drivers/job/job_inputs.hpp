@@ -2,8 +2,10 @@
 // carries species) and the atoms of every species. Shared by `run` and `convert`.
 #pragma once
 
+#include <string>
 #include <vector>
 
+#include "analysis/positions.hpp"
 #include "drivers/job/trajectory_job.hpp"
 #include "io/gro_reader.hpp"
 
@@ -15,10 +17,25 @@ namespace pairhist {
 /// in the file. Throws UsageError when a topology is needed but missing.
 analysis::Topology load_job_topology(JobOptions& o);
 
-/// Atom indices of every species (selections may name --index groups, or without --index a
+/// The positions of every species: atom indices, and for a species of centres ("res_com of
+/// resname SOL", analysis/positions.hpp) indices from top.natoms() on into `centres`, whose
+/// coordinates the job appends to each frame's atoms (append_centres, job_support.hpp).
+struct SpeciesPositions {
+  std::vector<std::vector<int>> atoms;  // of every species
+  std::vector<std::string> centred;     // per species: its position type, "" for atoms
+  analysis::Centres centres;
+  std::vector<std::string> notes;  // for the user: masses guessed from atom names
+};
+
+/// Positions of every species (selections may name --index groups, or without --index a
 /// .tpr topology's default groups). Species may share atoms
 /// (see PairHistogram): the kernels then pair a shared atom with itself at distance 0, which the
-/// job takes out of bin 0 again.
-std::vector<std::vector<int>> resolve_species(const JobOptions& o, const analysis::Topology& top);
+/// job takes out of bin 0 again; equal centres are one position too.
+SpeciesPositions resolve_species_positions(const JobOptions& o, const analysis::Topology& top);
+
+/// Atom indices of every species, for commands that take atoms only (UsageError for a species
+/// of centres, naming `command`).
+std::vector<std::vector<int>> resolve_species(const JobOptions& o, const analysis::Topology& top,
+                                              const std::string& command);
 
 }  // namespace pairhist

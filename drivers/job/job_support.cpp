@@ -286,6 +286,19 @@ void check_frame_box(const BoxMatrix& box, BoxKind kind, const JobOptions& o, do
                      "first, e.g. with gmx trjconv -pbc)");
 }
 
+void append_centres(const analysis::Centres& centres, int natoms, io::TrajectoryFrame& frame,
+                    const std::string& where) {
+  if (centres.empty()) return;
+  const BoxMatrix box = to_matrix(frame.box);
+  // A bad box is reported where the frame's box is checked; the centres are then never counted.
+  const BoxKind kind = box_problem(box).empty() ? classify_box(box) : BoxKind::none;
+  const size_t atoms = 3 * static_cast<size_t>(natoms);
+  frame.xyz.resize(atoms + 3 * centres.size());
+  const int64_t bad = centres.compute(frame.xyz.data(), box, kind, frame.xyz.data() + atoms);
+  if (bad >= 0)
+    throw InputError(where + "atom " + std::to_string(bad + 1) + " has a non-finite coordinate");
+}
+
 double frame_volume(const BoxMatrix& box, BoxKind kind, double length_factor, double volume) {
   if (kind != BoxKind::none) return box_volume(box) * length_factor * length_factor * length_factor;
   return volume > 0 ? volume : 0;  // the user's, already in their units

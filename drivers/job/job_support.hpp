@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/exclusions.hpp"
+#include "analysis/positions.hpp"
 #include "drivers/job/job_accumulator.hpp"
 #include "drivers/job/trajectory_job.hpp"
 #include "io/trajectory_reader.hpp"
@@ -55,6 +56,13 @@ void check_frame_box(const BoxMatrix& box, BoxKind kind, const JobOptions& o, do
 void submit_to_engine(HistogramEngine& engine, io::TrajectoryFrame& frame,
                       const std::vector<std::vector<int>>& atoms, const BoxMatrix& box,
                       const std::string& where, bool hand_over);
+
+/// Puts the positions of `centres` after the `natoms` atoms of `frame` (frame.xyz then holds
+/// natoms + centres.size() positions; again from the atoms when the same frame comes twice), each
+/// residue or molecule made whole in the frame's box. InputError (`where` names file and frame)
+/// for an atom of a centre with a non-finite coordinate.
+void append_centres(const analysis::Centres& centres, int natoms, io::TrajectoryFrame& frame,
+                    const std::string& where);
 
 /// The volume g(r) normalises a frame by, in the user's units^3: its box's, or without a box
 /// --volume (0: none).

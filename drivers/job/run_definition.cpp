@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "drivers/job/box_limit.hpp"
 #include "drivers/job/job_inputs.hpp"
 #include "drivers/job/job_support.hpp"
 #include "pairhist/errors.hpp"
@@ -38,6 +39,19 @@ std::vector<std::vector<uint64_t>> run_histograms(const RunDefinition& run,
   return counts;
 }
 
+void prepare_positions(const RunDefinition& run, io::TrajectoryFrame& frame,
+                       const std::string& where) {
+  append_centres(run.centres, run.topology_atoms, frame, where);
+  if (!run.options.xy) return;
+  // Images along a c with x or y components shift the plane's lattice too: gmx refuses them.
+  if (frame.box[6] != 0 || frame.box[7] != 0)
+    throw InputError(where +
+                     "-xy needs a box whose third vector is along z (gmx rdf refuses this box "
+                     "too: its images along c shift the x-y plane)");
+  if (box_problem(to_matrix(frame.box)).empty()) frame.box = xy_box(frame.box);
+  for (size_t i = 2; i < frame.xyz.size(); i += 3) frame.xyz[i] = 0;
+}
+
 RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology) {
   RunDefinition run;
   run.options = std::move(resolved);
@@ -46,7 +60,17 @@ RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology
   run.length_factor = length_factor(o.units);
   run.r_max_nm = o.r_max / run.length_factor;
   run.topology_atoms = topology.natoms();
-  run.atoms = resolve_species(o, topology);
+  SpeciesPositions positions = resolve_species_positions(o, topology);
+  run.atoms = std::move(positions.atoms);
+  run.centres = std::move(positions.centres);
+  run.notes = std::move(positions.notes);
+  if (analysis::parse_exclude_mode(o.exclude) != analysis::ExcludeMode::none)
+    for (size_t s = 0; s < o.species.size(); ++s)
+      if (!positions.centred[s].empty())
+        throw UsageError(
+            "exclusions (--exclude, gmx rdf's -excl) leave out pairs of atoms, and "
+            "species " +
+            o.species[s].name + " has " + positions.centred[s] + " positions");
   run.pairs = selected_pairs(o);
   const auto all = species_pairs(static_cast<int>(run.atoms.size()));
   for (const auto& pair : run.pairs)
@@ -64,9 +88,11 @@ RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology
                        " histograms, this run has " + std::to_string(run.pairs.size()));
   }
   run.header = result_header(run);
-  // Parallel decoding threads also prepare the species' columns; the exclusions need whole frames.
-  run.preparation.species = run.atoms;
-  run.preparation.whole_frame = !run.exclusions.empty();
+  // Parallel decoding threads also prepare the species' columns; the exclusions and
+  // prepare_positions need whole frames.
+  const bool prepared = !run.centres.empty() || o.xy;  // prepare_positions changes the frames
+  if (!prepared) run.preparation.species = run.atoms;
+  run.preparation.whole_frame = !run.exclusions.empty() || prepared;
   return run;
 }
 

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "analysis/exclusions.hpp"
+#include "analysis/positions.hpp"
 #include "analysis/topology.hpp"
 #include "drivers/job/job_accumulator.hpp"
 #include "drivers/job/trajectory_job.hpp"
@@ -22,7 +24,9 @@ struct RunDefinition {
   double length_factor = 1;  // the user's length unit per nm
   double r_max_nm = 0;
   int topology_atoms = 0;
-  std::vector<std::vector<int>> atoms;     // of every species
+  std::vector<std::vector<int>> atoms;     // of every species (centres from topology_atoms on)
+  analysis::Centres centres;               // appended to every frame's atoms (append_centres)
+  std::vector<std::string> notes;          // for the user, before the first frame
   std::vector<std::pair<int, int>> pairs;  // species pairs counted (--pairs), in the engine's order
   std::vector<size_t> engine_pair;         // of every pair: its index among the engine's pairs
   std::vector<uint64_t> shared;            // self pairs per frame of every pair
@@ -36,6 +40,12 @@ struct RunDefinition {
 /// --pairs zero).
 std::vector<std::vector<uint64_t>> run_histograms(const RunDefinition& run,
                                                   std::vector<std::vector<uint64_t>> engine);
+
+/// Makes a frame's positions those the run counts, before anything reads the frame: the
+/// centres after the atoms (append_centres), and with options.xy every z set to 0 in the x-y box
+/// (xy_box). `where` names file and frame for errors.
+void prepare_positions(const RunDefinition& run, io::TrajectoryFrame& frame,
+                       const std::string& where);
 
 /// Checks `resolved` (load_job_topology's options) and defines the run over `topology`. Throws
 /// UsageError / InputError as the options, the selections or a resumed checkpoint call for.

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "analysis/positions.hpp"
 #include "analysis/rdf.hpp"
 #include "drivers/job/stop_signals.hpp"
 #include "drivers/report/activity_report.hpp"
+#include "pairhist/errors.hpp"
 #include "tasks/algorithm_choice.hpp"
 #include "tasks/feeding_plan.hpp"
 
@@ -107,11 +109,25 @@ void print_counted(const JobOptions& job, const JobOutcome& out,
     std::printf(", %zu of them from the checkpoint of an earlier run", out.frames_resumed);
   std::printf("\n");
   std::printf("  species       :");
-  for (const auto& s : r.species)
-    std::printf(" %s=%lld", s.name.c_str(), static_cast<long long>(s.count));
-  std::printf(" atoms\n  histograms    : %zu pair%s, %d bins up to %g %s (%g %s wide)\n",
-              r.pairs.size(), r.pairs.size() == 1 ? "" : "s", r.nbins, r.r_max,
-              r.length_unit.c_str(), r.r_max / r.nbins, r.length_unit.c_str());
+  // Centres are named by their kind; with none, one word for all as before.
+  std::vector<std::string> kinds;
+  for (const auto& s : r.species) {
+    try {
+      const analysis::PositionType t = analysis::split_position_type(s.selection).type;
+      kinds.push_back(t.is_atom() ? "atoms" : analysis::position_type_name(t) + " centres");
+    } catch (const UsageError&) {
+      kinds.push_back("atoms");
+    }
+  }
+  const bool centres =
+      std::any_of(kinds.begin(), kinds.end(), [](const std::string& k) { return k != "atoms"; });
+  for (size_t i = 0; i < r.species.size(); ++i)
+    std::printf(" %s=%lld%s%s", r.species[i].name.c_str(),
+                static_cast<long long>(r.species[i].count), centres ? " " : "",
+                centres ? (kinds[i] + (i + 1 < kinds.size() ? "," : "")).c_str() : "");
+  std::printf("%s\n  histograms    : %zu pair%s, %d bins up to %g %s (%g %s wide)\n",
+              centres ? "" : " atoms", r.pairs.size(), r.pairs.size() == 1 ? "" : "s", r.nbins,
+              r.r_max, r.length_unit.c_str(), r.r_max / r.nbins, r.length_unit.c_str());
   uint64_t excluded = 0;
   for (const auto& p : r.pairs) excluded += p.excluded_pairs * r.frame_indices.size();
   std::printf("  analysis      : norm %s, exclude %s (%llu excluded pairs)\n", r.norm.c_str(),

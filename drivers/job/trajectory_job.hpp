@@ -62,6 +62,9 @@ struct JobOptions {
   int cell_reach = 0;                          // cell lists: 0 = default
   std::string cell_order;                      // cell lists: empty = default
   double volume = 0;  // for trajectories without a box: the volume g(r) is normalised by (units^3)
+  // gmx rdf -xy: distances in the x-y plane only (every position's z and the box's c vector
+  // replaced, flatten_xy), and each frame's "volume" its box's x-y area (units^2).
+  bool xy = false;
   std::string index_file;        // GROMACS .ndx serving `group NAME` selections; may be empty
   std::string exclude = "none";  // none | residue: same-residue pairs are not counted
   std::string norm = "rdf";      // rdf | density | none (analysis/rdf.hpp)

@@ -105,6 +105,8 @@ void TrajectoryPipeline::assemble() {
     throw InputError(o.trajectory + ": frame 0: " + std::to_string(natoms) +
                      " atoms, but topology " + o.topology + " has " +
                      std::to_string(run_->topology_atoms));
+  for (const std::string& note : run_->notes)
+    std::fprintf(stderr, "pairhist: warning: %s\n", note.c_str());
   out_.frames_resumed = run_->seed.frames();
   // The run's box kind is its first frame's, also for a resumed run's later frames.
   kind_known_ = run_->seed.box_kind >= 0;
@@ -170,6 +172,7 @@ bool TrajectoryPipeline::count_unit() {
   const int64_t index = unit_.file_index;
   const std::string where = o.trajectory + ": frame " + std::to_string(index) + ": ";
   try {
+    prepare_positions(*run_, frame_, where);
     const BoxMatrix box = to_matrix(frame_.box);
     if (!engine_) {
       if (const std::string problem = box_problem(box); !problem.empty())
@@ -187,7 +190,8 @@ bool TrajectoryPipeline::count_unit() {
     SparseBins excluded;
     // Kept per frame until the engine has counted it: a stop may drop the frame.
     if (whole) excluded = exclusions_->bins_of(frame_, box, kind_, run_->r_max_nm, o.precision);
-    const double volume = frame_volume(box, kind_, run_->length_factor, o.volume);
+    double volume = frame_volume(box, kind_, run_->length_factor, o.volume);
+    if (o.xy && box[8] > 0) volume /= box[8] * run_->length_factor;  // the x-y area
     sink_->submitted(unit_, {index, frame_.time, volume, whole}, std::move(excluded));
   } catch (const InputError& e) {
     if (!stream_->ends_before(index, e.what())) throw;
