@@ -161,7 +161,7 @@ TEST_CASE("molecules, masses and the errors of centres") {
   CHECK(own.mass[1] == doctest::Approx(1.008));
   CHECK(own.guesses.empty());
   t.masses.clear();
-  t.atom_names[1] = "MW";  // TIP4P's virtual site: no element to guess
+  t.atom_names.set(1, "MW");  // TIP4P's virtual site: no element to guess
   CHECK_THROWS_WITH_AS(analysis::atom_masses(t, {1}, "t.gro"),
                        doctest::Contains("atom 2 ('MW'): cannot tell its element"), UsageError);
 }

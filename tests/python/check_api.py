@@ -11,27 +11,9 @@ import threading
 import numpy as np
 
 import pairhist
+from check_support import check, failures, refused
 
 data, binary, work = sys.argv[1], sys.argv[2], sys.argv[3]
-failures = []
-
-
-def check(name, condition, detail=""):
-    print(f"{'ok  ' if condition else 'FAIL'} {name} {detail}")
-    if not condition:
-        failures.append(name)
-
-
-def refused(name, call, kind):
-    try:
-        call()
-    except kind as e:
-        check(f"{name} refused", "\n" not in str(e) and str(e) != "", f"({kind.__name__}: {e})")
-        return
-    except Exception as e:  # noqa: BLE001
-        check(f"{name} refused", False, f"({type(e).__name__}: {e})")
-        return
-    check(f"{name} refused", False, "(accepted)")
 
 
 # A checkerboard crystal (capi_example's): every atom has 6 neighbours at r = 1, of the other

@@ -11,27 +11,9 @@ import warnings
 import numpy as np
 
 import pairhist
+from check_support import check, failures, refused
 
 data, binary, work = sys.argv[1], sys.argv[2], sys.argv[3]
-failures = []
-
-
-def check(name, condition, detail=""):
-    print(f"{'ok  ' if condition else 'FAIL'} {name} {detail}")
-    if not condition:
-        failures.append(name)
-
-
-def refused(name, call):
-    try:
-        call()
-    except ValueError as e:
-        check(f"{name} refused", "\n" not in str(e) and str(e) != "", f"({e})")
-        return
-    except Exception as e:  # noqa: BLE001
-        check(f"{name} refused", False, f"({type(e).__name__}: {e})")
-        return
-    check(f"{name} refused", False, "(accepted)")
 
 
 def read_csv(path):
