@@ -7,7 +7,8 @@
 #   there: bash scripts/node-device-run.sh   (repo root, carry [".gpu", ".gpu-base"]; logs to $OUT)
 # NODE_FRAMES (200) frames of W1 x16; NODE_THREADS ("1 8 16 32 64") decoding threads to time;
 # NODE_ROUNDS (2) rounds of the runs; NODE_PERF (1) profiles decoding; NODE_RANKS (1 with 2+
-# GPUs) runs both cases as one rank per GPU (mpirun) too; NODE_BASE (1) runs the baseline stage.
+# GPUs) runs both cases as one rank per GPU (mpirun) too; NODE_BASE (1) runs the baseline stage;
+# NODE_REPEAT (1) repeats W1's frames that many times (1000 frames from 200).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=node-device
@@ -27,6 +28,11 @@ w1=$("$ph" synth --case W1 --replicas 16 --frames "${NODE_FRAMES:-200}" -o "$wor
 f1=$("$ph" synth --case F1 --frames 200 -o "$work/f1" -q)
 t1=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" 'BEGIN { printf "synth: %.1f s\n", b - a }' | tee -a "$log"
+if [ "${NODE_REPEAT:-1}" -gt 1 ]; then  # the frames again, NODE_REPEAT times in all (XTC frames
+  # stand alone: a longer trajectory without the serial writer's minutes)
+  for _ in $(seq "$NODE_REPEAT"); do cat "$work/w1big/W1.xtc"; done >"$work/w1big/W1-long.xtc"
+  mv "$work/w1big/W1-long.xtc" "$work/w1big/W1.xtc"
+fi
 cat "$work"/w1big/W1.xtc >/dev/null  # in the page cache, as the issue's figures
 ls -la "$work"/w1big "$work"/f1 | tee -a "$log"
 w1_args=$(echo "${w1#* }" | sed 's/ -o [^ ]*//')
