@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 #include "pairhist/errors.hpp"
 
@@ -99,6 +100,13 @@ ScattererAssignment assign_scatterers(const Topology& top, const std::vector<std
   const std::vector<bool> single = alone(top);
   ScattererAssignment out;
   std::set<std::string> guessed;
+  using ElementKey = std::tuple<NameColumn::Id, NameColumn::Id, NameColumn::Id>;
+  constexpr NameColumn::Id kNoId = ~NameColumn::Id{0};
+  struct KnownElement {
+    std::string element;
+    bool guessed = false;
+  };
+  std::map<ElementKey, KnownElement> element_of;
   for (size_t s = 0; s < names.size(); ++s) {
     SpeciesScatterer sp;
     sp.species = names[s];
@@ -114,23 +122,35 @@ ScattererAssignment assign_scatterers(const Topology& top, const std::vector<std
     std::set<std::string> labels;
     std::string example_of_each;  // "OW (O), HW1 (H)" for the error message
     bool any_guess = false;
+    std::string last_label;
     for (int atom : species_atoms[s]) {
       const auto i = static_cast<size_t>(atom);
       if (i >= n) throw std::logic_error("assign_scatterers: atom index beyond the topology");
-      std::string element =
-          has_elements ? label_element(canonical_scatterer_label(top.elements[i])) : "";
-      const std::string& residue = i < top.residue_names.size() ? top.residue_names[i] : "";
-      if (element.empty()) {
-        element = guess_element(top.atom_names[i], residue);
-        if (element.empty())
-          throw UsageError("species " + names[s] + ": cannot tell the element of atom " +
-                           std::to_string(atom + 1) + " ('" + top.atom_names[i] +
-                           "'): give --element " + names[s] +
-                           "=SYMBOL, or leave such atoms "
-                           "(virtual sites carry no scattering) out of the species");
-        guessed.insert(top.atom_names[i] + " -> " + element);
-        any_guess = true;
+      // The element follows from the atom's element, name and residue name: worked out once
+      // per distinct combination (a million waters have three).
+      const ElementKey key{has_elements ? top.elements.ids()[i] : kNoId, top.atom_names.ids()[i],
+                           i < top.residue_names.size() ? top.residue_names.ids()[i] : kNoId};
+      auto known = element_of.find(key);
+      if (known == element_of.end()) {
+        std::string element =
+            has_elements ? label_element(canonical_scatterer_label(top.elements[i])) : "";
+        const std::string& residue = i < top.residue_names.size() ? top.residue_names[i] : "";
+        bool guess = false;
+        if (element.empty()) {
+          element = guess_element(top.atom_names[i], residue);
+          if (element.empty())
+            throw UsageError("species " + names[s] + ": cannot tell the element of atom " +
+                             std::to_string(atom + 1) + " ('" + top.atom_names[i] +
+                             "'): give --element " + names[s] +
+                             "=SYMBOL, or leave such atoms "
+                             "(virtual sites carry no scattering) out of the species");
+          guessed.insert(top.atom_names[i] + " -> " + element);
+          guess = true;
+        }
+        known = element_of.emplace(key, KnownElement{element, guess}).first;
       }
+      const std::string& element = known->second.element;
+      any_guess = any_guess || known->second.guessed;
       std::string label = element;
       if (single[i]) {
         int charge = usual_ion_charge(element);
@@ -141,6 +161,8 @@ ScattererAssignment assign_scatterers(const Topology& top, const std::vector<std
         if (charge != 0)
           label = element + std::to_string(std::abs(charge)) + (charge > 0 ? "+" : "-");
       }
+      if (label == last_label) continue;
+      last_label = label;
       if (labels.insert(label).second)
         example_of_each +=
             (example_of_each.empty() ? "" : ", ") + top.atom_names[i] + " (" + label + ")";
