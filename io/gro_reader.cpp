@@ -153,22 +153,6 @@ class FileBytes {
   std::string copy_;
 };
 
-/// Whether p[0..n) holds a '\n', eight bytes at a time (a byte b is '\n' where b ^ 0x0a is zero;
-/// the classic test for a zero byte in a word).
-bool has_newline(const char* p, size_t n) {
-  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHighs = 0x8080808080808080ULL;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w = 0;
-    std::memcpy(&w, p + i, 8);
-    w ^= kOnes * '\n';
-    if ((w - kOnes) & ~w & kHighs) return true;
-  }
-  for (; i < n; ++i)
-    if (p[i] == '\n') return true;
-  return false;
-}
-
 /// The line starting at `pos` of `text` (without its newline or a CR before it); `next` is where
 /// the next one starts, npos when `pos` is at the end.
 std::string_view line_at(std::string_view text, size_t pos, size_t& next) {
@@ -355,7 +339,7 @@ class GroParser {
       const size_t i = c.first_line + k;
       if (i == natoms) c.box_pos = pos;
       if (i >= natoms) return;
-      std::string problem = parse_atom(atom_line_at(pos, next), i, top, c);
+      std::string problem = parse_atom(line_at(text_, pos, next), i, top, c);
       if (!problem.empty()) {
         c.error_index = i;
         c.error = std::move(problem);
@@ -387,25 +371,6 @@ class GroParser {
       pos = next;
     }
     return " (this looks like the box line: atom count in line 2 too large?)";
-  }
-
-  /// line_at() for an atom line: where GROMACS's fixed layout says the line ends (after the
-  /// coordinates, or after the velocities too), checked, else searched (a memchr per 45-byte
-  /// line cost a third of the parsing).
-  std::string_view atom_line_at(size_t pos, size_t& next) const {
-    const size_t short_end = pos + kCoordColumn + 3 * width_;
-    for (const size_t end : {short_end, short_end + 3 * (width_ + 1)}) {
-      if (end >= text_.size() || has_newline(text_.data() + pos, end - pos)) break;
-      if (text_[end] == '\n') {
-        next = end + 1;
-        return text_.substr(pos, end - pos);
-      }
-      if (text_[end] == '\r' && end + 1 < text_.size() && text_[end + 1] == '\n') {
-        next = end + 2;
-        return text_.substr(pos, end - pos);
-      }
-    }
-    return line_at(text_, pos, next);
   }
 
   // GROMACS writes coordinates with a variable number of decimals; the distance between the

@@ -40,8 +40,7 @@ class KernelLoader {
   void start(std::vector<int> devices, bool double_precision) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!threads_.empty()) return;
-    // A thread per device: loading modules into four contexts one after another took as long
-    // as the first frames of a run.
+    // A thread per device: the devices' modules load independently of each other.
     for (int d : devices)
       threads_.emplace_back([d, double_precision] {
         // A kernel that cannot load now fails at its launch, which reports it with the frame.
