@@ -73,6 +73,8 @@ void return_pin_budget(void* p) {
   pinned.erase(it);
 }
 
+thread_local bool unpinned_here = false;  // an UnpinnedScope lives on this thread
+
 std::size_t rounded(std::size_t bytes, std::size_t to) {
   return (std::max<std::size_t>(bytes, 1) + to - 1) / to * to;
 }
@@ -92,6 +94,14 @@ bool host_pinning_installed() {
   return installed.load() != nullptr;
 }
 
+UnpinnedScope::UnpinnedScope() : outer_(unpinned_here) {
+  unpinned_here = true;
+}
+
+UnpinnedScope::~UnpinnedScope() {
+  unpinned_here = outer_;
+}
+
 namespace host_memory {
 
 void* allocate(std::size_t bytes) {
@@ -106,7 +116,7 @@ void* allocate(std::size_t bytes) {
   if (huge) madvise(p, size, MADV_HUGEPAGE);  // advice only: 4 KiB pages work too
 #endif
   // Unpinned memory works too, with slower transfers.
-  if (h && take_pin_budget(p, size)) h->pin(p, size);
+  if (h && !unpinned_here && take_pin_budget(p, size)) h->pin(p, size);
   return p;
 }
 

@@ -61,6 +61,14 @@ void gather_species_columns(const float* xyz, const std::vector<std::vector<int>
   out.filled = true;
 }
 
+void copy_species_columns(const std::vector<HostColumn>& from, std::vector<HostColumn>& to) {
+  to.resize(from.size());
+  for (size_t s = 0; s < from.size(); ++s) {
+    to[s].resize(from[s].size());
+    std::copy(from[s].begin(), from[s].end(), to[s].begin());
+  }
+}
+
 ColumnMap::ColumnMap(const std::vector<std::vector<int>>& atoms, int natoms)
     : species_of_(static_cast<size_t>(std::max(natoms, 0)), -1),
       position_of_(static_cast<size_t>(std::max(natoms, 0)), 0) {

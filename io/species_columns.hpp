@@ -27,6 +27,10 @@ struct SpeciesColumns {
 void gather_species_columns(const float* xyz, const std::vector<std::vector<int>>& atoms,
                             SpeciesColumns& out);
 
+/// Makes `to` a copy of the columns `from` (e.g. from unpinned staging into pinned columns),
+/// reusing its storage where big enough.
+void copy_species_columns(const std::vector<HostColumn>& from, std::vector<HostColumn>& to);
+
 /// Where each atom of a frame lands among the species' columns, for a decoder that writes the
 /// columns as it decodes (no whole frame written, then read back: that pass cost a third of a
 /// decoding thread's time per frame on the H100 host). Needs every atom in at most one species.

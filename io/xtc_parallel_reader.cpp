@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <utility>
 
@@ -12,6 +13,16 @@
 
 namespace pairhist::io {
 namespace {
+
+// PAIRHIST_STAGED_COLUMNS=0 pins every decoding thread's columns as before staging existed
+// (measuring what staging saves a run's start against what its copy costs).
+bool staging_allowed() {
+  static const bool allowed = [] {
+    const char* v = std::getenv("PAIRHIST_STAGED_COLUMNS");
+    return !(v && std::atoi(v) == 0);
+  }();
+  return allowed;
+}
 
 std::string lower_extension(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
@@ -161,6 +172,8 @@ void XtcParallelReader::work(int thread) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
       claimable_.wait(lock, [&] { return stopping_ || input_over_ || thread < active_; });
+      while (promote_one(lock)) {
+      }
     }
     // Frames are claimed and located in file order under read_mutex_ (a header read each: the
     // next frame's place is known only from this one's header), then fetched and decoded
@@ -186,16 +199,66 @@ void XtcParallelReader::work(int thread) {
 bool XtcParallelReader::claim_next(Claim& claim) {
   const auto window = static_cast<int64_t>(slots_.size());
   std::unique_lock<std::mutex> lock(mutex_);
-  // At most `window` frames beyond the delivered ones: this bounds the memory.
-  claimable_.wait(lock, [&] {
+  // At most `window` frames beyond the delivered ones: this bounds the memory. The thread
+  // waiting for room promotes staged frames meanwhile.
+  for (;;) {
+    if (stopping_ || input_over_) return false;
     const int64_t ahead = prep_->what.pending ? std::min<int64_t>(kPendingFrames, window) : window;
-    return stopping_ || input_over_ || next_to_read_ < delivered_ + ahead;
-  });
-  if (stopping_ || input_over_) return false;
+    if (next_to_read_ < delivered_ + ahead) break;
+    if (!promote_one(lock)) claimable_.wait(lock);
+  }
   claim.slot = &slots_[static_cast<size_t>(next_to_read_++ % window)];
   claim.slot->state = Slot::State::working;
   claim.prep = prep_;
   claim.choosing = static_cast<bool>(chooser_);
+  claim.staged = active_ > kPinnedFrames && host_pinning_installed() && staging_allowed() &&
+                 !prep_->what.species.empty() && !prep_->what.pending;
+  std::vector<HostColumn>& soa = claim.slot->frame.columns.soa;
+  if (!claim.staged && soa.empty() && !free_sets_.empty()) {  // pinned already: no new pinning
+    soa = std::move(free_sets_.back());
+    free_sets_.pop_back();
+  }
+  return true;
+}
+
+bool XtcParallelReader::promote_one(std::unique_lock<std::mutex>& lock) {
+  const auto window = static_cast<int64_t>(slots_.size());
+  Slot* slot = nullptr;
+  for (int64_t k = delivered_; k < std::min(next_to_read_, delivered_ + kPinnedFrames) && !slot;
+       ++k) {
+    Slot& s = slots_[static_cast<size_t>(k % window)];
+    if (s.state == Slot::State::decoded) slot = &s;
+  }
+  if (!slot) return false;
+  slot->state = Slot::State::promoting;
+  std::vector<HostColumn> pinned;
+  if (!free_sets_.empty()) {
+    pinned = std::move(free_sets_.back());
+    free_sets_.pop_back();
+  }
+  lock.unlock();
+  const auto start = std::chrono::steady_clock::now();
+  std::exception_ptr error;
+  try {
+    copy_species_columns(slot->frame.columns.soa, pinned);  // pins a new set's columns
+  } catch (...) {  // out of memory: the caller gets it at this frame
+    error = std::current_exception();
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  lock.lock();
+  if (error) {
+    slot->state = Slot::State::failed;
+    slot->error = error;
+    input_over_ = true;
+    claimable_.notify_all();
+  } else {
+    slot->frame.columns.soa.swap(pinned);
+    slot->staging = std::move(pinned);
+    slot->state = Slot::State::ready;
+    decode_seconds_ += seconds;
+  }
+  done_.notify_all();
   return true;
 }
 
@@ -233,10 +296,19 @@ XtcParallelReader::Outcome XtcParallelReader::complete(const Claim& claim, xtc::
   if (decoding) problem = scanner_->fetch(raw);  // positional reads: no lock
   // Timed from the bytes in memory, as before reads left the lock: what decoding costs a core.
   const auto start = std::chrono::steady_clock::now();
-  if (decoding && problem.empty()) problem = prepare(raw, slot, *claim.prep);
-  if (decoding && problem.empty())
+  if (decoding && problem.empty() && claim.staged) {
+    // Into the staging set, allocated unpinned (next() took the slot's pinned columns).
+    slot.frame.columns.soa.swap(slot.staging);
+    UnpinnedScope unpinned;
+    problem = prepare(raw, slot, *claim.prep);
+  } else if (decoding && problem.empty()) {
+    problem = prepare(raw, slot, *claim.prep);
+  }
+  if (decoding && problem.empty()) {
     outcome.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (claim.staged) outcome.state = Slot::State::decoded;
+  }
   if (status == xtc::Scanner::Status::end) {
     outcome.state = Slot::State::end;
   } else if (!problem.empty()) {
@@ -248,16 +320,18 @@ XtcParallelReader::Outcome XtcParallelReader::complete(const Claim& claim, xtc::
 }
 
 void XtcParallelReader::publish(const Claim& claim, const Outcome& outcome) {
+  const bool over = outcome.state != Slot::State::ready && outcome.state != Slot::State::decoded;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     claim.slot->state = outcome.state;
     claim.slot->error = outcome.error;
     if (outcome.seconds > 0) decode_seconds_ += outcome.seconds, ++decoded_frames_;
     // Nothing after an end or an error is ever delivered, so nothing more is read.
-    if (outcome.state != Slot::State::ready) input_over_ = true;
+    if (over) input_over_ = true;
   }
   done_.notify_all();
-  if (outcome.state != Slot::State::ready) claimable_.notify_all();
+  // A thread waiting for room promotes a decoded frame if it is due.
+  if (over || outcome.state == Slot::State::decoded) claimable_.notify_all();
 }
 
 bool XtcParallelReader::next(TrajectoryFrame& frame) {
@@ -265,10 +339,14 @@ bool XtcParallelReader::next(TrajectoryFrame& frame) {
   if (ended_) return false;
   std::unique_lock<std::mutex> lock(mutex_);
   Slot& slot = slots_[static_cast<size_t>(delivered_ % static_cast<int64_t>(slots_.size()))];
-  done_.wait(lock, [&] {
-    return slot.state == Slot::State::ready || slot.state == Slot::State::end ||
-           slot.state == Slot::State::failed;
-  });
+  for (;;) {
+    done_.wait(lock, [&] {
+      return slot.state == Slot::State::ready || slot.state == Slot::State::end ||
+             slot.state == Slot::State::failed || slot.state == Slot::State::decoded;
+    });
+    if (slot.state != Slot::State::decoded) break;
+    promote_one(lock);  // no thread got to it: this one is the earliest due
+  }
   if (slot.state == Slot::State::end) {
     ended_ = true;
     return false;
@@ -284,7 +362,7 @@ bool XtcParallelReader::next(TrajectoryFrame& frame) {
     slot.state = Slot::State::free;
     ++delivered_;
     lock.unlock();
-    claimable_.notify_one();
+    claimable_.notify_all();
     return true;
   }
   // Swapping hands the caller's previous buffer to the slot, so no frame is copied or allocated.
@@ -294,11 +372,18 @@ bool XtcParallelReader::next(TrajectoryFrame& frame) {
   frame.precision = slot.frame.precision;
   frame.xyz.swap(slot.frame.xyz);
   std::swap(frame.columns, slot.frame.columns);
+  // The caller's columns (given back by the engine, usually) wait for whichever frame is
+  // promoted or claimed next, not for this slot's next frame: a window's worth of them would
+  // otherwise sit in the slots while promotions pin new ones.
+  if (!slot.frame.columns.soa.empty()) {
+    free_sets_.push_back(std::move(slot.frame.columns.soa));
+    slot.frame.columns.soa.clear();
+  }
   slot.state = Slot::State::free;
   ++delivered_;
   delivered_end_ = slot.file_index + 1;
   lock.unlock();
-  claimable_.notify_one();
+  claimable_.notify_all();
   return true;
 }
 

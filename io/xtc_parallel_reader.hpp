@@ -38,6 +38,8 @@ struct FramePreparation {
   bool pending = false;
 };
 constexpr int64_t kPendingFrames = 2;
+/// Frames about to be delivered that hold pinned columns, when more threads decode (see Slot).
+constexpr int64_t kPinnedFrames = 8;
 
 class XtcParallelReader : public TrajectoryReader {
  public:
@@ -82,13 +84,23 @@ class XtcParallelReader : public TrajectoryReader {
   // the slot from claiming the frame until it marks it done. The compressed bytes stay with the
   // thread (one buffer each, reused); the decoded frame's buffers circulate between the slots and
   // the caller (next() swaps them), so neither is allocated again once every slot had a frame.
+  //
+  // Staged frames: where pinning every slot's columns would stall the start (more than
+  // kPinnedFrames threads with pinning hooks installed), a frame's columns are decoded into the
+  // slot's unpinned staging set, and copied into a pinned set (free_sets_, or a new one) once the
+  // frame is among the next kPinnedFrames to deliver: pinned memory then follows the frames about
+  // to be counted, not the decoding threads (issue 24: 60 threads pinning 130 MB each at once
+  // held 4 GPUs back for 1.5 s). Any thread promotes such a frame: a decoding thread between
+  // frames, the one waiting for room to claim, or the caller waiting for it.
   struct Slot {
-    enum class State { free, working, ready, end, failed };
+    // working -> [decoded -> promoting ->] ready | end | failed
+    enum class State { free, working, decoded, promoting, ready, end, failed };
     State state = State::free;
     int64_t file_index = 0;  // the frame's index in the file
     bool again = false;      // deliver the frame delivered before once more (kFrameAgain)
     TrajectoryFrame frame;
-    std::exception_ptr error;  // when failed: the InputError (or other exception) to throw
+    std::vector<HostColumn> staging;  // unpinned columns, between staged frames
+    std::exception_ptr error;         // when failed: the InputError (or other exception) to throw
   };
 
   // A frame a thread claimed, and what to deliver from it.
@@ -96,6 +108,7 @@ class XtcParallelReader : public TrajectoryReader {
   struct Claim {
     Slot* slot = nullptr;
     bool choosing = false;  // a chooser picks the frame
+    bool staged = false;    // columns decoded into the slot's staging set
     std::shared_ptr<const Preparation> prep;
   };
   // How a claimed frame came out.
@@ -107,6 +120,9 @@ class XtcParallelReader : public TrajectoryReader {
 
   void work(int thread);
   bool claim_next(Claim& claim);  // waits for room in the window; false: stop
+  // Under mutex_ (unlocked while copying): promotes the earliest decoded frame among the next
+  // kPinnedFrames to deliver into a pinned set; false if there is none.
+  bool promote_one(std::unique_lock<std::mutex>& lock);
   // Passes over unwanted frames and locates the claimed one; under read_mutex_.
   xtc::Scanner::Status locate(const Claim& claim, xtc::RawFrame& raw, std::string& problem);
   // Fetches and decodes the located frame into its slot; any number of threads at once.
@@ -147,8 +163,9 @@ class XtcParallelReader : public TrajectoryReader {
   std::exception_ptr error_;  // sticky, once an error was thrown to the caller
   bool ended_ = false;
   int active_ = 1;             // threads 0..active_-1 claim frames
-  double decode_seconds_ = 0;  // summed over the frames decoded so far
+  double decode_seconds_ = 0;  // summed over the frames decoded so far (and their promotions)
   int64_t decoded_frames_ = 0;
+  std::vector<std::vector<HostColumn>> free_sets_;  // pinned column sets the caller gave back
 
   std::vector<std::thread> workers_;
 };

@@ -13,6 +13,7 @@
 
 #include "io/species_columns.hpp"
 #include "io/xtc_parallel_reader.hpp"
+#include "io/xtc_reader.hpp"
 #include "pairhist/host_columns.hpp"
 #include "tests/engine_reference.hpp"
 #include "tests/test_paths.hpp"
@@ -140,4 +141,54 @@ TEST_CASE("pinning hooks: installed once, used by the readers' and the engine's 
   }
   soa.clear();
   CHECK(pins == unpins);
+}
+
+TEST_CASE("more decoding threads than pinned frames: columns staged, pinned only when due") {
+  REQUIRE(set_host_pinning(count_pin, count_unpin));  // as installed above, or first here
+  const std::string path = test::data_dir() + "/spce_water.xtc";
+  io::FramePreparation prep;
+  prep.species.resize(2);  // water: O, then H
+  io::XtcReader serial(path);
+  for (int a = 0; a < serial.natoms(); ++a) prep.species[a % 3 == 0 ? 0 : 1].push_back(a);
+  prep.whole_frame = false;
+  std::vector<io::SpeciesColumns> expected;
+  {
+    UnpinnedScope unpinned;  // the reference columns: not counted among the reader's pins
+    for (io::TrajectoryFrame f; serial.next(f);) {
+      expected.emplace_back();
+      io::gather_species_columns(f.xyz.data(), prep.species, expected.back());
+    }
+  }
+  REQUIRE(expected.size() > size_t(3 * io::kPinnedFrames));
+
+  // Threads switched between staged (more than kPinnedFrames) and direct decoding while reading.
+  constexpr int kStaged = static_cast<int>(io::kPinnedFrames) + 1;
+  for (const int threads : {kStaged, 3 * kStaged}) {
+    const int before = pins;
+    {
+      io::XtcParallelReader reader(path, threads, prep);
+      io::TrajectoryFrame frame;
+      size_t k = 0;
+      for (; reader.next(frame); ++k) {
+        REQUIRE(k < expected.size());
+        REQUIRE(frame.columns.filled);
+        REQUIRE(frame.columns.soa.size() == 2);
+        for (size_t s = 0; s < 2; ++s) {
+          CHECK(frame.columns.soa[s] == expected[k].soa[s]);
+          CHECK(is_pinned(frame.columns.soa[s].data()));
+        }
+        for (int c = 0; c < 3; ++c) {
+          CHECK(frame.columns.lo[c] == expected[k].lo[c]);
+          CHECK(frame.columns.hi[c] == expected[k].hi[c]);
+        }
+        if (k == 5) reader.set_active_threads(2);
+        if (k == 10) reader.set_active_threads(threads);
+      }
+      CHECK(k == expected.size());
+      // Pinned: the frames due, the caller's and those decoded directly while 2 threads ran;
+      // never one set per thread.
+      CHECK(pins - before <= 2 * (io::kPinnedFrames + 1 + 2));
+    }
+    CHECK(pins == unpins);
+  }
 }

@@ -30,6 +30,20 @@ bool set_host_pinning(HostPinHook pin, HostUnpinHook unpin);
 /// Whether hooks are installed, so that HostColumns allocated from now on are pinned.
 bool host_pinning_installed();
 
+/// While one lives, the HostColumns this thread allocates are not pinned (hooks or not): staging
+/// buffers that many decoding threads fill at once and copy into a few pinned ones, since pinning
+/// every thread's buffers at a run's start held 4 GPUs back for 1.5 s (issue 24). Scopes nest.
+class UnpinnedScope {
+ public:
+  UnpinnedScope();
+  ~UnpinnedScope();
+  UnpinnedScope(const UnpinnedScope&) = delete;
+  UnpinnedScope& operator=(const UnpinnedScope&) = delete;
+
+ private:
+  bool outer_;
+};
+
 namespace host_memory {
 /// Aligned memory (whole pages, pinned, once hooks are installed); throws std::bad_alloc.
 void* allocate(std::size_t bytes);
