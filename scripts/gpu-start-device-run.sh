@@ -12,6 +12,8 @@ title="pairhist: the start of a many-GPU run (issue 24)"
 # shellcheck source=device-run-common.sh
 source "$repo/scripts/device-run-common.sh"
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)," \
+  "defrag: $(cat /sys/kernel/mm/transparent_hugepage/defrag 2>/dev/null)" | tee -a "$log"
 echo "== StarPU's start alone (bench_engine_start)" | tee -a "$log"
 for n in $([ "${START_BENCH:-1}" = 1 ] && echo 1 "$gpus"); do
   for repeat in 1 2; do
@@ -28,6 +30,8 @@ one() {  # one NAME ROUND "EXTRA ARGS" ENV...
   local run=$1 round=$2 extra=$3
   shift 3
   local t0 t1
+  grep -E '^(compact_stall|compact_fail|thp_fault_alloc|thp_fault_fallback|pgmajfault) ' \
+    /proc/vmstat >"$work/vm-before"
   t0=$(date +%s.%N)
   # shellcheck disable=SC2086
   if ! timeout 120 env "$@" "$ph" $args $extra -o "$work/$run" --overwrite --report "$work/$run.json" \
@@ -38,6 +42,12 @@ one() {  # one NAME ROUND "EXTRA ARGS" ENV...
     return
   fi
   t1=$(date +%s.%N)
+  # Memory compaction and huge-page faults during the run (a first run after the trajectory
+  # filled the page cache was 2-4 s slower: does the kernel compact memory for huge pages?).
+  grep -E '^(compact_stall|compact_fail|thp_fault_alloc|thp_fault_fallback|pgmajfault) ' \
+    /proc/vmstat | paste -d' ' "$work/vm-before" - |
+    awk -v run="$run-$round" '{ s = s " " $1 " " $4 - $2 } END { print run " vm:" s }' |
+    tee -a "$log"
   cp "$work/$run.json" "$out/reports/$run-$round.json"
   gzip -c "$work/$run-trace.csv" >"$out/reports/$run-$round-trace.csv.gz"
   /usr/bin/python3 - "$work/$run.json" "$work/$run-trace.csv" "$run-$round" "$t0" "$t1" <<'PY' |
