@@ -16,6 +16,17 @@ namespace {
 
 // PAIRHIST_STAGED_COLUMNS=0 pins every decoding thread's columns as before staging existed
 // (measuring what staging saves a run's start against what its copy costs).
+// PAIRHIST_DECODE_WINDOW=K holds up to K frames per decoding thread (decoded or being decoded)
+// beyond the delivered ones, instead of one: for measuring how often the oldest frame holds
+// the threads back.
+int64_t window_per_thread() {
+  static const int64_t k = [] {
+    const char* v = std::getenv("PAIRHIST_DECODE_WINDOW");
+    return v ? std::clamp<int64_t>(std::atoll(v), 1, 8) : 1;
+  }();
+  return k;
+}
+
 bool staging_allowed() {
   static const bool allowed = [] {
     const char* v = std::getenv("PAIRHIST_STAGED_COLUMNS");
@@ -81,7 +92,7 @@ XtcParallelReader::XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int 
   if (threads < 1) throw UsageError("XTC decoding needs at least one thread");
   set_preparation(std::move(prep));
   active_ = active > 0 ? std::min(active, threads) : threads;
-  slots_.resize(static_cast<size_t>(threads));
+  slots_.resize(static_cast<size_t>(threads * window_per_thread()));
   try {
     for (int t = 0; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
   } catch (...) {
@@ -140,6 +151,11 @@ void XtcParallelReader::set_active_threads(int n) {
 double XtcParallelReader::seconds_per_frame() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return decoded_frames_ > 0 ? decode_seconds_ / static_cast<double>(decoded_frames_) : 0;
+}
+
+XtcParallelReader::Waits XtcParallelReader::waits() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return waits_;
 }
 
 void XtcParallelReader::set_preparation(FramePreparation prep) {
@@ -205,7 +221,11 @@ bool XtcParallelReader::claim_next(Claim& claim) {
     if (stopping_ || input_over_) return false;
     const int64_t ahead = prep_->what.pending ? std::min<int64_t>(kPendingFrames, window) : window;
     if (next_to_read_ < delivered_ + ahead) break;
-    if (!promote_one(lock)) claimable_.wait(lock);
+    if (promote_one(lock)) continue;
+    const auto from = std::chrono::steady_clock::now();
+    claimable_.wait(lock);
+    waits_.window_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
   }
   claim.slot = &slots_[static_cast<size_t>(next_to_read_++ % window)];
   claim.slot->state = Slot::State::working;
@@ -339,6 +359,7 @@ bool XtcParallelReader::next(TrajectoryFrame& frame) {
   if (ended_) return false;
   std::unique_lock<std::mutex> lock(mutex_);
   Slot& slot = slots_[static_cast<size_t>(delivered_ % static_cast<int64_t>(slots_.size()))];
+  const auto from = std::chrono::steady_clock::now();
   for (;;) {
     done_.wait(lock, [&] {
       return slot.state == Slot::State::ready || slot.state == Slot::State::end ||
@@ -346,7 +367,10 @@ bool XtcParallelReader::next(TrajectoryFrame& frame) {
     });
     if (slot.state != Slot::State::decoded) break;
     promote_one(lock);  // no thread got to it: this one is the earliest due
+    ++waits_.caller_promotions;
   }
+  waits_.caller_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
   if (slot.state == Slot::State::end) {
     ended_ = true;
     return false;

@@ -78,9 +78,18 @@ class XtcParallelReader : public TrajectoryReader {
   /// Mean wall seconds a thread spent decoding and preparing a frame (0 before the first frame):
   /// what a frame costs a core, as the threads share the machine now.
   double seconds_per_frame() const;
+  /// Where the reading's time went so far: why a run was bound by reading.
+  struct Waits {
+    double window_seconds = 0;      // a decoding thread waited for room to claim a frame (the
+                                    // oldest frame in the window not yet decoded, or not taken)
+    double caller_seconds = 0;      // next() waited for its frame
+    int64_t caller_promotions = 0;  // staged frames next() copied itself (no thread had)
+  };
+  Waits waits() const;
 
  private:
-  // One frame in flight. Frame k lives in slot k % threads until it is delivered; a thread owns
+  // One frame in flight. Frame k lives in slot k % slots_.size() (threads, or a multiple:
+  // PAIRHIST_DECODE_WINDOW) until it is delivered; a thread owns
   // the slot from claiming the frame until it marks it done. The compressed bytes stay with the
   // thread (one buffer each, reused); the decoded frame's buffers circulate between the slots and
   // the caller (next() swaps them), so neither is allocated again once every slot had a frame.
@@ -166,6 +175,7 @@ class XtcParallelReader : public TrajectoryReader {
   double decode_seconds_ = 0;  // summed over the frames decoded so far (and their promotions)
   int64_t decoded_frames_ = 0;
   std::vector<std::vector<HostColumn>> free_sets_;  // pinned column sets the caller gave back
+  Waits waits_;
 
   std::vector<std::thread> workers_;
 };

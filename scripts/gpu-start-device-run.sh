@@ -60,7 +60,9 @@ with open(sys.argv[2]) as f:
         s = float(row.get("start_s", row.get("start", 0)) or 0)
         first[w] = min(first.get(w, s), s)
 keys = ["seconds", "before_first_frame_seconds", "topology_seconds", "first_frame_seconds",
-        "gpu_wait_seconds", "engine_start_seconds", "first_task_start_seconds", "makespan_seconds"]
+        "gpu_wait_seconds", "engine_start_seconds", "first_task_start_seconds", "makespan_seconds",
+        "decode_seconds_per_frame", "decode_window_wait_seconds", "decode_caller_wait_seconds",
+        "decode_caller_promotions"]
 print(sys.argv[3], f"wall {float(sys.argv[5]) - float(sys.argv[4]):.2f}",
       " ".join(f"{k.replace('_seconds', '')} {r.get(k) or 0:.3f}" for k in keys),
       "first task per worker", " ".join(f"{v:.2f}" for k, v in sorted(first.items())))

@@ -128,8 +128,14 @@ struct JobOutcome {
   // How frames were prepared (XTC read with decoding threads; 0 threads: a serial reader).
   int decode_threads = 0;
   double prepare_seconds = 0;  // a decoding thread's seconds per frame, as of the first frame
-  double gpu_seconds = 0;      // the GPUs' estimated seconds per frame (the feeding plan's figure)
-  bool feed_bound = false;     // the plan found the GPUs faster than the readers could feed
+  // Over the whole run: a decoding thread's seconds per frame, the seconds decoding threads
+  // together waited for room in the reading window, and the counting thread for its frames.
+  double decode_seconds_per_frame = 0;
+  double decode_window_wait_seconds = 0;
+  double decode_caller_wait_seconds = 0;
+  int64_t decode_caller_promotions = 0;  // staged frames the counting thread copied itself
+  double gpu_seconds = 0;   // the GPUs' estimated seconds per frame (the feeding plan's figure)
+  bool feed_bound = false;  // the plan found the GPUs faster than the readers could feed
   // The feeding plan's inputs and decision (tasks/feeding_plan.hpp), when it was made (an XTC
   // read by decoding threads), and whether it was the one before issue 24 (PAIRHIST_FEEDING).
   bool feeding_planned = false;
@@ -146,9 +152,9 @@ struct JobOutcome {
   // Of `seconds`, before the engine starts: waiting for the GPUs' contexts (made while the
   // topology loads and the first frame decodes).
   double gpu_wait_seconds = 0;
-  int stopped_by_signal = 0;        // the stop request that ended the run early, or 0
-  size_t frames_resumed = 0;        // frames the resumed checkpoint held
-  uint64_t frames_dropped = 0;      // frames read and handed over, then dropped by a stop
+  int stopped_by_signal = 0;    // the stop request that ended the run early, or 0
+  size_t frames_resumed = 0;    // frames the resumed checkpoint held
+  uint64_t frames_dropped = 0;  // frames read and handed over, then dropped by a stop
   // A distributed run: whether this process holds the result (rank 0; the others return
   // only their own activity), the ranks, their activity, the whole run's span on the common
   // clock and its tail (the last rank's last task end minus the first rank's), and every rank's

@@ -57,6 +57,13 @@ JobOutcome TrajectoryPipeline::run() {
   start_loading();
   assemble();
   count_frames();
+  if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&stream_->source().reader())) {
+    const io::XtcParallelReader::Waits waits = parallel->waits();
+    out_.decode_seconds_per_frame = parallel->seconds_per_frame();
+    out_.decode_window_wait_seconds = waits.window_seconds;
+    out_.decode_caller_wait_seconds = waits.caller_seconds;
+    out_.decode_caller_promotions = waits.caller_promotions;
+  }
   if (!engine_ && sink_->needs_engine_to_finish()) start_engine(nullptr, nullptr);
   return sink_->finish(std::move(out_), engine_.get(), *stream_);
 }
