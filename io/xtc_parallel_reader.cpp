@@ -17,12 +17,12 @@ namespace {
 // PAIRHIST_STAGED_COLUMNS=0 pins every decoding thread's columns as before staging existed
 // (measuring what staging saves a run's start against what its copy costs).
 // PAIRHIST_DECODE_WINDOW=K holds up to K frames per decoding thread (decoded or being decoded)
-// beyond the delivered ones, instead of one: for measuring how often the oldest frame holds
-// the threads back.
+// beyond the delivered ones instead of kFramesPerDecodeThread: for measuring how often the
+// oldest frame holds the threads back.
 int64_t window_per_thread() {
   static const int64_t k = [] {
     const char* v = std::getenv("PAIRHIST_DECODE_WINDOW");
-    return v ? std::clamp<int64_t>(std::atoll(v), 1, 8) : 1;
+    return v ? std::clamp<int64_t>(std::atoll(v), 1, 8) : kFramesPerDecodeThread;
   }();
   return k;
 }
@@ -418,7 +418,9 @@ int automatic_decode_threads(int natoms, int cores) {
 
 int automatic_max_decode_threads(int natoms, int cores, double memory_bytes) {
   if (natoms < kParallelDecodeMinAtoms) return 1;
-  const double per_thread = 24.0 * std::max(natoms, 1);
+  // A thread's kFramesPerDecodeThread frames of columns decoded directly (12 bytes per atom
+  // each); twice that where whole frames are decoded and gathered.
+  const double per_thread = 12.0 * kFramesPerDecodeThread * std::max(natoms, 1);
   const int by_memory = static_cast<int>(std::clamp(memory_bytes / per_thread, 1.0, 1e6));
   return std::max(automatic_decode_threads(natoms, cores), std::min(cores - 1, by_memory));
 }

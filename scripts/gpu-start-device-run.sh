@@ -75,16 +75,14 @@ IFS=';' read -r -a variants <<<"${START_VARIANTS:-defaults=;lazy=LAZY;ncpu0=--nc
 # START_DECODE=1: decoding alone (bench --decode, a thread per core) with the defaults and in
 # each env: variant's environment, before the runs.
 if [ "${START_DECODE:-0}" = 1 ]; then
-  for entry in "defaults=" "${variants[@]}"; do
+  for entry in "${variants[@]}"; do
     a=${entry#*=}
     [ "$a" != "" ] && [ "${a#env:}" = "$a" ] && continue
     # shellcheck disable=SC2086
     env ${a#env:} "$ph" bench --decode "$work/w1big/W1.xtc" --threads "$(nproc)" --repeats 3 \
-      --warmup 0 --json | tail -1 | /usr/bin/python3 -c '
-import json, sys
+      --warmup 0 --json | tail -1 | /usr/bin/python3 -c 'import json, sys
 r = json.loads(sys.stdin.read())
-print(f"decode {sys.argv[1]}: {r[\"gb_per_s_median\"]:.2f} GB/s, {r[\"cores_busy\"]:.1f} cores busy")
-' "${entry%%=*}" | tee -a "$log"
+print("decode %s: %.2f GB/s, %.1f cores busy" % (sys.argv[1], r["gb_per_s_median"], r["cores_busy"]))' "${entry%%=*}" | tee -a "$log"
   done
 fi
 for round in $(seq "${START_ROUNDS:-2}"); do
