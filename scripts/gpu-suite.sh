@@ -90,10 +90,10 @@ run_on_device() {
   } | tee "$out/gpu-suite.log"
   status=0
   local tests="test_gpu test_gpu_cells test_gpu_engine_cells test_gpu_engine_swap \
-    test_gpu_memory_limit test_capi \
+    test_gpu_engine_sizes test_gpu_memory_limit test_capi \
     test_geometry test_resume_job test_resume_cli test_xtc_parallel \
     test_cpu_kernel test_cell_histogram_cpu test_row_tiles test_engine test_engine_cells \
-    test_engine_swap test_cli"
+    test_engine_swap test_engine_sizes test_cli"
   # Distributed runs, where the stage carries OpenMPI: each rank takes a GPU of its own.
   if mpi_env && [ -x "$stage/bin/test_mpi_cli" ]; then tests="$tests test_mpi_cli"; fi
   for t in ${GPU_SUITE_TESTS:-$tests}; do

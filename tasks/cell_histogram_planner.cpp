@@ -153,9 +153,10 @@ void CellHistogramPlanner::submit_frame(const PlannedFrame& frame) {
   for (size_t p = 0; p < pairs_.size(); ++p) {
     if (!selected(p)) continue;
     const auto [a, b] = pairs_[p];
-    const double c =
-        estimated_cell_candidates(grid_, config_.species_sizes[static_cast<size_t>(a)],
-                                  config_.species_sizes[static_cast<size_t>(b)], a == b);
+    const int64_t na = frame.sizes[static_cast<size_t>(a)];
+    const int64_t nb = frame.sizes[static_cast<size_t>(b)];
+    // A species without atoms in this frame has no handle: its pairs get no task.
+    const double c = na > 0 && nb > 0 ? estimated_cell_candidates(grid_, na, nb, a == b) : 0;
     if (c <= 0) continue;
     work.emplace_back(c, static_cast<int>(p));
     total += c;

@@ -45,6 +45,7 @@ struct HistogramEngine::Impl {
   codelets::FrameGate gate;       // every task asks it as it starts (drop_unstarted_frames)
   codelets::DeviceFaults faults;  // a task that could not count says so here
   int part = -1;                  // of config.frame_parts, for the frames submitted next; -1: all
+  std::vector<int64_t> counts_scratch;  // a frame's counts from its atom lists, kept allocated
 
   explicit Impl(const EngineConfig& c);
 
@@ -74,28 +75,35 @@ struct HistogramEngine::Impl {
   bool counted(size_t p) const { return config.counted_pairs.empty() || config.counted_pairs[p]; }
 
   // frame_intake.cpp
-  /// Threads that copy species s into the frame buffers: one below 256k atoms, else up to four
-  /// (a quarter of the cores, as for XTC decoding); they run only during the copy.
-  /// PAIRHIST_COPY_THREADS overrides it for measurements.
-  int gather_threads(size_t s) const;
+  /// Threads that copy a species of `atoms` atoms into the frame buffers: one below 256k atoms,
+  /// else up to four (a quarter of the cores, as for XTC decoding); they run only during the
+  /// copy. PAIRHIST_COPY_THREADS overrides it for measurements.
+  int gather_threads(int64_t atoms) const;
 
-  void submit(const std::vector<const float*>& xyz, const BoxMatrix& box);
+  /// Throws std::invalid_argument unless `counts` has one count per species, each from 0 to the
+  /// species' capacity.
+  void check_counts(const std::vector<int64_t>& counts) const;
+
+  void submit(const std::vector<const float*>& xyz, const std::vector<int64_t>& counts,
+              const BoxMatrix& box);
 
   void submit_atoms(const float* frame_xyz, const std::vector<std::vector<int>>& atoms,
                     const BoxMatrix& box);
 
-  void submit_columns(const std::vector<const float*>& soa, const BoxMatrix& box,
-                      const CoordinateBounds* given);
+  void submit_columns(const std::vector<const float*>& soa, const std::vector<int64_t>& counts,
+                      const BoxMatrix& box, const CoordinateBounds* given);
 
   /// The slot of the next frame, free: the tasks of the frame that used it before are done.
   /// `allocate`: FrameRing::slot's.
   FrameRing::Slot& free_slot(FrameFeed& times, bool allocate = true);
 
-  /// One frame: copy(s, buffer) fills species s's buffer (float* or double*) and returns
-  /// the position of a non-finite coordinate or -1; then the frame's tasks are submitted.
-  /// `given` bounds replace the engine's own pass over the copied points.
+  /// One frame of counts[s] atoms per species (checked): copy(s, buffer) fills species s's
+  /// buffer (float* or double*) with its x[0..n), y[0..n), z[0..n) and returns the position of a
+  /// non-finite coordinate or -1; then the frame's tasks are submitted. `given` bounds replace
+  /// the engine's own pass over the copied points.
   template <class Copy>
-  void take_frame(const BoxMatrix& box, Copy copy, const CoordinateBounds* given = nullptr);
+  void take_frame(const BoxMatrix& box, const std::vector<int64_t>& counts, Copy copy,
+                  const CoordinateBounds* given = nullptr);
 
   /// One frame whose columns replace the next slot's (HistogramEngine::submit_frame_columns_swap).
   bool swap_in(std::vector<HostColumn>& soa, const BoxMatrix& box, const CoordinateBounds& given);

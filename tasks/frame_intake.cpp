@@ -12,52 +12,71 @@
 
 namespace pairhist {
 
-int HistogramEngine::Impl::gather_threads(size_t s) const {
+int HistogramEngine::Impl::gather_threads(int64_t atoms) const {
   static const int forced = [] {
     const char* v = std::getenv("PAIRHIST_COPY_THREADS");
     return v ? std::atoi(v) : 0;
   }();
   if (forced > 0) return forced;
-  if (config.species_sizes[s] < (int64_t(1) << 18)) return 1;
+  if (atoms < (int64_t(1) << 18)) return 1;
   const int cores = usable_cores();
   return std::clamp(cores / 4, 1, 4);
 }
 
-void HistogramEngine::Impl::submit(const std::vector<const float*>& xyz, const BoxMatrix& box) {
+void HistogramEngine::Impl::check_counts(const std::vector<int64_t>& counts) const {
+  const std::vector<int64_t>& capacity = config.species_sizes;
+  if (counts.size() != capacity.size())
+    throw std::invalid_argument("HistogramEngine: one atom count per species expected");
+  for (size_t s = 0; s < counts.size(); ++s)
+    if (counts[s] < 0 || counts[s] > std::max<int64_t>(capacity[s], 0))
+      throw std::invalid_argument("HistogramEngine: species " + std::to_string(s) + " has " +
+                                  std::to_string(counts[s]) + " atoms, its capacity is " +
+                                  std::to_string(capacity[s]));
+}
+
+void HistogramEngine::Impl::submit(const std::vector<const float*>& xyz,
+                                   const std::vector<int64_t>& counts, const BoxMatrix& box) {
   if (xyz.size() != config.species_sizes.size())
     throw std::invalid_argument("HistogramEngine: one coordinate array per species expected");
-  take_frame(box, [&](size_t s, auto* out) {
+  check_counts(counts);
+  take_frame(box, counts, [&](size_t s, auto* out) {
     const float* species = xyz[s];
-    return gather_atoms_parallel([species](int64_t i) { return species + 3 * i; },
-                                 config.species_sizes[s], out, gather_threads(s));
+    return gather_atoms_parallel([species](int64_t i) { return species + 3 * i; }, counts[s], out,
+                                 gather_threads(counts[s]));
   });
 }
 
 void HistogramEngine::Impl::submit_atoms(const float* frame_xyz,
                                          const std::vector<std::vector<int>>& atoms,
                                          const BoxMatrix& box) {
-  bool sizes_match = atoms.size() == config.species_sizes.size();
-  for (size_t s = 0; sizes_match && s < atoms.size(); ++s)
-    sizes_match = static_cast<int64_t>(atoms[s].size()) == config.species_sizes[s];
-  if (!sizes_match)
-    throw std::invalid_argument("HistogramEngine: one atom list per species, of its size");
-  take_frame(box, [&](size_t s, auto* out) {
+  bool sizes_fit = atoms.size() == config.species_sizes.size();
+  for (size_t s = 0; sizes_fit && s < atoms.size(); ++s)
+    sizes_fit = static_cast<int64_t>(atoms[s].size()) <= config.species_sizes[s];
+  if (!sizes_fit)
+    throw std::invalid_argument(
+        "HistogramEngine: one atom list per species, of at most its capacity");
+  std::vector<int64_t>& counts = counts_scratch;
+  counts.resize(atoms.size());
+  for (size_t s = 0; s < atoms.size(); ++s) counts[s] = static_cast<int64_t>(atoms[s].size());
+  take_frame(box, counts, [&](size_t s, auto* out) {
     const int* picked = atoms[s].data();
     return gather_atoms_parallel(
-        [frame_xyz, picked](int64_t i) { return frame_xyz + 3 * int64_t(picked[i]); },
-        config.species_sizes[s], out, gather_threads(s));
+        [frame_xyz, picked](int64_t i) { return frame_xyz + 3 * int64_t(picked[i]); }, counts[s],
+        out, gather_threads(counts[s]));
   });
 }
 
 void HistogramEngine::Impl::submit_columns(const std::vector<const float*>& soa,
-                                           const BoxMatrix& box, const CoordinateBounds* given) {
+                                           const std::vector<int64_t>& counts, const BoxMatrix& box,
+                                           const CoordinateBounds* given) {
   if (soa.size() != config.species_sizes.size())
     throw std::invalid_argument("HistogramEngine: one column array per species expected");
+  check_counts(counts);
   take_frame(
-      box,
+      box, counts,
       [&](size_t s, auto* out) {
-        const int64_t n = config.species_sizes[s];
-        return run_in_pieces(n, gather_threads(s), [&](int64_t begin, int64_t end) {
+        const int64_t n = counts[s];
+        return run_in_pieces(n, gather_threads(n), [&](int64_t begin, int64_t end) {
           return copy_columns(soa[s], n, out, begin, end);
         });
       },
@@ -75,10 +94,15 @@ FrameRing::Slot& HistogramEngine::Impl::free_slot(FrameFeed& times, bool allocat
 }
 
 template <class Copy>
-void HistogramEngine::Impl::take_frame(const BoxMatrix& box, Copy copy,
-                                       const CoordinateBounds* given) {
+void HistogramEngine::Impl::take_frame(const BoxMatrix& box, const std::vector<int64_t>& counts,
+                                       Copy copy, const CoordinateBounds* given) {
   FrameFeed times;
   FrameRing::Slot& slot = free_slot(times);
+  if (!FrameRing::fits(slot, counts)) {  // other sizes than the slot's last frame
+    FrameRing::release(slot);
+    ring->fit(slot, counts);
+    FrameRing::acquire(slot);  // new handles have no tasks: this waits for nothing
+  }
   int bad_species = -1;
   int64_t bad_position = -1;
   FrameBounds bounds;
@@ -86,8 +110,8 @@ void HistogramEngine::Impl::take_frame(const BoxMatrix& box, Copy copy,
   if (given && gather_bounds)
     for (int c = 0; c < 3; ++c) bounds.lo[c] = given->lo[c], bounds.hi[c] = given->hi[c];
   for (size_t s = 0; s < slot.handles.size() && bad_species < 0; ++s) {
-    if (!slot.handles[s]) continue;
-    const int64_t n = config.species_sizes[s];
+    if (!slot.handles[s]) continue;  // no atoms in this frame
+    const int64_t n = counts[s];
     if (config.precision == Precision::single) {
       auto* buffer = static_cast<float*>(slot.buffers[s]);
       bad_position = copy(s, buffer);
@@ -109,16 +133,22 @@ void HistogramEngine::Impl::take_frame(const BoxMatrix& box, Copy copy,
 
 bool HistogramEngine::Impl::swap_in(std::vector<HostColumn>& soa, const BoxMatrix& box,
                                     const CoordinateBounds& given) {
-  bool sizes_match = soa.size() == config.species_sizes.size();
-  for (size_t s = 0; sizes_match && s < soa.size(); ++s)
-    sizes_match =
-        soa[s].size() == 3 * static_cast<size_t>(std::max<int64_t>(0, config.species_sizes[s]));
-  if (!sizes_match)
-    throw std::invalid_argument("HistogramEngine: one column of 3 n values per species expected");
+  bool sizes_fit = soa.size() == config.species_sizes.size();
+  for (size_t s = 0; sizes_fit && s < soa.size(); ++s)
+    sizes_fit =
+        soa[s].size() % 3 == 0 &&
+        soa[s].size() <= 3 * static_cast<size_t>(std::max<int64_t>(0, config.species_sizes[s]));
+  if (!sizes_fit)
+    throw std::invalid_argument(
+        "HistogramEngine: one column of 3 n values per species expected, n up to its capacity");
   if (!ring->columns()) {
     std::vector<const float*> pointers;
-    for (const HostColumn& c : soa) pointers.push_back(c.data());
-    submit_columns(pointers, box, &given);
+    std::vector<int64_t> counts;
+    for (const HostColumn& c : soa) {
+      pointers.push_back(c.data());
+      counts.push_back(static_cast<int64_t>(c.size() / 3));
+    }
+    submit_columns(pointers, counts, box, &given);
     return false;
   }
   // A slot's first frame keeps the caller's columns and gives back none: the caller allocates
@@ -130,8 +160,8 @@ bool HistogramEngine::Impl::swap_in(std::vector<HostColumn>& soa, const BoxMatri
   try {
     if (spatial_order)  // in place: no task has the buffers yet
       for (size_t s = 0; s < slot.columns.size(); ++s)
-        if (config.species_sizes[s] > 0)
-          sort_spatially(slot.columns[s].data(), config.species_sizes[s]);
+        if (!slot.columns[s].empty())
+          sort_spatially(slot.columns[s].data(), static_cast<int64_t>(slot.columns[s].size() / 3));
   } catch (...) {
     ring->register_columns(slot);  // the slot must stay usable
     throw;
@@ -149,16 +179,27 @@ void HistogramEngine::Impl::submit_slot(const FrameRing::Slot& slot, const BoxMa
                                         const FrameBounds& bounds, FrameFeed& times) {
   if (!pair_planner && !cell_planner) make_planners(box, bounds);
   const int parts = part < 0 ? 1 : config.frame_parts;  // part -1: the whole frame
-  const PlannedFrame planned{slot, box, bounds, frames, &gate, &faults, std::max(part, 0), parts};
+  // The slot's handles cover the frame's atoms: its counts are the frame's.
+  const std::vector<int64_t>& sizes = slot.counts;
+  const PlannedFrame planned{slot,
+                             box,
+                             sizes,
+                             sizes == config.species_sizes,
+                             bounds,
+                             frames,
+                             &gate,
+                             &faults,
+                             std::max(part, 0),
+                             parts};
   if (pair_planner) pair_planner->submit_frame(planned);
   if (cell_planner) cell_planner->submit_frame(planned);
   const std::vector<RowWindow> windows =
-      parts > 1 ? part_rows(config.species_sizes, part, parts) : std::vector<RowWindow>{};
+      parts > 1 ? part_rows(sizes, part, parts) : std::vector<RowWindow>{};
   for (size_t p = 0; p < pairs.size(); ++p) {
     if (algorithm_of_pair[p] == Algorithm::cell_list || !counted(p)) continue;
-    const int64_t na = config.species_sizes[pairs[p].first];
+    const int64_t na = sizes[pairs[p].first];
     const RowWindow w = windows.empty() ? RowWindow{0, na} : windows[p];
-    work[p].candidates += pairs_in_rows(na, config.species_sizes[pairs[p].second],
+    work[p].candidates += pairs_in_rows(na, sizes[pairs[p].second],
                                         pairs[p].first == pairs[p].second, w.begin, w.end);
   }
   ++frames;

@@ -18,10 +18,12 @@
 
 namespace pairhist {
 
-/// One frame as the planners see it: its buffers (already written), box and bounds.
+/// One frame as the planners see it: its buffers (already written), sizes, box and bounds.
 struct PlannedFrame {
   const FrameRing::Slot& slot;
   const BoxMatrix& box;
+  const std::vector<int64_t>& sizes;    // atoms per species in this frame (handles cover these)
+  bool full = true;                     // sizes are the capacities (EngineConfig::species_sizes)
   const FrameBounds& bounds;            // empty unless the engine gathered them (cell-list runs)
   uint64_t number = 0;                  // the engine's frame number
   codelets::FrameGate* gate = nullptr;  // the engine's: lets it drop frames not yet begun

@@ -56,8 +56,10 @@ FrameRing::FrameRing(const std::vector<int64_t>& species_sizes, size_t value_siz
   slots_.resize(static_cast<size_t>(std::max(slots, 1)));
 }
 
-void FrameRing::register_buffer(Slot& slot, size_t s) {
-  const size_t values = static_cast<size_t>(sizes_[s]) * 3;
+void FrameRing::register_buffer(Slot& slot, size_t s, int64_t atoms) {
+  slot.counts[s] = atoms;
+  if (atoms <= 0) return;
+  const size_t values = static_cast<size_t>(atoms) * 3;
   starpu_vector_data_register(&slot.handles[s], STARPU_MAIN_RAM,
                               reinterpret_cast<uintptr_t>(slot.buffers[s]),
                               static_cast<uint32_t>(values), value_size_);
@@ -67,6 +69,7 @@ FrameRing::Slot& FrameRing::slot(uint64_t frame, bool allocate) {
   Slot& slot = slots_[frame % slots_.size()];
   if (!slot.handles.empty()) return slot;
   if (columns_) slot.columns.resize(sizes_.size());
+  slot.counts.assign(sizes_.size(), 0);
   for (size_t s = 0; s < sizes_.size(); ++s) {
     slot.buffers.push_back(nullptr);
     slot.handles.push_back(nullptr);
@@ -79,9 +82,26 @@ FrameRing::Slot& FrameRing::slot(uint64_t frame, bool allocate) {
       slot.buffers[s] = nullptr;
       throw std::runtime_error("out of memory for frame buffers");
     }
-    register_buffer(slot, s);
+    register_buffer(slot, s, sizes_[s]);
   }
   return slot;
+}
+
+void FrameRing::fit(Slot& slot, const std::vector<int64_t>& counts) {
+  for (size_t s = 0; s < slot.handles.size(); ++s) {
+    if (sizes_[s] <= 0 || slot.counts[s] == counts[s]) continue;
+    // The slot's tasks are done and its data were last written here (acquired in W mode): no
+    // copy comes back from a GPU.
+    if (slot.handles[s]) starpu_data_unregister(slot.handles[s]);
+    slot.handles[s] = nullptr;
+    const size_t capacity = static_cast<size_t>(sizes_[s]) * 3;
+    if (columns_ && slot.columns[s].size() < 3 * static_cast<size_t>(counts[s])) {
+      slot.columns[s].clear();  // nothing to keep: reallocated without copying
+      slot.columns[s].resize(capacity);
+      slot.buffers[s] = slot.columns[s].data();
+    }
+    register_buffer(slot, s, counts[s]);
+  }
 }
 
 void FrameRing::acquire(Slot& slot) {
@@ -101,6 +121,7 @@ void FrameRing::swap_columns(Slot& slot, std::vector<HostColumn>& soa) {
     if (sizes_[s] <= 0) continue;
     if (slot.handles[s]) starpu_data_unregister(slot.handles[s]);
     slot.handles[s] = nullptr;
+    slot.counts[s] = 0;
     slot.columns[s].swap(soa[s]);
     slot.buffers[s] = slot.columns[s].data();
   }
@@ -108,7 +129,8 @@ void FrameRing::swap_columns(Slot& slot, std::vector<HostColumn>& soa) {
 
 void FrameRing::register_columns(Slot& slot) {
   for (size_t s = 0; s < slot.handles.size(); ++s)
-    if (sizes_[s] > 0 && !slot.handles[s]) register_buffer(slot, s);
+    if (sizes_[s] > 0 && !slot.handles[s])
+      register_buffer(slot, s, static_cast<int64_t>(slot.columns[s].size() / 3));
 }
 
 void FrameRing::release() {

@@ -3,6 +3,11 @@
 // slot f mod K acquires the slot's handles in W mode, which waits for the tasks of frame f - K:
 // memory stays bounded by K frames. In single precision the slots hold HostColumns, which a
 // caller's filled columns can replace without a copy (swap_columns).
+//
+// A buffer holds a species' capacity (EngineConfig::species_sizes); its handle covers the atoms
+// of the frame in it, x[0..n), y[0..n), z[0..n), so every codelet reads the frame's n from its
+// handle and StarPU moves only those to a GPU. A frame of other sizes than the slot's last
+// re-registers the handles that change (fit); frames of unchanged sizes cost nothing more.
 #pragma once
 
 #include <starpu.h>
@@ -100,8 +105,9 @@ class FrameRing {
  public:
   struct Slot {
     std::vector<void*> buffers;
-    std::vector<starpu_data_handle_t> handles;  // nullptr for empty species
+    std::vector<starpu_data_handle_t> handles;  // nullptr where the species has no atoms
     std::vector<HostColumn> columns;            // with columns(): the buffers' owners
+    std::vector<int64_t> counts;                // atoms each handle covers (0: no handle)
   };
 
   /// Checks the sizes (StarPU 1.3 vectors count in 32 bits); slots get buffers on first use.
@@ -112,7 +118,8 @@ class FrameRing {
   FrameRing(const FrameRing&) = delete;
   FrameRing& operator=(const FrameRing&) = delete;
 
-  /// The slot frame `frame` uses, its buffers allocated and pinned at its first use. Pinning
+  /// The slot frame `frame` uses, its buffers allocated (for the capacities, their handles
+  /// covering all of them) and pinned at its first use. Pinning
   /// the whole ring up front delayed the first task (two 48 MB slots for a 4M-atom frame),
   /// although a one-frame job uses one slot; pinning on a helper thread instead stalled the GPUs
   /// while it ran (docs/performance.md). Without `allocate` (a frame handed over) a slot used
@@ -121,12 +128,21 @@ class FrameRing {
   /// Waits for the tasks of the frame that used the slot before (W mode on every handle).
   static void acquire(Slot& slot);
   static void release(Slot& slot);
+  /// Whether the slot's handles cover `counts` atoms of each species (false: fit() it).
+  static bool fits(const Slot& slot, const std::vector<int64_t>& counts) {
+    return slot.counts == counts;
+  }
+  /// On a slot whose tasks are done and whose handles are not acquired: re-registers the
+  /// handles of the species whose count changed to cover `counts` atoms (none for 0), first
+  /// giving a buffer its species' capacity where a smaller column was handed over into it.
+  void fit(Slot& slot, const std::vector<int64_t>& counts);
   /// Whether the slots hold HostColumns that swap_columns can exchange.
   bool columns() const { return columns_; }
   /// With columns(), on a slot whose tasks are done (acquire, release): unregisters its
-  /// buffers and swaps its columns with `soa`'s (the sizes were checked; a slot without buffers
-  /// yet gives back empty columns). register_columns() registers the new ones, once the engine
-  /// has written them (a spatial sort).
+  /// buffers and swaps its columns with `soa`'s (the sizes were checked: 3 n values each, n up
+  /// to the capacity; a slot without buffers yet gives back empty columns). register_columns()
+  /// registers the new ones for their n atoms, once the engine has written them (a spatial
+  /// sort).
   void swap_columns(Slot& slot, std::vector<HostColumn>& soa);
   void register_columns(Slot& slot);
   /// Unregisters and frees every buffer (after the tasks are done); idempotent.
@@ -135,7 +151,8 @@ class FrameRing {
   int slots() const { return static_cast<int>(slots_.size()); }
 
  private:
-  void register_buffer(Slot& slot, size_t s);
+  /// Registers species s's buffer for `atoms` atoms (none for 0).
+  void register_buffer(Slot& slot, size_t s, int64_t atoms);
 
   std::vector<int64_t> sizes_;
   size_t value_size_;

@@ -25,6 +25,8 @@ std::vector<std::pair<int, int>> species_pairs(int nspecies) {
 HistogramEngine::Impl::Impl(const EngineConfig& c) : config(c) {
   if (config.nbins <= 0) throw UsageError("the number of bins must be positive");
   if (!(config.r_max > 0)) throw UsageError("r_max must be positive");
+  for (int64_t n : config.species_sizes)
+    if (n < 0) throw UsageError("a species size (atoms it may hold) must not be negative");
   const size_t value_size = config.precision == Precision::single ? sizeof(float) : sizeof(double);
   for (int64_t n : config.species_sizes)
     frame_bytes += static_cast<uint64_t>(std::max<int64_t>(n, 0)) * 3 * value_size;
@@ -186,7 +188,13 @@ HistogramEngine::~HistogramEngine() = default;
 
 void HistogramEngine::submit_frame(const std::vector<const float*>& species_xyz,
                                    const BoxMatrix& box) {
-  impl_->submit(species_xyz, box);
+  impl_->submit(species_xyz, impl_->config.species_sizes, box);
+}
+
+void HistogramEngine::submit_frame(const std::vector<const float*>& species_xyz,
+                                   const std::vector<int64_t>& species_counts,
+                                   const BoxMatrix& box) {
+  impl_->submit(species_xyz, species_counts, box);
 }
 
 void HistogramEngine::submit_frame_atoms(const float* frame_xyz,
@@ -197,7 +205,13 @@ void HistogramEngine::submit_frame_atoms(const float* frame_xyz,
 
 void HistogramEngine::submit_frame_columns(const std::vector<const float*>& species_soa,
                                            const BoxMatrix& box, const CoordinateBounds* bounds) {
-  impl_->submit_columns(species_soa, box, bounds);
+  impl_->submit_columns(species_soa, impl_->config.species_sizes, box, bounds);
+}
+
+void HistogramEngine::submit_frame_columns(const std::vector<const float*>& species_soa,
+                                           const std::vector<int64_t>& species_counts,
+                                           const BoxMatrix& box, const CoordinateBounds* bounds) {
+  impl_->submit_columns(species_soa, species_counts, box, bounds);
 }
 
 bool HistogramEngine::submit_frame_columns_swap(std::vector<HostColumn>& species_soa,

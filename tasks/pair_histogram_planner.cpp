@@ -39,30 +39,52 @@ void PairHistogramPlanner::submit_frame(const PlannedFrame& frame) {
   }
   const codelets::PairHistogramArgs base = base_args(frame);
   replan_share();
-  std::vector<PlannedTask> part_plan;
-  if (frame.parts > 1) {  // rows of every pair that this part of the frame counts
-    const std::vector<RowWindow> windows =
-        part_rows(config_.species_sizes, frame.part, frame.parts);
-    DecompositionPolicy policy = policy_;
-    uint64_t part_pairs = 0;
-    for (size_t p = 0; p < windows.size(); ++p)
-      if (selected(p))
-        part_pairs +=
-            pairs_in_rows(config_.species_sizes[static_cast<size_t>(pairs_[p].first)],
-                          config_.species_sizes[static_cast<size_t>(pairs_[p].second)],
-                          pairs_[p].first == pairs_[p].second, windows[p].begin, windows[p].end);
-    if (frame_pairs_ > 0)
-      policy.cpu_share_pairs = static_cast<uint64_t>(static_cast<double>(policy.cpu_share_pairs) *
-                                                     static_cast<double>(part_pairs) /
-                                                     static_cast<double>(frame_pairs_));
-    part_plan = plan_frame(config_.species_sizes, policy, machine_, selected_, &windows);
-  }
-  for (const PlannedTask& t : frame.parts > 1 ? part_plan : plan_) {
+  const bool own_plan = !frame.full || frame.parts > 1;
+  for (const PlannedTask& t : own_plan ? sized_plan(frame) : plan_) {
     if (t.pair_indices.size() == 1)
       submit_tile(frame, base, t);
     else
       submit_group(frame, t.pair_indices, t.gpu_only);
   }
+}
+
+const std::vector<PlannedTask>& PairHistogramPlanner::sized_plan(const PlannedFrame& frame) {
+  if (sized_.made && sized_.sizes == frame.sizes && sized_.part == frame.part &&
+      sized_.parts == frame.parts && sized_.cpu_share_pairs == policy_.cpu_share_pairs)
+    return sized_.tasks;
+  // Tiles sized for this frame's pairs; the cores' share is the capacities' (measured) share in
+  // proportion to the pairs counted.
+  DecompositionPolicy policy = policy_;
+  const uint64_t pairs = frame_pairs(frame.sizes, selected_);
+  if (!frame.full) {
+    policy = choose_policy(frame.sizes, machine_, config_.max_pairs_per_task, selected_);
+    if (config_.species_sizes.size() > codelets::kMaxFrameSpecies) policy.group_pairs = 0;
+  }
+  uint64_t counted = pairs;
+  std::vector<RowWindow> windows;
+  if (frame.parts > 1) {  // rows of every pair that this part of the frame counts
+    windows = part_rows(frame.sizes, frame.part, frame.parts);
+    counted = 0;
+    for (size_t p = 0; p < windows.size(); ++p)
+      if (selected(p))
+        counted +=
+            pairs_in_rows(frame.sizes[static_cast<size_t>(pairs_[p].first)],
+                          frame.sizes[static_cast<size_t>(pairs_[p].second)],
+                          pairs_[p].first == pairs_[p].second, windows[p].begin, windows[p].end);
+  }
+  policy.cpu_share_pairs =
+      frame_pairs_ > 0
+          ? static_cast<uint64_t>(static_cast<double>(policy_.cpu_share_pairs) *
+                                  static_cast<double>(counted) / static_cast<double>(frame_pairs_))
+          : 0;
+  sized_.tasks =
+      plan_frame(frame.sizes, policy, machine_, selected_, frame.parts > 1 ? &windows : nullptr);
+  sized_.made = true;
+  sized_.sizes = frame.sizes;
+  sized_.part = frame.part;
+  sized_.parts = frame.parts;
+  sized_.cpu_share_pairs = policy_.cpu_share_pairs;
+  return sized_.tasks;
 }
 
 /// Hybrid runs: this frame's CPU share from the rates the workers achieved so far
@@ -101,11 +123,10 @@ void PairHistogramPlanner::submit_group(const PlannedFrame& frame,
   uint64_t pairs = 0;
   for (int p : pair_list) {
     const auto [a, b] = pairs_[static_cast<size_t>(p)];
-    pairs += pairs_in_rows(config_.species_sizes[static_cast<size_t>(a)],
-                           config_.species_sizes[static_cast<size_t>(b)], a == b, 0,
-                           config_.species_sizes[static_cast<size_t>(a)]);
+    pairs += pairs_in_rows(frame.sizes[static_cast<size_t>(a)], frame.sizes[static_cast<size_t>(b)],
+                           a == b, 0, frame.sizes[static_cast<size_t>(a)]);
   }
-  submitter_.submit(codelets::frame_histogram_task(base_args(frame), config_.species_sizes,
+  submitter_.submit(codelets::frame_histogram_task(base_args(frame), frame.sizes,
                                                    frame.slot.handles, pairs_, pair_list, pairs,
                                                    submitter_.tasks(), gpu_only));
 }

@@ -13,6 +13,7 @@
 #include "pairhist/algorithm.hpp"
 #include "pairhist/box_setup.hpp"
 #include "pairhist/cell_grid.hpp"
+#include "pairhist/frame_counts.hpp"
 #include "pairhist/host_columns.hpp"
 
 namespace pairhist {
@@ -20,8 +21,12 @@ namespace pairhist {
 enum class Precision { single, double_ };
 
 struct EngineConfig {
-  std::vector<int64_t> species_sizes;  // atoms per species, fixed for the whole run
-  double r_max = 0;                    // same length unit as the coordinates
+  /// Atoms per species: the most a frame may hold (the frame buffers' capacity). A frame
+  /// submitted without counts holds exactly these; one submitted with counts (or atom lists, or
+  /// columns, of other sizes) may hold fewer in any species, down to none: a dynamic selection
+  /// (`within 0.5 of resname LIG`) or a cut-out around a solute. See HistogramEngine.
+  std::vector<int64_t> species_sizes;
+  double r_max = 0;  // same length unit as the coordinates
   int nbins = 0;
   Precision precision = Precision::single;
   BoxKind box_kind = BoxKind::none;
@@ -203,8 +208,9 @@ void prepare_engine_start(int ncuda, Precision precision);
 /// itself. Returns whether pinning hooks are installed (these, or the application's).
 bool use_pinned_host_columns();
 
-/// Seconds `gpus` GPUs need for a frame with this box and these bounds, by the cost model the
-/// engine chooses algorithms with (a planning figure for sizing the threads that prepare frames).
+/// Seconds `gpus` GPUs need for a frame with this box and these bounds (and the capacities'
+/// atoms), by the cost model the engine chooses algorithms with (a planning figure for sizing the
+/// threads that prepare frames).
 double estimated_gpu_seconds_per_frame(const EngineConfig& config, const BoxMatrix& box,
                                        const CoordinateBounds& bounds, int gpus);
 /// The same for `cores` CPU cores without GPUs.
@@ -233,6 +239,20 @@ std::vector<Algorithm> choose_algorithms(const EngineConfig& config, const BoxMa
 /// Species pairs in the order histograms are returned: (a, b) with a <= b, a-major.
 std::vector<std::pair<int, int>> species_pairs(int nspecies);
 
+/// A run whose frames hold fewer atoms than the capacities (EngineConfig::species_sizes) in some
+/// species submits each frame with its counts n_s (0 <= n_s <= capacity): submit_frame and
+/// submit_frame_columns take them as `species_counts`, submit_frame_atoms reads them from its
+/// atom lists, submit_frame_columns_swap from its columns' sizes (3 n_s values). Every algorithm,
+/// box kind and frame part counts exactly the frame's pairs (n_s (n_s - 1) / 2 of a species with
+/// itself, n_a n_b across); a species without atoms gets no task. Frames of the capacities are
+/// planned once, as before; a frame of other sizes re-registers the buffers whose count changed
+/// and is planned for its sizes (kept while the next frame has the same). Frames without counts
+/// and frames with counts equal to the capacities are the same thing.
+///
+/// g(r) of such a run normalises by sums over its frames (FrameCountSums, frame_counts.hpp). The
+/// caller keeps them beside the histograms, as it keeps each frame's volume: it alone knows which
+/// frames an interval, an interrupted run (frames_counted) or the processes of a run split into
+/// frame parts counted.
 class HistogramEngine {
  public:
   explicit HistogramEngine(const EngineConfig& config);
@@ -243,11 +263,18 @@ class HistogramEngine {
   /// Copies one frame and submits its tasks. species_xyz[s] points to species_sizes[s] atoms as
   /// x,y,z triples. Blocks only while all frame buffers are still in use by earlier frames.
   void submit_frame(const std::vector<const float*>& species_xyz, const BoxMatrix& box);
+  /// Like submit_frame, for a frame of species_counts[s] atoms of species s (0 to its capacity,
+  /// species_sizes[s]): species_xyz[s] points to that many atoms. Throws std::invalid_argument,
+  /// submitting nothing, unless there is one count per species within its capacity.
+  void submit_frame(const std::vector<const float*>& species_xyz,
+                    const std::vector<int64_t>& species_counts, const BoxMatrix& box);
 
   /// Like submit_frame, with species s made of the atoms species_atoms[s] (indices into the
   /// frame) of one whole frame of x,y,z triples: the engine picks them as it copies the frame
   /// into its buffers, so the caller needs no copy of its own (the caller thread's time per frame
   /// is what feeds many GPUs). Throws NonFiniteCoordinate if a picked coordinate is not finite.
+  /// A list may hold fewer atoms than its species' capacity (the frame's count, down to none),
+  /// never more (std::invalid_argument).
   void submit_frame_atoms(const float* frame_xyz,
                           const std::vector<std::vector<int>>& species_atoms, const BoxMatrix& box);
 
@@ -256,6 +283,12 @@ class HistogramEngine {
   /// only copies contiguous memory. `bounds`, if given, are those of every species' points and
   /// spare the engine a pass over them. Throws NonFiniteCoordinate as submit_frame_atoms.
   void submit_frame_columns(const std::vector<const float*>& species_soa, const BoxMatrix& box,
+                            const CoordinateBounds* bounds = nullptr);
+  /// Like submit_frame_columns, for a frame of species_counts[s] atoms of species s:
+  /// species_soa[s] holds x[0..n), y[0..n), z[0..n) with n = species_counts[s] (0 to its
+  /// capacity). Throws std::invalid_argument as submit_frame with counts.
+  void submit_frame_columns(const std::vector<const float*>& species_soa,
+                            const std::vector<int64_t>& species_counts, const BoxMatrix& box,
                             const CoordinateBounds* bounds = nullptr);
 
   /// Like submit_frame_columns, without copying: the engine takes the caller's columns for the
@@ -268,8 +301,11 @@ class HistogramEngine {
   /// of every species' points. Returns true. In double precision, or feeding GPUs without
   /// pinning hooks (use_pinned_host_columns), it copies the columns as submit_frame_columns
   /// does, leaves species_soa as it was and returns false. Columns allocated before pinning
-  /// hooks were installed work too, with slower transfers to GPUs. Throws
-  /// std::invalid_argument, taking nothing, unless there is one column of 3 n per species.
+  /// hooks were installed work too, with slower transfers to GPUs. A column may hold fewer atoms
+  /// than its species' capacity (3 n values: the frame's count n, down to none); the columns
+  /// given back are then those of earlier frames, of their sizes (all of the capacities when
+  /// every frame is). Throws std::invalid_argument, taking nothing, unless there is one column
+  /// of 3 n values per species, n at most its capacity.
   bool submit_frame_columns_swap(std::vector<HostColumn>& species_soa, const BoxMatrix& box,
                                  const CoordinateBounds& bounds);
 
