@@ -77,6 +77,10 @@ HistogramEngine::Impl::Impl(const EngineConfig& c) : config(c) {
       recorder->start_measuring(session->context());
     }
     machine = session->machine();
+    if (!config.cpu_workers_count && machine.cuda_workers > 0) {
+      submitter->count_on_gpus_only();
+      machine.cpu_workers = 0;  // planned as GPUs alone: no tasks cut to a core's size
+    }
     for (size_t p = 0; p < pairs.size(); ++p) {
       PairWork w;
       w.species_a = pairs[p].first, w.species_b = pairs[p].second;

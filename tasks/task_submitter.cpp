@@ -45,7 +45,7 @@ void TaskSubmitter::submit(const codelets::CodeletTask& task) {
     descrs.push_back({partial, STARPU_RW});
   }
   const unsigned long long where =
-      task.gpu_only ? static_cast<unsigned long long>(STARPU_CUDA) : cl->where;
+      task.gpu_only || gpus_only_ ? static_cast<unsigned long long>(STARPU_CUDA) : cl->where;
   if (bound_recording_) bound_kinds_.note(cl, task.footprint, task.pairs, where);
   const int ret = starpu_task_insert(
       cl, STARPU_DATA_MODE_ARRAY, descrs.data(), static_cast<int>(descrs.size()), STARPU_CL_ARGS,

@@ -40,6 +40,8 @@ class TaskSubmitter {
   std::vector<std::vector<uint64_t>> take(bool reset);
 
   /// StarPU's LP bound: record from now on (start) and at the end (finish, after every task).
+  /// Counting tasks go to CUDA workers only from now on (EngineConfig::cpu_workers_count).
+  void count_on_gpus_only() { gpus_only_ = true; }
   void start_bound() { bound_recording_ = true; }
   bool bound_recording() const { return bound_recording_; }
   BoundOutcome finish_bound(bool want_text);
@@ -59,6 +61,7 @@ class TaskSubmitter {
   std::vector<starpu_data_handle_t> accumulators_;
   uint64_t tasks_ = 0;
   bool bound_recording_ = false;
+  bool gpus_only_ = false;
   BoundRecorder bound_kinds_;
 };
 

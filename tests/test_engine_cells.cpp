@@ -57,6 +57,10 @@ TEST_CASE("cell-list engine equals the all-pairs reference under every scheduler
         config.cell_order_set = true;
         REQUIRE(test::run_engine(frames, config) == expected);
       }
+    // Without CUDA workers, CPU workers count even when told they only sum.
+    config.cpu_workers_count = false;
+    REQUIRE(test::run_engine(frames, config) == expected);
+    config.cpu_workers_count = true;
     config.precision = Precision::double_;
     REQUIRE(test::run_engine(frames, config) == test::reference_histograms<double>(frames, config));
   }

@@ -30,6 +30,18 @@ TEST_CASE("cell-list engine on CUDA workers, alone and hybrid, equals the refere
         if (ncpu == 0) CHECK(act.tasks_cell_cpu == 0);
       }
     }
+    // CPU workers that only sum (a distributed rank's core for StarPU-MPI): no counting task.
+    config.ncpu = 4;
+    config.cpu_workers_count = false;
+    for (Algorithm algorithm : {Algorithm::cell_list, Algorithm::all_pairs}) {
+      config.algorithm = algorithm;
+      RunActivity act;
+      REQUIRE(test::run_engine(frames, config, &act) == expected);
+      CHECK(act.tasks_cell_cpu == 0);
+      CHECK(act.tasks_cpu == 0);
+    }
+    config.algorithm = Algorithm::cell_list;
+    config.cpu_workers_count = true;
     config.precision = Precision::double_;
     config.ncpu = 0;
     config.scheduler = "eager";

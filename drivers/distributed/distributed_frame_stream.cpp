@@ -61,7 +61,9 @@ std::vector<Algorithm> DistributedFrameStream::pair_algorithms() const {
 }
 
 void DistributedFrameStream::limit_engine(EngineConfig& config) const {
-  // StarPU-MPI's sums run on a core of every rank.
+  // StarPU-MPI's sums run on a core of every rank; where the user or the feeding plan chose no
+  // CPU workers, that core only sums.
+  if (config.ncpu == 0 || config.ncpu_beside_gpus == 0) config.cpu_workers_count = false;
   if (config.ncpu == 0) config.ncpu = 1;
   if (config.ncpu_beside_gpus == 0) config.ncpu_beside_gpus = 1;
   // Frames claimed are frames held: a few per GPU keep them fed, more would pile up the last
