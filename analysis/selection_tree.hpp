@@ -43,7 +43,8 @@ class Selection {
   /// atom the static parts allow, whatever the distances.
   const std::vector<int>& superset() const { return superset_; }
   /// The atoms it selects in the frame of these coordinates (3 floats per atom, nm) and box
-  /// (all zero: none), ascending, into `atoms`: always a part of superset().
+  /// (all zero: none), ascending, into `atoms`: always a part of superset(). Throws
+  /// std::domain_error for an atom the distances need with a non-finite coordinate.
   void evaluate(const float* xyz, const BoxMatrix& box, std::vector<int>& atoms) const;
 
  private:

@@ -17,7 +17,8 @@ namespace pairhist::analysis {
 /// triclinic, lower-triangular as GROMACS writes them) to the nearest periodic image of a target,
 /// i.e. the minimum-image distance; with an all-zero box directly. Any radius and box are exact:
 /// a radius beyond half the box only makes the grid search more images. `hit` has one entry per
-/// atom; `radius` is in the coordinates' unit (nm).
+/// atom; `radius` is in the coordinates' unit (nm). Throws std::domain_error naming the atom
+/// (1-based) when a target or candidate has a non-finite coordinate.
 void mark_within(const float* xyz, const BoxMatrix& box, const std::vector<int>& targets,
                  const std::vector<int>& candidates, double radius, std::vector<char>& hit);
 

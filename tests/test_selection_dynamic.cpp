@@ -198,3 +198,19 @@ TEST_CASE("within over 1e5 atoms uses the grid: a dense frame is quick and right
     CHECK(bool(hit[i]) == near);
   }
 }
+
+TEST_CASE("a non-finite coordinate that a distance needs is refused, naming the atom") {
+  Topology top;
+  top.atom_names = NameColumn(std::vector<std::string>{"A", "B", "C"});
+  top.residue_names = NameColumn(std::vector<std::string>{"X", "X", "X"});
+  top.residue_numbers = {1, 2, 3};
+  const std::vector<float> xyz = {0, 0, 0, NAN, 0, 0, 1, 1, 1};
+  const BoxMatrix box = {2, 0, 0, 0, 2, 0, 0, 0, 2};
+  std::vector<int> got;
+  const Selection s = parse_selection(top, "name A and within 0.5 of name B", "t");
+  CHECK_THROWS_WITH_AS(s.evaluate(xyz.data(), box, got), doctest::Contains("atom 2"),
+                       std::domain_error);
+  // An atom no distance looks at may be anything.
+  parse_selection(top, "name A and within 0.5 of name C", "t").evaluate(xyz.data(), box, got);
+  CHECK(got.empty());
+}
