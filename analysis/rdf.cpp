@@ -91,9 +91,25 @@ RdfCurve compute_rdf(const HistogramResult& res, const PairHistogram& p) {
   }
   mean_inv_volume /= static_cast<double>(n_frames);
 
-  const double na = static_cast<double>(res.species[p.a].count);
+  double na = static_cast<double>(res.species[p.a].count);
   const bool same = p.a == p.b;
-  const double n_pairs = static_cast<double>(res.pairs_per_frame(p));
+  double n_pairs = static_cast<double>(res.pairs_per_frame(p));
+  if (res.dynamic()) {
+    // Sizes that change per frame: sum_f pairs_f / V_f in place of N_pairs <1/V> (the same for
+    // fixed sizes), and the mean reference atoms for the coordination (see rdf.hpp).
+    if (res.frame_species_counts.size() != n_frames || res.frame_pairs.size() != n_frames)
+      throw std::logic_error("HistogramResult has per-frame sizes of another number of frames");
+    size_t j = 0;
+    while (j < res.pairs.size() && (res.pairs[j].a != p.a || res.pairs[j].b != p.b)) ++j;
+    if (j == res.pairs.size()) throw std::logic_error("pair histogram of no pair of the result");
+    double atoms = 0, pairs_per_volume = 0;
+    for (size_t f = 0; f < n_frames; ++f) {
+      atoms += static_cast<double>(res.frame_species_counts[f][static_cast<size_t>(p.a)]);
+      if (rdf) pairs_per_volume += static_cast<double>(res.frame_pairs[f][j]) / res.volumes[f];
+    }
+    na = atoms / static_cast<double>(n_frames);
+    n_pairs = 1, mean_inv_volume = pairs_per_volume / static_cast<double>(n_frames);
+  }
   const double ordered = same ? 2.0 : 1.0;  // MDAnalysis's ordered pairs, see rdf.hpp
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double frames = static_cast<double>(n_frames);
@@ -146,6 +162,14 @@ std::vector<double> rdf_block_error(const HistogramResult& res, size_t pair) {
     if (!res.volumes.empty())
       part.volumes.assign(res.volumes.begin() + static_cast<std::ptrdiff_t>(b.frame_begin),
                           res.volumes.begin() + static_cast<std::ptrdiff_t>(b.frame_end));
+    if (res.dynamic()) {
+      part.pairs = res.pairs;
+      part.frame_species_counts.assign(
+          res.frame_species_counts.begin() + static_cast<std::ptrdiff_t>(b.frame_begin),
+          res.frame_species_counts.begin() + static_cast<std::ptrdiff_t>(b.frame_end));
+      part.frame_pairs.assign(res.frame_pairs.begin() + static_cast<std::ptrdiff_t>(b.frame_begin),
+                              res.frame_pairs.begin() + static_cast<std::ptrdiff_t>(b.frame_end));
+    }
     PairHistogram p = res.pairs[pair];
     p.counts = b.counts[pair];
     const RdfCurve g = compute_rdf(part, p);

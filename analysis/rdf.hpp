@@ -49,6 +49,12 @@ struct RdfCurve {
 /// the i == j distances it would otherwise put in bin 0). Coordination n_k = cumsum(counts)_k /
 /// (n_frames N_A), doubled for A == B because each unique pair is a neighbour of both its atoms.
 ///
+/// With a dynamic species (res.dynamic(): sizes that change per frame) the same rule holds frame
+/// by frame: g_k = counts_k / (shell_k * sum_f pairs_f / V_f), pairs_f frame f's pairs (n_a n_b
+/// less its shared atoms, or n_a (n_a - 1) / 2), so g = 1 for uncorrelated points whatever the
+/// sizes; the coordination divides by sum_f n_a,f (the reference atoms of all frames) instead of
+/// n_frames N_A. density and none are unchanged: they do not depend on the sizes.
+///
 /// Throws UsageError if there are no frames, or for rdf no volumes (no periodic box: g(r) is
 /// undefined, the raw counts remain valid), InputError if a volume is not positive, and
 /// std::logic_error if the result is internally inconsistent (counts.size() != nbins,

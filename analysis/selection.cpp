@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <sstream>
@@ -12,13 +13,15 @@
 #include <vector>
 
 #include "analysis/selection_keywords.hpp"
+#include "analysis/selection_tree.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
 
 namespace pairhist::analysis {
 namespace {
 
-using Mask = std::vector<char>;
+using Mask = AtomMask;
+using Node = SelectionNodePtr;
 
 // Selections are shown in messages up to this length (they come from the command line or a
 // config file, and may be long).
@@ -62,8 +65,8 @@ class Parser {
     tokens_ = tokenize(text);
   }
 
-  Mask parse() {
-    Mask m = expression();
+  Node parse() {
+    Node m = expression();
     if (pos_ != tokens_.size()) fail("unexpected '" + excerpt(tokens_[pos_]) + "'");
     return m;
   }
@@ -82,22 +85,20 @@ class Parser {
            is_keyword(tokens_[pos_]);
   }
 
-  Mask expression() {
-    Mask m = conjunction();
+  Node expression() {
+    Node m = conjunction();
     while (at("or")) {
       ++pos_;
-      const Mask r = conjunction();
-      for (size_t i = 0; i < m.size(); ++i) m[i] = m[i] || r[i];
+      m = or_node(std::move(m), conjunction());
     }
     return m;
   }
 
-  Mask conjunction() {
-    Mask m = factor();
+  Node conjunction() {
+    Node m = factor();
     while (at("and")) {
       ++pos_;
-      const Mask r = factor();
-      for (size_t i = 0; i < m.size(); ++i) m[i] = m[i] && r[i];
+      m = and_node(std::move(m), factor());
     }
     return m;
   }
@@ -112,31 +113,51 @@ class Parser {
     Parser& parser;
   };
 
-  Mask factor() {
+  Node factor() {
     if (pos_ >= tokens_.size()) fail("expression ends too early");
     const std::string t = tokens_[pos_++];
     if (t == "not") {
       const Nesting nesting(*this);
-      Mask m = factor();
-      for (auto& v : m) v = !v;
-      return m;
+      return not_node(factor());
     }
     if (t == "(") {
       const Nesting nesting(*this);
-      Mask m = expression();
+      Node m = expression();
       if (!at(")")) fail("missing ')'");
       ++pos_;
       return m;
     }
-    if (t == "all") return Mask(static_cast<size_t>(top_.natoms()), 1);
-    if (t == "name") return by_pattern(top_.atom_names, t);
-    if (t == "resname") return by_pattern(top_.residue_names, t);
-    if (t == "resid") return by_range(t, [&](int i) { return top_.residue_numbers[i]; });
-    if (t == "index") return by_range(t, [](int i) { return i + 1; });
-    if (t == "group") return by_group();
-    if (t == "element") return by_element();
-    if (t == "type") return by_type();
+    if (t == "within" || t == "around") {
+      const Nesting nesting(*this);
+      return by_distance(t);
+    }
+    if (t == "all") return atoms_node(Mask(static_cast<size_t>(top_.natoms()), 1));
+    if (t == "name") return atoms_node(by_pattern(top_.atom_names, t));
+    if (t == "resname") return atoms_node(by_pattern(top_.residue_names, t));
+    if (t == "resid")
+      return atoms_node(by_range(t, [&](int i) { return top_.residue_numbers[i]; }));
+    if (t == "index") return atoms_node(by_range(t, [](int i) { return i + 1; }));
+    if (t == "group") return atoms_node(by_group());
+    if (t == "element") return atoms_node(by_element());
+    if (t == "type") return atoms_node(by_type());
     fail(unknown_word(t));
+  }
+
+  /// `within R of SEL` (GROMACS) or `around R SEL` (MDAnalysis), R in nm; SEL is one operand as
+  /// `not` takes it (a keyword with its values, `not ...`, or parentheses).
+  Node by_distance(const std::string& keyword) {
+    const std::string form = keyword == "within" ? "'within R of SEL'" : "'around R SEL'";
+    if (pos_ >= tokens_.size()) fail(form + " needs a distance R (nm)");
+    const std::string r = tokens_[pos_++];
+    char* end = nullptr;
+    const double radius = std::strtod(r.c_str(), &end);
+    if (end == r.c_str() || *end != '\0' || !std::isfinite(radius) || radius < 0)
+      fail(form + ": '" + excerpt(r) + "' is not a distance (nm, >= 0)");
+    if (keyword == "within") {
+      if (!at("of")) fail(form + ": 'of' expected after the distance");
+      ++pos_;
+    }
+    return distance_node(radius, factor(), keyword == "around");
   }
 
   /// Why a bare word cannot stand where a keyword must, and what was probably meant.
@@ -347,8 +368,8 @@ bool uses_groups(const std::string& selection) {
   return false;
 }
 
-std::vector<int> select_atoms(const Topology& topology, const std::string& selection,
-                              const std::string& topology_path, const IndexGroups* groups) {
+Selection parse_selection(const Topology& topology, const std::string& selection,
+                          const std::string& topology_path, const IndexGroups* groups) {
   const std::string expr = as_expression(selection);
   const std::string shown = excerpt(selection, kShownLength);
   const auto tokens = tokenize(expr);
@@ -369,11 +390,9 @@ std::vector<int> select_atoms(const Topology& topology, const std::string& selec
                        "' is not a keyword: write 'name " + names +
                        "', or the names as one list without spaces (NA,CL)");
   }
-  const Mask mask = Parser(topology, expr, selection, topology_path, groups).parse();
-  std::vector<int> atoms;
-  for (size_t i = 0; i < mask.size(); ++i)
-    if (mask[i]) atoms.push_back(static_cast<int>(i));
-  if (atoms.empty()) {
+  Selection parsed(Parser(topology, expr, selection, topology_path, groups).parse(),
+                   topology.natoms());
+  if (parsed.superset().empty()) {
     // A name list that names no atom but a residue or a group: gmx's group names (SOL) are the
     // likeliest.
     std::string hint;
@@ -386,7 +405,17 @@ std::vector<int> select_atoms(const Topology& topology, const std::string& selec
     }
     throw InputError(topology_path + ": selection '" + shown + "' matches no atom" + hint);
   }
-  return atoms;
+  return parsed;
+}
+
+std::vector<int> select_atoms(const Topology& topology, const std::string& selection,
+                              const std::string& topology_path, const IndexGroups* groups) {
+  Selection parsed = parse_selection(topology, selection, topology_path, groups);
+  if (parsed.dynamic())
+    throw UsageError("selection '" + excerpt(selection, kShownLength) +
+                     "' changes from frame to frame (within/around): this command needs a "
+                     "fixed selection");
+  return parsed.superset();
 }
 
 }  // namespace pairhist::analysis

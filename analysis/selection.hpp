@@ -16,8 +16,14 @@
 //                           them (PDB columns 77-78, XYZ species); never guessed from names
 //      type PAT...          atom types where the file has them (LAMMPS dump type column)
 //      all
+//      within R of SEL      atoms within R nm of an atom of SEL, SEL's own included (GROMACS)
+//      around R SEL         the same without SEL's atoms (MDAnalysis)
 //    combined with `and`, `or`, `not` and parentheses ("resname SOL and name H*",
 //    "name OW or (resname NA and not resid 1-10)").
+// `within` and `around` make a selection dynamic: its atoms change from frame to frame
+// (analysis/selection_tree.hpp evaluates them per frame, analysis/selection_within.hpp tells the
+// distances: minimum image, <= R). Their SEL is one operand, as `not` takes it:
+// "within 0.5 of resname NA and name OW" is "(within 0.5 of resname NA) and name OW".
 // Anything else is an error, never a guess: a word where a keyword belongs ("nam OW", "foo OW",
 // "atomname OW", "NA or CL") is refused with what was probably meant (a keyword close to it or
 // of another program's language, `name NA`, `resname SOL`, `group SOL`), and a name list that
@@ -27,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/selection_tree.hpp"
 #include "analysis/topology.hpp"
 
 namespace pairhist::analysis {
@@ -35,7 +42,13 @@ namespace pairhist::analysis {
 /// of names naming an atom "group" also answers true: the caller then just reads groups in vain.
 bool uses_groups(const std::string& selection);
 
-/// Indices (0-based, ascending) of the atoms the selection picks. `groups` (may be null) serves
+/// The selection, static or dynamic, checked as select_atoms() checks it (its superset() must
+/// hold an atom).
+Selection parse_selection(const Topology& topology, const std::string& selection,
+                          const std::string& topology_path, const IndexGroups* groups = nullptr);
+
+/// Indices (0-based, ascending) of the atoms a static selection picks (UsageError for a dynamic
+/// one). `groups` (may be null) serves
 /// the `group` keyword. Throws UsageError for a malformed expression, `group` without groups or
 /// an unknown group name (naming where the groups came from), `element`/`type` on a topology
 /// without them or with an atom lacking one (naming the topology file), and InputError naming the

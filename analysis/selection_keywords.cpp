@@ -10,8 +10,8 @@
 namespace pairhist::analysis {
 namespace {
 
-const char* const kKeywords[] = {"name", "resname", "resid", "index", "group", "element",
-                                 "type", "all",     "and",   "or",    "not"};
+const char* const kKeywords[] = {"name", "resname", "resid", "index", "group",  "element", "type",
+                                 "all",  "and",     "or",    "not",   "within", "around",  "of"};
 
 }  // namespace
 

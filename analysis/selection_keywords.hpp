@@ -9,7 +9,7 @@ namespace pairhist::analysis {
 
 /// The keywords, as a message lists them.
 constexpr const char* kSelectionKeywordList =
-    "name, resname, resid, index, group, element, type, all, and, or, not";
+    "name, resname, resid, index, group, element, type, all, within, around, and, or, not";
 
 bool is_keyword(const std::string& word);
 

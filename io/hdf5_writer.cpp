@@ -250,6 +250,26 @@ void write_hdf5(const std::string& path, const HistogramResult& res,
       if (have_box)
         w.dataset(meta.get(), "volumes", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, res.volumes.data(),
                   res.volumes.size());
+      if (res.dynamic()) {
+        // Sizes that change per frame (dynamic selections): what g(r) is normalised by, per
+        // frame, so that a reader of this file normalises as the run did.
+        Handle sizes = w.group(meta.get(), "frame_species_counts");
+        for (size_t s = 0; s < res.species.size(); ++s) {
+          std::vector<int64_t> n;
+          for (const auto& f : res.frame_species_counts) n.push_back(f[s]);
+          w.dataset(sizes.get(), res.species[s].name, H5T_STD_I64LE, H5T_NATIVE_INT64, n.data(),
+                    n.size());
+        }
+        w.check(sizes.close(), "closing group", "frame_species_counts");
+        Handle pairs = w.group(meta.get(), "frame_pairs");
+        for (size_t i = 0; i < res.pairs.size(); ++i) {
+          std::vector<uint64_t> n;
+          for (const auto& f : res.frame_pairs) n.push_back(f[i]);
+          w.dataset(pairs.get(), pair_name(res, res.pairs[i]), H5T_STD_U64LE, H5T_NATIVE_UINT64,
+                    n.data(), n.size());
+        }
+        w.check(pairs.close(), "closing group", "frame_pairs");
+      }
       if (have_curves) {
         Handle rdf = w.group(meta.get(), curve_group);
         Handle coordination = w.group(meta.get(), "coordination");

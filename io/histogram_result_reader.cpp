@@ -210,6 +210,29 @@ StoredRun read_histogram_result(const std::string& given) {
   std::sort(res.pairs.begin(), res.pairs.end(), [](const PairHistogram& x, const PairHistogram& y) {
     return x.a != y.a ? x.a < y.a : x.b < y.b;
   });
+  if (h5_exists(meta.get(), "frame_species_counts")) {
+    // A run with a dynamic species: its per-frame sizes, by species and pair name.
+    const size_t frames = res.frame_indices.size();
+    res.frame_species_counts.assign(frames, std::vector<int64_t>(res.species.size()));
+    res.frame_pairs.assign(frames, std::vector<uint64_t>(res.pairs.size()));
+    H5Handle sizes = in.group(meta.get(), "frame_species_counts");
+    for (size_t s = 0; s < res.species.size(); ++s) {
+      const auto n = in.values<int64_t>(sizes.get(), res.species[s].name, H5T_NATIVE_INT64);
+      if (n.size() != frames)
+        in.fail("frame_species_counts/" + res.species[s].name + ": not one per frame");
+      for (size_t f = 0; f < frames; ++f) res.frame_species_counts[f][s] = n[f];
+    }
+    H5Handle pairs = in.group(meta.get(), "frame_pairs");
+    for (size_t i = 0; i < res.pairs.size(); ++i) {
+      // Named in the writer's species order, which may be the other way round.
+      const std::string& x = res.species[static_cast<size_t>(res.pairs[i].a)].name;
+      const std::string& y = res.species[static_cast<size_t>(res.pairs[i].b)].name;
+      const std::string name = h5_exists(pairs.get(), x + "," + y) ? x + "," + y : y + "," + x;
+      const auto n = in.values<uint64_t>(pairs.get(), name, H5T_NATIVE_UINT64);
+      if (n.size() != frames) in.fail("frame_pairs/" + name + ": not one per frame");
+      for (size_t f = 0; f < frames; ++f) res.frame_pairs[f][i] = n[f];
+    }
+  }
   return run;
 }
 

@@ -73,6 +73,10 @@ std::string norm_description(const HistogramResult& res) {
   if (res.norm == "none")
     return "number (norm none): pairs per frame in the shell, same-species pairs counted as "
            "ordered pairs (twice) like MDAnalysis";
+  if (res.dynamic())
+    return "g (norm rdf): the radial distribution function of species whose sizes change per "
+           "frame (within/around), normalised frame by frame: counts / (shell volume * sum over "
+           "frames of the frame's pairs / V); species counts above are capacities";
   return "g (norm rdf): the radial distribution function, normalised with the frame average of "
          "1/V (exact under NPT)";
 }

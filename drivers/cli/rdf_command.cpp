@@ -292,11 +292,18 @@ void run_rdf_command(const std::vector<std::string>& args) {
 
   const JobOutcome out = run_trajectory_job(o);
   const HistogramResult& r = out.result;
-  double inverse_volume = 0;
-  for (double v : r.volumes) inverse_volume += 1 / v;
-  if (r.volumes.empty()) throw InputError(o.trajectory + ": no periodic box: no density for g(r)");
-  inverse_volume /= static_cast<double>(r.volumes.size());
+  if (r.volumes.size() != r.frame_indices.size())
+    throw InputError(o.trajectory + ": no periodic box: no density for g(r)");
   const double frames = static_cast<double>(r.frame_indices.size());
+  // gmx rdf's normalisation: the mean reference atoms <N_ref> and the mean selection density
+  // <N_sel / V> over the frames; with dynamic selections each frame's own sizes.
+  const auto mean_atoms = [&](size_t s, bool per_volume) {
+    double sum = 0;
+    for (size_t f = 0; f < r.frame_indices.size(); ++f)
+      sum += static_cast<double>(r.dynamic() ? r.frame_species_counts[f][s] : r.species[s].count) *
+             (per_volume ? 1 / r.volumes[f] : 1.0);
+    return sum / frames;
+  };
   std::vector<std::vector<double>> g, cn;
   for (int s : species_of_sel) {
     const std::string name = o.species[static_cast<size_t>(s)].name;
@@ -304,10 +311,9 @@ void run_rdf_command(const std::vector<std::string>& args) {
                                  [&](const PairHistogram& h) { return h.a == 0 && h.b == s; });
     std::vector<double> half_counts;
     for (uint64_t c : it->counts) half_counts.push_back(static_cast<double>(c) * (s == 0 ? 2 : 1));
-    const auto curve = analysis::gmx_rdf_curve(
-        half_counts, frames, static_cast<double>(r.species[0].count),
-        static_cast<double>(r.species[static_cast<size_t>(s)].count) * inverse_volume, bin, norm,
-        o.xy);
+    const auto curve =
+        analysis::gmx_rdf_curve(half_counts, frames, mean_atoms(0, false),
+                                mean_atoms(static_cast<size_t>(s), true), bin, norm, o.xy);
     g.push_back(curve.rdf);
     cn.push_back(curve.cn);
   }

@@ -273,6 +273,11 @@ ScatteringInputs read_scattering_inputs(const ScatteringOptions& o) {
   analysis::ScattererTable user;
   read_grid_and_table(o, in, user);
   in.run = io::read_histogram_result(o.input);
+  // Scattering weighs each species by its atoms: one number per run, not per frame.
+  if (in.run.result.dynamic())
+    throw UsageError(o.input +
+                     ": a run with a dynamic species (within/around): its sizes change per "
+                     "frame, which the scattering intensities do not take");
   in.assignment = scatterers(o, in.run);
   std::vector<std::string> names;
   for (const SpeciesInfo& s : in.run.result.species) names.push_back(s.name);

@@ -49,10 +49,14 @@ void JobAccumulator::taken(std::vector<std::vector<uint64_t>> counts, uint64_t c
   std::vector<uint64_t> left_out = std::move(folded_excluded_);
   folded_excluded_.clear();
   if (left_out.empty()) left_out.assign(npairs_ * static_cast<size_t>(nbins_), 0);
-  uint64_t whole = 0;
+  // Self pairs of shared atoms, per pair: the run's per frame, or a dynamic frame's own.
+  std::vector<uint64_t> self_pairs(npairs_, 0);
   for (size_t i = 0; i < confirmed; ++i) {
     for (const auto& [k, n] : pending_[i].excluded) left_out[k] += n;
-    if (pending_[i].frame.whole) ++whole;
+    const FrameRecord& f = pending_[i].frame;
+    if (!f.whole) continue;
+    for (size_t p = 0; p < npairs_; ++p)
+      self_pairs[p] += f.shared.empty() ? shared_[p] : f.shared[p];
   }
   for (size_t p = 0; p < npairs_; ++p) {
     std::vector<uint64_t>& c = counts[p];
@@ -60,7 +64,7 @@ void JobAccumulator::taken(std::vector<std::vector<uint64_t>> counts, uint64_t c
     if (c.size() != open.size()) throw std::logic_error("JobAccumulator: wrong number of bins");
     for (size_t k = 0; k < c.size(); ++k) {
       uint64_t out = left_out[p * static_cast<size_t>(nbins_) + k];
-      if (k == 0) out += shared_[p] * whole;
+      if (k == 0) out += self_pairs[p];
       if (out > c[k] && !wrapping_)
         throw std::logic_error("left-out pairs exceed the counts of bin " + std::to_string(k));
       open[k] += c[k] - out;
@@ -72,6 +76,10 @@ void JobAccumulator::taken(std::vector<std::vector<uint64_t>> counts, uint64_t c
     state_.frame_indices.push_back(f.index);
     state_.frame_times.push_back(f.time);
     if (f.volume > 0) state_.volumes.push_back(f.volume);
+    if (!f.species_counts.empty()) {
+      state_.species_counts.push_back(f.species_counts);
+      state_.frame_pairs.push_back(f.pairs);
+    }
   }
   dropped_ += pending_.size() - confirmed;
   base_ += pending_.size();
@@ -84,6 +92,8 @@ JobState JobAccumulator::take_counted() {
   state_.frame_indices.clear();
   state_.frame_times.clear();
   state_.volumes.clear();
+  state_.species_counts.clear();
+  state_.frame_pairs.clear();
   state_.intervals.clear();
   state_.open_begin = 0;
   for (auto& c : state_.open_counts) std::fill(c.begin(), c.end(), uint64_t(0));
@@ -113,6 +123,11 @@ HistogramResult JobAccumulator::result(const HistogramResult& header, bool with_
   r.frame_times.assign(state_.frame_times.begin(), state_.frame_times.begin() + frames);
   if (!state_.volumes.empty())
     r.volumes.assign(state_.volumes.begin(), state_.volumes.begin() + frames);
+  if (!state_.species_counts.empty()) {
+    r.frame_species_counts.assign(state_.species_counts.begin(),
+                                  state_.species_counts.begin() + frames);
+    r.frame_pairs.assign(state_.frame_pairs.begin(), state_.frame_pairs.begin() + frames);
+  }
   for (size_t p = 0; p < r.pairs.size(); ++p) {
     std::vector<uint64_t> sum(static_cast<size_t>(nbins_), 0);
     for (const IntervalBlock& b : blocks)

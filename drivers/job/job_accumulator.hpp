@@ -24,6 +24,9 @@ struct JobState {
   std::vector<IntervalBlock> intervals;  // closed output blocks (`--interval`)
   size_t open_begin = 0;                 // first frame of the open block
   std::vector<std::vector<uint64_t>> open_counts;  // the open block's counts, per pair
+  // Runs with a dynamic species: per frame, as HistogramResult's (empty otherwise).
+  std::vector<std::vector<int64_t>> species_counts;
+  std::vector<std::vector<uint64_t>> frame_pairs;
 
   size_t frames() const { return frame_indices.size(); }
 };
@@ -36,6 +39,11 @@ struct FrameRecord {
   /// False for the parts of a frame after its first (frames split among processes): counted,
   /// but neither a frame of the result nor one whose self pairs are taken out again.
   bool whole = true;
+  // A frame of a dynamic species: its atoms per species, its pairs and the self pairs of atoms
+  // in both species per pair (empty: the run's fixed ones).
+  std::vector<int64_t> species_counts;
+  std::vector<uint64_t> pairs;
+  std::vector<uint64_t> shared;
 };
 
 /// Bins of a frame's excluded pairs that the kernels counted: (pair * nbins + bin, count).

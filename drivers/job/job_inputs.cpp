@@ -65,11 +65,18 @@ SpeciesPositions resolve_species_positions(const JobOptions& o, const analysis::
   }
   std::vector<analysis::PositionSelection> split;
   std::vector<std::vector<int>> selected;
+  std::vector<std::shared_ptr<const analysis::Selection>> dynamic;
   std::vector<int> weighed;  // atoms of centres of mass: their masses are needed
   for (const auto& sp : o.species) {
     try {
       split.push_back(analysis::split_position_type(sp.selection));
-      selected.push_back(analysis::select_atoms(top, split.back().atoms_text, o.topology, served));
+      auto parsed = std::make_shared<analysis::Selection>(
+          analysis::parse_selection(top, split.back().atoms_text, o.topology, served));
+      selected.push_back(parsed->superset());
+      dynamic.push_back(parsed->dynamic() ? std::move(parsed) : nullptr);
+      if (dynamic.back() && !split.back().type.is_atom())
+        throw UsageError(analysis::position_type_name(split.back().type) +
+                         " positions of a dynamic selection (within/around) are not supported");
     } catch (const UsageError& e) {  // which species, where several are given
       throw UsageError("species " + sp.name + ": " + e.what());
     }
@@ -80,6 +87,7 @@ SpeciesPositions resolve_species_positions(const JobOptions& o, const analysis::
     }
   }
   SpeciesPositions out;
+  out.dynamic = std::move(dynamic);
   analysis::AtomMasses masses;
   if (!weighed.empty()) {
     masses = analysis::atom_masses(top, weighed, o.topology);
@@ -106,6 +114,10 @@ SpeciesPositions resolve_species_positions(const JobOptions& o, const analysis::
 std::vector<std::vector<int>> resolve_species(const JobOptions& o, const analysis::Topology& top,
                                               const std::string& command) {
   SpeciesPositions positions = resolve_species_positions(o, top);
+  for (size_t s = 0; s < o.species.size(); ++s)
+    if (positions.dynamic[s])
+      throw UsageError("species " + o.species[s].name + ": " + command +
+                       " takes a fixed selection, and within/around changes from frame to frame");
   for (size_t s = 0; s < o.species.size(); ++s)
     if (!positions.centred[s].empty())
       throw UsageError("species " + o.species[s].name + ": " + command + " takes atoms, not " +

@@ -2,10 +2,12 @@
 // carries species) and the atoms of every species. Shared by `run` and `convert`.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "analysis/positions.hpp"
+#include "analysis/selection_tree.hpp"
 #include "drivers/job/trajectory_job.hpp"
 #include "io/gro_reader.hpp"
 
@@ -25,6 +27,9 @@ struct SpeciesPositions {
   std::vector<std::string> centred;     // per species: its position type, "" for atoms
   analysis::Centres centres;
   std::vector<std::string> notes;  // for the user: masses guessed from atom names
+  // Per species: its selection where it is dynamic (within/around; atoms then holds every atom
+  // it may select), else null.
+  std::vector<std::shared_ptr<const analysis::Selection>> dynamic;
 };
 
 /// Positions of every species (selections may name --index groups, or without --index a

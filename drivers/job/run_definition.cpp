@@ -64,6 +64,21 @@ RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology
   run.atoms = std::move(positions.atoms);
   run.centres = std::move(positions.centres);
   run.notes = std::move(positions.notes);
+  run.dynamic = std::move(positions.dynamic);
+  if (run.has_dynamic()) {
+    // What a dynamic species cannot have yet: refused rather than normalised wrongly.
+    const char* no = nullptr;
+    if (o.resume)
+      no = "resume from a checkpoint (it keeps no per-frame selection sizes)";
+    else if (o.distribution)
+      no = "be distributed over processes";
+    else if (analysis::parse_exclude_mode(o.exclude) != analysis::ExcludeMode::none)
+      no = "leave out excluded pairs (--exclude, -excl)";
+    else if (o.xy)
+      no = "count x-y distances (-xy)";
+    if (no)
+      throw UsageError(std::string("a run with a dynamic species (within/around) cannot ") + no);
+  }
   if (analysis::parse_exclude_mode(o.exclude) != analysis::ExcludeMode::none)
     for (size_t s = 0; s < o.species.size(); ++s)
       if (!positions.centred[s].empty())
@@ -90,10 +105,54 @@ RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology
   run.header = result_header(run);
   // Parallel decoding threads also prepare the species' columns; the exclusions and
   // prepare_positions need whole frames.
+  // A dynamic species' atoms are known only once its frame is: whole frames then.
   const bool prepared = !run.centres.empty() || o.xy;  // prepare_positions changes the frames
-  if (!prepared) run.preparation.species = run.atoms;
-  run.preparation.whole_frame = !run.exclusions.empty() || prepared;
+  if (!prepared && !run.has_dynamic()) run.preparation.species = run.atoms;
+  run.preparation.whole_frame = !run.exclusions.empty() || prepared || run.has_dynamic();
   return run;
+}
+
+void select_frame_species(const RunDefinition& run, const io::TrajectoryFrame& frame,
+                          const std::string& where, FrameSpecies& out) {
+  const size_t n = run.atoms.size();
+  out.atoms.resize(n);
+  out.counts.assign(n, 0);
+  const BoxMatrix box = to_matrix(frame.box);
+  for (size_t s = 0; s < n; ++s) {
+    if (run.dynamic[s]) {
+      try {
+        run.dynamic[s]->evaluate(frame.xyz.data(), box, out.atoms[s]);
+      } catch (const std::domain_error& e) {
+        throw InputError(where + "species " + run.options.species[s].name + ": " + e.what());
+      }
+    } else if (out.atoms[s].size() != run.atoms[s].size())
+      out.atoms[s] = run.atoms[s];
+    out.counts[s] = static_cast<int64_t>(out.atoms[s].size());
+  }
+  out.pairs.assign(run.pairs.size(), 0);
+  out.shared.assign(run.pairs.size(), 0);
+  for (size_t p = 0; p < run.pairs.size(); ++p) {
+    const auto [a, b] = run.pairs[p];
+    const auto& x = out.atoms[static_cast<size_t>(a)];
+    const auto& y = out.atoms[static_cast<size_t>(b)];
+    const auto na = static_cast<uint64_t>(x.size()), nb = static_cast<uint64_t>(y.size());
+    if (a == b) {
+      out.pairs[p] = na > 0 ? na * (na - 1) / 2 : 0;
+      continue;
+    }
+    // Both lists ascending: the atoms in both, each a self pair the kernels count at 0.
+    uint64_t both = 0;
+    for (size_t i = 0, j = 0; i < x.size() && j < y.size();) {
+      if (x[i] < y[j])
+        ++i;
+      else if (y[j] < x[i])
+        ++j;
+      else
+        ++both, ++i, ++j;
+    }
+    out.shared[p] = both;
+    out.pairs[p] = na * nb - both;
+  }
 }
 
 }  // namespace pairhist

@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "analysis/exclusions.hpp"
 #include "analysis/positions.hpp"
+#include "analysis/selection_tree.hpp"
 #include "analysis/topology.hpp"
 #include "drivers/job/job_accumulator.hpp"
 #include "drivers/job/trajectory_job.hpp"
@@ -34,7 +36,29 @@ struct RunDefinition {
   JobState seed;                           // a resumed run's checkpoint state, else empty
   HistogramResult header;                  // the result without frames, counts or box kind
   io::FramePreparation preparation;        // what XTC decoding threads deliver
+  // Per species: its selection where it is dynamic (within/around), evaluated on every frame
+  // (atoms then holds every atom it may select), else null.
+  std::vector<std::shared_ptr<const analysis::Selection>> dynamic;
+
+  bool has_dynamic() const {
+    for (const auto& d : dynamic)
+      if (d) return true;
+    return false;
+  }
 };
+
+/// A frame's atoms of every species (run.atoms, each dynamic species evaluated on `frame`) and,
+/// per pair of run.pairs, its pairs and the self pairs of atoms in both species.
+struct FrameSpecies {
+  std::vector<std::vector<int>> atoms;
+  std::vector<int64_t> counts;
+  std::vector<uint64_t> pairs;
+  std::vector<uint64_t> shared;
+};
+/// InputError (`where` names file and frame) for an atom with a non-finite coordinate that a
+/// distance of a dynamic selection needs.
+void select_frame_species(const RunDefinition& run, const io::TrajectoryFrame& frame,
+                          const std::string& where, FrameSpecies& out);
 
 /// The histograms of run.pairs out of the engine's (one per species pair, those left out by
 /// --pairs zero).

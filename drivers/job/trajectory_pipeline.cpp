@@ -189,7 +189,11 @@ bool TrajectoryPipeline::count_unit() {
     sink_->unit_coming(unit_, *engine_);
     check_frame_box(box, kind_, o, run_->r_max_nm, run_->header.length_unit, where);
     if (stream_->frame_parts() > 1) engine_->set_frame_part(unit_.part);
-    submit_to_engine(*engine_, frame_, run_->atoms, box, where, hands_over_);
+    // A dynamic species' atoms of this frame, from its whole coordinates.
+    const bool dynamic = run_->has_dynamic();
+    if (dynamic) select_frame_species(*run_, frame_, where, frame_species_);
+    submit_to_engine(*engine_, frame_, dynamic ? frame_species_.atoms : run_->atoms, box, where,
+                     hands_over_);
     engine_frames_.push_back(index);
     engine_->check_devices();
     // A frame, or the first part of one, is the unit that holds its record and its exclusions.
@@ -199,7 +203,13 @@ bool TrajectoryPipeline::count_unit() {
     if (whole) excluded = exclusions_->bins_of(frame_, box, kind_, run_->r_max_nm, o.precision);
     double volume = frame_volume(box, kind_, run_->length_factor, o.volume);
     if (o.xy && box[8] > 0) volume /= box[8] * run_->length_factor;  // the x-y area
-    sink_->submitted(unit_, {index, frame_.time, volume, whole}, std::move(excluded));
+    FrameRecord record{index, frame_.time, volume, whole, {}, {}, {}};
+    if (dynamic) {
+      record.species_counts = frame_species_.counts;
+      record.pairs = frame_species_.pairs;
+      record.shared = frame_species_.shared;
+    }
+    sink_->submitted(unit_, record, std::move(excluded));
   } catch (const InputError& e) {
     if (!stream_->ends_before(index, e.what())) throw;
     return false;

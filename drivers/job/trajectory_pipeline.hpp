@@ -59,6 +59,7 @@ class TrajectoryPipeline {
   std::optional<FrameExclusions> exclusions_;
   bool hands_over_ = false;
   io::TrajectoryFrame frame_;
+  FrameSpecies frame_species_;  // a run with a dynamic species: this frame's atoms
   WorkUnit unit_;
   std::vector<int64_t> engine_frames_;  // the file's frame of each frame the engine was given
   std::unique_ptr<HistogramEngine> engine_;

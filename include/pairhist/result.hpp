@@ -50,6 +50,13 @@ struct HistogramResult {
   std::string stopped_by;                // that input error
   std::string norm = "rdf";              // rdf | density | none (analysis/rdf.hpp)
   std::string exclude = "none";          // none | residue: which pairs are left out
+  // Runs with a dynamic species (a `within`/`around` selection), else empty: per frame, the
+  // atoms of every species (species[s].count is then the most it can hold), and the pairs of
+  // every pair counted that frame (pairs_per_frame's rule with that frame's atoms).
+  std::vector<std::vector<int64_t>> frame_species_counts;
+  std::vector<std::vector<uint64_t>> frame_pairs;
+
+  bool dynamic() const { return !frame_species_counts.empty(); }
 
   /// Number of pairs a frame contributes to pair p: N(N-1)/2 same species, N_A*N_B otherwise,
   /// less the self pairs of shared atoms and the excluded pairs.

@@ -26,7 +26,10 @@ Differences, all at the level of rounding:
   pair within ~1e-6 relative of a bin edge may land one bin over (docs/python.md has the figures).
 - A pair at exactly range[1] is counted in MDAnalysis's last bin, not here (bins are half-open).
 - range[0] must be 0 or a multiple of the bin width (pairhist's bins start at 0).
-- An UpdatingAtomGroup is refused (ValueError), not frozen at its first frame.
+- InterRDF counts an UpdatingAtomGroup (a selection MDAnalysis re-evaluates every frame) with
+  each frame's atoms, as MDAnalysis does; its normalisation is MDAnalysis's too (the groups'
+  sizes when the run concludes). exclusion_block and exclude_same with one, and InterRDF_s with
+  one, are refused (ValueError), never frozen at the first frame.
 """
 
 import numpy as np
@@ -38,6 +41,11 @@ from . import Engine, _pairhist
 __all__ = ["InterRDF", "InterRDF_s"]
 
 _EXCLUDE_SAME = {"residue": "resindices", "segment": "segindices", "chain": "chainIDs"}
+
+
+def _is_updating(group):
+    from MDAnalysis.core.groups import UpdatingAtomGroup
+    return isinstance(group, UpdatingAtomGroup)
 
 
 def _refuse_updating(*groups):
@@ -97,7 +105,11 @@ class InterRDF(AnalysisBase):
     def __init__(self, g1, g2, nbins=75, range=(0.0, 15.0), norm="rdf", exclusion_block=None,
                  exclude_same=None, *, precision="double", algorithm="auto", ncpu=-1, ncuda=-1,
                  engine_options=None, **kwargs):
-        _refuse_updating(g1, g2)
+        # Updating groups: each frame's atoms go to the engine as species of that frame's size.
+        self._updating = _is_updating(g1) or _is_updating(g2)
+        if self._updating and (exclusion_block is not None or exclude_same is not None):
+            raise ValueError("pairhist.mdanalysis: exclusion_block and exclude_same need fixed "
+                             "atom groups, not an UpdatingAtomGroup")
         super().__init__(g1.universe.trajectory, **kwargs)
         self.g1, self.g2 = g1, g2
         self.norm = _check_norm(norm)
@@ -125,6 +137,14 @@ class InterRDF(AnalysisBase):
         ones plus the self pairs), else two (the engine counts only their cross histogram). The excluded pairs as frame atom indices (rows, cols) in the
         engine's orientation: for one species the unique pairs (row < col); the exclusion rules
         are then symmetric and leave out every self pair."""
+        if self._updating:
+            # Capacities: every atom of the universe may be selected in some frame.
+            self._same = self.g1 is self.g2
+            self._atoms = None
+            self._capacity = self.g1.universe.atoms.n_atoms
+            self._excluded_rows = self._excluded_cols = np.zeros(0, dtype=np.int64)
+            self._self_pairs_excluded = False
+            return
         i1, i2 = self.g1.indices, self.g2.indices
         rows, cols = self._excluded_pairs(len(i1), len(i2))
         block = self._exclusion_block
@@ -184,6 +204,7 @@ class InterRDF(AnalysisBase):
         self._engine = None
         self._excluded = np.zeros(self._bins.total, dtype=np.uint64)
         self._frames_counted = 0
+        self._self_distances = 0  # atoms of g1 summed over the frames: g1 with itself, r = 0
 
     def _single_frame(self):
         ts = self._ts
@@ -191,6 +212,9 @@ class InterRDF(AnalysisBase):
         if self.norm == "rdf" and box is None:
             raise ValueError(f"frame {ts.frame}: norm='rdf' needs a periodic box (use 'density' "
                              f"or 'none')")
+        if self._updating:
+            self._submit_updating(box)
+            return
         if self._engine is None:
             self._engine = Engine([len(a) for a in self._atoms], r_max=self._bins.r_max,
                                   n_bins=self._bins.total, atoms=self._atoms,
@@ -210,6 +234,20 @@ class InterRDF(AnalysisBase):
         if self.norm == "rdf":
             self.volume_cum += ts.volume
 
+    def _submit_updating(self, box):
+        """One frame of updating groups: their atoms now, as species of this frame's sizes."""
+        groups = [self.g1] if self._same else [self.g1, self.g2]
+        if self._engine is None:
+            self._engine = Engine([self._capacity] * len(groups), r_max=self._bins.r_max,
+                                  n_bins=self._bins.total,
+                                  pairs=None if self._same else [(0, 1)], **self._engine_options)
+        positions = [np.ascontiguousarray(g.positions, dtype=np.float32) for g in groups]
+        self._self_distances += len(positions[0])
+        self._engine.submit(positions, box)
+        self._frames_counted += 1
+        if self.norm == "rdf":
+            self.volume_cum += self._ts.volume
+
     def _counts(self):
         """MDAnalysis's counts over all bins from 0: the engine's, less the excluded pairs."""
         if self._engine is None:
@@ -219,7 +257,9 @@ class InterRDF(AnalysisBase):
         if self._same:
             counts = 2 * (hist[0] - self._excluded)
             if not self._self_pairs_excluded:
-                counts[0] += self._frames_counted * len(self._atoms[0])  # r = 0: bin 0
+                atoms = (self._self_distances if self._updating else
+                         self._frames_counted * len(self._atoms[0]))
+                counts[0] += atoms  # every atom's distance to itself, r = 0: bin 0
         else:
             counts = hist[0] - self._excluded  # the g1-g2 histogram, the only one counted
         return counts

@@ -83,6 +83,7 @@ class PyEngine {
     if (finished_) throw py::value_error("Engine: submit after finish()");
     const BoxMatrix box = box_matrix(box_rows);
     std::vector<const float*> species;
+    std::vector<int64_t> counts;  // a frame may hold fewer atoms than the capacities
     if (atoms_.empty()) {
       if (arrays.size() != config_.species_sizes.size())
         throw py::value_error("Engine: " + std::to_string(config_.species_sizes.size()) +
@@ -90,9 +91,10 @@ class PyEngine {
       for (size_t s = 0; s < arrays.size(); ++s) {
         const std::string what = "species " + std::to_string(s);
         check_float32(arrays[s], what);
-        if (atom_count(arrays[s], what.c_str()) != config_.species_sizes[s])
+        counts.push_back(atom_count(arrays[s], what.c_str()));
+        if (counts.back() > config_.species_sizes[s])
           throw py::value_error(what + ": " + std::to_string(arrays[s].shape(0)) +
-                                " atoms, the engine was made for " +
+                                " atoms, the engine was made for at most " +
                                 std::to_string(config_.species_sizes[s]));
         species.push_back(static_cast<const float*>(arrays[s].data()));
       }
@@ -132,7 +134,7 @@ class PyEngine {
     }
     try {
       if (atoms_.empty())
-        engine_->submit_frame(species, box);
+        engine_->submit_frame(species, counts, box);
       else
         engine_->submit_frame_atoms(frame, atoms_, box);
     } catch (const NonFiniteCoordinate& e) {

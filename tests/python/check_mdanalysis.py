@@ -161,9 +161,29 @@ for bad, expected in ((dict(norm="bogus"), ValueError), (dict(range=(1.0, 12.0))
     except expected as e:
         check(f"InterRDF({bad}) refused", True, f"({e})")
 
-# An UpdatingAtomGroup is refused with one line, never frozen at its first frame.
-updating = g.universe.select_atoms("name OW and around 3.5 name OW", updating=True)
-for label, make in (("InterRDF", lambda: ph_rdf.InterRDF(updating, g)),
+# UpdatingAtomGroups: InterRDF counts each frame's atoms as MDAnalysis does (one group against
+# itself, against a fixed one, two updating ones), triclinic and orthorhombic; what needs fixed
+# atoms is refused with one line, never frozen at the first frame.
+for universe, sel, label, picked in (
+        (nacl, "name OW and around 4.0 name NA", "dodecahedron", tric_frames),
+        (water, "name OW and around 3.0 (resid 1-40 and name OW)", "water", frames)):
+    updating = universe.select_atoms(sel, updating=True)
+    fixed = universe.select_atoms("name OW")
+    other = universe.select_atoms(sel.replace(" and around", " and not around"), updating=True)
+    sizes = {len(updating) for ts in universe.trajectory[picked]}
+    check(f"{label}: the updating group changes size over the frames", len(sizes) > 1, f"{sizes}")
+    for pair_label, (g1, g2) in (("itself", (updating, updating)), ("fixed", (updating, fixed)),
+                                 ("two updating", (other, updating))):
+        for norm in ("rdf", "none"):
+            theirs = mda_rdf.InterRDF(g1, g2, nbins=60, range=(0.0, 6.0), norm=norm).run(
+                frames=picked)
+            ours = ph_rdf.InterRDF(g1, g2, nbins=60, range=(0.0, 6.0), norm=norm, ncpu=2).run(
+                frames=picked)
+            compare(f"{label} updating with {pair_label} norm={norm}", ours, theirs, norm)
+g = water.select_atoms("name OW")
+updating = water.select_atoms("name OW and around 3.5 name OW", updating=True)
+for label, make in (("InterRDF exclusion_block", lambda: ph_rdf.InterRDF(
+                        updating, g, exclusion_block=(1, 1))),
                     ("InterRDF_s", lambda: ph_rdf.InterRDF_s(g.universe, [[updating, g]]))):
     try:
         make()
