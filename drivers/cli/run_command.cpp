@@ -84,7 +84,7 @@ void scatter_outputs(const RunArgs& a, std::vector<std::string>& files, bool rep
   try {
     const std::vector<ScatteringResult> written = write_run_scattering(o);
     if (report) report_scattering("run", written, !a.quiet);
-    for (const ScatteringResult& r : written) files.insert(files.end(), {r.csv, r.xvg});
+    for (const ScatteringResult& r : written) files.insert(files.end(), {r.csv, r.xvg, r.h5});
   } catch (const std::exception& e) {
     const std::string why = "scattering failed after the counting (the counts are safe in " +
                             (std::filesystem::path(a.output) / "pairhist.h5").string() +

@@ -153,7 +153,7 @@ void resolve_bins(RunArgs& a) {
 void add_run_scattering_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--scattering", args->scattering.radiation,
                   "xray or neutron: at the end of the run also write the scattering intensity "
-                  "(intensity.csv, .xvg), as `pairhist scattering OUTPUT` would");
+                  "(intensity.csv, .xvg, .h5), as `pairhist scattering OUTPUT` would");
   add_scattering_options(cmd, args->scattering, true);
 }
 

@@ -7,6 +7,7 @@
 #include <locale>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include "analysis/scattering_structure.hpp"
 #include "drivers/job/job_inputs.hpp"
@@ -268,12 +269,15 @@ std::vector<std::string> scattering_option_problems(const ScatteringOptions& o,
   return p;
 }
 
-ScatteringInputs read_scattering_inputs(const ScatteringOptions& o) {
+ScatteringInputs read_scattering_inputs(const ScatteringOptions& o,
+                                        const analysis::ScattererAssignment* known) {
   ScatteringInputs in;
   analysis::ScattererTable user;
   read_grid_and_table(o, in, user);
   in.run = io::read_histogram_result(o.input);
-  in.assignment = scatterers(o, in.run);
+  if (known != nullptr && known->species.size() != in.run.result.species.size())
+    throw std::logic_error("read_scattering_inputs: scatterers of another run");
+  in.assignment = known != nullptr ? *known : scatterers(o, in.run);
   std::vector<std::string> names;
   for (const SpeciesInfo& s : in.run.result.species) names.push_back(s.name);
   decide_weights(o, names, user, in);

@@ -41,11 +41,12 @@ struct ScatteringInputs {
 };
 
 /// Checks the options that need no file, reads the q file, the user table and the run, decides
-/// every species' scatterer (--element, else the run's topology, else guessed) and its weights.
-/// Throws UsageError for bad options (q grid, radiation, an unknown species or element,
-/// deuteration of X-rays, q beyond the X-ray fits), InputError for an unreadable run, topology,
-/// q file or table.
-ScatteringInputs read_scattering_inputs(const ScatteringOptions& options);
+/// every species' scatterer (`known` where given, else --element, else the run's topology, else
+/// guessed) and its weights. Throws UsageError for bad options (q grid, radiation, an unknown
+/// species or element, deuteration of X-rays, q beyond the X-ray fits), InputError for an
+/// unreadable run, topology, q file or table.
+ScatteringInputs read_scattering_inputs(const ScatteringOptions& options,
+                                        const analysis::ScattererAssignment* known = nullptr);
 
 /// The problems of the options alone, one line each (no file read): the radiation (named
 /// `radiation_flag` in the line: `run` calls it --scattering), --within-bin, --precision, --window

@@ -10,6 +10,7 @@ core and GPU, from Python.
 - scattering(result, radiation="xray", ...): X-ray or neutron intensities I(q) of a finished run
   (its pairhist.h5) by Debye's equation, or with structure_factor=True the structure factors
   S(q) from g(r), as `pairhist scattering` computes them.
+- read_scattering(path): what `pairhist scattering` wrote into intensity.h5, sq.h5 or excess.h5.
 - pairhist.mdanalysis.InterRDF / InterRDF_s: drop-ins for MDAnalysis's classes.
 
 Bin k of a histogram holds the pairs with floor(r * n_bins / r_max) == k (r >= r_max is not
@@ -30,7 +31,8 @@ from . import _pairhist  # noqa: E402
 from ._arguments import (box_rows, choice, device_number, pair_keys, positive_integer,  # noqa: E402
                          positive_number, species_arrays)
 
-__all__ = ["histograms", "Engine", "run", "scattering", "gpu_count", "__version__"]
+__all__ = ["histograms", "Engine", "run", "scattering", "read_scattering", "gpu_count",
+           "__version__"]
 __version__ = "0.1.0"
 
 _PRECISIONS = ("single", "double")
@@ -292,3 +294,18 @@ def scattering(result, *, radiation="xray", q_max=50.0, nq=501, q=None, within_b
         warnings.warn("elements guessed from atom names: " + ", ".join(out["guesses"]) +
                       " (set them with element={species: symbol})", stacklevel=2)
     return out
+
+
+def read_scattering(path):
+    """The HDF5 file `pairhist scattering` (or `pairhist run --scattering`) wrote: intensity.h5,
+    sq.h5 or excess.h5, at full precision.
+
+    Returns a dict keyed as scattering() returns it: q; the curves (I, or S and F, or dI,
+    I_solution and I_solvent); partials {(A, B): values}; weights {species: f(q) or b}; for
+    structure factors density and concentrations. Besides: quantity ("intensity",
+    "structure_factor", "excess_intensity"), radiation, units {curve: unit, "weights": unit},
+    scatterers {species: element or ion}, atoms {species: atoms per frame}, runs (the pairhist.h5
+    files read), n_frames, complete, options and header (the CSV's comment lines). A file that is
+    not one raises ValueError with one line. docs/scattering.md, "HDF5 output".
+    """
+    return _pairhist.read_scattering(os.fspath(path))
