@@ -284,26 +284,37 @@ ScatteringInputs read_scattering_inputs(const ScatteringOptions& o,
   return in;
 }
 
-void check_scattering_for_job(const ScatteringOptions& o, JobOptions job) {
+void check_scattering_files(const ScatteringOptions& o) {
   ScatteringInputs in;
   analysis::ScattererTable user;
   read_grid_and_table(o, in, user);
-  const SpeciesAtoms found = species_atoms(job);
+}
+
+analysis::ScattererAssignment decide_run_scatterers(const ScatteringOptions& o,
+                                                    const JobOptions& job,
+                                                    const analysis::Topology& topology) {
+  ScatteringInputs in;
+  analysis::ScattererTable user;
+  read_grid_and_table(o, in, user);
+  std::vector<std::string> names;
+  for (const SpeciesSpec& s : job.species) names.push_back(s.name);
+  const std::vector<std::vector<int>> atoms = resolve_species(job, topology, "pairhist scattering");
   // check_scattering_input() refuses shared atoms once the run has counted; here they are known
   // from the selections already.
-  std::vector<int> owner(static_cast<size_t>(found.topology.natoms()), -1);
-  for (size_t s = 0; s < found.atoms.size(); ++s)
-    for (int i : found.atoms[s]) {
+  std::vector<int> owner(static_cast<size_t>(topology.natoms()), -1);
+  for (size_t s = 0; s < atoms.size(); ++s)
+    for (int i : atoms[s]) {
       int& first = owner[static_cast<size_t>(i)];
       if (first >= 0 && first != static_cast<int>(s))
-        throw UsageError("species " + found.names[static_cast<size_t>(first)] + " and " +
-                         found.names[s] +
+        throw UsageError("species " + names[static_cast<size_t>(first)] + " and " + names[s] +
                          " share atoms: scattering needs every atom in one species only");
       first = static_cast<int>(s);
     }
-  in.assignment = analysis::assign_scatterers(found.topology, found.names, found.atoms,
-                                              by_species(o.elements, "--element", found.names));
-  decide_weights(o, found.names, user, in);
+  in.assignment = analysis::assign_scatterers(topology, names, atoms,
+                                              by_species(o.elements, "--element", names));
+  const analysis::ScattererAssignment decided = in.assignment;
+  decide_weights(o, names, user, in);  // deuterates in.assignment
+  return decided;
 }
 
 }  // namespace pairhist

@@ -21,6 +21,9 @@ namespace pairhist {
 
 struct JobState;
 class Distribution;
+namespace analysis {
+struct Topology;
+}
 
 struct SpeciesSpec {
   std::string name;
@@ -80,6 +83,12 @@ struct JobOptions {
   /// pause of the pipeline.
   std::function<void(const JobState& state)> on_checkpoint;
   double checkpoint_seconds = 60;
+  /// Called with the topology as soon as it is loaded, and the options as it resolved them (the
+  /// topology and species a file carrying its own gave), in the thread that loaded it, while the
+  /// first frames decode; before any frame is counted. What it throws ends the job as a bad
+  /// topology would. `run --scattering` decides the species' elements here, so that the
+  /// topology is read once.
+  std::function<void(const analysis::Topology& topology, const JobOptions& resolved)> on_topology;
   /// A checkpoint's state to go on from (a resumed run): its frames are not read again. Null:
   /// from the start.
   const JobState* resume = nullptr;
@@ -146,9 +155,9 @@ struct JobOutcome {
   // Of `seconds`, before the engine starts: waiting for the GPUs' contexts (made while the
   // topology loads and the first frame decodes).
   double gpu_wait_seconds = 0;
-  int stopped_by_signal = 0;        // the stop request that ended the run early, or 0
-  size_t frames_resumed = 0;        // frames the resumed checkpoint held
-  uint64_t frames_dropped = 0;      // frames read and handed over, then dropped by a stop
+  int stopped_by_signal = 0;    // the stop request that ended the run early, or 0
+  size_t frames_resumed = 0;    // frames the resumed checkpoint held
+  uint64_t frames_dropped = 0;  // frames read and handed over, then dropped by a stop
   // A distributed run: whether this process holds the result (rank 0; the others return
   // only their own activity), the ranks, their activity, the whole run's span on the common
   // clock and its tail (the last rank's last task end minus the first rank's), and every rank's
