@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "drivers/cli/scattering_excess.hpp"
 #include "io/scattering_writers.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/version.hpp"
@@ -228,6 +229,12 @@ ScatteringResult compute_scattering(const ScatteringOptions& o,
   for (const SpeciesInfo& s : res.species) out.species.push_back(s.name);
   for (const PairHistogram& p : res.pairs) out.pairs.push_back(pair_label(res, p));
   out.weights = in.weight_grid;
+  out.box_kind = res.box_kind;
+  const std::vector<double> edges = analysis::bin_edges_nm(res);
+  out.r_max_nm = edges.back();
+  const double nm_per_unit = edges.back() / res.r_max;
+  for (double v : res.volumes)
+    out.mean_volume_nm3 += v * nm_per_unit * nm_per_unit * nm_per_unit / res.volumes.size();
   out.table.q = in.q;
   if (o.structure_factor)
     structure_table(o, in, out);
@@ -334,11 +341,14 @@ void add_scattering_command(CLI::App& app) {
   cmd->add_option("--top", o->topology,
                   "Topology giving the species' elements (default: the run's)");
   cmd->add_option("-o,--output-dir", o->output_dir,
-                  "Where the .csv and .xvg go (default: beside pairhist.h5)");
+                  "Where the .csv, .xvg and .h5 go (default: beside pairhist.h5)");
+  cmd->add_option("--subtract", o->subtract,
+                  "A solvent run (directory or pairhist.h5): write the excess intensity "
+                  "I(RESULT) - I(SOLVENT) with the same options (excess.csv, .xvg, .h5)");
   cmd->callback([o, cmd]() {
     if (!o->structure_factor && cmd->count("--window") > 0)
       throw UsageError("--window applies to --structure-factor only");
-    ScatteringResult r = compute_scattering(*o);
+    ScatteringResult r = o->subtract.empty() ? compute_scattering(*o) : compute_excess(*o);
     write_scattering(*o, r);
     report_scattering("scattering", {r}, true);
     std::printf("pairhist scattering: wrote %s, %s and %s (%zu q from %g to %g /nm)\n",

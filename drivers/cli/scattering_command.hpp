@@ -26,6 +26,9 @@ struct ScatteringResult {
   analysis::StructureFactors structure;      // with structure_factor
   io::QTable table;                          // what the text files hold
   io::ScatteringData data;                   // what the .h5 holds: the same, with attributes
+  std::string box_kind;                      // of the run: none, orthorhombic, triclinic
+  double r_max_nm = 0;                       // where its histograms stop
+  double mean_volume_nm3 = 0;                // its boxes' mean volume (0 without a box)
   size_t plotted = 0;                        // the table's first columns go into the .xvg
   std::string stem;                          // "intensity", "sq" or "excess"
   std::string csv, xvg, h5;                  // files written (write_scattering)

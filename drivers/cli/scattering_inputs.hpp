@@ -29,6 +29,7 @@ struct ScatteringOptions {
   std::string table;                     // user weights (io/scattering_table_reader.hpp)
   bool structure_factor = false;         // S(q) from g(r) instead of the Debye intensity
   std::string window = "lorch";          // of the structure factor's transform
+  std::string subtract;  // the solvent run whose intensity is subtracted (scattering_excess.hpp)
 };
 
 struct ScatteringInputs {

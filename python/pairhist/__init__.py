@@ -259,7 +259,7 @@ def _per_species(value, name):
 
 def scattering(result, *, radiation="xray", q_max=50.0, nq=501, q=None, within_bin="exact",
                precision="double", structure_factor=False, window="lorch", top=None,
-               element=None, deuterate=None, table=None):
+               element=None, deuterate=None, table=None, subtract=None):
     """`pairhist scattering` on a finished run, returning numpy arrays instead of writing files.
 
     result: the run's output directory or its pairhist.h5 (pairhist run -o DIR).
@@ -271,12 +271,16 @@ def scattering(result, *, radiation="xray", q_max=50.0, nq=501, q=None, within_b
     top: topology giving the species' elements (default: the run's); element: {species: symbol};
     deuterate: a fraction of D for every hydrogen species, or {species: fraction} (neutron);
     table: a file of weights overriding the built-in ones.
+    subtract: a solvent run (directory or pairhist.h5): the excess intensity of `result` over it,
+        with the same arguments for both (`pairhist scattering RESULT --subtract SOLVENT`).
 
     Returns a dict: q; weights {species: f(q) or b}; with I(q): I and partials {(A, B): I_AB}
     (I_AA holds the self term; I = their sum); with structure_factor: S, F, partials
     {(A, B): S_AB}, density (atoms/nm^3) and concentrations {species: c}; guesses (elements
     guessed from atom names, also warned), notes and header (the lines the command's files
-    start with). docs/scattering.md says what each is. Bad arguments or input raise ValueError.
+    start with); with subtract: dI, I_solution, I_solvent and partials {(A, B): dI_AB} instead
+    of I and its partials. docs/scattering.md says what each is. Bad arguments or input raise
+    ValueError.
     """
     if isinstance(deuterate, (int, float)) and not isinstance(deuterate, bool):
         deuterate = [repr(float(deuterate))]
@@ -289,7 +293,7 @@ def scattering(result, *, radiation="xray", q_max=50.0, nq=501, q=None, within_b
         choice(precision, "precision", _PRECISIONS), bool(structure_factor),
         choice(window, "window", ("none", "lorch")), "" if top is None else os.fspath(top),
         _per_species(element, "element"), _per_species(deuterate, "deuterate"),
-        "" if table is None else os.fspath(table))
+        "" if table is None else os.fspath(table), "" if subtract is None else os.fspath(subtract))
     if out["guesses"]:
         warnings.warn("elements guessed from atom names: " + ", ".join(out["guesses"]) +
                       " (set them with element={species: symbol})", stacklevel=2)

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "drivers/cli/scattering_command.hpp"
+#include "drivers/cli/scattering_excess.hpp"
 #include "io/scattering_hdf5.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
@@ -43,7 +44,7 @@ py::dict scattering(const ScatteringOptions& o) {
   ScatteringResult r;
   {
     py::gil_scoped_release release;
-    r = compute_scattering(o);
+    r = o.subtract.empty() ? compute_scattering(o) : compute_excess(o);
   }
   py::dict d;
   d["q"] = array_of(r.table.q);
@@ -51,7 +52,13 @@ py::dict scattering(const ScatteringOptions& o) {
   for (size_t s = 0; s < r.species.size(); ++s)
     weights[py::str(r.species[s])] = array_of(r.weights[s]);
   d["weights"] = weights;
-  if (o.structure_factor) {
+  if (!o.subtract.empty()) {
+    for (const io::ScatteringCurve& c : r.data.curves) d[py::str(c.name)] = array_of(c.values);
+    py::dict partials;
+    for (const io::ScatteringPartial& p : r.data.partials)
+      partials[py::make_tuple(p.a, p.b)] = array_of(p.values);
+    d["partials"] = partials;
+  } else if (o.structure_factor) {
     d["S"] = array_of(r.structure.total);
     d["F"] = array_of(r.structure.f_total);
     d["partials"] = by_pair(r, r.structure.partial);
@@ -128,7 +135,7 @@ void bind_scattering(py::module_& m) {
          const std::vector<double>& q, const std::string& within_bin, const std::string& precision,
          bool structure_factor, const std::string& window, const std::string& top,
          const std::vector<std::string>& elements, const std::vector<std::string>& deuteration,
-         const std::string& table) {
+         const std::string& table, const std::string& subtract) {
         ScatteringOptions o;
         o.input = input;
         o.radiation = radiation;
@@ -143,6 +150,7 @@ void bind_scattering(py::module_& m) {
         o.elements = elements;
         o.deuteration = deuteration;
         o.table = table;
+        o.subtract = subtract;
         return scattering(o);
       },
       "`pairhist scattering` on a run's pairhist.h5, returning arrays.");

@@ -98,6 +98,15 @@ hs = pairhist.read_scattering(os.path.join(run_dir, "sq.h5"))
 check("h5 S, F, density bit for bit", np.array_equal(hs["S"], s["S"]) and
       np.array_equal(hs["F"], s["F"]) and hs["density"] == s["density"] and
       hs["concentrations"] == s["concentrations"] and hs["options"]["window"] == "lorch")
+# The excess over a run is its intensity less the other's: over itself, nothing.
+e = pairhist.scattering(run_dir, subtract=run_dir, q_max=40, nq=81)
+check("excess over itself", np.array_equal(e["I_solution"], x["I"]) and
+      np.array_equal(e["I_solvent"], x["I"]) and not e["dI"].any() and
+      list(e["partials"]) == list(x["partials"]) and not any(v.any() for v in
+                                                            e["partials"].values()))
+refused("subtract with structure_factor",
+        lambda: pairhist.scattering(run_dir, subtract=run_dir, structure_factor=True))
+
 refused("read_scattering of a pairhist.h5",
         lambda: pairhist.read_scattering(os.path.join(run_dir, "pairhist.h5")))
 refused("read_scattering of nothing", lambda: pairhist.read_scattering(os.path.join(work, "no.h5")))
