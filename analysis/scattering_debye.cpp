@@ -1,9 +1,15 @@
 #include "analysis/scattering_debye.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <complex>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
+#include <system_error>
+#include <thread>
 
 #include "analysis/rdf.hpp"
 #include "pairhist/errors.hpp"
@@ -181,7 +187,7 @@ DebyeIntensity debye_intensity(const HistogramResult& res, const std::vector<dou
   out.q = q;
   out.total.assign(q.size(), 0.0);
   out.partial.assign(res.pairs.size(), std::vector<double>(q.size(), 0.0));
-  for (size_t iq = 0; iq < q.size(); ++iq) {
+  const auto one_q = [&](size_t iq) {
     const std::vector<double> kernel = debye_kernel(q[iq], edges, options.within_bin);
     for (size_t ip = 0; ip < res.pairs.size(); ++ip) {
       const PairHistogram& p = res.pairs[ip];
@@ -195,7 +201,34 @@ DebyeIntensity debye_intensity(const HistogramResult& res, const std::vector<dou
       out.partial[ip][iq] = value;
       out.total[iq] += value;
     }
+  };
+  // Every q on its own (the sine integrals of its kernel are most of the time: ~0.05 s of one
+  // core for 501 q and 240 bins), so they spread over the cores and give the same bits on any
+  // number of them. `run --scattering` computes this after the run, when the cores are free.
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_lock;
+  const auto work = [&] {
+    try {
+      for (size_t iq = next++; iq < q.size(); iq = next++) one_q(iq);
+    } catch (...) {
+      const std::lock_guard<std::mutex> hold(failure_lock);
+      failure = std::current_exception();
+      next = q.size();
+    }
+  };
+  // At least 32 q per thread; hardware_concurrency() may say 0 (unknown).
+  const size_t threads = std::max<size_t>(
+      1, std::min<size_t>(std::thread::hardware_concurrency(), (q.size() + 31) / 32));
+  std::vector<std::thread> workers;
+  try {
+    for (size_t t = 1; t < threads; ++t) workers.emplace_back(work);
+  } catch (const std::system_error&) {
+    // No more threads to be had: this one does the rest.
   }
+  work();
+  for (std::thread& w : workers) w.join();
+  if (failure) std::rethrow_exception(failure);
   return out;
 }
 

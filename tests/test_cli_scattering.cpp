@@ -17,6 +17,7 @@
 #include "analysis/scattering_debye.hpp"
 #include "analysis/scattering_factors.hpp"
 #include "analysis/scattering_structure.hpp"
+#include "tests/scattering_csv.hpp"
 #include "tests/test_support.hpp"
 
 namespace {
@@ -39,28 +40,9 @@ struct Atom {
   double x, y, z;  // nm
 };
 
-/// Columns of an intensity.csv by name; the '#' lines in `comments`.
 std::map<std::string, std::vector<double>> read_csv(const std::string& path,
                                                     std::string* comments = nullptr) {
-  std::istringstream in(read_all(path));
-  std::vector<std::string> names;
-  std::map<std::string, std::vector<double>> columns;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("#", 0) == 0) {
-      if (comments != nullptr) *comments += line + "\n";
-      continue;
-    }
-    std::istringstream fields(line);
-    std::vector<std::string> cells;
-    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
-    if (names.empty()) {
-      names = cells;
-      continue;
-    }
-    REQUIRE(cells.size() == names.size());
-    for (size_t c = 0; c < cells.size(); ++c) columns[names[c]].push_back(std::stod(cells[c]));
-  }
-  return columns;
+  return pairhist::test::read_scattering_csv(path, comments);
 }
 
 /// Two frames of 60 atoms (30 O, 15 Na, 15 Cl) scattered in a 1.5 nm cube, written as an XYZ

@@ -65,19 +65,20 @@ TEST_CASE("run --scattering writes what `pairhist scattering` writes on the run,
     INFO(ran.output);
     REQUIRE(ran.status == 0);
     // The summary lists the files; the guesses are said once (H is guessed, O=O was given).
-    CHECK(contains(ran.output, run + "/intensity.csv " + run + "/intensity.xvg"));
+    CHECK(contains(ran.output,
+                   run + "/intensity.csv " + run + "/intensity.xvg " + run + "/intensity.h5"));
     CHECK(contains(ran.output, "pairhist run: warning: elements guessed from atom names: "));
     CHECK(contains(ran.output, "pairhist run: note: periodic box"));
     const std::string quoted = shell_quote(run) + " -o " + shell_quote(command) + " ";
     REQUIRE(pairhist_cmd("scattering " + quoted + c.command_options).status == 0);
-    check_same_files(run, command, {"intensity.csv", "intensity.xvg"});
+    check_same_files(run, command, {"intensity.csv", "intensity.xvg", "intensity.h5"});
     if (c.structure_options.empty()) {
       CHECK_FALSE(std::filesystem::exists(run + "/sq.csv"));
       continue;
     }
     REQUIRE(pairhist_cmd("scattering " + quoted + c.command_options + " " + c.structure_options)
                 .status == 0);
-    check_same_files(run, command, {"sq.csv", "sq.xvg"});
+    check_same_files(run, command, {"sq.csv", "sq.xvg", "sq.h5"});
     CHECK(contains(read_all(run + "/intensity.csv"), "b = 6.671 fm"));  // D, not H
   }
 
@@ -88,6 +89,7 @@ TEST_CASE("run --scattering writes what `pairhist scattering` writes on the run,
   CHECK(std::filesystem::exists(run + "/rdf.csv"));
   CHECK_FALSE(std::filesystem::exists(run + "/intensity.csv"));
   CHECK_FALSE(std::filesystem::exists(run + "/intensity.xvg"));
+  CHECK_FALSE(std::filesystem::exists(run + "/intensity.h5"));
 }
 
 TEST_CASE("run --scattering: bad options are usage errors before anything is counted") {
@@ -161,7 +163,7 @@ TEST_CASE("run --scattering: a bad frame keeps the completed intervals' intensit
   CHECK(contains(intensity, "the run stopped early, 21 frames"));
   REQUIRE(pairhist_cmd("scattering " + shell_quote(run) + " -o " + shell_quote(dir.file("cmp")))
               .status == 0);
-  check_same_files(run, dir.file("cmp"), {"intensity.csv", "intensity.xvg"});
+  check_same_files(run, dir.file("cmp"), {"intensity.csv", "intensity.xvg", "intensity.h5"});
 
   // What needs the counts is found at the end: S(q) of a run without a box. The counts, g(r)
   // and the intensity are written; the error says where they are.

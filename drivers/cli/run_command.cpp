@@ -82,9 +82,12 @@ void scatter_outputs(const RunArgs& a, std::vector<std::string>& files, bool rep
   ScatteringOptions o = a.scattering;
   o.input = a.output;
   try {
-    const std::vector<ScatteringResult> written = write_run_scattering(o);
+    // Empty only where the run never loaded its topology (then there are no counts either).
+    const bool decided = a.scatterers && !a.scatterers->species.empty();
+    const std::vector<ScatteringResult> written =
+        write_run_scattering(o, decided ? a.scatterers.get() : nullptr);
     if (report) report_scattering("run", written, !a.quiet);
-    for (const ScatteringResult& r : written) files.insert(files.end(), {r.csv, r.xvg});
+    for (const ScatteringResult& r : written) files.insert(files.end(), {r.csv, r.xvg, r.h5});
   } catch (const std::exception& e) {
     const std::string why = "scattering failed after the counting (the counts are safe in " +
                             (std::filesystem::path(a.output) / "pairhist.h5").string() +
@@ -174,6 +177,14 @@ JobOutcome run(RunArgs& a) {
       if (so_far.stopped_by != "in progress")
         std::fprintf(stderr, "pairhist: kept %zu complete intervals (%zu frames) in %s\n",
                      so_far.intervals.size(), so_far.frame_indices.size(), a.output.c_str());
+    };
+  }
+  if (!a.scattering.radiation.empty()) {
+    // Decided from the topology the run loads, in its loading thread: not read again.
+    a.scatterers = std::make_shared<analysis::ScattererAssignment>();
+    a.job.on_topology = [o = a.scattering, decided = a.scatterers](
+                            const analysis::Topology& topology, const JobOptions& resolved) {
+      *decided = decide_run_scatterers(o, resolved, topology);
     };
   }
   const StopSignals signals;

@@ -153,7 +153,7 @@ void resolve_bins(RunArgs& a) {
 void add_run_scattering_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--scattering", args->scattering.radiation,
                   "xray or neutron: at the end of the run also write the scattering intensity "
-                  "(intensity.csv, .xvg), as `pairhist scattering OUTPUT` would");
+                  "(intensity.csv, .xvg, .h5), as `pairhist scattering OUTPUT` would");
   add_scattering_options(cmd, args->scattering, true);
 }
 
@@ -317,7 +317,9 @@ void resolve_run_arguments(RunArgs& a) {
     throw UsageError(joined(problems));
   }
   if (!missing.empty()) throw InputError(joined(missing));
-  if (!a.scattering.radiation.empty()) check_scattering_for_job(a.scattering, a.job);
+  // The scatterers need the topology: the run decides them once it has loaded it
+  // (run_command.cpp), before it counts.
+  if (!a.scattering.radiation.empty()) check_scattering_files(a.scattering);
   a.job.precision = a.precision == "double" ? Precision::double_ : Precision::single;
   resolve_bins(a);
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct RunArgs {
     return o;
   }();
   std::vector<std::string> scattering_flags;
+  // With --scattering: every species' scatterer, decided once the run has loaded its topology
+  // (JobOptions::on_topology), for the sums after it.
+  std::shared_ptr<analysis::ScattererAssignment> scatterers;
 };
 
 /// Adds the options of `run` to cmd, storing into args.

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "drivers/cli/scattering_excess.hpp"
 #include "io/scattering_writers.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/version.hpp"
@@ -170,10 +171,56 @@ void structure_table(const ScatteringOptions& o, const ScatteringInputs& in,
   out.stem = "sq";
 }
 
+/// What the .h5 holds: the table's curves at full precision and what they are.
+void hdf5_data(const ScatteringOptions& o, const ScatteringInputs& in, ScatteringResult& out) {
+  const HistogramResult& res = in.run.result;
+  const bool xray = in.radiation == Radiation::xray;
+  io::ScatteringData& d = out.data;
+  d.quantity = o.structure_factor ? "structure_factor" : "intensity";
+  d.radiation = analysis::radiation_name(in.radiation);
+  d.weight_unit = xray ? "electrons" : "fm";
+  d.runs = {in.run.path};
+  d.n_frames = static_cast<int64_t>(res.frame_indices.size());
+  d.complete = res.complete;
+  d.stopped_by = res.stopped_by;
+  d.header = out.table.comments;
+  d.q = in.q;
+  const std::string squared = xray ? "electrons^2" : "fm^2";
+  const std::vector<std::vector<double>>* partials = &out.intensity.partial;
+  d.options = {{"within_bin", o.within_bin}};
+  if (o.structure_factor) {
+    d.options.emplace_back("window", o.window);
+    d.density = out.structure.density;
+    d.curves = {{"S", "1", out.structure.total},
+                {"F", squared + " per atom", out.structure.f_total}};
+    partials = &out.structure.partial;
+  } else {
+    d.options.emplace_back("precision", o.precision);
+    d.curves = {{"I", squared + " per frame", out.intensity.total}};
+  }
+  for (size_t p = 0; p < res.pairs.size(); ++p)
+    d.partials.push_back(
+        {res.species[res.pairs[p].a].name, res.species[res.pairs[p].b].name, (*partials)[p]});
+  for (size_t s = 0; s < res.species.size(); ++s) {
+    const analysis::SpeciesScatterer& sc = in.assignment.species[s];
+    io::ScatteringSpecies sp;
+    sp.name = res.species[s].name;
+    sp.scatterer = sc.label;
+    sp.origin = sc.origin;
+    sp.source = in.weights[s].source;
+    sp.atoms = res.species[s].count;
+    sp.deuterium = sc.deuterium;
+    if (o.structure_factor) sp.concentration = out.structure.concentration[s];
+    sp.weight = in.weight_grid[s];
+    d.species.push_back(std::move(sp));
+  }
+}
+
 }  // namespace
 
-ScatteringResult compute_scattering(const ScatteringOptions& o) {
-  const ScatteringInputs in = read_scattering_inputs(o);
+ScatteringResult compute_scattering(const ScatteringOptions& o,
+                                    const analysis::ScattererAssignment* known) {
+  const ScatteringInputs in = read_scattering_inputs(o, known);
   const HistogramResult& res = in.run.result;
 
   ScatteringResult out;
@@ -182,6 +229,12 @@ ScatteringResult compute_scattering(const ScatteringOptions& o) {
   for (const SpeciesInfo& s : res.species) out.species.push_back(s.name);
   for (const PairHistogram& p : res.pairs) out.pairs.push_back(pair_label(res, p));
   out.weights = in.weight_grid;
+  out.box_kind = res.box_kind;
+  const std::vector<double> edges = analysis::bin_edges_nm(res);
+  out.r_max_nm = edges.back();
+  const double nm_per_unit = edges.back() / res.r_max;
+  for (double v : res.volumes)
+    out.mean_volume_nm3 += v * nm_per_unit * nm_per_unit * nm_per_unit / res.volumes.size();
   out.table.q = in.q;
   if (o.structure_factor)
     structure_table(o, in, out);
@@ -189,6 +242,7 @@ ScatteringResult compute_scattering(const ScatteringOptions& o) {
     debye_table(o, in, out);
   for (size_t s = 0; s < res.species.size(); ++s)
     out.table.columns.push_back({"f_" + res.species[s].name, in.weight_grid[s]});
+  hdf5_data(o, in, out);
   return out;
 }
 
@@ -200,18 +254,21 @@ void write_scattering(const ScatteringOptions& o, ScatteringResult& r) {
     throw OutputError("cannot create the output directory " + o.output_dir + ": " + ec.message());
   r.csv = (dir / (r.stem + ".csv")).string();
   r.xvg = (dir / (r.stem + ".xvg")).string();
+  r.h5 = (dir / (r.stem + ".h5")).string();
   io::write_q_table_csv(r.csv, r.table);
   io::write_q_table_xvg(r.xvg, r.table, r.plotted);
+  io::write_scattering_hdf5(r.h5, r.data);
 }
 
-std::vector<ScatteringResult> write_run_scattering(const ScatteringOptions& o) {
+std::vector<ScatteringResult> write_run_scattering(const ScatteringOptions& o,
+                                                   const analysis::ScattererAssignment* known) {
   std::vector<ScatteringResult> out;
   ScatteringOptions debye = o;
   debye.structure_factor = false;
-  out.push_back(compute_scattering(debye));
+  out.push_back(compute_scattering(debye, known));
   write_scattering(debye, out.back());
   if (o.structure_factor) {
-    out.push_back(compute_scattering(o));
+    out.push_back(compute_scattering(o, known));
     write_scattering(o, out.back());
   }
   return out;
@@ -245,7 +302,7 @@ void add_scattering_options(CLI::App* cmd, ScatteringOptions& o, bool on_run) {
       ->excludes(cmd->get_option("--nq"));
   cmd->add_flag("--structure-factor", o.structure_factor,
                 std::string("Periodic runs: Faber-Ziman S(q), F(q) and partials S_AB(q) by Fourier "
-                            "transform of g(r) (sq.csv, sq.xvg) ") +
+                            "transform of g(r) (sq.csv, .xvg, .h5) ") +
                     (on_run ? "as well as" : "instead of") + " the Debye intensity");
   cmd->add_option("--window", o.window,
                   "With --structure-factor: none or lorch (sin(pi r/r_max) / (pi r/r_max))")
@@ -284,15 +341,19 @@ void add_scattering_command(CLI::App& app) {
   cmd->add_option("--top", o->topology,
                   "Topology giving the species' elements (default: the run's)");
   cmd->add_option("-o,--output-dir", o->output_dir,
-                  "Where the .csv and .xvg go (default: beside pairhist.h5)");
+                  "Where the .csv, .xvg and .h5 go (default: beside pairhist.h5)");
+  cmd->add_option("--subtract", o->subtract,
+                  "A solvent run (directory or pairhist.h5): write the excess intensity "
+                  "I(RESULT) - I(SOLVENT) with the same options (excess.csv, .xvg, .h5)");
   cmd->callback([o, cmd]() {
     if (!o->structure_factor && cmd->count("--window") > 0)
       throw UsageError("--window applies to --structure-factor only");
-    ScatteringResult r = compute_scattering(*o);
+    ScatteringResult r = o->subtract.empty() ? compute_scattering(*o) : compute_excess(*o);
     write_scattering(*o, r);
     report_scattering("scattering", {r}, true);
-    std::printf("pairhist scattering: wrote %s and %s (%zu q from %g to %g /nm)\n", r.csv.c_str(),
-                r.xvg.c_str(), r.table.q.size(), r.table.q.front(), r.table.q.back());
+    std::printf("pairhist scattering: wrote %s, %s and %s (%zu q from %g to %g /nm)\n",
+                r.csv.c_str(), r.xvg.c_str(), r.h5.c_str(), r.table.q.size(), r.table.q.front(),
+                r.table.q.back());
   });
 }
 

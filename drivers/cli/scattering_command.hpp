@@ -10,6 +10,7 @@
 #include "analysis/scattering_debye.hpp"
 #include "analysis/scattering_structure.hpp"
 #include "drivers/cli/scattering_inputs.hpp"
+#include "io/scattering_hdf5.hpp"
 #include "io/scattering_writers.hpp"
 
 namespace pairhist {
@@ -23,29 +24,38 @@ struct ScatteringResult {
   std::vector<std::vector<double>> weights;  // [species][q]
   analysis::DebyeIntensity intensity;        // without structure_factor
   analysis::StructureFactors structure;      // with structure_factor
-  io::QTable table;                          // what the files hold
+  io::QTable table;                          // what the text files hold
+  io::ScatteringData data;                   // what the .h5 holds: the same, with attributes
+  std::string box_kind;                      // of the run: none, orthorhombic, triclinic
+  double r_max_nm = 0;                       // where its histograms stop
+  double mean_volume_nm3 = 0;                // its boxes' mean volume (0 without a box)
   size_t plotted = 0;                        // the table's first columns go into the .xvg
-  std::string stem;                          // "intensity" or "sq"
-  std::string csv, xvg;                      // files written (write_scattering)
+  std::string stem;                          // "intensity", "sq" or "excess"
+  std::string csv, xvg, h5;                  // files written (write_scattering)
 };
 
 /// Reads the run, decides every species' scatterer and computes the Debye intensity or (with
-/// options.structure_factor) the structure factors; writes nothing. Throws UsageError for bad
-/// options (q grid, radiation, window, an unknown species or element, deuteration of X-rays, a
-/// structure factor of a run without a box), InputError for an unreadable run, topology or table.
-ScatteringResult compute_scattering(const ScatteringOptions& options);
+/// options.structure_factor) the structure factors; writes nothing. `known`: the scatterers
+/// decided already from the run's own topology (`run --scattering`, before deuteration), so
+/// that the topology is not read again. Throws UsageError for bad options (q grid, radiation,
+/// window, an unknown species or element, deuteration of X-rays, a structure factor of a run
+/// without a box), InputError for an unreadable run, topology or table.
+ScatteringResult compute_scattering(const ScatteringOptions& options,
+                                    const analysis::ScattererAssignment* known = nullptr);
 
-/// Writes STEM.csv and STEM.xvg (intensity or sq) atomically into options.output_dir, or beside
-/// the run's pairhist.h5; sets result.csv and result.xvg. Throws OutputError if a file cannot be
-/// written.
+/// Writes STEM.csv, STEM.xvg and STEM.h5 (intensity, sq or excess) atomically into
+/// options.output_dir, or beside the run's pairhist.h5; sets result.csv, .xvg and .h5. Throws
+/// OutputError if a file cannot be written.
 void write_scattering(const ScatteringOptions& options, ScatteringResult& result);
 
 /// `pairhist run --scattering`: with options.input the run's output directory, writes there what
-/// `pairhist scattering DIR` writes (intensity.csv, .xvg) and, with options.structure_factor,
-/// what `pairhist scattering DIR --structure-factor` writes (sq.csv, .xvg) as well: the same
-/// computations from the pairhist.h5 just written, so the same bytes. Throws as
-/// compute_scattering() and write_scattering().
-std::vector<ScatteringResult> write_run_scattering(const ScatteringOptions& options);
+/// `pairhist scattering DIR` writes (intensity.csv, .xvg, .h5) and, with
+/// options.structure_factor, what `pairhist scattering DIR --structure-factor` writes (sq.csv,
+/// .xvg, .h5) as well: the same computations from the pairhist.h5 just written, so the same
+/// bytes. `known` as for compute_scattering(). Throws as compute_scattering() and
+/// write_scattering().
+std::vector<ScatteringResult> write_run_scattering(
+    const ScatteringOptions& options, const analysis::ScattererAssignment* known = nullptr);
 
 /// On stderr, as `pairhist COMMAND`: the guess warning (once), and with `notes` every distinct
 /// note of the results.

@@ -7,6 +7,7 @@
 #include <locale>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include "analysis/scattering_structure.hpp"
 #include "drivers/job/job_inputs.hpp"
@@ -268,7 +269,8 @@ std::vector<std::string> scattering_option_problems(const ScatteringOptions& o,
   return p;
 }
 
-ScatteringInputs read_scattering_inputs(const ScatteringOptions& o) {
+ScatteringInputs read_scattering_inputs(const ScatteringOptions& o,
+                                        const analysis::ScattererAssignment* known) {
   ScatteringInputs in;
   analysis::ScattererTable user;
   read_grid_and_table(o, in, user);
@@ -278,33 +280,46 @@ ScatteringInputs read_scattering_inputs(const ScatteringOptions& o) {
     throw UsageError(o.input +
                      ": a run with a dynamic species (within/around): its sizes change per "
                      "frame, which the scattering intensities do not take");
-  in.assignment = scatterers(o, in.run);
+  if (known != nullptr && known->species.size() != in.run.result.species.size())
+    throw std::logic_error("read_scattering_inputs: scatterers of another run");
+  in.assignment = known != nullptr ? *known : scatterers(o, in.run);
   std::vector<std::string> names;
   for (const SpeciesInfo& s : in.run.result.species) names.push_back(s.name);
   decide_weights(o, names, user, in);
   return in;
 }
 
-void check_scattering_for_job(const ScatteringOptions& o, JobOptions job) {
+void check_scattering_files(const ScatteringOptions& o) {
   ScatteringInputs in;
   analysis::ScattererTable user;
   read_grid_and_table(o, in, user);
-  const SpeciesAtoms found = species_atoms(job);
+}
+
+analysis::ScattererAssignment decide_run_scatterers(const ScatteringOptions& o,
+                                                    const JobOptions& job,
+                                                    const analysis::Topology& topology) {
+  ScatteringInputs in;
+  analysis::ScattererTable user;
+  read_grid_and_table(o, in, user);
+  std::vector<std::string> names;
+  for (const SpeciesSpec& s : job.species) names.push_back(s.name);
+  const std::vector<std::vector<int>> atoms = resolve_species(job, topology, "pairhist scattering");
   // check_scattering_input() refuses shared atoms once the run has counted; here they are known
   // from the selections already.
-  std::vector<int> owner(static_cast<size_t>(found.topology.natoms()), -1);
-  for (size_t s = 0; s < found.atoms.size(); ++s)
-    for (int i : found.atoms[s]) {
+  std::vector<int> owner(static_cast<size_t>(topology.natoms()), -1);
+  for (size_t s = 0; s < atoms.size(); ++s)
+    for (int i : atoms[s]) {
       int& first = owner[static_cast<size_t>(i)];
       if (first >= 0 && first != static_cast<int>(s))
-        throw UsageError("species " + found.names[static_cast<size_t>(first)] + " and " +
-                         found.names[s] +
+        throw UsageError("species " + names[static_cast<size_t>(first)] + " and " + names[s] +
                          " share atoms: scattering needs every atom in one species only");
       first = static_cast<int>(s);
     }
-  in.assignment = analysis::assign_scatterers(found.topology, found.names, found.atoms,
-                                              by_species(o.elements, "--element", found.names));
-  decide_weights(o, found.names, user, in);
+  in.assignment = analysis::assign_scatterers(topology, names, atoms,
+                                              by_species(o.elements, "--element", names));
+  const analysis::ScattererAssignment decided = in.assignment;
+  decide_weights(o, names, user, in);  // deuterates in.assignment
+  return decided;
 }
 
 }  // namespace pairhist

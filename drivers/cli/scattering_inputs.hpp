@@ -29,6 +29,7 @@ struct ScatteringOptions {
   std::string table;                     // user weights (io/scattering_table_reader.hpp)
   bool structure_factor = false;         // S(q) from g(r) instead of the Debye intensity
   std::string window = "lorch";          // of the structure factor's transform
+  std::string subtract;  // the solvent run whose intensity is subtracted (scattering_excess.hpp)
 };
 
 struct ScatteringInputs {
@@ -41,11 +42,12 @@ struct ScatteringInputs {
 };
 
 /// Checks the options that need no file, reads the q file, the user table and the run, decides
-/// every species' scatterer (--element, else the run's topology, else guessed) and its weights.
-/// Throws UsageError for bad options (q grid, radiation, an unknown species or element,
-/// deuteration of X-rays, q beyond the X-ray fits), InputError for an unreadable run, topology,
-/// q file or table.
-ScatteringInputs read_scattering_inputs(const ScatteringOptions& options);
+/// every species' scatterer (`known` where given, else --element, else the run's topology, else
+/// guessed) and its weights. Throws UsageError for bad options (q grid, radiation, an unknown
+/// species or element, deuteration of X-rays, q beyond the X-ray fits), InputError for an
+/// unreadable run, topology, q file or table.
+ScatteringInputs read_scattering_inputs(const ScatteringOptions& options,
+                                        const analysis::ScattererAssignment* known = nullptr);
 
 /// The problems of the options alone, one line each (no file read): the radiation (named
 /// `radiation_flag` in the line: `run` calls it --scattering), --within-bin, --precision, --window
@@ -57,11 +59,19 @@ std::vector<std::string> scattering_option_problems(
     const ScatteringOptions& options, const std::vector<std::string>& species,
     const std::string& radiation_flag = "--radiation");
 
-/// `pairhist run --scattering` before it counts: everything read_scattering_inputs() decides
-/// without the counts (options, q file, table, every species' scatterer from job's topology and
-/// selections, the weights), so that a bad option or an unknown element costs no run. Throws as
-/// read_scattering_inputs(), and UsageError for species that share atoms.
-void check_scattering_for_job(const ScatteringOptions& options, JobOptions job);
+/// `pairhist run --scattering` before anything: the options (as scattering_option_problems()),
+/// the q file and the user table. Throws as read_scattering_inputs().
+void check_scattering_files(const ScatteringOptions& options);
+
+/// `pairhist run --scattering` once the run has loaded its topology (JobOptions::on_topology),
+/// before it counts: every species' scatterer from `topology` and the selections of `job`,
+/// checked as read_scattering_inputs() checks it (an element without a weight, deuteration of
+/// another element), so that a bad option or an unknown element costs no run. Returns the
+/// scatterers before deuteration, for compute_scattering() after the run: the topology is
+/// read once. Throws as read_scattering_inputs(), and UsageError for species that share atoms.
+analysis::ScattererAssignment decide_run_scatterers(const ScatteringOptions& options,
+                                                    const JobOptions& job,
+                                                    const analysis::Topology& topology);
 
 /// `v` with `digits` significant digits, '.' as the decimal point.
 std::string scattering_number(double v, int digits = 6);

@@ -21,9 +21,10 @@ namespace fs = std::filesystem;
 constexpr const char* kCheckpointName = "pairhist.ckpt";
 // With the scattering outputs of `run --scattering` (and of `pairhist scattering` beside them),
 // which --overwrite must not leave behind to contradict the new counts.
-const std::vector<std::string> kResultNames = {"pairhist.h5", "rdf.csv",       "rdf.xvg",
-                                               "cn.xvg",      "intensity.csv", "intensity.xvg",
-                                               "sq.csv",      "sq.xvg"};
+const std::vector<std::string> kResultNames = {
+    "pairhist.h5",   "rdf.csv",      "rdf.xvg",  "cn.xvg", "intensity.csv",
+    "intensity.xvg", "intensity.h5", "sq.csv",   "sq.xvg", "sq.h5",
+    "excess.csv",    "excess.xvg",   "excess.h5"};
 
 /// Temporaries of io::AtomicOutput (".NAME.tmp.PID") for our files whose process is gone: what a
 /// run killed while writing leaves behind.

@@ -81,7 +81,9 @@ void TrajectoryPipeline::start_loading() {
   topology_ = std::async(std::launch::async, [o = options_]() mutable {
     const auto t0 = std::chrono::steady_clock::now();
     analysis::Topology t = load_job_topology(o);  // may fill in o.topology and o.species
-    return LoadedTopology{std::move(t), std::move(o), seconds_since(t0)};
+    const double seconds = seconds_since(t0);
+    if (o.on_topology) o.on_topology(t, o);
+    return LoadedTopology{std::move(t), std::move(o), seconds};
   });
   FramePlan plan{o.first, o.last, o.step, o.begin_time, o.end_time, -1};
   if (o.resume && o.resume->frames() > 0) plan.resume_after = o.resume->frame_indices.back();

@@ -10,6 +10,7 @@ core and GPU, from Python.
 - scattering(result, radiation="xray", ...): X-ray or neutron intensities I(q) of a finished run
   (its pairhist.h5) by Debye's equation, or with structure_factor=True the structure factors
   S(q) from g(r), as `pairhist scattering` computes them.
+- read_scattering(path): what `pairhist scattering` wrote into intensity.h5, sq.h5 or excess.h5.
 - pairhist.mdanalysis.InterRDF / InterRDF_s: drop-ins for MDAnalysis's classes.
 
 Bin k of a histogram holds the pairs with floor(r * n_bins / r_max) == k (r >= r_max is not
@@ -30,7 +31,8 @@ from . import _pairhist  # noqa: E402
 from ._arguments import (box_rows, choice, device_number, pair_keys, positive_integer,  # noqa: E402
                          positive_number, species_arrays)
 
-__all__ = ["histograms", "Engine", "run", "scattering", "gpu_count", "__version__"]
+__all__ = ["histograms", "Engine", "run", "scattering", "read_scattering", "gpu_count",
+           "__version__"]
 __version__ = "0.1.0"
 
 _PRECISIONS = ("single", "double")
@@ -257,7 +259,7 @@ def _per_species(value, name):
 
 def scattering(result, *, radiation="xray", q_max=50.0, nq=501, q=None, within_bin="exact",
                precision="double", structure_factor=False, window="lorch", top=None,
-               element=None, deuterate=None, table=None):
+               element=None, deuterate=None, table=None, subtract=None):
     """`pairhist scattering` on a finished run, returning numpy arrays instead of writing files.
 
     result: the run's output directory or its pairhist.h5 (pairhist run -o DIR).
@@ -269,12 +271,16 @@ def scattering(result, *, radiation="xray", q_max=50.0, nq=501, q=None, within_b
     top: topology giving the species' elements (default: the run's); element: {species: symbol};
     deuterate: a fraction of D for every hydrogen species, or {species: fraction} (neutron);
     table: a file of weights overriding the built-in ones.
+    subtract: a solvent run (directory or pairhist.h5): the excess intensity of `result` over it,
+        with the same arguments for both (`pairhist scattering RESULT --subtract SOLVENT`).
 
     Returns a dict: q; weights {species: f(q) or b}; with I(q): I and partials {(A, B): I_AB}
     (I_AA holds the self term; I = their sum); with structure_factor: S, F, partials
     {(A, B): S_AB}, density (atoms/nm^3) and concentrations {species: c}; guesses (elements
     guessed from atom names, also warned), notes and header (the lines the command's files
-    start with). docs/scattering.md says what each is. Bad arguments or input raise ValueError.
+    start with); with subtract: dI, I_solution, I_solvent and partials {(A, B): dI_AB} instead
+    of I and its partials. docs/scattering.md says what each is. Bad arguments or input raise
+    ValueError.
     """
     if isinstance(deuterate, (int, float)) and not isinstance(deuterate, bool):
         deuterate = [repr(float(deuterate))]
@@ -287,8 +293,23 @@ def scattering(result, *, radiation="xray", q_max=50.0, nq=501, q=None, within_b
         choice(precision, "precision", _PRECISIONS), bool(structure_factor),
         choice(window, "window", ("none", "lorch")), "" if top is None else os.fspath(top),
         _per_species(element, "element"), _per_species(deuterate, "deuterate"),
-        "" if table is None else os.fspath(table))
+        "" if table is None else os.fspath(table), "" if subtract is None else os.fspath(subtract))
     if out["guesses"]:
         warnings.warn("elements guessed from atom names: " + ", ".join(out["guesses"]) +
                       " (set them with element={species: symbol})", stacklevel=2)
     return out
+
+
+def read_scattering(path):
+    """The HDF5 file `pairhist scattering` (or `pairhist run --scattering`) wrote: intensity.h5,
+    sq.h5 or excess.h5, at full precision.
+
+    Returns a dict keyed as scattering() returns it: q; the curves (I, or S and F, or dI,
+    I_solution and I_solvent); partials {(A, B): values}; weights {species: f(q) or b}; for
+    structure factors density and concentrations. Besides: quantity ("intensity",
+    "structure_factor", "excess_intensity"), radiation, units {curve: unit, "weights": unit},
+    scatterers {species: element or ion}, atoms {species: atoms per frame}, runs (the pairhist.h5
+    files read), n_frames, complete, options and header (the CSV's comment lines). A file that is
+    not one raises ValueError with one line. docs/scattering.md, "HDF5 output".
+    """
+    return _pairhist.read_scattering(os.fspath(path))

@@ -1,10 +1,13 @@
 // pairhist.scattering(): `pairhist scattering`'s computation on a finished run (Debye
 // intensities, or structure factors from g(r)), returning numpy arrays instead of writing files.
 
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "drivers/cli/scattering_command.hpp"
+#include "drivers/cli/scattering_excess.hpp"
+#include "io/scattering_hdf5.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
 
@@ -41,7 +44,7 @@ py::dict scattering(const ScatteringOptions& o) {
   ScatteringResult r;
   {
     py::gil_scoped_release release;
-    r = compute_scattering(o);
+    r = o.subtract.empty() ? compute_scattering(o) : compute_excess(o);
   }
   py::dict d;
   d["q"] = array_of(r.table.q);
@@ -49,7 +52,13 @@ py::dict scattering(const ScatteringOptions& o) {
   for (size_t s = 0; s < r.species.size(); ++s)
     weights[py::str(r.species[s])] = array_of(r.weights[s]);
   d["weights"] = weights;
-  if (o.structure_factor) {
+  if (!o.subtract.empty()) {
+    for (const io::ScatteringCurve& c : r.data.curves) d[py::str(c.name)] = array_of(c.values);
+    py::dict partials;
+    for (const io::ScatteringPartial& p : r.data.partials)
+      partials[py::make_tuple(p.a, p.b)] = array_of(p.values);
+    d["partials"] = partials;
+  } else if (o.structure_factor) {
     d["S"] = array_of(r.structure.total);
     d["F"] = array_of(r.structure.f_total);
     d["partials"] = by_pair(r, r.structure.partial);
@@ -68,16 +77,65 @@ py::dict scattering(const ScatteringOptions& o) {
   return d;
 }
 
+/// What io::read_scattering_hdf5() reads, keyed as scattering() returns it, with what the file
+/// says about it.
+py::dict read_scattering(const std::string& path) {
+  io::ScatteringData data;
+  {
+    py::gil_scoped_release release;
+    data = io::read_scattering_hdf5(path);
+  }
+  py::dict d;
+  d["q"] = array_of(data.q);
+  py::dict units;
+  for (const io::ScatteringCurve& c : data.curves) {
+    d[py::str(c.name)] = array_of(c.values);
+    units[py::str(c.name)] = c.unit;
+  }
+  units["weights"] = data.weight_unit;
+  py::dict partials;
+  for (const io::ScatteringPartial& p : data.partials)
+    partials[py::make_tuple(p.a, p.b)] = array_of(p.values);
+  d["partials"] = partials;
+  py::dict weights, scatterers, atoms, concentrations;
+  for (const io::ScatteringSpecies& s : data.species) {
+    weights[py::str(s.name)] = array_of(s.weight);
+    scatterers[py::str(s.name)] = s.scatterer;
+    atoms[py::str(s.name)] = s.atoms;
+    if (!std::isnan(s.concentration)) concentrations[py::str(s.name)] = s.concentration;
+  }
+  d["weights"] = weights;
+  d["scatterers"] = scatterers;
+  d["atoms"] = atoms;
+  if (!std::isnan(data.density)) {
+    d["density"] = data.density;
+    d["concentrations"] = concentrations;
+  }
+  d["quantity"] = data.quantity;
+  d["radiation"] = data.radiation;
+  d["units"] = units;
+  d["runs"] = data.runs;
+  d["n_frames"] = data.n_frames;
+  d["complete"] = data.complete;
+  py::dict options;
+  for (const auto& [key, value] : data.options) options[py::str(key)] = value;
+  d["options"] = options;
+  d["header"] = data.header;
+  return d;
+}
+
 }  // namespace
 
 void bind_scattering(py::module_& m) {
+  m.def("read_scattering", &read_scattering,
+        "intensity.h5, sq.h5 or excess.h5 of `pairhist scattering`, as arrays.");
   m.def(
       "scattering",
       [](const std::string& input, const std::string& radiation, double q_max, int nq,
          const std::vector<double>& q, const std::string& within_bin, const std::string& precision,
          bool structure_factor, const std::string& window, const std::string& top,
          const std::vector<std::string>& elements, const std::vector<std::string>& deuteration,
-         const std::string& table) {
+         const std::string& table, const std::string& subtract) {
         ScatteringOptions o;
         o.input = input;
         o.radiation = radiation;
@@ -92,6 +150,7 @@ void bind_scattering(py::module_& m) {
         o.elements = elements;
         o.deuteration = deuteration;
         o.table = table;
+        o.subtract = subtract;
         return scattering(o);
       },
       "`pairhist scattering` on a run's pairhist.h5, returning arrays.");

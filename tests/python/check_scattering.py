@@ -81,6 +81,36 @@ w = pairhist.scattering(run_dir, structure_factor=True, window="none",
                         element={"O": "O", "H": "H"})
 check("window changes S", not np.allclose(w["S"], s["S"]))
 
+# The command's .h5 files read back: the arrays pairhist.scattering() returns, bit for bit.
+cli("scattering", run_dir, "--q-max", "40", "--nq", "81")
+h = pairhist.read_scattering(os.path.join(run_dir, "intensity.h5"))
+check("h5 q and I bit for bit", np.array_equal(h["q"], x["q"]) and np.array_equal(h["I"], x["I"]))
+check("h5 partials bit for bit", list(h["partials"]) == list(x["partials"]) and all(
+    np.array_equal(h["partials"][k], x["partials"][k]) for k in x["partials"]))
+check("h5 weights bit for bit", all(np.array_equal(h["weights"][k], x["weights"][k])
+                                    for k in x["weights"]))
+check("h5 says what it is", h["quantity"] == "intensity" and h["radiation"] == "xray" and
+      h["units"] == {"I": "electrons^2 per frame", "weights": "electrons"} and
+      h["scatterers"] == {"O": "O", "H": "H"} and h["atoms"] == {"O": 884, "H": 1768} and
+      h["n_frames"] == 5 and h["complete"] and h["header"] == x["header"],
+      str({k: h[k] for k in ("quantity", "units", "scatterers", "atoms", "n_frames")}))
+hs = pairhist.read_scattering(os.path.join(run_dir, "sq.h5"))
+check("h5 S, F, density bit for bit", np.array_equal(hs["S"], s["S"]) and
+      np.array_equal(hs["F"], s["F"]) and hs["density"] == s["density"] and
+      hs["concentrations"] == s["concentrations"] and hs["options"]["window"] == "lorch")
+# The excess over a run is its intensity less the other's: over itself, nothing.
+e = pairhist.scattering(run_dir, subtract=run_dir, q_max=40, nq=81)
+check("excess over itself", np.array_equal(e["I_solution"], x["I"]) and
+      np.array_equal(e["I_solvent"], x["I"]) and not e["dI"].any() and
+      list(e["partials"]) == list(x["partials"]) and not any(v.any() for v in
+                                                            e["partials"].values()))
+refused("subtract with structure_factor",
+        lambda: pairhist.scattering(run_dir, subtract=run_dir, structure_factor=True))
+
+refused("read_scattering of a pairhist.h5",
+        lambda: pairhist.read_scattering(os.path.join(run_dir, "pairhist.h5")))
+refused("read_scattering of nothing", lambda: pairhist.read_scattering(os.path.join(work, "no.h5")))
+
 refused("missing run", lambda: pairhist.scattering(os.path.join(work, "nothing")))
 refused("radiation 'gamma'", lambda: pairhist.scattering(run_dir, radiation="gamma"))
 refused("window 'hann'", lambda: pairhist.scattering(run_dir, structure_factor=True,

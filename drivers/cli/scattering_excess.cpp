@@ -1,0 +1,179 @@
+#include "drivers/cli/scattering_excess.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <stdexcept>
+
+#include "pairhist/errors.hpp"
+#include "pairhist/version.hpp"
+
+namespace pairhist {
+
+namespace {
+
+/// The SPECIES=VALUE items (--element, --deuterate) for species of `names`, and every bare one:
+/// those for the solution's other species (the solute) do not apply to the solvent run.
+std::vector<std::string> for_species(const std::vector<std::string>& items,
+                                     const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const std::string& item : items) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos ||
+        std::find(names.begin(), names.end(), item.substr(0, eq)) != names.end())
+      out.push_back(item);
+  }
+  return out;
+}
+
+[[noreturn]] void incompatible(const ScatteringResult& solution, const ScatteringResult& solvent,
+                               const std::string& why) {
+  throw InputError("cannot subtract " + solvent.run_path + " from " + solution.run_path + ": " +
+                   why);
+}
+
+/// Where the two runs do not subtract: InputError naming both.
+void check_compatible(const ScatteringResult& solution, const ScatteringResult& solvent) {
+  const bool periodic = solution.box_kind != "none";
+  if (periodic != (solvent.box_kind != "none"))
+    incompatible(solution, solvent,
+                 "the solution's box is " + solution.box_kind + ", the solvent's " +
+                     solvent.box_kind +
+                     ": a periodic run's cut-sphere intensity and a cluster's do not subtract");
+  if (periodic && std::abs(solution.r_max_nm - solvent.r_max_nm) > 1e-9 * solution.r_max_nm)
+    incompatible(solution, solvent,
+                 "r_max is " + scattering_number(solution.r_max_nm) + " nm in the solution, " +
+                     scattering_number(solvent.r_max_nm) +
+                     " nm in the solvent: periodic runs' cut-sphere intensities subtract only "
+                     "with the same cut");
+  for (const io::ScatteringSpecies& s : solvent.data.species) {
+    const auto same_name = [&s](const io::ScatteringSpecies& t) { return t.name == s.name; };
+    const auto it =
+        std::find_if(solution.data.species.begin(), solution.data.species.end(), same_name);
+    if (it == solution.data.species.end())
+      incompatible(solution, solvent,
+                   "the solvent's species " + s.name +
+                       " is not in the solution (each solvent species is subtracted from the "
+                       "solution's species of the same name)");
+    if (it->scatterer != s.scatterer || it->weight != s.weight)
+      incompatible(solution, solvent,
+                   "species " + s.name + " scatters as " + it->scatterer + " (" + it->source +
+                       ") in the solution but as " + s.scatterer + " (" + s.source +
+                       ") in the solvent");
+  }
+  if (solution.table.q != solvent.table.q)
+    throw std::logic_error("compute_excess: the two runs were evaluated on different q");
+}
+
+/// A run's header lines that describe it (options, species), prefixed with its role.
+void describe_run(const ScatteringResult& r, const std::string& role, std::vector<std::string>& c) {
+  for (size_t i = 2; i < r.table.comments.size(); ++i) {
+    const std::string& line = r.table.comments[i];
+    if (line.rfind("note: ", 0) == 0 || line.rfind("columns: ", 0) == 0) continue;
+    c.push_back(role + ": " + line);
+  }
+}
+
+/// Notes of both runs: once where both have it, else prefixed with the run's role; and where
+/// the boxes' volumes differ, what that does.
+std::vector<std::string> excess_notes(const ScatteringResult& solution,
+                                      const ScatteringResult& solvent) {
+  std::vector<std::string> notes;
+  for (const std::string& n : solution.notes)
+    notes.push_back(std::find(solvent.notes.begin(), solvent.notes.end(), n) != solvent.notes.end()
+                        ? n
+                        : "solution: " + n);
+  for (const std::string& n : solvent.notes)
+    if (std::find(solution.notes.begin(), solution.notes.end(), n) == solution.notes.end())
+      notes.push_back("solvent: " + n);
+  const double v = solution.mean_volume_nm3, w = solvent.mean_volume_nm3;
+  if (v > 0 && w > 0 && std::abs(w - v) > 0.005 * v)
+    notes.push_back("the solvent's mean box volume is " + scattering_number(w, 6) +
+                    " nm^3, the solution's " + scattering_number(v, 6) +
+                    " nm^3: the uniform solvent background cancels only between equal volumes, "
+                    "so dI holds the difference of the volumes' solvent scattering as well");
+  return notes;
+}
+
+}  // namespace
+
+ScatteringResult compute_excess(const ScatteringOptions& o) {
+  if (o.structure_factor)
+    throw UsageError(
+        "--subtract takes the difference of two runs' intensities: leave out "
+        "--structure-factor (each S(q) is per atom of its own run's composition)");
+  ScatteringOptions solution_options = o;
+  solution_options.subtract.clear();
+  const ScatteringResult solution = compute_scattering(solution_options);
+  ScatteringOptions solvent_options = solution_options;
+  solvent_options.input = o.subtract;
+  std::vector<std::string> solvent_names;
+  for (const SpeciesInfo& s : io::read_histogram_result(o.subtract).result.species)
+    solvent_names.push_back(s.name);
+  solvent_options.elements = for_species(o.elements, solvent_names);
+  solvent_options.deuteration = for_species(o.deuteration, solvent_names);
+  const ScatteringResult solvent = compute_scattering(solvent_options);
+  check_compatible(solution, solvent);
+
+  ScatteringResult out;
+  out.run_path = solution.run_path;
+  std::set<std::string> guesses(solution.guesses.begin(), solution.guesses.end());
+  guesses.insert(solvent.guesses.begin(), solvent.guesses.end());
+  out.guesses.assign(guesses.begin(), guesses.end());
+  out.notes = excess_notes(solution, solvent);
+  out.species = solution.species;
+  out.pairs = solution.pairs;
+  out.weights = solution.weights;
+  out.box_kind = solution.box_kind;
+  out.r_max_nm = solution.r_max_nm;
+  out.mean_volume_nm3 = solution.mean_volume_nm3;
+  out.stem = "excess";
+
+  const std::vector<double>& q = solution.table.q;
+  std::vector<double> total(q.size());
+  for (size_t i = 0; i < q.size(); ++i)
+    total[i] = solution.intensity.total[i] - solvent.intensity.total[i];
+  io::ScatteringData& d = out.data;
+  d = solution.data;
+  d.quantity = "excess_intensity";
+  d.runs = {solution.run_path, solvent.run_path};
+  d.complete = solution.data.complete && solvent.data.complete;
+  d.stopped_by = !solution.data.complete ? solution.data.stopped_by : solvent.data.stopped_by;
+  const std::string unit = solution.data.curves.at(0).unit;
+  d.curves = {{"dI", unit, total},
+              {"I_solution", unit, solution.intensity.total},
+              {"I_solvent", unit, solvent.intensity.total}};
+  for (io::ScatteringPartial& p : d.partials)
+    for (const io::ScatteringPartial& s : solvent.data.partials)
+      if ((s.a == p.a && s.b == p.b) || (s.a == p.b && s.b == p.a))
+        for (size_t i = 0; i < q.size(); ++i) p.values[i] -= s.values[i];
+
+  io::QTable& t = out.table;
+  t.q = q;
+  const bool xray = solution.data.radiation == "xray";
+  t.comments.push_back(std::string("pairhist ") + kVersionText +
+                       " scattering: excess intensity dI(q) = I_solution(q) - I_solvent(q), "
+                       "Debye intensities from the pair histograms of " +
+                       solution.run_path + " (solution) and " + solvent.run_path + " (solvent)");
+  t.comments.push_back(std::string("q in 1/nm (4 pi sin(theta) / lambda); I(q) per frame in ") +
+                       (xray ? "electrons^2" : "fm^2") +
+                       ": each run's intensity is the mean over its frames of one frame's "
+                       "intensity, so runs of different lengths subtract");
+  describe_run(solution, "solution", t.comments);
+  describe_run(solvent, "solvent", t.comments);
+  for (const std::string& n : out.notes) t.comments.push_back("note: " + n);
+  t.comments.push_back(
+      "columns: dI = I_solution - I_solvent; dI_A-B = the solution's I_A-B less the solvent's "
+      "(the solution's own where the solvent lacks A or B); f_A = weight of species A at q");
+  t.title = std::string(xray ? "X-ray" : "Neutron") + " excess intensity (solution - solvent)";
+  t.y_label = "dI(q)";
+  for (const io::ScatteringCurve& c : d.curves) t.columns.push_back({c.name, c.values});
+  for (const io::ScatteringPartial& p : d.partials)
+    t.columns.push_back({"dI_" + p.a + "-" + p.b, p.values});
+  out.plotted = t.columns.size();
+  for (const io::ScatteringSpecies& s : d.species) t.columns.push_back({"f_" + s.name, s.weight});
+  d.header = t.comments;
+  return out;
+}
+
+}  // namespace pairhist
