@@ -91,9 +91,9 @@ RdfCurve compute_rdf(const HistogramResult& res, const PairHistogram& p) {
   }
   mean_inv_volume /= static_cast<double>(n_frames);
 
-  const double na = static_cast<double>(res.species[p.a].count);
+  const double na = res.mean_species_count(p.a);
   const bool same = p.a == p.b;
-  const double n_pairs = static_cast<double>(res.pairs_per_frame(p));
+  const double n_pairs = res.mean_pairs_per_frame(p);
   const double ordered = same ? 2.0 : 1.0;  // MDAnalysis's ordered pairs, see rdf.hpp
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double frames = static_cast<double>(n_frames);

@@ -72,6 +72,7 @@ void JobAccumulator::taken(std::vector<std::vector<uint64_t>> counts, uint64_t c
     state_.frame_indices.push_back(f.index);
     state_.frame_times.push_back(f.time);
     if (f.volume > 0) state_.volumes.push_back(f.volume);
+    if (!f.species_counts.empty()) state_.species_counts.push_back(f.species_counts);
   }
   dropped_ += pending_.size() - confirmed;
   base_ += pending_.size();
@@ -84,6 +85,7 @@ JobState JobAccumulator::take_counted() {
   state_.frame_indices.clear();
   state_.frame_times.clear();
   state_.volumes.clear();
+  state_.species_counts.clear();
   state_.intervals.clear();
   state_.open_begin = 0;
   for (auto& c : state_.open_counts) std::fill(c.begin(), c.end(), uint64_t(0));
@@ -113,6 +115,9 @@ HistogramResult JobAccumulator::result(const HistogramResult& header, bool with_
   r.frame_times.assign(state_.frame_times.begin(), state_.frame_times.begin() + frames);
   if (!state_.volumes.empty())
     r.volumes.assign(state_.volumes.begin(), state_.volumes.begin() + frames);
+  if (!state_.species_counts.empty())
+    r.frame_species_counts.assign(state_.species_counts.begin(),
+                                  state_.species_counts.begin() + frames);
   for (size_t p = 0; p < r.pairs.size(); ++p) {
     std::vector<uint64_t> sum(static_cast<size_t>(nbins_), 0);
     for (const IntervalBlock& b : blocks)

@@ -187,9 +187,14 @@ bool TrajectoryPipeline::count_unit() {
       start_engine(&frame_, &box);
     }
     sink_->unit_coming(unit_, *engine_);
-    check_frame_box(box, kind_, o, run_->r_max_nm, run_->header.length_unit, where);
-    if (stream_->frame_parts() > 1) engine_->set_frame_part(unit_.part);
-    submit_to_engine(*engine_, frame_, run_->atoms, box, where, hands_over_);
+    std::vector<int64_t> species_counts;  // --sphere: the frame's atoms per species
+    if (run_->sphere.active()) {
+      species_counts = submit_sphere(box, where);
+    } else {
+      check_frame_box(box, kind_, o, run_->r_max_nm, run_->header.length_unit, where);
+      if (stream_->frame_parts() > 1) engine_->set_frame_part(unit_.part);
+      submit_to_engine(*engine_, frame_, run_->atoms, box, where, hands_over_);
+    }
     engine_frames_.push_back(index);
     engine_->check_devices();
     // A frame, or the first part of one, is the unit that holds its record and its exclusions.
@@ -199,7 +204,8 @@ bool TrajectoryPipeline::count_unit() {
     if (whole) excluded = exclusions_->bins_of(frame_, box, kind_, run_->r_max_nm, o.precision);
     double volume = frame_volume(box, kind_, run_->length_factor, o.volume);
     if (o.xy && box[8] > 0) volume /= box[8] * run_->length_factor;  // the x-y area
-    sink_->submitted(unit_, {index, frame_.time, volume, whole}, std::move(excluded));
+    sink_->submitted(unit_, {index, frame_.time, volume, whole, std::move(species_counts)},
+                     std::move(excluded));
   } catch (const InputError& e) {
     if (!stream_->ends_before(index, e.what())) throw;
     return false;
@@ -207,8 +213,21 @@ bool TrajectoryPipeline::count_unit() {
   return true;
 }
 
+std::vector<int64_t> TrajectoryPipeline::submit_sphere(const BoxMatrix& box,
+                                                       const std::string& where) {
+  if (const std::string problem = box_problem(box); !problem.empty())
+    throw InputError(where + problem);
+  const std::string problem =
+      run_->sphere.cut(frame_.xyz.data(), box, run_->atoms, run_->header.length_unit,
+                       run_->length_factor, sphere_frame_);
+  if (!problem.empty()) throw InputError(where + problem);
+  engine_->submit_frame_atoms(sphere_frame_.xyz.data(), sphere_frame_.atoms, BoxMatrix{});
+  return sphere_frame_.counts;
+}
+
 void TrajectoryPipeline::start_engine(const io::TrajectoryFrame* first, const BoxMatrix* box) {
   const JobOptions& o = run_->options;
+  if (run_->sphere.active()) kind_ = BoxKind::none, kind_known_ = true;  // a cut-out has no box
   if (!kind_known_) kind_ = classify_box(*box);
   sink_->set_box_kind(kind_);
   EngineConfig config = engine_config(o, run_->atoms, kind_, run_->r_max_nm);

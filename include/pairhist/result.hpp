@@ -50,6 +50,13 @@ struct HistogramResult {
   std::string stopped_by;                // that input error
   std::string norm = "rdf";              // rdf | density | none (analysis/rdf.hpp)
   std::string exclude = "none";          // none | residue: which pairs are left out
+  // A run of a sphere cut out around a solute each frame (`run --sphere SELECTION,R`): the option
+  // as given, how its centre is weighted ("mass" or "geometry"), and per frame (as
+  // frame_indices) the atoms of every species inside it. SpeciesInfo::count is then each
+  // species' full size, the most a frame can hold. Empty: every frame holds SpeciesInfo::count.
+  std::string sphere;
+  std::string sphere_centre;
+  std::vector<std::vector<int64_t>> frame_species_counts;
 
   /// Number of pairs a frame contributes to pair p: N(N-1)/2 same species, N_A*N_B otherwise,
   /// less the self pairs of shared atoms and the excluded pairs.
@@ -58,6 +65,28 @@ struct HistogramResult {
     const auto nb = static_cast<uint64_t>(species[p.b].count);
     const uint64_t all = p.a == p.b ? na * (na - 1) / 2 : na * nb - p.shared_atoms;
     return all - p.excluded_pairs;
+  }
+
+  /// Atoms of species s in a frame, on average over the frames (SpeciesInfo::count unless the
+  /// frames' counts vary).
+  double mean_species_count(int s) const {
+    if (frame_species_counts.empty()) return static_cast<double>(species[s].count);
+    double sum = 0;
+    for (const auto& f : frame_species_counts) sum += static_cast<double>(f[s]);
+    return sum / static_cast<double>(frame_species_counts.size());
+  }
+
+  /// pairs_per_frame on average over the frames, whose counts may vary (a sphere run has no
+  /// shared atoms and no excluded pairs).
+  double mean_pairs_per_frame(const PairHistogram& p) const {
+    if (frame_species_counts.empty()) return static_cast<double>(pairs_per_frame(p));
+    double sum = 0;
+    for (const auto& f : frame_species_counts) {
+      const auto na = static_cast<uint64_t>(f[p.a]);
+      const auto nb = static_cast<uint64_t>(f[p.b]);
+      sum += static_cast<double>(p.a == p.b ? (na > 0 ? na * (na - 1) / 2 : 0) : na * nb);
+    }
+    return sum / static_cast<double>(frame_species_counts.size());
   }
 };
 
