@@ -29,46 +29,63 @@ using pairhist::test::TempDir;
 using namespace pairhist::analysis;
 
 const std::vector<std::string> kSpecies = {"C", "O", "Na", "Cl"};
-constexpr double kBoxA = 30;  // Angstrom: a 3 nm cube
 constexpr int kFrames = 3;
+
+/// Box rows a, b, c in Angstrom (GROMACS's lower-triangular form).
+using Lattice = std::array<double, 9>;
+const Lattice kCube = {30, 0, 0, 0, 30, 0, 0, 0, 30};  // a 3 nm cube
+// A rhombic dodecahedron (xy-square), 3.2 nm vectors: the minimum image needs its lattice search.
+const Lattice kDodecahedron = {32, 0, 0, 0, 32, 0, 16, 16, 22.627417};
 
 struct Atom {
   int species;
   float x[3];  // nm, as the XYZ reader makes them: float(Angstrom * 0.1)
 };
 
-/// kFrames frames of a 3 nm periodic cube (extended XYZ, Angstrom): 12 solute atoms (C) on a
-/// chain of 0.15 nm steps starting near a corner, wrapped into the box so that the chain crosses
-/// its faces, then 200 O, 60 Na, 60 Cl uniform. Fresh every run; the seed is printed.
-std::vector<std::vector<Atom>> write_system(const std::string& path) {
+/// Moves a point (Angstrom) into the cell by whole lattice vectors (c, then b, then a).
+void wrap_into_cell(const Lattice& l, double* x) {
+  for (int v = 2; v >= 0; --v) {
+    const double n = std::floor(x[v] / l[static_cast<size_t>(4 * v)]);
+    for (int c = 0; c < 3; ++c) x[c] -= n * l[static_cast<size_t>(3 * v + c)];
+  }
+}
+
+/// kFrames frames of a periodic box (extended XYZ, Angstrom): 12 solute atoms (C) on a chain of
+/// 0.15 nm steps starting near a corner, wrapped into the box so that the chain crosses its
+/// faces, then 200 O, 60 Na, 60 Cl uniform in the cell. Fresh every run; the seed is printed.
+std::vector<std::vector<Atom>> write_system(const std::string& path, const Lattice& lattice) {
   const uint64_t seed = std::random_device{}();
   std::printf("test_cli_sphere: system from seed %llu\n", static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> unit(0, 1);
-  std::normal_distribution<double> step(0, 0.15 / std::sqrt(3.0));
+  std::normal_distribution<double> step(0, 1.5 / std::sqrt(3.0));  // Angstrom
   std::vector<std::vector<Atom>> frames(kFrames);
   std::string text;
-  char line[200];
+  char line[240];
   for (auto& atoms : frames) {
     const int counts[4] = {12, 200, 60, 60};
     int natoms = 0;
     for (int c : counts) natoms += c;
     std::snprintf(line, sizeof line,
-                  "%d\nLattice=\"%g 0 0 0 %g 0 0 0 %g\" Properties=species:S:1:pos:R:3\n", natoms,
-                  kBoxA, kBoxA, kBoxA);
+                  "%d\nLattice=\"%.6f %.6f %.6f %.6f %.6f %.6f %.6f %.6f %.6f\" "
+                  "Properties=species:S:1:pos:R:3\n",
+                  natoms, lattice[0], lattice[1], lattice[2], lattice[3], lattice[4], lattice[5],
+                  lattice[6], lattice[7], lattice[8]);
     text += line;
-    double walk[3] = {0.3 * unit(rng), 0.3 * unit(rng), 2.7 + 0.3 * unit(rng)};  // nm
+    double walk[3] = {3 * unit(rng), 3 * unit(rng), -3 * unit(rng)};  // Angstrom, at a corner
     for (int s = 0; s < 4; ++s) {
       for (int i = 0; i < counts[s]; ++i) {
         double a[3];
-        for (int c = 0; c < 3; ++c) {
-          if (s == 0) {
-            if (i > 0) walk[c] += step(rng);
-            a[c] = 10 * (walk[c] - 3.0 * std::floor(walk[c] / 3.0));
-          } else {
-            a[c] = kBoxA * unit(rng);
-          }
+        if (s == 0) {
+          for (int c = 0; c < 3; ++c) walk[c] += i > 0 ? step(rng) : 0;
+          for (int c = 0; c < 3; ++c) a[c] = walk[c];
+        } else {
+          const double f[3] = {unit(rng), unit(rng), unit(rng)};
+          for (int c = 0; c < 3; ++c)
+            a[c] = f[0] * lattice[static_cast<size_t>(c)] + f[1] * lattice[3 + c] +
+                   f[2] * lattice[6 + c];
         }
+        wrap_into_cell(lattice, a);
         std::snprintf(line, sizeof line, "%s %.6f %.6f %.6f\n", kSpecies[s].c_str(), a[0], a[1],
                       a[2]);
         text += line;
@@ -84,21 +101,38 @@ std::vector<std::vector<Atom>> write_system(const std::string& path) {
   return frames;
 }
 
-double nearest_image(double d, double length) {
-  return d - length * std::nearbyint(d / length);
+/// The shortest of d + i a + j b + k c over |i|, |j|, |k| <= 2 (nm; the box as the reader
+/// rounds it to float), by brute force.
+void nearest_image(const Lattice& lattice, double* d) {
+  double box[9];
+  for (int k = 0; k < 9; ++k) box[k] = static_cast<float>(lattice[static_cast<size_t>(k)] * 0.1);
+  double best[3] = {d[0], d[1], d[2]}, best2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+  for (int i = -2; i <= 2; ++i)
+    for (int j = -2; j <= 2; ++j)
+      for (int k = -2; k <= 2; ++k) {
+        double e[3], e2 = 0;
+        for (int c = 0; c < 3; ++c) {
+          e[c] = d[c] + i * box[c] + j * box[3 + c] + k * box[6 + c];
+          e2 += e[c] * e[c];
+        }
+        if (e2 < best2) best2 = e2, best[0] = e[0], best[1] = e[1], best[2] = e[2];
+      }
+  for (int c = 0; c < 3; ++c) d[c] = best[c];
 }
 
 /// One frame's sphere: per species, the positions inside (relative to the centre, as floats).
 std::vector<std::vector<std::array<float, 3>>> cut_sphere(const std::vector<Atom>& atoms,
-                                                          double radius) {
-  const double box = static_cast<float>(kBoxA * 0.1);
+                                                          double radius, const Lattice& lattice) {
   // The solute made whole along its atoms' order, its centre of geometry (XYZ has no masses).
-  double previous[3], sum[3] = {0, 0, 0};
+  double previous[3] = {0, 0, 0}, sum[3] = {0, 0, 0};
   int solute = 0;
   for (const Atom& a : atoms) {
     if (a.species != 0) continue;
+    double d[3];
+    for (int c = 0; c < 3; ++c) d[c] = a.x[c] - previous[c];
+    if (solute > 0) nearest_image(lattice, d);
     for (int c = 0; c < 3; ++c) {
-      previous[c] = solute == 0 ? a.x[c] : previous[c] + nearest_image(a.x[c] - previous[c], box);
+      previous[c] += d[c];
       sum[c] += previous[c];
     }
     ++solute;
@@ -107,12 +141,10 @@ std::vector<std::vector<std::array<float, 3>>> cut_sphere(const std::vector<Atom
   for (int c = 0; c < 3; ++c) centre[c] = sum[c] / solute;
   std::vector<std::vector<std::array<float, 3>>> inside(kSpecies.size());
   for (const Atom& a : atoms) {
-    double d[3], d2 = 0;
-    for (int c = 0; c < 3; ++c) {
-      d[c] = nearest_image(a.x[c] - centre[c], box);
-      d2 += d[c] * d[c];
-    }
-    if (d2 <= radius * radius)
+    double d[3];
+    for (int c = 0; c < 3; ++c) d[c] = a.x[c] - centre[c];
+    nearest_image(lattice, d);
+    if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] <= radius * radius)
       inside[static_cast<size_t>(a.species)].push_back(
           {static_cast<float>(d[0]), static_cast<float>(d[1]), static_cast<float>(d[2])});
   }
@@ -155,10 +187,12 @@ std::string species_options() {
 
 }  // namespace
 
-TEST_CASE("a --sphere run counts each frame's cut-out around the solute as the brute force does") {
+/// A --sphere run on a fresh system in `lattice` against the brute force: counts, per-frame
+/// atoms, I(q), and `pairhist scattering` of the run.
+static void check_sphere_run(const Lattice& lattice) {
   TempDir dir("sphere");
   const std::string xyz = dir.file("system.xyz");
-  const auto frames = write_system(xyz);
+  const auto frames = write_system(xyz, lattice);
   const double radius = 1.2;  // nm; r_max defaults to 2R
   const int nbins = 480;
   const std::string run = dir.file("run");
@@ -178,7 +212,7 @@ TEST_CASE("a --sphere run counts each frame's cut-out around the solute as the b
   std::vector<std::vector<uint64_t>> frame_counts(ns);
   std::vector<std::vector<std::vector<std::array<float, 3>>>> spheres;
   for (const auto& atoms : frames) {
-    spheres.push_back(cut_sphere(atoms, radius));
+    spheres.push_back(cut_sphere(atoms, radius, lattice));
     const auto& inside = spheres.back();
     for (size_t a = 0; a < ns; ++a) {
       frame_counts[a].push_back(inside[a].size());
@@ -244,10 +278,18 @@ TEST_CASE("a --sphere run counts each frame's cut-out around the solute as the b
   CHECK(contains(written, "mean per frame"));
 }
 
+TEST_CASE("a --sphere run counts each frame's cut-out around the solute as the brute force does") {
+  check_sphere_run(kCube);
+}
+
+TEST_CASE("the same in a rhombic dodecahedron (triclinic minimum image)") {
+  check_sphere_run(kDodecahedron);
+}
+
 TEST_CASE("--sphere: no atom inside, or R beyond half the box, is one line naming the frame") {
   TempDir dir("sphere-errors");
   const std::string xyz = dir.file("system.xyz");
-  write_system(xyz);
+  write_system(xyz, kCube);
   const std::string base = "run " + shell_quote(xyz) + " --top " + shell_quote(xyz) +
                            " --ncpu 2 -q -o " + shell_quote(dir.file("run"));
   struct Case {
