@@ -91,9 +91,9 @@ RdfCurve compute_rdf(const HistogramResult& res, const PairHistogram& p) {
   }
   mean_inv_volume /= static_cast<double>(n_frames);
 
-  double na = static_cast<double>(res.species[p.a].count);
+  double na = res.mean_species_count(p.a);  // a --sphere run: the mean over its frames
   const bool same = p.a == p.b;
-  double n_pairs = static_cast<double>(res.pairs_per_frame(p));
+  double n_pairs = res.mean_pairs_per_frame(p);
   if (res.dynamic()) {
     // Sizes that change per frame: sum_f pairs_f / V_f in place of N_pairs <1/V> (the same for
     // fixed sizes), and the mean reference atoms for the coordination (see rdf.hpp).

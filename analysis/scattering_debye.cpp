@@ -169,7 +169,7 @@ double pairs_beyond_rmax(const HistogramResult& res, const PairHistogram& p) {
   if (n_frames == 0) return 0;
   double counted = 0;
   for (uint64_t c : p.counts) counted += static_cast<double>(c);
-  return static_cast<double>(res.pairs_per_frame(p)) - counted / static_cast<double>(n_frames);
+  return res.mean_pairs_per_frame(p) - counted / static_cast<double>(n_frames);
 }
 
 DebyeIntensity debye_intensity(const HistogramResult& res, const std::vector<double>& q,
@@ -197,7 +197,7 @@ DebyeIntensity debye_intensity(const HistogramResult& res, const std::vector<dou
       const double fa = weights[p.a][iq];
       const double fb = weights[p.b][iq];
       double value = 2.0 * fa * fb * sum / static_cast<double>(n_frames);
-      if (p.a == p.b) value += static_cast<double>(res.species[p.a].count) * fa * fa;
+      if (p.a == p.b) value += res.mean_species_count(p.a) * fa * fa;
       out.partial[ip][iq] = value;
       out.total[iq] += value;
     }

@@ -52,7 +52,8 @@ struct DebyeOptions {
 ///   A == B:  N_A f_A^2 + 2 f_A^2 D_AA(q)
 ///   A != B:  2 f_A f_B D_AB(q)
 /// with D_AB(q) = (1 / n_frames) sum_k counts_k K_k(q), the pair sum of sinc over the
-/// histogram, so that total[iq] = sum_p partial[p][iq] and, for re-weighting,
+/// histogram, N_A the atoms of A per frame on average (res.mean_species_count: a sphere run's
+/// frames hold different numbers), so that total[iq] = sum_p partial[p][iq] and, for re-weighting,
 /// partial[p] / (f_A f_B) does not depend on the weights.
 struct DebyeIntensity {
   std::vector<double> q;  // 1/nm

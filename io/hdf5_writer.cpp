@@ -250,6 +250,21 @@ void write_hdf5(const std::string& path, const HistogramResult& res,
       if (have_box)
         w.dataset(meta.get(), "volumes", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, res.volumes.data(),
                   res.volumes.size());
+      if (!res.sphere.empty()) {
+        w.string_attribute(meta.get(), "sphere", res.sphere);
+        w.string_attribute(meta.get(), "sphere_centre", res.sphere_centre);
+      }
+      if (!res.dynamic() && !res.frame_species_counts.empty()) {
+        // Per species, its atoms in every frame (those inside the sphere).
+        Handle per_frame = w.group(meta.get(), "species_counts");
+        for (size_t s = 0; s < res.species.size(); ++s) {
+          std::vector<int64_t> n;
+          for (const auto& f : res.frame_species_counts) n.push_back(f[s]);
+          w.dataset(per_frame.get(), res.species[s].name, H5T_STD_I64LE, H5T_NATIVE_INT64, n.data(),
+                    n.size());
+        }
+        w.check(per_frame.close(), "closing group", "species_counts");
+      }
       if (res.dynamic()) {
         // Sizes that change per frame (dynamic selections): what g(r) is normalised by, per
         // frame, so that a reader of this file normalises as the run did.

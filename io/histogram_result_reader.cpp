@@ -168,6 +168,24 @@ StoredRun read_histogram_result(const std::string& given) {
     res.species.clear();
     for (const auto& [name, n] : counts) res.species.push_back({name, "", n});
   }
+  // A --sphere run: the atoms of every species in each frame, and how the sphere was made.
+  res.sphere = in.text(meta.get(), "sphere", false);
+  res.sphere_centre = in.text(meta.get(), "sphere_centre", false);
+  if (h5_exists(meta.get(), "species_counts")) {
+    H5Handle per_frame = in.group(meta.get(), "species_counts");
+    res.frame_species_counts.assign(res.frame_indices.size(),
+                                    std::vector<int64_t>(res.species.size(), 0));
+    for (size_t s = 0; s < res.species.size(); ++s) {
+      const auto n = in.values<int64_t>(per_frame.get(), res.species[s].name, H5T_NATIVE_INT64);
+      if (n.size() != res.frame_indices.size())
+        in.fail("species_counts/" + res.species[s].name + " does not have one count per frame");
+      for (size_t f = 0; f < n.size(); ++f) {
+        if (n[f] < 0 || n[f] > res.species[s].count)
+          in.fail("species_counts/" + res.species[s].name + " out of range");
+        res.frame_species_counts[f][s] = n[f];
+      }
+    }
+  }
   auto species_index = [&](const std::string& name) -> int {
     for (size_t i = 0; i < res.species.size(); ++i)
       if (res.species[i].name == name) return static_cast<int>(i);

@@ -46,6 +46,7 @@ std::string effective_config(const RunArgs& a) {
   s << "interval = " << a.job.interval << "\n";
   s << "algorithm = \"" << a.algorithm << "\"\n";
   if (!a.job.index_file.empty()) s << "index = \"" << a.job.index_file << "\"\n";
+  if (!a.job.sphere.empty()) s << "sphere = \"" << a.job.sphere << "\"\n";
   s << "exclude = \"" << a.job.exclude << "\"\nnorm = \"" << a.job.norm << "\"\n";
   s << "rmax = " << a.job.r_max << "\nnbins = " << a.job.nbins << "\nunits = \"" << a.job.units
     << "\"\nprecision = \"" << a.precision << "\"\nfirst = " << a.job.first

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "analysis/sphere_cut.hpp"
 #include "drivers/cli/scattering_command.hpp"
 #include "drivers/job/box_limit.hpp"
 #include "drivers/job/job_support.hpp"
@@ -100,6 +101,18 @@ std::vector<std::string> argument_problems(RunArgs& a) {
   if (o.interval < 0) p.push_back("--interval must be >= 0");
   if (o.volume < 0 || !std::isfinite(o.volume)) p.push_back("--volume must be positive");
   if (!(a.checkpoint_seconds >= 0)) p.push_back("--checkpoint-seconds must be >= 0");
+  if (!o.sphere.empty()) {
+    try {
+      analysis::parse_sphere_option(o.sphere);
+    } catch (const UsageError& e) {
+      p.push_back(e.what());
+    }
+    // A sphere's frames are cut out of whole frames, each counted at once and without a box.
+    if (o.xy) p.push_back("--sphere and -xy exclude each other");
+    if (o.exclude != "none")
+      p.push_back("--sphere counts every pair inside the sphere: leave out --exclude");
+    if (o.frame_parts > 1) p.push_back("--sphere counts whole frames: leave out --frame-parts");
+  }
   if (o.decode_threads < 0) p.push_back("--decode-threads must be >= 0");
   if (o.frame_parts < 0) p.push_back("--frame-parts must be >= 0");
   if (o.cell_reach < 0 || o.cell_reach > kMaxCellReach)
@@ -135,6 +148,9 @@ std::vector<std::string> argument_problems(RunArgs& a) {
 void resolve_bins(RunArgs& a) {
   JobOptions& o = a.job;
   const double factor = length_factor(o.units);
+  // A sphere holds no pair farther apart than its diameter.
+  if (o.r_max == 0 && !o.sphere.empty())
+    o.r_max = 2 * analysis::parse_sphere_option(o.sphere).radius;
   if (o.r_max == 0) o.r_max = smallest_box_limit(o).r_max_nm * factor;
   if (o.nbins > 0) return;
   const double width = a.bin_width > 0 ? a.bin_width : kDefaultBinNm * factor;
@@ -193,6 +209,12 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--volume", args->job.volume,
                   "Volume (in --units cubed) to normalise g(r) by when the trajectory has no "
                   "periodic box; without it such runs write counts only");
+  cmd->add_option("--sphere", args->job.sphere,
+                  "SELECTION,R: per frame only the atoms within R (--units) of the selection's "
+                  "centre (of mass with a .tpr's masses, else of geometry; the selection made "
+                  "whole), at their minimum image around it, counted without a box (a solute "
+                  "with its solvent layer for SAXS/WAXS); R at most half the shortest box vector; "
+                  "default --rmax: 2R");
   cmd->add_option("--index,-n", args->job.index_file,
                   "GROMACS index file (.ndx) for 'group NAME' in species selections");
   cmd->add_option("--exclude", args->job.exclude,

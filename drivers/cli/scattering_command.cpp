@@ -40,12 +40,19 @@ void describe_inputs(const ScatteringOptions& o, const ScatteringInputs& in,
               " nm, q_max * bin width = " + number(in.q.back() * dr, 3));
   const auto& species = in.assignment.species;
   for (size_t s = 0; s < species.size(); ++s)
-    c.push_back("species " + species[s].species + ": " + std::to_string(res.species[s].count) +
+    c.push_back("species " + species[s].species + ": " +
+                (res.frame_species_counts.empty()
+                     ? std::to_string(res.species[s].count)
+                     : number(res.mean_species_count(static_cast<int>(s))) + " (mean per frame)") +
                 " atoms of " + species[s].label + " (" + species[s].origin + "), " +
                 (xray ? "f(0) = " : "b = ") + number(in.weights[s].at(0)) + (xray ? "" : " fm") +
                 " from " + in.weights[s].source);
   // Marked as rdf.csv marks it (complete = 0, stopped_by = ...): written at a completed interval
   // of a run still counting, or when a signal or bad frame stopped it.
+  if (!res.sphere.empty())
+    c.push_back("sphere = " + res.sphere + " (centre of " + res.sphere_centre +
+                "): each frame's atoms within R of the centre, without a box; the self term "
+                "sum_A N_A f_A^2 takes each species' mean atoms per frame");
   if (!res.complete)
     notes.push_back("complete = 0, stopped_by = " + res.stopped_by + ": the run " +
                     (res.stopped_by == "in progress" ? "was still counting" : "stopped early") +
@@ -70,7 +77,7 @@ std::vector<std::string> describe_debye(const ScatteringOptions& o, const Scatte
   double beyond = 0, all = 0;
   for (const PairHistogram& p : res.pairs) {
     beyond += analysis::pairs_beyond_rmax(res, p);
-    all += static_cast<double>(res.pairs_per_frame(p));
+    all += res.mean_pairs_per_frame(p);
   }
   const std::string r_max = number(res.r_max) + " " + res.length_unit;
   if (res.box_kind != "none") {

@@ -168,6 +168,7 @@ RunIdentity run_identity(const JobOptions& o) {
   set("--volume", number(o.volume));
   set("--exclude", o.exclude);
   set("--norm", o.norm);
+  if (!o.sphere.empty()) set("--sphere", o.sphere);
   id.inputs.push_back(stamp("trajectory", o.trajectory));
   if (!o.topology.empty() && o.topology != o.trajectory)
     id.inputs.push_back(stamp("topology", o.topology));
@@ -238,6 +239,14 @@ std::string encode_checkpoint(const Checkpoint& c) {
   }
   e.u64(s.open_begin);
   encode_counts(e, s.open_counts);
+  // A --sphere run's atoms per frame and species, after everything else: a checkpoint of any
+  // other run is byte for byte what it was before they existed.
+  if (!s.species_counts.empty()) {
+    e.u64(s.species_counts.size());
+    e.u32(static_cast<uint32_t>(s.species_counts[0].size()));
+    for (const auto& f : s.species_counts)
+      for (int64_t n : f) e.i64(n);
+  }
 
   Encoder file;
   file.bytes.assign(kMagic, sizeof(kMagic));
@@ -309,6 +318,15 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& path) 
   s.open_begin = d.u64();
   if (s.open_begin != next_frame) d.bad("the open block does not follow the closed ones");
   s.open_counts = decode_counts(d, npairs, nbins);
+  if (!d.at_end()) {
+    const uint64_t counted = d.u64();
+    const uint32_t species = d.u32();
+    if (counted != frames || species == 0) d.bad("species counts do not match the frames");
+    if (frames > 0 && !d.fits(uint64_t{species} * 8 * frames)) d.bad("a length runs past the end");
+    s.species_counts.assign(frames, std::vector<int64_t>(species));
+    for (auto& f : s.species_counts)
+      for (int64_t& n : f) n = d.i64();
+  }
   if (!d.at_end()) d.bad("bytes after the end");
   if (npairs == 0 || nbins == 0) d.bad("no histograms");
   return c;

@@ -76,10 +76,8 @@ void JobAccumulator::taken(std::vector<std::vector<uint64_t>> counts, uint64_t c
     state_.frame_indices.push_back(f.index);
     state_.frame_times.push_back(f.time);
     if (f.volume > 0) state_.volumes.push_back(f.volume);
-    if (!f.species_counts.empty()) {
-      state_.species_counts.push_back(f.species_counts);
-      state_.frame_pairs.push_back(f.pairs);
-    }
+    if (!f.species_counts.empty()) state_.species_counts.push_back(f.species_counts);
+    if (!f.pairs.empty()) state_.frame_pairs.push_back(f.pairs);  // dynamic species only
   }
   dropped_ += pending_.size() - confirmed;
   base_ += pending_.size();
@@ -123,11 +121,11 @@ HistogramResult JobAccumulator::result(const HistogramResult& header, bool with_
   r.frame_times.assign(state_.frame_times.begin(), state_.frame_times.begin() + frames);
   if (!state_.volumes.empty())
     r.volumes.assign(state_.volumes.begin(), state_.volumes.begin() + frames);
-  if (!state_.species_counts.empty()) {
+  if (!state_.species_counts.empty())
     r.frame_species_counts.assign(state_.species_counts.begin(),
                                   state_.species_counts.begin() + frames);
+  if (!state_.frame_pairs.empty())
     r.frame_pairs.assign(state_.frame_pairs.begin(), state_.frame_pairs.begin() + frames);
-  }
   for (size_t p = 0; p < r.pairs.size(); ++p) {
     std::vector<uint64_t> sum(static_cast<size_t>(nbins_), 0);
     for (const IntervalBlock& b : blocks)

@@ -20,9 +20,12 @@ struct JobState {
   int box_kind = -1;  // the run's BoxKind, fixed by its first frame; -1 before any frame
   std::vector<int64_t> frame_indices;  // every frame counted, in order
   std::vector<double> frame_times;
-  std::vector<double> volumes;           // per frame (run's unit^3); empty without box or volume
-  std::vector<IntervalBlock> intervals;  // closed output blocks (`--interval`)
-  size_t open_begin = 0;                 // first frame of the open block
+  std::vector<double> volumes;  // per frame (run's unit^3); empty without box or volume
+  // Per frame, the atoms of every species (a --sphere run, HistogramResult::frame_species_counts);
+  // empty when every frame holds the species' full sizes.
+  std::vector<std::vector<int64_t>> species_counts;
+  std::vector<IntervalBlock> intervals;            // closed output blocks (`--interval`)
+  size_t open_begin = 0;                           // first frame of the open block
   std::vector<std::vector<uint64_t>> open_counts;  // the open block's counts, per pair
   // Runs with a dynamic species: per frame, as HistogramResult's (empty otherwise).
   std::vector<std::vector<int64_t>> species_counts;
@@ -39,11 +42,12 @@ struct FrameRecord {
   /// False for the parts of a frame after its first (frames split among processes): counted,
   /// but neither a frame of the result nor one whose self pairs are taken out again.
   bool whole = true;
-  // A frame of a dynamic species: its atoms per species, its pairs and the self pairs of atoms
-  // in both species per pair (empty: the run's fixed ones).
-  std::vector<int64_t> species_counts;
-  std::vector<uint64_t> pairs;
-  std::vector<uint64_t> shared;
+  // A frame whose species' sizes vary: its atoms per species (a dynamic species or a --sphere
+  // run), and for a dynamic species its pairs and the self pairs of atoms in both species per
+  // pair (empty: the run's fixed ones).
+  std::vector<int64_t> species_counts = {};
+  std::vector<uint64_t> pairs = {};
+  std::vector<uint64_t> shared = {};
 };
 
 /// Bins of a frame's excluded pairs that the kernels counted: (pair * nbins + bin, count).

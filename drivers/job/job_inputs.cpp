@@ -4,6 +4,7 @@
 
 #include "analysis/atom_masses.hpp"
 #include "analysis/selection.hpp"
+#include "drivers/job/job_support.hpp"
 #include "io/ndx_reader.hpp"
 #include "io/topology_reader.hpp"
 #include "pairhist/errors.hpp"
@@ -109,6 +110,36 @@ SpeciesPositions resolve_species_positions(const JobOptions& o, const analysis::
                                                   : analysis::position_type_name(split[s].type));
   }
   return out;
+}
+
+analysis::SphereCut resolve_sphere(const JobOptions& o, const analysis::Topology& top) {
+  const analysis::SphereOption sphere = analysis::parse_sphere_option(o.sphere);
+  analysis::IndexGroups groups;
+  const analysis::IndexGroups* served = nullptr;
+  if (!o.index_file.empty()) {
+    groups = io::read_ndx(o.index_file, top.natoms());
+    served = &groups;
+  } else if (analysis::uses_groups(sphere.selection) && io::has_default_groups(o.topology)) {
+    groups = io::read_default_groups(o.topology);
+    served = &groups;
+  }
+  std::vector<int> solute;
+  try {
+    solute = analysis::select_atoms(top, sphere.selection, o.topology, served);
+  } catch (const UsageError& e) {
+    throw UsageError(std::string("--sphere: ") + e.what());
+  } catch (const InputError& e) {
+    throw InputError(std::string("--sphere: ") + e.what());
+  }
+  std::vector<double> masses;
+  if (top.masses.size() == static_cast<size_t>(top.natoms())) {
+    for (int atom : solute) masses.push_back(top.masses[static_cast<size_t>(atom)]);
+    if (std::all_of(masses.begin(), masses.end(), [](double m) { return m == 0; }))
+      throw UsageError("--sphere: the atoms of '" + sphere.selection + "' weigh nothing in " +
+                       o.topology);
+  }
+  return analysis::SphereCut(std::move(solute), std::move(masses),
+                             sphere.radius / length_factor(o.units));
 }
 
 std::vector<std::vector<int>> resolve_species(const JobOptions& o, const analysis::Topology& top,

@@ -8,6 +8,7 @@
 
 #include "analysis/positions.hpp"
 #include "analysis/selection_tree.hpp"
+#include "analysis/sphere_cut.hpp"
 #include "drivers/job/trajectory_job.hpp"
 #include "io/gro_reader.hpp"
 
@@ -37,6 +38,12 @@ struct SpeciesPositions {
 /// (see PairHistogram): the kernels then pair a shared atom with itself at distance 0, which the
 /// job takes out of bin 0 again; equal centres are one position too.
 SpeciesPositions resolve_species_positions(const JobOptions& o, const analysis::Topology& top);
+
+/// The sphere of --sphere SELECTION,R (o.sphere not empty): the selection's atoms, their masses
+/// where the topology states them (a .tpr: the centre of mass) or none (the centre of geometry;
+/// the run's summary and pairhist.h5 say which), the radius in nm. UsageError / InputError as for
+/// a species' selection, naming --sphere.
+analysis::SphereCut resolve_sphere(const JobOptions& o, const analysis::Topology& top);
 
 /// Atom indices of every species, for commands that take atoms only (UsageError for a species
 /// of centres, naming `command`).

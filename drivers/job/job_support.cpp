@@ -344,9 +344,14 @@ void describe_engine(const HistogramEngine& engine, uint64_t frames_here, JobOut
              work.end());
   for (size_t p = 0; p < out.result.pairs.size() && p < out.activity.pair_work.size(); ++p) {
     const PairWork& w = out.activity.pair_work[p];
-    out.pairs_examined += w.algorithm == Algorithm::cell_list
-                              ? w.candidates
-                              : out.result.pairs_per_frame(out.result.pairs[p]) * frames_here;
+    const PairHistogram& h = out.result.pairs[p];
+    // A --sphere run's frames hold different numbers of atoms: their mean, to rounding.
+    const uint64_t all_pairs =
+        out.result.frame_species_counts.empty()
+            ? out.result.pairs_per_frame(h) * frames_here
+            : static_cast<uint64_t>(std::llround(out.result.mean_pairs_per_frame(h) *
+                                                 static_cast<double>(frames_here)));
+    out.pairs_examined += w.algorithm == Algorithm::cell_list ? w.candidates : all_pairs;
   }
   out.cpu_workers = engine.cpu_workers();
   out.cuda_workers = engine.cuda_workers();

@@ -102,11 +102,30 @@ RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology
       throw InputError("the checkpoint holds " + std::to_string(seed.open_counts.size()) +
                        " histograms, this run has " + std::to_string(run.pairs.size()));
   }
+  if (!o.sphere.empty()) {
+    if (o.distribution)
+      throw UsageError("--sphere runs in one process: leave out the distribution over ranks");
+    if (run.has_dynamic())
+      throw UsageError(
+          "--sphere takes species of fixed atoms: the sphere already cuts them per frame (a "
+          "within/around selection would cut them twice)");
+    run.sphere = resolve_sphere(o, topology);
+    // A shared atom's self pair is taken out of bin 0 once per frame, which a sphere that may
+    // or may not hold the atom cannot know.
+    for (uint64_t shared : run.shared)
+      if (shared > 0)
+        throw UsageError("--sphere needs species without shared atoms (each atom in one species)");
+  }
   run.header = result_header(run);
+  if (run.sphere.active()) {
+    run.header.sphere = o.sphere;
+    run.header.sphere_centre = run.sphere.mass_weighted() ? "mass" : "geometry";
+  }
   // Parallel decoding threads also prepare the species' columns; the exclusions and
   // prepare_positions need whole frames.
   // A dynamic species' atoms are known only once its frame is: whole frames then.
-  const bool prepared = !run.centres.empty() || o.xy;  // prepare_positions changes the frames
+  const bool prepared =
+      !run.centres.empty() || o.xy || run.sphere.active();  // prepare_positions changes the frames
   if (!prepared && !run.has_dynamic()) run.preparation.species = run.atoms;
   run.preparation.whole_frame = !run.exclusions.empty() || prepared || run.has_dynamic();
   return run;

@@ -13,6 +13,7 @@
 #include "analysis/exclusions.hpp"
 #include "analysis/positions.hpp"
 #include "analysis/selection_tree.hpp"
+#include "analysis/sphere_cut.hpp"
 #include "analysis/topology.hpp"
 #include "drivers/job/job_accumulator.hpp"
 #include "drivers/job/trajectory_job.hpp"
@@ -33,6 +34,7 @@ struct RunDefinition {
   std::vector<size_t> engine_pair;         // of every pair: its index among the engine's pairs
   std::vector<uint64_t> shared;            // self pairs per frame of every pair
   analysis::PairExclusions exclusions;     // --exclude
+  analysis::SphereCut sphere;              // --sphere: active() when given
   JobState seed;                           // a resumed run's checkpoint state, else empty
   HistogramResult header;                  // the result without frames, counts or box kind
   io::FramePreparation preparation;        // what XTC decoding threads deliver

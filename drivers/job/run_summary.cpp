@@ -132,6 +132,13 @@ void print_counted(const JobOptions& job, const JobOutcome& out,
   for (const auto& p : r.pairs) excluded += p.excluded_pairs * r.frame_indices.size();
   std::printf("  analysis      : norm %s, exclude %s (%llu excluded pairs)\n", r.norm.c_str(),
               r.exclude.c_str(), static_cast<unsigned long long>(excluded));
+  if (!r.sphere.empty()) {
+    std::printf("  sphere        : %s, centre of %s, no box; atoms per frame (mean):",
+                r.sphere.c_str(), r.sphere_centre.c_str());
+    for (size_t i = 0; i < r.species.size(); ++i)
+      std::printf(" %s=%.1f", r.species[i].name.c_str(), r.mean_species_count(static_cast<int>(i)));
+    std::printf("\n");
+  }
   std::printf("  time          : %.3f s\n", out.seconds);
 }
 

@@ -68,6 +68,9 @@ struct JobOptions {
   // gmx rdf -xy: distances in the x-y plane only (every position's z and the box's c vector
   // replaced, flatten_xy), and each frame's "volume" its box's x-y area (units^2).
   bool xy = false;
+  // --sphere SELECTION,R (analysis/sphere_cut.hpp): per frame only the atoms within R (--units)
+  // of the selection's centre, counted without a box. Empty: the whole frames.
+  std::string sphere;
   std::string index_file;        // GROMACS .ndx serving `group NAME` selections; may be empty
   std::string exclude = "none";  // none | residue: same-residue pairs are not counted
   std::string norm = "rdf";      // rdf | density | none (analysis/rdf.hpp)

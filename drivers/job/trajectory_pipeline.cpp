@@ -189,13 +189,18 @@ bool TrajectoryPipeline::count_unit() {
       start_engine(&frame_, &box);
     }
     sink_->unit_coming(unit_, *engine_);
-    check_frame_box(box, kind_, o, run_->r_max_nm, run_->header.length_unit, where);
-    if (stream_->frame_parts() > 1) engine_->set_frame_part(unit_.part);
     // A dynamic species' atoms of this frame, from its whole coordinates.
     const bool dynamic = run_->has_dynamic();
-    if (dynamic) select_frame_species(*run_, frame_, where, frame_species_);
-    submit_to_engine(*engine_, frame_, dynamic ? frame_species_.atoms : run_->atoms, box, where,
-                     hands_over_);
+    std::vector<int64_t> species_counts;  // --sphere: the frame's atoms per species
+    if (run_->sphere.active()) {
+      species_counts = submit_sphere(box, where);
+    } else {
+      check_frame_box(box, kind_, o, run_->r_max_nm, run_->header.length_unit, where);
+      if (stream_->frame_parts() > 1) engine_->set_frame_part(unit_.part);
+      if (dynamic) select_frame_species(*run_, frame_, where, frame_species_);
+      submit_to_engine(*engine_, frame_, dynamic ? frame_species_.atoms : run_->atoms, box, where,
+                       hands_over_);
+    }
     engine_frames_.push_back(index);
     engine_->check_devices();
     // A frame, or the first part of one, is the unit that holds its record and its exclusions.
@@ -205,7 +210,7 @@ bool TrajectoryPipeline::count_unit() {
     if (whole) excluded = exclusions_->bins_of(frame_, box, kind_, run_->r_max_nm, o.precision);
     double volume = frame_volume(box, kind_, run_->length_factor, o.volume);
     if (o.xy && box[8] > 0) volume /= box[8] * run_->length_factor;  // the x-y area
-    FrameRecord record{index, frame_.time, volume, whole, {}, {}, {}};
+    FrameRecord record{index, frame_.time, volume, whole, std::move(species_counts), {}, {}};
     if (dynamic) {
       record.species_counts = frame_species_.counts;
       record.pairs = frame_species_.pairs;
@@ -219,8 +224,21 @@ bool TrajectoryPipeline::count_unit() {
   return true;
 }
 
+std::vector<int64_t> TrajectoryPipeline::submit_sphere(const BoxMatrix& box,
+                                                       const std::string& where) {
+  if (const std::string problem = box_problem(box); !problem.empty())
+    throw InputError(where + problem);
+  const std::string problem =
+      run_->sphere.cut(frame_.xyz.data(), box, run_->atoms, run_->header.length_unit,
+                       run_->length_factor, sphere_frame_);
+  if (!problem.empty()) throw InputError(where + problem);
+  engine_->submit_frame_atoms(sphere_frame_.xyz.data(), sphere_frame_.atoms, BoxMatrix{});
+  return sphere_frame_.counts;
+}
+
 void TrajectoryPipeline::start_engine(const io::TrajectoryFrame* first, const BoxMatrix* box) {
   const JobOptions& o = run_->options;
+  if (run_->sphere.active()) kind_ = BoxKind::none, kind_known_ = true;  // a cut-out has no box
   if (!kind_known_) kind_ = classify_box(*box);
   sink_->set_box_kind(kind_);
   EngineConfig config = engine_config(o, run_->atoms, kind_, run_->r_max_nm);

@@ -37,6 +37,9 @@ class TrajectoryPipeline {
   void count_until_end();
   /// Hands the unit just read to the engine; false when the run's frames end before it.
   bool count_unit();
+  /// Hands the engine the atoms of the frame just read that lie inside the run's --sphere (at
+  /// their minimum image around its centre, without a box) and returns their number per species.
+  std::vector<int64_t> submit_sphere(const BoxMatrix& box, const std::string& where);
   void start_engine(const io::TrajectoryFrame* first, const BoxMatrix* box);
   std::string device_error_message(const DeviceError& e) const;
 
@@ -59,7 +62,8 @@ class TrajectoryPipeline {
   std::optional<FrameExclusions> exclusions_;
   bool hands_over_ = false;
   io::TrajectoryFrame frame_;
-  FrameSpecies frame_species_;  // a run with a dynamic species: this frame's atoms
+  FrameSpecies frame_species_;          // a run with a dynamic species: this frame's atoms
+  analysis::SphereFrame sphere_frame_;  // --sphere: the frame's cut-out, its buffers reused
   WorkUnit unit_;
   std::vector<int64_t> engine_frames_;  // the file's frame of each frame the engine was given
   std::unique_ptr<HistogramEngine> engine_;

@@ -50,13 +50,19 @@ struct HistogramResult {
   std::string stopped_by;                // that input error
   std::string norm = "rdf";              // rdf | density | none (analysis/rdf.hpp)
   std::string exclude = "none";          // none | residue: which pairs are left out
-  // Runs with a dynamic species (a `within`/`around` selection), else empty: per frame, the
-  // atoms of every species (species[s].count is then the most it can hold), and the pairs of
-  // every pair counted that frame (pairs_per_frame's rule with that frame's atoms).
+  // Per frame (as frame_indices) the atoms of every species, where they vary, else empty:
+  // runs with a dynamic species (a `within`/`around` selection), where species[s].count is the
+  // most it can hold and frame_pairs the pairs of every pair counted that frame
+  // (pairs_per_frame's rule with that frame's atoms); and runs of a sphere cut out around a
+  // solute each frame (`run --sphere SELECTION,R`: `sphere` the option as given, `sphere_centre`
+  // "mass" or "geometry"), where SpeciesInfo::count is each species' full size.
   std::vector<std::vector<int64_t>> frame_species_counts;
   std::vector<std::vector<uint64_t>> frame_pairs;
+  std::string sphere;
+  std::string sphere_centre;
 
-  bool dynamic() const { return !frame_species_counts.empty(); }
+  /// A run with a dynamic species (its per-frame pairs are kept).
+  bool dynamic() const { return !frame_pairs.empty(); }
 
   /// Number of pairs a frame contributes to pair p: N(N-1)/2 same species, N_A*N_B otherwise,
   /// less the self pairs of shared atoms and the excluded pairs.
@@ -65,6 +71,28 @@ struct HistogramResult {
     const auto nb = static_cast<uint64_t>(species[p.b].count);
     const uint64_t all = p.a == p.b ? na * (na - 1) / 2 : na * nb - p.shared_atoms;
     return all - p.excluded_pairs;
+  }
+
+  /// Atoms of species s in a frame, on average over the frames (SpeciesInfo::count unless the
+  /// frames' counts vary).
+  double mean_species_count(int s) const {
+    if (frame_species_counts.empty()) return static_cast<double>(species[s].count);
+    double sum = 0;
+    for (const auto& f : frame_species_counts) sum += static_cast<double>(f[s]);
+    return sum / static_cast<double>(frame_species_counts.size());
+  }
+
+  /// pairs_per_frame on average over the frames, whose counts may vary (a sphere run has no
+  /// shared atoms and no excluded pairs).
+  double mean_pairs_per_frame(const PairHistogram& p) const {
+    if (frame_species_counts.empty()) return static_cast<double>(pairs_per_frame(p));
+    double sum = 0;
+    for (const auto& f : frame_species_counts) {
+      const auto na = static_cast<uint64_t>(f[p.a]);
+      const auto nb = static_cast<uint64_t>(f[p.b]);
+      sum += static_cast<double>(p.a == p.b ? (na > 0 ? na * (na - 1) / 2 : 0) : na * nb);
+    }
+    return sum / static_cast<double>(frame_species_counts.size());
   }
 };
 
