@@ -162,11 +162,12 @@ std::vector<double> rdf_block_error(const HistogramResult& res, size_t pair) {
     if (!res.volumes.empty())
       part.volumes.assign(res.volumes.begin() + static_cast<std::ptrdiff_t>(b.frame_begin),
                           res.volumes.begin() + static_cast<std::ptrdiff_t>(b.frame_end));
-    if (res.dynamic()) {
-      part.pairs = res.pairs;
+    if (!res.frame_species_counts.empty())  // a dynamic species or a --sphere run
       part.frame_species_counts.assign(
           res.frame_species_counts.begin() + static_cast<std::ptrdiff_t>(b.frame_begin),
           res.frame_species_counts.begin() + static_cast<std::ptrdiff_t>(b.frame_end));
+    if (res.dynamic()) {
+      part.pairs = res.pairs;
       part.frame_pairs.assign(res.frame_pairs.begin() + static_cast<std::ptrdiff_t>(b.frame_begin),
                               res.frame_pairs.begin() + static_cast<std::ptrdiff_t>(b.frame_end));
     }

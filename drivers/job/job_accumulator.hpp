@@ -21,15 +21,14 @@ struct JobState {
   std::vector<int64_t> frame_indices;  // every frame counted, in order
   std::vector<double> frame_times;
   std::vector<double> volumes;  // per frame (run's unit^3); empty without box or volume
-  // Per frame, the atoms of every species (a --sphere run, HistogramResult::frame_species_counts);
-  // empty when every frame holds the species' full sizes.
+  // Per frame, the atoms of every species (a --sphere run or a dynamic species,
+  // HistogramResult::frame_species_counts); empty when every frame holds the species' full
+  // sizes. A dynamic species' runs also keep every frame's pairs.
   std::vector<std::vector<int64_t>> species_counts;
+  std::vector<std::vector<uint64_t>> frame_pairs;
   std::vector<IntervalBlock> intervals;            // closed output blocks (`--interval`)
   size_t open_begin = 0;                           // first frame of the open block
   std::vector<std::vector<uint64_t>> open_counts;  // the open block's counts, per pair
-  // Runs with a dynamic species: per frame, as HistogramResult's (empty otherwise).
-  std::vector<std::vector<int64_t>> species_counts;
-  std::vector<std::vector<uint64_t>> frame_pairs;
 
   size_t frames() const { return frame_indices.size(); }
 };
