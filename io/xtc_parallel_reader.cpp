@@ -35,6 +35,10 @@ bool staging_allowed() {
   return allowed;
 }
 
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 std::string lower_extension(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
@@ -158,6 +162,16 @@ XtcParallelReader::Waits XtcParallelReader::waits() const {
   return waits_;
 }
 
+void XtcParallelReader::record_timings() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  recording_ = true;
+}
+
+std::vector<ReadingTiming> XtcParallelReader::timings() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return timings_;
+}
+
 void XtcParallelReader::set_preparation(FramePreparation prep) {
   auto p = std::make_shared<Preparation>();
   p->what = std::move(prep);
@@ -188,7 +202,7 @@ void XtcParallelReader::work(int thread) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
       claimable_.wait(lock, [&] { return stopping_ || input_over_ || thread < active_; });
-      while (promote_one(lock)) {
+      while (promote_one(lock, thread)) {
       }
     }
     // Frames are claimed and located in file order under read_mutex_ (a header read each: the
@@ -196,7 +210,7 @@ void XtcParallelReader::work(int thread) {
     // concurrently, without the lock.
     std::unique_lock<std::mutex> read_lock(read_mutex_);
     Claim claim;
-    if (!claim_next(claim)) return;
+    if (!claim_next(claim, thread)) return;
     Outcome outcome;
     try {
       std::string problem;
@@ -212,7 +226,7 @@ void XtcParallelReader::work(int thread) {
   }
 }
 
-bool XtcParallelReader::claim_next(Claim& claim) {
+bool XtcParallelReader::claim_next(Claim& claim, int thread) {
   const auto window = static_cast<int64_t>(slots_.size());
   std::unique_lock<std::mutex> lock(mutex_);
   // At most `window` frames beyond the delivered ones: this bounds the memory. The thread
@@ -221,7 +235,7 @@ bool XtcParallelReader::claim_next(Claim& claim) {
     if (stopping_ || input_over_) return false;
     const int64_t ahead = prep_->what.pending ? std::min<int64_t>(kPendingFrames, window) : window;
     if (next_to_read_ < delivered_ + ahead) break;
-    if (promote_one(lock)) continue;
+    if (promote_one(lock, thread)) continue;
     const auto from = std::chrono::steady_clock::now();
     claimable_.wait(lock);
     waits_.window_seconds +=
@@ -229,6 +243,9 @@ bool XtcParallelReader::claim_next(Claim& claim) {
   }
   claim.slot = &slots_[static_cast<size_t>(next_to_read_++ % window)];
   claim.slot->state = Slot::State::working;
+  claim.slot->timing = ReadingTiming{};
+  claim.slot->timing.thread = thread;
+  claim.slot->timing.claimed = steady_seconds();
   claim.prep = prep_;
   claim.choosing = static_cast<bool>(chooser_);
   claim.staged = active_ > kPinnedFrames && host_pinning_installed() && staging_allowed() &&
@@ -241,7 +258,7 @@ bool XtcParallelReader::claim_next(Claim& claim) {
   return true;
 }
 
-bool XtcParallelReader::promote_one(std::unique_lock<std::mutex>& lock) {
+bool XtcParallelReader::promote_one(std::unique_lock<std::mutex>& lock, int by) {
   const auto window = static_cast<int64_t>(slots_.size());
   Slot* slot = nullptr;
   for (int64_t k = delivered_; k < std::min(next_to_read_, delivered_ + kPinnedFrames) && !slot;
@@ -277,6 +294,9 @@ bool XtcParallelReader::promote_one(std::unique_lock<std::mutex>& lock) {
     slot->staging = std::move(pinned);
     slot->state = Slot::State::ready;
     decode_seconds_ += seconds;
+    slot->timing.promote_seconds = seconds;
+    slot->timing.promoted_by = by;
+    slot->timing.ready = steady_seconds();
   }
   done_.notify_all();
   return true;
@@ -325,8 +345,9 @@ XtcParallelReader::Outcome XtcParallelReader::complete(const Claim& claim, xtc::
     problem = prepare(raw, slot, *claim.prep);
   }
   if (decoding && problem.empty()) {
-    outcome.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const auto end = std::chrono::steady_clock::now();
+    outcome.seconds = std::chrono::duration<double>(end - start).count();
+    outcome.finished = std::chrono::duration<double>(end.time_since_epoch()).count();
     if (claim.staged) outcome.state = Slot::State::decoded;
   }
   if (status == xtc::Scanner::Status::end) {
@@ -345,6 +366,9 @@ void XtcParallelReader::publish(const Claim& claim, const Outcome& outcome) {
     std::lock_guard<std::mutex> lock(mutex_);
     claim.slot->state = outcome.state;
     claim.slot->error = outcome.error;
+    claim.slot->timing.decode_seconds = outcome.seconds;
+    claim.slot->timing.decoded = outcome.finished;
+    if (outcome.state == Slot::State::ready) claim.slot->timing.ready = outcome.finished;
     if (outcome.seconds > 0) decode_seconds_ += outcome.seconds, ++decoded_frames_;
     // Nothing after an end or an error is ever delivered, so nothing more is read.
     if (over) input_over_ = true;
@@ -366,7 +390,7 @@ bool XtcParallelReader::next(TrajectoryFrame& frame) {
              slot.state == Slot::State::failed || slot.state == Slot::State::decoded;
     });
     if (slot.state != Slot::State::decoded) break;
-    promote_one(lock);  // no thread got to it: this one is the earliest due
+    promote_one(lock, -1);  // no thread got to it: this one is the earliest due
     ++waits_.caller_promotions;
   }
   waits_.caller_seconds +=
@@ -406,6 +430,11 @@ bool XtcParallelReader::next(TrajectoryFrame& frame) {
   slot.state = Slot::State::free;
   ++delivered_;
   delivered_end_ = slot.file_index + 1;
+  if (recording_) {
+    slot.timing.frame = slot.file_index;
+    slot.timing.delivered = steady_seconds();
+    timings_.push_back(slot.timing);
+  }
   lock.unlock();
   claimable_.notify_all();
   return true;

@@ -45,6 +45,20 @@ constexpr int64_t kPinnedFrames = 8;
 /// atoms: 1.2 s of waiting in a 2.9 s run; with two 0.5 s and the run 2.6 s; four: no better).
 constexpr int64_t kFramesPerDecodeThread = 2;
 
+/// One delivered frame's way through an XtcParallelReader (record_timings), in seconds of
+/// std::chrono::steady_clock: where a run bound by reading loses its time.
+struct ReadingTiming {
+  int64_t frame = 0;  // index in the file
+  int thread = -1;    // the decoding thread that claimed it
+  double claimed = 0;
+  double decoded = 0;          // decoded (into staging columns when staged)
+  double ready = 0;            // ready to deliver (promoted into pinned columns when staged)
+  double delivered = 0;        // next() returned it
+  double decode_seconds = 0;   // fetching excluded
+  double promote_seconds = 0;  // copying into pinned columns
+  int promoted_by = -2;        // -2: not staged, -1: the caller (next()), else a decoding thread
+};
+
 class XtcParallelReader : public TrajectoryReader {
  public:
   /// Opens `path` (errors as XtcReader's constructor) and starts `threads` >= 1 decoding threads,
@@ -90,6 +104,9 @@ class XtcParallelReader : public TrajectoryReader {
     int64_t caller_promotions = 0;  // staged frames next() copied itself (no thread had)
   };
   Waits waits() const;
+  /// Keeps a ReadingTiming for every frame delivered from now on (a run's --reading-trace).
+  void record_timings();
+  std::vector<ReadingTiming> timings() const;
 
  private:
   // One frame in flight. Frame k lives in slot k % slots_.size() (threads, or a multiple:
@@ -114,6 +131,7 @@ class XtcParallelReader : public TrajectoryReader {
     TrajectoryFrame frame;
     std::vector<HostColumn> staging;  // unpinned columns, between staged frames
     std::exception_ptr error;         // when failed: the InputError (or other exception) to throw
+    ReadingTiming timing;
   };
 
   // A frame a thread claimed, and what to deliver from it.
@@ -128,14 +146,16 @@ class XtcParallelReader : public TrajectoryReader {
   struct Outcome {
     Slot::State state = Slot::State::ready;
     std::exception_ptr error;
-    double seconds = 0;  // decoding and preparing it (0: not decoded)
+    double seconds = 0;   // decoding and preparing it (0: not decoded)
+    double finished = 0;  // steady_clock seconds when it was
   };
 
   void work(int thread);
-  bool claim_next(Claim& claim);  // waits for room in the window; false: stop
+  bool claim_next(Claim& claim, int thread);  // waits for room in the window; false: stop
   // Under mutex_ (unlocked while copying): promotes the earliest decoded frame among the next
-  // kPinnedFrames to deliver into a pinned set; false if there is none.
-  bool promote_one(std::unique_lock<std::mutex>& lock);
+  // kPinnedFrames to deliver into a pinned set; false if there is none. `by`: the decoding
+  // thread, or -1 for the caller.
+  bool promote_one(std::unique_lock<std::mutex>& lock, int by);
   // Passes over unwanted frames and locates the claimed one; under read_mutex_.
   xtc::Scanner::Status locate(const Claim& claim, xtc::RawFrame& raw, std::string& problem);
   // Fetches and decodes the located frame into its slot; any number of threads at once.
@@ -180,6 +200,8 @@ class XtcParallelReader : public TrajectoryReader {
   int64_t decoded_frames_ = 0;
   std::vector<std::vector<HostColumn>> free_sets_;  // pinned column sets the caller gave back
   Waits waits_;
+  bool recording_ = false;
+  std::vector<ReadingTiming> timings_;
 
   std::vector<std::thread> workers_;
 };

@@ -35,7 +35,8 @@ one() {  # one NAME ROUND "EXTRA ARGS" ENV...
   t0=$(date +%s.%N)
   # shellcheck disable=SC2086
   if ! timeout 120 env "$@" "$ph" $args $extra -o "$work/$run" --overwrite --report "$work/$run.json" \
-    --task-trace "$work/$run-trace.csv" >"$work/$run.out" 2>&1; then
+    --task-trace "$work/$run-trace.csv" --reading-trace "$work/$run-reading.csv" \
+    >"$work/$run.out" 2>&1; then
     echo "FAILED: $run" | tee -a "$log"
     tail -5 "$work/$run.out" | tee -a "$log"
     status=1
@@ -50,6 +51,10 @@ one() {  # one NAME ROUND "EXTRA ARGS" ENV...
     tee -a "$log"
   cp "$work/$run.json" "$out/reports/$run-$round.json"
   gzip -c "$work/$run-trace.csv" >"$out/reports/$run-$round-trace.csv.gz"
+  gzip -c "$work/$run-reading.csv" >"$out/reports/$run-$round-reading.csv.gz"
+  /usr/bin/python3 "$repo/scripts/reading_timeline.py" "$work/$run-reading.csv" \
+    "$work/$run-trace.csv" 0.2 >"$out/reports/$run-$round-timeline.txt" 2>&1
+  head -8 "$out/reports/$run-$round-timeline.txt" | sed "s/^/$run-$round: /" | tee -a "$log"
   /usr/bin/python3 - "$work/$run.json" "$work/$run-trace.csv" "$run-$round" "$t0" "$t1" <<'PY' |
 import csv, json, sys
 r = json.load(open(sys.argv[1]))

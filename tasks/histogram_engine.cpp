@@ -285,6 +285,10 @@ uint64_t HistogramEngine::frame_bytes() const {
   return impl_->frame_bytes;
 }
 
+double HistogramEngine::activity_seconds() const {
+  return impl_->recorder ? impl_->recorder->seconds_since_start() : 0;
+}
+
 RunActivity HistogramEngine::activity() const {
   RunActivity run;
   const auto& counters = codelets::implementation_counters();

@@ -314,6 +314,30 @@ TEST_CASE("threads join and leave while frames are read; every frame comes once,
   }
 }
 
+TEST_CASE("recorded timings: one per delivered frame, in order, claimed <= decoded <= delivered") {
+  const Outcome serial = read_serial(kSampleXtc);
+  XtcParallelReader reader(kSampleXtc, 4);
+  TrajectoryFrame frame;
+  REQUIRE(reader.next(frame));  // frames delivered before record_timings() are not recorded
+  reader.record_timings();
+  while (reader.next(frame)) {
+  }
+  const auto timings = reader.timings();
+  REQUIRE(timings.size() == serial.frames.size() - 1);
+  for (size_t k = 0; k < timings.size(); ++k) {
+    CAPTURE(k);
+    const auto& t = timings[k];
+    CHECK(t.frame == static_cast<int64_t>(k + 1));
+    CHECK(t.thread >= 0);
+    CHECK(t.thread < 4);
+    CHECK(t.promoted_by == -2);  // no pinning hooks here: nothing staged
+    CHECK(t.decode_seconds > 0);
+    CHECK(t.claimed <= t.decoded);
+    CHECK(t.decoded == t.ready);
+    CHECK(t.ready <= t.delivered);
+  }
+}
+
 TEST_CASE("more threads than frames, and readers dropped before the end") {
   TempDir tmp;
   const std::string bytes = read_all(kSampleXtc);

@@ -132,6 +132,7 @@ JobOutcome run(RunArgs& a) {
   const bool root = !distribution || distribution->rank() == 0;
   a.job.distribution = distribution.get();
   a.job.gather_traces = !a.task_trace.empty();
+  a.job.reading_timeline = !a.reading_trace.empty();
   a.job.output_place = " in " + a.output;
   const RunIdentity identity = run_identity(a.job);
   std::optional<Checkpoint> resumed;
@@ -247,6 +248,8 @@ JobOutcome run(RunArgs& a) {
     write_extra(a.task_trace,
                 out.ranks > 1 ? kTaskTraceHeader + out.rank_traces : task_trace_csv(out.activity),
                 "the task trace");
+  if (!a.reading_trace.empty())
+    write_extra(a.reading_trace, reading_trace_csv(out.reading_timeline), "the reading trace");
   if (!a.quiet) print_run_summary(a.job, out, files, a.verbose);
   if (out.stopped_by_signal != 0) {
     print_stop_report(out, a.output, checkpoint);

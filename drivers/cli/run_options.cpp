@@ -302,6 +302,9 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--task-trace", args->task_trace,
                   "Also write every histogram task (submission order, frame, worker, GPU, start, "
                   "end, pairs) as CSV; scripts/scaling_model.py replays it on other GPU counts");
+  cmd->add_option("--reading-trace", args->reading_trace,
+                  "Also write every frame the XTC decoding threads delivered (thread, claimed, "
+                  "decoded, ready, delivered, on the task trace's clock) as CSV");
   cmd->add_option("--task-pairs", args->job.task_pairs,
                   "Pairs per row tile of a large species pair (0: chosen from the machine; see "
                   "docs/design.md, decomposition policy)")

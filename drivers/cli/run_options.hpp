@@ -21,6 +21,7 @@ struct RunArgs {
   std::string report;
   std::string activity_svg;
   std::string task_trace;
+  std::string reading_trace;
   bool lp_bound = false;
   std::string lp_file;
   std::string reduction = "redux";

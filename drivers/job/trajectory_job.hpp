@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "io/xtc_parallel_reader.hpp"
 #include "pairhist/engine.hpp"
 #include "pairhist/result.hpp"
 #include "tasks/feeding_plan.hpp"
@@ -103,9 +104,10 @@ struct JobOptions {
   /// rank 0, its counts go to rank 0, which alone calls the output callbacks and returns the
   /// result.
   Distribution* distribution = nullptr;
-  int frame_parts = 0;         // distributed runs: parts per frame; 0: automatic
-  std::string output_place;    // distributed runs: where intervals are kept, for messages
-  bool gather_traces = false;  // distributed runs: every rank's task trace to rank 0
+  int frame_parts = 0;            // distributed runs: parts per frame; 0: automatic
+  std::string output_place;       // distributed runs: where intervals are kept, for messages
+  bool gather_traces = false;     // distributed runs: every rank's task trace to rank 0
+  bool reading_timeline = false;  // JobOutcome::reading_timeline (an XTC read by threads)
 };
 
 /// One rank's part of a distributed run, its times on a clock common to all ranks (seconds
@@ -146,6 +148,9 @@ struct JobOutcome {
   double decode_window_wait_seconds = 0;
   double decode_caller_wait_seconds = 0;
   int64_t decode_caller_promotions = 0;  // staged frames the counting thread copied itself
+  // Every delivered frame's reading (JobOptions::reading_timeline), in seconds on the task
+  // trace's clock (negative: before the engine started).
+  std::vector<io::ReadingTiming> reading_timeline;
   double gpu_seconds = 0;   // the GPUs' estimated seconds per frame (the feeding plan's figure)
   bool feed_bound = false;  // the plan found the GPUs faster than the readers could feed
   // The feeding plan's inputs and decision (tasks/feeding_plan.hpp), when it was made (an XTC

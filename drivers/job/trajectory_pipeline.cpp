@@ -49,6 +49,11 @@ double process_seconds() {
   return 0;
 }
 
+// The reader's timings' clock (io::ReadingTiming).
+double seconds_since_epoch() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 }  // namespace
 
 TrajectoryPipeline::TrajectoryPipeline(const JobOptions& options) : options_(options) {}
@@ -63,6 +68,13 @@ JobOutcome TrajectoryPipeline::run() {
     out_.decode_window_wait_seconds = waits.window_seconds;
     out_.decode_caller_wait_seconds = waits.caller_seconds;
     out_.decode_caller_promotions = waits.caller_promotions;
+    if (options_.reading_timeline && engine_) {
+      const double offset = engine_->activity_seconds() - seconds_since_epoch();
+      out_.reading_timeline = parallel->timings();
+      for (io::ReadingTiming& t : out_.reading_timeline)
+        for (double* at : {&t.claimed, &t.decoded, &t.ready, &t.delivered})
+          if (*at != 0) *at += offset;
+    }
   }
   if (!engine_ && sink_->needs_engine_to_finish()) start_engine(nullptr, nullptr);
   return sink_->finish(std::move(out_), engine_.get(), *stream_);
@@ -97,6 +109,9 @@ void TrajectoryPipeline::start_loading() {
     topology_.get();
     throw;
   }
+  if (o.reading_timeline && !o.distribution)
+    if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&stream_->source().reader()))
+      parallel->record_timings();
 }
 
 void TrajectoryPipeline::assemble() {

@@ -35,4 +35,19 @@ std::string task_trace_csv(const RunActivity& activity, int rank, double offset,
   return csv;
 }
 
+std::string reading_trace_csv(const std::vector<io::ReadingTiming>& timeline) {
+  std::string csv =
+      "order,frame,thread,claimed_s,decoded_s,ready_s,delivered_s,decode_s,promote_s,"
+      "promoted_by\n";
+  char row[256];
+  for (size_t k = 0; k < timeline.size(); ++k) {
+    const io::ReadingTiming& t = timeline[k];
+    std::snprintf(row, sizeof(row), "%zu,%lld,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%d\n", k,
+                  static_cast<long long>(t.frame), t.thread, t.claimed, t.decoded, t.ready,
+                  t.delivered, t.decode_seconds, t.promote_seconds, t.promoted_by);
+    csv += row;
+  }
+  return csv;
+}
+
 }  // namespace pairhist

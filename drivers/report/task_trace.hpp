@@ -3,7 +3,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "io/xtc_parallel_reader.hpp"
 #include "pairhist/engine.hpp"
 
 namespace pairhist {
@@ -20,5 +22,10 @@ namespace pairhist {
 std::string task_trace_csv(const RunActivity& activity, int rank = 0, double offset = 0,
                            bool header = true);
 extern const char* const kTaskTraceHeader;
+
+/// The reading trace (`pairhist run --reading-trace FILE`): every frame an XTC reader's decoding
+/// threads delivered, one CSV row each, times on the task trace's clock: which thread decoded it,
+/// when it was claimed, decoded, ready (copied into pinned columns when staged) and delivered.
+std::string reading_trace_csv(const std::vector<io::ReadingTiming>& timeline);
 
 }  // namespace pairhist

@@ -361,6 +361,9 @@ class HistogramEngine {
   /// Per-worker and per-implementation activity since the engine started (complete after
   /// finish()).
   RunActivity activity() const;
+  /// Seconds on the clock of activity()'s times and the task trace (StarPU's, from the engine's
+  /// start): for placing other events, e.g. the reading's, on the same time line.
+  double activity_seconds() const;
 
  private:
   struct Impl;
