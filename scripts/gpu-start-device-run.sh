@@ -111,5 +111,7 @@ for entry in "${variants[@]}"; do
 done
 head -3 "$work/defaults-trace.csv" >"$out/trace-head.txt"
 rm -rf "$work/w1big"
+# One archive: the device tool brings back a limited number of files.
+tar -C "$out" -czf "$out/reports.tar.gz" reports && rm -rf "$out/reports"
 echo "gpu-start-device-run: $([ $status = 0 ] && echo done || echo FAILURES)" | tee -a "$log"
 exit $status
