@@ -94,7 +94,6 @@ XtcParallelReader::XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int 
       delivered_(frames_before),
       delivered_end_(frames_before) {
   if (threads < 1) throw UsageError("XTC decoding needs at least one thread");
-  threads_ = threads;
   set_preparation(std::move(prep));
   active_ = active > 0 ? std::min(active, threads) : threads;
   slots_.resize(static_cast<size_t>(threads * window_per_thread()));
@@ -118,8 +117,6 @@ void XtcParallelReader::stop_workers() {
   claimable_.notify_all();
   for (auto& w : workers_)
     if (w.joinable()) w.join();
-  for (auto& p : pinners_)
-    if (p.joinable()) p.join();
 }
 
 bool XtcParallelReader::choose_frames(FrameChooser chooser) {
@@ -182,53 +179,11 @@ void XtcParallelReader::set_preparation(FramePreparation prep) {
     p->direct = std::make_unique<ColumnMap>(p->what.species, natoms_);
     if (!p->direct->usable()) p->direct.reset();  // overlapping species: gather after decoding
   }
-  // Before the threads see the species: a promotion then waits for the sets pinned ahead.
-  start_pinning_ahead(p->what);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     prep_ = std::move(p);
   }
   claimable_.notify_all();
-}
-
-void XtcParallelReader::start_pinning_ahead(const FramePreparation& prep) {
-  // Only where frames will be staged (claim_next): more threads than pinned frames can run.
-  if (prep.pinned_sets_ahead <= 0 || prep.species.empty() || prep.pending || !pinners_.empty() ||
-      threads_ <= kPinnedFrames || !host_pinning_installed() || !staging_allowed())
-    return;
-  std::vector<size_t> floats;
-  for (const auto& atoms : prep.species) floats.push_back(3 * atoms.size());
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    pins_to_start_ = pins_pending_ = prep.pinned_sets_ahead;
-  }
-  // Several at once: pinning is mostly the kernel locking pages, which runs in parallel (13
-  // concurrent 130 MB sets took 0.2-0.57 s each, one alone ~80 ms).
-  const int threads = std::min(prep.pinned_sets_ahead, 4);
-  for (int t = 0; t < threads; ++t)
-    pinners_.emplace_back([this, floats] {
-      for (;;) {
-        {
-          std::lock_guard<std::mutex> lock(mutex_);
-          if (stopping_ || pins_to_start_ <= 0) return;
-          --pins_to_start_;
-        }
-        std::vector<HostColumn> set(floats.size());
-        bool pinned = true;
-        try {
-          for (size_t s = 0; s < floats.size(); ++s) set[s].resize(floats[s]);
-        } catch (const std::bad_alloc&) {
-          pinned = false;  // the promotions pin what they need, or fail at their frame
-        }
-        {
-          std::lock_guard<std::mutex> lock(mutex_);
-          if (pinned) free_sets_.push_back(std::move(set));
-          --pins_pending_;
-        }
-        claimable_.notify_all();  // a thread waiting for room promotes a frame into it
-        done_.notify_all();       // or the caller, waiting for its frame
-      }
-    });
 }
 
 std::string XtcParallelReader::prepare(const xtc::RawFrame& raw, Slot& slot,
@@ -312,9 +267,6 @@ bool XtcParallelReader::promote_one(std::unique_lock<std::mutex>& lock, int by) 
     if (s.state == Slot::State::decoded) slot = &s;
   }
   if (!slot) return false;
-  // A decoding thread leaves the frame to a set being pinned ahead rather than pin one more at
-  // the same time (the caller, waiting for this very frame, does not wait).
-  if (free_sets_.empty() && pins_pending_ > 0 && by >= 0) return false;
   slot->state = Slot::State::promoting;
   std::vector<HostColumn> pinned;
   if (!free_sets_.empty()) {
@@ -433,11 +385,9 @@ bool XtcParallelReader::next(TrajectoryFrame& frame) {
   Slot& slot = slots_[static_cast<size_t>(delivered_ % static_cast<int64_t>(slots_.size()))];
   const auto from = std::chrono::steady_clock::now();
   for (;;) {
-    // A staged frame waits for a set being pinned ahead rather than pin one more.
     done_.wait(lock, [&] {
       return slot.state == Slot::State::ready || slot.state == Slot::State::end ||
-             slot.state == Slot::State::failed ||
-             (slot.state == Slot::State::decoded && (!free_sets_.empty() || pins_pending_ == 0));
+             slot.state == Slot::State::failed || slot.state == Slot::State::decoded;
     });
     if (slot.state != Slot::State::decoded) break;
     promote_one(lock, -1);  // no thread got to it: this one is the earliest due

@@ -36,12 +36,6 @@ struct FramePreparation {
   // the thread feeding the engine would have to pick the species from (~5 ms each for 1.36M atoms
   // on the H100 host, against ~1 ms to copy columns: 14 such frames cost a 100-frame run 0.09 s).
   bool pending = false;
-  // Column sets of these species to pin ahead, on background threads, when frames are staged
-  // (see XtcParallelReader::Slot): staged frames are then copied into them. Pinning a new set
-  // for each of a run's first frames, concurrently, slowed the GPUs' first tasks 20-50x (4x
-  // H200, W1 10.9M atoms: 130 MB sets pinned in 0.1-0.57 s each while the first 8 frames'
-  // tasks took ~100 ms instead of 2-6 ms; issue 24).
-  int pinned_sets_ahead = 0;
 };
 constexpr int64_t kPendingFrames = 2;
 /// Frames about to be delivered that hold pinned columns, when more threads decode (see Slot).
@@ -177,12 +171,9 @@ class XtcParallelReader : public TrajectoryReader {
   // "" or the problem
   std::string prepare(const xtc::RawFrame& raw, Slot& slot, const Preparation& prep) const;
   void stop_workers();
-  // Pins sets for prep.pinned_sets_ahead on pinners_ (once, when frames will be staged).
-  void start_pinning_ahead(const FramePreparation& prep);
 
   std::string path_;
   int natoms_ = 0;
-  int threads_ = 0;  // decoding threads started (workers_.size() once they have)
   // What the threads deliver (see Preparation), under mutex_.
   std::shared_ptr<const Preparation> prep_;
   // Frames are located by one thread at a time, under read_mutex_; fetched by any, without it.
@@ -213,9 +204,6 @@ class XtcParallelReader : public TrajectoryReader {
   std::vector<ReadingTiming> timings_;
 
   std::vector<std::thread> workers_;
-  std::vector<std::thread> pinners_;  // start_pinning_ahead's, joined with the workers
-  int pins_to_start_ = 0;             // sets no pinner has begun; under mutex_
-  int pins_pending_ = 0;              // sets not yet in free_sets_; under mutex_
 };
 
 /// The decoding threads `pairhist run --decode-threads 0` (automatic) starts with for a trajectory

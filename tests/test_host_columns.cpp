@@ -196,28 +196,4 @@ TEST_CASE("more decoding threads than pinned frames: columns staged, pinned only
     }
     CHECK(pins == unpins);
   }
-
-  // Sets pinned ahead (a run on GPUs): the frames due and the caller's fit in them, so no frame
-  // pins a set of its own, and every frame still arrives in pinned columns.
-  for (const int threads : {kStaged, 3 * kStaged}) {
-    CAPTURE(threads);
-    io::FramePreparation ahead = prep;
-    ahead.pinned_sets_ahead = kStaged;
-    const int before = pins;
-    {
-      io::XtcParallelReader reader(path, threads, ahead);
-      io::TrajectoryFrame frame;
-      size_t k = 0;
-      for (; reader.next(frame); ++k) {
-        REQUIRE(k < expected.size());
-        for (size_t s = 0; s < 2; ++s) {
-          CHECK(frame.columns.soa[s] == expected[k].soa[s]);
-          CHECK(is_pinned(frame.columns.soa[s].data()));
-        }
-      }
-      CHECK(k == expected.size());
-      CHECK(pins - before == 2 * kStaged);
-    }
-    CHECK(pins == unpins);
-  }
 }

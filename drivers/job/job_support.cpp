@@ -201,24 +201,6 @@ FeedingInputs feeding_inputs(const io::XtcParallelReader& reader, const JobOptio
 
 }  // namespace
 
-int pinned_sets_ahead(const JobOptions& o, const std::vector<std::vector<int>>& species) {
-  if (o.ncuda == 0 || species.empty()) return 0;
-  int gpus = cuda_devices();
-  if (o.ncuda > 0) gpus = std::min(gpus, o.ncuda);
-  if (gpus <= 0) return 0;
-  const int engine_frames =
-      o.frames_in_flight > 0 ? o.frames_in_flight : kSpareFrames + kFramesPerGpu * gpus;
-  double set_bytes = 0;
-  for (const auto& atoms : species) set_bytes += 12.0 * static_cast<double>(atoms.size());
-  const double room = kPinnedMemoryFraction * static_cast<double>(host_memory_bytes());
-  const int by_memory = set_bytes > 0 ? static_cast<int>(room / set_bytes) : 0;
-  int sets = static_cast<int>(io::kPinnedFrames) + 1 + engine_frames;
-  // PAIRHIST_PIN_AHEAD=N pins N sets ahead instead (0: none, pinned as frames are promoted), for
-  // measuring what pinning ahead saves.
-  if (const char* v = std::getenv("PAIRHIST_PIN_AHEAD")) sets = std::max(0, std::atoi(v));
-  return std::min(sets, by_memory);
-}
-
 void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
                   const io::TrajectoryFrame& frame, const std::vector<std::vector<int>>& atoms,
                   const BoxMatrix& box, bool hands_over, JobOutcome& out) {

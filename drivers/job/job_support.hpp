@@ -36,12 +36,6 @@ EngineConfig engine_config(const JobOptions& o, const std::vector<std::vector<in
 /// `hands_over`: the frames' columns go to the engine without a copy (submit_to_engine), so the
 /// feeding thread leaves its core to decoding.
 bool legacy_feeding();
-/// Column sets an XTC reader pins ahead for a run on GPUs (io::FramePreparation::
-/// pinned_sets_ahead): those it keeps pinned for the frames about to be delivered, the caller's,
-/// and the frames the engine will hold; within kPinnedMemoryFraction of the node's memory. 0
-/// without GPUs.
-int pinned_sets_ahead(const JobOptions& o, const std::vector<std::vector<int>>& species);
-
 void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
                   const io::TrajectoryFrame& frame, const std::vector<std::vector<int>>& atoms,
                   const BoxMatrix& box, bool hands_over, JobOutcome& out);

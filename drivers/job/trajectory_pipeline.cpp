@@ -123,7 +123,6 @@ void TrajectoryPipeline::assemble() {
     out_.define_seconds = seconds_since(t0);
   }
   const JobOptions& o = run_->options;
-  run_->preparation.pinned_sets_ahead = pinned_sets_ahead(o, run_->preparation.species);
   stream_->open(*run_);
   const int natoms = stream_->source().natoms();
   if (natoms != run_->topology_atoms)
