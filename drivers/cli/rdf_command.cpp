@@ -160,37 +160,34 @@ std::string xvg_text(const std::string& title, const std::string& ylabel,
   return f.str();
 }
 
-}  // namespace
+/// What the arguments ask for, checked: every problem is one line of one UsageError.
+struct RdfRequest {
+  JobOptions job;  // files, frames, -excl, -xy; species and bins come later
+  std::string ref;
+  std::vector<std::string> sels;
+  double bin = 0.002;
+  double rmax = 0;  // 0: from the box
+  analysis::GmxNorm norm = analysis::GmxNorm::rdf;
+  std::string norm_text;
+  analysis::PositionType seltype;
+  bool headers = true;  // -xvg xmgrace
+  std::string out_rdf, out_cn;
+};
 
-void add_rdf_command(CLI::App& app) {
-  app.add_subcommand("rdf",
-                     "gmx rdf's command line and xvg files on pairhist's engine: pairhist rdf -f "
-                     "TRAJ -s TOP -ref SEL -sel SEL... [-o rdf.xvg] [-cn cn.xvg] (-h: options)")
-      ->allow_extras()
-      ->prefix_command();
-}
-
-void run_rdf_command(const std::vector<std::string>& args) {
-  const bool help = std::any_of(args.begin(), args.end(), [](const std::string& w) {
-    return w == "-h" || w == "-help" || w == "--help";
-  });
-  if (help) {
-    std::printf("pairhist rdf: g(r) as gmx rdf computes it, on pairhist's engine\n%s",
-                gmx_options_help(rdf_options()).c_str());
-    return;
-  }
+RdfRequest read_rdf_arguments(const std::vector<std::string>& args) {
   const GmxArguments a(rdf_options(), args);
   std::vector<std::string> p;  // every problem, one line each
-  JobOptions o;
+  RdfRequest q;
+  JobOptions& o = q.job;
   o.trajectory = a.value("f");
   o.topology = a.value("s", std::filesystem::exists("topol.tpr") ? "topol.tpr" : "");
   o.index_file = a.value("n");
   if (o.trajectory.empty()) p.push_back("-f TRAJECTORY is required");
   if (o.topology.empty()) p.push_back("-s TOPOLOGY is required (no topol.tpr here)");
-  const std::string ref = a.value("ref");
-  const std::vector<std::string> sels = a.values("sel");
-  if (ref.empty()) p.push_back("-ref SELECTION is required");
-  if (sels.empty()) p.push_back("-sel SELECTION is required (one or more)");
+  q.ref = a.value("ref");
+  q.sels = a.values("sel");
+  if (q.ref.empty()) p.push_back("-ref SELECTION is required");
+  if (q.sels.empty()) p.push_back("-sel SELECTION is required (one or more)");
   static const std::vector<std::pair<std::string, double>> kTimeUnits = {
       {"fs", 1e-3}, {"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}};
   double ps = 1;
@@ -200,29 +197,30 @@ void run_rdf_command(const std::vector<std::string>& args) {
   if (!unit_known) p.push_back("-tu must be fs, ps, ns, us, ms or s");
   const double begin = number(a, "b", NAN, p), end = number(a, "e", NAN, p);
   const double dt = number(a, "dt", 0, p);
-  const double bin = number(a, "bin", 0.002, p);
-  double rmax = number(a, "rmax", 0, p);
-  if (!(bin > 0)) p.push_back("-bin must be positive");
-  if (rmax < 0) p.push_back("-rmax must be positive (or 0: from the first frame's box)");
+  q.bin = number(a, "bin", 0.002, p);
+  q.rmax = number(a, "rmax", 0, p);
+  if (!(q.bin > 0)) p.push_back("-bin must be positive");
+  if (q.rmax < 0) p.push_back("-rmax must be positive (or 0: from the first frame's box)");
   if (dt < 0) p.push_back("-dt must be positive");
-  const std::string norm_text = a.value("norm", "rdf");
-  analysis::GmxNorm norm = analysis::GmxNorm::rdf;
-  if (norm_text == "number_density")
-    norm = analysis::GmxNorm::number_density;
-  else if (norm_text == "none")
-    norm = analysis::GmxNorm::none;
-  else if (norm_text != "rdf")
+  q.norm_text = a.value("norm", "rdf");
+  if (q.norm_text == "number_density")
+    q.norm = analysis::GmxNorm::number_density;
+  else if (q.norm_text == "none")
+    q.norm = analysis::GmxNorm::none;
+  else if (q.norm_text != "rdf")
     p.push_back("-norm must be rdf, number_density or none");
   // gmx rdf options pairhist does not compute: refused, never ignored.
-  analysis::PositionType seltype, selrpos;
-  for (const auto& [option, type] : {std::pair{"seltype", &seltype}, {"selrpos", &selrpos}})
+  analysis::PositionType selrpos;
+  for (const auto& [option, type] : {std::pair{"seltype", &q.seltype}, {"selrpos", &selrpos}})
     if (!analysis::parse_position_type(a.value(option, "atom"), *type))
       p.push_back(std::string("-") + option + " must be " + analysis::position_type_list());
   if (a.value("surf", "no") != "no") p.push_back("-surf is not supported by pairhist rdf");
   if (number(a, "cut", 0, p) != 0) p.push_back("-cut is not supported by pairhist rdf");
   const std::string xvg = a.value("xvg", "xmgrace");
   if (xvg != "xmgrace" && xvg != "none") p.push_back("-xvg must be xmgrace or none");
-  const std::string out_rdf = a.value("o", "rdf.xvg"), out_cn = a.value("cn");
+  q.headers = xvg == "xmgrace";
+  q.out_rdf = a.value("o", "rdf.xvg");
+  q.out_cn = a.value("cn");
   for (const std::string& f : {o.trajectory, o.topology, o.index_file})
     if (!f.empty() && !std::filesystem::is_regular_file(f)) p.push_back(f + ": no such file");
   if (!p.empty()) {
@@ -235,13 +233,18 @@ void run_rdf_command(const std::vector<std::string>& args) {
   if (dt > 0) o.step = step_of_dt(o.trajectory, dt * ps);
   o.exclude = a.flag("excl", false) ? "topology" : "none";
   o.xy = a.flag("xy", false);
-  o.norm = "none";  // raw counts: normalised below as gmx does
+  o.norm = "none";  // raw counts: normalised as gmx does (normalise)
+  return q;
+}
 
-  // Species: the reference, then each distinct selection; a selection equal to the reference is
-  // the reference itself (its pairs then count once each, doubled below as gmx's ordered pairs).
-  std::vector<std::string> texts = {ref};
+/// The job's species: the reference, then each distinct selection; a selection equal to the
+/// reference is the reference itself (its pairs then count once each, doubled in normalise as
+/// gmx's ordered pairs). Returns the species of every -sel.
+std::vector<int> define_species(RdfRequest& q) {
+  JobOptions& o = q.job;
+  std::vector<std::string> texts = {q.ref};
   std::vector<int> species_of_sel;
-  for (const auto& s : sels) {
+  for (const auto& s : q.sels) {
     const auto it = std::find(texts.begin(), texts.end(), s);
     species_of_sel.push_back(static_cast<int>(it - texts.begin()));
     if (it == texts.end()) texts.push_back(s);
@@ -260,15 +263,20 @@ void run_rdf_command(const std::vector<std::string>& args) {
   }
   for (size_t s = 0; s < texts.size(); ++s)
     o.species.push_back({s == 0 ? "ref" : "sel" + std::to_string(s),
-                         with_position_type(as_selection(texts[s], served), seltype)});
+                         with_position_type(as_selection(texts[s], served), q.seltype)});
   for (int s : species_of_sel) {
     const std::string pair = "ref-" + o.species[static_cast<size_t>(s)].name;
     if (std::find(o.pairs.begin(), o.pairs.end(), pair) == o.pairs.end()) o.pairs.push_back(pair);
   }
-  // Half-width bins up to gmx's last edge: every row gmx writes is a sum of whole bins.
-  const bool from_box = rmax == 0;
-  if (from_box) rmax = gmx_default_rmax(o.trajectory, o.xy);
-  const double half = bin / 2;
+  return species_of_sel;
+}
+
+/// Half-width bins up to gmx's last edge: every row gmx writes is a sum of whole bins.
+void choose_bins(RdfRequest& q) {
+  JobOptions& o = q.job;
+  const bool from_box = q.rmax == 0;
+  double rmax = from_box ? gmx_default_rmax(o.trajectory, o.xy) : q.rmax;
+  const double half = q.bin / 2;
   double halves = rmax / half;
   halves = std::fabs(halves - std::round(halves)) < 1e-6 * halves ? std::round(halves)
                                                                   : std::ceil(halves);
@@ -289,14 +297,21 @@ void run_rdf_command(const std::vector<std::string>& args) {
   if (halves < 2 || halves > 1e8) throw UsageError("-rmax / -bin gives no usable bins");
   o.nbins = static_cast<int>(halves);
   o.r_max = halves * half;
+}
 
-  const JobOutcome out = run_trajectory_job(o);
-  const HistogramResult& r = out.result;
+struct RdfCurves {
+  std::vector<std::vector<double>> g, cn;  // per -sel
+  std::vector<double> r_rdf, r_cn;
+};
+
+/// gmx rdf's normalisation: the mean reference atoms <N_ref> and the mean selection density
+/// <N_sel / V> over the frames; with dynamic selections each frame's own sizes.
+RdfCurves normalise(const RdfRequest& q, const std::vector<int>& species_of_sel,
+                    const HistogramResult& r) {
+  const JobOptions& o = q.job;
   if (r.volumes.size() != r.frame_indices.size())
     throw InputError(o.trajectory + ": no periodic box: no density for g(r)");
   const double frames = static_cast<double>(r.frame_indices.size());
-  // gmx rdf's normalisation: the mean reference atoms <N_ref> and the mean selection density
-  // <N_sel / V> over the frames; with dynamic selections each frame's own sizes.
   const auto mean_atoms = [&](size_t s, bool per_volume) {
     double sum = 0;
     for (size_t f = 0; f < r.frame_indices.size(); ++f)
@@ -304,38 +319,70 @@ void run_rdf_command(const std::vector<std::string>& args) {
              (per_volume ? 1 / r.volumes[f] : 1.0);
     return sum / frames;
   };
-  std::vector<std::vector<double>> g, cn;
+  RdfCurves c;
   for (int s : species_of_sel) {
-    const std::string name = o.species[static_cast<size_t>(s)].name;
     const auto it = std::find_if(r.pairs.begin(), r.pairs.end(),
                                  [&](const PairHistogram& h) { return h.a == 0 && h.b == s; });
     std::vector<double> half_counts;
-    for (uint64_t c : it->counts) half_counts.push_back(static_cast<double>(c) * (s == 0 ? 2 : 1));
+    for (uint64_t n : it->counts) half_counts.push_back(static_cast<double>(n) * (s == 0 ? 2 : 1));
     const auto curve =
         analysis::gmx_rdf_curve(half_counts, frames, mean_atoms(0, false),
-                                mean_atoms(static_cast<size_t>(s), true), bin, norm, o.xy);
-    g.push_back(curve.rdf);
-    cn.push_back(curve.cn);
+                                mean_atoms(static_cast<size_t>(s), true), q.bin, q.norm, o.xy);
+    c.g.push_back(curve.rdf);
+    c.cn.push_back(curve.cn);
   }
-  std::vector<double> r_rdf, r_cn;
-  for (size_t i = 0; i < g[0].size(); ++i) r_rdf.push_back(static_cast<double>(i) * bin);
-  for (size_t i = 0; i < cn[0].size(); ++i) r_cn.push_back(static_cast<double>(i + 1) * bin);
+  for (size_t i = 0; i < c.g[0].size(); ++i) c.r_rdf.push_back(static_cast<double>(i) * q.bin);
+  for (size_t i = 0; i < c.cn[0].size(); ++i) c.r_cn.push_back(static_cast<double>(i + 1) * q.bin);
+  return c;
+}
+
+void write_rdf_files(const RdfRequest& q, const std::vector<std::string>& args,
+                     const RdfCurves& c) {
   std::string command = "pairhist rdf";
   for (const auto& w : args) command += " " + w;
-  const bool headers = xvg == "xmgrace";
   io::write_text_atomically(
-      out_rdf, xvg_text("Radial distribution", "g(r)", ref, sels, r_rdf, g, headers, command),
+      q.out_rdf,
+      xvg_text("Radial distribution", "g(r)", q.ref, q.sels, c.r_rdf, c.g, q.headers, command),
       "the g(r) file");
-  if (!out_cn.empty())
-    io::write_text_atomically(
-        out_cn, xvg_text("Cumulative Number RDF", "number", ref, sels, r_cn, cn, headers, command),
-        "the cumulative number file");
+  if (!q.out_cn.empty())
+    io::write_text_atomically(q.out_cn,
+                              xvg_text("Cumulative Number RDF", "number", q.ref, q.sels, c.r_cn,
+                                       c.cn, q.headers, command),
+                              "the cumulative number file");
+}
+
+}  // namespace
+
+void add_rdf_command(CLI::App& app) {
+  app.add_subcommand("rdf",
+                     "gmx rdf's command line and xvg files on pairhist's engine: pairhist rdf -f "
+                     "TRAJ -s TOP -ref SEL -sel SEL... [-o rdf.xvg] [-cn cn.xvg] (-h: options)")
+      ->allow_extras()
+      ->prefix_command();
+}
+
+void run_rdf_command(const std::vector<std::string>& args) {
+  const bool help = std::any_of(args.begin(), args.end(), [](const std::string& w) {
+    return w == "-h" || w == "-help" || w == "--help";
+  });
+  if (help) {
+    std::printf("pairhist rdf: g(r) as gmx rdf computes it, on pairhist's engine\n%s",
+                gmx_options_help(rdf_options()).c_str());
+    return;
+  }
+  RdfRequest q = read_rdf_arguments(args);
+  const std::vector<int> species_of_sel = define_species(q);
+  choose_bins(q);
+  const JobOutcome out = run_trajectory_job(q.job);
+  const RdfCurves curves = normalise(q, species_of_sel, out.result);
+  write_rdf_files(q, args, curves);
   std::printf(
       "pairhist rdf: %s of %zu selection%s around '%s', %zu frames, %zu bins of %g nm "
       "up to %g nm: %s%s%s (%.3f s)\n",
-      norm_text == "rdf" ? "g(r)" : norm_text.c_str(), sels.size(), sels.size() == 1 ? "" : "s",
-      ref.c_str(), r.frame_indices.size(), r_rdf.size(), bin, o.r_max, out_rdf.c_str(),
-      out_cn.empty() ? "" : ", ", out_cn.c_str(), out.seconds);
+      q.norm_text == "rdf" ? "g(r)" : q.norm_text.c_str(), q.sels.size(),
+      q.sels.size() == 1 ? "" : "s", q.ref.c_str(), out.result.frame_indices.size(),
+      curves.r_rdf.size(), q.bin, q.job.r_max, q.out_rdf.c_str(), q.out_cn.empty() ? "" : ", ",
+      q.out_cn.c_str(), out.seconds);
 }
 
 }  // namespace pairhist
