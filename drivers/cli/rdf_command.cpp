@@ -9,13 +9,11 @@
 #include "analysis/gmx_rdf.hpp"
 #include "analysis/positions.hpp"
 #include "drivers/cli/gmx_arguments.hpp"
-#include "drivers/job/box_limit.hpp"
-#include "drivers/job/job_support.hpp"
+#include "drivers/cli/rdf_counts.hpp"
 #include "drivers/job/trajectory_job.hpp"
 #include "io/atomic_file.hpp"
 #include "io/ndx_reader.hpp"
 #include "io/topology_reader.hpp"
-#include "io/trajectory_reader.hpp"
 #include "io/xtc_scanner.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/version.hpp"
@@ -49,8 +47,10 @@ const std::vector<GmxOption>& rdf_options() {
       {"selrpos", GmxOption::value,
        "Accepted, without effect: it only moves position keywords, which pairhist's selections "
        "do not have"},
-      {"surf", GmxOption::value, "no only"},
-      {"cut", GmxOption::value, "0 only"},
+      {"surf", GmxOption::value,
+       "no (default), mol, res: distances to the nearest atom of each molecule or residue of "
+       "-ref (its surface groups), -norm none"},
+      {"cut", GmxOption::value, "Distances up to this (nm) are not counted (default 0)"},
       {"xvg", GmxOption::value, "xmgrace (default) or none"},
       {"h", GmxOption::boolean, "This help (also -help, --help)"},
   };
@@ -68,25 +68,6 @@ double number(const GmxArguments& a, const std::string& name, double fallback,
     return fallback;
   }
   return v;
-}
-
-/// gmx rdf -rmax 0: 0.99 x the largest cut-off GROMACS allows in the first frame's box
-/// (max_cutoff2: half the shortest box vector, and the smallest diagonal element less the
-/// tilt of c along y; with -xy, of the box gmx makes for it, xy_box).
-double gmx_default_rmax(const std::string& trajectory, bool xy) {
-  const auto reader = io::open_trajectory(trajectory);
-  io::TrajectoryFrame frame;
-  if (!reader->next(frame)) throw InputError(trajectory + ": no frame");
-  const auto b = xy ? xy_box(frame.box) : frame.box;
-  const auto norm2 = [&](int v) {
-    return double(b[3 * v]) * b[3 * v] + double(b[3 * v + 1]) * b[3 * v + 1] +
-           double(b[3 * v + 2]) * b[3 * v + 2];
-  };
-  if (norm2(0) == 0 || norm2(1) == 0 || norm2(2) == 0)
-    throw UsageError(trajectory + ": frame 0 has no periodic box: give -rmax");
-  const double half_vector = 0.25 * std::min({norm2(0), norm2(1), norm2(2)});
-  const double diagonal = std::min({double(b[0]), double(b[4]) - std::fabs(b[7]), double(b[8])});
-  return std::sqrt(0.99 * 0.99 * std::min(half_vector, diagonal * diagonal));
 }
 
 /// Frames per -dt in an XTC file whose frames are evenly spaced in time; UsageError otherwise.
@@ -160,19 +141,30 @@ std::string xvg_text(const std::string& title, const std::string& ylabel,
   return f.str();
 }
 
-/// What the arguments ask for, checked: every problem is one line of one UsageError.
-struct RdfRequest {
-  JobOptions job;  // files, frames, -excl, -xy; species and bins come later
-  std::string ref;
-  std::vector<std::string> sels;
-  double bin = 0.002;
-  double rmax = 0;  // 0: from the box
-  analysis::GmxNorm norm = analysis::GmxNorm::rdf;
-  std::string norm_text;
-  analysis::PositionType seltype;
-  bool headers = true;  // -xvg xmgrace
-  std::string out_rdf, out_cn;
-};
+/// -surf and what gmx rdf allows with it: no -norm but none (a surface group's bins have no
+/// volume to normalise by), no -excl, a -ref of atoms (-seltype applies to -ref too).
+void read_surface(const GmxArguments& a, RdfRequest& q, std::vector<std::string>& p) {
+  const std::string surf = a.value("surf", "no");
+  if (surf == "no") return;
+  q.surface = true;
+  if (surf == "mol")
+    q.surface_unit = SurfaceUnit::molecule;
+  else if (surf == "res")
+    q.surface_unit = SurfaceUnit::residue;
+  else
+    p.push_back("-surf must be no, mol or res");
+  if (a.given("norm") && q.norm_text != "none")
+    p.push_back("-surf cannot be combined with -norm " + q.norm_text + " (only none, as gmx rdf)");
+  q.norm = analysis::GmxNorm::none;
+  q.norm_text = "none";
+  if (a.flag("excl", false)) p.push_back("-surf cannot be combined with -excl (as gmx rdf)");
+  try {
+    if (!analysis::split_position_type(q.ref, q.seltype).type.is_atom())
+      p.push_back("-surf needs a -ref of atoms, not of centres (-seltype applies to -ref too)");
+  } catch (const UsageError& e) {
+    p.push_back(e.what());
+  }
+}
 
 RdfRequest read_rdf_arguments(const std::vector<std::string>& args) {
   const GmxArguments a(rdf_options(), args);
@@ -209,13 +201,12 @@ RdfRequest read_rdf_arguments(const std::vector<std::string>& args) {
     q.norm = analysis::GmxNorm::none;
   else if (q.norm_text != "rdf")
     p.push_back("-norm must be rdf, number_density or none");
-  // gmx rdf options pairhist does not compute: refused, never ignored.
   analysis::PositionType selrpos;
   for (const auto& [option, type] : {std::pair{"seltype", &q.seltype}, {"selrpos", &selrpos}})
     if (!analysis::parse_position_type(a.value(option, "atom"), *type))
       p.push_back(std::string("-") + option + " must be " + analysis::position_type_list());
-  if (a.value("surf", "no") != "no") p.push_back("-surf is not supported by pairhist rdf");
-  if (number(a, "cut", 0, p) != 0) p.push_back("-cut is not supported by pairhist rdf");
+  q.cut = std::max(0.0, number(a, "cut", 0, p));  // gmx takes a negative -cut as 0
+  read_surface(a, q, p);
   const std::string xvg = a.value("xvg", "xmgrace");
   if (xvg != "xmgrace" && xvg != "none") p.push_back("-xvg must be xmgrace or none");
   q.headers = xvg == "xmgrace";
@@ -271,63 +262,17 @@ std::vector<int> define_species(RdfRequest& q) {
   return species_of_sel;
 }
 
-/// Half-width bins up to gmx's last edge: every row gmx writes is a sum of whole bins.
-void choose_bins(RdfRequest& q) {
-  JobOptions& o = q.job;
-  const bool from_box = q.rmax == 0;
-  double rmax = from_box ? gmx_default_rmax(o.trajectory, o.xy) : q.rmax;
-  const double half = q.bin / 2;
-  double halves = rmax / half;
-  halves = std::fabs(halves - std::round(halves)) < 1e-6 * halves ? std::round(halves)
-                                                                  : std::ceil(halves);
-  if (from_box) {
-    // gmx takes the first frame's box; a later, smaller box (NPT) would leave pairs beyond its
-    // minimum-image limit uncounted, so r_max stops at the smallest box's limit: gmx's rows up
-    // to there, the same r values.
-    const BoxLimit limit = smallest_box_limit(o);
-    const double fits = std::floor(limit.r_max_nm / half * (1 + 1e-9));
-    if (fits < halves) {
-      std::fprintf(stderr,
-                   "pairhist rdf: note: -rmax 0 stops at %g nm, where gmx rdf takes %g nm from "
-                   "the first frame: the box of frame %lld allows no more\n",
-                   fits * half, halves * half, static_cast<long long>(limit.frame));
-      halves = fits;
-    }
-  }
-  if (halves < 2 || halves > 1e8) throw UsageError("-rmax / -bin gives no usable bins");
-  o.nbins = static_cast<int>(halves);
-  o.r_max = halves * half;
-}
-
 struct RdfCurves {
   std::vector<std::vector<double>> g, cn;  // per -sel
   std::vector<double> r_rdf, r_cn;
 };
 
-/// gmx rdf's normalisation: the mean reference atoms <N_ref> and the mean selection density
-/// <N_sel / V> over the frames; with dynamic selections each frame's own sizes.
-RdfCurves normalise(const RdfRequest& q, const std::vector<int>& species_of_sel,
-                    const HistogramResult& r) {
-  const JobOptions& o = q.job;
-  if (r.volumes.size() != r.frame_indices.size())
-    throw InputError(o.trajectory + ": no periodic box: no density for g(r)");
-  const double frames = static_cast<double>(r.frame_indices.size());
-  const auto mean_atoms = [&](size_t s, bool per_volume) {
-    double sum = 0;
-    for (size_t f = 0; f < r.frame_indices.size(); ++f)
-      sum += static_cast<double>(r.dynamic() ? r.frame_species_counts[f][s] : r.species[s].count) *
-             (per_volume ? 1 / r.volumes[f] : 1.0);
-    return sum / frames;
-  };
+RdfCurves normalise(const RdfRequest& q, const RdfCounts& counts) {
   RdfCurves c;
-  for (int s : species_of_sel) {
-    const auto it = std::find_if(r.pairs.begin(), r.pairs.end(),
-                                 [&](const PairHistogram& h) { return h.a == 0 && h.b == s; });
-    std::vector<double> half_counts;
-    for (uint64_t n : it->counts) half_counts.push_back(static_cast<double>(n) * (s == 0 ? 2 : 1));
+  for (size_t k = 0; k < counts.half_counts.size(); ++k) {
     const auto curve =
-        analysis::gmx_rdf_curve(half_counts, frames, mean_atoms(0, false),
-                                mean_atoms(static_cast<size_t>(s), true), q.bin, q.norm, o.xy);
+        analysis::gmx_rdf_curve(counts.half_counts[k], counts.frames, counts.ref_count,
+                                counts.sel_density[k], q.bin, q.norm, q.job.xy);
     c.g.push_back(curve.rdf);
     c.cn.push_back(curve.cn);
   }
@@ -373,16 +318,17 @@ void run_rdf_command(const std::vector<std::string>& args) {
   RdfRequest q = read_rdf_arguments(args);
   const std::vector<int> species_of_sel = define_species(q);
   choose_bins(q);
-  const JobOutcome out = run_trajectory_job(q.job);
-  const RdfCurves curves = normalise(q, species_of_sel, out.result);
+  const RdfCounts counts =
+      q.surface ? count_surfaces(q, species_of_sel) : count_pairs(q, species_of_sel);
+  const RdfCurves curves = normalise(q, counts);
   write_rdf_files(q, args, curves);
   std::printf(
-      "pairhist rdf: %s of %zu selection%s around '%s', %zu frames, %zu bins of %g nm "
+      "pairhist rdf: %s of %zu selection%s around %s'%s', %.0f frames, %zu bins of %g nm "
       "up to %g nm: %s%s%s (%.3f s)\n",
       q.norm_text == "rdf" ? "g(r)" : q.norm_text.c_str(), q.sels.size(),
-      q.sels.size() == 1 ? "" : "s", q.ref.c_str(), out.result.frame_indices.size(),
-      curves.r_rdf.size(), q.bin, q.job.r_max, q.out_rdf.c_str(), q.out_cn.empty() ? "" : ", ",
-      q.out_cn.c_str(), out.seconds);
+      q.sels.size() == 1 ? "" : "s", q.surface ? "the surface groups of " : "", q.ref.c_str(),
+      counts.frames, curves.r_rdf.size(), q.bin, q.job.r_max, q.out_rdf.c_str(),
+      q.out_cn.empty() ? "" : ", ", q.out_cn.c_str(), counts.seconds);
 }
 
 }  // namespace pairhist
