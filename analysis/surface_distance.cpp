@@ -57,6 +57,17 @@ SurfaceDistances::SurfaceDistances(const float* xyz, const std::vector<int>& ref
   request.max_cells =
       std::clamp<int64_t>(4 * static_cast<int64_t>(ref_atoms.size()), 64, int64_t(1) << 24);
   grid_ = make_cell_grid(request);
+  const double scale = static_cast<double>(params_.scale);
+  if (kind_ != BoxKind::none)
+    for (int v = 0; v < 3; ++v)
+      for (int c = 0; c < 3; ++c) row_[v][c] = box[static_cast<size_t>(3 * v + c)] * scale;
+  prefilter_ = true;
+  for (int a = 0; a < 3; ++a)
+    prefilter_ = prefilter_ && grid_.offset_hi[a] - grid_.offset_lo[a] == 2 * grid_.reach;
+  // The grid's margin bounds how far a computed distance lies from the exact one; the filter's
+  // and the engine's distances are two such computations.
+  const double m = 2 * (grid_.r_cut - r_max) * scale;
+  slack_ = static_cast<float>(2 * nbins * m + m * m);
 
   // Counting sort by cell: a cell's atoms side by side.
   const size_t n = ref_atoms.size();
@@ -70,9 +81,13 @@ SurfaceDistances::SurfaceDistances(const float* xyz, const std::vector<int>& ref
   for (size_t c = 0; c + 1 < start_.size(); ++c) start_[c + 1] += start_[c];
   std::vector<uint32_t> fill(start_.begin(), start_.end() - 1);
   x_.resize(n), y_.resize(n), z_.resize(n), group_.resize(n);
+  ux_.resize(n), uy_.resize(n), uz_.resize(n);
   for (size_t k = 0; k < n; ++k) {
     const uint32_t at = fill[static_cast<size_t>(key[k])]++;
     const float* p = xyz + 3 * static_cast<size_t>(ref_atoms[k]);
+    float u[3];
+    unit_cell(p, u);
+    ux_[at] = u[0], uy_[at] = u[1], uz_[at] = u[2];
     const auto load = [&](int axis) {
       switch (kind_) {
         case BoxKind::orthorhombic:
@@ -88,6 +103,26 @@ SurfaceDistances::SurfaceDistances(const float* xyz, const std::vector<int>& ref
   }
 }
 
+CellIndex SurfaceDistances::unit_cell(const float* p, float u[3]) const {
+  const double scale = static_cast<double>(params_.scale);
+  double x = p[0], y = p[1], z = p[2];
+  if (kind_ != BoxKind::none) {
+    // cell_of_point's fractional coordinates, so that the images taken off are its own.
+    const CellGrid& g = grid_;
+    const double sc = fp::mul(z, g.inv_cz);
+    const double sb = fp::mul(fp::fma(-sc, g.cy, y), g.inv_by);
+    const double sa = fp::mul(fp::fma(-sc, g.cx, fp::fma(-sb, g.bx, x)), g.inv_ax);
+    const double fa = std::floor(sa), fb = std::floor(sb), fc = std::floor(sc);
+    x -= fa * g.ax + fb * g.bx + fc * g.cx;
+    y -= fb * g.by + fc * g.cy;
+    z -= fc * g.cz;
+  }
+  u[0] = static_cast<float>(x * scale);
+  u[1] = static_cast<float>(y * scale);
+  u[2] = static_cast<float>(z * scale);
+  return cells::cell_of_point(grid_, p[0], p[1], p[2]);
+}
+
 SurfaceDistances::Scratch SurfaceDistances::scratch() const {
   Scratch s;
   s.best.assign(static_cast<size_t>(groups_), kNone);
@@ -96,23 +131,50 @@ SurfaceDistances::Scratch SurfaceDistances::scratch() const {
 
 template <BoxKind K>
 void SurfaceDistances::nearest_in(const float* p, Scratch& s, std::vector<Hit>& hits) const {
-  const CellIndex home = cells::cell_of_point(grid_, p[0], p[1], p[2]);
+  float u[3];
+  const CellIndex home = unit_cell(p, u);
   const float px = loaded<K>(p[0], params_, 0), py = loaded<K>(p[1], params_, 1),
               pz = loaded<K>(p[2], params_, 2);
   const ImageTable<float> images = image_table(params_.box);
-  cells::for_each_stencil_cell(grid_, home, false, [&](int64_t key) {
-    const uint32_t end = start_[static_cast<size_t>(key) + 1];
-    for (uint32_t k = start_[static_cast<size_t>(key)]; k < end; ++k) {
-      // The displacement as the engine takes it for a (reference, selection) pair.
-      const float d2 = pair_distance2<K>(params_.box, images, fp::sub(px, x_[k]),
-                                         fp::sub(py, y_[k]), fp::sub(pz, z_[k]));
-      float& best = s.best[static_cast<size_t>(group_[k])];
-      if (d2 < best) {
-        if (best == kNone) s.touched.push_back(group_[k]);
-        best = d2;
+  const float reach2 = static_cast<float>(params_.nbins) * static_cast<float>(params_.nbins);
+  const CellGrid& g = grid_;
+  const int at[3] = {home.x, home.y, home.z};
+  int offset[3], cell[3];
+  for (offset[2] = g.offset_lo[2]; offset[2] <= g.offset_hi[2]; ++offset[2])
+    for (offset[1] = g.offset_lo[1]; offset[1] <= g.offset_hi[1]; ++offset[1])
+      for (offset[0] = g.offset_lo[0]; offset[0] <= g.offset_hi[0]; ++offset[0]) {
+        if (!cells::offset_reaches(g, offset[0], offset[1], offset[2])) continue;
+        // The neighbour cell and the lattice translation its atoms take to lie next to home.
+        double shift[3] = {0, 0, 0};
+        bool inside = true;
+        for (int a = 0; a < 3; ++a) {
+          cell[a] = cells::neighbour_along(g, a, at[a], offset[a]);
+          inside = inside && cell[a] >= 0;
+          const int wraps = at[a] + offset[a] - cell[a];  // a multiple of n[a]
+          if (wraps != 0)
+            for (int c = 0; c < 3; ++c) shift[c] += wraps / g.n[a] * row_[a][c];
+        }
+        if (!inside) continue;
+        const float ox = static_cast<float>(shift[0] - u[0]),
+                    oy = static_cast<float>(shift[1] - u[1]),
+                    oz = static_cast<float>(shift[2] - u[2]);
+        const int64_t key = cells::key_of(g, CellIndex{cell[0], cell[1], cell[2]});
+        const uint32_t end = start_[static_cast<size_t>(key) + 1];
+        for (uint32_t k = start_[static_cast<size_t>(key)]; k < end; ++k) {
+          float& best = s.best[static_cast<size_t>(group_[k])];
+          if (prefilter_) {
+            const float dx = ux_[k] + ox, dy = uy_[k] + oy, dz = uz_[k] + oz;
+            if (dx * dx + dy * dy + dz * dz > std::min(best, reach2) + slack_) continue;
+          }
+          // The displacement as the engine takes it for a (reference, selection) pair.
+          const float d2 = pair_distance2<K>(params_.box, images, fp::sub(px, x_[k]),
+                                             fp::sub(py, y_[k]), fp::sub(pz, z_[k]));
+          if (d2 < best) {
+            if (best == kNone) s.touched.push_back(group_[k]);
+            best = d2;
+          }
+        }
       }
-    }
-  });
   for (int g : s.touched) {
     float& best = s.best[static_cast<size_t>(g)];
     // A zero displacement leaves only norm2's floor: the position is that atom.

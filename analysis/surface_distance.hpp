@@ -61,13 +61,26 @@ class SurfaceDistances {
   template <BoxKind K>
   void nearest_in(const float* p, Scratch& scratch, std::vector<Hit>& hits) const;
 
+  /// A point's position moved into the unit cell by the lattice translations cell_of_point
+  /// takes off (in bin units), and its cell.
+  CellIndex unit_cell(const float* p, float u[3]) const;
+
   BoxKind kind_ = BoxKind::none;
   HistogramParams<float> params_;
   CellGrid grid_;
   int groups_ = 0;
-  std::vector<uint32_t> start_;   // per cell key: its first atom in the sorted arrays
-  std::vector<float> x_, y_, z_;  // the reference atoms by cell, as the kernels load them
-  std::vector<int> group_;        // their groups
+  // An atom whose distance to the image in a neighbouring cell, which costs a few operations,
+  // exceeds the group's best (or r_max) by more than every rounding can make up (slack, bins^2)
+  // cannot be nearer: the engine's minimum image (a search of lattice vectors for a triclinic
+  // box, ~20x the cost) is computed only for the others. Off where the grid has fewer than
+  // 2 reach + 1 cells along an axis: a neighbour cell then stands for several images.
+  bool prefilter_ = false;
+  float slack_ = 0;
+  double row_[3][3] = {};            // lattice vectors in bin units
+  std::vector<uint32_t> start_;      // per cell key: its first atom in the sorted arrays
+  std::vector<float> x_, y_, z_;     // the reference atoms by cell, as the kernels load them
+  std::vector<float> ux_, uy_, uz_;  // and moved into the unit cell (unit_cell)
+  std::vector<int> group_;           // their groups
 };
 
 }  // namespace pairhist::analysis
