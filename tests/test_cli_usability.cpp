@@ -126,6 +126,23 @@ TEST_CASE("usage errors: every one at once, one line each, exit status 2, nothin
   CHECK(seltype.status == 2);
   CHECK(error_lines(seltype.output) == 2);
   CHECK(seltype.output.find("-seltype must be atom, res_com, res_cog") != std::string::npos);
+  // -surf and -cut: what gmx refuses, and a -cut on no edge of the bins pairhist can make.
+  const std::string rdf = "rdf -f " + kData + "/spce_water.xtc -s " + kData +
+                          "/spce_water.gro -ref OW -sel OW -rmax 0.5 -o " + s.file("s.xvg") + " ";
+  for (const auto& [args, message] :
+       {std::pair<std::string, std::string>{"-surf bogus", "-surf must be no, mol or res"},
+        {"-surf res -norm rdf", "-surf cannot be combined with -norm rdf"},
+        {"-surf res -seltype res_com", "-surf needs a -ref of atoms"},
+        {"-surf mol -cut 0.12345678", "-cut 0.12345678 falls on no edge"},
+        {"-cut x", "-cut expects a number"}}) {
+    CAPTURE(args);
+    const pairhist::test::CommandResult r = pairhist::test::pairhist_cmd(rdf + args);
+    INFO(r.output);
+    CHECK(r.status == 2);
+    CHECK(error_lines(r.output) == 1);
+    CHECK(r.output.find(message) != std::string::npos);
+  }
+  CHECK(!std::filesystem::exists(s.file("s.xvg")));
 }
 
 TEST_CASE("rdf.csv starts with its column names; cn.xvg gives n(r) at the bins' upper edges") {

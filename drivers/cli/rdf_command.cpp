@@ -9,13 +9,11 @@
 #include "analysis/gmx_rdf.hpp"
 #include "analysis/positions.hpp"
 #include "drivers/cli/gmx_arguments.hpp"
-#include "drivers/job/box_limit.hpp"
-#include "drivers/job/job_support.hpp"
+#include "drivers/cli/rdf_counts.hpp"
 #include "drivers/job/trajectory_job.hpp"
 #include "io/atomic_file.hpp"
 #include "io/ndx_reader.hpp"
 #include "io/topology_reader.hpp"
-#include "io/trajectory_reader.hpp"
 #include "io/xtc_scanner.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/version.hpp"
@@ -49,8 +47,10 @@ const std::vector<GmxOption>& rdf_options() {
       {"selrpos", GmxOption::value,
        "Accepted, without effect: it only moves position keywords, which pairhist's selections "
        "do not have"},
-      {"surf", GmxOption::value, "no only"},
-      {"cut", GmxOption::value, "0 only"},
+      {"surf", GmxOption::value,
+       "no (default), mol, res: distances to the nearest atom of each molecule or residue of "
+       "-ref (its surface groups), -norm none"},
+      {"cut", GmxOption::value, "Distances up to this (nm) are not counted (default 0)"},
       {"xvg", GmxOption::value, "xmgrace (default) or none"},
       {"h", GmxOption::boolean, "This help (also -help, --help)"},
   };
@@ -68,25 +68,6 @@ double number(const GmxArguments& a, const std::string& name, double fallback,
     return fallback;
   }
   return v;
-}
-
-/// gmx rdf -rmax 0: 0.99 x the largest cut-off GROMACS allows in the first frame's box
-/// (max_cutoff2: half the shortest box vector, and the smallest diagonal element less the
-/// tilt of c along y; with -xy, of the box gmx makes for it, xy_box).
-double gmx_default_rmax(const std::string& trajectory, bool xy) {
-  const auto reader = io::open_trajectory(trajectory);
-  io::TrajectoryFrame frame;
-  if (!reader->next(frame)) throw InputError(trajectory + ": no frame");
-  const auto b = xy ? xy_box(frame.box) : frame.box;
-  const auto norm2 = [&](int v) {
-    return double(b[3 * v]) * b[3 * v] + double(b[3 * v + 1]) * b[3 * v + 1] +
-           double(b[3 * v + 2]) * b[3 * v + 2];
-  };
-  if (norm2(0) == 0 || norm2(1) == 0 || norm2(2) == 0)
-    throw UsageError(trajectory + ": frame 0 has no periodic box: give -rmax");
-  const double half_vector = 0.25 * std::min({norm2(0), norm2(1), norm2(2)});
-  const double diagonal = std::min({double(b[0]), double(b[4]) - std::fabs(b[7]), double(b[8])});
-  return std::sqrt(0.99 * 0.99 * std::min(half_vector, diagonal * diagonal));
 }
 
 /// Frames per -dt in an XTC file whose frames are evenly spaced in time; UsageError otherwise.
@@ -160,6 +141,161 @@ std::string xvg_text(const std::string& title, const std::string& ylabel,
   return f.str();
 }
 
+/// -surf and what gmx rdf allows with it: no -norm but none (a surface group's bins have no
+/// volume to normalise by), no -excl, a -ref of atoms (-seltype applies to -ref too).
+void read_surface(const GmxArguments& a, RdfRequest& q, std::vector<std::string>& p) {
+  const std::string surf = a.value("surf", "no");
+  if (surf == "no") return;
+  q.surface = true;
+  if (surf == "mol")
+    q.surface_unit = SurfaceUnit::molecule;
+  else if (surf == "res")
+    q.surface_unit = SurfaceUnit::residue;
+  else
+    p.push_back("-surf must be no, mol or res");
+  if (a.given("norm") && q.norm_text != "none")
+    p.push_back("-surf cannot be combined with -norm " + q.norm_text + " (only none, as gmx rdf)");
+  q.norm = analysis::GmxNorm::none;
+  q.norm_text = "none";
+  if (a.flag("excl", false)) p.push_back("-surf cannot be combined with -excl (as gmx rdf)");
+  try {
+    if (!analysis::split_position_type(q.ref, q.seltype).type.is_atom())
+      p.push_back("-surf needs a -ref of atoms, not of centres (-seltype applies to -ref too)");
+  } catch (const UsageError& e) {
+    p.push_back(e.what());
+  }
+}
+
+RdfRequest read_rdf_arguments(const std::vector<std::string>& args) {
+  const GmxArguments a(rdf_options(), args);
+  std::vector<std::string> p;  // every problem, one line each
+  RdfRequest q;
+  JobOptions& o = q.job;
+  o.trajectory = a.value("f");
+  o.topology = a.value("s", std::filesystem::exists("topol.tpr") ? "topol.tpr" : "");
+  o.index_file = a.value("n");
+  if (o.trajectory.empty()) p.push_back("-f TRAJECTORY is required");
+  if (o.topology.empty()) p.push_back("-s TOPOLOGY is required (no topol.tpr here)");
+  q.ref = a.value("ref");
+  q.sels = a.values("sel");
+  if (q.ref.empty()) p.push_back("-ref SELECTION is required");
+  if (q.sels.empty()) p.push_back("-sel SELECTION is required (one or more)");
+  static const std::vector<std::pair<std::string, double>> kTimeUnits = {
+      {"fs", 1e-3}, {"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}};
+  double ps = 1;
+  bool unit_known = false;
+  for (const auto& [unit, factor] : kTimeUnits)
+    if (a.value("tu", "ps") == unit) ps = factor, unit_known = true;
+  if (!unit_known) p.push_back("-tu must be fs, ps, ns, us, ms or s");
+  const double begin = number(a, "b", NAN, p), end = number(a, "e", NAN, p);
+  const double dt = number(a, "dt", 0, p);
+  q.bin = number(a, "bin", 0.002, p);
+  q.rmax = number(a, "rmax", 0, p);
+  if (!(q.bin > 0)) p.push_back("-bin must be positive");
+  if (q.rmax < 0) p.push_back("-rmax must be positive (or 0: from the first frame's box)");
+  if (dt < 0) p.push_back("-dt must be positive");
+  q.norm_text = a.value("norm", "rdf");
+  if (q.norm_text == "number_density")
+    q.norm = analysis::GmxNorm::number_density;
+  else if (q.norm_text == "none")
+    q.norm = analysis::GmxNorm::none;
+  else if (q.norm_text != "rdf")
+    p.push_back("-norm must be rdf, number_density or none");
+  analysis::PositionType selrpos;
+  for (const auto& [option, type] : {std::pair{"seltype", &q.seltype}, {"selrpos", &selrpos}})
+    if (!analysis::parse_position_type(a.value(option, "atom"), *type))
+      p.push_back(std::string("-") + option + " must be " + analysis::position_type_list());
+  q.cut = std::max(0.0, number(a, "cut", 0, p));  // gmx takes a negative -cut as 0
+  read_surface(a, q, p);
+  const std::string xvg = a.value("xvg", "xmgrace");
+  if (xvg != "xmgrace" && xvg != "none") p.push_back("-xvg must be xmgrace or none");
+  q.headers = xvg == "xmgrace";
+  q.out_rdf = a.value("o", "rdf.xvg");
+  q.out_cn = a.value("cn");
+  for (const std::string& f : {o.trajectory, o.topology, o.index_file})
+    if (!f.empty() && !std::filesystem::is_regular_file(f)) p.push_back(f + ": no such file");
+  if (!p.empty()) {
+    std::string text;
+    for (const auto& line : p) text += (text.empty() ? "" : "\n") + line;
+    throw UsageError(text);
+  }
+  o.begin_time = begin * ps;
+  o.end_time = end * ps;
+  if (dt > 0) o.step = step_of_dt(o.trajectory, dt * ps);
+  o.exclude = a.flag("excl", false) ? "topology" : "none";
+  o.xy = a.flag("xy", false);
+  o.norm = "none";  // raw counts: normalised as gmx does (normalise)
+  return q;
+}
+
+/// The job's species: the reference, then each distinct selection; a selection equal to the
+/// reference is the reference itself (its pairs then count once each, doubled in normalise as
+/// gmx's ordered pairs). Returns the species of every -sel.
+std::vector<int> define_species(RdfRequest& q) {
+  JobOptions& o = q.job;
+  std::vector<std::string> texts = {q.ref};
+  std::vector<int> species_of_sel;
+  for (const auto& s : q.sels) {
+    const auto it = std::find(texts.begin(), texts.end(), s);
+    species_of_sel.push_back(static_cast<int>(it - texts.begin()));
+    if (it == texts.end()) texts.push_back(s);
+  }
+  // A .tpr's default groups cost a second reading of it (in a child process): only for a
+  // selection that may name one.
+  analysis::IndexGroups groups;
+  const analysis::IndexGroups* served = nullptr;
+  if (!o.index_file.empty()) {
+    groups = io::read_ndx(o.index_file, std::numeric_limits<int>::max());
+    served = &groups;
+  } else if (std::any_of(texts.begin(), texts.end(), one_word) &&
+             io::has_default_groups(o.topology)) {
+    groups = io::read_default_groups(o.topology);
+    served = &groups;
+  }
+  for (size_t s = 0; s < texts.size(); ++s)
+    o.species.push_back({s == 0 ? "ref" : "sel" + std::to_string(s),
+                         with_position_type(as_selection(texts[s], served), q.seltype)});
+  for (int s : species_of_sel) {
+    const std::string pair = "ref-" + o.species[static_cast<size_t>(s)].name;
+    if (std::find(o.pairs.begin(), o.pairs.end(), pair) == o.pairs.end()) o.pairs.push_back(pair);
+  }
+  return species_of_sel;
+}
+
+struct RdfCurves {
+  std::vector<std::vector<double>> g, cn;  // per -sel
+  std::vector<double> r_rdf, r_cn;
+};
+
+RdfCurves normalise(const RdfRequest& q, const RdfCounts& counts) {
+  RdfCurves c;
+  for (size_t k = 0; k < counts.half_counts.size(); ++k) {
+    const auto curve =
+        analysis::gmx_rdf_curve(counts.half_counts[k], counts.frames, counts.ref_count,
+                                counts.sel_density[k], q.bin, q.norm, q.job.xy);
+    c.g.push_back(curve.rdf);
+    c.cn.push_back(curve.cn);
+  }
+  for (size_t i = 0; i < c.g[0].size(); ++i) c.r_rdf.push_back(static_cast<double>(i) * q.bin);
+  for (size_t i = 0; i < c.cn[0].size(); ++i) c.r_cn.push_back(static_cast<double>(i + 1) * q.bin);
+  return c;
+}
+
+void write_rdf_files(const RdfRequest& q, const std::vector<std::string>& args,
+                     const RdfCurves& c) {
+  std::string command = "pairhist rdf";
+  for (const auto& w : args) command += " " + w;
+  io::write_text_atomically(
+      q.out_rdf,
+      xvg_text("Radial distribution", "g(r)", q.ref, q.sels, c.r_rdf, c.g, q.headers, command),
+      "the g(r) file");
+  if (!q.out_cn.empty())
+    io::write_text_atomically(q.out_cn,
+                              xvg_text("Cumulative Number RDF", "number", q.ref, q.sels, c.r_cn,
+                                       c.cn, q.headers, command),
+                              "the cumulative number file");
+}
+
 }  // namespace
 
 void add_rdf_command(CLI::App& app) {
@@ -179,163 +315,20 @@ void run_rdf_command(const std::vector<std::string>& args) {
                 gmx_options_help(rdf_options()).c_str());
     return;
   }
-  const GmxArguments a(rdf_options(), args);
-  std::vector<std::string> p;  // every problem, one line each
-  JobOptions o;
-  o.trajectory = a.value("f");
-  o.topology = a.value("s", std::filesystem::exists("topol.tpr") ? "topol.tpr" : "");
-  o.index_file = a.value("n");
-  if (o.trajectory.empty()) p.push_back("-f TRAJECTORY is required");
-  if (o.topology.empty()) p.push_back("-s TOPOLOGY is required (no topol.tpr here)");
-  const std::string ref = a.value("ref");
-  const std::vector<std::string> sels = a.values("sel");
-  if (ref.empty()) p.push_back("-ref SELECTION is required");
-  if (sels.empty()) p.push_back("-sel SELECTION is required (one or more)");
-  static const std::vector<std::pair<std::string, double>> kTimeUnits = {
-      {"fs", 1e-3}, {"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}};
-  double ps = 1;
-  bool unit_known = false;
-  for (const auto& [unit, factor] : kTimeUnits)
-    if (a.value("tu", "ps") == unit) ps = factor, unit_known = true;
-  if (!unit_known) p.push_back("-tu must be fs, ps, ns, us, ms or s");
-  const double begin = number(a, "b", NAN, p), end = number(a, "e", NAN, p);
-  const double dt = number(a, "dt", 0, p);
-  const double bin = number(a, "bin", 0.002, p);
-  double rmax = number(a, "rmax", 0, p);
-  if (!(bin > 0)) p.push_back("-bin must be positive");
-  if (rmax < 0) p.push_back("-rmax must be positive (or 0: from the first frame's box)");
-  if (dt < 0) p.push_back("-dt must be positive");
-  const std::string norm_text = a.value("norm", "rdf");
-  analysis::GmxNorm norm = analysis::GmxNorm::rdf;
-  if (norm_text == "number_density")
-    norm = analysis::GmxNorm::number_density;
-  else if (norm_text == "none")
-    norm = analysis::GmxNorm::none;
-  else if (norm_text != "rdf")
-    p.push_back("-norm must be rdf, number_density or none");
-  // gmx rdf options pairhist does not compute: refused, never ignored.
-  analysis::PositionType seltype, selrpos;
-  for (const auto& [option, type] : {std::pair{"seltype", &seltype}, {"selrpos", &selrpos}})
-    if (!analysis::parse_position_type(a.value(option, "atom"), *type))
-      p.push_back(std::string("-") + option + " must be " + analysis::position_type_list());
-  if (a.value("surf", "no") != "no") p.push_back("-surf is not supported by pairhist rdf");
-  if (number(a, "cut", 0, p) != 0) p.push_back("-cut is not supported by pairhist rdf");
-  const std::string xvg = a.value("xvg", "xmgrace");
-  if (xvg != "xmgrace" && xvg != "none") p.push_back("-xvg must be xmgrace or none");
-  const std::string out_rdf = a.value("o", "rdf.xvg"), out_cn = a.value("cn");
-  for (const std::string& f : {o.trajectory, o.topology, o.index_file})
-    if (!f.empty() && !std::filesystem::is_regular_file(f)) p.push_back(f + ": no such file");
-  if (!p.empty()) {
-    std::string text;
-    for (const auto& line : p) text += (text.empty() ? "" : "\n") + line;
-    throw UsageError(text);
-  }
-  o.begin_time = begin * ps;
-  o.end_time = end * ps;
-  if (dt > 0) o.step = step_of_dt(o.trajectory, dt * ps);
-  o.exclude = a.flag("excl", false) ? "topology" : "none";
-  o.xy = a.flag("xy", false);
-  o.norm = "none";  // raw counts: normalised below as gmx does
-
-  // Species: the reference, then each distinct selection; a selection equal to the reference is
-  // the reference itself (its pairs then count once each, doubled below as gmx's ordered pairs).
-  std::vector<std::string> texts = {ref};
-  std::vector<int> species_of_sel;
-  for (const auto& s : sels) {
-    const auto it = std::find(texts.begin(), texts.end(), s);
-    species_of_sel.push_back(static_cast<int>(it - texts.begin()));
-    if (it == texts.end()) texts.push_back(s);
-  }
-  // A .tpr's default groups cost a second reading of it (in a child process): only for a
-  // selection that may name one.
-  analysis::IndexGroups groups;
-  const analysis::IndexGroups* served = nullptr;
-  if (!o.index_file.empty()) {
-    groups = io::read_ndx(o.index_file, std::numeric_limits<int>::max());
-    served = &groups;
-  } else if (std::any_of(texts.begin(), texts.end(), one_word) &&
-             io::has_default_groups(o.topology)) {
-    groups = io::read_default_groups(o.topology);
-    served = &groups;
-  }
-  for (size_t s = 0; s < texts.size(); ++s)
-    o.species.push_back({s == 0 ? "ref" : "sel" + std::to_string(s),
-                         with_position_type(as_selection(texts[s], served), seltype)});
-  for (int s : species_of_sel) {
-    const std::string pair = "ref-" + o.species[static_cast<size_t>(s)].name;
-    if (std::find(o.pairs.begin(), o.pairs.end(), pair) == o.pairs.end()) o.pairs.push_back(pair);
-  }
-  // Half-width bins up to gmx's last edge: every row gmx writes is a sum of whole bins.
-  const bool from_box = rmax == 0;
-  if (from_box) rmax = gmx_default_rmax(o.trajectory, o.xy);
-  const double half = bin / 2;
-  double halves = rmax / half;
-  halves = std::fabs(halves - std::round(halves)) < 1e-6 * halves ? std::round(halves)
-                                                                  : std::ceil(halves);
-  if (from_box) {
-    // gmx takes the first frame's box; a later, smaller box (NPT) would leave pairs beyond its
-    // minimum-image limit uncounted, so r_max stops at the smallest box's limit: gmx's rows up
-    // to there, the same r values.
-    const BoxLimit limit = smallest_box_limit(o);
-    const double fits = std::floor(limit.r_max_nm / half * (1 + 1e-9));
-    if (fits < halves) {
-      std::fprintf(stderr,
-                   "pairhist rdf: note: -rmax 0 stops at %g nm, where gmx rdf takes %g nm from "
-                   "the first frame: the box of frame %lld allows no more\n",
-                   fits * half, halves * half, static_cast<long long>(limit.frame));
-      halves = fits;
-    }
-  }
-  if (halves < 2 || halves > 1e8) throw UsageError("-rmax / -bin gives no usable bins");
-  o.nbins = static_cast<int>(halves);
-  o.r_max = halves * half;
-
-  const JobOutcome out = run_trajectory_job(o);
-  const HistogramResult& r = out.result;
-  if (r.volumes.size() != r.frame_indices.size())
-    throw InputError(o.trajectory + ": no periodic box: no density for g(r)");
-  const double frames = static_cast<double>(r.frame_indices.size());
-  // gmx rdf's normalisation: the mean reference atoms <N_ref> and the mean selection density
-  // <N_sel / V> over the frames; with dynamic selections each frame's own sizes.
-  const auto mean_atoms = [&](size_t s, bool per_volume) {
-    double sum = 0;
-    for (size_t f = 0; f < r.frame_indices.size(); ++f)
-      sum += static_cast<double>(r.dynamic() ? r.frame_species_counts[f][s] : r.species[s].count) *
-             (per_volume ? 1 / r.volumes[f] : 1.0);
-    return sum / frames;
-  };
-  std::vector<std::vector<double>> g, cn;
-  for (int s : species_of_sel) {
-    const std::string name = o.species[static_cast<size_t>(s)].name;
-    const auto it = std::find_if(r.pairs.begin(), r.pairs.end(),
-                                 [&](const PairHistogram& h) { return h.a == 0 && h.b == s; });
-    std::vector<double> half_counts;
-    for (uint64_t c : it->counts) half_counts.push_back(static_cast<double>(c) * (s == 0 ? 2 : 1));
-    const auto curve =
-        analysis::gmx_rdf_curve(half_counts, frames, mean_atoms(0, false),
-                                mean_atoms(static_cast<size_t>(s), true), bin, norm, o.xy);
-    g.push_back(curve.rdf);
-    cn.push_back(curve.cn);
-  }
-  std::vector<double> r_rdf, r_cn;
-  for (size_t i = 0; i < g[0].size(); ++i) r_rdf.push_back(static_cast<double>(i) * bin);
-  for (size_t i = 0; i < cn[0].size(); ++i) r_cn.push_back(static_cast<double>(i + 1) * bin);
-  std::string command = "pairhist rdf";
-  for (const auto& w : args) command += " " + w;
-  const bool headers = xvg == "xmgrace";
-  io::write_text_atomically(
-      out_rdf, xvg_text("Radial distribution", "g(r)", ref, sels, r_rdf, g, headers, command),
-      "the g(r) file");
-  if (!out_cn.empty())
-    io::write_text_atomically(
-        out_cn, xvg_text("Cumulative Number RDF", "number", ref, sels, r_cn, cn, headers, command),
-        "the cumulative number file");
+  RdfRequest q = read_rdf_arguments(args);
+  const std::vector<int> species_of_sel = define_species(q);
+  choose_bins(q);
+  const RdfCounts counts =
+      q.surface ? count_surfaces(q, species_of_sel) : count_pairs(q, species_of_sel);
+  const RdfCurves curves = normalise(q, counts);
+  write_rdf_files(q, args, curves);
   std::printf(
-      "pairhist rdf: %s of %zu selection%s around '%s', %zu frames, %zu bins of %g nm "
+      "pairhist rdf: %s of %zu selection%s around %s'%s', %.0f frames, %zu bins of %g nm "
       "up to %g nm: %s%s%s (%.3f s)\n",
-      norm_text == "rdf" ? "g(r)" : norm_text.c_str(), sels.size(), sels.size() == 1 ? "" : "s",
-      ref.c_str(), r.frame_indices.size(), r_rdf.size(), bin, o.r_max, out_rdf.c_str(),
-      out_cn.empty() ? "" : ", ", out_cn.c_str(), out.seconds);
+      q.norm_text == "rdf" ? "g(r)" : q.norm_text.c_str(), q.sels.size(),
+      q.sels.size() == 1 ? "" : "s", q.surface ? "the surface groups of " : "", q.ref.c_str(),
+      counts.frames, curves.r_rdf.size(), q.bin, q.job.r_max, q.out_rdf.c_str(),
+      q.out_cn.empty() ? "" : ", ", q.out_cn.c_str(), counts.seconds);
 }
 
 }  // namespace pairhist

@@ -118,8 +118,8 @@ void share_setup_failure(Distribution& d, const std::exception& e) {
   d.share_plan(&failed, nullptr);
 }
 
-JobOutcome run(RunArgs& a) {
-  resolve_run_arguments(a);
+/// The job options that follow from the run's flags alone.
+void configure_job(RunArgs& a) {
   a.job.whole_frames = a.schedule == "static";
   a.job.algorithm = parse_algorithm(a.algorithm);
   a.job.sum_tasks = a.reduction == "sum";
@@ -127,44 +127,29 @@ JobOutcome run(RunArgs& a) {
   // kind while doing so (always, under schedulers that record no models), so only when asked.
   a.job.lp_bound = a.lp_bound || !a.lp_file.empty();
   a.job.lp_bound_text = !a.lp_file.empty();
-  // Under mpirun/srun with several ranks: rank 0 alone owns the output directory and writes.
-  const std::unique_ptr<Distribution> distribution = make_distribution();
-  const bool root = !distribution || distribution->rank() == 0;
-  a.job.distribution = distribution.get();
-  a.job.gather_traces = !a.task_trace.empty();
-  a.job.reading_timeline = !a.reading_trace.empty();
-  a.job.output_place = " in " + a.output;
-  const RunIdentity identity = run_identity(a.job);
-  std::optional<Checkpoint> resumed;
-  std::optional<OutputLock> lock;  // held until the last file is written
-  if (root) {
-    try {
-      if (a.resume && a.overwrite) throw UsageError("--resume and --overwrite exclude each other");
-      check_output_directory(a.output);
-      lock.emplace(a.output);
-      resumed = prepare_output_directory(a.output, a.resume, a.overwrite, identity);
-    } catch (const std::exception& e) {
-      if (distribution) share_setup_failure(*distribution, e);  // the other ranks end too
-      throw;
-    }
-  }
-  if (root && a.resume && !resumed && !a.quiet)
-    std::fprintf(stderr, "pairhist: nothing to resume in %s: starting from the first frame\n",
-                 a.output.c_str());
-  if (resumed && resumed->finished) {
-    // A job script that resumes whatever happened: the run was done before it was stopped.
-    std::fprintf(stderr,
-                 "pairhist: %s holds this run's finished results (%zu frames): nothing "
-                 "to resume\n",
-                 a.output.c_str(), resumed->state.frames());
-    if (distribution) share_setup_failure(*distribution, RankFailure(0));
-    return JobOutcome{};
-  }
-  if (resumed) a.job.resume = &resumed->state;
-  if (!a.quiet && root) a.job.progress = make_progress(a.progress);
+}
 
-  const std::string checkpoint = checkpoint_path(a.output);
-  const std::string config = effective_config(a);
+/// Rank 0 takes the output directory (its lock, held until the last file is written) and finds
+/// a checkpoint to resume from; where it cannot, the other ranks of a distributed run end too.
+void claim_output_directory(const RunArgs& a, Distribution* distribution,
+                            const RunIdentity& identity, std::optional<Checkpoint>& resumed,
+                            std::optional<OutputLock>& lock) {
+  try {
+    if (a.resume && a.overwrite) throw UsageError("--resume and --overwrite exclude each other");
+    check_output_directory(a.output);
+    lock.emplace(a.output);
+    resumed = prepare_output_directory(a.output, a.resume, a.overwrite, identity);
+  } catch (const std::exception& e) {
+    if (distribution) share_setup_failure(*distribution, e);  // the other ranks end too
+    throw;
+  }
+}
+
+/// What rank 0 does while the job runs: checkpoints, each completed interval's files, and the
+/// scatterers decided from the topology as it loads. The callbacks keep references to the
+/// arguments: they must outlive the job.
+void install_callbacks(RunArgs& a, bool root, const RunIdentity& identity,
+                       const std::string& checkpoint, const std::string& config) {
   a.job.checkpoint_seconds = a.checkpoint_seconds;
   if (root) {
     a.job.on_checkpoint = [&](const JobState& state) {
@@ -189,18 +174,16 @@ JobOutcome run(RunArgs& a) {
       *decided = decide_run_scatterers(o, resolved, topology);
     };
   }
-  const StopSignals signals;
-  a.job.stop = &StopSignals::requested();
-  JobOutcome out;
+}
+
+/// The job itself. Bad input removes the checkpoint (going on from it would meet the input
+/// again) and the directory if the run made it and nothing else is in it; an output error says
+/// whether the checkpoint is left to resume from.
+JobOutcome count(const RunArgs& a, bool root, const std::string& checkpoint) {
   try {
-    out = run_trajectory_job(a.job);
-    if (!out.root) {  // another rank of a distributed run: rank 0 writes
-      if (out.stopped_by_signal != 0) throw StoppedBySignal(out.stopped_by_signal);
-      return out;
-    }
+    return run_trajectory_job(a.job);
   } catch (const InputError&) {
     if (!root) throw;
-    // The input itself is at fault: going on from the checkpoint would meet it again.
     std::error_code ec;
     std::filesystem::remove(checkpoint, ec);
     std::filesystem::remove(a.output, ec);  // only if empty: the run's own directory
@@ -210,26 +193,22 @@ JobOutcome run(RunArgs& a) {
     throw OutputError(std::string(e.what()) + " (the checkpoint " + checkpoint +
                       " is intact: make room and add --resume)");
   }
-  if (a.job.progress) std::fprintf(stderr, "\n");
-  const HistogramResult& result = out.result;
-  if (out.stopped_by_signal != 0 && result.frame_indices.empty()) {
-    std::fprintf(stderr, "pairhist: stopped by %s before any frame was counted: nothing written\n",
-                 signal_name(out.stopped_by_signal).c_str());
-    throw StoppedBySignal(out.stopped_by_signal);
-  }
+}
 
-  std::vector<std::string> files = write_results(a.output, result, config);
-  if (result.complete) {
-    // The results hold the counts now; the checkpoint keeps what they were computed from.
-    Checkpoint finished{identity, {}, true};
-    finished.state.frame_indices = result.frame_indices;
-    finished.state.frame_times = result.frame_times;
-    finished.state.volumes = result.volumes;
-    finished.state.open_counts.assign(result.pairs.size(),
-                                      std::vector<uint64_t>(static_cast<size_t>(result.nbins)));
-    write_checkpoint(checkpoint, finished);
-  }
-  scatter_outputs(a, files, true, out.stopped_by_signal == 0);
+/// The results hold the counts now; the checkpoint keeps what they were computed from.
+void mark_finished(const HistogramResult& result, const RunIdentity& identity,
+                   const std::string& checkpoint) {
+  Checkpoint finished{identity, {}, true};
+  finished.state.frame_indices = result.frame_indices;
+  finished.state.frame_times = result.frame_times;
+  finished.state.volumes = result.volumes;
+  finished.state.open_counts.assign(result.pairs.size(),
+                                    std::vector<uint64_t>(static_cast<size_t>(result.nbins)));
+  write_checkpoint(checkpoint, finished);
+}
+
+/// --report, --lp-file, --activity-svg, --task-trace.
+void write_run_extras(const RunArgs& a, const JobOutcome& out, std::vector<std::string>& files) {
   const auto write_extra = [&files](const std::string& path, const std::string& contents,
                                     const std::string& what) {
     io::write_text_atomically(path, contents, what);
@@ -250,6 +229,59 @@ JobOutcome run(RunArgs& a) {
                 "the task trace");
   if (!a.reading_trace.empty())
     write_extra(a.reading_trace, reading_trace_csv(out.reading_timeline), "the reading trace");
+}
+
+JobOutcome run(RunArgs& a) {
+  resolve_run_arguments(a);
+  configure_job(a);
+  // Under mpirun/srun with several ranks: rank 0 alone owns the output directory and writes.
+  const std::unique_ptr<Distribution> distribution = make_distribution();
+  const bool root = !distribution || distribution->rank() == 0;
+  a.job.distribution = distribution.get();
+  a.job.gather_traces = !a.task_trace.empty();
+  a.job.reading_timeline = !a.reading_trace.empty();
+  a.job.output_place = " in " + a.output;
+  const RunIdentity identity = run_identity(a.job);
+  std::optional<Checkpoint> resumed;
+  std::optional<OutputLock> lock;  // held until the last file is written
+  if (root) claim_output_directory(a, distribution.get(), identity, resumed, lock);
+  if (root && a.resume && !resumed && !a.quiet)
+    std::fprintf(stderr, "pairhist: nothing to resume in %s: starting from the first frame\n",
+                 a.output.c_str());
+  if (resumed && resumed->finished) {
+    // A job script that resumes whatever happened: the run was done before it was stopped.
+    std::fprintf(stderr,
+                 "pairhist: %s holds this run's finished results (%zu frames): nothing "
+                 "to resume\n",
+                 a.output.c_str(), resumed->state.frames());
+    if (distribution) share_setup_failure(*distribution, RankFailure(0));
+    return JobOutcome{};
+  }
+  if (resumed) a.job.resume = &resumed->state;
+  if (!a.quiet && root) a.job.progress = make_progress(a.progress);
+
+  const std::string checkpoint = checkpoint_path(a.output);
+  const std::string config = effective_config(a);
+  install_callbacks(a, root, identity, checkpoint, config);
+  const StopSignals signals;
+  a.job.stop = &StopSignals::requested();
+  JobOutcome out = count(a, root, checkpoint);
+  if (!out.root) {  // another rank of a distributed run: rank 0 writes
+    if (out.stopped_by_signal != 0) throw StoppedBySignal(out.stopped_by_signal);
+    return out;
+  }
+  if (a.job.progress) std::fprintf(stderr, "\n");
+  const HistogramResult& result = out.result;
+  if (out.stopped_by_signal != 0 && result.frame_indices.empty()) {
+    std::fprintf(stderr, "pairhist: stopped by %s before any frame was counted: nothing written\n",
+                 signal_name(out.stopped_by_signal).c_str());
+    throw StoppedBySignal(out.stopped_by_signal);
+  }
+
+  std::vector<std::string> files = write_results(a.output, result, config);
+  if (result.complete) mark_finished(result, identity, checkpoint);
+  scatter_outputs(a, files, true, out.stopped_by_signal == 0);
+  write_run_extras(a, out, files);
   if (!a.quiet) print_run_summary(a.job, out, files, a.verbose);
   if (out.stopped_by_signal != 0) {
     print_stop_report(out, a.output, checkpoint);

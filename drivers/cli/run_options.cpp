@@ -164,17 +164,8 @@ void resolve_bins(RunArgs& a) {
   o.r_max = o.nbins * width;
 }
 
-}  // namespace
-
-void add_run_scattering_options(CLI::App* cmd, RunArgs* args) {
-  cmd->add_option("--scattering", args->scattering.radiation,
-                  "xray or neutron: at the end of the run also write the scattering intensity "
-                  "(intensity.csv, .xvg, .h5), as `pairhist scattering OUTPUT` would");
-  add_scattering_options(cmd, args->scattering, true);
-}
-
-/// The options of `run`, shared by `calibrate`, which runs the same job on its first frames.
-void add_run_options(CLI::App* cmd, RunArgs* args) {
+/// What is read: the trajectory, its topology, the species and their pairs.
+void add_input_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("trajectory,-f", args->job.trajectory,
                   "Trajectory (.xtc, .trr, .pdb, .dcd, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump, "
                   ".h5md, CADISHI .h5/.hdf5)");
@@ -193,6 +184,10 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
                   "Count only these species pairs, A-B,C-D (species names); default: every pair "
                   "A-A, A-B, B-B, ...")
       ->delimiter(',');
+}
+
+/// What is counted: the bins, units, precision, and which atoms and pairs.
+void add_histogram_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--rmax", args->job.r_max,
                   "Largest distance histogrammed (in --units); default (or 0): as large as the "
                   "box of every frame read allows (half its shortest lattice vector)");
@@ -222,6 +217,10 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
                   "(atoms of the same residue) or topology (the exclusions of a .tpr topology, "
                   "as gmx rdf -excl)")
       ->capture_default_str();
+}
+
+/// How the counts are normalised and written.
+void add_output_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--norm", args->job.norm,
                   "Normalisation (MDAnalysis's): rdf = g(r); density = pairs per frame per shell "
                   "volume; none = pairs per frame (same-species pairs counted as ordered pairs, "
@@ -234,6 +233,10 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("-o,--output", args->output,
                   "Output directory (rdf.csv, rdf.xvg, cn.xvg, pairhist.h5 are written in it)")
       ->capture_default_str();
+}
+
+/// Which frames.
+void add_frame_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--first", args->job.first, "First frame (0-based)")->capture_default_str();
   cmd->add_option("--last", args->job.last, "Last frame, inclusive (-1: end)")
       ->capture_default_str();
@@ -241,6 +244,10 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--begin,-b", args->job.begin_time,
                   "Skip frames before this time (ps), like gmx -b");
   cmd->add_option("--end,-e", args->job.end_time, "Stop after this time (ps), like gmx -e");
+}
+
+/// How tasks are scheduled and pairs found.
+void add_algorithm_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--sched", args->job.scheduler,
                   "StarPU scheduler (lws, eager, dmda, dmdas, random, ...); default: "
                   "$STARPU_SCHED or StarPU's default");
@@ -261,6 +268,10 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--cell-order", args->job.cell_order,
                   "Cell lists: order of the cells and points, row-major, morton or hilbert "
                   "(default: the measured fastest)");
+}
+
+/// Workers, memory and decoding threads.
+void add_worker_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--ncpu", args->job.ncpu,
                   "CPU workers (-1: planned: all cores without GPUs; beside GPUs the cores the "
                   "decoding threads leave, at most 16, none where a core's task would outlast "
@@ -284,6 +295,10 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
                   "Threads decoding XTC frames ahead (0: automatic: 1 below 50000 atoms, else "
                   "min(4, cores/4) growing on the first frame to keep the GPUs fed; 1: serial)")
       ->capture_default_str();
+}
+
+/// Reports and measurements of the run itself.
+void add_measurement_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--report", args->report,
                   "Also write the run summary and per-worker activity as JSON to this file");
   cmd->add_option("--reduction", args->reduction,
@@ -309,6 +324,10 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
                   "Pairs per row tile of a large species pair (0: chosen from the machine; see "
                   "docs/design.md, decomposition policy)")
       ->capture_default_str();
+}
+
+/// Resuming, checkpoints, distributed frames and what is printed.
+void add_run_control_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_flag("--resume", args->resume,
                 "Continue the interrupted run whose checkpoint is in the output directory (same "
                 "arguments); the result is the same, bit for bit, as an uninterrupted run's; "
@@ -328,6 +347,27 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_flag("-v,--verbose", args->verbose,
                 "The summary also gives the scheduler's detail: throughput, tasks, workers, "
                 "makespan (always in --report)");
+}
+
+}  // namespace
+
+void add_run_scattering_options(CLI::App* cmd, RunArgs* args) {
+  cmd->add_option("--scattering", args->scattering.radiation,
+                  "xray or neutron: at the end of the run also write the scattering intensity "
+                  "(intensity.csv, .xvg, .h5), as `pairhist scattering OUTPUT` would");
+  add_scattering_options(cmd, args->scattering, true);
+}
+
+/// The options of `run`, shared by `calibrate`, which runs the same job on its first frames.
+void add_run_options(CLI::App* cmd, RunArgs* args) {
+  add_input_options(cmd, args);
+  add_histogram_options(cmd, args);
+  add_output_options(cmd, args);
+  add_frame_options(cmd, args);
+  add_algorithm_options(cmd, args);
+  add_worker_options(cmd, args);
+  add_measurement_options(cmd, args);
+  add_run_control_options(cmd, args);
 }
 
 void resolve_run_arguments(RunArgs& a) {
