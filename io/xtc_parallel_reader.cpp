@@ -208,9 +208,12 @@ void XtcParallelReader::work(int thread) {
     // Frames are claimed and located in file order under read_mutex_ (a header read each: the
     // next frame's place is known only from this one's header), then fetched and decoded
     // concurrently, without the lock.
+    const auto lock_from = std::chrono::steady_clock::now();
     std::unique_lock<std::mutex> read_lock(read_mutex_);
+    const double lock_wait =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - lock_from).count();
     Claim claim;
-    if (!claim_next(claim, thread)) return;
+    if (!claim_next(claim, thread, lock_wait)) return;
     Outcome outcome;
     try {
       std::string problem;
@@ -226,9 +229,10 @@ void XtcParallelReader::work(int thread) {
   }
 }
 
-bool XtcParallelReader::claim_next(Claim& claim, int thread) {
+bool XtcParallelReader::claim_next(Claim& claim, int thread, double lock_wait) {
   const auto window = static_cast<int64_t>(slots_.size());
   std::unique_lock<std::mutex> lock(mutex_);
+  waits_.lock_seconds += lock_wait;
   // At most `window` frames beyond the delivered ones: this bounds the memory. The thread
   // waiting for room promotes staged frames meanwhile.
   for (;;) {

@@ -102,6 +102,10 @@ class XtcParallelReader : public TrajectoryReader {
                                     // oldest frame in the window not yet decoded, or not taken)
     double caller_seconds = 0;      // next() waited for its frame
     int64_t caller_promotions = 0;  // staged frames next() copied itself (no thread had)
+    // Decoding threads waited for the lock under which frames are claimed in order: behind
+    // the one that claims, or waits for room in the window while holding it (a full window
+    // idles every thread, and window_seconds counts only the holder's wait).
+    double lock_seconds = 0;
   };
   Waits waits() const;
   /// Keeps a ReadingTiming for every frame delivered from now on (a run's --reading-trace).
@@ -151,7 +155,9 @@ class XtcParallelReader : public TrajectoryReader {
   };
 
   void work(int thread);
-  bool claim_next(Claim& claim, int thread);  // waits for room in the window; false: stop
+  // Waits for room in the window; false: stop. `lock_wait`: seconds the thread waited for
+  // read_mutex_ (Waits::lock_seconds).
+  bool claim_next(Claim& claim, int thread, double lock_wait);
   // Under mutex_ (unlocked while copying): promotes the earliest decoded frame among the next
   // kPinnedFrames to deliver into a pinned set; false if there is none. `by`: the decoding
   // thread, or -1 for the caller.

@@ -4,7 +4,8 @@
 # start fields, with the GPUs' kernels loaded ahead (default) and lazily, and with --ncpu 0.
 #   here:  bash scripts/gpu-suite.sh stage
 #   there: bash scripts/gpu-start-device-run.sh   (repo root, carry [".gpu"]; logs to $OUT)
-# START_FRAMES (100) frames of W1 x16; START_ROUNDS (2); START_BENCH (1) times StarPU alone.
+# START_FRAMES (100) frames of W1 x16; START_ROUNDS (2); START_BENCH (1) times StarPU alone;
+# START_REPEAT (1) repeats the frames that many times.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=gpu-start-device
@@ -22,6 +23,10 @@ for n in $([ "${START_BENCH:-1}" = 1 ] && echo 1 "$gpus"); do
   done
 done
 w1=$("$ph" synth --case W1 --replicas 16 --frames "${START_FRAMES:-100}" -o "$work/w1big" -q)
+if [ "${START_REPEAT:-1}" -gt 1 ]; then  # the frames START_REPEAT times (1000 from 200)
+  for _ in $(seq "$START_REPEAT"); do cat "$work/w1big/W1.xtc"; done >"$work/w1big/W1-long.xtc"
+  mv "$work/w1big/W1-long.xtc" "$work/w1big/W1.xtc"
+fi
 cat "$work"/w1big/W1.xtc >/dev/null
 args=$(echo "${w1#* }" | sed 's/ -o [^ ]*//')
 "$ph" $args --frames 3 -o "$work/warm-up" --overwrite >"$work/warm-up.out" 2>&1 # bus calibration
@@ -34,7 +39,7 @@ one() {  # one NAME ROUND "EXTRA ARGS" ENV...
     /proc/vmstat >"$work/vm-before"
   t0=$(date +%s.%N)
   # shellcheck disable=SC2086
-  if ! timeout 120 env "$@" "$ph" $args $extra -o "$work/$run" --overwrite --report "$work/$run.json" \
+  if ! timeout "${START_RUN_TIMEOUT:-120}" env "$@" "$ph" $args $extra -o "$work/$run" --overwrite --report "$work/$run.json" \
     --task-trace "$work/$run-trace.csv" --reading-trace "$work/$run-reading.csv" \
     >"$work/$run.out" 2>&1; then
     echo "FAILED: $run" | tee -a "$log"
@@ -67,7 +72,7 @@ with open(sys.argv[2]) as f:
 keys = ["seconds", "before_first_frame_seconds", "topology_seconds", "first_frame_seconds",
         "gpu_wait_seconds", "engine_start_seconds", "first_task_start_seconds", "makespan_seconds",
         "decode_seconds_per_frame", "decode_window_wait_seconds", "decode_caller_wait_seconds",
-        "decode_caller_promotions"]
+        "decode_caller_promotions", "decode_lock_wait_seconds"]
 print(sys.argv[3], f"wall {float(sys.argv[5]) - float(sys.argv[4]):.2f}",
       " ".join(f"{k.replace('_seconds', '')} {r.get(k) or 0:.3f}" for k in keys),
       "first task per worker", " ".join(f"{v:.2f}" for k, v in sorted(first.items())))

@@ -148,6 +148,7 @@ struct JobOutcome {
   double decode_window_wait_seconds = 0;
   double decode_caller_wait_seconds = 0;
   int64_t decode_caller_promotions = 0;  // staged frames the counting thread copied itself
+  double decode_lock_wait_seconds = 0;   // decoding threads waiting to claim (Waits)
   // Every delivered frame's reading (JobOptions::reading_timeline), in seconds on the task
   // trace's clock (negative: before the engine started).
   std::vector<io::ReadingTiming> reading_timeline;

@@ -68,6 +68,7 @@ JobOutcome TrajectoryPipeline::run() {
     out_.decode_window_wait_seconds = waits.window_seconds;
     out_.decode_caller_wait_seconds = waits.caller_seconds;
     out_.decode_caller_promotions = waits.caller_promotions;
+    out_.decode_lock_wait_seconds = waits.lock_seconds;
     if (options_.reading_timeline && engine_) {
       const double offset = engine_->activity_seconds() - seconds_since_epoch();
       out_.reading_timeline = parallel->timings();

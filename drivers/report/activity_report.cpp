@@ -210,6 +210,7 @@ nlohmann::json activity_json(const JobOutcome& out) {
           {"decode_window_wait_seconds", out.decode_window_wait_seconds},
           {"decode_caller_wait_seconds", out.decode_caller_wait_seconds},
           {"decode_caller_promotions", out.decode_caller_promotions},
+          {"decode_lock_wait_seconds", out.decode_lock_wait_seconds},
           {"estimated_gpu_seconds_per_frame", out.gpu_seconds},
           {"feed_bound", out.feed_bound},
           {"feeding_plan", feeding_plan_json(out)},
