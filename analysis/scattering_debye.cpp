@@ -1,16 +1,12 @@
 #include "analysis/scattering_debye.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <complex>
-#include <exception>
 #include <limits>
-#include <mutex>
 #include <stdexcept>
-#include <system_error>
-#include <thread>
 
+#include "analysis/parallel_for.hpp"
 #include "analysis/rdf.hpp"
 #include "pairhist/errors.hpp"
 
@@ -172,6 +168,25 @@ double pairs_beyond_rmax(const HistogramResult& res, const PairHistogram& p) {
   return res.mean_pairs_per_frame(p) - counted / static_cast<double>(n_frames);
 }
 
+bool DebyeKernels::fit(const std::vector<double>& q_grid, const std::vector<double>& bin_edges,
+                       WithinBin within) const {
+  return within == rule && q_grid == q && bin_edges == edges && rows.size() == q.size();
+}
+
+DebyeKernels debye_kernels(const std::vector<double>& q, const std::vector<double>& edges,
+                           WithinBin rule, unsigned threads) {
+  check_q(q);
+  DebyeKernels out;
+  out.q = q;
+  out.edges = edges;
+  out.rule = rule;
+  out.rows.resize(q.size());
+  // At least 32 q per thread: fewer are not worth a thread.
+  parallel_for_each(q.size(), threads, 32,
+                    [&](size_t iq) { out.rows[iq] = debye_kernel(q[iq], edges, rule); });
+  return out;
+}
+
 DebyeIntensity debye_intensity(const HistogramResult& res, const std::vector<double>& q,
                                const std::vector<std::vector<double>>& weights,
                                const DebyeOptions& options) {
@@ -183,12 +198,18 @@ DebyeIntensity debye_intensity(const HistogramResult& res, const std::vector<dou
     if (w.size() != q.size()) throw std::logic_error("debye_intensity: one weight per q expected");
 
   const std::vector<double> edges = bin_edges_nm(res);
+  const DebyeKernels* ahead =
+      options.kernels != nullptr && options.kernels->fit(q, edges, options.within_bin)
+          ? options.kernels
+          : nullptr;
   DebyeIntensity out;
   out.q = q;
   out.total.assign(q.size(), 0.0);
   out.partial.assign(res.pairs.size(), std::vector<double>(q.size(), 0.0));
   const auto one_q = [&](size_t iq) {
-    const std::vector<double> kernel = debye_kernel(q[iq], edges, options.within_bin);
+    std::vector<double> own;
+    if (ahead == nullptr) own = debye_kernel(q[iq], edges, options.within_bin);
+    const std::vector<double>& kernel = ahead != nullptr ? ahead->rows[iq] : own;
     for (size_t ip = 0; ip < res.pairs.size(); ++ip) {
       const PairHistogram& p = res.pairs[ip];
       const double sum = options.precision == SumPrecision::single
@@ -202,33 +223,13 @@ DebyeIntensity debye_intensity(const HistogramResult& res, const std::vector<dou
       out.total[iq] += value;
     }
   };
-  // Every q on its own (the sine integrals of its kernel are most of the time: ~0.05 s of one
-  // core for 501 q and 240 bins), so they spread over the cores and give the same bits on any
-  // number of them. `run --scattering` computes this after the run, when the cores are free.
-  std::atomic<size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failure_lock;
-  const auto work = [&] {
-    try {
-      for (size_t iq = next++; iq < q.size(); iq = next++) one_q(iq);
-    } catch (...) {
-      const std::lock_guard<std::mutex> hold(failure_lock);
-      failure = std::current_exception();
-      next = q.size();
-    }
-  };
-  // At least 32 q per thread; hardware_concurrency() may say 0 (unknown).
-  const size_t threads = std::max<size_t>(
-      1, std::min<size_t>(std::thread::hardware_concurrency(), (q.size() + 31) / 32));
-  std::vector<std::thread> workers;
-  try {
-    for (size_t t = 1; t < threads; ++t) workers.emplace_back(work);
-  } catch (const std::system_error&) {
-    // No more threads to be had: this one does the rest.
-  }
-  work();
-  for (std::thread& w : workers) w.join();
-  if (failure) std::rethrow_exception(failure);
+  // Every q on its own, so that any number of threads gives the same bits. The sine integrals
+  // of the kernels are most of the time where they are not given: then the q spread over the
+  // cores (`pairhist scattering`); the sums alone are a few hundred thousand products.
+  if (ahead != nullptr)
+    for (size_t iq = 0; iq < q.size(); ++iq) one_q(iq);
+  else
+    parallel_for_each(q.size(), 0, 32, one_q);
   return out;
 }
 

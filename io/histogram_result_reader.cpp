@@ -91,6 +91,27 @@ std::vector<std::pair<std::string, std::string>> config_lines(const std::string&
   return out;
 }
 
+/// The run's species as the file gives them: in the config's order with their selections where
+/// the config names them all, else by name (the file's particle_numbers, without a selection).
+std::vector<SpeciesInfo> species_in_run_order(const std::string& config,
+                                              const std::map<std::string, int64_t>& counts) {
+  std::vector<SpeciesInfo> species;
+  for (const auto& [key, value] : config_lines(config))
+    if (key.compare(0, 8, "species.") == 0 && counts.count(key.substr(8)))
+      species.push_back({key.substr(8), value, counts.at(key.substr(8))});
+  if (species.size() != counts.size()) {  // no config, or it does not name them all
+    species.clear();
+    for (const auto& [name, n] : counts) species.push_back({name, "", n});
+  }
+  return species;
+}
+
+void sort_pairs(std::vector<PairHistogram>& pairs) {
+  std::sort(pairs.begin(), pairs.end(), [](const PairHistogram& x, const PairHistogram& y) {
+    return x.a != y.a ? x.a < y.a : x.b < y.b;
+  });
+}
+
 }  // namespace
 
 std::string StoredRun::config_value(const std::string& key) const {
@@ -161,13 +182,7 @@ StoredRun read_histogram_result(const std::string& given) {
     for (const std::string& s : h5_member_names(numbers.get()))
       counts[s] = in.scalar<int64_t>(numbers.get(), s, H5T_NATIVE_INT64);
   }
-  for (const auto& [key, value] : config_lines(run.config))
-    if (key.compare(0, 8, "species.") == 0 && counts.count(key.substr(8)))
-      res.species.push_back({key.substr(8), value, counts[key.substr(8)]});
-  if (res.species.size() != counts.size()) {  // no config, or it does not name them all
-    res.species.clear();
-    for (const auto& [name, n] : counts) res.species.push_back({name, "", n});
-  }
+  res.species = species_in_run_order(run.config, counts);
   // A --sphere run: the atoms of every species in each frame, and how the sphere was made.
   res.sphere = in.text(meta.get(), "sphere", false);
   res.sphere_centre = in.text(meta.get(), "sphere_centre", false);
@@ -225,9 +240,7 @@ StoredRun read_histogram_result(const std::string& given) {
     }
   }
   if (res.pairs.empty()) in.fail("no histograms");
-  std::sort(res.pairs.begin(), res.pairs.end(), [](const PairHistogram& x, const PairHistogram& y) {
-    return x.a != y.a ? x.a < y.a : x.b < y.b;
-  });
+  sort_pairs(res.pairs);
   if (h5_exists(meta.get(), "frame_species_counts")) {
     // A run with a dynamic species: its per-frame sizes, by species and pair name.
     const size_t frames = res.frame_indices.size();
@@ -250,6 +263,62 @@ StoredRun read_histogram_result(const std::string& given) {
       if (n.size() != frames) in.fail("frame_pairs/" + name + ": not one per frame");
       for (size_t f = 0; f < frames; ++f) res.frame_pairs[f][i] = n[f];
     }
+  }
+  return run;
+}
+
+StoredRun stored_run(const std::string& path, const HistogramResult& res,
+                     const std::string& config) {
+  StoredRun run;
+  run.path = path;
+  run.config = config;
+  HistogramResult& out = run.result;
+  out.r_max = res.r_max;
+  out.nbins = res.nbins;
+  out.length_unit = res.length_unit;
+  out.box_kind = res.box_kind;
+  out.precision = res.precision;
+  out.frame_indices = res.frame_indices;
+  out.frame_times = res.frame_times;
+  out.volumes = res.volumes;
+  out.complete = res.complete;
+  out.stopped_by = res.complete ? "" : res.stopped_by;  // written only for an incomplete run
+  out.norm = res.norm;
+  out.exclude = res.exclude.empty() ? "none" : res.exclude;
+  out.sphere = res.sphere;
+  out.sphere_centre = res.sphere.empty() ? "" : res.sphere_centre;
+
+  std::map<std::string, int64_t> counts;
+  for (const SpeciesInfo& s : res.species) counts[s.name] = s.count;
+  out.species = species_in_run_order(config, counts);
+  std::vector<int> index(res.species.size());  // res's species -> out's
+  for (size_t s = 0; s < res.species.size(); ++s)
+    for (size_t t = 0; t < out.species.size(); ++t)
+      if (out.species[t].name == res.species[s].name) index[s] = static_cast<int>(t);
+  std::vector<size_t> order(res.pairs.size());  // out's pairs -> res's
+  for (size_t i = 0; i < res.pairs.size(); ++i) {
+    PairHistogram p = res.pairs[i];
+    p.a = index[static_cast<size_t>(res.pairs[i].a)];
+    p.b = index[static_cast<size_t>(res.pairs[i].b)];
+    if (p.a > p.b) std::swap(p.a, p.b);
+    out.pairs.push_back(std::move(p));
+  }
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&out](size_t x, size_t y) {
+    const PairHistogram& p = out.pairs[x];
+    const PairHistogram& q = out.pairs[y];
+    return p.a != q.a ? p.a < q.a : p.b < q.b;
+  });
+  sort_pairs(out.pairs);
+  for (const auto& f : res.frame_species_counts) {
+    std::vector<int64_t> row(out.species.size(), 0);
+    for (size_t s = 0; s < f.size(); ++s) row[static_cast<size_t>(index[s])] = f[s];
+    out.frame_species_counts.push_back(std::move(row));
+  }
+  for (const auto& f : res.frame_pairs) {
+    std::vector<uint64_t> row(order.size(), 0);
+    for (size_t i = 0; i < order.size(); ++i) row[i] = f[order[i]];
+    out.frame_pairs.push_back(std::move(row));
   }
   return run;
 }

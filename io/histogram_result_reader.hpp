@@ -27,4 +27,12 @@ struct StoredRun {
 /// missing or damaged file, one not written by `pairhist run`, or inconsistent contents.
 StoredRun read_histogram_result(const std::string& path);
 
+/// What read_histogram_result(path) gives back once write_hdf5(path, res, config) has written
+/// `res`, made from `res` without the file (`run --scattering` computes from the result it has
+/// just written, in memory): species in the config's order (else by name) with their selections
+/// from it, pairs as A <= B of that order, sorted, intervals summed and dropped, stopped_by only
+/// where the run is not complete. tests/test_writers.cpp checks it against the round trip.
+StoredRun stored_run(const std::string& path, const HistogramResult& res,
+                     const std::string& config);
+
 }  // namespace pairhist::io

@@ -139,8 +139,10 @@ std::vector<std::string> describe_structure(const ScatteringOptions& o, const Sc
   return c;
 }
 
-void debye_table(const ScatteringOptions& o, const ScatteringInputs& in, ScatteringResult& out) {
+void debye_table(const ScatteringOptions& o, const ScatteringInputs& in,
+                 const analysis::DebyeKernels* kernels, ScatteringResult& out) {
   analysis::DebyeOptions debye;
+  debye.kernels = kernels;
   debye.within_bin = analysis::parse_within_bin(o.within_bin);
   debye.precision =
       o.precision == "single" ? analysis::SumPrecision::single : analysis::SumPrecision::double_;
@@ -159,8 +161,9 @@ void debye_table(const ScatteringOptions& o, const ScatteringInputs& in, Scatter
 }
 
 void structure_table(const ScatteringOptions& o, const ScatteringInputs& in,
-                     ScatteringResult& out) {
+                     const analysis::StructureKernels* kernels, ScatteringResult& out) {
   analysis::StructureOptions options;
+  options.kernels = kernels;
   options.window = analysis::parse_window(o.window);
   options.within_bin = analysis::parse_within_bin(o.within_bin);
   const HistogramResult& res = in.run.result;
@@ -223,11 +226,9 @@ void hdf5_data(const ScatteringOptions& o, const ScatteringInputs& in, Scatterin
   }
 }
 
-}  // namespace
-
-ScatteringResult compute_scattering(const ScatteringOptions& o,
-                                    const analysis::ScattererAssignment* known) {
-  const ScatteringInputs in = read_scattering_inputs(o, known);
+/// The intensity or (o.structure_factor) the structure factors from inputs at hand.
+ScatteringResult scattering_of(const ScatteringOptions& o, const ScatteringInputs& in,
+                               const ScatteringKernels* kernels) {
   const HistogramResult& res = in.run.result;
 
   ScatteringResult out;
@@ -244,13 +245,40 @@ ScatteringResult compute_scattering(const ScatteringOptions& o,
     out.mean_volume_nm3 += v * nm_per_unit * nm_per_unit * nm_per_unit / res.volumes.size();
   out.table.q = in.q;
   if (o.structure_factor)
-    structure_table(o, in, out);
+    structure_table(o, in, kernels ? &kernels->structure : nullptr, out);
   else
-    debye_table(o, in, out);
+    debye_table(o, in, kernels ? &kernels->debye : nullptr, out);
   for (size_t s = 0; s < res.species.size(); ++s)
     out.table.columns.push_back({"f_" + res.species[s].name, in.weight_grid[s]});
   hdf5_data(o, in, out);
   return out;
+}
+
+}  // namespace
+
+ScatteringKernels scattering_kernels(const ScatteringOptions& o, double r_max, int nbins,
+                                     const std::string& length_unit, unsigned threads) {
+  ScatteringKernels out;
+  HistogramResult bins;
+  bins.r_max = r_max;
+  bins.nbins = nbins;
+  bins.length_unit = length_unit;
+  const std::vector<double> q = scattering_q_grid(o);
+  const std::vector<double> edges = analysis::bin_edges_nm(bins);
+  // The sums compute a q's kernel where none is given: beyond 2^23 values (64 MiB) in all, that
+  // is what they do.
+  if (static_cast<double>(q.size()) * nbins * (o.structure_factor ? 2 : 1) > (1 << 23)) return out;
+  const analysis::WithinBin rule = analysis::parse_within_bin(o.within_bin);
+  out.debye = analysis::debye_kernels(q, edges, rule, threads);
+  if (o.structure_factor)
+    out.structure =
+        analysis::structure_kernels(q, edges, analysis::parse_window(o.window), rule, threads);
+  return out;
+}
+
+ScatteringResult compute_scattering(const ScatteringOptions& o,
+                                    const analysis::ScattererAssignment* known) {
+  return scattering_of(o, read_scattering_inputs(o, known), nullptr);
 }
 
 void write_scattering(const ScatteringOptions& o, ScatteringResult& r) {
@@ -268,14 +296,19 @@ void write_scattering(const ScatteringOptions& o, ScatteringResult& r) {
 }
 
 std::vector<ScatteringResult> write_run_scattering(const ScatteringOptions& o,
-                                                   const analysis::ScattererAssignment* known) {
+                                                   const analysis::ScattererAssignment* known,
+                                                   const io::StoredRun* run,
+                                                   const ScatteringKernels* kernels) {
+  // The run is read (or taken) once for both: the same inputs either way.
+  const ScatteringInputs in =
+      run != nullptr ? scattering_inputs(o, *run, known) : read_scattering_inputs(o, known);
   std::vector<ScatteringResult> out;
   ScatteringOptions debye = o;
   debye.structure_factor = false;
-  out.push_back(compute_scattering(debye, known));
+  out.push_back(scattering_of(debye, in, kernels));
   write_scattering(debye, out.back());
   if (o.structure_factor) {
-    out.push_back(compute_scattering(o, known));
+    out.push_back(scattering_of(o, in, kernels));
     write_scattering(o, out.back());
   }
   return out;

@@ -49,6 +49,15 @@ struct ScatteringInputs {
 ScatteringInputs read_scattering_inputs(const ScatteringOptions& options,
                                         const analysis::ScattererAssignment* known = nullptr);
 
+/// As read_scattering_inputs(), with the run given (`run --scattering`: the result just written,
+/// as io::stored_run() makes it) instead of read from options.input.
+ScatteringInputs scattering_inputs(const ScatteringOptions& options, io::StoredRun run,
+                                   const analysis::ScattererAssignment* known = nullptr);
+
+/// The q grid of the options (1/nm): q_values, else the q file's, else --q-max and --nq. Throws
+/// as read_scattering_inputs() for a bad grid or q file.
+std::vector<double> scattering_q_grid(const ScatteringOptions& options);
+
 /// The problems of the options alone, one line each (no file read): the radiation (named
 /// `radiation_flag` in the line: `run` calls it --scattering), --within-bin, --precision, --window
 /// (with structure_factor), the q grid, deuteration of X-rays and fractions that are no numbers,
