@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <complex>
 #include <limits>
 #include <stdexcept>
 
@@ -30,27 +29,54 @@ double sine_integral_series(double x) {
   return sum;
 }
 
+/// (a + ib) / (c + id) by Smith's method, which is what libgcc's __divdc3 (std::complex's
+/// division) computes for finite values away from overflow and underflow, where its scalings by
+/// powers of two are exact: the same bits without the call and its special cases.
+inline void complex_divide(double a, double b, double c, double d, double& re, double& im) {
+  if (std::abs(c) < std::abs(d)) {
+    const double ratio = c / d;
+    const double denom = c * ratio + d;
+    re = (a * ratio + b) / denom;
+    im = (b * ratio - a) / denom;
+  } else {
+    const double ratio = d / c;
+    const double denom = d * ratio + c;
+    re = (b * ratio + a) / denom;
+    im = (b - a * ratio) / denom;
+  }
+}
+
 /// Si for x > 3 from E1(ix) = -Ci(x) + i (Si(x) - pi/2), whose continued fraction
 /// E1(z) = e^-z / (z + 1 - 1 / (z + 3 - 4 / (z + 5 - ...))) converges quickly there; evaluated
-/// with the modified Lentz method.
+/// with the modified Lentz method. In real arithmetic, operation for operation what
+/// std::complex<double> did here before (the same bits on 8 million x from 3 to 1e5 and every
+/// x of the default q grid and bins), 1.5-2.5x faster: the sine integrals are most of the
+/// Debye sums' time.
 double sine_integral_fraction(double x) {
-  using C = std::complex<double>;
   constexpr double kTiny = 1e-300;
-  C b(1.0, x);
-  C c(1.0 / kTiny, 0.0);
-  C d = 1.0 / b;
-  C h = d;
+  double b_re = 1.0;
+  const double b_im = x;
+  double c_re = 1.0 / kTiny, c_im = 0.0;
+  double d_re = 0, d_im = 0;
+  complex_divide(1.0, 0.0, b_re, b_im, d_re, d_im);
+  double h_re = d_re, h_im = d_im;
   for (int i = 1; i < 10000; ++i) {
     const double a = -static_cast<double>(i) * i;
-    b += 2.0;
-    d = 1.0 / (a * d + b);
-    c = b + a / c;
-    const C del = c * d;
-    h *= del;
-    if (std::abs(del.real() - 1.0) + std::abs(del.imag()) < 1e-16) break;
+    b_re += 2.0;
+    complex_divide(1.0, 0.0, a * d_re + b_re, a * d_im + b_im, d_re, d_im);
+    double q_re = 0, q_im = 0;
+    complex_divide(a, 0.0, c_re, c_im, q_re, q_im);
+    c_re = b_re + q_re;
+    c_im = b_im + q_im;
+    const double del_re = c_re * d_re - c_im * d_im;
+    const double del_im = c_re * d_im + c_im * d_re;
+    const double next_re = h_re * del_re - h_im * del_im;
+    h_im = h_re * del_im + h_im * del_re;
+    h_re = next_re;
+    if (std::abs(del_re - 1.0) + std::abs(del_im) < 1e-16) break;
   }
-  h *= C(std::cos(x), -std::sin(x));
-  return kHalfPi + h.imag();
+  // Im(h e^-ix)
+  return kHalfPi + (h_re * -std::sin(x) + h_im * std::cos(x));
 }
 
 void check_q(const std::vector<double>& q) {
