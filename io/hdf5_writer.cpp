@@ -254,20 +254,10 @@ void write_hdf5(const std::string& path, const HistogramResult& res,
         w.string_attribute(meta.get(), "sphere", res.sphere);
         w.string_attribute(meta.get(), "sphere_centre", res.sphere_centre);
       }
-      if (!res.dynamic() && !res.frame_species_counts.empty()) {
-        // Per species, its atoms in every frame (those inside the sphere).
-        Handle per_frame = w.group(meta.get(), "species_counts");
-        for (size_t s = 0; s < res.species.size(); ++s) {
-          std::vector<int64_t> n;
-          for (const auto& f : res.frame_species_counts) n.push_back(f[s]);
-          w.dataset(per_frame.get(), res.species[s].name, H5T_STD_I64LE, H5T_NATIVE_INT64, n.data(),
-                    n.size());
-        }
-        w.check(per_frame.close(), "closing group", "species_counts");
-      }
-      if (res.dynamic()) {
-        // Sizes that change per frame (dynamic selections): what g(r) is normalised by, per
-        // frame, so that a reader of this file normalises as the run did.
+      if (!res.frame_species_counts.empty()) {
+        // Per species, its atoms in every frame: those inside the sphere (--sphere), or those
+        // a dynamic selection picked, which g(r) is normalised by frame by frame, so that a
+        // reader of this file normalises as the run did.
         Handle sizes = w.group(meta.get(), "frame_species_counts");
         for (size_t s = 0; s < res.species.size(); ++s) {
           std::vector<int64_t> n;
@@ -276,6 +266,9 @@ void write_hdf5(const std::string& path, const HistogramResult& res,
                     n.size());
         }
         w.check(sizes.close(), "closing group", "frame_species_counts");
+      }
+      if (res.dynamic()) {
+        // A dynamic selection's pairs of every frame (its shared atoms change too).
         Handle pairs = w.group(meta.get(), "frame_pairs");
         for (size_t i = 0; i < res.pairs.size(); ++i) {
           std::vector<uint64_t> n;

@@ -183,20 +183,28 @@ StoredRun read_histogram_result(const std::string& given) {
       counts[s] = in.scalar<int64_t>(numbers.get(), s, H5T_NATIVE_INT64);
   }
   res.species = species_in_run_order(run.config, counts);
-  // A --sphere run: the atoms of every species in each frame, and how the sphere was made.
+  // How a --sphere run's sphere was made.
   res.sphere = in.text(meta.get(), "sphere", false);
   res.sphere_centre = in.text(meta.get(), "sphere_centre", false);
-  if (h5_exists(meta.get(), "species_counts")) {
-    H5Handle per_frame = in.group(meta.get(), "species_counts");
-    res.frame_species_counts.assign(res.frame_indices.size(),
-                                    std::vector<int64_t>(res.species.size(), 0));
+  // The atoms of every species in each frame, where they vary: a --sphere run's or a dynamic
+  // selection's, under one name; pairhist up to b187ea5 wrote a sphere run's as
+  // "species_counts".
+  const std::string sizes_name = h5_exists(meta.get(), "frame_species_counts")
+                                     ? "frame_species_counts"
+                                 : h5_exists(meta.get(), "species_counts") ? "species_counts"
+                                                                           : "";
+  if (!sizes_name.empty()) {
+    const size_t frames = res.frame_indices.size();
+    H5Handle sizes = in.group(meta.get(), sizes_name);
+    res.frame_species_counts.assign(frames, std::vector<int64_t>(res.species.size(), 0));
     for (size_t s = 0; s < res.species.size(); ++s) {
-      const auto n = in.values<int64_t>(per_frame.get(), res.species[s].name, H5T_NATIVE_INT64);
-      if (n.size() != res.frame_indices.size())
-        in.fail("species_counts/" + res.species[s].name + " does not have one count per frame");
-      for (size_t f = 0; f < n.size(); ++f) {
+      const std::string& name = res.species[s].name;
+      const auto n = in.values<int64_t>(sizes.get(), name, H5T_NATIVE_INT64);
+      if (n.size() != frames) in.fail(sizes_name + "/" + name + ": not one count per frame");
+      for (size_t f = 0; f < frames; ++f) {
+        // A species' count is its capacity: the most atoms it can hold in a frame.
         if (n[f] < 0 || n[f] > res.species[s].count)
-          in.fail("species_counts/" + res.species[s].name + " out of range");
+          in.fail(sizes_name + "/" + name + " out of range");
         res.frame_species_counts[f][s] = n[f];
       }
     }
@@ -241,18 +249,11 @@ StoredRun read_histogram_result(const std::string& given) {
   }
   if (res.pairs.empty()) in.fail("no histograms");
   sort_pairs(res.pairs);
-  if (h5_exists(meta.get(), "frame_species_counts")) {
-    // A run with a dynamic species: its per-frame sizes, by species and pair name.
+  if (h5_exists(meta.get(), "frame_pairs")) {
+    // A run with a dynamic species: its pairs of every frame, by pair name.
     const size_t frames = res.frame_indices.size();
-    res.frame_species_counts.assign(frames, std::vector<int64_t>(res.species.size()));
+    if (res.frame_species_counts.empty()) in.fail("frame_pairs without frame_species_counts");
     res.frame_pairs.assign(frames, std::vector<uint64_t>(res.pairs.size()));
-    H5Handle sizes = in.group(meta.get(), "frame_species_counts");
-    for (size_t s = 0; s < res.species.size(); ++s) {
-      const auto n = in.values<int64_t>(sizes.get(), res.species[s].name, H5T_NATIVE_INT64);
-      if (n.size() != frames)
-        in.fail("frame_species_counts/" + res.species[s].name + ": not one per frame");
-      for (size_t f = 0; f < frames; ++f) res.frame_species_counts[f][s] = n[f];
-    }
     H5Handle pairs = in.group(meta.get(), "frame_pairs");
     for (size_t i = 0; i < res.pairs.size(); ++i) {
       // Named in the writer's species order, which may be the other way round.

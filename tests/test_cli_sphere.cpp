@@ -228,7 +228,7 @@ static void check_sphere_run(const Lattice& lattice) {
   const std::string block = "/" + std::to_string(kFrames - 1) + "/histograms/";
   for (size_t a = 0; a < ns; ++a) {
     CAPTURE(kSpecies[a]);
-    CHECK(pairhist::test::h5_counts(h5, "/pairhist/species_counts/" + kSpecies[a]) ==
+    CHECK(pairhist::test::h5_counts(h5, "/pairhist/frame_species_counts/" + kSpecies[a]) ==
           frame_counts[a]);
     for (size_t b = a; b < ns; ++b) {
       CAPTURE(kSpecies[b]);

@@ -2,6 +2,7 @@
 // the pairhist.h5 just written gives back, field for field, or its intensities would differ
 // from `pairhist scattering DIR`'s.
 #include <doctest/doctest.h>
+#include <hdf5.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -90,13 +91,23 @@ void check_same(const pairhist::io::StoredRun& read, const pairhist::io::StoredR
   CHECK(x.sphere_centre == y.sphere_centre);
 }
 
-void check_round_trip(const HistogramResult& res, const std::string& config) {
+/// Renames `from` to `to` in the HDF5 file at `path`: the layout of an older writer.
+void rename_object(const std::string& path, const char* from, const char* to) {
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  CHECK(H5Lmove(f, from, f, to, H5P_DEFAULT, H5P_DEFAULT) >= 0);
+  H5Fclose(f);
+}
+
+void check_round_trip(const HistogramResult& res, const std::string& config,
+                      const char* legacy_sizes = nullptr) {
   const fs::path dir =
       fs::temp_directory_path() / ("pairhist_stored_run_" + std::to_string(::getpid()) + "_" +
                                    std::to_string(reinterpret_cast<uintptr_t>(&res)));
   fs::create_directories(dir);
   const std::string path = (dir / "pairhist.h5").string();
   pairhist::io::write_hdf5(path, res, config);
+  if (legacy_sizes != nullptr) rename_object(path, "/pairhist/frame_species_counts", legacy_sizes);
   const pairhist::io::StoredRun read = pairhist::io::read_histogram_result(dir.string());
   fs::remove_all(dir);
   check_same(read, pairhist::io::stored_run(path, res, config));
@@ -139,6 +150,8 @@ TEST_CASE("stored_run: what the reader gives back, without the file") {
     res.frame_species_counts = {{2, 3, 1}, {1, 4, 0}, {2, 2, 1}};
     check_round_trip(res, config_of(res));
     check_round_trip(res, "");
+    // Sphere runs written up to b187ea5 kept the counts under another name.
+    check_round_trip(res, config_of(res), "/pairhist/species_counts");
   }
   SUBCASE("a dynamic run's per-frame counts and pairs") {
     res.frame_species_counts = {{2, 3, 1}, {1, 4, 0}, {2, 2, 1}};
