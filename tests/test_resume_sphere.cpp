@@ -138,7 +138,7 @@ void check_same(const fs::path& out, const fs::path& ref) {
 }  // namespace
 
 TEST_CASE("a sphere run and a dynamic species, stopped and resumed, end bit-identical") {
-  for (const std::string kind : {"sphere"}) {
+  for (const std::string kind : {"sphere", "dynamic"}) {
     CAPTURE(kind);
     Scratch s(kind);
     const double t = reference(kind, s.dir / "reference", s.dir.string());
@@ -165,6 +165,7 @@ TEST_CASE("a sphere run and a dynamic species, stopped and resumed, end bit-iden
             ++stopped_mid_run;
             // The frames done keep their per-frame counts in the checkpoint.
             CHECK(saved.state.species_counts.size() == saved.state.frames());
+            if (kind == "dynamic") CHECK(saved.state.frame_pairs.size() == saved.state.frames());
           }
         }
       }
