@@ -22,20 +22,9 @@ constexpr const char* kVersion = "0.1.0";
 
 using Handle = H5Handle;
 
-class Writer {
+class Writer : public H5WriterChecks {
  public:
-  explicit Writer(std::string path) : path_(std::move(path)) {}
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw OutputError("cannot write HDF5 file '" + path_ + "': " + what);
-  }
-  hid_t check(hid_t id, const std::string& what) const {
-    if (id < 0) fail(what);
-    return id;
-  }
-  void check(herr_t status, const char* what, const std::string& name) const {
-    if (status < 0) fail(std::string(what) + " '" + name + "' failed");
-  }
+  using H5WriterChecks::H5WriterChecks;
 
   Handle group(hid_t parent, const std::string& name) const {
     return Handle(check(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
@@ -90,8 +79,6 @@ class Writer {
           name);
     check(set.close(), "closing dataset", name);
   }
-
-  std::string path_;
 };
 
 std::string pair_name(const HistogramResult& res, const PairHistogram& p) {
