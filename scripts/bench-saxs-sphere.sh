@@ -289,7 +289,7 @@ device() {  # DIR [FRAMES]
   tar -xzf "$work/inputs.tar.gz" -C "$work"
   {
     echo "# bench-saxs-sphere on the device, pairhist commit $(cat "$stage/commit")"
-    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || true
     echo "host: $(nproc) cores"
   } | tee -a "$work/bench.log"
   local status=0
