@@ -13,6 +13,7 @@
 
 #include "drivers/cli/config_file.hpp"
 #include "drivers/cli/run_options.hpp"
+#include "drivers/cli/run_scattering.hpp"
 #include "drivers/cli/scattering_command.hpp"
 #include "drivers/distributed/distribution.hpp"
 #include "drivers/distributed/mpi_world.hpp"

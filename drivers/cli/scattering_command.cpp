@@ -3,11 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <exception>
 #include <filesystem>
 #include <memory>
 
-#include "analysis/parallel_for.hpp"
 #include "drivers/cli/scattering_excess.hpp"
 #include "io/scattering_writers.hpp"
 #include "pairhist/errors.hpp"
@@ -228,9 +226,10 @@ void hdf5_data(const ScatteringOptions& o, const ScatteringInputs& in, Scatterin
   }
 }
 
-/// The intensity or (o.structure_factor) the structure factors from inputs at hand.
-ScatteringResult scattering_of(const ScatteringOptions& o, const ScatteringInputs& in,
-                               const ScatteringKernels* kernels) {
+}  // namespace
+
+ScatteringResult scattering_from_inputs(const ScatteringOptions& o, const ScatteringInputs& in,
+                                        const ScatteringKernels* kernels) {
   const HistogramResult& res = in.run.result;
 
   ScatteringResult out;
@@ -256,37 +255,12 @@ ScatteringResult scattering_of(const ScatteringOptions& o, const ScatteringInput
   return out;
 }
 
-}  // namespace
-
-ScatteringKernels scattering_kernels(const ScatteringOptions& o, double r_max, int nbins,
-                                     const std::string& length_unit, unsigned threads) {
-  ScatteringKernels out;
-  HistogramResult bins;
-  bins.r_max = r_max;
-  bins.nbins = nbins;
-  bins.length_unit = length_unit;
-  const std::vector<double> q = scattering_q_grid(o);
-  const std::vector<double> edges = analysis::bin_edges_nm(bins);
-  // The sums compute a q's kernel where none is given: beyond 2^23 values (64 MiB) in all, that
-  // is what they do.
-  if (static_cast<double>(q.size()) * nbins * (o.structure_factor ? 2 : 1) > (1 << 23)) return out;
-  const analysis::WithinBin rule = analysis::parse_within_bin(o.within_bin);
-  out.debye = analysis::debye_kernels(q, edges, rule, threads);
-  if (o.structure_factor)
-    out.structure =
-        analysis::structure_kernels(q, edges, analysis::parse_window(o.window), rule, threads);
-  return out;
-}
-
 ScatteringResult compute_scattering(const ScatteringOptions& o,
                                     const analysis::ScattererAssignment* known) {
-  return scattering_of(o, read_scattering_inputs(o, known), nullptr);
+  return scattering_from_inputs(o, read_scattering_inputs(o, known), nullptr);
 }
 
-namespace {
-
-/// Creates the output directory where one is given and sets r.csv, .xvg and .h5.
-void name_files(const ScatteringOptions& o, ScatteringResult& r) {
+void name_scattering_files(const ScatteringOptions& o, ScatteringResult& r) {
   const fs::path dir =
       o.output_dir.empty() ? fs::path(r.run_path).parent_path() : fs::path(o.output_dir);
   std::error_code ec;
@@ -297,52 +271,11 @@ void name_files(const ScatteringOptions& o, ScatteringResult& r) {
   r.h5 = (dir / (r.stem + ".h5")).string();
 }
 
-/// File `i` of r's three: .csv, .xvg, .h5.
-void write_file(const ScatteringResult& r, size_t i) {
-  if (i == 0) io::write_q_table_csv(r.csv, r.table);
-  if (i == 1) io::write_q_table_xvg(r.xvg, r.table, r.plotted);
-  if (i == 2) io::write_scattering_hdf5(r.h5, r.data);
-}
-
-}  // namespace
-
 void write_scattering(const ScatteringOptions& o, ScatteringResult& r) {
-  name_files(o, r);
+  name_scattering_files(o, r);
   io::write_q_table_csv(r.csv, r.table);
   io::write_q_table_xvg(r.xvg, r.table, r.plotted);
   io::write_scattering_hdf5(r.h5, r.data);
-}
-
-std::vector<ScatteringResult> write_run_scattering(const ScatteringOptions& o,
-                                                   const analysis::ScattererAssignment* known,
-                                                   const io::StoredRun* run,
-                                                   const ScatteringKernels* kernels) {
-  // The run is read (or taken) once for both: the same inputs either way.
-  const ScatteringInputs in =
-      run != nullptr ? scattering_inputs(o, *run, known) : read_scattering_inputs(o, known);
-  std::vector<ScatteringResult> out;
-  ScatteringOptions debye = o;
-  debye.structure_factor = false;
-  out.push_back(scattering_of(debye, in, kernels));
-  name_files(debye, out.back());
-  // An S(q) that cannot be (a run without a box) leaves the intensity written, as before.
-  std::exception_ptr structure_failure;
-  if (o.structure_factor) {
-    try {
-      ScatteringResult sq = scattering_of(o, in, kernels);
-      name_files(o, sq);
-      out.push_back(std::move(sq));
-    } catch (...) {
-      structure_failure = std::current_exception();
-    }
-  }
-  // The files are most of what is left after the run (each ~1 ms of formatting or HDF5 on the
-  // development machine): written at once, one thread each (HDF5 takes one at a time,
-  // io::Hdf5Gate). A failure stops the files not yet begun; each file is whole or absent.
-  analysis::parallel_for_each(3 * out.size(), 0, 1,
-                              [&out](size_t i) { write_file(out[i / 3], i % 3); });
-  if (structure_failure) std::rethrow_exception(structure_failure);
-  return out;
 }
 
 void report_scattering(const char* command, const std::vector<ScatteringResult>& results,

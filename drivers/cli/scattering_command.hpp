@@ -34,21 +34,6 @@ struct ScatteringResult {
   std::string csv, xvg, h5;                  // files written (write_scattering)
 };
 
-/// What the sums of `run --scattering` weigh the bins with (analysis::DebyeKernels,
-/// StructureKernels): they depend on the q grid and the bins only, so the run computes them while
-/// it counts, and the sums after it take them from here.
-struct ScatteringKernels {
-  analysis::DebyeKernels debye;
-  analysis::StructureKernels structure;  // with options.structure_factor
-};
-
-/// The kernels of the options' q grid (and window, within-bin rule) for the bins of a run up to
-/// r_max (in length_unit, nm or angstrom) in nbins bins, over up to `threads` threads (0: every
-/// core); none where they would take over 64 MiB (the sums then compute each q's as they go).
-/// Throws as read_scattering_inputs() for a bad grid or option.
-ScatteringKernels scattering_kernels(const ScatteringOptions& options, double r_max, int nbins,
-                                     const std::string& length_unit, unsigned threads);
-
 /// Reads the run, decides every species' scatterer and computes the Debye intensity or (with
 /// options.structure_factor) the structure factors; writes nothing. `known`: the scatterers
 /// decided already from the run's own topology (`run --scattering`, before deuteration), so
@@ -63,17 +48,17 @@ ScatteringResult compute_scattering(const ScatteringOptions& options,
 /// OutputError if a file cannot be written.
 void write_scattering(const ScatteringOptions& options, ScatteringResult& result);
 
-/// `pairhist run --scattering`: with options.input the run's output directory, writes there what
-/// `pairhist scattering DIR` writes (intensity.csv, .xvg, .h5) and, with
-/// options.structure_factor, what `pairhist scattering DIR --structure-factor` writes (sq.csv,
-/// .xvg, .h5) as well: the same computations from the pairhist.h5 just written, so the same
-/// bytes. `known` as for compute_scattering(); `run`: that pairhist.h5's contents as
-/// io::stored_run() makes them from the result in memory, so that it is not read back;
-/// `kernels`: scattering_kernels() of the run's bins, computed ahead (used where they fit).
-/// Throws as compute_scattering() and write_scattering().
-std::vector<ScatteringResult> write_run_scattering(
-    const ScatteringOptions& options, const analysis::ScattererAssignment* known = nullptr,
-    const io::StoredRun* run = nullptr, const ScatteringKernels* kernels = nullptr);
+/// The intensity or (options.structure_factor) the structure factors from inputs at hand, with
+/// the kernels computed ahead where given and fitting (compute_scattering() reads the inputs
+/// first). Writes nothing.
+ScatteringResult scattering_from_inputs(const ScatteringOptions& options,
+                                        const ScatteringInputs& inputs,
+                                        const ScatteringKernels* kernels = nullptr);
+
+/// Creates options.output_dir where given and sets result.csv, .xvg and .h5 (STEM.*, there or
+/// beside the run's pairhist.h5) without writing them. Throws OutputError for a directory that
+/// cannot be made.
+void name_scattering_files(const ScatteringOptions& options, ScatteringResult& result);
 
 /// On stderr, as `pairhist COMMAND`: the guess warning (once), and with `notes` every distinct
 /// note of the results.

@@ -6,8 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/scattering_debye.hpp"
 #include "analysis/scattering_elements.hpp"
 #include "analysis/scattering_factors.hpp"
+#include "analysis/scattering_structure.hpp"
 #include "drivers/job/trajectory_job.hpp"
 #include "io/histogram_result_reader.hpp"
 
@@ -39,6 +41,14 @@ struct ScatteringInputs {
   analysis::ScattererAssignment assignment;
   std::vector<analysis::ScattererWeight> weights;  // per species
   std::vector<std::vector<double>> weight_grid;    // [species][q]
+};
+
+/// What the sums of `run --scattering` weigh the bins with (analysis::DebyeKernels,
+/// StructureKernels): they depend on the q grid and the bins only, so the run computes them while
+/// it counts, and the sums after it take them from here.
+struct ScatteringKernels {
+  analysis::DebyeKernels debye;
+  analysis::StructureKernels structure;  // with options.structure_factor
 };
 
 /// Checks the options that need no file, reads the q file, the user table and the run, decides
