@@ -14,8 +14,9 @@ inline void mark(const char* what) {
   const double cpu = ts.tv_sec + 1e-9 * ts.tv_nsec;
   const auto now = std::chrono::steady_clock::now();
   std::fprintf(stderr, "PHASE %-28s wall %8.3f ms cpu %8.3f ms\n", what,
-               std::chrono::duration<double, std::milli>(now - last).count(), 1e3 * (cpu - last_cpu));
+               std::chrono::duration<double, std::milli>(now - last).count(),
+               1e3 * (cpu - last_cpu));
   last = now;
   last_cpu = cpu;
 }
-}
+}  // namespace pairhist_phase
