@@ -1,16 +1,11 @@
 #include "analysis/scattering_debye.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <complex>
-#include <exception>
 #include <limits>
-#include <mutex>
 #include <stdexcept>
-#include <system_error>
-#include <thread>
 
+#include "analysis/parallel_for.hpp"
 #include "analysis/rdf.hpp"
 #include "pairhist/errors.hpp"
 
@@ -34,27 +29,54 @@ double sine_integral_series(double x) {
   return sum;
 }
 
+/// (a + ib) / (c + id) by Smith's method, which is what libgcc's __divdc3 (std::complex's
+/// division) computes for finite values away from overflow and underflow, where its scalings by
+/// powers of two are exact: the same bits without the call and its special cases.
+inline void complex_divide(double a, double b, double c, double d, double& re, double& im) {
+  if (std::abs(c) < std::abs(d)) {
+    const double ratio = c / d;
+    const double denom = c * ratio + d;
+    re = (a * ratio + b) / denom;
+    im = (b * ratio - a) / denom;
+  } else {
+    const double ratio = d / c;
+    const double denom = d * ratio + c;
+    re = (b * ratio + a) / denom;
+    im = (b - a * ratio) / denom;
+  }
+}
+
 /// Si for x > 3 from E1(ix) = -Ci(x) + i (Si(x) - pi/2), whose continued fraction
 /// E1(z) = e^-z / (z + 1 - 1 / (z + 3 - 4 / (z + 5 - ...))) converges quickly there; evaluated
-/// with the modified Lentz method.
+/// with the modified Lentz method. In real arithmetic, operation for operation what
+/// std::complex<double> did here before (the same bits on 8 million x from 3 to 1e5 and every
+/// x of the default q grid and bins), 1.5-2.5x faster: the sine integrals are most of the
+/// Debye sums' time.
 double sine_integral_fraction(double x) {
-  using C = std::complex<double>;
   constexpr double kTiny = 1e-300;
-  C b(1.0, x);
-  C c(1.0 / kTiny, 0.0);
-  C d = 1.0 / b;
-  C h = d;
+  double b_re = 1.0;
+  const double b_im = x;
+  double c_re = 1.0 / kTiny, c_im = 0.0;
+  double d_re = 0, d_im = 0;
+  complex_divide(1.0, 0.0, b_re, b_im, d_re, d_im);
+  double h_re = d_re, h_im = d_im;
   for (int i = 1; i < 10000; ++i) {
     const double a = -static_cast<double>(i) * i;
-    b += 2.0;
-    d = 1.0 / (a * d + b);
-    c = b + a / c;
-    const C del = c * d;
-    h *= del;
-    if (std::abs(del.real() - 1.0) + std::abs(del.imag()) < 1e-16) break;
+    b_re += 2.0;
+    complex_divide(1.0, 0.0, a * d_re + b_re, a * d_im + b_im, d_re, d_im);
+    double q_re = 0, q_im = 0;
+    complex_divide(a, 0.0, c_re, c_im, q_re, q_im);
+    c_re = b_re + q_re;
+    c_im = b_im + q_im;
+    const double del_re = c_re * d_re - c_im * d_im;
+    const double del_im = c_re * d_im + c_im * d_re;
+    const double next_re = h_re * del_re - h_im * del_im;
+    h_im = h_re * del_im + h_im * del_re;
+    h_re = next_re;
+    if (std::abs(del_re - 1.0) + std::abs(del_im) < 1e-16) break;
   }
-  h *= C(std::cos(x), -std::sin(x));
-  return kHalfPi + h.imag();
+  // Im(h e^-ix)
+  return kHalfPi + (h_re * -std::sin(x) + h_im * std::cos(x));
 }
 
 void check_q(const std::vector<double>& q) {
@@ -172,6 +194,25 @@ double pairs_beyond_rmax(const HistogramResult& res, const PairHistogram& p) {
   return res.mean_pairs_per_frame(p) - counted / static_cast<double>(n_frames);
 }
 
+bool DebyeKernels::fit(const std::vector<double>& q_grid, const std::vector<double>& bin_edges,
+                       WithinBin within) const {
+  return within == rule && q_grid == q && bin_edges == edges && rows.size() == q.size();
+}
+
+DebyeKernels debye_kernels(const std::vector<double>& q, const std::vector<double>& edges,
+                           WithinBin rule, unsigned threads) {
+  check_q(q);
+  DebyeKernels out;
+  out.q = q;
+  out.edges = edges;
+  out.rule = rule;
+  out.rows.resize(q.size());
+  // At least 32 q per thread: fewer are not worth a thread.
+  parallel_for_each(q.size(), threads, 32,
+                    [&](size_t iq) { out.rows[iq] = debye_kernel(q[iq], edges, rule); });
+  return out;
+}
+
 DebyeIntensity debye_intensity(const HistogramResult& res, const std::vector<double>& q,
                                const std::vector<std::vector<double>>& weights,
                                const DebyeOptions& options) {
@@ -183,12 +224,18 @@ DebyeIntensity debye_intensity(const HistogramResult& res, const std::vector<dou
     if (w.size() != q.size()) throw std::logic_error("debye_intensity: one weight per q expected");
 
   const std::vector<double> edges = bin_edges_nm(res);
+  const DebyeKernels* ahead =
+      options.kernels != nullptr && options.kernels->fit(q, edges, options.within_bin)
+          ? options.kernels
+          : nullptr;
   DebyeIntensity out;
   out.q = q;
   out.total.assign(q.size(), 0.0);
   out.partial.assign(res.pairs.size(), std::vector<double>(q.size(), 0.0));
   const auto one_q = [&](size_t iq) {
-    const std::vector<double> kernel = debye_kernel(q[iq], edges, options.within_bin);
+    std::vector<double> own;
+    if (ahead == nullptr) own = debye_kernel(q[iq], edges, options.within_bin);
+    const std::vector<double>& kernel = ahead != nullptr ? ahead->rows[iq] : own;
     for (size_t ip = 0; ip < res.pairs.size(); ++ip) {
       const PairHistogram& p = res.pairs[ip];
       const double sum = options.precision == SumPrecision::single
@@ -202,33 +249,13 @@ DebyeIntensity debye_intensity(const HistogramResult& res, const std::vector<dou
       out.total[iq] += value;
     }
   };
-  // Every q on its own (the sine integrals of its kernel are most of the time: ~0.05 s of one
-  // core for 501 q and 240 bins), so they spread over the cores and give the same bits on any
-  // number of them. `run --scattering` computes this after the run, when the cores are free.
-  std::atomic<size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failure_lock;
-  const auto work = [&] {
-    try {
-      for (size_t iq = next++; iq < q.size(); iq = next++) one_q(iq);
-    } catch (...) {
-      const std::lock_guard<std::mutex> hold(failure_lock);
-      failure = std::current_exception();
-      next = q.size();
-    }
-  };
-  // At least 32 q per thread; hardware_concurrency() may say 0 (unknown).
-  const size_t threads = std::max<size_t>(
-      1, std::min<size_t>(std::thread::hardware_concurrency(), (q.size() + 31) / 32));
-  std::vector<std::thread> workers;
-  try {
-    for (size_t t = 1; t < threads; ++t) workers.emplace_back(work);
-  } catch (const std::system_error&) {
-    // No more threads to be had: this one does the rest.
-  }
-  work();
-  for (std::thread& w : workers) w.join();
-  if (failure) std::rethrow_exception(failure);
+  // Every q on its own, so that any number of threads gives the same bits. The sine integrals
+  // of the kernels are most of the time where they are not given: then the q spread over the
+  // cores (`pairhist scattering`); the sums alone are a few hundred thousand products.
+  if (ahead != nullptr)
+    for (size_t iq = 0; iq < q.size(); ++iq) one_q(iq);
+  else
+    parallel_for_each(q.size(), 0, 32, one_q);
   return out;
 }
 

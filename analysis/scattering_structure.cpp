@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "analysis/parallel_for.hpp"
 #include "analysis/rdf.hpp"
 #include "pairhist/errors.hpp"
 
@@ -84,6 +85,26 @@ std::vector<double> structure_kernel(double q, const std::vector<double>& edges,
   return kernel;
 }
 
+bool StructureKernels::fit(const std::vector<double>& q_grid, const std::vector<double>& bin_edges,
+                           Window w, WithinBin within) const {
+  return w == window && within == rule && q_grid == q && bin_edges == edges &&
+         rows.size() == q.size();
+}
+
+StructureKernels structure_kernels(const std::vector<double>& q, const std::vector<double>& edges,
+                                   Window window, WithinBin rule, unsigned threads) {
+  StructureKernels out;
+  out.q = q;
+  out.edges = edges;
+  out.window = window;
+  out.rule = rule;
+  out.rows.resize(q.size());
+  parallel_for_each(q.size(), threads, 32, [&](size_t iq) {
+    out.rows[iq] = structure_kernel(q[iq], edges, edges.back(), window, rule);
+  });
+  return out;
+}
+
 StructureFactors structure_factors(const HistogramResult& res, const std::vector<double>& q,
                                    const std::vector<std::vector<double>>& weights,
                                    const StructureOptions& options) {
@@ -146,9 +167,16 @@ StructureFactors structure_factors(const HistogramResult& res, const std::vector
   out.f_total.assign(q.size(), 0.0);
   out.mean_square_weight.assign(q.size(), 0.0);
   out.square_mean_weight.assign(q.size(), 0.0);
+  const StructureKernels* ahead =
+      options.kernels != nullptr &&
+              options.kernels->fit(q, edges, options.window, options.within_bin)
+          ? options.kernels
+          : nullptr;
+  std::vector<double> own;
   for (size_t iq = 0; iq < q.size(); ++iq) {
-    const std::vector<double> kernel =
-        structure_kernel(q[iq], edges, r_max, options.window, options.within_bin);
+    if (ahead == nullptr)
+      own = structure_kernel(q[iq], edges, r_max, options.window, options.within_bin);
+    const std::vector<double>& kernel = ahead != nullptr ? ahead->rows[iq] : own;
     double mean_f = 0, mean_f2 = 0;
     for (size_t s = 0; s < res.species.size(); ++s) {
       mean_f += out.concentration[s] * weights[s][iq];

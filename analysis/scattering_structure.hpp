@@ -33,9 +33,29 @@ double windowed_shell_integral(double q, double r, double r_max, Window window);
 std::vector<double> structure_kernel(double q, const std::vector<double>& edges, double r_max,
                                      Window window, WithinBin rule);
 
+/// structure_kernel() at every q of a grid, computed ahead as DebyeKernels are (`run
+/// --scattering --structure-factor`, while the run counts).
+struct StructureKernels {
+  std::vector<double> q;      // 1/nm
+  std::vector<double> edges;  // nm; r_max is edges.back()
+  Window window = Window::lorch;
+  WithinBin rule = WithinBin::exact;
+  std::vector<std::vector<double>> rows;  // [iq]: structure_kernel(q[iq], edges, r_max, ...)
+
+  /// Whether these are the kernels of this grid, these bins, window and rule (bit for bit).
+  bool fit(const std::vector<double>& q, const std::vector<double>& edges, Window window,
+           WithinBin rule) const;
+};
+
+/// The kernels of every q over up to `threads` threads (0: every core), each q on its own.
+StructureKernels structure_kernels(const std::vector<double>& q, const std::vector<double>& edges,
+                                   Window window, WithinBin rule, unsigned threads = 0);
+
 struct StructureOptions {
   Window window = Window::lorch;
   WithinBin within_bin = WithinBin::exact;
+  // Computed ahead (structure_kernels()): used where they fit the grid, bins, window and rule.
+  const StructureKernels* kernels = nullptr;
 };
 
 /// Faber-Ziman structure factors on a q grid (1/nm). With c_A = N_A / N, rho = N <1/V> (all atoms

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <system_error>
 
+#include "pairhist/errors.hpp"
+
 namespace pairhist::io {
 
 namespace {
@@ -146,6 +148,19 @@ std::string h5_check_storage(hid_t dataset, const std::string& path) {
     return "declares " + std::to_string(declared) + " bytes of data but the file stores " +
            std::to_string(stored) + (filters > 0 ? " (compressed)" : "");
   return {};
+}
+
+void H5WriterChecks::fail(const std::string& what) const {
+  throw OutputError("cannot write HDF5 file '" + path_ + "': " + what);
+}
+
+hid_t H5WriterChecks::check(hid_t id, const std::string& what) const {
+  if (id < 0) fail(what);
+  return id;
+}
+
+void H5WriterChecks::check(herr_t status, const char* what, const std::string& name) const {
+  if (status < 0) fail(std::string(what) + " '" + name + "' failed");
 }
 
 bool is_hdf5_file(const std::string& path) {

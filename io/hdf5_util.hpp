@@ -4,6 +4,7 @@
 #include <hdf5.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pairhist::io {
@@ -67,6 +68,24 @@ class H5Handle {
   }
   hid_t id_ = -1;
   Closer closer_ = nullptr;
+};
+
+/// What our HDF5 writers (hdf5_writer, scattering_hdf5) share: every failure an OutputError
+/// naming the file being written.
+class H5WriterChecks {
+ public:
+  explicit H5WriterChecks(std::string path) : path_(std::move(path)) {}
+  const std::string& path() const { return path_; }
+
+  /// Throws OutputError "cannot write HDF5 file 'PATH': WHAT".
+  [[noreturn]] void fail(const std::string& what) const;
+  /// `id` (an HDF5 identifier, or a status), or fail(what) where it is negative.
+  hid_t check(hid_t id, const std::string& what) const;
+  /// fail("WHAT 'NAME' failed") where `status` is negative.
+  void check(herr_t status, const char* what, const std::string& name) const;
+
+ private:
+  std::string path_;
 };
 
 /// HDF5 prints its whole error stack to stderr by default; we report one error line instead. The

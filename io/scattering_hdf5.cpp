@@ -17,17 +17,9 @@ namespace {
 constexpr const char* kFormat = "pairhist scattering";
 constexpr int64_t kFormatVersion = 1;
 
-class Writer {
+class Writer : public H5WriterChecks {
  public:
-  explicit Writer(std::string path) : path_(std::move(path)) {}
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw OutputError("cannot write HDF5 file '" + path_ + "': " + what);
-  }
-  hid_t check(hid_t id, const std::string& what) const {
-    if (id < 0) fail(what);
-    return id;
-  }
+  using H5WriterChecks::H5WriterChecks;
 
   /// Object creation properties without modification times (the same data give the same
   /// bytes: `run --scattering` and `scattering` are compared byte for byte) and, for groups,
@@ -99,9 +91,6 @@ class Writer {
   void text(hid_t obj, const std::string& name, const std::string& value) const {
     text(obj, name, {value}, false);
   }
-
- private:
-  std::string path_;
 };
 
 void validate(const ScatteringData& d) {

@@ -1,5 +1,6 @@
 #include "io/scattering_writers.hpp"
 
+#include <charconv>
 #include <locale>
 #include <sstream>
 #include <stdexcept>
@@ -16,6 +17,30 @@ std::ostringstream text_stream() {
   text.imbue(std::locale::classic());  // '.' as the decimal separator whatever the host's locale
   text.precision(10);
   return text;
+}
+
+/// v as the stream above writes it (%.10g, '.' whatever the locale): to_chars is specified as
+/// printf's %.10g, and formats a table's thousands of numbers several times faster.
+void number(std::string& out, double v) {
+  char buf[32];
+  const std::to_chars_result r =
+      std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 10);
+  out.append(buf, r.ptr);
+}
+
+/// The rows: q, then the first n_columns columns' values, each after `sep`.
+void rows(std::ostringstream& f, const QTable& table, size_t n_columns, char sep) {
+  std::string text;
+  text.reserve(table.q.size() * (n_columns + 1) * 18);
+  for (size_t i = 0; i < table.q.size(); ++i) {
+    number(text, table.q[i]);
+    for (size_t c = 0; c < n_columns; ++c) {
+      text += sep;
+      number(text, table.columns[c].second[i]);
+    }
+    text += '\n';
+  }
+  f << text;
 }
 
 /// Comments and grace strings are single-line; species names must not break out of them.
@@ -46,11 +71,7 @@ void write_q_table_csv(const std::string& path, const QTable& table) {
   f << "q_per_nm";
   for (const auto& column : table.columns) f << ',' << csv_field(column.first);
   f << '\n';
-  for (size_t i = 0; i < table.q.size(); ++i) {
-    f << table.q[i];
-    for (const auto& column : table.columns) f << ',' << column.second[i];
-    f << '\n';
-  }
+  rows(f, table, table.columns.size(), ',');
   write_bytes_atomically(path, f.str(), "the text output");
 }
 
@@ -67,11 +88,7 @@ void write_q_table_xvg(const std::string& path, const QTable& table, size_t n_co
   f << "@ legend 0.78, 0.8\n@ legend length 2\n";
   for (size_t c = 0; c < n_columns; ++c)
     f << "@ s" << c << " legend \"" << one_line(table.columns[c].first, '\'') << "\"\n";
-  for (size_t i = 0; i < table.q.size(); ++i) {
-    f << table.q[i];
-    for (size_t c = 0; c < n_columns; ++c) f << ' ' << table.columns[c].second[i];
-    f << '\n';
-  }
+  rows(f, table, n_columns, ' ');
   write_bytes_atomically(path, f.str(), "the text output");
 }
 

@@ -8,15 +8,14 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "analysis/scattering_debye.hpp"
 #include "analysis/scattering_factors.hpp"
 #include "tests/h5_counts.hpp"
+#include "tests/scattering_csv.hpp"
 #include "tests/test_support.hpp"
 
 namespace {
@@ -160,25 +159,6 @@ int bin_of(const std::array<float, 3>& p, const std::array<float, 3>& q, double 
   return r < nbins ? static_cast<int>(r) : -1;
 }
 
-std::map<std::string, std::vector<double>> read_csv(const std::string& path) {
-  std::istringstream in(read_all(path));
-  std::vector<std::string> names;
-  std::map<std::string, std::vector<double>> columns;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("#", 0) == 0) continue;
-    std::istringstream fields(line);
-    std::vector<std::string> cells;
-    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
-    if (names.empty()) {
-      names = cells;
-      continue;
-    }
-    for (size_t c = 0; c < cells.size() && c < names.size(); ++c)
-      columns[names[c]].push_back(std::stod(cells[c]));
-  }
-  return columns;
-}
-
 std::string species_options() {
   std::string s;
   for (const std::string& name : kSpecies) s += " --species " + name + "=" + name;
@@ -228,7 +208,7 @@ static void check_sphere_run(const Lattice& lattice) {
   const std::string block = "/" + std::to_string(kFrames - 1) + "/histograms/";
   for (size_t a = 0; a < ns; ++a) {
     CAPTURE(kSpecies[a]);
-    CHECK(pairhist::test::h5_counts(h5, "/pairhist/species_counts/" + kSpecies[a]) ==
+    CHECK(pairhist::test::h5_counts(h5, "/pairhist/frame_species_counts/" + kSpecies[a]) ==
           frame_counts[a]);
     for (size_t b = a; b < ns; ++b) {
       CAPTURE(kSpecies[b]);
@@ -239,7 +219,7 @@ static void check_sphere_run(const Lattice& lattice) {
 
   // Debye: the mean over frames of the brute-force sum over each sphere's atoms, within the bin
   // bound; the self term takes each frame's own atoms.
-  const auto csv = read_csv(run + "/intensity.csv");
+  const auto csv = pairhist::test::read_scattering_csv(run + "/intensity.csv");
   REQUIRE(csv.at("q_per_nm").size() == 41);
   const double dr = 2 * radius / nbins;
   for (size_t iq = 0; iq < 41; ++iq) {

@@ -275,6 +275,19 @@ TEST_CASE("checkpoints: round trip, and any damage or change is refused with one
   CHECK(back.state.open_begin == 5);
   CHECK(back.state.open_counts == c.state.open_counts);
   CHECK(identity_difference(back.identity, run_identity(water_job())).empty());
+  CHECK(back.state.species_counts.empty());
+  CHECK(back.state.frame_pairs.empty());
+
+  // A --sphere run's atoms per frame, and a dynamic species' pairs per frame besides.
+  Checkpoint sized = c;
+  sized.state.species_counts = {{3, 4}, {2, 5}, {3, 3}, {1, 1}, {0, 2}};
+  const Checkpoint sphere = decode_checkpoint(encode_checkpoint(sized), "ck");
+  CHECK(sphere.state.species_counts == sized.state.species_counts);
+  CHECK(sphere.state.frame_pairs.empty());
+  sized.state.frame_pairs = {{3, 12, 6}, {1, 10, 10}, {3, 9, 3}, {0, 1, 0}, {0, 0, 1}};
+  const Checkpoint dynamic = decode_checkpoint(encode_checkpoint(sized), "ck");
+  CHECK(dynamic.state.species_counts == sized.state.species_counts);
+  CHECK(dynamic.state.frame_pairs == sized.state.frame_pairs);
 
   // Every flipped bit and every truncation is caught.
   for (size_t i = 0; i < bytes.size(); i += 3) {

@@ -139,8 +139,10 @@ std::vector<std::string> describe_structure(const ScatteringOptions& o, const Sc
   return c;
 }
 
-void debye_table(const ScatteringOptions& o, const ScatteringInputs& in, ScatteringResult& out) {
+void debye_table(const ScatteringOptions& o, const ScatteringInputs& in,
+                 const analysis::DebyeKernels* kernels, ScatteringResult& out) {
   analysis::DebyeOptions debye;
+  debye.kernels = kernels;
   debye.within_bin = analysis::parse_within_bin(o.within_bin);
   debye.precision =
       o.precision == "single" ? analysis::SumPrecision::single : analysis::SumPrecision::double_;
@@ -159,8 +161,9 @@ void debye_table(const ScatteringOptions& o, const ScatteringInputs& in, Scatter
 }
 
 void structure_table(const ScatteringOptions& o, const ScatteringInputs& in,
-                     ScatteringResult& out) {
+                     const analysis::StructureKernels* kernels, ScatteringResult& out) {
   analysis::StructureOptions options;
+  options.kernels = kernels;
   options.window = analysis::parse_window(o.window);
   options.within_bin = analysis::parse_within_bin(o.within_bin);
   const HistogramResult& res = in.run.result;
@@ -225,9 +228,8 @@ void hdf5_data(const ScatteringOptions& o, const ScatteringInputs& in, Scatterin
 
 }  // namespace
 
-ScatteringResult compute_scattering(const ScatteringOptions& o,
-                                    const analysis::ScattererAssignment* known) {
-  const ScatteringInputs in = read_scattering_inputs(o, known);
+ScatteringResult scattering_from_inputs(const ScatteringOptions& o, const ScatteringInputs& in,
+                                        const ScatteringKernels* kernels) {
   const HistogramResult& res = in.run.result;
 
   ScatteringResult out;
@@ -244,16 +246,21 @@ ScatteringResult compute_scattering(const ScatteringOptions& o,
     out.mean_volume_nm3 += v * nm_per_unit * nm_per_unit * nm_per_unit / res.volumes.size();
   out.table.q = in.q;
   if (o.structure_factor)
-    structure_table(o, in, out);
+    structure_table(o, in, kernels ? &kernels->structure : nullptr, out);
   else
-    debye_table(o, in, out);
+    debye_table(o, in, kernels ? &kernels->debye : nullptr, out);
   for (size_t s = 0; s < res.species.size(); ++s)
     out.table.columns.push_back({"f_" + res.species[s].name, in.weight_grid[s]});
   hdf5_data(o, in, out);
   return out;
 }
 
-void write_scattering(const ScatteringOptions& o, ScatteringResult& r) {
+ScatteringResult compute_scattering(const ScatteringOptions& o,
+                                    const analysis::ScattererAssignment* known) {
+  return scattering_from_inputs(o, read_scattering_inputs(o, known), nullptr);
+}
+
+void name_scattering_files(const ScatteringOptions& o, ScatteringResult& r) {
   const fs::path dir =
       o.output_dir.empty() ? fs::path(r.run_path).parent_path() : fs::path(o.output_dir);
   std::error_code ec;
@@ -262,23 +269,13 @@ void write_scattering(const ScatteringOptions& o, ScatteringResult& r) {
   r.csv = (dir / (r.stem + ".csv")).string();
   r.xvg = (dir / (r.stem + ".xvg")).string();
   r.h5 = (dir / (r.stem + ".h5")).string();
+}
+
+void write_scattering(const ScatteringOptions& o, ScatteringResult& r) {
+  name_scattering_files(o, r);
   io::write_q_table_csv(r.csv, r.table);
   io::write_q_table_xvg(r.xvg, r.table, r.plotted);
   io::write_scattering_hdf5(r.h5, r.data);
-}
-
-std::vector<ScatteringResult> write_run_scattering(const ScatteringOptions& o,
-                                                   const analysis::ScattererAssignment* known) {
-  std::vector<ScatteringResult> out;
-  ScatteringOptions debye = o;
-  debye.structure_factor = false;
-  out.push_back(compute_scattering(debye, known));
-  write_scattering(debye, out.back());
-  if (o.structure_factor) {
-    out.push_back(compute_scattering(o, known));
-    write_scattering(o, out.back());
-  }
-  return out;
 }
 
 void report_scattering(const char* command, const std::vector<ScatteringResult>& results,

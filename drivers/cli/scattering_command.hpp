@@ -48,14 +48,17 @@ ScatteringResult compute_scattering(const ScatteringOptions& options,
 /// OutputError if a file cannot be written.
 void write_scattering(const ScatteringOptions& options, ScatteringResult& result);
 
-/// `pairhist run --scattering`: with options.input the run's output directory, writes there what
-/// `pairhist scattering DIR` writes (intensity.csv, .xvg, .h5) and, with
-/// options.structure_factor, what `pairhist scattering DIR --structure-factor` writes (sq.csv,
-/// .xvg, .h5) as well: the same computations from the pairhist.h5 just written, so the same
-/// bytes. `known` as for compute_scattering(). Throws as compute_scattering() and
-/// write_scattering().
-std::vector<ScatteringResult> write_run_scattering(
-    const ScatteringOptions& options, const analysis::ScattererAssignment* known = nullptr);
+/// The intensity or (options.structure_factor) the structure factors from inputs at hand, with
+/// the kernels computed ahead where given and fitting (compute_scattering() reads the inputs
+/// first). Writes nothing.
+ScatteringResult scattering_from_inputs(const ScatteringOptions& options,
+                                        const ScatteringInputs& inputs,
+                                        const ScatteringKernels* kernels = nullptr);
+
+/// Creates options.output_dir where given and sets result.csv, .xvg and .h5 (STEM.*, there or
+/// beside the run's pairhist.h5) without writing them. Throws OutputError for a directory that
+/// cannot be made.
+void name_scattering_files(const ScatteringOptions& options, ScatteringResult& result);
 
 /// On stderr, as `pairhist COMMAND`: the guess warning (once), and with `notes` every distinct
 /// note of the results.

@@ -219,6 +219,25 @@ void decide_weights(const ScatteringOptions& o, const std::vector<std::string>& 
   in.weight_grid = analysis::weights_on_grid(in.weights, in.q);
 }
 
+/// The rest of read_scattering_inputs() once `run` is at hand: the scatterers and weights.
+ScatteringInputs inputs_of_run(const ScatteringOptions& o, io::StoredRun run,
+                               const analysis::ScattererAssignment* known,
+                               const analysis::ScattererTable& user, ScatteringInputs in) {
+  in.run = std::move(run);
+  // Scattering weighs each species by its atoms: one number per run, not per frame.
+  if (in.run.result.dynamic())
+    throw UsageError(o.input +
+                     ": a run with a dynamic species (within/around): its sizes change per "
+                     "frame, which the scattering intensities do not take");
+  if (known != nullptr && known->species.size() != in.run.result.species.size())
+    throw std::logic_error("read_scattering_inputs: scatterers of another run");
+  in.assignment = known != nullptr ? *known : scatterers(o, in.run);
+  std::vector<std::string> names;
+  for (const SpeciesInfo& s : in.run.result.species) names.push_back(s.name);
+  decide_weights(o, names, user, in);
+  return in;
+}
+
 }  // namespace
 
 std::string scattering_number(double v, int digits) {
@@ -269,24 +288,24 @@ std::vector<std::string> scattering_option_problems(const ScatteringOptions& o,
   return p;
 }
 
+std::vector<double> scattering_q_grid(const ScatteringOptions& o) {
+  return q_grid(o);
+}
+
 ScatteringInputs read_scattering_inputs(const ScatteringOptions& o,
                                         const analysis::ScattererAssignment* known) {
   ScatteringInputs in;
   analysis::ScattererTable user;
   read_grid_and_table(o, in, user);
-  in.run = io::read_histogram_result(o.input);
-  // Scattering weighs each species by its atoms: one number per run, not per frame.
-  if (in.run.result.dynamic())
-    throw UsageError(o.input +
-                     ": a run with a dynamic species (within/around): its sizes change per "
-                     "frame, which the scattering intensities do not take");
-  if (known != nullptr && known->species.size() != in.run.result.species.size())
-    throw std::logic_error("read_scattering_inputs: scatterers of another run");
-  in.assignment = known != nullptr ? *known : scatterers(o, in.run);
-  std::vector<std::string> names;
-  for (const SpeciesInfo& s : in.run.result.species) names.push_back(s.name);
-  decide_weights(o, names, user, in);
-  return in;
+  return inputs_of_run(o, io::read_histogram_result(o.input), known, user, std::move(in));
+}
+
+ScatteringInputs scattering_inputs(const ScatteringOptions& o, io::StoredRun run,
+                                   const analysis::ScattererAssignment* known) {
+  ScatteringInputs in;
+  analysis::ScattererTable user;
+  read_grid_and_table(o, in, user);
+  return inputs_of_run(o, std::move(run), known, user, std::move(in));
 }
 
 void check_scattering_files(const ScatteringOptions& o) {

@@ -6,8 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/scattering_debye.hpp"
 #include "analysis/scattering_elements.hpp"
 #include "analysis/scattering_factors.hpp"
+#include "analysis/scattering_structure.hpp"
 #include "drivers/job/trajectory_job.hpp"
 #include "io/histogram_result_reader.hpp"
 
@@ -41,6 +43,14 @@ struct ScatteringInputs {
   std::vector<std::vector<double>> weight_grid;    // [species][q]
 };
 
+/// What the sums of `run --scattering` weigh the bins with (analysis::DebyeKernels,
+/// StructureKernels): they depend on the q grid and the bins only, so the run computes them while
+/// it counts, and the sums after it take them from here.
+struct ScatteringKernels {
+  analysis::DebyeKernels debye;
+  analysis::StructureKernels structure;  // with options.structure_factor
+};
+
 /// Checks the options that need no file, reads the q file, the user table and the run, decides
 /// every species' scatterer (`known` where given, else --element, else the run's topology, else
 /// guessed) and its weights. Throws UsageError for bad options (q grid, radiation, an unknown
@@ -48,6 +58,15 @@ struct ScatteringInputs {
 /// unreadable run, topology, q file or table.
 ScatteringInputs read_scattering_inputs(const ScatteringOptions& options,
                                         const analysis::ScattererAssignment* known = nullptr);
+
+/// As read_scattering_inputs(), with the run given (`run --scattering`: the result just written,
+/// as io::stored_run() makes it) instead of read from options.input.
+ScatteringInputs scattering_inputs(const ScatteringOptions& options, io::StoredRun run,
+                                   const analysis::ScattererAssignment* known = nullptr);
+
+/// The q grid of the options (1/nm): q_values, else the q file's, else --q-max and --nq. Throws
+/// as read_scattering_inputs() for a bad grid or q file.
+std::vector<double> scattering_q_grid(const ScatteringOptions& options);
 
 /// The problems of the options alone, one line each (no file read): the radiation (named
 /// `radiation_flag` in the line: `run` calls it --scattering), --within-bin, --precision, --window

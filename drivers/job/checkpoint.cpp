@@ -239,13 +239,19 @@ std::string encode_checkpoint(const Checkpoint& c) {
   }
   e.u64(s.open_begin);
   encode_counts(e, s.open_counts);
-  // A --sphere run's atoms per frame and species, after everything else: a checkpoint of any
-  // other run is byte for byte what it was before they existed.
+  // The atoms per frame and species of a --sphere run or a dynamic species, and a dynamic
+  // species' pairs per frame and pair, after everything else: a checkpoint of any other run is
+  // byte for byte what it was before they existed.
   if (!s.species_counts.empty()) {
     e.u64(s.species_counts.size());
     e.u32(static_cast<uint32_t>(s.species_counts[0].size()));
     for (const auto& f : s.species_counts)
       for (int64_t n : f) e.i64(n);
+    if (!s.frame_pairs.empty()) {
+      e.u64(s.frame_pairs.size());
+      for (const auto& f : s.frame_pairs)
+        for (uint64_t n : f) e.u64(n);
+    }
   }
 
   Encoder file;
@@ -326,6 +332,13 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& path) 
     s.species_counts.assign(frames, std::vector<int64_t>(species));
     for (auto& f : s.species_counts)
       for (int64_t& n : f) n = d.i64();
+    if (!d.at_end()) {
+      if (d.u64() != frames) d.bad("frame pairs do not match the frames");
+      if (frames > 0 && !d.fits(uint64_t{npairs} * 8 * frames)) d.bad("a length runs past the end");
+      s.frame_pairs.assign(frames, std::vector<uint64_t>(npairs));
+      for (auto& f : s.frame_pairs)
+        for (uint64_t& n : f) n = d.u64();
+    }
   }
   if (!d.at_end()) d.bad("bytes after the end");
   if (npairs == 0 || nbins == 0) d.bad("no histograms");

@@ -68,9 +68,7 @@ RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology
   if (run.has_dynamic()) {
     // What a dynamic species cannot have yet: refused rather than normalised wrongly.
     const char* no = nullptr;
-    if (o.resume)
-      no = "resume from a checkpoint (it keeps no per-frame selection sizes)";
-    else if (o.distribution)
+    if (o.distribution)
       no = "be distributed over processes";
     else if (analysis::parse_exclude_mode(o.exclude) != analysis::ExcludeMode::none)
       no = "leave out excluded pairs (--exclude, -excl)";

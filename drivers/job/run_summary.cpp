@@ -251,11 +251,7 @@ void print_stop_report(const JobOutcome& out, const std::string& output,
   std::fprintf(stderr,
                "pairhist: the outputs in %s say complete = 0, stopped_by = %s; checkpoint %s\n",
                output.c_str(), name.c_str(), checkpoint.c_str());
-  if (result.dynamic())  // refused: the checkpoint keeps no per-frame sizes
-    std::fprintf(stderr,
-                 "pairhist: a run with a dynamic species (within/around) cannot be resumed: run "
-                 "it again\n");
-  else if (out.ranks > 1)
+  if (out.ranks > 1)
     std::fprintf(stderr,
                  "pairhist: resume under mpirun/srun again (any number of ranks) or alone: %s\n",
                  resume_command().c_str());

@@ -10,6 +10,7 @@ core and GPU, from Python.
 - scattering(result, radiation="xray", ...): X-ray or neutron intensities I(q) of a finished run
   (its pairhist.h5) by Debye's equation, or with structure_factor=True the structure factors
   S(q) from g(r), as `pairhist scattering` computes them.
+- read_run(path): a finished run's pairhist.h5 (`pairhist run -o DIR`), keyed as run() returns.
 - read_scattering(path): what `pairhist scattering` wrote into intensity.h5, sq.h5 or excess.h5.
 - pairhist.mdanalysis.InterRDF / InterRDF_s: drop-ins for MDAnalysis's classes.
 
@@ -31,7 +32,7 @@ from . import _pairhist  # noqa: E402
 from ._arguments import (box_rows, choice, device_number, pair_keys, positive_integer,  # noqa: E402
                          positive_number, species_arrays)
 
-__all__ = ["histograms", "Engine", "run", "scattering", "read_scattering", "gpu_count",
+__all__ = ["histograms", "Engine", "run", "read_run", "scattering", "read_scattering", "gpu_count",
            "__version__"]
 __version__ = "0.1.0"
 
@@ -220,7 +221,8 @@ def run(trajectory=None, *, config=None, **options):
 
     Arguments are `pairhist run`'s (see `pairhist run --help`) with dashes written as
     underscores: trajectory, top, species ({"O": "OW", "H": "HW1,HW2"} or ["O=OW", ...]), rmax,
-    nbins, units, precision, volume, index, exclude, norm, interval, first, last, step, begin,
+    nbins, sphere ("SELECTION,R"; rmax then defaults to 2R), units, precision, volume, index,
+    exclude, norm, interval, first, last, step, begin,
     end, sched, schedule, algorithm, cell_reach, cell_order, ncpu, ncuda, frames_in_flight,
     reserve_cores, memory_budget, decode_threads, reduction, task_pairs; config names a YAML
     file of the command's --config (arguments given here win). Uses all cores and GPUs unless
@@ -231,7 +233,11 @@ def run(trajectory=None, *, config=None, **options):
     (None without a box or volume), rdf_error (block averages, with interval), frames, times,
     volumes, intervals, pairs_per_frame, excluded_pairs, shared_atoms, box_kind, precision,
     norm, exclude, seconds, pairs_examined, cpu_workers, cuda_workers, scheduler, tasks,
-    algorithms. Bad arguments or input raise ValueError naming the problem.
+    algorithms; frame_species_counts {species: int64 array, one count per frame} where the
+    species' atoms vary per frame (a sphere run's atoms inside the sphere, a dynamic species'
+    atoms), else None; frame_pairs {(A, B): uint64 array per frame} for dynamic species, else
+    None; sphere and sphere_centre ("mass" or "geometry") of a sphere run, else None. Bad
+    arguments or input raise ValueError naming the problem.
     """
     settings = []
     if trajectory is not None:
@@ -242,6 +248,19 @@ def run(trajectory=None, *, config=None, **options):
         flag = key.replace("_", "-")
         settings.append((flag, _setting_values(flag, value)))
     return _pairhist.run(settings, str(config) if config is not None else "")
+
+
+def read_run(path):
+    """A finished run's pairhist.h5 (`pairhist run -o DIR`: the directory or the file).
+
+    Returns a dict keyed as run()'s result for what the file holds: species, units, r_max,
+    nbins, edges, r, counts (the interval blocks summed), rdf, coordination, frames, times,
+    volumes, pairs_per_frame, excluded_pairs, shared_atoms, box_kind, precision, norm, exclude,
+    frame_species_counts, frame_pairs, sphere, sphere_centre (intervals and rdf_error empty);
+    besides path, complete, stopped_by and config (the run's effective settings). A file that is
+    not one raises ValueError with one line.
+    """
+    return _pairhist.read_run(os.fspath(path))
 
 
 def _per_species(value, name):

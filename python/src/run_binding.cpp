@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "analysis/rdf.hpp"
+#include "analysis/sphere_cut.hpp"
 #include "drivers/cli/config_file.hpp"
 #include "drivers/job/trajectory_job.hpp"
+#include "io/histogram_result_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
@@ -72,6 +74,11 @@ const std::map<std::string, Setter>& setters() {
          for (const auto& s : v) o.species.push_back(parse_species(s));
        }},
       {"rmax", [](JobOptions& o, const Values& v) { o.r_max = parse_number<double>("rmax", v); }},
+      {"sphere",
+       [](JobOptions& o, const Values& v) {
+         o.sphere = single("sphere", v);
+         analysis::parse_sphere_option(o.sphere);  // UsageError naming what is wrong
+       }},
       {"nbins", [](JobOptions& o, const Values& v) { o.nbins = parse_number<int>("nbins", v); }},
       {"units",
        [](JobOptions& o, const Values& v) {
@@ -171,8 +178,8 @@ py::array_t<uint64_t> array_of(const std::vector<uint64_t>& v) {
   return a;
 }
 
-py::dict result_dict(const JobOutcome& out) {
-  const HistogramResult& r = out.result;
+/// What a run's result holds, as run() and read_run() return it.
+py::dict histogram_dict(const HistogramResult& r) {
   py::dict d;
   py::dict species;
   for (const auto& s : r.species) species[py::str(s.name)] = s.count;
@@ -230,6 +237,44 @@ py::dict result_dict(const JobOutcome& out) {
     intervals.append(block);
   }
   d["intervals"] = intervals;
+  // Per frame, where the species' atoms vary: a --sphere run's atoms inside the sphere, a dynamic
+  // species' atoms (and then every pair's pairs of the frame); None where they do not vary.
+  const auto label = [&r](const PairHistogram& h) {
+    return py::make_tuple(r.species[static_cast<size_t>(h.a)].name,
+                          r.species[static_cast<size_t>(h.b)].name);
+  };
+  if (r.frame_species_counts.empty()) {
+    d["frame_species_counts"] = py::none();
+  } else {
+    py::dict sizes;
+    for (size_t s = 0; s < r.species.size(); ++s) {
+      py::array_t<int64_t> n(static_cast<py::ssize_t>(r.frame_species_counts.size()));
+      for (size_t f = 0; f < r.frame_species_counts.size(); ++f)
+        n.mutable_data()[f] = r.frame_species_counts[f][s];
+      sizes[py::str(r.species[s].name)] = n;
+    }
+    d["frame_species_counts"] = sizes;
+  }
+  if (r.frame_pairs.empty()) {
+    d["frame_pairs"] = py::none();
+  } else {
+    py::dict pairs;
+    for (size_t p = 0; p < r.pairs.size(); ++p) {
+      py::array_t<uint64_t> n(static_cast<py::ssize_t>(r.frame_pairs.size()));
+      for (size_t f = 0; f < r.frame_pairs.size(); ++f) n.mutable_data()[f] = r.frame_pairs[f][p];
+      pairs[label(r.pairs[p])] = n;
+    }
+    d["frame_pairs"] = pairs;
+  }
+  d["sphere"] = r.sphere.empty() ? py::object(py::none()) : py::object(py::str(r.sphere));
+  d["sphere_centre"] =
+      r.sphere.empty() ? py::object(py::none()) : py::object(py::str(r.sphere_centre));
+  return d;
+}
+
+py::dict result_dict(const JobOutcome& out) {
+  const HistogramResult& r = out.result;
+  py::dict d = histogram_dict(r);
   d["seconds"] = out.seconds;
   d["pairs_examined"] = out.pairs_examined;
   d["cpu_workers"] = out.cpu_workers;
@@ -267,7 +312,12 @@ py::dict run(const std::vector<std::pair<std::string, Values>>& settings,
   JobOptions o;
   for (const auto& [key, values] : given) setters().at(key)(o, values);
   if (o.trajectory.empty()) throw UsageError("no trajectory given");
+  // A sphere holds no pair farther apart than its diameter (as `pairhist run` defaults).
+  if (o.r_max == 0 && !o.sphere.empty())
+    o.r_max = 2 * analysis::parse_sphere_option(o.sphere).radius;
   if (o.r_max == 0) throw UsageError("rmax is required");
+  if (!o.sphere.empty() && o.exclude != "none")
+    throw UsageError("sphere counts every pair inside the sphere: leave out exclude");
   if (o.nbins == 0) throw UsageError("nbins is required");
   if (o.whole_frames && o.algorithm == Algorithm::cell_list)
     throw UsageError(
@@ -284,11 +334,29 @@ py::dict run(const std::vector<std::pair<std::string, Values>>& settings,
   return result_dict(out);
 }
 
+/// A finished run's pairhist.h5 (or its output directory) as run() returns its result, its
+/// interval blocks summed (io::read_histogram_result), with what only the file knows.
+py::dict read_run(const std::string& path) {
+  io::StoredRun stored;
+  {
+    py::gil_scoped_release release;
+    stored = io::read_histogram_result(path);
+  }
+  py::dict d = histogram_dict(stored.result);
+  d["path"] = stored.path;
+  d["complete"] = stored.result.complete;
+  d["stopped_by"] = stored.result.stopped_by;
+  d["config"] = stored.config;
+  return d;
+}
+
 }  // namespace
 
 void bind_run(py::module_& m) {
   m.def("run", &run, py::arg("settings"), py::arg("config"),
         "The `pairhist run` job (settings: long flag names and their values as text).");
+  m.def("read_run", &read_run, py::arg("path"),
+        "A finished run's pairhist.h5 (or its directory), keyed as run()'s result.");
 }
 
 }  // namespace pairhist::python

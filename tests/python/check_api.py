@@ -143,6 +143,55 @@ from_config = pairhist.run(config=config, nbins=120, ncpu=2)
 check("run(config=...): the file's settings, arguments win", from_config["nbins"] == 120 and
       list(from_config["counts"]) == [("O", "O")])
 
+# Per-frame species counts where they vary: a sphere run's and a dynamic species', from run()
+# and, read back from what `pairhist run` wrote, from read_run().
+fixed = pairhist.read_run(out)
+check("read_run() = run(): counts, g(r), frames; fixed sizes have no per-frame counts",
+      all(np.array_equal(fixed["counts"][k], result["counts"][k]) and
+          np.array_equal(fixed["rdf"][k], result["rdf"][k]) for k in result["counts"]) and
+      np.array_equal(fixed["frames"], result["frames"]) and fixed["complete"] and
+      fixed["frame_species_counts"] is None and result["frame_species_counts"] is None and
+      fixed["frame_pairs"] is None and result["sphere"] is None)
+for label, extra, cli in (
+        ("sphere", dict(sphere="resid 1-5,0.8", nbins=160),
+         ["--sphere", "resid 1-5,0.8", "--nbins", "160"]),
+        ("dynamic", dict(species={"O": "OW", "N": "name OW and within 0.5 of resid 1"},
+                         rmax=1.0, nbins=100),
+         ["--species", "O=OW", "--species", "N=name OW and within 0.5 of resid 1", "--rmax", "1.0",
+          "--nbins", "100"])):
+    # The sphere's rmax is 2R by default, as the command's.
+    kwargs = {k: v for k, v in args.items() if not (label == "sphere" and k == "rmax")}
+    kwargs.update(extra)
+    mine = pairhist.run(f"{data}/spce_water.xtc", **kwargs)
+    out_dir = os.path.join(work, "cli-" + label)
+    species_args = [] if label == "dynamic" else ["--species", "O=OW", "--species", "H=HW1,HW2"]
+    subprocess.run([binary, "run", f"{data}/spce_water.xtc", "--top", args["top"]] + species_args +
+                   cli + ["--last", "20", "--ncpu", "2", "-q", "--overwrite", "-o", out_dir],
+                   check=True)
+    theirs = pairhist.read_run(out_dir)
+    sizes = mine["frame_species_counts"]
+    check(f"{label}: run() has one count per frame and species, varying",
+          sizes is not None and list(sizes) == list(mine["species"]) and
+          all(len(v) == 21 and v.dtype == np.int64 for v in sizes.values()) and
+          any(len(set(v.tolist())) > 1 for v in sizes.values()) and
+          all((v <= mine["species"][name]).all() for name, v in sizes.items()))
+    check(f"{label}: read_run() of `pairhist run`'s file = run()",
+          theirs["frame_species_counts"] is not None and
+          all(np.array_equal(theirs["frame_species_counts"][n], v) for n, v in sizes.items()) and
+          all(np.array_equal(theirs["counts"][k], mine["counts"][k]) for k in mine["counts"]))
+    if label == "sphere":
+        check("sphere: run() and read_run() say how the sphere was made, no per-frame pairs",
+              mine["sphere"] == theirs["sphere"] == "resid 1-5,0.8" and
+              mine["sphere_centre"] == theirs["sphere_centre"] == "geometry" and
+              mine["frame_pairs"] is None and theirs["frame_pairs"] is None and
+              mine["r_max"] == 1.6)
+    else:
+        check("dynamic: per-frame pairs of every pair, the same in run() and read_run()",
+              mine["frame_pairs"] is not None and list(mine["frame_pairs"]) == list(mine["counts"])
+              and all(np.array_equal(theirs["frame_pairs"][k], v)
+                      for k, v in mine["frame_pairs"].items()) and mine["sphere"] is None)
+refused("read_run() of a file that is no run", lambda: pairhist.read_run(config), ValueError)
+
 refused("histograms() of int coordinates", lambda: pairhist.histograms(
     [np.zeros((4, 3), dtype=int)], None, r_max=1.0, n_bins=10), TypeError)
 refused("histograms() of shape (4, 2)", lambda: pairhist.histograms(
