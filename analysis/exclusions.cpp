@@ -59,10 +59,16 @@ std::vector<ResidueRange> residue_ranges(const std::vector<int>& atoms,
   return ranges;
 }
 
+// Returns the pairs binned (at any distance): those whose atoms are both flagged in row_selected
+// and col_selected, or every pair where these are null.
 template <BoxKind K, class T>
-void bin_pairs(const std::vector<std::pair<int32_t, int32_t>>& pairs, const float* row_xyz,
-               const float* col_xyz, const HistogramParams<T>& p, uint64_t* hist) {
+uint64_t bin_pairs(const std::vector<std::pair<int32_t, int32_t>>& pairs, const float* row_xyz,
+                   const float* col_xyz, const uint8_t* row_selected, const uint8_t* col_selected,
+                   const HistogramParams<T>& p, uint64_t* hist) {
+  uint64_t binned = 0;
   for (const auto& [i, j] : pairs) {
+    if (row_selected && !(row_selected[i] && col_selected[j])) continue;
+    ++binned;
     // The engine converts the float coordinates to T the same way before the kernels see them,
     // and the kernels scale them to bin units as bin_of_points does.
     const float* a = row_xyz + 3 * static_cast<size_t>(i);
@@ -72,6 +78,7 @@ void bin_pairs(const std::vector<std::pair<int32_t, int32_t>>& pairs, const floa
                          static_cast<T>(b[0]), static_cast<T>(b[1]), static_cast<T>(b[2]));
     if (k < p.nbins) ++hist[k];
   }
+  return binned;
 }
 
 }  // namespace
@@ -150,25 +157,33 @@ bool PairExclusions::empty() const {
 
 template <class T>
 void PairExclusions::add_frame_as(const std::vector<const float*>& species_xyz,
+                                  const std::vector<std::vector<uint8_t>>* selected,
                                   const BoxMatrix& box, BoxKind kind, double r_max, int nbins,
-                                  std::vector<std::vector<uint64_t>>& hist) const {
+                                  std::vector<std::vector<uint64_t>>& hist,
+                                  std::vector<uint64_t>* left_out) const {
   const HistogramParams<T> p = make_params<T>(box, kind, r_max, nbins);
   for (size_t q = 0; q < lists_.size(); ++q) {
     const List& l = lists_[q];
     if (l.pairs.empty()) continue;
     const float* rows = species_xyz[static_cast<size_t>(l.a)];
     const float* cols = species_xyz[static_cast<size_t>(l.b)];
+    const uint8_t* row_selected = selected ? (*selected)[static_cast<size_t>(l.a)].data() : nullptr;
+    const uint8_t* col_selected = selected ? (*selected)[static_cast<size_t>(l.b)].data() : nullptr;
     uint64_t* h = hist[q].data();
+    uint64_t binned = 0;
     switch (kind) {
       case BoxKind::orthorhombic:
-        bin_pairs<BoxKind::orthorhombic>(l.pairs, rows, cols, p, h);
+        binned =
+            bin_pairs<BoxKind::orthorhombic>(l.pairs, rows, cols, row_selected, col_selected, p, h);
         break;
       case BoxKind::triclinic:
-        bin_pairs<BoxKind::triclinic>(l.pairs, rows, cols, p, h);
+        binned =
+            bin_pairs<BoxKind::triclinic>(l.pairs, rows, cols, row_selected, col_selected, p, h);
         break;
       default:
-        bin_pairs<BoxKind::none>(l.pairs, rows, cols, p, h);
+        binned = bin_pairs<BoxKind::none>(l.pairs, rows, cols, row_selected, col_selected, p, h);
     }
+    if (left_out) (*left_out)[q] += binned;
   }
 }
 
@@ -177,9 +192,24 @@ void PairExclusions::add_frame(const std::vector<const float*>& species_xyz, con
                                std::vector<std::vector<uint64_t>>& hist) const {
   if (empty()) return;
   if (precision == Precision::single)
-    add_frame_as<float>(species_xyz, box, kind, r_max, nbins, hist);
+    add_frame_as<float>(species_xyz, nullptr, box, kind, r_max, nbins, hist, nullptr);
   else
-    add_frame_as<double>(species_xyz, box, kind, r_max, nbins, hist);
+    add_frame_as<double>(species_xyz, nullptr, box, kind, r_max, nbins, hist, nullptr);
+}
+
+void PairExclusions::add_selected_frame(const std::vector<const float*>& species_xyz,
+                                        const std::vector<std::vector<uint8_t>>& selected,
+                                        const BoxMatrix& box, BoxKind kind, double r_max, int nbins,
+                                        Precision precision,
+                                        std::vector<std::vector<uint64_t>>& hist,
+                                        std::vector<uint64_t>& left_out) const {
+  if (empty()) return;
+  if (left_out.size() < lists_.size() || selected.size() < species_xyz.size())
+    throw std::logic_error("PairExclusions: flags or sums of another number of species or pairs");
+  if (precision == Precision::single)
+    add_frame_as<float>(species_xyz, &selected, box, kind, r_max, nbins, hist, &left_out);
+  else
+    add_frame_as<double>(species_xyz, &selected, box, kind, r_max, nbins, hist, &left_out);
 }
 
 }  // namespace pairhist::analysis

@@ -57,6 +57,17 @@ class PairExclusions {
                  double r_max, int nbins, Precision precision,
                  std::vector<std::vector<uint64_t>>& hist) const;
 
+  /// add_frame for a frame of dynamic species: only the excluded pairs whose two atoms this frame
+  /// selects count. selected[s] flags each atom of species_atoms[s] (as given to the
+  /// constructor: every atom the species may select); species_xyz is laid out as for add_frame.
+  /// Adds to left_out[p] those pairs at any distance: the pairs species pair p leaves out of
+  /// this frame.
+  void add_selected_frame(const std::vector<const float*>& species_xyz,
+                          const std::vector<std::vector<uint8_t>>& selected, const BoxMatrix& box,
+                          BoxKind kind, double r_max, int nbins, Precision precision,
+                          std::vector<std::vector<uint64_t>>& hist,
+                          std::vector<uint64_t>& left_out) const;
+
  private:
   struct List {
     int a = 0, b = 0;
@@ -65,10 +76,12 @@ class PairExclusions {
   };
   void from_topology(const Topology& top, const std::string& topology_path,
                      const std::vector<std::vector<int>>& species_atoms, const SpeciesPairs& pairs);
+  // selected: null for every pair, else add_selected_frame's flags and left_out.
   template <class T>
-  void add_frame_as(const std::vector<const float*>& species_xyz, const BoxMatrix& box,
-                    BoxKind kind, double r_max, int nbins,
-                    std::vector<std::vector<uint64_t>>& hist) const;
+  void add_frame_as(const std::vector<const float*>& species_xyz,
+                    const std::vector<std::vector<uint8_t>>* selected, const BoxMatrix& box,
+                    BoxKind kind, double r_max, int nbins, std::vector<std::vector<uint64_t>>& hist,
+                    std::vector<uint64_t>* left_out) const;
 
   std::vector<List> lists_;
 };

@@ -85,8 +85,8 @@ std::string exclusion_description(const HistogramResult& res) {
   std::string s = "# excluded pairs: " + res.exclude;
   for (const auto& p : res.pairs)
     if (p.excluded_pairs > 0 || p.shared_atoms > 0)
-      s += "; " + one_line(pair_label(res, p)) + " " + std::to_string(p.excluded_pairs) +
-           " per frame" +
+      s += "; " + one_line(pair_label(res, p)) + (res.dynamic() ? " at most " : " ") +
+           std::to_string(p.excluded_pairs) + " per frame" +
            (p.shared_atoms > 0 ? " (+" + std::to_string(p.shared_atoms) + " self pairs)" : "");
   return s + "\n";
 }

@@ -3,7 +3,8 @@
 
 Usage: check_gmx_rdf.py PAIRHIST DATA_DIR WORK_DIR. Exits 77 (skipped) when gmx is absent.
 
-Atom positions, in 3D and in the x-y plane (-xy), dynamic selections (within), and centres (res_com, mol_com, whole_res_com, res_cog: -seltype and "POSTYPE of"),
+Atom positions, in 3D and in the x-y plane (-xy), dynamic selections (within; also with -excl
+and -xy), and centres (res_com, mol_com, whole_res_com, res_cog: -seltype and "POSTYPE of"),
 the latter also on a trajectory whose molecules gmx trjconv -pbc atom broke across the box;
 -cut (on a half-bin edge and between), and -surf mol and res: distances to the nearest atom of
 each molecule or residue of -ref, also with molecules of two residues (a .tpr that gmx grompp
@@ -124,6 +125,7 @@ def main():
     if paired is None:
         return 1
     nacl_paired = ["-f", f"{data}/nacl_dodecahedron.xtc", "-s", paired]
+    first_ten = " ".join(str(k) for k in range(1, 11))  # our selections have no `resid 1 to 10`
     cases = {
         "O-O": water + ["-ref", "name OW", "-sel", "name OW", "-rmax", "1.2"],
         "O-H two -sel, -rmax 0": water + ["-ref", "name OW", "-sel", "name HW1", "name HW2"],
@@ -155,6 +157,20 @@ def main():
                                              "within 0.45 of name CL", "-rmax", "1.0"],
         "dynamic reference": nacl + ["-ref", "name OW and within 0.6 of name NA", "-sel",
                                      "name OW", "name CL", "-rmax", "1.0"],
+        # -excl among each frame's selected atoms: a dynamic -sel, then a dynamic reference
+        # holding whole waters' atoms and a dynamic -sel of whole waters.
+        "dynamic -sel, TPR -excl": nacl + ["-ref", "name OW", "-sel",
+                                           "name HW1 HW2 and within 0.5 of name NA", "-excl",
+                                           "-rmax", "1.0"],
+        "dynamic reference, TPR -excl": nacl + [
+            "-ref", "name OW HW1 HW2 and within 0.5 of name NA", "-sel", "name HW1 HW2",
+            "resname SOL and within 0.6 of name CL", "-excl", "-rmax", "1.0"],
+        # -xy with dynamic selections: evaluated in 3D as gmx does (selecting after the z are
+        # flattened moves g(r) by 10%), normalised by each frame's area.
+        "-xy, dynamic reference and -sel, -rmax 0": water + [
+            "-ref", f"name OW and within 0.4 of resid {first_ten}", "-sel", "name OW",
+            f"name HW1 HW2 and within 0.5 of resid {' '.join(str(k) for k in range(11, 41))}",
+            "-xy"],
         "GRO res_cog, res_com": water + ["-ref", "resname SOL", "-sel", "resname SOL",
                                          "res_com of resname SOL", "-seltype", "res_cog",
                                          "-rmax", "1.2"],
@@ -184,6 +200,9 @@ def main():
             "-surf", "res", "-rmax", "1.0"],
         "-surf res, -xy": water + ["-ref", "resname SOL", "-sel", "name OW", "-surf", "res",
                                    "-xy", "-rmax", "0.8"],
+        "-surf res, -xy, dynamic reference": water + [
+            "-ref", f"resname SOL and within 0.5 of resid {first_ten}", "-sel", "name OW",
+            "-surf", "res", "-xy", "-rmax", "0.8"],
     }
     # What gmx refuses with -surf: refused here as well (exit 2).
     refused = {

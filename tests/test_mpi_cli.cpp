@@ -1,7 +1,8 @@
 // `pairhist run` under mpirun: 1 to 4 ranks (more ranks than this machine's cores: they share
 // them) must write the very files a single process writes, bit for bit: the water sample, the
-// NaCl dodecahedron in double precision, one frame split into parts over the ranks (all pairs
-// and cell lists), --interval blocks; and a bad frame on any rank or a rank that dies must end
+// NaCl dodecahedron in double precision, dynamic species (with same-residue exclusions, whole
+// frames and frame parts), one frame split into parts over the ranks (all pairs and cell lists),
+// --interval blocks; and a bad frame on any rank or a rank that dies must end
 // the whole job with one line on rank 0 within a bounded time.
 #include <doctest/doctest.h>
 #include <hdf5.h>
@@ -166,6 +167,54 @@ TEST_CASE("The NaCl dodecahedron in double precision: 2 and 3 ranks equal one pr
     REQUIRE(end.exited(0));
     check_identical(s.file("serial"), s.file("r" + std::to_string(ranks)));
   }
+}
+
+TEST_CASE("Dynamic species: each rank selects its frames' atoms, rank 0 gets every frame's sizes") {
+  CliScratch s("mpi-dynamic");
+  // Species whose atoms change per frame (within, around), one sharing atoms with a static one,
+  // and the excluded pairs of same-residue atoms among each frame's selected ones: the per-frame
+  // sizes and pairs in pairhist.h5 and g(r) must be one process's, bit for bit.
+  auto args = [&](const std::string& out) {
+    return std::vector<std::string>{"run",       kNaclXtc,
+                                    "--top",     kNaclGro,
+                                    "--species", "OW=OW",
+                                    "--species", "W=name OW HW1 and within 0.5 of name NA",
+                                    "--species", "S=around 0.35 name CL",
+                                    "--exclude", "residue",
+                                    "--rmax",    "1.0",
+                                    "--nbins",   "200",
+                                    "-o",        out,
+                                    "-q",        "--ncpu",
+                                    "1"};
+  };
+  auto serial = args(s.file("serial"));
+  serial.insert(serial.end(), {"--interval", "9"});
+  REQUIRE(run_one(serial, s).exited(0));
+  REQUIRE(run_one(args(s.file("serial-whole")), s).exited(0));
+  // The per-frame records are there to compare (check_identical compares every dataset).
+  const auto names = datasets(s.file("serial") + "/pairhist.h5");
+  CHECK(names.count("pairhist/frame_pairs/W,S") == 1);
+  CHECK(names.count("pairhist/frame_species_counts/W") == 1);
+  for (int ranks : {2, 3}) {
+    INFO(ranks << " ranks, --interval 9");
+    const std::string out = s.file("r" + std::to_string(ranks));
+    auto a = args(out);
+    a.insert(a.end(), {"--interval", "9"});
+    const ChildEnd end = run_mpi(ranks, a, s);
+    INFO(end.err);
+    REQUIRE(end.exited(0));
+    check_identical(s.file("serial"), out);
+  }
+  // Frames split into parts: every rank holding a part selects the frame's atoms alike, the
+  // first part's rank alone reports its sizes.
+  const std::string out = s.file("parts");
+  auto a = args(out);
+  a.insert(a.end(), {"--frame-parts", "4", "--report", out + ".json"});
+  const ChildEnd end = run_mpi(3, a, s);
+  INFO(end.err);
+  REQUIRE(end.exited(0));
+  check_identical(s.file("serial-whole"), out);
+  CHECK(CliScratch::slurp(out + ".json").find("\"units\": 0") == std::string::npos);
 }
 
 TEST_CASE("One frame split into parts over the ranks: all pairs and cell lists") {

@@ -58,7 +58,9 @@ DistributedCountSink::DistributedCountSink(Distribution& dist, const RunDefiniti
       dist_(dist),
       frame_parts_(frame_parts),
       origin_(origin),
-      exchange_(dist, run.pairs.size(), run.options.nbins, run.options.interval, resumed_frames) {
+      // A dynamic species: every frame's sizes go to rank 0 with its record.
+      exchange_(dist, run.pairs.size(), run.options.nbins, run.options.interval, resumed_frames,
+                run.has_dynamic() ? run.atoms.size() : 0) {
   if (frame_parts > 1) counts_.allow_wrapping();
   // Rank 0's state has no self or excluded pairs to take out: the ranks took them out.
   if (dist.rank() == 0)

@@ -4,6 +4,13 @@
 // interval's end), and at the end; rank 0 gets each interval summed over the ranks
 // (Distribution::contribute / reduced) and keeps the run's state from them, as a single
 // process's JobAccumulator keeps it from its engine.
+//
+// A payload is the interval's counts (npairs x nbins), then, for a run whose species' sizes
+// change per frame (a dynamic species), every frame slot's atoms per species and pairs per
+// species pair, then every slot's record (index, time, volume). Both the counts and the sizes
+// are summed by the reduction: a slot's sizes are zero on every rank but the one that counted
+// the frame (its first part), so the sum is that rank's, exactly, and rank 0 keeps every
+// frame's sizes in frame order, as one process keeps them.
 #pragma once
 
 #include <cstdint>
@@ -17,8 +24,10 @@ namespace pairhist {
 class IntervalExchange {
  public:
   /// `interval`: frames per output block (0: one block); `resumed`: frames a resumed run's
-  /// checkpoint holds, which come before the units' ordinals.
-  IntervalExchange(Distribution& dist, size_t npairs, int nbins, int64_t interval, int64_t resumed);
+  /// checkpoint holds, which come before the units' ordinals; `nspecies`: species whose sizes
+  /// each frame's record carries (0: the species' sizes are fixed).
+  IntervalExchange(Distribution& dist, size_t npairs, int nbins, int64_t interval, int64_t resumed,
+                   size_t nspecies = 0);
 
   /// The output interval a unit's frame belongs to.
   int64_t interval_of(int64_t ordinal) const;
@@ -50,6 +59,8 @@ class IntervalExchange {
   bool fold(JobAccumulator& global, int64_t interval, const std::vector<uint64_t>& payload,
             int64_t expected, bool close);
   size_t slots() const;
+  /// Words of a slot's sizes: atoms per species and pairs per species pair (0: fixed sizes).
+  size_t size_words() const { return nspecies_ > 0 ? nspecies_ + npairs_ : 0; }
   /// Frames of `interval` the run counts: up to `frames` ordinals (-1: the whole interval).
   int64_t frames_in(int64_t interval, int64_t frames) const;
 
@@ -58,6 +69,7 @@ class IntervalExchange {
   int nbins_;
   int64_t interval_;
   int64_t resumed_;
+  size_t nspecies_;
   int64_t current_;
   int64_t frames_ = 0;
   std::vector<int64_t> ordinals_;  // of the whole frames in `local`, in its order

@@ -65,18 +65,6 @@ RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology
   run.centres = std::move(positions.centres);
   run.notes = std::move(positions.notes);
   run.dynamic = std::move(positions.dynamic);
-  if (run.has_dynamic()) {
-    // What a dynamic species cannot have yet: refused rather than normalised wrongly.
-    const char* no = nullptr;
-    if (o.distribution)
-      no = "be distributed over processes";
-    else if (analysis::parse_exclude_mode(o.exclude) != analysis::ExcludeMode::none)
-      no = "leave out excluded pairs (--exclude, -excl)";
-    else if (o.xy)
-      no = "count x-y distances (-xy)";
-    if (no)
-      throw UsageError(std::string("a run with a dynamic species (within/around) cannot ") + no);
-  }
   if (analysis::parse_exclude_mode(o.exclude) != analysis::ExcludeMode::none)
     for (size_t s = 0; s < o.species.size(); ++s)
       if (!positions.centred[s].empty())

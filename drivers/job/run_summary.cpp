@@ -128,10 +128,14 @@ void print_counted(const JobOptions& job, const JobOutcome& out,
   std::printf("%s\n  histograms    : %zu pair%s, %d bins up to %g %s (%g %s wide)\n",
               centres ? "" : " atoms", r.pairs.size(), r.pairs.size() == 1 ? "" : "s", r.nbins,
               r.r_max, r.length_unit.c_str(), r.r_max / r.nbins, r.length_unit.c_str());
+  // A dynamic species' frames leave out those of their selected atoms: the capacities' count is
+  // the most per frame, not a total.
   uint64_t excluded = 0;
-  for (const auto& p : r.pairs) excluded += p.excluded_pairs * r.frame_indices.size();
-  std::printf("  analysis      : norm %s, exclude %s (%llu excluded pairs)\n", r.norm.c_str(),
-              r.exclude.c_str(), static_cast<unsigned long long>(excluded));
+  for (const auto& p : r.pairs)
+    excluded += p.excluded_pairs * (r.dynamic() ? 1 : r.frame_indices.size());
+  std::printf("  analysis      : norm %s, exclude %s (%s%llu excluded pairs%s)\n", r.norm.c_str(),
+              r.exclude.c_str(), r.dynamic() ? "at most " : "",
+              static_cast<unsigned long long>(excluded), r.dynamic() ? " per frame" : "");
   if (!r.sphere.empty()) {
     std::printf("  sphere        : %s, centre of %s, no box; atoms per frame (mean):",
                 r.sphere.c_str(), r.sphere_centre.c_str());

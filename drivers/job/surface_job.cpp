@@ -73,6 +73,8 @@ SurfaceOutcome run_surface_job(JobOptions o, SurfaceUnit unit, int first_bin,
   double groups_sum = 0;
   while (source.next(frame, index)) {
     const std::string where = o.trajectory + ": frame " + std::to_string(index) + ": ";
+    // The selection reads the frame as the file holds it (-xy flattens only the distances).
+    if (run.has_dynamic()) select_frame_species(run, frame, where, species);
     prepare_positions(run, frame, where);
     const BoxMatrix box = to_matrix(frame.box);
     if (out.frames == 0) {
@@ -81,7 +83,6 @@ SurfaceOutcome run_surface_job(JobOptions o, SurfaceUnit unit, int first_bin,
       kind = classify_box(box);
     }
     check_frame_box(box, kind, run.options, run.r_max_nm, run.header.length_unit, where);
-    if (run.has_dynamic()) select_frame_species(run, frame, where, species);
     const auto& atoms = run.has_dynamic() ? species.atoms : run.atoms;
     const int groups = number_groups(atoms[0], unit_of_atom, group);
     groups_sum += groups;

@@ -196,7 +196,11 @@ bool TrajectoryPipeline::count_unit() {
   const JobOptions& o = run_->options;
   const int64_t index = unit_.file_index;
   const std::string where = o.trajectory + ": frame " + std::to_string(index) + ": ";
+  // A dynamic species' atoms of this frame, from its whole coordinates as the file holds them:
+  // -xy flattens the distances counted, not the selection (gmx rdf evaluates it in 3D).
+  const bool dynamic = run_->has_dynamic();
   try {
+    if (dynamic) select_frame_species(*run_, frame_, where, frame_species_);
     prepare_positions(*run_, frame_, where);
     const BoxMatrix box = to_matrix(frame_.box);
     if (!engine_) {
@@ -205,15 +209,12 @@ bool TrajectoryPipeline::count_unit() {
       start_engine(&frame_, &box);
     }
     sink_->unit_coming(unit_, *engine_);
-    // A dynamic species' atoms of this frame, from its whole coordinates.
-    const bool dynamic = run_->has_dynamic();
     std::vector<int64_t> species_counts;  // --sphere: the frame's atoms per species
     if (run_->sphere.active()) {
       species_counts = submit_sphere(box, where);
     } else {
       check_frame_box(box, kind_, o, run_->r_max_nm, run_->header.length_unit, where);
       if (stream_->frame_parts() > 1) engine_->set_frame_part(unit_.part);
-      if (dynamic) select_frame_species(*run_, frame_, where, frame_species_);
       submit_to_engine(*engine_, frame_, dynamic ? frame_species_.atoms : run_->atoms, box, where,
                        hands_over_);
     }
@@ -223,7 +224,11 @@ bool TrajectoryPipeline::count_unit() {
     const bool whole = unit_.part <= 0;
     SparseBins excluded;
     // Kept per frame until the engine has counted it: a stop may drop the frame.
-    if (whole) excluded = exclusions_->bins_of(frame_, box, kind_, run_->r_max_nm, o.precision);
+    // A dynamic species' frame leaves out the excluded pairs of the atoms it selects.
+    if (whole)
+      excluded = exclusions_->bins_of(frame_, box, kind_, run_->r_max_nm, o.precision,
+                                      dynamic ? &frame_species_.atoms : nullptr,
+                                      dynamic ? &frame_species_.pairs : nullptr);
     double volume = frame_volume(box, kind_, run_->length_factor, o.volume);
     if (o.xy && box[8] > 0) volume /= box[8] * run_->length_factor;  // the x-y area
     FrameRecord record{index, frame_.time, volume, whole, std::move(species_counts), {}, {}};
