@@ -80,7 +80,6 @@ TEST_CASE("a dense random sphere approaches the uniform sphere's form factor") {
               static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
   const int frames = 4;
-  double previous = 0;
   for (int n : {2000, 32000}) {
     CAPTURE(n);
     const double largest = largest_deviation(dir, n, frames, rng);
@@ -91,8 +90,8 @@ TEST_CASE("a dense random sphere approaches the uniform sphere's form factor") {
         "test_cli_scattering_sphere: N = %d: largest |I - E[I]| / N^2 = %.3g (%.2f / "
         "sqrt(N frames))\n",
         n, largest, largest / scale);
+    // The bound shrinks 4x from 2,000 to 32,000 points. (Comparing the two maxima themselves
+    // failed 1 run in 3: each is a random maximum over the q grid, often far below its bound.)
     CHECK(largest < 3 * scale);
-    if (previous > 0) CHECK(largest < previous);  // 16x the points: about 4x closer
-    previous = largest;
   }
 }
