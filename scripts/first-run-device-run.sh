@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Issue 24: why the first run on a fresh machine is slow. W1 x16 (FIRST_FRAMES, 200 frames):
-# a warm-up of 3 frames, two runs, then a run after removing StarPU's codelet models (the bus
-# calibration kept), then one after removing the bus calibration too. Each run's time, makespan,
-# engine start and the GPU workers' busy time (task trace) show which stored file makes the
-# difference.
+# the machine's first run (StarPU measures the buses), a second, then a run after removing
+# StarPU's codelet models (the bus calibration kept), then one after removing the bus
+# calibration too, and one more. Each run's time, makespan, engine start and the GPU workers'
+# busy time (task trace) show which stored file makes the difference.
 #   here:  bash scripts/gpu-suite.sh stage
 #   there: bash scripts/first-run-device-run.sh   (repo root, carry [".gpu"]; logs to $OUT)
 set -uo pipefail
@@ -16,9 +16,6 @@ w1=$("$ph" synth --case W1 --replicas 16 --frames "${FIRST_FRAMES:-200}" -o "$wo
 cat "$work"/w1big/W1.xtc >/dev/null
 args=$(echo "${w1#* }" | sed 's/ -o [^ ]*//')
 sampling=$STARPU_HOME/.starpu/sampling
-# shellcheck disable=SC2086
-"$ph" $args --frames 3 -o "$work/warm-up" --overwrite >"$work/warm-up.out" 2>&1
-ls -R "$sampling" 2>/dev/null | head -40 >"$out/sampling-after-warm-up.txt"
 one() {  # one NAME
   local t0 t1
   t0=$(date +%s.%N)
@@ -42,6 +39,7 @@ print(f"{sys.argv[3]}: wall {float(sys.argv[5]) - float(sys.argv[4]):.2f} time {
 PY
 }
 one first
+ls -R "$sampling" 2>/dev/null | head -40 >"$out/sampling-after-first.txt"
 one second
 rm -rf "$sampling/codelets"
 one no-codelet-models

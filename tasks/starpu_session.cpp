@@ -99,31 +99,6 @@ std::vector<GpuMemory> StarpuSession::gpu_memory() const {
   return gpus;
 }
 
-namespace {
-
-/// On a machine whose buses StarPU has not measured yet (no stored bus model), measures them in
-/// a StarPU session of their own, before the run's: measured in the run's own session, the run's
-/// GPU tasks took 1.4-2x as long for the whole run (4x H200, W1 10.9M atoms, 200 frames: 4.5-5.3
-/// ms per task against 2.6-3.2 ms with the model stored, the same in the next process, which
-/// reads it; docs/performance.md). Says what it measures, for how long and where it keeps it.
-void measure_buses_apart(const starpu_conf& conf) {
-  const codelets::BusModel bus = codelets::stored_bus_model();
-  if (bus.stored) return;
-  std::fprintf(stderr,
-               "pairhist: note: first run with GPUs here: StarPU measures this machine's buses "
-               "(once; kept in %s)\n",
-               bus.dir.c_str());
-  const auto from = std::chrono::steady_clock::now();
-  starpu_conf measuring = conf;
-  measuring.ncpus = 0;  // the buses are the memory nodes': no CPU worker needed
-  if (starpu_init(&measuring) != 0) return;  // the run's own start reports the problem
-  starpu_shutdown();
-  std::fprintf(stderr, "pairhist: note: StarPU measured the buses in %.1f s\n",
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count());
-}
-
-}  // namespace
-
 void StarpuSession::start(EngineConfig& config, const GpuFit* fit) {
   starpu_conf conf;
   starpu_conf_init(&conf);
@@ -178,8 +153,24 @@ void StarpuSession::start(EngineConfig& config, const GpuFit* fit) {
     machine.emplace("STARPU_HWLOC_INPUT", file.c_str());
   for (const std::string& line : codelets::set_aside_damaged_perfmodels())
     std::fprintf(stderr, "pairhist: warning: %s\n", line.c_str());
-  if (feeding_gpus) measure_buses_apart(conf);
+  // On a machine whose buses StarPU has not measured yet, starpu_init measures them (3-9 s on
+  // the 4x H200 host). Measuring them in a session of their own before the run's (886d59f)
+  // left the run's GPU tasks as slow as measuring them in its own (4.4 and 3.9 ms per task,
+  // 2.3-3.1 ms in the next runs; docs/performance.md): the run says what it measures, for how
+  // long and where it keeps it.
+  const codelets::BusModel bus =
+      feeding_gpus ? codelets::stored_bus_model() : codelets::BusModel{std::string(), true};
+  if (!bus.stored)
+    std::fprintf(stderr,
+                 "pairhist: note: first run with GPUs here: StarPU measures this machine's buses "
+                 "(once; kept in %s)\n",
+                 bus.dir.c_str());
+  const auto init_from = std::chrono::steady_clock::now();
   const int ret = starpu_init(&conf);
+  if (!bus.stored && ret == 0)
+    std::fprintf(
+        stderr, "pairhist: note: StarPU's start with the bus measurement took %.1f s\n",
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - init_from).count());
   if (ret == -ENODEV) throw std::runtime_error("StarPU found no worker to run on");
   if (ret != 0) throw std::runtime_error("starpu_init failed: " + std::string(std::strerror(-ret)));
 }
