@@ -18,6 +18,7 @@
 #include "tests/child_process.hpp"
 #include "tests/run_dir_checks.hpp"
 #include "tests/test_paths.hpp"
+#include "tests/test_support.hpp"
 
 namespace fs = std::filesystem;
 using pairhist::test::Child;
@@ -28,19 +29,7 @@ namespace {
 constexpr int kBins = 100;
 constexpr size_t kFrames = 60;
 
-struct Scratch {
-  explicit Scratch(const std::string& tag)
-      : dir(fs::temp_directory_path() /
-            ("pairhist-resume-sphere-" + tag + "-" + std::to_string(getpid()))) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  fs::path dir;
-};
+using Scratch = pairhist::test::TempDir;  // .dir, removed afterwards
 
 /// The water sample's first kFrames frames, a block per frame (outputs rewritten after every
 /// frame, so that the run lasts and a stop lands in it), on one CPU worker. `kind`: "sphere"
@@ -140,7 +129,7 @@ void check_same(const fs::path& out, const fs::path& ref) {
 TEST_CASE("a sphere run and a dynamic species, stopped and resumed, end bit-identical") {
   for (const std::string kind : {"sphere", "dynamic"}) {
     CAPTURE(kind);
-    Scratch s(kind);
+    Scratch s("resume-sphere-" + kind);
     const double t = reference(kind, s.dir / "reference", s.dir.string());
     std::mt19937 rng(20261127);
     int stopped_mid_run = 0;
