@@ -280,10 +280,36 @@ class Parser {
     for (std::thread& t : pool) t.join();
   }
 
+  /// One integer token of a range list; false where it is not all a number that fits a long.
+  static bool whole_number(const std::string& r, long& value) {
+    char* end = nullptr;
+    errno = 0;
+    value = std::strtol(r.c_str(), &end, 10);
+    return errno == 0 && end != r.c_str() && *end == '\0';
+  }
+
   Mask by_range(const std::string& keyword, const std::function<int(int)>& value_of) {
     std::vector<std::pair<long, long>> ranges;
     while (!at_operand_end()) {
       const std::string r = tokens_[pos_++];
+      if (r == "to") fail("'to' needs a number before it (A to B) for " + keyword);
+      // "A to B" (GROMACS) spans three tokens. As gmx 2022 does, a reversed one ("10 to 1")
+      // selects the same as "1 to 10": a selection copied from gmx selects the same atoms.
+      if (at("to")) {
+        ++pos_;
+        long lo = 0;
+        long hi = 0;
+        if (!whole_number(r, lo))
+          fail("'" + excerpt(r) + "' is not a number before 'to' for " + keyword);
+        if (at_operand_end() || at("to"))
+          fail("'" + excerpt(r) + " to' needs a number after 'to' for " + keyword);
+        const std::string b = tokens_[pos_++];
+        if (!whole_number(b, hi))
+          fail("'" + excerpt(b) + "' is not a number after '" + excerpt(r) + " to' for " + keyword);
+        if (at("to")) fail("'" + excerpt(r) + " to " + excerpt(b) + " to': one 'to' per range");
+        ranges.emplace_back(std::min(lo, hi), std::max(lo, hi));
+        continue;
+      }
       // "A", "A-B" or "A:B"; A may be negative. Positions are compared as indices, so that no
       // pointer is formed past the token.
       const size_t sep = r.find_first_of("-:", 1);
@@ -298,10 +324,11 @@ class Parser {
         hi = std::strtol(s, &end, 10);
         ok = errno == 0 && end != s && *end == '\0';
       }
-      if (!ok || hi < lo) fail("'" + excerpt(r) + "' is not a number or range A-B for " + keyword);
+      if (!ok || hi < lo)
+        fail("'" + excerpt(r) + "' is not a number, range A-B or A to B for " + keyword);
       ranges.emplace_back(lo, hi);
     }
-    if (ranges.empty()) fail("'" + keyword + "' needs at least one number or range");
+    if (ranges.empty()) fail("'" + keyword + "' needs at least one number or range (A-B, A to B)");
     if (keyword == "resid" && top_.residue_numbers.size() != static_cast<size_t>(top_.natoms()))
       fail("the topology has no residue numbers");
     Mask m(static_cast<size_t>(top_.natoms()), 0);
