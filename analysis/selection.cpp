@@ -3,16 +3,15 @@
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
-#include <sstream>
 #include <thread>
 #include <vector>
 
 #include "analysis/selection_keywords.hpp"
+#include "analysis/selection_text.hpp"
 #include "analysis/selection_tree.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
@@ -29,27 +28,6 @@ constexpr size_t kShownLength = 200;
 // Deepest nesting of parentheses and `not` accepted.
 constexpr int kMaxNesting = 200;
 
-std::vector<std::string> tokenize(const std::string& text) {
-  std::vector<std::string> tokens;
-  std::string current;
-  auto flush = [&] {
-    if (!current.empty()) tokens.push_back(current);
-    current.clear();
-  };
-  for (char c : text) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      flush();
-    } else if (c == '(' || c == ')') {
-      flush();
-      tokens.emplace_back(1, c);
-    } else {
-      current += c;
-    }
-  }
-  flush();
-  return tokens;
-}
-
 /// Whether `word` is exactly a value of `values` (an atom or residue name).
 bool names_one(const NameColumn& values, const std::string& word) {
   return values.contains(word);
@@ -62,7 +40,7 @@ class Parser {
   Parser(const Topology& top, const std::string& text, const std::string& shown,
          const std::string& topology_path, const IndexGroups* groups)
       : top_(top), text_(shown), path_(topology_path), groups_(groups) {
-    tokens_ = tokenize(text);
+    tokens_ = tokenize_selection(text);
   }
 
   Node parse() {
@@ -280,10 +258,36 @@ class Parser {
     for (std::thread& t : pool) t.join();
   }
 
+  /// One integer token of a range list; false where it is not all a number that fits a long.
+  static bool whole_number(const std::string& r, long& value) {
+    char* end = nullptr;
+    errno = 0;
+    value = std::strtol(r.c_str(), &end, 10);
+    return errno == 0 && end != r.c_str() && *end == '\0';
+  }
+
   Mask by_range(const std::string& keyword, const std::function<int(int)>& value_of) {
     std::vector<std::pair<long, long>> ranges;
     while (!at_operand_end()) {
       const std::string r = tokens_[pos_++];
+      if (r == "to") fail("'to' needs a number before it (A to B) for " + keyword);
+      // "A to B" (GROMACS) spans three tokens. As gmx 2022 does, a reversed one ("10 to 1")
+      // selects the same as "1 to 10": a selection copied from gmx selects the same atoms.
+      if (at("to")) {
+        ++pos_;
+        long lo = 0;
+        long hi = 0;
+        if (!whole_number(r, lo))
+          fail("'" + excerpt(r) + "' is not a number before 'to' for " + keyword);
+        if (at_operand_end() || at("to"))
+          fail("'" + excerpt(r) + " to' needs a number after 'to' for " + keyword);
+        const std::string b = tokens_[pos_++];
+        if (!whole_number(b, hi))
+          fail("'" + excerpt(b) + "' is not a number after '" + excerpt(r) + " to' for " + keyword);
+        if (at("to")) fail("'" + excerpt(r) + " to " + excerpt(b) + " to': one 'to' per range");
+        ranges.emplace_back(std::min(lo, hi), std::max(lo, hi));
+        continue;
+      }
       // "A", "A-B" or "A:B"; A may be negative. Positions are compared as indices, so that no
       // pointer is formed past the token.
       const size_t sep = r.find_first_of("-:", 1);
@@ -298,10 +302,11 @@ class Parser {
         hi = std::strtol(s, &end, 10);
         ok = errno == 0 && end != s && *end == '\0';
       }
-      if (!ok || hi < lo) fail("'" + excerpt(r) + "' is not a number or range A-B for " + keyword);
+      if (!ok || hi < lo)
+        fail("'" + excerpt(r) + "' is not a number, range A-B or A to B for " + keyword);
       ranges.emplace_back(lo, hi);
     }
-    if (ranges.empty()) fail("'" + keyword + "' needs at least one number or range");
+    if (ranges.empty()) fail("'" + keyword + "' needs at least one number or range (A-B, A to B)");
     if (keyword == "resid" && top_.residue_numbers.size() != static_cast<size_t>(top_.natoms()))
       fail("the topology has no residue numbers");
     Mask m(static_cast<size_t>(top_.natoms()), 0);
@@ -325,45 +330,10 @@ class Parser {
   int depth_ = 0;
 };
 
-/// The selection without whitespace next to commas ("HW1, HW2" -> "HW1,HW2").
-std::string joined_lists(const std::string& selection) {
-  std::string out;
-  for (size_t i = 0; i < selection.size(); ++i) {
-    const char c = selection[i];
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      const size_t next = selection.find_first_not_of(" \t\r\n\f\v", i);
-      if ((!out.empty() && out.back() == ',') ||
-          (next != std::string::npos && selection[next] == ','))
-        continue;
-    }
-    out += c;
-  }
-  return out;
-}
-
-/// Whether the selection is the plain form: one word of comma-separated atom-name globs.
-bool is_name_list(const std::string& selection) {
-  const auto tokens = tokenize(joined_lists(selection));
-  return tokens.size() == 1 && !is_keyword(tokens[0]) && tokens[0] != "(" && tokens[0] != ")";
-}
-
-/// The plain form: comma-separated atom-name globs, written as a `name` expression.
-std::string as_expression(const std::string& selection) {
-  if (!is_name_list(selection)) return selection;
-  std::string expr = "name";
-  std::stringstream in(selection);
-  for (std::string item; std::getline(in, item, ',');) {
-    const auto b = item.find_first_not_of(" \t");
-    const auto e = item.find_last_not_of(" \t");
-    if (b != std::string::npos) expr += " " + item.substr(b, e - b + 1);
-  }
-  return expr;
-}
-
 }  // namespace
 
 bool uses_groups(const std::string& selection) {
-  for (const auto& t : tokenize(as_expression(selection)))
+  for (const auto& t : tokenize_selection(as_expression(selection)))
     if (t == "group") return true;
   return false;
 }
@@ -372,7 +342,7 @@ Selection parse_selection(const Topology& topology, const std::string& selection
                           const std::string& topology_path, const IndexGroups* groups) {
   const std::string expr = as_expression(selection);
   const std::string shown = excerpt(selection, kShownLength);
-  const auto tokens = tokenize(expr);
+  const auto tokens = tokenize_selection(expr);
   if (tokens.size() < 2 && expr != "all") throw UsageError("empty selection '" + shown + "'");
   // Several words that do not start with a keyword: once read as a name list, so that
   // "nam OW" selected OW. The parser now refuses the first word, saying what was meant; a bare
@@ -397,7 +367,7 @@ Selection parse_selection(const Topology& topology, const std::string& selection
     // likeliest.
     std::string hint;
     if (is_name_list(selection)) {
-      const std::string word = excerpt(tokenize(joined_lists(selection))[0]);
+      const std::string word = excerpt(tokenize_selection(joined_lists(selection))[0]);
       if (names_one(topology.residue_names, word))
         hint = " (as atom names; did you mean 'resname " + word + "'?)";
       else if (groups && groups->find(word))

@@ -6,8 +6,9 @@
 //  - an expression in a small VMD/MDAnalysis-like language:
 //      name PAT...          atom names matching any glob
 //      resname PAT...       residue names matching any glob
-//      resid A[-B] ...      residue numbers (ranges inclusive; A:B also accepted)
-//      index A[-B] ...      atom numbers, 1-based as in .gro/.pdb files
+//      resid A[-B] ...      residue numbers (ranges inclusive; A:B and GROMACS's `A to B` also
+//                           accepted, the latter reversed as gmx reads it: `3 to 1` is 1..3)
+//      index A[-B] ...      atom numbers, 1-based as in .gro/.pdb files; ranges as for resid
 //      group NAME...        atoms of GROMACS index groups: those of an index file (ndx_reader), or
 //                           without one gmx make_ndx's default groups of a .tpr topology;
 //                           names ignore case, and a number N is the group gmx lists as N

@@ -125,7 +125,8 @@ def main():
     if paired is None:
         return 1
     nacl_paired = ["-f", f"{data}/nacl_dodecahedron.xtc", "-s", paired]
-    first_ten = " ".join(str(k) for k in range(1, 11))  # our selections have no `resid 1 to 10`
+    # Spelled out in one case and as gmx's `A to B` in another: both forms are compared with gmx.
+    first_ten = " ".join(str(k) for k in range(1, 11))
     cases = {
         "O-O": water + ["-ref", "name OW", "-sel", "name OW", "-rmax", "1.2"],
         "O-H two -sel, -rmax 0": water + ["-ref", "name OW", "-sel", "name HW1", "name HW2"],
@@ -168,9 +169,8 @@ def main():
         # -xy with dynamic selections: evaluated in 3D as gmx does (selecting after the z are
         # flattened moves g(r) by 10%), normalised by each frame's area.
         "-xy, dynamic reference and -sel, -rmax 0": water + [
-            "-ref", f"name OW and within 0.4 of resid {first_ten}", "-sel", "name OW",
-            f"name HW1 HW2 and within 0.5 of resid {' '.join(str(k) for k in range(11, 41))}",
-            "-xy"],
+            "-ref", "name OW and within 0.4 of resid 1 to 10", "-sel", "name OW",
+            "name HW1 HW2 and within 0.5 of resid 11 to 40", "-xy"],
         "GRO res_cog, res_com": water + ["-ref", "resname SOL", "-sel", "resname SOL",
                                          "res_com of resname SOL", "-seltype", "res_cog",
                                          "-rmax", "1.2"],

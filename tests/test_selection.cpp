@@ -4,8 +4,10 @@
 #include <string>
 
 #include "analysis/selection.hpp"
+#include "io/gro_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/small_topology.hpp"
+#include "tests/test_paths.hpp"
 
 using namespace pairhist;
 
@@ -38,6 +40,61 @@ TEST_CASE("expressions: keywords, ranges, boolean operators, parentheses") {
   CHECK(sel("all").size() == 8);
   // and binds tighter than or
   CHECK(sel("name NA or name OW and resid 1") == std::vector<int>{0, 6});
+}
+
+TEST_CASE("GROMACS ranges 'A to B' equal the numbers spelled out") {
+  CHECK(sel("resid 1 to 3") == sel("resid 1 2 3"));
+  CHECK(sel("resid 1 to 3") == std::vector<int>{0, 1, 2, 3, 4, 5, 6});
+  CHECK(sel("resid 2 to 2") == sel("resid 2"));
+  CHECK(sel("index 2 to 4 8") == sel("index 2 3 4 8"));
+  CHECK(sel("index 1 3 to 4 7-8") == std::vector<int>{0, 2, 3, 6, 7});
+  CHECK(sel("index 1 to 2 5 to 6") == std::vector<int>{0, 1, 4, 5});
+  // As gmx 2022 (`gmx select`: "atomnr 5 to 3 7" is atoms 3 4 5 7), a reversed range is read
+  // in order.
+  CHECK(sel("index 5 to 3 7") == std::vector<int>{2, 3, 4, 6});
+  CHECK(sel("resid 3 to 1") == sel("resid 1 to 3"));
+  CHECK(sel("resid 1 to 2 and name OW") == std::vector<int>{0, 3});
+  CHECK(sel("not resid 2 to 4") == std::vector<int>{0, 1, 2});
+  CHECK(sel("(resid 1 to 2)") == std::vector<int>{0, 1, 2, 3, 4, 5});
+}
+
+TEST_CASE("'A to B' on the bundled water topology: the spelled-out lists gmx users wrote") {
+  const analysis::Topology top = io::read_gro(test::data_dir() + "/spce_water.gro");
+  const auto pick = [&](const std::string& text) {
+    return analysis::select_atoms(top, text, "spce_water.gro");
+  };
+  const auto spelled = [](const std::string& keyword, int lo, int hi) {
+    std::string text = keyword;
+    for (int k = lo; k <= hi; ++k) text += " " + std::to_string(k);
+    return text;
+  };
+  CHECK(pick("resid 1 to 10") == pick(spelled("resid", 1, 10)));
+  CHECK(pick("resid 1 to 10").size() == 30);
+  CHECK(pick("resid 5 to 8 12") == pick(spelled("resid", 5, 8) + " 12"));
+  CHECK(pick("index 1 to 100") == pick(spelled("index", 1, 100)));
+  CHECK(pick("name OW and resid 11 to 40") == pick("name OW and " + spelled("resid", 11, 40)));
+}
+
+TEST_CASE("bad 'A to B' ranges: one-line errors") {
+  const auto message = [](const std::string& text) {
+    try {
+      sel(text);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto has = [](const std::string& m, const std::string& part) {
+    return m.find(part) != std::string::npos && m.find('\n') == std::string::npos;
+  };
+  CHECK(has(message("resid 1 to"), "needs a number after 'to'"));
+  CHECK(has(message("resid 1 to and name OW"), "needs a number after 'to'"));
+  CHECK(has(message("resid to 5"), "needs a number before it"));
+  CHECK(has(message("index 1 to 2 to 3"), "one 'to' per range"));
+  CHECK(has(message("index 1 to x"), "'x' is not a number after '1 to'"));
+  CHECK(has(message("index 1-2 to 4"), "'1-2' is not a number before 'to'"));
+  CHECK(has(message("index 1 to 99999999999999999999"), "is not a number after"));
+  CHECK(has(message("resid 1 to to 3"), "needs a number after 'to'"));
 }
 
 TEST_CASE("bad selections: one-line errors naming the selection") {

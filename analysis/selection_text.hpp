@@ -1,0 +1,24 @@
+// How the text of a selection (analysis/selection.hpp) is read before it is parsed: split into
+// words, and the plain form (one word of comma-separated atom-name globs) told from an
+// expression and rewritten as one.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace pairhist::analysis {
+
+/// The words of a selection: split at whitespace, with each parenthesis a word of its own.
+std::vector<std::string> tokenize_selection(const std::string& text);
+
+/// The selection without whitespace next to commas ("HW1, HW2" -> "HW1,HW2").
+std::string joined_lists(const std::string& selection);
+
+/// Whether the selection is the plain form: one word of comma-separated atom-name globs.
+bool is_name_list(const std::string& selection);
+
+/// The plain form written as a `name` expression ("HW1, HW2" -> "name HW1 HW2"); an expression
+/// is returned as it is.
+std::string as_expression(const std::string& selection);
+
+}  // namespace pairhist::analysis
