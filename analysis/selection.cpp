@@ -112,9 +112,11 @@ class Parser {
     if (t == "all") return atoms_node(Mask(static_cast<size_t>(top_.natoms()), 1));
     if (t == "name") return atoms_node(by_pattern(top_.atom_names, t));
     if (t == "resname") return atoms_node(by_pattern(top_.residue_names, t));
-    if (t == "resid")
+    // resnr and atomnr are gmx's own names of the same numbers (`gmx select`: 'resnr 2 to 3' and
+    // 'resid 2 to 3' pick the same atoms; 'atomnr 4 to 9' is 1-based, as index).
+    if (t == "resid" || t == "resnr")
       return atoms_node(by_range(t, [&](int i) { return top_.residue_numbers[i]; }));
-    if (t == "index") return atoms_node(by_range(t, [](int i) { return i + 1; }));
+    if (t == "index" || t == "atomnr") return atoms_node(by_range(t, [](int i) { return i + 1; }));
     if (t == "group") return atoms_node(by_group());
     if (t == "element") return atoms_node(by_element());
     if (t == "type") return atoms_node(by_type());
@@ -307,7 +309,8 @@ class Parser {
       ranges.emplace_back(lo, hi);
     }
     if (ranges.empty()) fail("'" + keyword + "' needs at least one number or range (A-B, A to B)");
-    if (keyword == "resid" && top_.residue_numbers.size() != static_cast<size_t>(top_.natoms()))
+    if ((keyword == "resid" || keyword == "resnr") &&
+        top_.residue_numbers.size() != static_cast<size_t>(top_.natoms()))
       fail("the topology has no residue numbers");
     Mask m(static_cast<size_t>(top_.natoms()), 0);
     for (int i = 0; i < top_.natoms(); ++i) {

@@ -10,8 +10,9 @@
 namespace pairhist::analysis {
 namespace {
 
-const char* const kKeywords[] = {"name", "resname", "resid", "index", "group",  "element", "type",
-                                 "all",  "and",     "or",    "not",   "within", "around",  "of"};
+const char* const kKeywords[] = {"name",  "resname", "resid",  "resnr", "index", "atomnr",
+                                 "group", "element", "type",   "all",   "and",   "or",
+                                 "not",   "within",  "around", "of"};
 
 }  // namespace
 
@@ -39,13 +40,11 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 
 std::string keyword_meant(const std::string& word) {
   static const std::pair<const char*, const char*> kAliases[] = {
-      {"atomname", "name"},    {"atomnames", "name"},  {"names", "name"},
-      {"resnames", "resname"}, {"residue", "resname"}, {"resnr", "resid"},
-      {"resnum", "resid"},     {"resids", "resid"},    {"atomnr", "index"},
-      {"atomnum", "index"},    {"serial", "index"},    {"bynum", "index"},
-      {"id", "index"},         {"atomtype", "type"},   {"types", "type"},
-      {"elem", "element"},     {"groups", "group"},    {"everything", "all"},
-      {"&&", "and"},           {"||", "or"},           {"!", "not"}};
+      {"atomname", "name"},   {"atomnames", "name"}, {"names", "name"},   {"resnames", "resname"},
+      {"residue", "resname"}, {"resnum", "resid"},   {"resids", "resid"}, {"atomnum", "index"},
+      {"serial", "index"},    {"bynum", "index"},    {"id", "index"},     {"atomtype", "type"},
+      {"types", "type"},      {"elem", "element"},   {"groups", "group"}, {"everything", "all"},
+      {"&&", "and"},          {"||", "or"},          {"!", "not"}};
   std::string lower;
   for (char c : word) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const auto& [alias, keyword] : kAliases)

@@ -72,6 +72,10 @@ TEST_CASE("'A to B' on the bundled water topology: the spelled-out lists gmx use
   CHECK(pick("resid 1 to 10").size() == 30);
   CHECK(pick("resid 5 to 8 12") == pick(spelled("resid", 5, 8) + " 12"));
   CHECK(pick("index 1 to 100") == pick(spelled("index", 1, 100)));
+  // gmx's own names of the same numbers (gmx select picks atoms 4-9 for each of these).
+  CHECK(pick("resnr 2 to 3") == pick("resid 2 to 3"));
+  CHECK(pick("atomnr 4 to 9") == pick("index 4 to 9"));
+  CHECK(pick("resid 2 to 3") == pick("index 4 to 9"));
   CHECK(pick("name OW and resid 11 to 40") == pick("name OW and " + spelled("resid", 11, 40)));
 }
 
@@ -253,7 +257,7 @@ TEST_CASE("a bare word where a keyword belongs is an error saying what was meant
   CHECK(error_of("nam OW").find("did you mean 'name'?") != std::string::npos);
   CHECK(error_of("atomname OW").find("did you mean 'name'?") != std::string::npos);
   CHECK(error_of("resnam SOL").find("did you mean 'resname'?") != std::string::npos);
-  CHECK(error_of("resnr 1").find("did you mean 'resid'?") != std::string::npos);
+  CHECK(error_of("resnum 1").find("did you mean 'resid'?") != std::string::npos);
   const std::string foo = error_of("foo OW");
   CHECK(foo.find("selection 'foo OW': unknown keyword 'foo' (keywords: name,") == 0);
   // Names without keywords: the spelling that works.
