@@ -229,15 +229,23 @@ bench() {  # DIR [FRAMES] [PAIRHIST]
   commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
   echo "# $(date -u +%FT%TZ) commit $commit, $(nproc) cores, $frames frames, subset $subset" \
     >>bench.log
-  g=$(extrapolate "$(run_gmx "$half")" "$(run_gmx "$subset")")
-  p=$(extrapolate "$(run_pairhist "$half")" "$(run_pairhist "$subset")")
-  summary="$frames frames (extrapolated from $half and $subset): gmx saxs $g s, pairhist $p s"
+  g=$(extrapolate "$(run_gmx saxs "$half")" "$(run_gmx saxs "$subset")")
+  n=$(extrapolate "$(run_gmx sans "$half")" "$(run_gmx sans "$subset")")
+  p=$(extrapolate "$(run_pairhist xray "$half")" "$(run_pairhist xray "$subset")")
+  summary="$frames frames (extrapolated from $half and $subset): gmx saxs $g s, gmx sans $n s,"
+  summary+=" pairhist (X-ray) $p s"
+  pn=$p
   if [[ ${PAIRHIST_FULL:-0} == 1 ]]; then
-    full=$(run_pairhist "$frames")
-    summary+=", pairhist measured on all $frames: $full s"
-    p=$full
+    p=$(run_pairhist xray "$frames")
+    pn=$(run_pairhist neutron "$frames")
+    local none
+    none=$(run_pairhist none "$frames")
+    summary+=$(awk -v p="$p" -v n="$pn" -v z="$none" -v f="$frames" 'BEGIN {
+      printf ", measured on all %d: X-ray %.2f s, neutron %.2f s, no scattering %.2f s", f, p, n, z
+      printf " (the Debye transform %.1f%% / %.1f%% of the run)", 100 * (p - z) / p, 100 * (n - z) / n }')
   fi
-  summary+=$(awk -v g="$g" -v p="$p" 'BEGIN { printf ", ratio gmx / pairhist %.1fx", g / p }')
+  summary+=$(awk -v g="$g" -v n="$n" -v p="$p" -v q="$pn" \
+    'BEGIN { printf ", ratios gmx saxs / pairhist %.1fx, gmx sans / pairhist %.1fx", g / p, n / q }')
   echo "$summary" | tee -a bench.log
 }
 
@@ -258,16 +266,19 @@ timed() {  # LABEL COMMAND...: wall seconds of the whole process
   echo "$label ${t} s (load average before: $load)" | tee -a bench.log >&2
   echo "$t"
 }
-run_gmx() {  # FRAMES
-  echo Sphere | OMP_NUM_THREADS=${GMX_NT:-$(nproc)} timed "gmx-saxs-$1" "$gmx" -quiet saxs \
-    -s topol.tpr -f traj.xtc -n index.ndx -e "$(last_time "$1")" -startq 0 -endq 60 \
-    -sq "gmx-sq-$1.xvg"
+run_gmx() {  # saxs|sans FRAMES: gmx sans on the same bins and q grid as pairhist
+  local extra=()
+  [[ $1 == sans ]] && extra=(-nt "${GMX_NT:-$(nproc)}" -nopbc -bin 0.1 -qstep 0.1 -pr "gmx-sans-pr-$2.xvg")
+  echo Sphere | OMP_NUM_THREADS=${GMX_NT:-$(nproc)} timed "gmx-$1-$2" "$gmx" -quiet "$1" \
+    -s topol.tpr -f traj.xtc -n index.ndx -e "$(last_time "$2")" -startq 0 -endq 60 \
+    -sq "gmx-$1-sq-$2.xvg" "${extra[@]}"
 }
-run_pairhist() {  # FRAMES
-  timed "pairhist-$1" "$pairhist" run traj.xtc --top topol.tpr --index index.ndx \
+run_pairhist() {  # xray|neutron|none FRAMES
+  local scattering=()
+  [[ $1 != none ]] && scattering=(--scattering "$1" --q-max 60 --nq 601)
+  timed "pairhist-$1-$2" "$pairhist" run traj.xtc --top topol.tpr --index index.ndx \
     --species O=OW --species H=HW1,HW2 --sphere "group Solute,$radius" --bin 0.002 \
-    --last $(($1 - 1)) --ncpu "$ncpu" -q --overwrite -o "pairhist-$1" \
-    --scattering xray --q-max 60 --nq 601
+    --last $(($2 - 1)) --ncpu "$ncpu" -q --overwrite -o "pairhist-$1-$2" "${scattering[@]}"
 }
 extrapolate() {  # T_HALF T_SUBSET
   awk -v a="$1" -v b="$2" -v h="$half" -v s="$subset" -v f="$frames" \

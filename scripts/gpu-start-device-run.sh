@@ -58,6 +58,7 @@ one() {  # one NAME ROUND "EXTRA ARGS" ENV...
     awk -v run="$run-$round" '{ s = s " " $1 " " $4 - $2 } END { print run " vm:" s }' |
     tee -a "$log"
   cp "$work/$run.json" "$out/reports/$run-$round.json"
+  cp "$work/$run.out" "$out/reports/$run-$round.out"
   gzip -c "$work/$run-trace.csv" >"$out/reports/$run-$round-trace.csv.gz"
   gzip -c "$work/$run-reading.csv" >"$out/reports/$run-$round-reading.csv.gz"
   /usr/bin/python3 "$repo/scripts/reading_timeline.py" "$work/$run-reading.csv" \
@@ -83,7 +84,7 @@ PY
     tee -a "$log"
 }
 # START_VARIANTS: NAME=ARGS entries separated by ";" (ARGS after pairhist's run arguments, or
-# env:VAR=VALUE for the defaults in that environment).
+# env:VAR=VALUE [VAR=VALUE...] for the defaults in that environment).
 IFS=';' read -r -a variants <<<"${START_VARIANTS:-defaults=;lazy=LAZY;ncpu0=--ncpu 0}"
 # START_DECODE=1: decoding alone (bench --decode, a thread per core) with the defaults and in
 # each env: variant's environment, before the runs.
@@ -104,8 +105,9 @@ for round in $(seq "${START_ROUNDS:-2}"); do
     a=${entry#*=}
     if [ "$a" = LAZY ]; then
       one "$v" "$round" "" PAIRHIST_LAZY_KERNELS=1
-    elif [ "${a#env:}" != "$a" ]; then  # env:VAR=VALUE: the defaults with that environment
-      one "$v" "$round" "" "${a#env:}"
+    elif [ "${a#env:}" != "$a" ]; then  # env:VAR=VALUE [VAR=VALUE...]: the defaults there
+      # shellcheck disable=SC2086
+      one "$v" "$round" "" ${a#env:}
     else
       one "$v" "$round" "$a"
     fi

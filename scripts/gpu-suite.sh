@@ -5,6 +5,8 @@
 #   scripts/gpu-suite.sh device     (on the GPU machine, repo root) run the suites from .gpu/,
 #                                   logs to $OUT (or .gpu/out)
 # With the device tool: stage here, then run `bash scripts/gpu-suite.sh device` with carry [".gpu"].
+# GPU_STAGE_ONLY="pairhist bench_gpu_cells" stages only those programs (and their libraries): a
+# smaller stage, for a call that carries other inputs beside it (64 MiB in all).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 stage=$repo/.gpu
@@ -17,8 +19,12 @@ stage_here() {
   cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$build" -j"$(nproc)"
   rm -rf "$stage" && mkdir -p "$stage/bin" "$stage/lib"
-  cp "$build"/tests/test_* "$build/tests/bench_gpu_cells" "$build/tests/bench_engine_start" "$stage/bin/" 2>/dev/null || true
-  rm -f "$stage"/bin/*.a
+  if [[ -n ${GPU_STAGE_ONLY:-} ]]; then
+    for p in $GPU_STAGE_ONLY; do cp "$build/drivers/$p" "$stage/bin/" 2>/dev/null || cp "$build/tests/$p" "$stage/bin/"; done
+  else
+    cp "$build"/tests/test_* "$build/tests/bench_gpu_cells" "$build/tests/bench_engine_start" "$stage/bin/" 2>/dev/null || true
+    rm -f "$stage"/bin/*.a
+  fi
   cp "$build/drivers/pairhist" "$stage/bin/"
   strip "$stage"/bin/*
   # Every shared library outside the base system and CUDA, which the device machine has.
