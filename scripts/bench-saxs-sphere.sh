@@ -41,7 +41,8 @@
 # (a GPU machine: `device` sets it) and prints that measured time beside the extrapolation.
 # Prints both times and the ratio gmx / pairhist; appends every run to DIR/bench.log with the
 # load average. PAIRHIST defaults to build/drivers/pairhist; NCPU (default all cores) goes to
-# pairhist --ncpu and GMX_NT (default all cores) to gmx's OpenMP threads (OMP_NUM_THREADS).
+# pairhist --ncpu, NCUDA (if set) to --ncuda, and GMX_NT (default all cores) to gmx's threads
+# (OMP_NUM_THREADS; gmx sans's -nt).
 #
 # Which gmx: GMX=/path/to/gmx if set (GROMACS finds its data through GMXDATA or GMXLIB, which
 # pass through, or beside the binary), else DIR/gmx.tar.gz's (unpacked into /tmp/saxs-gmx),
@@ -278,7 +279,8 @@ run_pairhist() {  # xray|neutron|none FRAMES
   [[ $1 != none ]] && scattering=(--scattering "$1" --q-max 60 --nq 601)
   timed "pairhist-$1-$2" "$pairhist" run traj.xtc --top topol.tpr --index index.ndx \
     --species O=OW --species H=HW1,HW2 --sphere "group Solute,$radius" --bin 0.002 \
-    --last $(($2 - 1)) --ncpu "$ncpu" -q --overwrite -o "pairhist-$1-$2" "${scattering[@]}"
+    --last $(($2 - 1)) --ncpu "$ncpu" ${NCUDA:+--ncuda "$NCUDA"} -q --overwrite \
+    -o "pairhist-$1-$2" "${scattering[@]}"
 }
 extrapolate() {  # T_HALF T_SUBSET
   awk -v a="$1" -v b="$2" -v h="$half" -v s="$subset" -v f="$frames" \
