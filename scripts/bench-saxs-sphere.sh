@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Whole-process timing of SAXS from an XTC (issue 26's target): `pairhist run --sphere
-# SOLUTE,R --scattering xray` against `gmx saxs`, for a sphere of about 20,000 atoms (a solute with
-# its solvent layer) over 1,000 frames.
+# Whole-process timing of SAXS/SANS from an XTC (issue 26's target): `pairhist run --sphere
+# SOLUTE,R --scattering xray|neutron` against `gmx saxs` and `gmx sans`, for a sphere of about
+# 20,000 atoms (a solute with its solvent layer) over 1,000 frames.
 #
 #   scripts/bench-saxs-sphere.sh prepare DIR       the inputs, made with GROMACS (here)
 #   scripts/bench-saxs-sphere.sh DIR [FRAMES] [PAIRHIST]
@@ -31,7 +31,11 @@
 # of the minimised frame as a static index group (Sphere, the same number of atoms) and computes
 # its Cromer structure factor of them, q = 0..60/nm. The two compute different things (a Debye
 # sum over the cut-out, a lattice structure factor of a fixed group): the timing compares the
-# work a user runs for the same question, not the numbers.
+# work a user runs for the same question, not the numbers. gmx sans (a histogram of all pairs of
+# the group and its Debye sum, neutron lengths) gets the same group, no box (-nopbc), q 0..60/nm
+# in 0.1 steps and its finest histogram, 0.1 nm (it refuses bins below the H-H bond length).
+# With PAIRHIST_FULL=1 pairhist also runs with --scattering neutron and with no scattering (the
+# Debye transform's share of the run: the difference).
 #
 # Timing: each program runs as one process, timed by /usr/bin/time (wall seconds, reading the XTC
 # included), on SUBSET frames (-e / --last; default min(FRAMES, 20)) and on SUBSET/2 frames. The
@@ -40,8 +44,9 @@
 # t(FRAMES) = fixed + FRAMES x per frame. PAIRHIST_FULL=1 also runs pairhist on all FRAMES frames
 # (a GPU machine: `device` sets it) and prints that measured time beside the extrapolation.
 # Prints both times and the ratio gmx / pairhist; appends every run to DIR/bench.log with the
-# load average. PAIRHIST defaults to build/drivers/pairhist; NCPU (default all cores) goes to
-# pairhist --ncpu, NCUDA (if set) to --ncuda, and GMX_NT (default all cores) to gmx's threads
+# load average. PAIRHIST defaults to build/drivers/pairhist; NCPU (if set; pairhist's default
+# otherwise, which on a GPU node keeps CPU workers out of the GPUs' way) goes to pairhist
+# --ncpu, NCUDA (if set) to --ncuda, and GMX_NT (default all cores) to gmx's threads
 # (OMP_NUM_THREADS; gmx sans's -nt).
 #
 # Which gmx: GMX=/path/to/gmx if set (GROMACS finds its data through GMXDATA or GMXLIB, which
@@ -56,9 +61,10 @@
 # `device` unpacks the stage as scripts/gpu-suite.sh does, copies DIR's inputs to
 # /tmp/saxs-bench-work (the trajectory is written there), runs the timing with the stage's
 # pairhist, DIR's gmx and PAIRHIST_FULL=1, and copies bench.log and every program's output to
-# $OUT. GMX_NT and NCPU default to all the machine's cores. gmx saxs took 65 s a frame of the
+# $OUT. GMX_NT defaults to all the machine's cores. gmx saxs took 65 s a frame of the
 # 19,300-atom group on 2 development cores; the default SUBSET (20 and 10 frames) may not fit the
-# device tool's 10 minutes a call on 16 cores: SUBSET=6 (6 and 3 frames) should.
+# device tool's 10 minutes a call on 16 cores: SUBSET=6 (6 and 3 frames) should. On the 64-core
+# 4x H200 node it took 65 s a frame as well (not parallel): SUBSET=2 there.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 export GMX_MAXBACKUP=-1
@@ -214,7 +220,6 @@ bench() {  # DIR [FRAMES] [PAIRHIST]
   pairhist=$(realpath "${3:-$repo/build/drivers/pairhist}")
   subset=${SUBSET:-$((frames < 20 ? frames : 20))}
   half=$((subset / 2))
-  ncpu=${NCPU:-$(nproc)}
   [[ -x $pairhist ]] || { echo "bench-saxs-sphere: $pairhist not found" >&2; exit 1; }
   [[ $half -ge 1 ]] || { echo "bench-saxs-sphere: SUBSET must be at least 2" >&2; exit 1; }
   mkdir -p "$dir"
@@ -279,7 +284,7 @@ run_pairhist() {  # xray|neutron|none FRAMES
   [[ $1 != none ]] && scattering=(--scattering "$1" --q-max 60 --nq 601)
   timed "pairhist-$1-$2" "$pairhist" run traj.xtc --top topol.tpr --index index.ndx \
     --species O=OW --species H=HW1,HW2 --sphere "group Solute,$radius" --bin 0.002 \
-    --last $(($2 - 1)) --ncpu "$ncpu" ${NCUDA:+--ncuda "$NCUDA"} -q --overwrite \
+    --last $(($2 - 1)) ${NCPU:+--ncpu "$NCPU"} ${NCUDA:+--ncuda "$NCUDA"} -q --overwrite \
     -o "pairhist-$1-$2" "${scattering[@]}"
 }
 extrapolate() {  # T_HALF T_SUBSET

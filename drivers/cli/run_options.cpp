@@ -292,7 +292,7 @@ void add_worker_options(CLI::App* cmd, RunArgs* args) {
                   "memory)")
       ->capture_default_str();
   cmd->add_option("--decode-threads", args->job.decode_threads,
-                  "Threads decoding XTC frames ahead (0: automatic: 1 below 50000 atoms, else "
+                  "Threads decoding XTC frames ahead (0: automatic: 1 below 20000 atoms, else "
                   "min(4, cores/4) growing on the first frame to keep the GPUs fed; 1: serial)")
       ->capture_default_str();
 }
