@@ -56,6 +56,7 @@ class CellHistogramPlanner : public FramePlanner {
   std::vector<int64_t> curve_keys_;  // Morton/Hilbert: the grid's cells' keys, ascending
   uint64_t cpu_task_limit_ = 0;
   bool fuse_pairs_ = false;  // a frame's pairs that fit one task each go in one task
+  int frame_gpu_ = -1;       // the frame being planned goes whole to this GPU (-1: to every GPU)
   CpuShare share_;
 };
 

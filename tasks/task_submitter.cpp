@@ -44,13 +44,19 @@ void TaskSubmitter::submit(const codelets::CodeletTask& task) {
     partials.push_back({partial, pair});
     descrs.push_back({partial, STARPU_RW});
   }
-  const unsigned long long where =
-      task.gpu_only || gpus_only_ ? static_cast<unsigned long long>(STARPU_CUDA) : cl->where;
+  const std::vector<uint32_t>* workers = nullptr;
+  if (task.gpu_choice >= 0 && !gpu_workers().empty())
+    workers = &gpu_workers_[static_cast<size_t>(task.gpu_choice) % gpu_workers_.size()];
+  const unsigned long long where = task.gpu_only || gpus_only_ || workers
+                                       ? static_cast<unsigned long long>(STARPU_CUDA)
+                                       : cl->where;
   if (bound_recording_) bound_kinds_.note(cl, task.footprint, task.pairs, where);
   const int ret = starpu_task_insert(
       cl, STARPU_DATA_MODE_ARRAY, descrs.data(), static_cast<int>(descrs.size()), STARPU_CL_ARGS,
       task.args, task.args_size, STARPU_EXECUTE_WHERE, where, STARPU_SCHED_CTX, context_,
-      STARPU_CALLBACK_WITH_ARG_NFREE, callback_, callback_arg_, STARPU_NAME, cl->name, 0);
+      STARPU_TASK_WORKERIDS, workers ? static_cast<unsigned>(workers->size()) : 0u,
+      workers ? const_cast<uint32_t*>(workers->data()) : nullptr, STARPU_CALLBACK_WITH_ARG_NFREE,
+      callback_, callback_arg_, STARPU_NAME, cl->name, 0);
   if (ret != 0) throw std::runtime_error("starpu_task_insert failed (no worker can run the task)");
   for (const Partial& part : partials) {
     if (starpu_task_insert(codelets::histogram_redux_codelet(), STARPU_RW, accumulators_[part.pair],
@@ -71,6 +77,27 @@ std::vector<std::vector<uint64_t>> TaskSubmitter::take(bool reset) {
     starpu_data_release(h);
   }
   return result;
+}
+
+const std::vector<std::vector<uint32_t>>& TaskSubmitter::gpu_workers() {
+  if (gpu_workers_known_) return gpu_workers_;
+  gpu_workers_known_ = true;
+  std::vector<int> devices;  // in the order of their first worker
+  const unsigned n = starpu_worker_get_count();
+  for (unsigned w = 0; w < n; ++w) {
+    if (starpu_worker_get_type(static_cast<int>(w)) != STARPU_CUDA_WORKER ||
+        !starpu_sched_ctx_contains_worker(static_cast<int>(w), context_))
+      continue;
+    const int device = starpu_worker_get_devid(static_cast<int>(w));
+    auto it = std::find(devices.begin(), devices.end(), device);
+    if (it == devices.end()) {
+      devices.push_back(device);
+      gpu_workers_.emplace_back((n + 31) / 32, 0u);
+      it = devices.end() - 1;
+    }
+    gpu_workers_[static_cast<size_t>(it - devices.begin())][w / 32] |= uint32_t(1) << (w % 32);
+  }
+  return gpu_workers_;
 }
 
 BoundOutcome TaskSubmitter::finish_bound(bool want_text) {

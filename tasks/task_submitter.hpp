@@ -48,6 +48,9 @@ class TaskSubmitter {
 
   void release();
 
+  /// GPUs whose CUDA workers are in the context (what CodeletTask::gpu_choice picks from).
+  int gpus() { return static_cast<int>(gpu_workers().size()); }
+
  private:
   struct Partial {
     starpu_data_handle_t handle;
@@ -63,6 +66,11 @@ class TaskSubmitter {
   bool bound_recording_ = false;
   bool gpus_only_ = false;
   BoundRecorder bound_kinds_;
+  // Per GPU of the context, the bitmap of its CUDA workers (StarPU keeps a task's pointer to it
+  // until the task ends: these live as long as the submitter).
+  std::vector<std::vector<uint32_t>> gpu_workers_;
+  bool gpu_workers_known_ = false;
+  const std::vector<std::vector<uint32_t>>& gpu_workers();
 };
 
 }  // namespace pairhist

@@ -32,7 +32,10 @@ struct CodeletTask {
   int ninputs = 0;
   int histograms[kMaxHistograms];  // species-pair indices
   int nhistograms = 0;
-  bool gpu_only = false;   // for CUDA workers only
+  bool gpu_only = false;  // for CUDA workers only
+  // >= 0: only the CUDA workers of one GPU run it, the (gpu_choice mod GPUs)-th of the context's
+  // (a frame's tasks on one GPU: the frame's coordinates go to one device, not all).
+  int gpu_choice = -1;
   uint32_t footprint = 0;  // the codelet's perfmodel footprint (the LP bound's recorder)
   uint64_t pairs = 0;      // the perfmodel's size
 
