@@ -82,7 +82,6 @@ class LocalFrameStream : public FrameStream {
 
  private:
   const std::atomic<int>* stop_;
-  bool feeds_gpus_ = false;  // the automatic reader may feed GPUs (early_decoding_threads)
 };
 
 }  // namespace pairhist
