@@ -3,6 +3,8 @@
 // fill and the engine takes over are pinned. Counting hooks stand in for CUDA's here; they are
 // installed for the rest of the process, so this file runs after test_engine_swap.cpp's cases.
 #include <doctest/doctest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -27,8 +29,21 @@ std::mutex pinned_mutex;
 std::set<const void*> pinned;  // what the counting hooks pinned and has not been unpinned
 std::atomic<int> pins{0}, unpins{0};
 std::atomic<size_t> last_pin_bytes{0};
+std::atomic<int> pinned_untouched{0};  // pins of memory with a page not faulted in yet
+
+/// Whether every page of [p, p + bytes) is resident: pinning fresh pages would fault them in
+/// under the address-space lock that the rest of the process waits for (io/host_columns.cpp).
+bool resident(const void* p, size_t bytes) {
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(p) / page * page;
+  const size_t length = reinterpret_cast<uintptr_t>(p) + bytes - begin;
+  std::vector<unsigned char> in((length + page - 1) / page);
+  if (mincore(reinterpret_cast<void*>(begin), length, in.data()) != 0) return false;
+  return std::all_of(in.begin(), in.end(), [](unsigned char c) { return (c & 1) != 0; });
+}
 
 bool count_pin(void* p, size_t bytes) {
+  if (!resident(p, bytes)) ++pinned_untouched;
   std::lock_guard<std::mutex> lock(pinned_mutex);
   pinned.insert(p);
   ++pins;
@@ -80,6 +95,8 @@ TEST_CASE("pinning hooks: installed once, used by the readers' and the engine's 
     CHECK(is_pinned(c.data()));
     CHECK(reinterpret_cast<uintptr_t>(c.data()) % 4096 == 0);
     CHECK(last_pin_bytes == 4096);  // whole pages
+    HostColumn big(size_t(16) << 20);  // 64 MB: fresh pages from the system, faulted in first
+    CHECK(pinned_untouched == 0);
   }
   {
     // 2 MiB and more: whole huge pages (transparent huge pages where the kernel has them).
