@@ -114,6 +114,13 @@ TEST_CASE("usage errors: every one at once, one line each, exit status 2, nothin
   CHECK(nam.status == 2);
   CHECK(nam.err.find("species O: selection 'nam OW': unknown keyword 'nam': did you mean "
                      "'name'?") != std::string::npos);
+  // Every species' selection error at once, one line each (before: the first only).
+  const CliResult both = s.run(kWater + "--species 'O=nam OW' --species 'H=foo HW1' --species " +
+                               "'W=SOL' -o " + s.file("both"));
+  CHECK(both.status == 2);
+  CHECK(error_lines(both.err) == 2);
+  CHECK(both.err.find("species H: selection 'foo HW1': unknown keyword 'foo'") !=
+        std::string::npos);
   // Position types (centres of residues, molecules) likewise.
   const CliResult pos = s.run(kWater + "--species 'W=res_cm of resname SOL' -o " + s.file("pos"));
   CHECK(pos.status == 2);
