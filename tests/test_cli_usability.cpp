@@ -141,7 +141,10 @@ TEST_CASE("usage errors: every one at once, one line each, exit status 2, nothin
         {"-surf res -norm rdf", "-surf cannot be combined with -norm rdf"},
         {"-surf res -seltype res_com", "-surf needs a -ref of atoms"},
         {"-surf mol -cut 0.12345678", "-cut 0.12345678 falls on no edge"},
-        {"-cut x", "-cut expects a number"}}) {
+        {"-cut x", "-cut expects a number"},
+        // Output files that cannot be written: said before counting (before: exit 1 after it).
+        {"-cn " + s.file("dir") + "/", "-cn " + s.file("dir") + "/ is a directory"},
+        {"-cn " + s.file("none") + "/cn.xvg", "no directory " + s.file("none")}}) {
     CAPTURE(args);
     const pairhist::test::CommandResult r = pairhist::test::pairhist_cmd(rdf + args);
     INFO(r.output);
