@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -31,6 +32,30 @@ constexpr int kMaxNesting = 200;
 /// Whether `word` is exactly a value of `values` (an atom or residue name).
 bool names_one(const NameColumn& values, const std::string& word) {
   return values.contains(word);
+}
+
+/// The value of `values` that `word` spells in another case ("sol" for SOL), or "".
+std::string other_case(const NameColumn& values, const std::string& word) {
+  const auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  const std::string w = lower(word);
+  for (const std::string& v : values.distinct())
+    if (v != word && lower(v) == w) return v;
+  return "";
+}
+
+/// The keyword a word that is none was probably meant as: an alias's (`atomname`), else none
+/// where the topology has an atom, residue or group of that name (`OW` is an atom's name, not a
+/// misspelt `or`), else a keyword one or two edits away (keyword_meant).
+std::string misspelt_keyword(const Topology& top, const IndexGroups* groups,
+                             const std::string& word) {
+  if (std::string alias = keyword_alias(word); !alias.empty()) return alias;
+  if (names_one(top.atom_names, word) || names_one(top.residue_names, word) ||
+      (groups && groups->find(word)))
+    return "";
+  return keyword_meant(word);
 }
 
 /// Recursive-descent evaluation over all atoms at once: every node yields a mask.
@@ -143,7 +168,7 @@ class Parser {
   /// Why a bare word cannot stand where a keyword must, and what was probably meant.
   std::string unknown_word(const std::string& word) const {
     const std::string w = excerpt(word);
-    if (const std::string k = keyword_meant(word); !k.empty())
+    if (const std::string k = misspelt_keyword(top_, groups_, word); !k.empty())
       return "unknown keyword '" + w + "': did you mean '" + k + "'?";
     std::string meant;
     if (names_one(top_.atom_names, word))
@@ -350,18 +375,20 @@ Selection parse_selection(const Topology& topology, const std::string& selection
   // Several words that do not start with a keyword: once read as a name list, so that
   // "nam OW" selected OW. The parser now refuses the first word, saying what was meant; a bare
   // list of several names ("NA or CL") gets the spelling that works.
-  if (!is_keyword(tokens[0]) && tokens[0] != "(" && keyword_meant(tokens[0]).empty()) {
+  if (!is_keyword(tokens[0]) && tokens[0] != "(" &&
+      misspelt_keyword(topology, groups, tokens[0]).empty()) {
     bool all_names = true;
-    std::string names;
+    std::string names, list;
     for (const auto& t : tokens) {
       if (t == "or") continue;
       all_names = all_names && !is_keyword(t) && t != "(" && t != ")";
       names += (names.empty() ? "" : " or name ") + t;
+      list += (list.empty() ? "" : ",") + t;
     }
     if (all_names && tokens.size() > 1 && names_one(topology.atom_names, tokens[0]))
       throw UsageError("selection '" + shown + "': '" + excerpt(tokens[0]) +
-                       "' is not a keyword: write 'name " + names +
-                       "', or the names as one list without spaces (NA,CL)");
+                       "' is not a keyword: write 'name " + excerpt(names) +
+                       "', or the names as one list without spaces (" + excerpt(list) + ")");
   }
   Selection parsed(Parser(topology, expr, selection, topology_path, groups).parse(),
                    topology.natoms());
@@ -375,6 +402,10 @@ Selection parse_selection(const Topology& topology, const std::string& selection
         hint = " (as atom names; did you mean 'resname " + word + "'?)";
       else if (groups && groups->find(word))
         hint = " (as atom names; did you mean 'group " + word + "'?)";
+      else if (const std::string atom = other_case(topology.atom_names, word); !atom.empty())
+        hint = " (names are case-sensitive: did you mean '" + atom + "'?)";
+      else if (const std::string res = other_case(topology.residue_names, word); !res.empty())
+        hint = " (as atom names; names are case-sensitive: did you mean 'resname " + res + "'?)";
     }
     throw InputError(topology_path + ": selection '" + shown + "' matches no atom" + hint);
   }

@@ -38,7 +38,7 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-std::string keyword_meant(const std::string& word) {
+std::string keyword_alias(const std::string& word) {
   static const std::pair<const char*, const char*> kAliases[] = {
       {"atomname", "name"},   {"atomnames", "name"}, {"names", "name"},   {"resnames", "resname"},
       {"residue", "resname"}, {"resnum", "resid"},   {"resids", "resid"}, {"atomnum", "index"},
@@ -49,6 +49,13 @@ std::string keyword_meant(const std::string& word) {
   for (char c : word) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const auto& [alias, keyword] : kAliases)
     if (lower == alias) return keyword;
+  return "";
+}
+
+std::string keyword_meant(const std::string& word) {
+  if (std::string alias = keyword_alias(word); !alias.empty()) return alias;
+  std::string lower;
+  for (char c : word) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::string best;
   size_t best_distance = 3;
   for (const char* k : kKeywords) {

@@ -16,7 +16,12 @@ bool is_keyword(const std::string& word);
 /// Edit distance (insertions, deletions, substitutions) of two short words, ignoring case.
 size_t edit_distance(const std::string& a, const std::string& b);
 
-/// The keyword a misspelt or foreign one (VMD's, MDAnalysis's, gmx's) most likely means, or "".
+/// The keyword a foreign one (VMD's, MDAnalysis's, gmx's: `atomname`, `resnum`, `&&`) stands
+/// for, or "".
+std::string keyword_alias(const std::string& word);
+
+/// The keyword a misspelt or foreign one most likely means (keyword_alias, else a keyword one or
+/// two edits away), or "".
 std::string keyword_meant(const std::string& word);
 
 }  // namespace pairhist::analysis

@@ -55,7 +55,11 @@ def within(xyz, h, candidates, targets, r, around=False):
     return cand[(d2 <= r * r).any(axis=1)]
 
 
-def case(pairhist, work, name, gro, xtc, species, dynamic, rmax, nbins, frames, exclude=False):
+def case(pairhist, work, name, gro, xtc, species, dynamic, rmax, nbins, frames, exclude=False,
+         sharing=()):
+    """sharing: the cross pairs (a, b) of species that can share atoms (their static parts do),
+    whose excluded pairs the summary gives as the most per frame; of every other pair it gives
+    each frame's own, summed."""
     u = mda.Universe(gro, xtc)
     residue = u.atoms.resindices
     out = os.path.join(work, name)
@@ -99,6 +103,17 @@ def case(pairhist, work, name, gro, xtc, species, dynamic, rmax, nbins, frames, 
     rows = list(csv.DictReader(line for line in open(os.path.join(out, "rdf.csv"))
                                if not line.startswith("#")))
     problems = []
+    if exclude:
+        # The summary's excluded pairs: each frame's own over the frames, the most per frame only
+        # for pairs of species sharing atoms (the frames' shared atoms are not kept).
+        exact = sum(sum(excluded[p]) for p in pairs if p not in sharing)
+        line = next((l for l in run.stdout.splitlines() if "excluded pairs" in l), "")
+        print(f"  {name} summary: {line.strip()}")
+        if f"({exact} excluded pairs" not in line:
+            problems.append(f"{name}: the summary does not say {exact} excluded pairs: {line}")
+        for (a, b) in sharing:
+            if f"of {names[a]}-{names[b]} at most " not in line:
+                problems.append(f"{name}: the summary gives no bound for {names[a]}-{names[b]}")
     edges = np.arange(nbins + 1) * rmax / nbins
     shell = 4.0 / 3.0 * np.pi * (edges[1:] ** 3 - edges[:-1] ** 3)
     for (a, b) in pairs:
@@ -161,7 +176,15 @@ def main():
     problems += case(pairhist, work, "water-exclude", f"{data}/spce_water.gro",
                      f"{data}/spce_water.xtc",
                      [("O", "name OW"), ("A", f"name OW and within {R} of resid 1-10"),
-                      ("C", f"around {R} resid 12")], water, 0.9137, 97, 8, exclude=True)
+                      ("C", f"around {R} resid 12")], water, 0.9137, 97, 8, exclude=True,
+                     sharing=[(0, 2), (1, 2)])
+    # Species that share no atom: every pair's excluded pairs are known frame by frame (the O-H
+    # pairs of a water whose hydrogens are selected, and those hydrogens with each other).
+    water["H"] = lambda u, x, h: within(x, h, names(u, "HW1", "HW2"), resids(u, 1, 10), R)
+    problems += case(pairhist, work, "water-exclude-disjoint", f"{data}/spce_water.gro",
+                     f"{data}/spce_water.xtc",
+                     [("O", "name OW"), ("H", f"name HW1 HW2 and within {R} of resid 1-10")],
+                     water, 0.9137, 97, 8, exclude=True)
     # What a dynamic run cannot do yet is refused with one line (exit 2), never mis-normalised.
     water_args = [f"{data}/spce_water.xtc", "--top", f"{data}/spce_water.gro", "--rmax", "0.9",
                   "--nbins", "90", "--species", f"A=name OW and within {R} of resid 1-10"]

@@ -4,9 +4,9 @@
 Usage: check_gmx_rdf.py PAIRHIST DATA_DIR WORK_DIR. Exits 77 (skipped) when gmx is absent.
 
 Atom positions, in 3D and in the x-y plane (-xy), dynamic selections (within; also with -excl
-and -xy), and centres (res_com, mol_com, whole_res_com, res_cog: -seltype and "POSTYPE of"),
-the latter also on a trajectory whose molecules gmx trjconv -pbc atom broke across the box;
--cut (on a half-bin edge and between), and -surf mol and res: distances to the nearest atom of
+and -xy), centres (res_com, mol_com, whole_res_com, res_cog, mol_cog, part_, dyn_: -seltype
+and "POSTYPE of"), also on a trajectory whose molecules gmx trjconv -pbc atom broke across the
+box; frames by -b -e -dt -tu; -cut (on a half-bin edge and between), and -surf mol and res: distances to the nearest atom of
 each molecule or residue of -ref, also with molecules of two residues (a .tpr that gmx grompp
 makes here from the NaCl solution, its waters paired), a .gro (one molecule, as gmx reads it),
 a dynamic reference, centres as -sel and -xy. The combinations gmx refuses (-surf with -norm rdf,
@@ -142,6 +142,20 @@ def main():
         "-seltype res_com, -selrpos": nacl + ["-ref", "name NA", "-sel", "resname SOL",
                                               "-seltype", "res_com", "-selrpos", "mol_com",
                                               "-rmax", "1.0"],
+        # The other position types and prefixes (gmx: part_/dyn_ without position keywords are
+        # the selected atoms' centres, whole_ every atom's).
+        "-seltype part_res_com, mol_cog of": nacl + [
+            "-ref", "name NA", "-sel", "resname SOL", "mol_cog of name OW HW1",
+            "-seltype", "part_res_com", "-rmax", "1.0"],
+        "dyn_res_com, whole_mol_cog of": nacl_broken + [
+            "-ref", "name CL", "-sel", "name OW HW1", "whole_mol_cog of name OW",
+            "-seltype", "dyn_res_com", "-rmax", "1.0"],
+        # Times in ns; -dt 1.5 ps keeps the frames at multiples of it (every third, 6 to 19.5
+        # ps). Many atoms on both sides: around the 14 Na over 10 frames, one pair on a bin edge
+        # (gmx's float distances) moves n(r) by 0.007, and g(r) of Na by 0.05.
+        "-b -e -dt -tu ns": nacl + ["-ref", "name OW", "-sel", "name OW", "name HW1", "-rmax",
+                                    "1.0", "-b", "0.005", "-e", "0.02", "-dt", "0.0015", "-tu",
+                                    "ns"],
         "mol_com with itself, broken molecules": nacl_broken + [
             "-ref", "resname SOL", "-sel", "resname SOL", "-seltype", "mol_com", "-rmax", "1.0"],
         "whole_res_com of, res_cog of, broken": nacl_broken + [

@@ -114,6 +114,13 @@ TEST_CASE("usage errors: every one at once, one line each, exit status 2, nothin
   CHECK(nam.status == 2);
   CHECK(nam.err.find("species O: selection 'nam OW': unknown keyword 'nam': did you mean "
                      "'name'?") != std::string::npos);
+  // Every species' selection error at once, one line each (before: the first only).
+  const CliResult both = s.run(kWater + "--species 'O=nam OW' --species 'H=foo HW1' --species " +
+                               "'W=SOL' -o " + s.file("both"));
+  CHECK(both.status == 2);
+  CHECK(error_lines(both.err) == 2);
+  CHECK(both.err.find("species H: selection 'foo HW1': unknown keyword 'foo'") !=
+        std::string::npos);
   // Position types (centres of residues, molecules) likewise.
   const CliResult pos = s.run(kWater + "--species 'W=res_cm of resname SOL' -o " + s.file("pos"));
   CHECK(pos.status == 2);
@@ -134,7 +141,10 @@ TEST_CASE("usage errors: every one at once, one line each, exit status 2, nothin
         {"-surf res -norm rdf", "-surf cannot be combined with -norm rdf"},
         {"-surf res -seltype res_com", "-surf needs a -ref of atoms"},
         {"-surf mol -cut 0.12345678", "-cut 0.12345678 falls on no edge"},
-        {"-cut x", "-cut expects a number"}}) {
+        {"-cut x", "-cut expects a number"},
+        // Output files that cannot be written: said before counting (before: exit 1 after it).
+        {"-cn " + s.file("dir") + "/", "-cn " + s.file("dir") + "/ is a directory"},
+        {"-cn " + s.file("none") + "/cn.xvg", "no directory " + s.file("none")}}) {
     CAPTURE(args);
     const pairhist::test::CommandResult r = pairhist::test::pairhist_cmd(rdf + args);
     INFO(r.output);

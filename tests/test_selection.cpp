@@ -264,6 +264,19 @@ TEST_CASE("a bare word where a keyword belongs is an error saying what was meant
   CHECK(error_of("NA or CL").find("write 'name NA or name CL'") != std::string::npos);
   CHECK(error_of("name OW or CL").find("e.g. 'name CL'") != std::string::npos);
   CHECK(error_of("name OW or SOL").find("e.g. 'resname SOL'") != std::string::npos);
+  // The list offered is the names given, not an example's.
+  CHECK(error_of("HW1 or HW2").find("one list without spaces (HW1,HW2)") != std::string::npos);
+  // A name of the topology is a name, however near a keyword: OW is one edit from 'or', but
+  // 'OW HW1' meant the atoms OW and HW1.
+  const std::string ow = error_of("OW HW1");
+  CHECK(ow.find("write 'name OW or name HW1', or the names as one list without spaces (OW,HW1)") !=
+        std::string::npos);
+  CHECK(ow.find("did you mean 'or'") == std::string::npos);
+  CHECK(error_of("OW and resid 1")
+            .find("'OW' is not a keyword: a value needs its keyword, e.g. "
+                  "'name OW'") != std::string::npos);
+  // A misspelling that names nothing in the topology is still one.
+  CHECK(error_of("nme OW").find("did you mean 'name'?") != std::string::npos);
   // The short forms stay: one word of comma-separated globs (spaces only next to commas).
   CHECK(sel("HW1, HW2") == std::vector<int>{1, 2, 4, 5});
   CHECK(sel("NA ,CL") == std::vector<int>{6, 7});
@@ -281,4 +294,8 @@ TEST_CASE("a name list matching no atom but a residue or a group says which keyw
   CHECK(error_of("name OW or Water", &groups).find("e.g. 'group Water'") != std::string::npos);
   CHECK(error_of("XX").find("matches no atom") != std::string::npos);
   CHECK(error_of("XX").find("did you mean") == std::string::npos);
+  // Names are case-sensitive, as in gmx: a name in another case says which was meant.
+  CHECK(error_of("sol").find("names are case-sensitive: did you mean 'resname SOL'?") !=
+        std::string::npos);
+  CHECK(error_of("ow").find("names are case-sensitive: did you mean 'OW'?") != std::string::npos);
 }

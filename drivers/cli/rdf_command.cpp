@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
+#include <utility>
 
 #include "analysis/gmx_rdf.hpp"
 #include "analysis/positions.hpp"
@@ -212,6 +213,17 @@ RdfRequest read_rdf_arguments(const std::vector<std::string>& args) {
   q.headers = xvg == "xmgrace";
   q.out_rdf = a.value("o", "rdf.xvg");
   q.out_cn = a.value("cn");
+  // Found before the frames are counted, not when the files are written after them.
+  for (const auto& [flag, path] :
+       {std::pair<std::string, const std::string*>{"-o", &q.out_rdf}, {"-cn", &q.out_cn}}) {
+    if (path->empty()) continue;
+    const std::filesystem::path f(*path);
+    if (!f.has_filename() || std::filesystem::is_directory(f))
+      p.push_back(flag + " " + *path + " is a directory: " + flag + " names the xvg file (e.g. " +
+                  (flag == "-o" ? "rdf.xvg" : "cn.xvg") + ")");
+    else if (f.has_parent_path() && !std::filesystem::is_directory(f.parent_path()))
+      p.push_back(flag + " " + *path + ": no directory " + f.parent_path().string());
+  }
   for (const std::string& f : {o.trajectory, o.topology, o.index_file})
     if (!f.empty() && !std::filesystem::is_regular_file(f)) p.push_back(f + ": no such file");
   if (!p.empty()) {

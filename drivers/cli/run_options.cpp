@@ -143,17 +143,16 @@ std::vector<std::string> argument_problems(RunArgs& a) {
   return p;
 }
 
-/// r_max and nbins as the run counts them: without --rmax the largest the frames allow; with
-/// --bin (or neither --bin nor --nbins) nbins bins of exactly that width.
-void resolve_bins(RunArgs& a) {
-  JobOptions& o = a.job;
+}  // namespace
+
+void resolve_bins(JobOptions& o, double bin_width) {
   const double factor = length_factor(o.units);
   // A sphere holds no pair farther apart than its diameter.
   if (o.r_max == 0 && !o.sphere.empty())
     o.r_max = 2 * analysis::parse_sphere_option(o.sphere).radius;
   if (o.r_max == 0) o.r_max = smallest_box_limit(o).r_max_nm * factor;
   if (o.nbins > 0) return;
-  const double width = a.bin_width > 0 ? a.bin_width : kDefaultBinNm * factor;
+  const double width = bin_width > 0 ? bin_width : kDefaultBinNm * factor;
   const double bins = std::floor(o.r_max / width * (1 + 1e-9));
   if (bins < 1)
     throw UsageError("--bin " + format_length(width, o.units) + " is wider than r_max " +
@@ -163,6 +162,8 @@ void resolve_bins(RunArgs& a) {
   o.nbins = static_cast<int>(bins);
   o.r_max = o.nbins * width;
 }
+
+namespace {
 
 /// What is read: the trajectory, its topology, the species and their pairs.
 void add_input_options(CLI::App* cmd, RunArgs* args) {
@@ -386,7 +387,7 @@ void resolve_run_arguments(RunArgs& a) {
   // (run_command.cpp), before it counts.
   if (!a.scattering.radiation.empty()) check_scattering_files(a.scattering);
   a.job.precision = a.precision == "double" ? Precision::double_ : Precision::single;
-  resolve_bins(a);
+  resolve_bins(a.job, a.bin_width);
 }
 
 }  // namespace pairhist

@@ -63,4 +63,10 @@ void add_run_scattering_options(CLI::App* cmd, RunArgs* args);
 /// looked for in the frames.
 void resolve_run_arguments(RunArgs& args);
 
+/// r_max and nbins as the run counts them (o's units): without r_max (0) the largest the frames
+/// allow (a --sphere's diameter); with bin_width (or neither it nor nbins: 0.002 nm, gmx rdf's)
+/// nbins bins of exactly that width, r_max the largest multiple of it not above r_max.
+/// UsageError for a width wider than r_max or making over 1e8 bins.
+void resolve_bins(JobOptions& o, double bin_width);
+
 }  // namespace pairhist

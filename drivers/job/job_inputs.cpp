@@ -1,6 +1,8 @@
 #include "drivers/job/job_inputs.hpp"
 
 #include <algorithm>
+#include <exception>
+#include <string>
 
 #include "analysis/atom_masses.hpp"
 #include "analysis/selection.hpp"
@@ -68,6 +70,10 @@ SpeciesPositions resolve_species_positions(const JobOptions& o, const analysis::
   std::vector<std::vector<int>> selected;
   std::vector<std::shared_ptr<const analysis::Selection>> dynamic;
   std::vector<int> weighed;  // atoms of centres of mass: their masses are needed
+  // Every species' usage error at once, one line each (naming the species); bad input (a
+  // selection that matches nothing) only where there is none, the first.
+  std::string problems;
+  std::exception_ptr bad_input;
   for (const auto& sp : o.species) {
     try {
       split.push_back(analysis::split_position_type(sp.selection));
@@ -79,14 +85,21 @@ SpeciesPositions resolve_species_positions(const JobOptions& o, const analysis::
         throw UsageError(analysis::position_type_name(split.back().type) +
                          " positions of a dynamic selection (within/around) are not supported");
     } catch (const UsageError& e) {  // which species, where several are given
-      throw UsageError("species " + sp.name + ": " + e.what());
+      problems += (problems.empty() ? "" : "\n") + ("species " + sp.name + ": " + e.what());
+      continue;
+    } catch (const InputError&) {
+      if (!bad_input) bad_input = std::current_exception();
+      continue;
     }
+    if (!problems.empty() || bad_input) continue;
     if (split.back().type.mass_weighted) {
       const std::vector<int> used =
           analysis::centre_atoms(top, o.topology, split.back().type, selected.back());
       weighed.insert(weighed.end(), used.begin(), used.end());
     }
   }
+  if (!problems.empty()) throw UsageError(problems);
+  if (bad_input) std::rethrow_exception(bad_input);
   SpeciesPositions out;
   out.dynamic = std::move(dynamic);
   analysis::AtomMasses masses;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "analysis/positions.hpp"
 #include "analysis/rdf.hpp"
@@ -128,14 +129,24 @@ void print_counted(const JobOptions& job, const JobOutcome& out,
   std::printf("%s\n  histograms    : %zu pair%s, %d bins up to %g %s (%g %s wide)\n",
               centres ? "" : " atoms", r.pairs.size(), r.pairs.size() == 1 ? "" : "s", r.nbins,
               r.r_max, r.length_unit.c_str(), r.r_max / r.nbins, r.length_unit.c_str());
-  // A dynamic species' frames leave out those of their selected atoms: the capacities' count is
-  // the most per frame, not a total.
+  // Excluded pairs over all frames; with a dynamic species each frame's own, except for a cross
+  // pair of species sharing atoms (HistogramResult::excluded_pairs_total): its most per frame.
   uint64_t excluded = 0;
-  for (const auto& p : r.pairs)
-    excluded += p.excluded_pairs * (r.dynamic() ? 1 : r.frame_indices.size());
-  std::printf("  analysis      : norm %s, exclude %s (%s%llu excluded pairs%s)\n", r.norm.c_str(),
-              r.exclude.c_str(), r.dynamic() ? "at most " : "",
-              static_cast<unsigned long long>(excluded), r.dynamic() ? " per frame" : "");
+  std::string bounded;
+  for (size_t p = 0; p < r.pairs.size(); ++p) {
+    uint64_t total = 0;
+    if (r.excluded_pairs_total(p, total)) {
+      excluded += total;
+      continue;
+    }
+    const PairHistogram& h = r.pairs[p];
+    bounded += ", and of " + r.species[static_cast<size_t>(h.a)].name + "-" +
+               r.species[static_cast<size_t>(h.b)].name + " at most " +
+               std::to_string(h.excluded_pairs) +
+               " per frame (its species share atoms, whose number per frame is not kept)";
+  }
+  std::printf("  analysis      : norm %s, exclude %s (%llu excluded pairs%s)\n", r.norm.c_str(),
+              r.exclude.c_str(), static_cast<unsigned long long>(excluded), bounded.c_str());
   if (!r.sphere.empty()) {
     std::printf("  sphere        : %s, centre of %s, no box; atoms per frame (mean):",
                 r.sphere.c_str(), r.sphere_centre.c_str());

@@ -1,6 +1,7 @@
 // The accumulated outcome of a histogram run: what writers and the g(r) normalisation consume.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -93,6 +94,30 @@ struct HistogramResult {
       sum += static_cast<double>(p.a == p.b ? (na > 0 ? na * (na - 1) / 2 : 0) : na * nb);
     }
     return sum / static_cast<double>(frame_species_counts.size());
+  }
+
+  /// The pairs of pairs[pair] the exclusion rule left out, summed over the frames, in `total`;
+  /// false where that is not known. Fixed species: excluded_pairs (per frame) times the frames. A
+  /// dynamic species: each frame's own, its pairs before exclusions (from frame_species_counts)
+  /// less frame_pairs; for a cross pair of species that share atoms, the frames' shared atoms are
+  /// not kept, so only excluded_pairs, the most per frame, is known.
+  bool excluded_pairs_total(size_t pair, uint64_t& total) const {
+    const PairHistogram& p = pairs.at(pair);
+    if (!dynamic()) {
+      total = p.excluded_pairs * static_cast<uint64_t>(frame_indices.size());
+      return true;
+    }
+    total = 0;
+    if (p.excluded_pairs == 0) return true;
+    if (p.a != p.b && p.shared_atoms > 0) return false;
+    if (frame_species_counts.size() != frame_pairs.size()) return false;
+    for (size_t f = 0; f < frame_pairs.size(); ++f) {
+      const auto na = static_cast<uint64_t>(frame_species_counts[f][static_cast<size_t>(p.a)]);
+      const auto nb = static_cast<uint64_t>(frame_species_counts[f][static_cast<size_t>(p.b)]);
+      const uint64_t all = p.a == p.b ? (na > 0 ? na * (na - 1) / 2 : 0) : na * nb;
+      total += all - frame_pairs[f][pair];
+    }
+    return true;
   }
 };
 

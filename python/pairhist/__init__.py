@@ -209,6 +209,10 @@ def _setting_values(key, value):
         if isinstance(value, str):
             return [value]
         return [str(v) for v in value]
+    if key == "pairs":  # "A-B,C-D", or a list of "A-B" or (A, B)
+        if isinstance(value, str):
+            return [value]
+        return [p if isinstance(p, str) else "-".join(str(n) for n in p) for p in value]
     if isinstance(value, bool):
         raise TypeError(f"{key}: expected a value, not {value!r}")
     if isinstance(value, (list, tuple)):
@@ -220,9 +224,11 @@ def run(trajectory=None, *, config=None, **options):
     """The `pairhist run` job, returning its results instead of writing files.
 
     Arguments are `pairhist run`'s (see `pairhist run --help`) with dashes written as
-    underscores: trajectory, top, species ({"O": "OW", "H": "HW1,HW2"} or ["O=OW", ...]), rmax,
-    nbins, sphere ("SELECTION,R"; rmax then defaults to 2R), units, precision, volume, index,
-    exclude, norm, interval, first, last, step, begin,
+    underscores: trajectory, top, species ({"O": "OW", "H": "HW1,HW2"} or ["O=OW", ...]), pairs
+    ("O-H,H-H" or ["O-H", ("H", "H")]: only those counted), rmax (default: as large as every
+    frame's box allows), nbins or bin (a width; default 0.002 nm), sphere ("SELECTION,R"; rmax
+    then defaults to 2R), units, precision, volume, index, exclude (none, residue, topology: a
+    .tpr's exclusions), norm, interval, first, last, step, begin,
     end, sched, schedule, algorithm, cell_reach, cell_order, ncpu, ncuda, frames_in_flight,
     reserve_cores, memory_budget, decode_threads, reduction, task_pairs; config names a YAML
     file of the command's --config (arguments given here win). Uses all cores and GPUs unless

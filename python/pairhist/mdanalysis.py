@@ -26,6 +26,9 @@ Differences, all at the level of rounding:
   pair within ~1e-6 relative of a bin edge may land one bin over (docs/python.md has the figures).
 - A pair at exactly range[1] is counted in MDAnalysis's last bin, not here (bins are half-open).
 - range[0] must be 0 or a multiple of the bin width (pairhist's bins start at 0).
+- range[1] beyond half the shortest lattice vector of a frame's box is refused (ValueError), as
+  ``pairhist run`` refuses it, orthorhombic boxes included: MDAnalysis counts on by the minimum
+  image, which misses pairs there, so its g(r) falls off.
 - InterRDF counts an UpdatingAtomGroup (a selection MDAnalysis re-evaluates every frame) with
   each frame's atoms, as MDAnalysis does; its normalisation is MDAnalysis's too (the groups'
   sizes when the run concludes). exclusion_block and exclude_same with one, and InterRDF_s with
@@ -85,6 +88,24 @@ class _Bins:
 
     def window(self, counts):
         return np.asarray(counts[self.skip:], dtype=np.float64)
+
+
+def _check_half_box(box, r_max, frame, engine=None):
+    """pairhist run's rule, for every box kind: r_max at most half the shortest lattice vector
+    of each frame's box. MDAnalysis has none; beyond that limit its minimum-image distances miss
+    pairs (part of such a shell lies nearer another image), so its g(r) falls off there."""
+    if box is None:
+        return
+    rows = _rows(box)
+    if not _pairhist.rmax_fits_minimum_image(r_max, rows):
+        if engine is not None:
+            engine.close()
+        limit = _pairhist.minimum_image_limit(rows)
+        raise ValueError(f"frame {frame}: range[1] = {r_max:g} exceeds the minimum-image limit "
+                         f"{limit:.6g} of the box (half its shortest lattice vector), which "
+                         f"pairhist run refuses too: beyond it a minimum-image count misses "
+                         f"pairs (MDAnalysis's InterRDF counts on, and its g(r) falls off); "
+                         f"use range[1] <= {limit:.6g}")
 
 
 def _box(ts):
@@ -212,6 +233,7 @@ class InterRDF(AnalysisBase):
         if self.norm == "rdf" and box is None:
             raise ValueError(f"frame {ts.frame}: norm='rdf' needs a periodic box (use 'density' "
                              f"or 'none')")
+        _check_half_box(box, self._bins.r_max, ts.frame, self._engine)
         if self._updating:
             self._submit_updating(box)
             return
@@ -319,6 +341,7 @@ class InterRDF_s(AnalysisBase):
     def _single_frame(self):
         ts = self._ts
         box = _box(ts)
+        _check_half_box(box, self._bins.r_max, ts.frame)
         kind = "none" if box is None else (
             "orthorhombic" if np.count_nonzero(box - np.diag(np.diag(box))) == 0 else "triclinic")
         positions = np.ascontiguousarray(ts.positions, dtype=np.float32)

@@ -325,6 +325,18 @@ void bind_engine(py::module_& m) {
       .def("info", &PyEngine::info);
   m.def("pair_bins", &pair_bins, py::arg("frame"), py::arg("rows"), py::arg("cols"), py::arg("box"),
         py::arg("kind"), py::arg("r_max"), py::arg("n_bins"), py::arg("precision"));
+  // The minimum-image rule of `pairhist run` (half the shortest lattice vector, with its
+  // tolerance), for the MDAnalysis drop-in, which applies it to every box kind.
+  m.def(
+      "minimum_image_limit",
+      [](const std::vector<double>& box) { return max_minimum_image_rmax(box_matrix(box)); },
+      py::arg("box"));
+  m.def(
+      "rmax_fits_minimum_image",
+      [](double r_max, const std::vector<double>& box) {
+        return rmax_fits_minimum_image(r_max, box_matrix(box));
+      },
+      py::arg("r_max"), py::arg("box"));
   m.def("pair_bin_indices", &pair_bin_indices, py::arg("frame"), py::arg("rows"), py::arg("cols"),
         py::arg("box"), py::arg("kind"), py::arg("r_max"), py::arg("n_bins"), py::arg("precision"));
 }

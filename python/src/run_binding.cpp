@@ -11,6 +11,7 @@
 #include "analysis/rdf.hpp"
 #include "analysis/sphere_cut.hpp"
 #include "drivers/cli/config_file.hpp"
+#include "drivers/cli/run_options.hpp"
 #include "drivers/job/trajectory_job.hpp"
 #include "io/histogram_result_reader.hpp"
 #include "pairhist/errors.hpp"
@@ -73,7 +74,19 @@ const std::map<std::string, Setter>& setters() {
          o.species.clear();
          for (const auto& s : v) o.species.push_back(parse_species(s));
        }},
+      {"pairs",
+       [](JobOptions& o, const Values& v) {
+         o.pairs.clear();
+         for (const auto& text : v) {  // "A-B,C-D" as --pairs, or one pair a value
+           size_t begin = 0;
+           for (size_t end; (end = text.find(',', begin)) != std::string::npos; begin = end + 1)
+             o.pairs.push_back(text.substr(begin, end - begin));
+           o.pairs.push_back(text.substr(begin));
+         }
+       }},
       {"rmax", [](JobOptions& o, const Values& v) { o.r_max = parse_number<double>("rmax", v); }},
+      // Read by run() itself (resolve_bins): no JobOptions member.
+      {"bin", [](JobOptions&, const Values& v) { parse_number<double>("bin", v); }},
       {"sphere",
        [](JobOptions& o, const Values& v) {
          o.sphere = single("sphere", v);
@@ -93,7 +106,7 @@ const std::map<std::string, Setter>& setters() {
       {"index", [](JobOptions& o, const Values& v) { o.index_file = single("index", v); }},
       {"exclude",
        [](JobOptions& o, const Values& v) {
-         o.exclude = choice("exclude", v, {"none", "residue"});
+         o.exclude = choice("exclude", v, {"none", "residue", "topology"});
        }},
       {"norm",
        [](JobOptions& o, const Values& v) {
@@ -312,13 +325,14 @@ py::dict run(const std::vector<std::pair<std::string, Values>>& settings,
   JobOptions o;
   for (const auto& [key, values] : given) setters().at(key)(o, values);
   if (o.trajectory.empty()) throw UsageError("no trajectory given");
-  // A sphere holds no pair farther apart than its diameter (as `pairhist run` defaults).
-  if (o.r_max == 0 && !o.sphere.empty())
-    o.r_max = 2 * analysis::parse_sphere_option(o.sphere).radius;
-  if (o.r_max == 0) throw UsageError("rmax is required");
+  const double bin = given.count("bin") ? parse_number<double>("bin", given["bin"]) : 0;
+  if (!(o.r_max >= 0) || !std::isfinite(o.r_max))
+    throw UsageError("rmax must be positive (or 0: as large as the boxes allow)");
+  if (o.nbins < 0) throw UsageError("nbins must be positive");
+  if (!(bin >= 0) || !std::isfinite(bin)) throw UsageError("bin must be positive");
+  if (o.nbins > 0 && bin > 0) throw UsageError("give nbins or bin, not both");
   if (!o.sphere.empty() && o.exclude != "none")
     throw UsageError("sphere counts every pair inside the sphere: leave out exclude");
-  if (o.nbins == 0) throw UsageError("nbins is required");
   if (o.whole_frames && o.algorithm == Algorithm::cell_list)
     throw UsageError(
         "schedule 'static' counts all pairs of whole frames: use algorithm auto or "
@@ -326,6 +340,12 @@ py::dict run(const std::vector<std::pair<std::string, Values>>& settings,
   for (const auto& f : {o.trajectory, o.topology, o.index_file})
     if (!f.empty() && !std::filesystem::is_regular_file(f))
       throw py::value_error(f + ": no such file");
+  // As `pairhist run`: without rmax the largest the frames' boxes allow (a sphere's diameter),
+  // without nbins bins of `bin` (0.002 nm) up to it.
+  {
+    py::gil_scoped_release release;
+    resolve_bins(o, bin);
+  }
   JobOutcome out;
   {
     py::gil_scoped_release release;

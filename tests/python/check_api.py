@@ -143,6 +143,38 @@ from_config = pairhist.run(config=config, nbins=120, ncpu=2)
 check("run(config=...): the file's settings, arguments win", from_config["nbins"] == 120 and
       list(from_config["counts"]) == [("O", "O")])
 
+# run() takes what `pairhist run` takes since issue 25: pairs (only those counted, each equal to
+# the full run's), no rmax and nbins (the boxes' limit, 0.002 nm bins), bin, a .tpr's exclusions.
+only = pairhist.run(f"{data}/spce_water.xtc", pairs=[("H", "O")], **args)
+check("run(pairs=[(H, O)]): only O-H, equal to the full run's",
+      list(only["counts"]) == [("O", "H")] and
+      np.array_equal(only["counts"][("O", "H")], result["counts"][("O", "H")]))
+bare = {k: v for k, v in args.items() if k not in ("rmax", "nbins")}
+limit = pairhist.run(f"{data}/spce_water.xtc", **bare)
+out_limit = os.path.join(work, "cli-limit")
+subprocess.run([binary, "run", f"{data}/spce_water.xtc", "--top", args["top"], "--species",
+                "O=OW", "--species", "H=HW1,HW2", "--last", "20", "--ncpu", "2", "-q",
+                "--overwrite", "-o", out_limit], check=True)
+cli_limit = pairhist.read_run(out_limit)
+check("run() without rmax and nbins = `pairhist run` without them (r_max, bins, counts)",
+      limit["r_max"] == cli_limit["r_max"] and limit["nbins"] == cli_limit["nbins"] and
+      abs(limit["r_max"] / limit["nbins"] - 0.002) < 1e-12 and
+      all(np.array_equal(limit["counts"][k], cli_limit["counts"][k]) for k in limit["counts"]),
+      f"(r_max {limit['r_max']}, {limit['nbins']} bins)")
+wide = pairhist.run(f"{data}/spce_water.xtc", bin=0.01, **bare)
+check("run(bin=0.01): bins 0.01 wide up to the boxes' limit",
+      abs(wide["r_max"] / wide["nbins"] - 0.01) < 1e-12 and wide["r_max"] <= limit["r_max"])
+refused("run() with nbins and bin", lambda: pairhist.run(
+    f"{data}/spce_water.xtc", bin=0.01, nbins=10, **bare), ValueError)
+tpr = dict(top=f"{data}/fixtures/gmx_nacl.tpr", species={"O": "OW", "H": "HW1,HW2"}, rmax=0.5,
+           nbins=50, last=5, ncpu=2)
+kept = pairhist.run(f"{data}/nacl_dodecahedron.xtc", **tpr)
+left = pairhist.run(f"{data}/nacl_dodecahedron.xtc", exclude="topology", **tpr)
+# SPC/E: each water's O-H and H-H pairs are excluded, all nearer than 0.2 nm.
+check("run(top=.tpr, exclude='topology'): the water's own pairs left out",
+      int(kept["counts"][("O", "H")].sum() - left["counts"][("O", "H")].sum()) == 724 * 2 * 6 and
+      int(kept["counts"][("H", "H")].sum() - left["counts"][("H", "H")].sum()) == 724 * 6)
+
 # Per-frame species counts where they vary: a sphere run's and a dynamic species', from run()
 # and, read back from what `pairhist run` wrote, from read_run().
 fixed = pairhist.read_run(out)

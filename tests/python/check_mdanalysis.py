@@ -191,4 +191,33 @@ for label, make in (("InterRDF exclusion_block", lambda: ph_rdf.InterRDF(
     except ValueError as e:
         check(f"{label} with an UpdatingAtomGroup refused", "UpdatingAtomGroup" in str(e), f"({e})")
 
+# The half-box rule is pairhist run's, for every box kind: range[1] beyond half the shortest
+# lattice vector of a frame's box is refused with the frame and the limit (MDAnalysis runs on:
+# its minimum-image count misses pairs there). The water's NPT box: 30 A at frame 0, 29.97 A at
+# frame 1; the dodecahedron's limit is 16 A. Up to the limit both run.
+o_water, o_nacl, na = (water.select_atoms("name OW"), nacl.select_atoms("name OW"),
+                       nacl.select_atoms("name NA"))
+for label, make, frames_run in (
+        ("water InterRDF range=(0, 15)", lambda: ph_rdf.InterRDF(o_water, o_water, nbins=50,
+                                                                 range=(0.0, 15.0), ncpu=2), 2),
+        ("water InterRDF, updating", lambda: ph_rdf.InterRDF(
+            water.select_atoms("name OW and around 3.0 resid 1", updating=True), o_water,
+            nbins=50, range=(0.0, 15.0), ncpu=2), 2),
+        ("dodecahedron InterRDF range=(0, 16.5)", lambda: ph_rdf.InterRDF(
+            na, o_nacl, nbins=50, range=(0.0, 16.5), ncpu=2), 1),
+        ("water InterRDF_s range=(0, 15)", lambda: ph_rdf.InterRDF_s(
+            water, [[o_water[:2], o_water[2:4]]], nbins=50, range=(0.0, 15.0)), 2)):
+    try:
+        make().run(stop=frames_run)
+        check(f"{label}: beyond the half box refused", False)
+    except ValueError as e:
+        check(f"{label}: beyond the half box refused",
+              "minimum-image limit" in str(e) and f"frame {frames_run - 1}" in str(e), f"({e})")
+for label, make in (("water range=(0, 14.9)", lambda: ph_rdf.InterRDF(
+                        o_water, o_water, nbins=50, range=(0.0, 14.9), ncpu=2)),
+                    ("dodecahedron range=(0, 16)", lambda: ph_rdf.InterRDF(
+                        na, o_nacl, nbins=50, range=(0.0, 16.0), ncpu=2))):
+    ours = make().run(stop=3)
+    check(f"{label}: within the limit counted", ours.results.count.sum() > 0)
+
 sys.exit(1 if failures else 0)
