@@ -1,11 +1,13 @@
 #include "analysis/scattering_elements.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
+#include <optional>
 #include <set>
-#include <tuple>
 
+#include "analysis/parallel_for.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::analysis {
@@ -49,27 +51,123 @@ int usual_ion_charge(const std::string& element) {
   return it == charges.end() ? 0 : it->second;
 }
 
-/// Per atom: whether it is alone in its molecule (a .tpr's molecules) or, without molecules, in
-/// its residue (a run of atoms with equal residue number and name).
-std::vector<bool> alone(const Topology& top) {
-  const auto n = static_cast<size_t>(top.natoms());
-  std::vector<bool> out(n, false);
-  auto mark_runs = [&](auto same) {
-    size_t begin = 0;
-    for (size_t i = 1; i <= n; ++i)
-      if (i == n || !same(begin, i)) {
-        if (i - begin == 1) out[begin] = true;
-        begin = i;
-      }
+/// What sets an atom's label: its element, atom name and residue name (the key: the element is
+/// worked out once per distinct key, and a million waters have three), and for a monatomic ion
+/// whether it is alone in its molecule and its charge. Reads the topology's columns in place.
+class AtomKinds {
+ public:
+  using Key = std::array<NameColumn::Id, 3>;  // element, atom name, residue name
+  struct Kind {
+    Key key{};
+    bool single = false;
+    float charge = 0;  // of a single atom, where the topology has charges
   };
-  if (top.molecule_index.size() == n) {
-    mark_runs([&](size_t a, size_t b) { return top.molecule_index[a] == top.molecule_index[b]; });
-  } else if (top.residue_numbers.size() == n && top.residue_names.size() == n) {
-    mark_runs([&](size_t a, size_t b) {
-      return top.residue_numbers[a] == top.residue_numbers[b] &&
-             top.residue_names[a] == top.residue_names[b];
-    });
+
+  explicit AtomKinds(const Topology& top)
+      : top_(&top),
+        n_(static_cast<size_t>(top.natoms())),
+        elements_(top.elements.size() == n_ ? top.elements.ids().data() : nullptr),
+        names_(top.atom_names.ids().data()),
+        residue_names_(top.residue_names.ids().data()),
+        nresidue_names_(top.residue_names.size()),
+        // Without molecules, residues: runs of atoms with equal residue number and name.
+        molecules_(top.molecule_index.size() == n_ ? top.molecule_index.data() : nullptr),
+        residues_(top.residue_numbers.size() == n_ && nresidue_names_ == n_
+                      ? top.residue_numbers.data()
+                      : nullptr),
+        charges_(top.charges.size() == n_ ? top.charges.data() : nullptr) {}
+
+  size_t natoms() const { return n_; }
+  bool has_elements() const { return elements_ != nullptr; }
+  bool has_charges() const { return charges_ != nullptr; }
+
+  Key key(size_t i) const {
+    return {elements_ ? elements_[i] : kNoId, names_[i],
+            i < nresidue_names_ ? residue_names_[i] : kNoId};
   }
+  Kind of(size_t i) const {
+    const bool single = alone(i);
+    return {key(i), single, single && charges_ ? charges_[i] : 0.0f};
+  }
+  /// Whether the label of atom i's key may depend on solitude and charge: with the topology's
+  /// charges, or for an element with a usual ion charge (or none known).
+  bool ionic(size_t i) const {
+    if (charges_) return true;
+    std::string element =
+        elements_ ? label_element(canonical_scatterer_label(top_->elements[i])) : "";
+    if (element.empty())
+      element =
+          guess_element(top_->atom_names[i], i < nresidue_names_ ? top_->residue_names[i] : "");
+    return element.empty() || usual_ion_charge(element) != 0;
+  }
+
+ private:
+  static constexpr NameColumn::Id kNoId = ~NameColumn::Id{0};
+
+  /// Whether atom i is alone in its molecule (a .tpr's molecules) or, without molecules, in its
+  /// residue: neither neighbour shares it.
+  bool alone(size_t i) const {
+    if (!molecules_ && !residues_) return false;
+    return (i == 0 || !together(i - 1, i)) && (i + 1 == n_ || !together(i, i + 1));
+  }
+  bool together(size_t a, size_t b) const {
+    if (molecules_) return molecules_[a] == molecules_[b];
+    return residues_[a] == residues_[b] && residue_names_[a] == residue_names_[b];
+  }
+
+  const Topology* top_;
+  size_t n_;
+  const NameColumn::Id *elements_, *names_, *residue_names_;  // one id per name
+  size_t nresidue_names_;
+  const int *molecules_, *residues_;
+  const float* charges_;
+};
+
+/// The atoms of [begin, end) whose kind none of the last few atoms before them had (a water's
+/// hydrogens alternate between two kinds), in order, into `out`. `kinds` is a copy, whose
+/// columns' addresses stay in registers.
+void first_of_kinds(const AtomKinds kinds, const int* begin, const int* end,
+                    std::vector<int>& out) {
+  struct Met {
+    AtomKinds::Kind kind;
+    bool ionic = false;  // else the key alone tells the label
+  };
+  std::array<Met, 8> recent;
+  size_t nrecent = 0, next = 0;
+  for (const int* a = begin; a != end; ++a) {
+    const auto i = static_cast<size_t>(*a);
+    if (i >= kinds.natoms())
+      throw std::logic_error("assign_scatterers: atom index beyond the topology");
+    const AtomKinds::Key key = kinds.key(i);
+    std::optional<AtomKinds::Kind> kind;  // asked where the label may depend on it
+    bool seen = false;
+    for (size_t k = 0; k < nrecent && !seen; ++k) {
+      const Met& m = recent[k];
+      if (m.kind.key != key) continue;
+      if (!kind && m.ionic) kind = kinds.of(i);
+      seen = !m.ionic || (m.kind.single == kind->single && m.kind.charge == kind->charge);
+    }
+    if (seen) continue;
+    out.push_back(*a);
+    recent[next] = {kind ? *kind : kinds.of(i), kinds.ionic(i)};
+    next = (next + 1) % recent.size();
+    nrecent = std::max(nrecent, next == 0 ? recent.size() : next);
+  }
+}
+
+/// first_of_kinds() of `atoms` in stretches of 64k atoms over the cores, a few nanoseconds an
+/// atom: each other atom repeats the label of one before it.
+std::vector<int> first_of_kinds(const AtomKinds& kinds, const std::vector<int>& atoms) {
+  constexpr size_t kStretch = size_t{1} << 16;
+  const size_t stretches = (atoms.size() + kStretch - 1) / kStretch;
+  std::vector<std::vector<int>> firsts(stretches);
+  parallel_for_each(stretches, 0, 4, [&](size_t c) {
+    const int* begin = atoms.data() + c * kStretch;
+    first_of_kinds(kinds, begin, begin + std::min(kStretch, atoms.size() - c * kStretch),
+                   firsts[c]);
+  });
+  std::vector<int> out;
+  for (const std::vector<int>& f : firsts) out.insert(out.end(), f.begin(), f.end());
   return out;
 }
 
@@ -94,19 +192,14 @@ ScattererAssignment assign_scatterers(const Topology& top, const std::vector<std
                                       const std::map<std::string, std::string>& explicit_labels) {
   if (names.size() != species_atoms.size())
     throw std::logic_error("assign_scatterers: one atom list per species expected");
-  const auto n = static_cast<size_t>(top.natoms());
-  const bool has_elements = top.elements.size() == n;
-  const bool has_charges = top.charges.size() == n;
-  const std::vector<bool> single = alone(top);
+  const AtomKinds kinds(top);
   ScattererAssignment out;
   std::set<std::string> guessed;
-  using ElementKey = std::tuple<NameColumn::Id, NameColumn::Id, NameColumn::Id>;
-  constexpr NameColumn::Id kNoId = ~NameColumn::Id{0};
   struct KnownElement {
     std::string element;
     bool guessed = false;
   };
-  std::map<ElementKey, KnownElement> element_of;
+  std::map<AtomKinds::Key, KnownElement> element_of;
   for (size_t s = 0; s < names.size(); ++s) {
     SpeciesScatterer sp;
     sp.species = names[s];
@@ -123,17 +216,14 @@ ScattererAssignment assign_scatterers(const Topology& top, const std::vector<std
     std::string example_of_each;  // "OW (O), HW1 (H)" for the error message
     bool any_guess = false;
     std::string last_label;
-    for (int atom : species_atoms[s]) {
+    // The other atoms repeat the kinds, so the labels, of these.
+    for (int atom : first_of_kinds(kinds, species_atoms[s])) {
       const auto i = static_cast<size_t>(atom);
-      if (i >= n) throw std::logic_error("assign_scatterers: atom index beyond the topology");
-      // The element follows from the atom's element, name and residue name: worked out once
-      // per distinct combination (a million waters have three).
-      const ElementKey key{has_elements ? top.elements.ids()[i] : kNoId, top.atom_names.ids()[i],
-                           i < top.residue_names.size() ? top.residue_names.ids()[i] : kNoId};
-      auto known = element_of.find(key);
+      const AtomKinds::Kind kind = kinds.of(i);
+      auto known = element_of.find(kind.key);
       if (known == element_of.end()) {
         std::string element =
-            has_elements ? label_element(canonical_scatterer_label(top.elements[i])) : "";
+            kinds.has_elements() ? label_element(canonical_scatterer_label(top.elements[i])) : "";
         const std::string& residue = i < top.residue_names.size() ? top.residue_names[i] : "";
         bool guess = false;
         if (element.empty()) {
@@ -147,14 +237,14 @@ ScattererAssignment assign_scatterers(const Topology& top, const std::vector<std
           guessed.insert(top.atom_names[i] + " -> " + element);
           guess = true;
         }
-        known = element_of.emplace(key, KnownElement{element, guess}).first;
+        known = element_of.emplace(kind.key, KnownElement{element, guess}).first;
       }
       const std::string& element = known->second.element;
       any_guess = any_guess || known->second.guessed;
       std::string label = element;
-      if (single[i]) {
+      if (kind.single) {
         int charge = usual_ion_charge(element);
-        if (has_charges) {
+        if (kinds.has_charges()) {
           const double q = top.charges[i];
           charge = std::abs(q - std::round(q)) < 0.05 ? static_cast<int>(std::round(q)) : 0;
         }
@@ -176,7 +266,7 @@ ScattererAssignment assign_scatterers(const Topology& top, const std::vector<std
     sp.label = *labels.begin();
     sp.origin = any_guess ? "guessed from atom names" : "topology elements";
     if (sp.label != label_element(sp.label))
-      sp.origin += has_charges ? ", monatomic, topology charge" : ", monatomic ion";
+      sp.origin += kinds.has_charges() ? ", monatomic, topology charge" : ", monatomic ion";
     out.species.push_back(sp);
   }
   out.guesses.assign(guessed.begin(), guessed.end());

@@ -234,3 +234,98 @@ TEST_CASE("one element per species, from the topology or guessed; monatomic ions
   CHECK_THROWS_WITH_AS(assign_scatterers(top, names, atoms, {}),
                        doctest::Contains("cannot tell the element of atom 1 ('MW')"), UsageError);
 }
+
+TEST_CASE("one element per species: every atom counts, however many of one kind come first") {
+  // Many waters, then atoms like the last ones but for their solitude or charge: each must
+  // still be told apart (an atom's kind is looked up among the last few met, not taken as
+  // the one before it).
+  Topology top;
+  std::vector<int> oxygens, hydrogens, sodiums;
+  int residue = 0;
+  for (int w = 0; w < 100; ++w) {
+    ++residue;
+    for (const char* name : {"OW", "HW1", "HW2"}) {
+      (name[0] == 'O' ? oxygens : hydrogens).push_back(top.natoms());
+      top.atom_names.push_back(name);
+      top.residue_names.push_back("SOL");
+      top.residue_numbers.push_back(residue);
+    }
+  }
+  for (int k = 0; k < 20; ++k) {  // sodium ions, alone in their residues
+    sodiums.push_back(top.natoms());
+    top.atom_names.push_back("NA");
+    top.residue_names.push_back("NA");
+    top.residue_numbers.push_back(++residue);
+  }
+  ScattererAssignment a =
+      assign_scatterers(top, {"O", "H", "Na"}, {oxygens, hydrogens, sodiums}, {});
+  CHECK(a.species[1].label == "H");
+  CHECK(a.species[2].label == "Na1+");
+
+  // The last two sodiums share a residue: not alone, so neutral.
+  top.residue_numbers.back() = top.residue_numbers[top.residue_numbers.size() - 2];
+  CHECK_THROWS_WITH_AS(assign_scatterers(top, {"Na"}, {sodiums}, {}),
+                       doctest::Contains("species Na holds atoms of several elements or charges: "
+                                         "NA (Na1+), NA (Na)"),
+                       UsageError);
+  top.residue_numbers.back() = residue;
+
+  // Charges from the topology: one ion of another charge among many.
+  top.charges.assign(static_cast<size_t>(top.natoms()), 0.0f);
+  for (int i : sodiums) top.charges[static_cast<size_t>(i)] = 1.0f;
+  CHECK(assign_scatterers(top, {"Na"}, {sodiums}, {}).species[0].label == "Na1+");
+  top.charges[static_cast<size_t>(sodiums[15])] = 2.0f;
+  CHECK_THROWS_WITH_AS(assign_scatterers(top, {"Na"}, {sodiums}, {}),
+                       doctest::Contains("NA (Na1+), NA (Na2+)"), UsageError);
+
+  // More kinds than are remembered, then one of another element after them.
+  Topology carbons;
+  std::vector<int> all;
+  for (int k = 0; k < 12; ++k) {
+    all.push_back(carbons.natoms());
+    carbons.atom_names.push_back("C" + std::to_string(k));
+    carbons.residue_names.push_back("LIG");
+    carbons.residue_numbers.push_back(1);
+  }
+  for (int k = 0; k < 12; ++k) {
+    all.push_back(carbons.natoms());
+    carbons.atom_names.push_back("C" + std::to_string(k));
+    carbons.residue_names.push_back("LIG");
+    carbons.residue_numbers.push_back(2);
+  }
+  CHECK(assign_scatterers(carbons, {"C"}, {all}, {}).species[0].label == "C");
+  all.push_back(carbons.natoms());
+  carbons.atom_names.push_back("N1");
+  carbons.residue_names.push_back("LIG");
+  carbons.residue_numbers.push_back(2);
+  CHECK_THROWS_WITH_AS(assign_scatterers(carbons, {"C"}, {all}, {}),
+                       doctest::Contains("C0 (C), N1 (N)"), UsageError);
+}
+
+TEST_CASE("one element per species: the first atom in order is the one reported, however large") {
+  // 40,000 waters: the hydrogens are read in stretches over the cores; what is reported is
+  // still the first atom in the species' order.
+  Topology top;
+  std::vector<int> hydrogens;
+  for (int w = 0; w < 40000; ++w)
+    for (const char* name : {"OW", "HW1", "HW2"}) {
+      if (name[0] == 'H') hydrogens.push_back(top.natoms());
+      top.atom_names.push_back(name);
+      top.residue_names.push_back("SOL");
+      top.residue_numbers.push_back(w + 1);
+    }
+  CHECK(assign_scatterers(top, {"H"}, {hydrogens}, {}).species[0].label == "H");
+  top.atom_names.set(110000, "MW");  // in a later stretch
+  CHECK_THROWS_WITH_AS(assign_scatterers(top, {"H"}, {hydrogens}, {}),
+                       doctest::Contains("cannot tell the element of atom 110001 ('MW')"),
+                       UsageError);
+  top.atom_names.set(1000, "MW");  // and in the first
+  CHECK_THROWS_WITH_AS(assign_scatterers(top, {"H"}, {hydrogens}, {}),
+                       doctest::Contains("cannot tell the element of atom 1001 ('MW')"),
+                       UsageError);
+  top.atom_names.set(1000, "HW1");
+  top.atom_names.set(110000, "HW2");
+  top.atom_names.set(119999, "OW");  // the very last hydrogen
+  CHECK_THROWS_WITH_AS(assign_scatterers(top, {"H"}, {hydrogens}, {}),
+                       doctest::Contains("HW1 (H), OW (O)"), UsageError);
+}

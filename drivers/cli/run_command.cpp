@@ -184,11 +184,11 @@ void install_callbacks(RunArgs& a, bool root, const RunIdentity& identity,
     };
   }
   if (!a.scattering.radiation.empty()) {
-    // Decided from the topology the run loads, in its loading thread: not read again.
+    // Decided from the topology and species' atoms the run defines: not read again.
     a.scatterers = std::make_shared<analysis::ScattererAssignment>();
-    a.job.on_topology = [o = a.scattering, decided = a.scatterers](
-                            const analysis::Topology& topology, const JobOptions& resolved) {
-      *decided = decide_run_scatterers(o, resolved, topology);
+    a.job.on_defined = [o = a.scattering, decided = a.scatterers](
+                           const RunDefinition& run, const analysis::Topology& topology) {
+      *decided = decide_run_scatterers(o, run, topology);
     };
   }
 }

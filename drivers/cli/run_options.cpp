@@ -383,8 +383,8 @@ void resolve_run_arguments(RunArgs& a) {
     throw UsageError(joined(problems));
   }
   if (!missing.empty()) throw InputError(joined(missing));
-  // The scatterers need the topology: the run decides them once it has loaded it
-  // (run_command.cpp), before it counts.
+  // The scatterers need the topology: the run decides them once it has defined its species
+  // over it (run_command.cpp), before it counts.
   if (!a.scattering.radiation.empty()) check_scattering_files(a.scattering);
   a.job.precision = a.precision == "double" ? Precision::double_ : Precision::single;
   resolve_bins(a.job, a.bin_width);

@@ -42,8 +42,8 @@ struct RunArgs {
     return o;
   }();
   std::vector<std::string> scattering_flags;
-  // With --scattering: every species' scatterer, decided once the run has loaded its topology
-  // (JobOptions::on_topology), for the sums after it.
+  // With --scattering: every species' scatterer, decided once the run has defined its species
+  // over the topology (JobOptions::on_defined), for the sums after it.
   std::shared_ptr<analysis::ScattererAssignment> scatterers;
 };
 

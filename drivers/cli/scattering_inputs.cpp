@@ -11,6 +11,7 @@
 
 #include "analysis/scattering_structure.hpp"
 #include "drivers/job/job_inputs.hpp"
+#include "drivers/job/run_definition.hpp"
 #include "io/scattering_table_reader.hpp"
 #include "io/topology_reader.hpp"
 #include "pairhist/errors.hpp"
@@ -238,6 +239,28 @@ ScatteringInputs inputs_of_run(const ScatteringOptions& o, io::StoredRun run,
   return in;
 }
 
+/// UsageError for the first atom (in the order of species, then atoms) that an earlier species
+/// holds too: scattering needs every atom in one species only.
+void refuse_shared_atoms(const std::vector<std::string>& names, const RunDefinition& run) {
+  // The run has counted the atoms each of its pairs of species shares (run.shared): with every
+  // pair among them and none shared, no atom needs looking at.
+  size_t cross = 0;
+  bool shared = false;
+  for (size_t p = 0; p < run.pairs.size(); ++p)
+    if (run.pairs[p].first != run.pairs[p].second) ++cross, shared = shared || run.shared[p] > 0;
+  if (!shared && cross == names.size() * (names.size() - 1) / 2) return;
+  std::vector<bool> taken(static_cast<size_t>(run.topology_atoms), false);
+  for (size_t s = 0; s < run.atoms.size(); ++s)
+    for (int i : run.atoms[s]) {
+      if (taken[static_cast<size_t>(i)])
+        for (size_t t = 0; t < s; ++t)  // the one earlier species holding it (atoms ascend)
+          if (std::binary_search(run.atoms[t].begin(), run.atoms[t].end(), i))
+            throw UsageError("species " + names[t] + " and " + names[s] +
+                             " share atoms: scattering needs every atom in one species only");
+      taken[static_cast<size_t>(i)] = true;
+    }
+}
+
 }  // namespace
 
 std::string scattering_number(double v, int digits) {
@@ -315,26 +338,19 @@ void check_scattering_files(const ScatteringOptions& o) {
 }
 
 analysis::ScattererAssignment decide_run_scatterers(const ScatteringOptions& o,
-                                                    const JobOptions& job,
+                                                    const RunDefinition& run,
                                                     const analysis::Topology& topology) {
   ScatteringInputs in;
   analysis::ScattererTable user;
   read_grid_and_table(o, in, user);
+  const JobOptions& job = run.options;
   std::vector<std::string> names;
   for (const SpeciesSpec& s : job.species) names.push_back(s.name);
-  const std::vector<std::vector<int>> atoms = resolve_species(job, topology, "pairhist scattering");
+  require_fixed_atoms(job.species, run.dynamic, run.centred, "pairhist scattering");
   // check_scattering_input() refuses shared atoms once the run has counted; here they are known
   // from the selections already.
-  std::vector<int> owner(static_cast<size_t>(topology.natoms()), -1);
-  for (size_t s = 0; s < atoms.size(); ++s)
-    for (int i : atoms[s]) {
-      int& first = owner[static_cast<size_t>(i)];
-      if (first >= 0 && first != static_cast<int>(s))
-        throw UsageError("species " + names[static_cast<size_t>(first)] + " and " + names[s] +
-                         " share atoms: scattering needs every atom in one species only");
-      first = static_cast<int>(s);
-    }
-  in.assignment = analysis::assign_scatterers(topology, names, atoms,
+  refuse_shared_atoms(names, run);
+  in.assignment = analysis::assign_scatterers(topology, names, run.atoms,
                                               by_species(o.elements, "--element", names));
   const analysis::ScattererAssignment decided = in.assignment;
   decide_weights(o, names, user, in);  // deuterates in.assignment

@@ -82,14 +82,15 @@ std::vector<std::string> scattering_option_problems(
 /// the q file and the user table. Throws as read_scattering_inputs().
 void check_scattering_files(const ScatteringOptions& options);
 
-/// `pairhist run --scattering` once the run has loaded its topology (JobOptions::on_topology),
-/// before it counts: every species' scatterer from `topology` and the selections of `job`,
-/// checked as read_scattering_inputs() checks it (an element without a weight, deuteration of
-/// another element), so that a bad option or an unknown element costs no run. Returns the
-/// scatterers before deuteration, for compute_scattering() after the run: the topology is
-/// read once. Throws as read_scattering_inputs(), and UsageError for species that share atoms.
+/// `pairhist run --scattering` once the run is defined (JobOptions::on_defined), before it
+/// counts: every species' scatterer from `topology` and the run's species' atoms, checked as
+/// read_scattering_inputs() checks it (an element without a weight, deuteration of another
+/// element), so that a bad option or an unknown element costs no run. Returns the scatterers
+/// before deuteration, for compute_scattering() after the run: the topology is read once.
+/// Throws as read_scattering_inputs(), and UsageError for species that share atoms or are not
+/// fixed atoms.
 analysis::ScattererAssignment decide_run_scatterers(const ScatteringOptions& options,
-                                                    const JobOptions& job,
+                                                    const RunDefinition& run,
                                                     const analysis::Topology& topology);
 
 /// `v` with `digits` significant digits, '.' as the decimal point.

@@ -155,17 +155,23 @@ analysis::SphereCut resolve_sphere(const JobOptions& o, const analysis::Topology
                              sphere.radius / length_factor(o.units));
 }
 
+void require_fixed_atoms(const std::vector<SpeciesSpec>& species,
+                         const std::vector<std::shared_ptr<const analysis::Selection>>& dynamic,
+                         const std::vector<std::string>& centred, const std::string& command) {
+  for (size_t s = 0; s < species.size(); ++s)
+    if (dynamic[s])
+      throw UsageError("species " + species[s].name + ": " + command +
+                       " takes a fixed selection, and within/around changes from frame to frame");
+  for (size_t s = 0; s < species.size(); ++s)
+    if (!centred[s].empty())
+      throw UsageError("species " + species[s].name + ": " + command + " takes atoms, not " +
+                       centred[s] + " positions");
+}
+
 std::vector<std::vector<int>> resolve_species(const JobOptions& o, const analysis::Topology& top,
                                               const std::string& command) {
   SpeciesPositions positions = resolve_species_positions(o, top);
-  for (size_t s = 0; s < o.species.size(); ++s)
-    if (positions.dynamic[s])
-      throw UsageError("species " + o.species[s].name + ": " + command +
-                       " takes a fixed selection, and within/around changes from frame to frame");
-  for (size_t s = 0; s < o.species.size(); ++s)
-    if (!positions.centred[s].empty())
-      throw UsageError("species " + o.species[s].name + ": " + command + " takes atoms, not " +
-                       positions.centred[s] + " positions");
+  require_fixed_atoms(o.species, positions.dynamic, positions.centred, command);
   return std::move(positions.atoms);
 }
 

@@ -45,6 +45,13 @@ SpeciesPositions resolve_species_positions(const JobOptions& o, const analysis::
 /// a species' selection, naming --sphere.
 analysis::SphereCut resolve_sphere(const JobOptions& o, const analysis::Topology& top);
 
+/// UsageError naming `command`, which takes fixed atoms, for the first species (of `species`,
+/// with `dynamic` and `centred` as SpeciesPositions has them) that is dynamic, else for the first
+/// of centres.
+void require_fixed_atoms(const std::vector<SpeciesSpec>& species,
+                         const std::vector<std::shared_ptr<const analysis::Selection>>& dynamic,
+                         const std::vector<std::string>& centred, const std::string& command);
+
 /// Atom indices of every species, for commands that take atoms only (UsageError for a species
 /// of centres, naming `command`).
 std::vector<std::vector<int>> resolve_species(const JobOptions& o, const analysis::Topology& top,

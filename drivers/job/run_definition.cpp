@@ -72,6 +72,7 @@ RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology
             "exclusions (--exclude, gmx rdf's -excl) leave out pairs of atoms, and "
             "species " +
             o.species[s].name + " has " + positions.centred[s] + " positions");
+  run.centred = std::move(positions.centred);
   run.pairs = selected_pairs(o);
   const auto all = species_pairs(static_cast<int>(run.atoms.size()));
   for (const auto& pair : run.pairs)

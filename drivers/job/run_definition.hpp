@@ -28,6 +28,7 @@ struct RunDefinition {
   double r_max_nm = 0;
   int topology_atoms = 0;
   std::vector<std::vector<int>> atoms;     // of every species (centres from topology_atoms on)
+  std::vector<std::string> centred;        // per species: its position type, "" for atoms
   analysis::Centres centres;               // appended to every frame's atoms (append_centres)
   std::vector<std::string> notes;          // for the user, before the first frame
   std::vector<std::pair<int, int>> pairs;  // species pairs counted (--pairs), in the engine's order

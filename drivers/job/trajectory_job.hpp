@@ -21,6 +21,7 @@
 namespace pairhist {
 
 struct JobState;
+struct RunDefinition;
 class Distribution;
 namespace analysis {
 struct Topology;
@@ -87,12 +88,12 @@ struct JobOptions {
   /// pause of the pipeline.
   std::function<void(const JobState& state)> on_checkpoint;
   double checkpoint_seconds = 60;
-  /// Called with the topology as soon as it is loaded, and the options as it resolved them (the
-  /// topology and species a file carrying its own gave), in the thread that loaded it, while the
-  /// first frames decode; before any frame is counted. What it throws ends the job as a bad
-  /// topology would. `run --scattering` decides the species' elements here, so that the
-  /// topology is read once.
-  std::function<void(const analysis::Topology& topology, const JobOptions& resolved)> on_topology;
+  /// Called once the run is defined over its topology (`run`: the options as the topology
+  /// completed them, every species' atoms), in the job's thread, before the trajectory is opened
+  /// and before any frame is counted. What it throws ends the job as a bad selection would. `run
+  /// --scattering` decides the species' elements here, from the run's own atoms: the topology
+  /// is read, and the selections resolved, once.
+  std::function<void(const RunDefinition& run, const analysis::Topology& topology)> on_defined;
   /// A checkpoint's state to go on from (a resumed run): its frames are not read again. Null:
   /// from the start.
   const JobState* resume = nullptr;

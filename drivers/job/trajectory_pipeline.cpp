@@ -95,7 +95,6 @@ void TrajectoryPipeline::start_loading() {
     const auto t0 = std::chrono::steady_clock::now();
     analysis::Topology t = load_job_topology(o);  // may fill in o.topology and o.species
     const double seconds = seconds_since(t0);
-    if (o.on_topology) o.on_topology(t, o);
     return LoadedTopology{std::move(t), std::move(o), seconds};
   });
   FramePlan plan{o.first, o.last, o.step, o.begin_time, o.end_time, -1};
@@ -122,6 +121,7 @@ void TrajectoryPipeline::assemble() {
     run_ = define_run(std::move(loaded.resolved), loaded.topology);
     out_.topology_seconds = loaded.seconds;
     out_.define_seconds = seconds_since(t0);
+    if (run_->options.on_defined) run_->options.on_defined(*run_, loaded.topology);
   }
   const JobOptions& o = run_->options;
   stream_->open(*run_);
