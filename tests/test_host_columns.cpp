@@ -94,7 +94,7 @@ TEST_CASE("pinning hooks: installed once, used by the readers' and the engine's 
     CHECK(pins == before + 1);
     CHECK(is_pinned(c.data()));
     CHECK(reinterpret_cast<uintptr_t>(c.data()) % 4096 == 0);
-    CHECK(last_pin_bytes == 4096);  // whole pages
+    CHECK(last_pin_bytes == 4096);     // whole pages
     HostColumn big(size_t(16) << 20);  // 64 MB: fresh pages from the system, faulted in first
     CHECK(pinned_untouched == 0);
   }
