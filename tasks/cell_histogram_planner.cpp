@@ -132,6 +132,22 @@ void CellHistogramPlanner::submit_ranges(const PlannedFrame& frame,
   submitter_.submit(packed);
 }
 
+double CellHistogramPlanner::candidates_per_task(const PlannedFrame& frame, double total,
+                                                 bool hybrid) {
+  frame_gpu_ = -1;
+  if (machine_.cuda_workers == 0) {
+    const double rate = assumed_rates(false).cell_candidates;
+    return std::clamp(total / (4.0 * std::max(1, machine_.cpu_workers)), kMinCpuTaskCandidates,
+                      rate * kCpuTaskSeconds);
+  }
+  const double rate = assumed_rates(true).cell_candidates;
+  if (!hybrid && frame.parts <= 1 && submitter_.gpus() >= 2 &&
+      total / rate <= kWholeFrameGpuSeconds && whole_frames_per_gpu_allowed())
+    frame_gpu_ = static_cast<int>(frame.number % static_cast<uint64_t>(submitter_.gpus()));
+  const int gpus = frame_gpu_ >= 0 ? 1 : gpus_of(machine_);
+  return std::clamp(total / (4.0 * gpus), kMinGpuTaskCandidates, rate * kGpuTaskSeconds);
+}
+
 void CellHistogramPlanner::submit_frame(const PlannedFrame& frame) {
   // A frame counted in parts by several processes needs the same grid in each: its own, without
   // the previous frame's (which differs between processes).
@@ -183,21 +199,7 @@ void CellHistogramPlanner::submit_frame(const PlannedFrame& frame) {
   total *= part_fraction;
   std::sort(work.begin(), work.end());
   const bool hybrid = cpu_task_limit_ > 0;
-  double task_candidates;
-  frame_gpu_ = -1;
-  if (machine_.cuda_workers > 0) {
-    const double rate = assumed_rates(true).cell_candidates;
-    if (!hybrid && frame.parts <= 1 && submitter_.gpus() >= 2 &&
-        total / rate <= kWholeFrameGpuSeconds && whole_frames_per_gpu_allowed())
-      frame_gpu_ = static_cast<int>(frame.number % static_cast<uint64_t>(submitter_.gpus()));
-    const int gpus = frame_gpu_ >= 0 ? 1 : gpus_of(machine_);
-    task_candidates =
-        std::clamp(total / (4.0 * gpus), kMinGpuTaskCandidates, rate * kGpuTaskSeconds);
-  } else {
-    const double rate = assumed_rates(false).cell_candidates;
-    task_candidates = std::clamp(total / (4.0 * std::max(1, machine_.cpu_workers)),
-                                 kMinCpuTaskCandidates, rate * kCpuTaskSeconds);
-  }
+  const double task_candidates = candidates_per_task(frame, total, hybrid);
   double cpu_budget = 0;
   if (hybrid) {
     const double assumed_cpu = machine_.cpu_workers * assumed_rates(false).cell_candidates;

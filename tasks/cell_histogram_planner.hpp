@@ -42,6 +42,9 @@ class CellHistogramPlanner : public FramePlanner {
   };
   /// The species of `ranges`' pairs, each once, in the order they first appear.
   std::vector<int> species_of(const std::vector<PairRange>& ranges) const;
+  /// The candidates a task of this frame should hold (`total`: the frame's), for GPUs or cores;
+  /// decides frame_gpu_ too (a small frame whole to one GPU).
+  double candidates_per_task(const PlannedFrame& frame, double total, bool hybrid);
   /// One task counting `ranges` (at most codelets::kMaxCellTaskPairs).
   void submit_ranges(const PlannedFrame& frame, const codelets::CellHistogramArgs& base,
                      const std::vector<PairRange>& ranges, bool gpu_only);

@@ -38,7 +38,6 @@ class CudaTaskProbe {
       acquired_us_ = starpu_timing_timespec_to_us(&info.acquire_data_end_time);
     }
   }
-  bool active() const { return active_; }
   void sorted() {
     if (active_) sorted_us_ = starpu_timing_now();
   }
