@@ -27,9 +27,14 @@ struct SpeciesColumns {
 void gather_species_columns(const float* xyz, const std::vector<std::vector<int>>& atoms,
                             SpeciesColumns& out);
 
-/// Makes `to` a copy of the columns `from` (e.g. from unpinned staging into pinned columns),
-/// reusing its storage where big enough.
-void copy_species_columns(const std::vector<HostColumn>& from, std::vector<HostColumn>& to);
+/// Finds the bounds of columns written without them (ColumnWriter) and their first non-finite
+/// coordinate, as gather_species_columns does; one vectorised pass.
+void measure_species_columns(SpeciesColumns& columns);
+
+/// Makes `to` a copy of the columns `from` (unpinned staging into pinned columns), reusing its
+/// storage where big enough, and measures them on the way, as measure_species_columns: the copy
+/// reads every coordinate anyway.
+void copy_species_columns(const std::vector<HostColumn>& from, SpeciesColumns& to);
 
 /// Where each atom of a frame lands among the species' columns, for a decoder that writes the
 /// columns as it decodes (no whole frame written, then read back: that pass cost a third of a
@@ -47,45 +52,47 @@ class ColumnMap {
   int32_t position_of(int64_t i) const { return position_of_[static_cast<size_t>(i)]; }
 
  private:
+  friend class ColumnWriter;
   bool usable_ = true;
   std::vector<int64_t> sizes_;
   std::vector<int16_t> species_of_;
   std::vector<int32_t> position_of_;
 };
 
-/// Writes atoms, in frame order, into the columns of a map (sized by the constructor) and tracks
-/// their bounds; add() is the decoder's inner step, so it stays inline.
+/// Writes atoms, in frame order, into the columns of a map (sized by the constructor). The
+/// decoder's inner step is a Cursor, a trivially copyable value the decoder keeps as a local of
+/// its own. The bounds and the finiteness check are left to a vectorised pass over the columns
+/// (measure_species_columns, or the copy into pinned columns): tracked atom by atom they made
+/// decoding into columns 30% slower than decoding into one array (0.13 against 0.10 s for a
+/// 10.9M-atom frame on the 2-core machine, 0.10 s without them).
 class ColumnWriter {
  public:
-  ColumnWriter(const ColumnMap& map, SpeciesColumns& out);
-  void add(float x, float y, float z) {
-    const int s = map_.species_of(atom_);
-    if (s >= 0) {
-      const int64_t i = map_.position_of(atom_), n = map_.size(static_cast<size_t>(s));
-      float* col = base_[static_cast<size_t>(s)];
-      col[i] = x;
-      col[n + i] = y;
-      col[2 * n + i] = z;
-      lo_[0] = x < lo_[0] ? x : lo_[0];
-      hi_[0] = x > hi_[0] ? x : hi_[0];
-      lo_[1] = y < lo_[1] ? y : lo_[1];
-      hi_[1] = y > hi_[1] ? y : hi_[1];
-      lo_[2] = z < lo_[2] ? z : lo_[2];
-      hi_[2] = z > hi_[2] ? z : hi_[2];
-      finite_ = finite_ && std::isfinite(x) && std::isfinite(y) && std::isfinite(z);
+  struct Cursor {
+    const int16_t* species_of;
+    const int32_t* position_of;
+    float* const* base;
+    const int64_t* size;
+    int64_t atom;
+    void operator()(float x, float y, float z) {
+      const int s = species_of[atom];
+      if (s >= 0) {
+        const int64_t i = position_of[atom], n = size[s];
+        float* col = base[s];
+        col[i] = x;
+        col[n + i] = y;
+        col[2 * n + i] = z;
+      }
+      ++atom;
     }
-    ++atom_;
-  }
-  /// Stores bounds and the finiteness verdict (finding the first non-finite atom if any).
-  void finish();
+  };
+
+  ColumnWriter(const ColumnMap& map, SpeciesColumns& out);
+  /// A cursor at the first atom.
+  Cursor start() const;
 
  private:
   const ColumnMap& map_;
-  SpeciesColumns& out_;
   std::vector<float*> base_;
-  int64_t atom_ = 0;
-  float lo_[3], hi_[3];
-  bool finite_ = true;
 };
 
 }  // namespace pairhist::io

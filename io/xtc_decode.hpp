@@ -45,9 +45,11 @@ struct RawFrame {
 /// decoded floats are bit for bit those of GROMACS's xdr3dfcoord.
 std::string decode_frame(const RawFrame& raw, int natoms, TrajectoryFrame& out);
 
-/// Like decode_frame, but writes only the species' columns of `map` (out.columns, filled, with
-/// bounds; out.xyz left empty), as it decodes: the same floats, no whole frame in between.
+/// Like decode_frame, but writes only the species' columns of `map` (out.columns; out.xyz left
+/// empty), as it decodes: the same floats, no whole frame in between. With `measure` the columns
+/// are then measured (bounds, non-finite coordinates; filled); without, that is left to whoever
+/// copies them next (copy_species_columns) and out.columns.filled stays false until then.
 std::string decode_frame_columns(const RawFrame& raw, int natoms, const ColumnMap& map,
-                                 TrajectoryFrame& out);
+                                 TrajectoryFrame& out, bool measure = true);
 
 }  // namespace pairhist::io::xtc

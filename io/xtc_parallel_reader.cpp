@@ -187,8 +187,10 @@ void XtcParallelReader::set_preparation(FramePreparation prep) {
 }
 
 std::string XtcParallelReader::prepare(const xtc::RawFrame& raw, Slot& slot,
-                                       const Preparation& prep) const {
-  if (prep.direct) return xtc::decode_frame_columns(raw, natoms_, *prep.direct, slot.frame);
+                                       const Preparation& prep, bool staged) const {
+  // A staged frame is measured by its promotion's copy, which reads it anyway.
+  if (prep.direct)
+    return xtc::decode_frame_columns(raw, natoms_, *prep.direct, slot.frame, !staged);
   std::string problem = xtc::decode_frame(raw, natoms_, slot.frame);
   if (problem.empty() && !prep.what.species.empty())
     gather_species_columns(slot.frame.xyz.data(), prep.what.species, slot.frame.columns);
@@ -272,9 +274,9 @@ bool XtcParallelReader::promote_one(std::unique_lock<std::mutex>& lock, int by) 
   }
   if (!slot) return false;
   slot->state = Slot::State::promoting;
-  std::vector<HostColumn> pinned;
+  SpeciesColumns pinned;
   if (!free_sets_.empty()) {
-    pinned = std::move(free_sets_.back());
+    pinned.soa = std::move(free_sets_.back());
     free_sets_.pop_back();
   }
   lock.unlock();
@@ -294,8 +296,8 @@ bool XtcParallelReader::promote_one(std::unique_lock<std::mutex>& lock, int by) 
     input_over_ = true;
     claimable_.notify_all();
   } else {
-    slot->frame.columns.soa.swap(pinned);
-    slot->staging = std::move(pinned);
+    slot->staging = std::move(slot->frame.columns.soa);
+    slot->frame.columns = std::move(pinned);
     slot->state = Slot::State::ready;
     decode_seconds_ += seconds;
     slot->timing.promote_seconds = seconds;
@@ -344,9 +346,9 @@ XtcParallelReader::Outcome XtcParallelReader::complete(const Claim& claim, xtc::
     // Into the staging set, allocated unpinned (next() took the slot's pinned columns).
     slot.frame.columns.soa.swap(slot.staging);
     UnpinnedScope unpinned;
-    problem = prepare(raw, slot, *claim.prep);
+    problem = prepare(raw, slot, *claim.prep, true);
   } else if (decoding && problem.empty()) {
-    problem = prepare(raw, slot, *claim.prep);
+    problem = prepare(raw, slot, *claim.prep, false);
   }
   if (decoding && problem.empty()) {
     const auto end = std::chrono::steady_clock::now();

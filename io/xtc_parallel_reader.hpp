@@ -175,7 +175,8 @@ class XtcParallelReader : public TrajectoryReader {
     std::unique_ptr<ColumnMap> direct;
   };
   // "" or the problem
-  std::string prepare(const xtc::RawFrame& raw, Slot& slot, const Preparation& prep) const;
+  std::string prepare(const xtc::RawFrame& raw, Slot& slot, const Preparation& prep,
+                      bool staged) const;
   void stop_workers();
 
   std::string path_;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -289,6 +290,54 @@ TEST_CASE("gather_species_columns: bounds, and the first non-finite coordinate")
   gather_species_columns(xyz.data(), {{0, 1}, {3, 2, 0}}, c);
   CHECK(c.bad_species == 1);
   CHECK(c.bad_position == 1);
+}
+
+TEST_CASE("measured and copied columns: the bounds and first non-finite coordinate of a gather") {
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> coordinate(-50, 50);
+  for (int trial = 0; trial < 40; ++trial) {
+    CAPTURE(trial);
+    // Species of 0..40 atoms (the copy's unaligned head, vector body and tail), one atom in
+    // three unused; every fourth trial an inf or a NaN somewhere.
+    const int natoms = 1 + static_cast<int>(rng() % 120);
+    std::vector<float> xyz(3 * static_cast<size_t>(natoms));
+    for (float& v : xyz) v = coordinate(rng);
+    if (trial % 4 == 3)
+      xyz[rng() % xyz.size()] =
+          trial % 8 == 3 ? -INFINITY : std::numeric_limits<float>::quiet_NaN();
+    std::vector<std::vector<int>> atoms(3);
+    for (int a = 0; a < natoms; ++a)
+      if (rng() % 3 != 0) atoms[rng() % 3].push_back(a);
+    SpeciesColumns expected;
+    gather_species_columns(xyz.data(), atoms, expected);
+
+    SpeciesColumns measured;  // the columns a decoder wrote, then measured in place
+    measured.soa.resize(atoms.size());
+    for (size_t s = 0; s < atoms.size(); ++s) {
+      const size_t n = atoms[s].size();
+      for (int c = 0; c < 3; ++c)
+        for (size_t i = 0; i < n; ++i)
+          measured.soa[s].push_back(xyz[3 * static_cast<size_t>(atoms[s][i]) + c]);
+    }
+    const std::vector<pairhist::HostColumn> written = measured.soa;
+    pairhist::io::measure_species_columns(measured);
+    SpeciesColumns copied;  // and copied into another set (of another size before)
+    copied.soa.assign(1, pairhist::HostColumn(7, 1.0f));
+    pairhist::io::copy_species_columns(written, copied);
+    for (const SpeciesColumns* c : {&measured, &copied}) {
+      REQUIRE(c->filled);
+      CHECK(c->bad_species == expected.bad_species);
+      CHECK(c->bad_position == expected.bad_position);
+      if (expected.bad_species >= 0) continue;  // a refused frame's bounds mean nothing
+      for (int d = 0; d < 3; ++d) {
+        CHECK(c->lo[d] == expected.lo[d]);
+        CHECK(c->hi[d] == expected.hi[d]);
+      }
+    }
+    REQUIRE(copied.soa.size() == written.size());
+    for (size_t s = 0; s < written.size(); ++s)  // bit for bit, NaN included
+      CHECK(std::memcmp(copied.soa[s].data(), written[s].data(), written[s].size() * 4) == 0);
+  }
 }
 
 TEST_CASE("threads join and leave while frames are read; every frame comes once, in order") {
