@@ -8,7 +8,8 @@
 # NODE_FRAMES (200) frames of W1 x16; NODE_THREADS ("1 8 16 32 64") decoding threads to time;
 # NODE_ROUNDS (2) rounds of the runs; NODE_PERF (1) profiles decoding; NODE_RANKS (1 with 2+
 # GPUs) runs both cases as one rank per GPU (mpirun) too; NODE_BASE (1) runs the baseline stage;
-# NODE_REPEAT (1) repeats W1's frames that many times (1000 frames from 200).
+# NODE_REPEAT (1) repeats W1's frames that many times (1000 frames from 200). NODE_W1_VARIANTS and
+# NODE_F1_VARIANTS choose among variant_args (dtmax: a decoding thread on every core but one).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=node-device
@@ -66,7 +67,8 @@ times=$work/times.tsv
 : >"$times"
 mkdir -p "$work/summaries"
 declare -A variant_args=([defaults]="" [ncpu0]="--ncpu 0" [ncuda1]="--ncpu 0 --ncuda 1"
-  [ncuda1d]="--ncuda 1" [ranks]="")
+  [ncuda1d]="--ncuda 1" [ranks]="" [dtmax]="--decode-threads $((cores - 1))"
+  [ncpu0dtmax]="--ncpu 0 --decode-threads $((cores - 1))")
 ranks=0
 [ "$gpus" -ge 2 ] && [ "${NODE_RANKS:-1}" = 1 ] && command -v mpirun >/dev/null && ranks=$gpus
 # The command of a variant: the binary, with the placement or the launcher it needs.
@@ -111,7 +113,7 @@ for round in $(seq "${NODE_ROUNDS:-2}"); do
     LD_LIBRARY_PATH="$base_stage/lib:$LD_LIBRARY_PATH" one w1big base-defaults "$round" \
       "$base_stage/bin/pairhist" $w1_args
   fi
-  for v in defaults ncuda1 ranks; do
+  for v in ${NODE_F1_VARIANTS:-defaults ncuda1 ranks}; do
     [ "$gpus" -lt 2 ] && [ "$v" = ncuda1 ] && continue
     [ "$v" = ranks ] && [ "$ranks" = 0 ] && continue
     # shellcheck disable=SC2046
