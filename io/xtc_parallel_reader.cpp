@@ -200,11 +200,13 @@ std::string XtcParallelReader::prepare(const xtc::RawFrame& raw, Slot& slot,
 void XtcParallelReader::work(int thread) {
   xtc::RawFrame raw;  // this thread's compressed frame: one buffer, reused for every frame
   for (;;) {
-    // A thread waits for its turn and for room in the window before the read lock, promoting
-    // due frames meanwhile. Waiting for room while holding the read lock (until 5023674) left
-    // every other thread blocked on it, unable to promote: with faster decoding, threads spent
-    // a fifth of a 1000-frame run there while the counting thread waited for promotions.
-    if (!wait_for_room(thread)) return;
+    // A thread waits for its turn before the read lock: an inactive one must not hold it.
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      claimable_.wait(lock, [&] { return stopping_ || input_over_ || thread < active_; });
+      while (promote_one(lock, thread)) {
+      }
+    }
     // Frames are claimed and located in file order under read_mutex_ (a header read each: the
     // next frame's place is known only from this one's header), then fetched and decoded
     // concurrently, without the lock.
@@ -213,9 +215,7 @@ void XtcParallelReader::work(int thread) {
     const double lock_wait =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - lock_from).count();
     Claim claim;
-    const ClaimResult claimed = claim_next(claim, thread, lock_wait);
-    if (claimed == ClaimResult::over) return;
-    if (claimed == ClaimResult::no_room) continue;  // another thread took it: wait again
+    if (!claim_next(claim, thread, lock_wait)) return;
     Outcome outcome;
     try {
       std::string problem;
@@ -231,34 +231,22 @@ void XtcParallelReader::work(int thread) {
   }
 }
 
-bool XtcParallelReader::has_room() const {
-  const auto window = static_cast<int64_t>(slots_.size());
-  const int64_t ahead = prep_->what.pending ? std::min<int64_t>(kPendingFrames, window) : window;
-  return next_to_read_ < delivered_ + ahead;
-}
-
-bool XtcParallelReader::wait_for_room(int thread) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  for (;;) {
-    if (stopping_ || input_over_) return false;
-    const bool active = thread < active_;
-    if (active && promote_one(lock, thread)) continue;
-    if (active && has_room()) return true;
-    const auto from = std::chrono::steady_clock::now();
-    claimable_.wait(lock);
-    if (active)
-      waits_.window_seconds +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
-  }
-}
-
-XtcParallelReader::ClaimResult XtcParallelReader::claim_next(Claim& claim, int thread,
-                                                             double lock_wait) {
+bool XtcParallelReader::claim_next(Claim& claim, int thread, double lock_wait) {
   const auto window = static_cast<int64_t>(slots_.size());
   std::unique_lock<std::mutex> lock(mutex_);
   waits_.lock_seconds += lock_wait;
-  if (stopping_ || input_over_) return ClaimResult::over;
-  if (!has_room()) return ClaimResult::no_room;
+  // At most `window` frames beyond the delivered ones: this bounds the memory. The thread
+  // waiting for room promotes staged frames meanwhile.
+  for (;;) {
+    if (stopping_ || input_over_) return false;
+    const int64_t ahead = prep_->what.pending ? std::min<int64_t>(kPendingFrames, window) : window;
+    if (next_to_read_ < delivered_ + ahead) break;
+    if (promote_one(lock, thread)) continue;
+    const auto from = std::chrono::steady_clock::now();
+    claimable_.wait(lock);
+    waits_.window_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+  }
   claim.slot = &slots_[static_cast<size_t>(next_to_read_++ % window)];
   claim.slot->state = Slot::State::working;
   claim.slot->timing = ReadingTiming{};
@@ -273,7 +261,7 @@ XtcParallelReader::ClaimResult XtcParallelReader::claim_next(Claim& claim, int t
     soa = std::move(free_sets_.back());
     free_sets_.pop_back();
   }
-  return ClaimResult::claimed;
+  return true;
 }
 
 bool XtcParallelReader::promote_one(std::unique_lock<std::mutex>& lock, int by) {

@@ -98,12 +98,13 @@ class XtcParallelReader : public TrajectoryReader {
   double seconds_per_frame() const;
   /// Where the reading's time went so far: why a run was bound by reading.
   struct Waits {
-    double window_seconds = 0;      // decoding threads waited for room to claim a frame (the
-                                    // oldest frame in the window not yet delivered), summed
+    double window_seconds = 0;      // a decoding thread waited for room to claim a frame (the
+                                    // oldest frame in the window not yet decoded, or not taken)
     double caller_seconds = 0;      // next() waited for its frame
     int64_t caller_promotions = 0;  // staged frames next() copied itself (no thread had)
-    // Decoding threads waited for the lock under which frames are claimed in order, behind
-    // the one that claims (since 5023674's successor, not while any waits for room).
+    // Decoding threads waited for the lock under which frames are claimed in order: behind
+    // the one that claims, or waits for room in the window while holding it (a full window
+    // idles every thread, and window_seconds counts only the holder's wait).
     double lock_seconds = 0;
   };
   Waits waits() const;
@@ -154,15 +155,9 @@ class XtcParallelReader : public TrajectoryReader {
   };
 
   void work(int thread);
-  // Under mutex_: whether a frame may be claimed now (the window, or kPendingFrames).
-  bool has_room() const;
-  // Waits (without read_mutex_) until this thread is active and the window has room, promoting
-  // due frames meanwhile; false: stop.
-  bool wait_for_room(int thread);
-  enum class ClaimResult { claimed, no_room, over };
-  // Claims the next frame, under read_mutex_ (`lock_wait`: seconds the thread waited for it,
-  // Waits::lock_seconds); no_room if others took the room since wait_for_room.
-  ClaimResult claim_next(Claim& claim, int thread, double lock_wait);
+  // Waits for room in the window; false: stop. `lock_wait`: seconds the thread waited for
+  // read_mutex_ (Waits::lock_seconds).
+  bool claim_next(Claim& claim, int thread, double lock_wait);
   // Under mutex_ (unlocked while copying): promotes the earliest decoded frame among the next
   // kPinnedFrames to deliver into a pinned set; false if there is none. `by`: the decoding
   // thread, or -1 for the caller.
