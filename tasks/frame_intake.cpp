@@ -128,6 +128,7 @@ void HistogramEngine::Impl::take_frame(const BoxMatrix& box, const std::vector<i
   FrameRing::release(slot);
   // Nothing submitted: the next frame takes the same buffers.
   if (bad_species >= 0) throw NonFiniteCoordinate(bad_species, bad_position);
+  times.filled = recorder->seconds_since_start();
   submit_slot(slot, box, bounds, times);
 }
 
@@ -167,6 +168,7 @@ bool HistogramEngine::Impl::swap_in(std::vector<HostColumn>& soa, const BoxMatri
     throw;
   }
   ring->register_columns(slot);
+  times.filled = recorder->seconds_since_start();
   FrameBounds bounds;
   if (gather_bounds)
     for (int c = 0; c < 3; ++c) bounds.lo[c] = given.lo[c], bounds.hi[c] = given.hi[c];

@@ -104,7 +104,7 @@ void check_task_trace(const fs::path& path, uint64_t frames, uint64_t pairs) {
   REQUIRE(std::getline(in, line));
   CHECK(line ==
         "rank,order,frame,worker,kind,device,start_s,end_s,pairs,grouped,frame_begin_s,"
-        "frame_allocated_s,frame_free_s,frame_submitted_s");
+        "frame_allocated_s,frame_free_s,frame_submitted_s,frame_filled_s");
   std::vector<bool> seen(frames, false);
   uint64_t total = 0, rows = 0;
   unsigned long long last_order = 0;
@@ -112,10 +112,11 @@ void check_task_trace(const fs::path& path, uint64_t frames, uint64_t pairs) {
     unsigned long long order, frame, task_pairs;
     int rank, worker, device, grouped;
     char kind[8] = {};
-    double start, end, begin, allocated, free, submitted;
-    REQUIRE(std::sscanf(line.c_str(), "%d,%llu,%llu,%d,%7[a-z],%d,%lf,%lf,%llu,%d,%lf,%lf,%lf,%lf",
-                        &rank, &order, &frame, &worker, kind, &device, &start, &end, &task_pairs,
-                        &grouped, &begin, &allocated, &free, &submitted) == 14);
+    double start, end, begin, allocated, free, submitted, filled;
+    REQUIRE(std::sscanf(line.c_str(),
+                        "%d,%llu,%llu,%d,%7[a-z],%d,%lf,%lf,%llu,%d,%lf,%lf,%lf,%lf,%lf", &rank,
+                        &order, &frame, &worker, kind, &device, &start, &end, &task_pairs, &grouped,
+                        &begin, &allocated, &free, &submitted, &filled) == 15);
     CHECK(rank == 0);
     if (rows++ > 0) CHECK(order > last_order);
     last_order = order;
@@ -126,7 +127,8 @@ void check_task_trace(const fs::path& path, uint64_t frames, uint64_t pairs) {
     CHECK(0 <= begin);
     CHECK(begin <= allocated);
     CHECK(allocated <= free);
-    CHECK(free <= submitted);
+    CHECK(free <= filled);
+    CHECK(filled <= submitted);
     CHECK(free <= start);  // a task runs once its frame's buffers are filled
     CHECK(start <= end);
     total += task_pairs;

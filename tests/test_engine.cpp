@@ -254,7 +254,8 @@ TEST_CASE("frames given as atoms of a whole frame equal per-species arrays; bad 
   for (const FrameFeed& f : a.feed) {
     CHECK(f.begin <= f.allocated);
     CHECK(f.allocated <= f.buffers_free);
-    CHECK(f.buffers_free <= f.submitted);
+    CHECK(f.buffers_free <= f.filled);
+    CHECK(f.filled <= f.submitted);
   }
   atoms.pop_back();
   CHECK_THROWS_AS(HistogramEngine(config).submit_frame_atoms(nullptr, atoms, frames.boxes[0]),

@@ -75,7 +75,8 @@ TEST_CASE("frames handed over as columns equal copied ones, the buffers given ba
       for (const FrameFeed& f : a.feed) {
         CHECK(f.begin <= f.allocated);
         CHECK(f.allocated <= f.buffers_free);
-        CHECK(f.buffers_free <= f.submitted);
+        CHECK(f.buffers_free <= f.filled);
+        CHECK(f.filled <= f.submitted);
       }
     }
 }

@@ -12,7 +12,8 @@ namespace pairhist {
 
 /// CSV with the header (kTaskTraceHeader)
 /// `rank,order,frame,worker,kind,device,start_s,end_s,pairs,grouped,frame_begin_s,`
-/// `frame_allocated_s,frame_free_s,frame_submitted_s`,
+/// `frame_allocated_s,frame_free_s,frame_submitted_s,frame_filled_s` (the last added after
+/// the others, so that older readers by position still work),
 /// one row per task in submission order (from 0). Times are seconds from the engine's start
 /// plus `offset` (a distributed run's rows: from the ranks' common start); rank is the MPI rank
 /// (0 in a single process), order and frame count within that rank's engine;

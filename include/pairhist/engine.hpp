@@ -118,14 +118,17 @@ constexpr size_t kMaxTimelineSpans = size_t(1) << 20;
 
 /// How the engine took one frame, in seconds from its start: submit_frame() entered, the frame's
 /// buffers existed (allocated and pinned on their first use), they were free (the frame that used
-/// them before had finished), its tasks were submitted. free - allocated is back-pressure; the
-/// rest is the caller thread's own work: allocating, copying, ordering, submitting, and (from
-/// the previous frame's submitted to this begin) reading the frame.
+/// them before had finished), its coordinates were in them (copied, or the caller's columns taken
+/// over and registered with StarPU), its tasks were planned and submitted. free - allocated is
+/// back-pressure; the rest is the caller thread's own work: allocating, copying, ordering,
+/// planning, submitting, and (from the previous frame's submitted to this begin) reading the
+/// frame.
 struct FrameFeed {
   double begin = 0;
   double allocated = 0;
   double buffers_free = 0;
   double submitted = 0;
+  double filled = 0;  // after buffers_free, before submitted (last: added later)
 };
 
 /// HistogramEngine::submit_frame_atoms: a picked coordinate is NaN or infinite (it would land in
