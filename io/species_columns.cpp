@@ -13,18 +13,6 @@ namespace pairhist::io {
 
 namespace {
 
-/// Widens lo/hi by a column of n finite values: a pass of its own over contiguous memory
-/// (vectorised), where tracking bounds inside the indirect gather doubled its time.
-void widen(const float* v, size_t n, float& lo, float& hi) {
-  float l = lo, h = hi;
-#pragma omp simd reduction(min : l) reduction(max : h)
-  for (size_t i = 0; i < n; ++i) {
-    l = v[i] < l ? v[i] : l;
-    h = v[i] > h ? v[i] : h;
-  }
-  lo = l, hi = h;
-}
-
 /// A column's bounds and a poison sum (0 exactly when every value is finite), copying it into
 /// `to` on the way when given. The copy streams past the caches, as memcpy does at this size: the
 /// pinned columns go to a GPU, not back through this core.
@@ -35,14 +23,15 @@ struct ColumnPass {
 ColumnPass copy_measure(const float* from, float* to, size_t n, float lo, float hi) {
   float l = lo, h = hi, p = 0;
   size_t i = 0;
+  auto copy_one = [&](size_t k) {
+    to[k] = from[k];
+    l = from[k] < l ? from[k] : l;
+    h = from[k] > h ? from[k] : h;
+    p += from[k] * 0.0f;
+  };
 #if defined(__SSE2__)
   if (to) {
-    for (; i < n && (reinterpret_cast<uintptr_t>(to + i) & 15) != 0; ++i) {
-      to[i] = from[i];
-      l = from[i] < l ? from[i] : l;
-      h = from[i] > h ? from[i] : h;
-      p += from[i] * 0.0f;
-    }
+    for (; i < n && (reinterpret_cast<uintptr_t>(to + i) & 15) != 0; ++i) copy_one(i);
     const __m128 zero = _mm_setzero_ps();
     __m128 vl = _mm_set1_ps(l), vh = _mm_set1_ps(h), vp = zero;
     for (; i + 4 <= n; i += 4) {
@@ -65,12 +54,7 @@ ColumnPass copy_measure(const float* from, float* to, size_t n, float lo, float 
   }
 #endif
   if (to) {
-    for (; i < n; ++i) {
-      to[i] = from[i];
-      l = from[i] < l ? from[i] : l;
-      h = from[i] > h ? from[i] : h;
-      p += from[i] * 0.0f;
-    }
+    for (; i < n; ++i) copy_one(i);
   } else {
 #pragma omp simd reduction(min : l) reduction(max : h) reduction(+ : p)
     for (size_t k = i; k < n; ++k) {
@@ -128,24 +112,15 @@ void gather_species_columns(const float* xyz, const std::vector<std::vector<int>
     float* y = x + n;
     float* z = y + n;
     const int* picked = atoms[s].data();
-    // Without branches in the loop: one flag, and-ed as integers.
-    int finite = 1;
     for (size_t i = 0; i < n; ++i) {
       const float* p = xyz + 3 * static_cast<size_t>(picked[i]);
-      finite &= static_cast<int>(std::isfinite(p[0])) & static_cast<int>(std::isfinite(p[1])) &
-                static_cast<int>(std::isfinite(p[2]));
       x[i] = p[0];
       y[i] = p[1];
       z[i] = p[2];
     }
-    if (!finite) {
-      out.bad_species = static_cast<int>(s);
-      for (size_t i = 0; i < n && out.bad_position < 0; ++i)
-        if (!(std::isfinite(x[i]) && std::isfinite(y[i]) && std::isfinite(z[i])))
-          out.bad_position = static_cast<int64_t>(i);
-      break;
-    }
-    for (int c = 0; c < 3; ++c) widen(soa.data() + c * n, n, out.lo[c], out.hi[c]);
+    // A pass of its own over contiguous memory (vectorised): tracking bounds inside the
+    // indirect gather doubled its time.
+    measure_species(out, s, nullptr);
   }
   out.filled = true;
 }
@@ -196,11 +171,6 @@ ColumnWriter::ColumnWriter(const ColumnMap& map, SpeciesColumns& out) : map_(map
     out.soa[s].resize(static_cast<size_t>(3 * map.size(s)));
     base_.push_back(out.soa[s].data());
   }
-}
-
-ColumnWriter::Cursor ColumnWriter::start() const {
-  return Cursor{map_.species_of_.data(), map_.position_of_.data(), base_.data(), map_.sizes_.data(),
-                0};
 }
 
 }  // namespace pairhist::io

@@ -158,10 +158,7 @@ const Radix* small_radix_table() {
 // Returns an empty string on success, otherwise a description of the corruption. Integers are
 // carried in int64 so that corrupt input can only produce wrong numbers, never signed overflow.
 template <class Put>
-std::string decode_packed(const RawFrame& h, int natoms, Put& sink) {
-  // A copy of the caller's sink that only this function sees: the compiler keeps its state in
-  // registers instead of assuming every coordinate stored might change it.
-  Put put = sink;
+std::string decode_packed(const RawFrame& h, int natoms, Put&& put) {
   // Match GROMACS bit for bit: the reciprocal is formed in double, rounded to float, and each
   // coordinate is the float product (float)int * inv.
   const float inv = static_cast<float>(1.0 / static_cast<double>(h.precision));
@@ -259,20 +256,8 @@ std::string decode_packed(const RawFrame& h, int natoms, Put& sink) {
     return "compressed data ends inside the last atoms (" + std::to_string(in.position()) +
            " bits read, " + std::to_string(nbits) + " present)";
   }
-  sink = put;
   return {};
 }
-
-// Atom-major x,y,z triples: decode_frame's sink.
-struct AtomMajorSink {
-  float* xyz;
-  void operator()(float x, float y, float z) {
-    xyz[0] = x;
-    xyz[1] = y;
-    xyz[2] = z;
-    xyz += 3;
-  }
-};
 
 }  // namespace
 
@@ -291,8 +276,12 @@ std::string decode_frame(const RawFrame& raw, int natoms, TrajectoryFrame& out) 
     return "compressed bytes were not read";  // a caller bug, not bad input
   out.precision = raw.precision;
   float* xyz = out.xyz.data();
-  AtomMajorSink sink{xyz};
-  const std::string problem = decode_packed(raw, natoms, sink);
+  const std::string problem = decode_packed(raw, natoms, [&xyz](float x, float y, float z) {
+    xyz[0] = x;
+    xyz[1] = y;
+    xyz[2] = z;
+    xyz += 3;
+  });
   return problem.empty() ? problem : "corrupt compressed coordinates: " + problem;
 }
 
@@ -317,9 +306,9 @@ std::string decode_frame_columns(const RawFrame& raw, int natoms, const ColumnMa
   if (raw.packed.size() < raw.nbytes + kPackedPadding)
     return "compressed bytes were not read";  // a caller bug, not bad input
   out.precision = raw.precision;
-  const ColumnWriter writer(map, out.columns);  // holds the columns' addresses the cursor uses
-  ColumnWriter::Cursor cursor = writer.start();
-  const std::string problem = decode_packed(raw, natoms, cursor);
+  ColumnWriter writer(map, out.columns);
+  const std::string problem =
+      decode_packed(raw, natoms, [&writer](float x, float y, float z) { writer.add(x, y, z); });
   if (!problem.empty()) return "corrupt compressed coordinates: " + problem;
   if (measure) measure_species_columns(out.columns);
   return {};
