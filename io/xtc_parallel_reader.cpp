@@ -35,6 +35,18 @@ bool staging_allowed() {
   return allowed;
 }
 
+}  // namespace
+
+int64_t pending_frames() {
+  static const int64_t frames = [] {
+    const char* v = std::getenv("PAIRHIST_PENDING_FRAMES");
+    return v && std::atoi(v) >= 0 ? static_cast<int64_t>(std::atoi(v)) : kPendingFrames;
+  }();
+  return frames;
+}
+
+namespace {
+
 double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -239,7 +251,8 @@ bool XtcParallelReader::claim_next(Claim& claim, int thread, double lock_wait) {
   // waiting for room promotes staged frames meanwhile.
   for (;;) {
     if (stopping_ || input_over_) return false;
-    const int64_t ahead = prep_->what.pending ? std::min<int64_t>(kPendingFrames, window) : window;
+    const int64_t ahead =
+        prep_->what.pending ? std::min<int64_t>(pending_frames(), window) : window;
     if (next_to_read_ < delivered_ + ahead) break;
     if (promote_one(lock, thread)) continue;
     const auto from = std::chrono::steady_clock::now();

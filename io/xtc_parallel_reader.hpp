@@ -38,6 +38,8 @@ struct FramePreparation {
   bool pending = false;
 };
 constexpr int64_t kPendingFrames = 2;
+/// kPendingFrames, or PAIRHIST_PENDING_FRAMES (0 and up) for measuring.
+int64_t pending_frames();
 /// Frames about to be delivered that hold pinned columns, when more threads decode (see Slot).
 constexpr int64_t kPinnedFrames = 8;
 /// Frames per decoding thread that may be decoding or decoded beyond the delivered ones: with

@@ -9,7 +9,8 @@
 # NODE_ROUNDS (2) rounds of the runs; NODE_PERF (1) profiles decoding; NODE_RANKS (1 with 2+
 # GPUs) runs both cases as one rank per GPU (mpirun) too; NODE_BASE (1) runs the baseline stage;
 # NODE_REPEAT (1) repeats W1's frames that many times (1000 frames from 200). NODE_W1_VARIANTS and
-# NODE_F1_VARIANTS choose among variant_args (dtmax: a decoding thread on every core but one).
+# NODE_F1_VARIANTS choose among variant_args (dtmax: a decoding thread on every core but one;
+# pendingN: PAIRHIST_PENDING_FRAMES=N).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=node-device
@@ -68,13 +69,15 @@ times=$work/times.tsv
 mkdir -p "$work/summaries"
 declare -A variant_args=([defaults]="" [ncpu0]="--ncpu 0" [ncuda1]="--ncpu 0 --ncuda 1"
   [ncuda1d]="--ncuda 1" [ranks]="" [dtmax]="--decode-threads $((cores - 1))"
-  [ncpu0dtmax]="--ncpu 0 --decode-threads $((cores - 1))")
+  [ncpu0dtmax]="--ncpu 0 --decode-threads $((cores - 1))" [pending0]="" [pending1]=""
+  [pending2]="")
 ranks=0
 [ "$gpus" -ge 2 ] && [ "${NODE_RANKS:-1}" = 1 ] && command -v mpirun >/dev/null && ranks=$gpus
 # The command of a variant: the binary, with the placement or the launcher it needs.
 launcher() {  # launcher VARIANT
   case $1 in
     ranks) echo "mpirun -n $ranks $ph" ;;
+    pending[0-9]) echo "env PAIRHIST_PENDING_FRAMES=${1#pending} $ph" ;;
     *) echo "$ph" ;;
   esac
 }
@@ -156,6 +159,11 @@ print(f"{sys.argv[2]}: wall {wall:.2f} = before first frame {g('before_first_fra
       f"(topology {g('topology_seconds'):.2f}, define {g('define_seconds'):.2f}) + run {g('seconds'):.2f} "
       f"(first frame {g('first_frame_seconds'):.2f}, engine start {g('engine_start_seconds'):.2f}, "
       f"makespan {g('makespan_seconds'):.2f}) + after {wall - g('before_first_frame_seconds') - g('seconds'):.2f}")
+marks = r.get("start_marks_seconds") or {}
+if marks:
+    print(f"{sys.argv[2]}: start (process s):", " ".join(f"{k} {v:.3f}" for k, v in marks.items()))
+for i, x in enumerate((r.get("feeding") or {}).get("first_frames", [])):
+    print(f"{sys.argv[2]}: frame {i}:", " ".join(f"{k.replace('_seconds', '')} {v:.3f}" for k, v in x.items()))
 PY
 done
 tar -czf "$out/node-summaries.tar.gz" -C "$work" summaries

@@ -171,6 +171,17 @@ struct JobOutcome {
   // Of `seconds`, before the engine starts: waiting for the GPUs' contexts (made while the
   // topology loads and the first frame decodes).
   double gpu_wait_seconds = 0;
+  // The start step by step, in seconds since the process began (0: not reached): where a big
+  // system's second before its first frame goes (issue 24).
+  struct StartMarks {
+    double pipeline = 0;         // the job began (libraries loaded, options read)
+    double trajectory_open = 0;  // the trajectory opened, its decoding threads started
+    double topology_loaded = 0;  // the topology read (on a thread of its own)
+    double gpus_ready = 0;       // the GPUs' contexts made (on a thread of its own)
+    double run_defined = 0;      // selections and exclusions done
+    double counting = 0;         // the first frame asked for (before_first_frame_seconds)
+    double engine_started = 0;   // the engine's workers running
+  } start_marks;
   int stopped_by_signal = 0;    // the stop request that ended the run early, or 0
   size_t frames_resumed = 0;    // frames the resumed checkpoint held
   uint64_t frames_dropped = 0;  // frames read and handed over, then dropped by a stop

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <sstream>
 #include <string>
@@ -87,15 +88,29 @@ void TrajectoryPipeline::start_loading() {
   // and the first frames decoded while the topology loads (a 1.4M-atom GRO file: ~0.3 s). A rank
   // of a distributed run opens its trajectory only once rank 0 has planned the frames: its
   // decoding threads claim them from rank 0.
-  gpus_ready_ = std::async(std::launch::async, prepare_engine_start, o.ncuda, o.precision);
-  // Before the trajectory opens: the decoding threads' columns are then pinned as they are first
-  // allocated, at their cost, and the engine takes them over without a copy (submit_to_engine).
-  if (o.ncuda != 0) use_pinned_host_columns();
+  out_.start_marks.pipeline = process_seconds();
+  // The hooks that pin the decoding threads' columns as they are first allocated (at their cost;
+  // the engine then takes them over without a copy, submit_to_engine) are installed first, on
+  // that thread too: the device query initialises CUDA, ~0.5 s on a 4-GPU node, which held
+  // back the trajectory's opening. No column is allocated before open() gives the species.
+  std::promise<void> pinning;
+  pinning_ready_ = pinning.get_future();
+  gpus_ready_ = std::async(std::launch::async, [ncuda = o.ncuda, precision = o.precision,
+                                                pinning = std::move(pinning)]() mutable {
+    try {
+      if (ncuda != 0) use_pinned_host_columns();
+      pinning.set_value();
+    } catch (...) {
+      pinning.set_exception(std::current_exception());
+    }
+    prepare_engine_start(ncuda, precision);
+    return process_seconds();
+  });
   topology_ = std::async(std::launch::async, [o = options_]() mutable {
     const auto t0 = std::chrono::steady_clock::now();
     analysis::Topology t = load_job_topology(o);  // may fill in o.topology and o.species
     const double seconds = seconds_since(t0);
-    return LoadedTopology{std::move(t), std::move(o), seconds};
+    return LoadedTopology{std::move(t), std::move(o), seconds, process_seconds()};
   });
   FramePlan plan{o.first, o.last, o.step, o.begin_time, o.end_time, -1};
   if (o.resume && o.resume->frames() > 0) plan.resume_after = o.resume->frame_indices.back();
@@ -109,6 +124,7 @@ void TrajectoryPipeline::start_loading() {
     topology_.get();
     throw;
   }
+  out_.start_marks.trajectory_open = process_seconds();
   if (o.reading_timeline && !o.distribution)
     if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&stream_->source().reader()))
       parallel->record_timings();
@@ -121,9 +137,12 @@ void TrajectoryPipeline::assemble() {
     run_ = define_run(std::move(loaded.resolved), loaded.topology);
     out_.topology_seconds = loaded.seconds;
     out_.define_seconds = seconds_since(t0);
+    out_.start_marks.topology_loaded = loaded.loaded_at;
+    out_.start_marks.run_defined = process_seconds();
     if (run_->options.on_defined) run_->options.on_defined(*run_, loaded.topology);
   }
   const JobOptions& o = run_->options;
+  pinning_ready_.get();
   stream_->open(*run_);
   const int natoms = stream_->source().natoms();
   if (natoms != run_->topology_atoms)
@@ -145,6 +164,7 @@ void TrajectoryPipeline::count_frames() {
   const JobOptions& o = run_->options;
   clock_.start = std::chrono::steady_clock::now();
   out_.before_first_frame_seconds = process_seconds();
+  out_.start_marks.counting = out_.before_first_frame_seconds;
   exclusions_.emplace(run_->exclusions, run_->atoms, run_->pairs.size(), o.nbins);
   // Whole frames in single precision go to the engine as columns, without a copy; a part of a
   // frame leaves the frame's columns in place (the next unit may be another part).
@@ -272,7 +292,7 @@ void TrajectoryPipeline::start_engine(const io::TrajectoryFrame* first, const Bo
   }
   stream_->limit_engine(config);
   const auto wait_from = std::chrono::steady_clock::now();
-  gpus_ready_.wait();
+  out_.start_marks.gpus_ready = gpus_ready_.get();
   out_.gpu_wait_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wait_from).count();
   clock_.engine_started = std::chrono::steady_clock::now();
@@ -282,6 +302,7 @@ void TrajectoryPipeline::start_engine(const io::TrajectoryFrame* first, const Bo
   out_.engine_start_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - clock_.engine_started)
           .count();
+  out_.start_marks.engine_started = process_seconds();
   watcher_->set_engine(engine_.get());
   for (const std::string& note : engine_->notes())
     std::fprintf(stderr, "pairhist: warning: %s\n", note.c_str());

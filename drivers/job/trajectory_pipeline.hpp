@@ -45,11 +45,13 @@ class TrajectoryPipeline {
 
   // In the order they are made; what depends on another is destroyed first.
   JobOptions options_;  // as the caller gave them; run_->options as the topology completed them
-  std::future<void> gpus_ready_;
+  std::future<void> pinning_ready_;  // the host pinning hooks installed (before any column)
+  std::future<double> gpus_ready_;   // when the GPUs' contexts were made (process seconds)
   struct LoadedTopology {
     analysis::Topology topology;
     JobOptions resolved;  // with the topology and species the file gave
     double seconds = 0;
+    double loaded_at = 0;  // process seconds
   };
   std::future<LoadedTopology> topology_;
   std::unique_ptr<FrameStream> stream_;
