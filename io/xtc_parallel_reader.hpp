@@ -35,9 +35,11 @@ struct FramePreparation {
   // frames ahead, whole, so that the first frame is ready without filling the window with frames
   // the thread feeding the engine would have to pick the species from (~5 ms each for 1.36M atoms
   // on the H100 host, against ~1 ms to copy columns: 14 such frames cost a 100-frame run 0.09 s).
+  // One: the second frame picked on the feeding thread cost a 4-GPU node's run 0.23 s at 11M
+  // atoms, and the first gets its columns while the engine starts (TrajectoryPipeline).
   bool pending = false;
 };
-constexpr int64_t kPendingFrames = 2;
+constexpr int64_t kPendingFrames = 1;
 /// kPendingFrames, or PAIRHIST_PENDING_FRAMES (0 and up) for measuring.
 int64_t pending_frames();
 /// Frames about to be delivered that hold pinned columns, when more threads decode (see Slot).

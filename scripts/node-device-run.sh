@@ -10,7 +10,8 @@
 # GPUs) runs both cases as one rank per GPU (mpirun) too; NODE_BASE (1) runs the baseline stage;
 # NODE_REPEAT (1) repeats W1's frames that many times (1000 frames from 200). NODE_W1_VARIANTS and
 # NODE_F1_VARIANTS choose among variant_args (dtmax: a decoding thread on every core but one;
-# pendingN: PAIRHIST_PENDING_FRAMES=N).
+# pendingN: PAIRHIST_PENDING_FRAMES=N; oldstart: the first two frames picked on the feeding
+# thread after the engine's start, as before 2026-11-28).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=node-device
@@ -70,7 +71,7 @@ mkdir -p "$work/summaries"
 declare -A variant_args=([defaults]="" [ncpu0]="--ncpu 0" [ncuda1]="--ncpu 0 --ncuda 1"
   [ncuda1d]="--ncuda 1" [ranks]="" [dtmax]="--decode-threads $((cores - 1))"
   [ncpu0dtmax]="--ncpu 0 --decode-threads $((cores - 1))" [pending0]="" [pending1]=""
-  [pending2]="")
+  [pending2]="" [oldstart]="")
 ranks=0
 [ "$gpus" -ge 2 ] && [ "${NODE_RANKS:-1}" = 1 ] && command -v mpirun >/dev/null && ranks=$gpus
 # The command of a variant: the binary, with the placement or the launcher it needs.
@@ -78,6 +79,7 @@ launcher() {  # launcher VARIANT
   case $1 in
     ranks) echo "mpirun -n $ranks $ph" ;;
     pending[0-9]) echo "env PAIRHIST_PENDING_FRAMES=${1#pending} $ph" ;;
+    oldstart) echo "env PAIRHIST_PENDING_FRAMES=2 PAIRHIST_FIRST_COLUMNS=0 $ph" ;;
     *) echo "$ph" ;;
   esac
 }
@@ -162,6 +164,10 @@ print(f"{sys.argv[2]}: wall {wall:.2f} = before first frame {g('before_first_fra
 marks = r.get("start_marks_seconds") or {}
 if marks:
     print(f"{sys.argv[2]}: start (process s):", " ".join(f"{k} {v:.3f}" for k, v in marks.items()))
+ends = r.get("end_marks_seconds") or {}
+if ends:
+    print(f"{sys.argv[2]}: end (process s): counted {g('before_first_frame_seconds') + g('seconds'):.3f}",
+          " ".join(f"{k} {v:.3f}" for k, v in ends.items()), f"exit (wall) {wall:.3f}")
 for i, x in enumerate((r.get("feeding") or {}).get("first_frames", [])):
     print(f"{sys.argv[2]}: frame {i}:", " ".join(f"{k.replace('_seconds', '')} {v:.3f}" for k, v in x.items()))
 PY

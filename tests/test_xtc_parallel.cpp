@@ -546,9 +546,9 @@ TEST_CASE("a job gives the same result with parallel decoding, frame selection r
     o.decode_threads = threads;
     const pairhist::JobOutcome run = pairhist::run_trajectory_job(o);
     const auto& parallel = run.result;
-    // The decoding threads' columns went to the engine without a copy, but for the frames
-    // decoded whole before the topology named the species (at most kPendingFrames).
-    CHECK(run.activity.frames_handed_over >= 4 - pairhist::io::kPendingFrames);
+    // The decoding threads' columns went to the engine without a copy, and those of the frame
+    // decoded whole before the topology named the species, made while the engine started.
+    CHECK(run.activity.frames_handed_over == 4);
     CHECK(parallel.frame_indices == serial.frame_indices);
     CHECK(parallel.frame_times == serial.frame_times);
     CHECK(parallel.volumes == serial.volumes);
@@ -565,6 +565,28 @@ TEST_CASE("a job gives the same result with parallel decoding, frame selection r
   CHECK(planned.decode_threads == 3);
   CHECK(planned.prepare_seconds > 0);
   CHECK(planned.result.pairs[0].counts == serial.pairs[0].counts);
+}
+
+TEST_CASE("the first frame, decoded before the species were known, goes over as columns") {
+  pairhist::JobOptions o;
+  o.trajectory = kSampleXtc;
+  o.topology = pairhist::test::data_dir() + "/spce_water.gro";
+  o.species = {pairhist::parse_species("O=OW"), pairhist::parse_species("H=HW1,HW2")};
+  o.r_max = 1.2;
+  o.nbins = 60;
+  o.last = 3;  // frames 0 to 3: frame 0 is decoded whole while the topology loads
+  o.ncpu = 1;
+  o.ncuda = 0;
+  o.decode_threads = 1;
+  const pairhist::JobOutcome serial = pairhist::run_trajectory_job(o);
+  REQUIRE(serial.result.frame_indices.size() == 4);
+  o.decode_threads = 3;
+  const pairhist::JobOutcome run = pairhist::run_trajectory_job(o);
+  // Its columns were made while the engine started, and the engine took them over.
+  CHECK(run.activity.frames_handed_over == 4);
+  REQUIRE(run.result.pairs.size() == serial.result.pairs.size());
+  for (size_t p = 0; p < serial.result.pairs.size(); ++p)
+    CHECK(run.result.pairs[p].counts == serial.result.pairs[p].counts);
 }
 
 // `pairhist bench --decode` of the sample on 2 threads, once; `extra` adds options.

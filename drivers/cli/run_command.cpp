@@ -307,6 +307,7 @@ JobOutcome run(RunArgs& a) {
   std::vector<std::string> files = write_results(a.output, result, config);
   if (result.complete) mark_finished(result, identity, checkpoint);
   scatter_outputs(a, result, config, kernels, files, true, out.stopped_by_signal == 0);
+  out.end_marks.outputs_written = process_seconds();
   write_run_extras(a, out, files);
   if (!a.quiet) print_run_summary(a.job, out, files, a.verbose);
   if (out.stopped_by_signal != 0) {

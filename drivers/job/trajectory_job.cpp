@@ -1,9 +1,35 @@
 #include "drivers/job/trajectory_job.hpp"
 
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+
 #include "drivers/job/trajectory_pipeline.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {
+
+double process_seconds() {
+  std::ifstream stat("/proc/self/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t paren = text.rfind(')');  // the command name may hold spaces
+  if (paren == std::string::npos) return 0;
+  std::istringstream fields(text.substr(paren + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+    if (i < 22) continue;
+    timespec boot{};
+    clock_gettime(CLOCK_BOOTTIME, &boot);
+    const double start = std::stod(field) / static_cast<double>(sysconf(_SC_CLK_TCK));
+    return std::max(0.0, static_cast<double>(boot.tv_sec) + 1e-9 * boot.tv_nsec - start);
+  }
+  return 0;
+}
 
 SpeciesSpec parse_species(const std::string& text) {
   const auto eq = text.find('=');
@@ -14,7 +40,9 @@ SpeciesSpec parse_species(const std::string& text) {
 }
 
 JobOutcome run_trajectory_job(const JobOptions& options) {
-  return TrajectoryPipeline(options).run();
+  JobOutcome out = TrajectoryPipeline(options).run();
+  out.end_marks.released = process_seconds();
+  return out;
 }
 
 }  // namespace pairhist

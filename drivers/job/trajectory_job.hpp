@@ -182,6 +182,13 @@ struct JobOutcome {
     double counting = 0;         // the first frame asked for (before_first_frame_seconds)
     double engine_started = 0;   // the engine's workers running
   } start_marks;
+  // And after the counting (issue 24: the whole process ended 0.3-1 s after the run on GPU
+  // nodes): the engine and the reader gone (StarPU shut down, pinned columns given back), and
+  // the outputs written (set by the command that writes them).
+  struct EndMarks {
+    double released = 0;
+    double outputs_written = 0;
+  } end_marks;
   int stopped_by_signal = 0;    // the stop request that ended the run early, or 0
   size_t frames_resumed = 0;    // frames the resumed checkpoint held
   uint64_t frames_dropped = 0;  // frames read and handed over, then dropped by a stop
@@ -203,5 +210,9 @@ SpeciesSpec parse_species(const std::string& text);
 
 /// Runs the job; throws InputError / UsageError with one-line messages on bad input.
 JobOutcome run_trajectory_job(const JobOptions& options);
+
+/// How long this process has run (from the kernel's start time, so loading the shared libraries
+/// counts too); 0 where /proc cannot say.
+double process_seconds();
 
 }  // namespace pairhist

@@ -40,6 +40,8 @@ class TrajectoryPipeline {
   /// Hands the engine the atoms of the frame just read that lie inside the run's --sphere (at
   /// their minimum image around its centre, without a box) and returns their number per species.
   std::vector<int64_t> submit_sphere(const BoxMatrix& box, const std::string& where);
+  // start_engine for the first frame, its species' columns made meanwhile where it has none.
+  void start_engine_with_first_frame(const BoxMatrix& box, bool dynamic);
   void start_engine(const io::TrajectoryFrame* first, const BoxMatrix* box);
   std::string device_error_message(const DeviceError& e) const;
 
