@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -64,6 +66,11 @@ std::string single_dash_word(int argc, char** argv) {
   return "";
 }
 
+bool full_exit() {
+  const char* v = std::getenv("PAIRHIST_FULL_EXIT");
+  return v && std::atoi(v) != 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -117,6 +124,16 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "pairhist: error: rank %d: %s\n", pairhist::MpiWorld::shape().rank,
                    e.what());
     return report(e.what(), 1);
+  }
+  // Every output is written, closed and renamed, and the output directory's lock is gone. The
+  // CUDA runtime's teardown at exit (each GPU's context, the pinned memory) took a 2-GPU node
+  // 0.27 s after the last file was written: the kernel frees all of that with the process anyway.
+  // Not under MPI (MPI_Finalize runs at exit), nor where asked (PAIRHIST_FULL_EXIT=1).
+  if (!pairhist::MpiWorld::shape().mpi && !full_exit()) {
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    std::_Exit(0);
   }
   return 0;
 }
