@@ -524,19 +524,25 @@ TEST_CASE("open_trajectory_threaded picks the reader; the automatic rule") {
   CHECK_THROWS_AS(pairhist::io::open_trajectory_threaded(kSampleXtc, -1), pairhist::UsageError);
 }
 
-TEST_CASE("a job gives the same result with parallel decoding, frame selection respected") {
+// O and H of the sample water, one core counting on no GPU, serial reading.
+static pairhist::JobOptions sample_water_job() {
   pairhist::JobOptions o;
   o.trajectory = kSampleXtc;
   o.topology = pairhist::test::data_dir() + "/spce_water.gro";
   o.species = {pairhist::parse_species("O=OW"), pairhist::parse_species("H=HW1,HW2")};
   o.r_max = 1.2;
   o.nbins = 60;
-  o.first = 2;
-  o.last = 20;
-  o.step = 6;  // frames 2, 8, 14, 20
   o.ncpu = 1;
   o.ncuda = 0;
   o.decode_threads = 1;
+  return o;
+}
+
+TEST_CASE("a job gives the same result with parallel decoding, frame selection respected") {
+  pairhist::JobOptions o = sample_water_job();
+  o.first = 2;
+  o.last = 20;
+  o.step = 6;  // frames 2, 8, 14, 20
   const pairhist::JobOutcome serial_run = pairhist::run_trajectory_job(o);
   const auto& serial = serial_run.result;
   REQUIRE(serial.frame_indices == std::vector<int64_t>{2, 8, 14, 20});
@@ -568,16 +574,8 @@ TEST_CASE("a job gives the same result with parallel decoding, frame selection r
 }
 
 TEST_CASE("the first frame, decoded before the species were known, goes over as columns") {
-  pairhist::JobOptions o;
-  o.trajectory = kSampleXtc;
-  o.topology = pairhist::test::data_dir() + "/spce_water.gro";
-  o.species = {pairhist::parse_species("O=OW"), pairhist::parse_species("H=HW1,HW2")};
-  o.r_max = 1.2;
-  o.nbins = 60;
+  pairhist::JobOptions o = sample_water_job();
   o.last = 3;  // frames 0 to 3: frame 0 is decoded whole while the topology loads
-  o.ncpu = 1;
-  o.ncuda = 0;
-  o.decode_threads = 1;
   const pairhist::JobOutcome serial = pairhist::run_trajectory_job(o);
   REQUIRE(serial.result.frame_indices.size() == 4);
   o.decode_threads = 3;
