@@ -12,7 +12,7 @@
 # NODE_F1_VARIANTS choose among variant_args (dtmax: a decoding thread on every core but one;
 # pendingN: PAIRHIST_PENDING_FRAMES=N; oldstart: the first two frames picked on the feeding
 # thread after the engine's start, as before 2026-11-28; fullexit: the CUDA runtime's teardown at
-# exit, as before; dtN: --decode-threads N).
+# exit, as before; ranksfull: ranks with it; dtN: --decode-threads N).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=node-device
@@ -72,7 +72,7 @@ mkdir -p "$work/summaries"
 declare -A variant_args=([defaults]="" [ncpu0]="--ncpu 0" [ncuda1]="--ncpu 0 --ncuda 1"
   [ncuda1d]="--ncuda 1" [ranks]="" [dtmax]="--decode-threads $((cores - 1))"
   [ncpu0dtmax]="--ncpu 0 --decode-threads $((cores - 1))" [pending0]="" [pending1]=""
-  [pending2]="" [oldstart]="" [fullexit]="")
+  [pending2]="" [oldstart]="" [fullexit]="" [ranksfull]="")
 for n in $(seq 1 "$cores"); do variant_args[dt$n]="--decode-threads $n"; done
 ranks=0
 [ "$gpus" -ge 2 ] && [ "${NODE_RANKS:-1}" = 1 ] && command -v mpirun >/dev/null && ranks=$gpus
@@ -80,6 +80,7 @@ ranks=0
 launcher() {  # launcher VARIANT
   case $1 in
     ranks) echo "mpirun -n $ranks $ph" ;;
+    ranksfull) echo "env PAIRHIST_FULL_EXIT=1 mpirun -n $ranks $ph" ;;
     pending[0-9]) echo "env PAIRHIST_PENDING_FRAMES=${1#pending} $ph" ;;
     oldstart) echo "env PAIRHIST_PENDING_FRAMES=2 PAIRHIST_FIRST_COLUMNS=0 $ph" ;;
     fullexit) echo "env PAIRHIST_FULL_EXIT=1 $ph" ;;
@@ -113,7 +114,7 @@ one() {  # one CASE VARIANT ROUND BINARY ARGS...
 for round in $(seq "${NODE_ROUNDS:-2}"); do
   for v in ${NODE_W1_VARIANTS:-defaults ncpu0 ncuda1 ncuda1d ranks}; do
     [ "$gpus" -lt 2 ] && [ "${v#ncuda1}" != "$v" ] && continue
-    [ "$v" = ranks ] && [ "$ranks" = 0 ] && continue
+    [ "${v#ranks}" != "$v" ] && [ "$ranks" = 0 ] && continue
     # shellcheck disable=SC2046
     one w1big "$v" "$round" $(launcher "$v") $w1_args ${variant_args[$v]}
   done
@@ -123,7 +124,7 @@ for round in $(seq "${NODE_ROUNDS:-2}"); do
   fi
   for v in ${NODE_F1_VARIANTS:-defaults ncuda1 ranks}; do
     [ "$gpus" -lt 2 ] && [ "$v" = ncuda1 ] && continue
-    [ "$v" = ranks ] && [ "$ranks" = 0 ] && continue
+    [ "${v#ranks}" != "$v" ] && [ "$ranks" = 0 ] && continue
     # shellcheck disable=SC2046
     one f1 "$v" "$round" $(launcher "$v") $f1_args ${variant_args[$v]}
   done
