@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "drivers/distributed/distributed_setup.hpp"
 #include "drivers/distributed/frame_dispenser.hpp"
 
 using namespace pairhist;
@@ -260,4 +261,15 @@ TEST_CASE("ranks that hold many units and report what they count finish together
     CHECK(tail[1] < 0.035);
     CHECK(tail[1] < tail[0] / 1.5);
   }
+}
+
+TEST_CASE("the last frames go out in parts only where counting a part outweighs reading it") {
+  // F1 on one GPU a rank: 28 ms of counting, 18 ms to read a frame on one of 12 cores.
+  CHECK(tail_frame_parts(0.028, 0.018, 12, 2) == 5);
+  CHECK(tail_frame_parts(1.0, 0.018, 12, 2) == kPartsPerRank * 2);  // capped
+  // W1 at 11M atoms: 16.6 ms of counting against 0.3 s of reading over 15 cores: whole frames.
+  CHECK(tail_frame_parts(0.0166, 0.3, 15, 2) == 1);
+  // The same frame with more cores to read it on: parts of the read's share (0.3 / 120).
+  CHECK(tail_frame_parts(0.0166, 0.3, 120, 2) == 3);
+  CHECK(tail_frame_parts(0.001, 0.0, 8, 4) == 1);  // less than one part's minimum
 }

@@ -17,12 +17,18 @@ namespace pairhist {
 /// Frames in parts: where the frames are listed, the last kSplitFramesPerRank x ranks of them
 /// (all of them for short runs: one huge frame is split over every rank), and the frames a slow
 /// rank takes near the end (FrameDispenser), go out in parts, as many as kPartsPerRank x ranks,
-/// each of at least kMinPartSeconds of work by the cost model on rank 0's devices (a part costs
-/// its rank a read of the whole frame), so that the units get short where the ranks finish.
+/// each of at least kMinPartSeconds of work by the cost model on rank 0's devices, and at least
+/// rank 0's time to read the first frame shared over its cores (a part costs its rank a read of
+/// the whole frame), so that the units get short where the ranks finish.
 /// --frame-parts N splits every frame in N.
 constexpr int kSplitFramesPerRank = 6;  // twice the units a rank holds (FrameDispenser)
 constexpr int kPartsPerRank = 4;
 constexpr double kMinPartSeconds = 0.005;
+
+/// The parts of the last frames: a frame's counting (`count_seconds` on a rank's devices) in
+/// parts of at least kMinPartSeconds and of reading the frame (`read_seconds` on one core) shared
+/// over the rank's `cores`, at most kPartsPerRank x ranks; 1: whole frames.
+int tail_frame_parts(double count_seconds, double read_seconds, int cores, int ranks);
 
 /// Rank 0: the plan for `ranks` ranks. `frames`: the run's frame selection (a resumed run's
 /// resume_after included); `config`: the engine configuration the ranks use (its box kind is
