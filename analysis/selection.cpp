@@ -419,7 +419,7 @@ std::vector<int> select_atoms(const Topology& topology, const std::string& selec
     throw UsageError("selection '" + excerpt(selection, kShownLength) +
                      "' changes from frame to frame (within/around): this command needs a "
                      "fixed selection");
-  return parsed.superset();
+  return parsed.take_superset();
 }
 
 }  // namespace pairhist::analysis

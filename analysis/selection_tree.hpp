@@ -42,6 +42,8 @@ class Selection {
   /// The atoms it selects in some frame or other, ascending (a static selection's atoms): every
   /// atom the static parts allow, whatever the distances.
   const std::vector<int>& superset() const { return superset_; }
+  /// superset(), moved out (it is empty afterwards): for a selection no longer needed.
+  std::vector<int> take_superset();
   /// The atoms it selects in the frame of these coordinates (3 floats per atom, nm) and box
   /// (all zero: none), ascending, into `atoms`: always a part of superset(). Throws
   /// std::domain_error for an atom the distances need with a non-finite coordinate.

@@ -79,7 +79,8 @@ SpeciesPositions resolve_species_positions(const JobOptions& o, const analysis::
       split.push_back(analysis::split_position_type(sp.selection));
       auto parsed = std::make_shared<analysis::Selection>(
           analysis::parse_selection(top, split.back().atoms_text, o.topology, served));
-      selected.push_back(parsed->superset());
+      // A static selection is not kept: its atoms are moved out, not copied (11M atoms).
+      selected.push_back(parsed->dynamic() ? parsed->superset() : parsed->take_superset());
       dynamic.push_back(parsed->dynamic() ? std::move(parsed) : nullptr);
       if (dynamic.back() && !split.back().type.is_atom())
         throw UsageError(analysis::position_type_name(split.back().type) +
