@@ -23,9 +23,10 @@ struct SpeciesColumns {
 };
 
 /// Fills `out` with species s made of the atoms atoms[s] (indices into xyz, atom-major x,y,z
-/// triples), reusing its storage; stops at the first species with a non-finite coordinate.
+/// triples), reusing its storage, on `threads` threads (this one and more); its bounds and
+/// first non-finite coordinate as measure_species_columns finds them.
 void gather_species_columns(const float* xyz, const std::vector<std::vector<int>>& atoms,
-                            SpeciesColumns& out);
+                            SpeciesColumns& out, int threads = 1);
 
 /// Finds the bounds of columns written without them (ColumnWriter) and their first non-finite
 /// coordinate, as gather_species_columns does; one vectorised pass.

@@ -310,6 +310,18 @@ TEST_CASE("measured and copied columns: the bounds and first non-finite coordina
       if (rng() % 3 != 0) atoms[rng() % 3].push_back(a);
     SpeciesColumns expected;
     gather_species_columns(xyz.data(), atoms, expected);
+    SpeciesColumns threaded;  // picked in pieces on several threads: the same, bit for bit
+    gather_species_columns(xyz.data(), atoms, threaded, 2 + trial % 4);
+    REQUIRE(threaded.soa.size() == expected.soa.size());
+    for (size_t s = 0; s < atoms.size(); ++s)
+      CHECK((threaded.soa[s].size() == expected.soa[s].size() &&
+             std::memcmp(threaded.soa[s].data(), expected.soa[s].data(),
+                         expected.soa[s].size() * sizeof(float)) == 0));
+    CHECK(threaded.bad_species == expected.bad_species);
+    CHECK(threaded.bad_position == expected.bad_position);
+    if (expected.bad_species < 0)
+      for (int c = 0; c < 3; ++c)
+        CHECK((threaded.lo[c] == expected.lo[c] && threaded.hi[c] == expected.hi[c]));
 
     SpeciesColumns measured;  // the columns a decoder wrote, then measured in place
     measured.soa.resize(atoms.size());
