@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -174,6 +175,22 @@ TEST_CASE("pairhist run on the SPC/E sample: O-O first peak, exact pair totals, 
     CHECK(text.str().find("\"pairs_examined\": 35") != std::string::npos);
     CHECK(text.str().find("\"frames_in_flight\": 64") != std::string::npos);  // 32 kB frames
     CHECK(text.str().find("\"frame_bytes\": 31824") != std::string::npos);    // 2652 atoms
+    // The start and the end step by step, in the order they happen (process seconds).
+    const nlohmann::json report = nlohmann::json::parse(text.str());
+    const nlohmann::json& start = report.at("start_marks_seconds");
+    const nlohmann::json& end = report.at("end_marks_seconds");
+    const double counting = start.at("counting").get<double>();
+    CHECK(start.at("pipeline").get<double>() > 0);
+    CHECK(start.at("pipeline").get<double>() <= start.at("trajectory_open").get<double>());
+    CHECK(start.at("trajectory_open").get<double>() <= counting);
+    CHECK(start.at("topology_loaded").get<double>() <= start.at("run_defined").get<double>());
+    CHECK(start.at("run_defined").get<double>() <= counting);
+    CHECK(start.at("gpus_ready").get<double>() <= start.at("engine_started").get<double>());
+    CHECK(counting <= start.at("engine_started").get<double>());
+    CHECK(counting == doctest::Approx(report.at("before_first_frame_seconds").get<double>()));
+    // (two clocks: the run's steady one and the process's; 1 ms apart at most)
+    CHECK(counting + report.at("seconds").get<double>() <= end.at("released").get<double>() + 1e-3);
+    CHECK(end.at("released").get<double>() <= end.at("outputs_written").get<double>());
   }
 
   // Every pair of every frame is examined: 101 frames of 884 O and 1768 H.
