@@ -128,7 +128,8 @@ int main(int argc, char** argv) {
   // Every output is written, closed and renamed, and the output directory's lock is gone. The
   // CUDA runtime's teardown at exit (each GPU's context, the pinned memory) took a 2-GPU node
   // 0.27 s after the last file was written: the kernel frees all of that with the process anyway.
-  // A rank of an MPI job ends MPI first. PAIRHIST_FULL_EXIT=1 keeps the teardown.
+  // A rank of an MPI job ends MPI first. PAIRHIST_FULL_EXIT=1 keeps the teardown. Static
+  // destructors do not run: nothing may be written from one.
   if (!full_exit()) {
     pairhist::MpiWorld::finish();
     std::cout.flush();
