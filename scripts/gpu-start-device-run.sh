@@ -80,6 +80,10 @@ keys = ["seconds", "before_first_frame_seconds", "topology_seconds", "first_fram
 print(sys.argv[3], f"wall {float(sys.argv[5]) - float(sys.argv[4]):.2f}",
       " ".join(f"{k.replace('_seconds', '')} {r.get(k) or 0:.3f}" for k in keys),
       "first task per worker", " ".join(f"{v:.2f}" for k, v in sorted(first.items())))
+for key in ("start_marks_seconds", "end_marks_seconds"):
+    if r.get(key):
+        print(sys.argv[3], key.replace("_seconds", "") + " (process s):",
+              " ".join(f"{k} {v:.3f}" for k, v in r[key].items()))
 for i, x in enumerate((r.get("feeding") or {}).get("first_frames", [])):
     print(sys.argv[3], f"frame {i}:", " ".join(f"{k.replace('_seconds', '')} {v:.3f}"
                                               for k, v in x.items()))
