@@ -1,16 +1,10 @@
 #include "drivers/job/trajectory_pipeline.hpp"
 
-#include <time.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <future>
-#include <iterator>
-#include <sstream>
 #include <string>
 
 #include "drivers/distributed/distributed_frame_stream.hpp"
