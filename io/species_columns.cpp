@@ -4,12 +4,13 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <thread>
 #include <vector>
 
 #if defined(__SSE2__)
 #include <immintrin.h>
 #endif
+
+#include "analysis/parallel_for.hpp"
 
 namespace pairhist::io {
 
@@ -106,8 +107,8 @@ void gather_species_columns(const float* xyz, const std::vector<std::vector<int>
                             SpeciesColumns& out, int threads) {
   out.soa.resize(atoms.size());
   start_bounds(out);
-  // Sized (and pinned, where hooks are installed) here, then filled in pieces: piece t of every
-  // species on thread t.
+  // Sized (and pinned, where hooks are installed) here, then filled in `threads` pieces, piece t
+  // of every species together.
   for (size_t s = 0; s < atoms.size(); ++s) out.soa[s].resize(3 * atoms[s].size());
   const auto fill = [&](int piece, int pieces) {
     for (size_t s = 0; s < atoms.size(); ++s) {
@@ -127,10 +128,8 @@ void gather_species_columns(const float* xyz, const std::vector<std::vector<int>
     }
   };
   const int pieces = std::max(threads, 1);
-  std::vector<std::thread> helpers;
-  for (int t = 1; t < pieces; ++t) helpers.emplace_back(fill, t, pieces);
-  fill(0, pieces);
-  for (std::thread& t : helpers) t.join();
+  analysis::parallel_for_each(static_cast<size_t>(pieces), static_cast<unsigned>(pieces), 1,
+                              [&](size_t piece) { fill(static_cast<int>(piece), pieces); });
   // A pass of its own over contiguous memory (vectorised): tracking bounds inside the indirect
   // gather doubled its time.
   for (size_t s = 0; s < atoms.size() && out.bad_species < 0; ++s) measure_species(out, s, nullptr);
