@@ -198,6 +198,35 @@ void XtcParallelReader::set_preparation(FramePreparation prep) {
   claimable_.notify_all();
 }
 
+void XtcParallelReader::await_pinning() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  pinning_awaited_ = true;
+}
+
+void XtcParallelReader::pinning_settled() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pinning_awaited_ = false;
+    // Sets given back before the hooks existed are no pinned sets: freed, not reused. (Nothing
+    // took them meanwhile: while the hooks are awaited, every frame is staged.)
+    if (host_pinning_installed())
+      free_sets_.erase(std::remove_if(free_sets_.begin(), free_sets_.end(),
+                                      [&](const std::vector<HostColumn>& set) {
+                                        const auto it =
+                                            std::find(unpinned_delivered_.begin(),
+                                                      unpinned_delivered_.end(),
+                                                      set.front().data());
+                                        if (it == unpinned_delivered_.end()) return false;
+                                        unpinned_delivered_.erase(it);
+                                        return true;
+                                      }),
+                       free_sets_.end());
+    else
+      unpinned_delivered_.clear();  // nothing will pin: every set is as good as another
+  }
+  claimable_.notify_all();  // threads waiting for room promote the staged frames now due
+}
+
 std::string XtcParallelReader::prepare(const xtc::RawFrame& raw, Slot& slot,
                                        const Preparation& prep, bool staged) const {
   // A staged frame is measured by its promotion's copy, which reads it anyway.
@@ -267,7 +296,9 @@ bool XtcParallelReader::claim_next(Claim& claim, int thread, double lock_wait) {
   claim.slot->timing.claimed = steady_seconds();
   claim.prep = prep_;
   claim.choosing = static_cast<bool>(chooser_);
-  claim.staged = active_ > kPinnedFrames && host_pinning_installed() && staging_allowed() &&
+  // Awaiting the hooks, every frame is staged (columns allocated now would stay unpinned).
+  claim.staged = (pinning_awaited_ ||
+                  (active_ > kPinnedFrames && host_pinning_installed() && staging_allowed())) &&
                  !prep_->what.species.empty() && !prep_->what.pending;
   std::vector<HostColumn>& soa = claim.slot->frame.columns.soa;
   if (!claim.staged && soa.empty() && !free_sets_.empty()) {  // pinned already: no new pinning
@@ -278,6 +309,7 @@ bool XtcParallelReader::claim_next(Claim& claim, int thread, double lock_wait) {
 }
 
 bool XtcParallelReader::promote_one(std::unique_lock<std::mutex>& lock, int by) {
+  if (pinning_awaited_ && by >= 0) return false;  // the threads wait for the hooks; next() cannot
   const auto window = static_cast<int64_t>(slots_.size());
   Slot* slot = nullptr;
   for (int64_t k = delivered_; k < std::min(next_to_read_, delivered_ + kPinnedFrames) && !slot;
@@ -287,16 +319,23 @@ bool XtcParallelReader::promote_one(std::unique_lock<std::mutex>& lock, int by) 
   }
   if (!slot) return false;
   slot->state = Slot::State::promoting;
+  // Nothing pins (yet): the staging columns go out as they are, measured in place.
+  const bool pinning = host_pinning_installed();
   SpeciesColumns pinned;
-  if (!free_sets_.empty()) {
+  if (pinning && !free_sets_.empty()) {
     pinned.soa = std::move(free_sets_.back());
     free_sets_.pop_back();
   }
+  if (!pinning && pinning_awaited_ && !slot->frame.columns.soa.empty())
+    unpinned_delivered_.push_back(slot->frame.columns.soa.front().data());
   lock.unlock();
   const auto start = std::chrono::steady_clock::now();
   std::exception_ptr error;
   try {
-    copy_species_columns(slot->frame.columns.soa, pinned);  // pins a new set's columns
+    if (pinning)
+      copy_species_columns(slot->frame.columns.soa, pinned);  // pins a new set's columns
+    else
+      measure_species_columns(slot->frame.columns);
   } catch (...) {  // out of memory: the caller gets it at this frame
     error = std::current_exception();
   }
@@ -309,8 +348,10 @@ bool XtcParallelReader::promote_one(std::unique_lock<std::mutex>& lock, int by) 
     input_over_ = true;
     claimable_.notify_all();
   } else {
-    slot->staging = std::move(slot->frame.columns.soa);
-    slot->frame.columns = std::move(pinned);
+    if (pinning) {
+      slot->staging = std::move(slot->frame.columns.soa);
+      slot->frame.columns = std::move(pinned);
+    }
     slot->state = Slot::State::ready;
     decode_seconds_ += seconds;
     slot->timing.promote_seconds = seconds;
@@ -443,8 +484,12 @@ bool XtcParallelReader::next(TrajectoryFrame& frame) {
   // promoted or claimed next, not for this slot's next frame: a window's worth of them would
   // otherwise sit in the slots while promotions pin new ones.
   if (!slot.frame.columns.soa.empty()) {
-    free_sets_.push_back(std::move(slot.frame.columns.soa));
-    slot.frame.columns.soa.clear();
+    const auto unpinned = std::find(unpinned_delivered_.begin(), unpinned_delivered_.end(),
+                                    slot.frame.columns.soa.front().data());
+    const bool drop = unpinned != unpinned_delivered_.end() && host_pinning_installed();
+    if (drop) unpinned_delivered_.erase(unpinned);
+    if (!drop) free_sets_.push_back(std::move(slot.frame.columns.soa));
+    slot.frame.columns.soa.clear();  // a dropped set is freed here
   }
   slot.state = Slot::State::free;
   ++delivered_;

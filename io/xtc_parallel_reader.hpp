@@ -97,6 +97,15 @@ class XtcParallelReader : public TrajectoryReader {
   /// What the frames claimed from now on deliver (e.g. species columns once the topology that
   /// selects them has loaded, while the first frames decoded meanwhile); any thread, any time.
   void set_preparation(FramePreparation prep);
+  /// Pinning hooks are being installed on another thread (a GPU run's CUDA start: 0.7-1.3 s on
+  /// 4-GPU nodes, during which 60 decoding threads sat idle): until pinning_settled(), frames
+  /// are decoded into unpinned staging columns and wait there, and promotions into pinned sets
+  /// begin only then. A frame next() delivers before that gets its staging columns, unpinned;
+  /// given back once hooks exist, they are freed instead of reused. Call before the species.
+  void await_pinning();
+  /// The hooks are installed, or will not be: staged frames are promoted (copied into pinned
+  /// sets, or handed over as they are where nothing pins).
+  void pinning_settled();
   /// Mean wall seconds a thread spent decoding and preparing a frame (0 before the first frame):
   /// what a frame costs a core, as the threads share the machine now.
   double seconds_per_frame() const;
@@ -164,7 +173,8 @@ class XtcParallelReader : public TrajectoryReader {
   bool claim_next(Claim& claim, int thread, double lock_wait);
   // Under mutex_ (unlocked while copying): promotes the earliest decoded frame among the next
   // kPinnedFrames to deliver into a pinned set; false if there is none. `by`: the decoding
-  // thread, or -1 for the caller.
+  // thread, or -1 for the caller. Without pinning hooks, the staging columns are the frame's:
+  // measured, not copied (the caller's promotions while pinning is awaited).
   bool promote_one(std::unique_lock<std::mutex>& lock, int by);
   // Passes over unwanted frames and locates the claimed one; under read_mutex_.
   xtc::Scanner::Status locate(const Claim& claim, xtc::RawFrame& raw, std::string& problem);
@@ -210,6 +220,10 @@ class XtcParallelReader : public TrajectoryReader {
   double decode_seconds_ = 0;  // summed over the frames decoded so far (and their promotions)
   int64_t decoded_frames_ = 0;
   std::vector<std::vector<HostColumn>> free_sets_;  // pinned column sets the caller gave back
+  bool pinning_awaited_ = false;                    // await_pinning() until pinning_settled()
+  // Staging sets delivered as a frame's columns while hooks were awaited (first column's data):
+  // unpinned for good, so not reused as pinned sets once the hooks exist.
+  std::vector<const void*> unpinned_delivered_;
   Waits waits_;
   bool recording_ = false;
   std::vector<ReadingTiming> timings_;

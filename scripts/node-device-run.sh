@@ -12,7 +12,8 @@
 # NODE_F1_VARIANTS choose among variant_args (dtmax: a decoding thread on every core but one;
 # pendingN: PAIRHIST_PENDING_FRAMES=N; oldstart: the first two frames picked on the feeding
 # thread after the engine's start, as before 2026-11-28; fullexit: the CUDA runtime's teardown at
-# exit, as before; ranksfull: ranks with it; dtN: --decode-threads N).
+# exit, as before; ranksfull: ranks with it; pinfirst: the species given to the decoding threads
+# only once CUDA's pinning hooks exist, as before 2026-11-28's second change; dtN: --decode-threads N).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=node-device
@@ -72,7 +73,7 @@ mkdir -p "$work/summaries"
 declare -A variant_args=([defaults]="" [ncpu0]="--ncpu 0" [ncuda1]="--ncpu 0 --ncuda 1"
   [ncuda1d]="--ncuda 1" [ranks]="" [dtmax]="--decode-threads $((cores - 1))"
   [ncpu0dtmax]="--ncpu 0 --decode-threads $((cores - 1))" [pending0]="" [pending1]=""
-  [pending2]="" [oldstart]="" [fullexit]="" [ranksfull]="")
+  [pending2]="" [oldstart]="" [fullexit]="" [ranksfull]="" [pinfirst]="")
 for n in $(seq 1 "$cores"); do variant_args[dt$n]="--decode-threads $n"; done
 ranks=0
 [ "$gpus" -ge 2 ] && [ "${NODE_RANKS:-1}" = 1 ] && command -v mpirun >/dev/null && ranks=$gpus
@@ -84,6 +85,7 @@ launcher() {  # launcher VARIANT
     pending[0-9]) echo "env PAIRHIST_PENDING_FRAMES=${1#pending} $ph" ;;
     oldstart) echo "env PAIRHIST_PENDING_FRAMES=2 PAIRHIST_FIRST_COLUMNS=0 $ph" ;;
     fullexit) echo "env PAIRHIST_FULL_EXIT=1 $ph" ;;
+    pinfirst) echo "env PAIRHIST_DECODE_BEFORE_PINNING=0 $ph" ;;
     *) echo "$ph" ;;
   esac
 }

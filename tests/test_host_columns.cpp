@@ -8,10 +8,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "io/species_columns.hpp"
@@ -79,6 +81,68 @@ TEST_CASE("HostColumn: aligned, resized without a zero fill, buffers swapped") {
   a.swap(b);
   CHECK(b.data() == pa);
   CHECK(a.size() == 10);
+}
+
+// Before the next case installs the hooks: a GPU run's decoding threads begin while CUDA starts.
+TEST_CASE("frames decoded while the pinning hooks are awaited: staged, then pinned when due") {
+  REQUIRE_FALSE(host_pinning_installed());
+  const std::string path = test::data_dir() + "/spce_water.xtc";
+  io::FramePreparation prep;
+  prep.species.resize(2);  // water: O, then H
+  io::XtcReader serial(path);
+  for (int a = 0; a < serial.natoms(); ++a) prep.species[a % 3 == 0 ? 0 : 1].push_back(a);
+  prep.whole_frame = false;
+  std::vector<io::SpeciesColumns> expected;
+  for (io::TrajectoryFrame f; serial.next(f);) {
+    expected.emplace_back();
+    io::gather_species_columns(f.xyz.data(), prep.species, expected.back());
+  }
+  REQUIRE(expected.size() > 10);
+  auto check_frame = [&](const io::TrajectoryFrame& frame, size_t k) {
+    REQUIRE(k < expected.size());
+    REQUIRE(frame.columns.filled);
+    REQUIRE(frame.columns.soa.size() == 2);
+    for (size_t s = 0; s < 2; ++s) CHECK(frame.columns.soa[s] == expected[k].soa[s]);
+    for (int c = 0; c < 3; ++c) {
+      CHECK(frame.columns.lo[c] == expected[k].lo[c]);
+      CHECK(frame.columns.hi[c] == expected[k].hi[c]);
+    }
+  };
+
+  io::FramePreparation pending;
+  pending.pending = true;
+  const int before = pins;
+  {
+    // Fewer threads than kPinnedFrames: with the hooks, their columns would be pinned as
+    // allocated; before them, they would stay unpinned for good unless staged.
+    io::XtcParallelReader reader(path, 3, pending);
+    reader.record_timings();
+    reader.await_pinning();
+    reader.set_preparation(prep);  // as a run's pipeline: the species, then the first frame
+    io::TrajectoryFrame frame;
+    REQUIRE(reader.next(frame));  // whole, if claimed before the species
+    if (frame.columns.filled) check_frame(frame, 0);
+    for (size_t k = 1; k < 3; ++k) {  // delivered before the hooks: the staging columns
+      REQUIRE(reader.next(frame));
+      check_frame(frame, k);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the window fills, staged
+    REQUIRE(set_host_pinning(count_pin, count_unpin));
+    reader.pinning_settled();
+    size_t k = 3;
+    for (; reader.next(frame); ++k) {
+      check_frame(frame, k);
+      CAPTURE(k);
+      for (size_t s = 0; s < 2; ++s) CHECK(is_pinned(frame.columns.soa[s].data()));
+    }
+    CHECK(k == expected.size());
+    const std::vector<io::ReadingTiming> timings = reader.timings();
+    REQUIRE(timings.size() == expected.size());
+    CHECK(timings[1].promoted_by == -1);  // nobody promotes before the hooks but the caller
+    CHECK(timings[2].promoted_by == -1);
+  }
+  CHECK(pins > before);
+  CHECK(pins == unpins);
 }
 
 TEST_CASE("pinning hooks: installed once, used by the readers' and the engine's columns") {

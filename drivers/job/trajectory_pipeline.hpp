@@ -20,6 +20,9 @@
 #include "pairhist/errors.hpp"
 
 namespace pairhist {
+namespace io {
+class XtcParallelReader;
+}
 
 class TrajectoryPipeline {
  public:
@@ -48,6 +51,9 @@ class TrajectoryPipeline {
   // In the order they are made; what depends on another is destroyed first.
   JobOptions options_;  // as the caller gave them; run_->options as the topology completed them
   std::future<void> pinning_ready_;  // the host pinning hooks installed (before any column)
+  // The decoding threads stage columns until then (XtcParallelReader::await_pinning), instead
+  // of the trajectory's species waiting for the hooks.
+  io::XtcParallelReader* awaiting_pinning_ = nullptr;
   std::future<double> gpus_ready_;   // when the GPUs' contexts were made (process seconds)
   struct LoadedTopology {
     analysis::Topology topology;
