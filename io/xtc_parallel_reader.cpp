@@ -37,6 +37,14 @@ bool staging_allowed() {
 
 }  // namespace
 
+int64_t pinned_frames_for(int threads) {
+  static const int64_t chosen = [] {
+    const char* v = std::getenv("PAIRHIST_PINNED_FRAMES");
+    return v && std::atoi(v) > 0 ? static_cast<int64_t>(std::atoi(v)) : int64_t(0);
+  }();
+  return chosen > 0 ? chosen : std::clamp<int64_t>(threads / 2, kPinnedFrames, kMaxPinnedFrames);
+}
+
 int64_t pending_frames() {
   static const int64_t frames = [] {
     const char* v = std::getenv("PAIRHIST_PENDING_FRAMES");
@@ -106,6 +114,7 @@ XtcParallelReader::XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int 
       delivered_(frames_before),
       delivered_end_(frames_before) {
   if (threads < 1) throw UsageError("XTC decoding needs at least one thread");
+  pinned_frames_ = pinned_frames_for(threads);
   set_preparation(std::move(prep));
   active_ = active > 0 ? std::min(active, threads) : threads;
   slots_.resize(static_cast<size_t>(threads * window_per_thread()));
@@ -212,10 +221,9 @@ void XtcParallelReader::pinning_settled() {
     if (host_pinning_installed())
       free_sets_.erase(std::remove_if(free_sets_.begin(), free_sets_.end(),
                                       [&](const std::vector<HostColumn>& set) {
-                                        const auto it =
-                                            std::find(unpinned_delivered_.begin(),
-                                                      unpinned_delivered_.end(),
-                                                      set.front().data());
+                                        const auto it = std::find(unpinned_delivered_.begin(),
+                                                                  unpinned_delivered_.end(),
+                                                                  set.front().data());
                                         if (it == unpinned_delivered_.end()) return false;
                                         unpinned_delivered_.erase(it);
                                         return true;
@@ -298,7 +306,7 @@ bool XtcParallelReader::claim_next(Claim& claim, int thread, double lock_wait) {
   claim.choosing = static_cast<bool>(chooser_);
   // Awaiting the hooks, every frame is staged (columns allocated now would stay unpinned).
   claim.staged = (pinning_awaited_ ||
-                  (active_ > kPinnedFrames && host_pinning_installed() && staging_allowed())) &&
+                  (active_ > pinned_frames_ && host_pinning_installed() && staging_allowed())) &&
                  !prep_->what.species.empty() && !prep_->what.pending;
   std::vector<HostColumn>& soa = claim.slot->frame.columns.soa;
   if (!claim.staged && soa.empty() && !free_sets_.empty()) {  // pinned already: no new pinning
@@ -312,7 +320,7 @@ bool XtcParallelReader::promote_one(std::unique_lock<std::mutex>& lock, int by) 
   if (pinning_awaited_ && by >= 0) return false;  // the threads wait for the hooks; next() cannot
   const auto window = static_cast<int64_t>(slots_.size());
   Slot* slot = nullptr;
-  for (int64_t k = delivered_; k < std::min(next_to_read_, delivered_ + kPinnedFrames) && !slot;
+  for (int64_t k = delivered_; k < std::min(next_to_read_, delivered_ + pinned_frames_) && !slot;
        ++k) {
     Slot& s = slots_[static_cast<size_t>(k % window)];
     if (s.state == Slot::State::decoded) slot = &s;

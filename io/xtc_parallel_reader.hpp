@@ -42,8 +42,15 @@ struct FramePreparation {
 constexpr int64_t kPendingFrames = 1;
 /// kPendingFrames, or PAIRHIST_PENDING_FRAMES (0 and up) for measuring.
 int64_t pending_frames();
-/// Frames about to be delivered that hold pinned columns, when more threads decode (see Slot).
+/// Frames about to be delivered that hold pinned columns, when more threads decode (see Slot):
+/// half the decoding threads, from kPinnedFrames to kMaxPinnedFrames. A promotion copies a frame
+/// (40 ms at 10.9M atoms on the 4x H200 node) and four GPUs count one every ~4 ms: with 8 at a
+/// time, promotions delivered a frame every 7 ms and bound the run once the window was decoded.
 constexpr int64_t kPinnedFrames = 8;
+constexpr int64_t kMaxPinnedFrames = 32;
+/// The pinned frames of a reader with `threads` decoding threads (PAIRHIST_PINNED_FRAMES, 1 and
+/// up, for measuring).
+int64_t pinned_frames_for(int threads);
 /// Frames per decoding thread that may be decoding or decoded beyond the delivered ones: with
 /// one, every thread that finished waited for the oldest frame (2x H200, 30 threads, W1 10.9M
 /// atoms: 1.2 s of waiting in a 2.9 s run; with two 0.5 s and the run 2.6 s; four: no better).
@@ -92,6 +99,8 @@ class XtcParallelReader : public TrajectoryReader {
   /// Decoding threads that run (the others wait), and how many there are.
   int threads() const;
   int max_threads() const { return static_cast<int>(workers_.size()); }
+  /// Staged frames' columns are pinned once among the next this many to deliver.
+  int64_t pinned_frames() const { return pinned_frames_; }
   /// Lets `n` (1..max_threads()) threads decode from now on; any thread, any time.
   void set_active_threads(int n);
   /// What the frames claimed from now on deliver (e.g. species columns once the topology that
@@ -133,9 +142,9 @@ class XtcParallelReader : public TrajectoryReader {
   // the caller (next() swaps them), so neither is allocated again once every slot had a frame.
   //
   // Staged frames: where pinning every slot's columns would stall the start (more than
-  // kPinnedFrames threads with pinning hooks installed), a frame's columns are decoded into the
+  // pinned_frames_ threads with pinning hooks installed), a frame's columns are decoded into the
   // slot's unpinned staging set, and copied into a pinned set (free_sets_, or a new one) once the
-  // frame is among the next kPinnedFrames to deliver: pinned memory then follows the frames about
+  // frame is among the next pinned_frames_ to deliver: pinned memory then follows the frames about
   // to be counted, not the decoding threads (issue 24: 60 threads pinning 130 MB each at once
   // held 4 GPUs back for 1.5 s). Any thread promotes such a frame: a decoding thread between
   // frames, the one waiting for room to claim, or the caller waiting for it.
@@ -172,7 +181,7 @@ class XtcParallelReader : public TrajectoryReader {
   // read_mutex_ (Waits::lock_seconds).
   bool claim_next(Claim& claim, int thread, double lock_wait);
   // Under mutex_ (unlocked while copying): promotes the earliest decoded frame among the next
-  // kPinnedFrames to deliver into a pinned set; false if there is none. `by`: the decoding
+  // pinned_frames_ to deliver into a pinned set; false if there is none. `by`: the decoding
   // thread, or -1 for the caller. Without pinning hooks, the staging columns are the frame's:
   // measured, not copied (the caller's promotions while pinning is awaited).
   bool promote_one(std::unique_lock<std::mutex>& lock, int by);
@@ -195,6 +204,7 @@ class XtcParallelReader : public TrajectoryReader {
 
   std::string path_;
   int natoms_ = 0;
+  int64_t pinned_frames_ = kPinnedFrames;
   // What the threads deliver (see Preparation), under mutex_.
   std::shared_ptr<const Preparation> prep_;
   // Frames are located by one thread at a time, under read_mutex_; fetched by any, without it.

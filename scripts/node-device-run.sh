@@ -13,7 +13,8 @@
 # pendingN: PAIRHIST_PENDING_FRAMES=N; oldstart: the first two frames picked on the feeding
 # thread after the engine's start, as before 2026-11-28; fullexit: the CUDA runtime's teardown at
 # exit, as before; ranksfull: ranks with it; pinfirst: the species given to the decoding threads
-# only once CUDA's pinning hooks exist, as before 2026-11-28's second change; dtN: --decode-threads N).
+# only once CUDA's pinning hooks exist, as before 2026-11-28's second change; pinnedN:
+# PAIRHIST_PINNED_FRAMES=N (8: as before 2026-11-28); dtN: --decode-threads N).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=node-device
@@ -74,6 +75,7 @@ declare -A variant_args=([defaults]="" [ncpu0]="--ncpu 0" [ncuda1]="--ncpu 0 --n
   [ncuda1d]="--ncuda 1" [ranks]="" [dtmax]="--decode-threads $((cores - 1))"
   [ncpu0dtmax]="--ncpu 0 --decode-threads $((cores - 1))" [pending0]="" [pending1]=""
   [pending2]="" [oldstart]="" [fullexit]="" [ranksfull]="" [pinfirst]="")
+for n in 8 16 24 32 48 64; do variant_args[pinned$n]=""; done
 for n in $(seq 1 "$cores"); do variant_args[dt$n]="--decode-threads $n"; done
 ranks=0
 [ "$gpus" -ge 2 ] && [ "${NODE_RANKS:-1}" = 1 ] && command -v mpirun >/dev/null && ranks=$gpus
@@ -86,6 +88,7 @@ launcher() {  # launcher VARIANT
     oldstart) echo "env PAIRHIST_PENDING_FRAMES=2 PAIRHIST_FIRST_COLUMNS=0 $ph" ;;
     fullexit) echo "env PAIRHIST_FULL_EXIT=1 $ph" ;;
     pinfirst) echo "env PAIRHIST_DECODE_BEFORE_PINNING=0 $ph" ;;
+    pinned[0-9]*) echo "env PAIRHIST_PINNED_FRAMES=${1#pinned} $ph" ;;
     *) echo "$ph" ;;
   esac
 }

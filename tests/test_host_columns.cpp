@@ -113,7 +113,7 @@ TEST_CASE("frames decoded while the pinning hooks are awaited: staged, then pinn
   pending.pending = true;
   const int before = pins;
   {
-    // Fewer threads than kPinnedFrames: with the hooks, their columns would be pinned as
+    // Fewer threads than pinned frames: with the hooks, their columns would be pinned as
     // allocated; before them, they would stay unpinned for good unless staged.
     io::XtcParallelReader reader(path, 3, pending);
     reader.record_timings();
@@ -273,7 +273,7 @@ TEST_CASE("more decoding threads than pinned frames: columns staged, pinned only
       CHECK(k == expected.size());
       // Staged: the frames due, the caller's and those being copied; never a set per thread.
       // (Decoding directly, every frame claimed holds a pinned set, as before staging.)
-      if (!switching) CHECK(pins - before <= 2 * (io::kPinnedFrames + 1 + 2));
+      if (!switching) CHECK(pins - before <= 2 * (reader.pinned_frames() + 1 + 2));
     }
     CHECK(pins == unpins);
   }

@@ -88,7 +88,7 @@ void TrajectoryPipeline::start_loading() {
   // that thread too: the device query initialises CUDA, ~0.5 s on a 4-GPU node, which held
   // back the trajectory's opening. No column is allocated before open() gives the species.
   std::promise<void> pinning;
-  pinning_ready_ = pinning.get_future();
+  pinning_ready_ = pinning.get_future().share();
   gpus_ready_ = std::async(std::launch::async, [ncuda = o.ncuda, precision = o.precision,
                                                 pinning = std::move(pinning)]() mutable {
     try {
@@ -122,8 +122,9 @@ void TrajectoryPipeline::start_loading() {
   if (!o.distribution)
     if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&stream_->source().reader())) {
       if (o.reading_timeline) parallel->record_timings();
-      // The pinning hooks come with CUDA's start (0.7-1.3 s into a 4-GPU node's run): the
-      // decoding threads decode meanwhile, into staging, and are promoted once they exist.
+      // The pinning hooks come with CUDA's start (0.7-1.3 s into a 4-GPU node's run), and
+      // the GPUs' contexts later: the decoding threads decode meanwhile, into staging, and
+      // the frames are promoted into pinned columns once the GPUs are ready.
       if (o.ncuda != 0 && decode_before_pinning()) {
         parallel->await_pinning();
         awaiting_pinning_ = parallel;
@@ -145,10 +146,6 @@ void TrajectoryPipeline::assemble() {
   const JobOptions& o = run_->options;
   if (!awaiting_pinning_) pinning_ready_.get();
   stream_->open(*run_);
-  if (awaiting_pinning_) {
-    pinning_ready_.get();
-    awaiting_pinning_->pinning_settled();
-  }
   const int natoms = stream_->source().natoms();
   if (natoms != run_->topology_atoms)
     throw InputError(o.trajectory + ": frame 0: " + std::to_string(natoms) +
@@ -295,7 +292,8 @@ void TrajectoryPipeline::start_engine_with_first_frame(const BoxMatrix& box, boo
     return;
   }
   io::SpeciesColumns columns;
-  std::future<void> gathered = std::async(std::launch::async, [&] {
+  std::future<void> gathered = std::async(std::launch::async, [&, pinning = pinning_ready_] {
+    pinning.wait();  // pinned as allocated (an error shows in start_engine)
     io::gather_species_columns(frame_.xyz.data(), species, columns, kFirstColumnsThreads);
   });
   try {
@@ -324,6 +322,11 @@ void TrajectoryPipeline::start_engine(const io::TrajectoryFrame* first, const Bo
   stream_->limit_engine(config);
   const auto wait_from = std::chrono::steady_clock::now();
   out_.start_marks.gpus_ready = gpus_ready_.get();
+  pinning_ready_.get();  // set before the GPUs were ready; throws what installing the hooks threw
+  if (awaiting_pinning_) {
+    awaiting_pinning_->pinning_settled();
+    awaiting_pinning_ = nullptr;
+  }
   out_.gpu_wait_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wait_from).count();
   clock_.engine_started = std::chrono::steady_clock::now();
