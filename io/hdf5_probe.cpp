@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "io/hdf5_util.hpp"
+#include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -46,7 +47,7 @@ constexpr int kMaxDepth = 64;
 constexpr size_t kMaxOpenMembers = 64;
 
 int probe_seconds() {
-  const char* text = std::getenv("PAIRHIST_HDF5_PROBE_SECONDS");
+  const char* text = env_get("PAIRHIST_HDF5_PROBE_SECONDS");
   if (text == nullptr || *text == '\0') return kDefaultSeconds;
   char* end = nullptr;
   const long v = std::strtol(text, &end, 10);

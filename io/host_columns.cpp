@@ -10,6 +10,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "pairhist/environment.hpp"
+
 namespace pairhist {
 namespace {
 
@@ -32,7 +34,7 @@ constexpr std::size_t kHugePage = std::size_t(2) << 20;
 
 bool huge_pages_wanted() {
   static const bool wanted = [] {
-    const char* v = std::getenv("PAIRHIST_HUGE_COLUMNS");
+    const char* v = env_get("PAIRHIST_HUGE_COLUMNS");
     return !(v && std::atoi(v) == 0);
   }();
   return wanted;
@@ -43,7 +45,7 @@ bool huge_pages_wanted() {
 // threads' first buffers costs a run's start against what pinned transfers save.
 std::size_t pin_budget() {
   static const std::size_t budget = [] {
-    const char* v = std::getenv("PAIRHIST_PIN_BUDGET_MB");
+    const char* v = env_get("PAIRHIST_PIN_BUDGET_MB");
     return v ? static_cast<std::size_t>(std::strtoull(v, nullptr, 10)) << 20
              : static_cast<std::size_t>(-1);
   }();
@@ -83,7 +85,7 @@ thread_local bool unpinned_here = false;  // an UnpinnedScope lives on this thre
 // bench_host_pinning).
 bool prefault_before_pinning() {
   static const bool wanted = [] {
-    const char* v = std::getenv("PAIRHIST_PREFAULT_PINNED");
+    const char* v = env_get("PAIRHIST_PREFAULT_PINNED");
     return !(v && std::atoi(v) == 0);
   }();
   return wanted;

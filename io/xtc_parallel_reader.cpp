@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "io/xtc_reader.hpp"
+#include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
 
@@ -21,7 +22,7 @@ namespace {
 // oldest frame holds the threads back.
 int64_t window_per_thread() {
   static const int64_t k = [] {
-    const char* v = std::getenv("PAIRHIST_DECODE_WINDOW");
+    const char* v = env_get("PAIRHIST_DECODE_WINDOW");
     return v ? std::clamp<int64_t>(std::atoll(v), 1, 8) : kFramesPerDecodeThread;
   }();
   return k;
@@ -29,7 +30,7 @@ int64_t window_per_thread() {
 
 bool staging_allowed() {
   static const bool allowed = [] {
-    const char* v = std::getenv("PAIRHIST_STAGED_COLUMNS");
+    const char* v = env_get("PAIRHIST_STAGED_COLUMNS");
     return !(v && std::atoi(v) == 0);
   }();
   return allowed;
@@ -39,7 +40,7 @@ bool staging_allowed() {
 
 int64_t pinned_frames_for(int threads) {
   static const int64_t chosen = [] {
-    const char* v = std::getenv("PAIRHIST_PINNED_FRAMES");
+    const char* v = env_get("PAIRHIST_PINNED_FRAMES");
     return v && std::atoi(v) > 0 ? static_cast<int64_t>(std::atoi(v)) : int64_t(0);
   }();
   return chosen > 0 ? chosen : std::clamp<int64_t>(threads / 2, kPinnedFrames, kMaxPinnedFrames);
@@ -47,7 +48,7 @@ int64_t pinned_frames_for(int threads) {
 
 int64_t pending_frames() {
   static const int64_t frames = [] {
-    const char* v = std::getenv("PAIRHIST_PENDING_FRAMES");
+    const char* v = env_get("PAIRHIST_PENDING_FRAMES");
     return v && std::atoi(v) >= 0 ? static_cast<int64_t>(std::atoi(v)) : kPendingFrames;
   }();
   return frames;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "pairhist/cell_grid_setup.hpp"
+#include "pairhist/environment.hpp"
 
 namespace pairhist {
 namespace {
@@ -33,7 +34,7 @@ constexpr double kWholeFrameGpuSeconds = 0.05;
 
 bool whole_frames_per_gpu_allowed() {  // PAIRHIST_FRAME_PER_GPU=0: every frame over every GPU
   static const bool allowed = [] {
-    const char* v = std::getenv("PAIRHIST_FRAME_PER_GPU");
+    const char* v = env_get("PAIRHIST_FRAME_PER_GPU");
     return !(v && std::atoi(v) == 0);
   }();
   return allowed;
@@ -80,7 +81,7 @@ CellHistogramPlanner::CellHistogramPlanner(const EngineConfig& config, const Mac
     cpu_task_limit_ = static_cast<uint64_t>(cpu.cell_candidates * kTailBudgetSeconds);
   // Pairs fused where GPUs count; PAIRHIST_FUSE_PAIRS=0 never (one task per pair, for
   // measurements), =1 on CPU workers too (tests).
-  const char* fuse = std::getenv("PAIRHIST_FUSE_PAIRS");
+  const char* fuse = env_get("PAIRHIST_FUSE_PAIRS");
   const std::string setting = fuse ? fuse : "";
   fuse_pairs_ = setting == "1" || (setting != "0" && machine_.cuda_workers > 0);
 }

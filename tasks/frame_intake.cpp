@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "pairhist/environment.hpp"
 #include "pairhist/host_cores.hpp"
 #include "tasks/engine_impl.hpp"
 #include "tasks/row_tiles.hpp"
@@ -14,7 +15,7 @@ namespace pairhist {
 
 int HistogramEngine::Impl::gather_threads(int64_t atoms) const {
   static const int forced = [] {
-    const char* v = std::getenv("PAIRHIST_COPY_THREADS");
+    const char* v = env_get("PAIRHIST_COPY_THREADS");
     return v ? std::atoi(v) : 0;
   }();
   if (forced > 0) return forced;

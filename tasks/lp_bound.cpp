@@ -5,6 +5,8 @@
 #include <map>
 #include <sstream>
 
+#include "pairhist/environment.hpp"
+
 namespace pairhist {
 namespace {
 
@@ -70,7 +72,7 @@ std::string lp_solve_text() {
 
 unsigned calibration_minimum() {
   // StarPU reads the same variable (starpu_get_env_number_default, default 10) at starpu_init.
-  const char* v = std::getenv("STARPU_CALIBRATE_MINIMUM");
+  const char* v = env_get("STARPU_CALIBRATE_MINIMUM");
   if (!v || !*v) return 10;
   char* end = nullptr;
   const long n = std::strtol(v, &end, 10);

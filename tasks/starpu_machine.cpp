@@ -8,6 +8,8 @@
 #include <future>
 #include <mutex>
 
+#include "pairhist/environment.hpp"
+
 namespace pairhist {
 namespace {
 
@@ -69,7 +71,7 @@ void discover_machine_for_starpu() {
   std::lock_guard<std::mutex> lock(d.mutex);
   if (d.started) return;
   d.started = true;
-  if (const char* own = std::getenv("STARPU_HWLOC_INPUT"); own && *own) return;
+  if (const char* own = env_get("STARPU_HWLOC_INPUT"); own && *own) return;
   d.file = std::async(std::launch::async, discover).share();
 }
 

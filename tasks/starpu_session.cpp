@@ -13,11 +13,11 @@
 
 #include "codelets/starpu/cuda_devices.hpp"
 #include "codelets/starpu/perfmodel_files.hpp"
+#include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
 #include "tasks/feeding_plan.hpp"
 #include "tasks/lp_bound.hpp"
-#include "tasks/scoped_env.hpp"
 #include "tasks/starpu_machine.hpp"
 
 namespace pairhist {
@@ -70,14 +70,14 @@ StarpuSession::StarpuSession(EngineConfig& config, uint64_t frame_bytes) {
 }
 
 int StarpuSession::cuda_pipeline() {
-  const char* v = std::getenv("STARPU_CUDA_PIPELINE");
+  const char* v = env_get("STARPU_CUDA_PIPELINE");
   return v && *v ? std::atoi(v) : 2;  // StarPU's default
 }
 
 std::vector<GpuMemory> StarpuSession::gpu_memory() const {
   std::vector<GpuMemory> gpus;
 #if defined(PAIRHIST_CUDA_CODELETS)
-  const bool limited = std::getenv("STARPU_LIMIT_CUDA_MEM") != nullptr;
+  const bool limited = env_get("STARPU_LIMIT_CUDA_MEM") != nullptr;
   for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
     if (starpu_worker_get_type(static_cast<int>(w)) != STARPU_CUDA_WORKER) continue;
     const int device = starpu_worker_get_devid(static_cast<int>(w));
@@ -92,11 +92,21 @@ std::vector<GpuMemory> StarpuSession::gpu_memory() const {
     g.starpu_bytes = starpu_memory_get_total(starpu_worker_get_memory_node(w));
     g.free_bytes = codelets::cuda_free_memory(device);
     const std::string own = "STARPU_LIMIT_CUDA_" + std::to_string(device) + "_MEM";
-    g.limit_from_env = limited || std::getenv(own.c_str()) != nullptr;
+    g.limit_from_env = limited || env_get(own.c_str()) != nullptr;
     gpus.push_back(g);
   }
 #endif
   return gpus;
+}
+
+void set_starpu_environment_defaults() {
+  // Two workers per GPU, each with its own stream: one task's launch and completion overlap
+  // the other's kernel (F1-like on the H100: 1235 instead of 997 bapps). The user's setting wins.
+  env_set("STARPU_NWORKER_PER_CUDA", "2", false);
+  // StarPU drops a measurement 50% off its entry's mean and empties the entry once drops
+  // outnumber samples: on loaded cores a task kind then never reached 10 measurements, and the
+  // LP bound had no time for it (docs/performance.md). Only 5x outliers are dropped here.
+  env_set("STARPU_HISTORY_MAX_ERROR", kHistoryMaxError, false);
 }
 
 void StarpuSession::start(EngineConfig& config, const GpuFit* fit) {
@@ -107,9 +117,9 @@ void StarpuSession::start(EngineConfig& config, const GpuFit* fit) {
   // one GPU; eager needs no model and was as fast as calibrated dmda (docs/performance.md).
   // StarPU reads STARPU_SCHED before the conf, and an empty value silently selects lws: an
   // empty one is dropped, and an explicit choice (run --sched) wins over the environment.
-  const char* env_sched = std::getenv("STARPU_SCHED");
+  const char* env_sched = env_get("STARPU_SCHED");
   if (env_sched && (!*env_sched || !config.scheduler.empty())) {
-    unsetenv("STARPU_SCHED");
+    env_unset("STARPU_SCHED");
     env_sched = nullptr;
   }
   const bool feeding_gpus = config.ncuda != 0 && gpus_present() && !(fit && fit->devices.empty());
@@ -127,25 +137,19 @@ void StarpuSession::start(EngineConfig& config, const GpuFit* fit) {
     for (size_t d = 0; d < fit->devices.size() && d < STARPU_NMAXWORKERS; ++d)
       conf.workers_cuda_gpuid[d] = static_cast<unsigned>(fit->devices[d]);
   }
-  // Two workers per GPU, each with its own stream: one task's launch and completion overlap
-  // the other's kernel (F1-like on the H100: 1235 instead of 997 bapps). The user's setting wins.
-  setenv("STARPU_NWORKER_PER_CUDA", "2", 0);
+  set_starpu_environment_defaults();  // done at the process's start already by pairhist
   std::optional<ScopedEnv> one_worker, no_pipeline;
   if (fit && fit->one_task_per_gpu) {
     one_worker.emplace("STARPU_NWORKER_PER_CUDA", "1");
     no_pipeline.emplace("STARPU_CUDA_PIPELINE", "0");
   }
-  // StarPU drops a measurement 50% off its entry's mean and empties the entry once drops
-  // outnumber samples: on loaded cores a task kind then never reached 10 measurements, and the
-  // LP bound had no time for it (docs/performance.md). Only 5x outliers are dropped here.
-  setenv("STARPU_HISTORY_MAX_ERROR", kHistoryMaxError, 0);
   // CPU workers on every core would starve the threads that read frames and feed the GPUs
   // (4x H200, 59 CPU workers, 4 decoding threads sharing one core: GPUs 80% busy).
   const int reserve = config.reserve_cores >= 0    ? config.reserve_cores
                       : (ncpu < 0 && feeding_gpus) ? 1 + std::max(0, config.reader_threads)
                                                    : 0;
   conf.reserve_ncpus = reserve;
-  if (ncpu < 0 && feeding_gpus && !std::getenv("STARPU_NCPU"))
+  if (ncpu < 0 && feeding_gpus && !env_get("STARPU_NCPU"))
     conf.ncpus = cpu_workers_beside_gpus(config, reserve);
   conf.nopencl = 0;
   std::optional<ScopedEnv> machine;

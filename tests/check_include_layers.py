@@ -11,6 +11,9 @@ The layers (docs/design.md, CONTRIBUTING.md), each allowed to include itself and
     analysis          topology data, selections, exclusions, g(r): public headers only
     drivers           the program: everything below it
     tests, fuzz, python, examples: anything
+Also fails where the program's layers that run beside other threads (io, tasks, codelets/starpu,
+drivers) read or change the environment other than through pairhist/environment.hpp: a getenv
+racing a setenv crashed runs (io/environment.cpp keeps the one lock).
 Usage: check_include_layers.py SOURCE_ROOT
 """
 import os
@@ -37,6 +40,12 @@ KERNEL_SHARED = {("codelets/cuda", "codelets/cpu"), ("codelets/cpu", "codelets/c
 ROOTS = ["codelets", "tasks", "capi", "io", "analysis", "drivers", "tests", "fuzz", "python",
          "examples"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+RAW_ENVIRONMENT = re.compile(r'\b(?:std::)?(?:getenv|setenv|unsetenv|putenv)\s*\(')
+LOCKED_ENVIRONMENT = {"io", "tasks", "codelets/starpu", "drivers"}
+# io/environment.cpp keeps the lock; tasks/algorithm_choice.cpp is in the decomposition policy,
+# which the C API links without libpairhist_host, and is read by the thread that plans, the one
+# that also changes the environment (an engine's start).
+RAW_ENVIRONMENT_ALLOWED = {"io/environment.cpp", "tasks/algorithm_choice.cpp"}
 
 
 def layer_of(rel):
@@ -62,6 +71,11 @@ def main():
                 files += 1
                 with open(path, encoding="utf-8") as f:
                     text = f.read()
+                if src in LOCKED_ENVIRONMENT and rel not in RAW_ENVIRONMENT_ALLOWED:
+                    for m in RAW_ENVIRONMENT.finditer(text):
+                        line = text.count("\n", 0, m.start()) + 1
+                        problems.append(f"{rel}:{line}: {m.group(0).strip()} outside "
+                                        "pairhist/environment.hpp (env_get, env_set, env_unset)")
                 for target in INCLUDE.findall(text):
                     if target.startswith("pairhist/"):
                         if not os.path.exists(os.path.join(ROOT, "include", target)):

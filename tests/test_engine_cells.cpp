@@ -5,10 +5,10 @@
 
 #include <numeric>
 
+#include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 #include "tasks/algorithm_choice.hpp"
 #include "tasks/frame_ring.hpp"
-#include "tasks/scoped_env.hpp"
 #include "tests/engine_reference.hpp"
 
 using namespace pairhist;

@@ -5,8 +5,8 @@
 
 #include <cstdlib>
 
+#include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
-#include "tasks/scoped_env.hpp"
 #include "tests/engine_reference.hpp"
 
 using namespace pairhist;

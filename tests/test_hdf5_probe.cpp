@@ -12,8 +12,8 @@
 
 #include "io/topology_reader.hpp"
 #include "io/trajectory_reader.hpp"
+#include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
-#include "tasks/scoped_env.hpp"
 #include "tests/test_support.hpp"
 
 namespace {

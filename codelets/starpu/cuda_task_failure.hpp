@@ -12,13 +12,14 @@
 #include <string>
 
 #include "codelets/starpu/device_faults.hpp"
+#include "pairhist/environment.hpp"
 
 namespace pairhist::codelets {
 
 /// The frame PAIRHIST_FAIL_CUDA_FRAME names, -1 when unset.
 inline int64_t injected_cuda_failure_frame() {
   static const int64_t frame = [] {
-    const char* text = std::getenv("PAIRHIST_FAIL_CUDA_FRAME");
+    const char* text = env_get("PAIRHIST_FAIL_CUDA_FRAME");
     return text && *text ? std::strtoll(text, nullptr, 10) : int64_t{-1};
   }();
   return frame;

@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "pairhist/environment.hpp"
+
 namespace pairhist::codelets {
 
 class CudaTaskProbe {
@@ -20,7 +22,7 @@ class CudaTaskProbe {
   /// Starts probing the current worker's task when it is among its first N; else inactive.
   CudaTaskProbe() {
     static const int limit = [] {
-      const char* text = std::getenv("PAIRHIST_CUDA_TASK_PROBE");
+      const char* text = env_get("PAIRHIST_CUDA_TASK_PROBE");
       return text && *text ? std::atoi(text) : 0;
     }();
     if (limit <= 0) return;

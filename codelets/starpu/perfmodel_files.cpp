@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "pairhist/environment.hpp"
+
 namespace fs = std::filesystem;
 
 namespace pairhist::codelets {
@@ -84,7 +86,7 @@ BusModel stored_bus_model() {
   // StarPU's layout (perfmodel_bus.c): <models>/bus/<host>.config beside <models>/codelets/<v>/.
   const fs::path bus = codelet_model_dir().parent_path().parent_path() / "bus";
   std::string host;
-  if (const char* forced = std::getenv("STARPU_HOSTNAME"); forced && *forced) {
+  if (const char* forced = env_get("STARPU_HOSTNAME"); forced && *forced) {
     host = forced;
   } else {
     char name[256] = {};

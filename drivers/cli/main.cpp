@@ -20,6 +20,8 @@
 #include "drivers/distributed/mpi_world.hpp"
 #include "drivers/job/run_summary.hpp"
 #include "drivers/job/stop_signals.hpp"
+#include "pairhist/engine.hpp"
+#include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/version.hpp"
 
@@ -67,13 +69,15 @@ std::string single_dash_word(int argc, char** argv) {
 }
 
 bool full_exit() {
-  const char* v = std::getenv("PAIRHIST_FULL_EXIT");
+  const char* v = pairhist::env_get("PAIRHIST_FULL_EXIT");
   return v && std::atoi(v) != 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any thread (MPI's, CUDA's, the decoding threads): see pairhist/environment.hpp.
+  pairhist::set_starpu_environment_defaults();
   try {
     pairhist::MpiWorld::start(argc, argv);
   } catch (const std::exception& e) {

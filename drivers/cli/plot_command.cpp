@@ -19,6 +19,7 @@
 #include "io/atomic_file.hpp"
 #include "io/q_table_reader.hpp"
 #include "io/run_output_reader.hpp"
+#include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {
@@ -36,14 +37,14 @@ std::string lower_extension(const std::string& path) {
 /// The gnuplot executable to run: $PAIRHIST_GNUPLOT or `gnuplot`, resolved on PATH. Empty if
 /// there is none.
 std::string find_gnuplot() {
-  const char* env = std::getenv("PAIRHIST_GNUPLOT");
+  const char* env = env_get("PAIRHIST_GNUPLOT");
   const std::string program = env != nullptr && *env != '\0' ? env : "gnuplot";
   auto runnable = [](const std::string& p) {
     struct stat st {};
     return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
   };
   if (program.find('/') != std::string::npos) return runnable(program) ? program : "";
-  const char* path = std::getenv("PATH");
+  const char* path = env_get("PATH");
   std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
   size_t start = 0;
   while (start <= dirs.size()) {

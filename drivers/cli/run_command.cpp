@@ -28,6 +28,7 @@
 #include "drivers/report/task_trace.hpp"
 #include "io/atomic_file.hpp"
 #include "io/histogram_result_reader.hpp"
+#include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 #include "tasks/algorithm_choice.hpp"
 
@@ -330,7 +331,7 @@ void calibrate(RunArgs& a, int frames, int passes) {
         "of node, and share the models (perfmodels/README.md)");
   if (frames < 1) throw UsageError("--frames must be positive");
   if (passes < 1) throw UsageError("--passes must be positive");
-  setenv("STARPU_CALIBRATE", "1", 1);
+  env_set("STARPU_CALIBRATE", "1");
   if (a.job.scheduler.empty()) a.job.scheduler = "dmda";
   a.job.last = a.job.first + static_cast<int64_t>(frames - 1) * a.job.step;
   a.lp_bound = true;  // records the task kinds, and which still lack measurements where
@@ -357,11 +358,11 @@ void calibrate(RunArgs& a, int frames, int passes) {
   }
   fs::remove_all(tmpl);
   std::string dir;
-  if (const char* d = std::getenv("STARPU_PERF_MODEL_DIR"))
+  if (const char* d = env_get("STARPU_PERF_MODEL_DIR"))
     dir = d;
-  else if (const char* h = std::getenv("STARPU_HOME"))
+  else if (const char* h = env_get("STARPU_HOME"))
     dir = std::string(h) + "/.starpu/sampling";
-  else if (const char* h = std::getenv("HOME"))
+  else if (const char* h = env_get("HOME"))
     dir = std::string(h) + "/.starpu/sampling";
   std::printf(
       "pairhist calibrate: measured the tasks of %d frames, %d pass%s; models stored in %s\n",

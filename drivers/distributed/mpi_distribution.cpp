@@ -7,6 +7,7 @@
 
 #include "drivers/distributed/mpi_comms.hpp"
 #include "drivers/distributed/mpi_world.hpp"
+#include "pairhist/environment.hpp"
 
 namespace pairhist {
 
@@ -19,7 +20,7 @@ double seconds_since(Clock::time_point t) {
 }
 
 double timeout_seconds() {
-  const char* v = std::getenv("PAIRHIST_MPI_TIMEOUT");
+  const char* v = env_get("PAIRHIST_MPI_TIMEOUT");
   const double t = v ? std::atof(v) : 0;
   return t > 0 ? t : 60.0;
 }
@@ -31,7 +32,7 @@ namespace {
 /// PAIRHIST_MPI_REDUCTION=tree (default), sum or redux: how StarPU-MPI sums the ranks' counts
 /// (drivers/distributed/mpi_reduction.hpp; docs/performance.md measures them).
 MpiReduction::Method reduction_method() {
-  const char* v = std::getenv("PAIRHIST_MPI_REDUCTION");
+  const char* v = env_get("PAIRHIST_MPI_REDUCTION");
   if (v && std::strcmp(v, "redux") == 0) return MpiReduction::Method::redux;
   if (v && std::strcmp(v, "sum") == 0) return MpiReduction::Method::sum;
   return MpiReduction::Method::tree;

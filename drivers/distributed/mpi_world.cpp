@@ -17,6 +17,7 @@
 
 #if defined(PAIRHIST_WITH_MPI)
 #include "drivers/distributed/mpi_comms.hpp"
+#include "pairhist/environment.hpp"
 #endif
 
 namespace pairhist {
@@ -26,20 +27,20 @@ WorldShape g_shape;
 bool g_started = false;
 bool g_finished = false;
 
-bool env_set(const char* name) {
-  const char* v = std::getenv(name);
+bool env_has(const char* name) {
+  const char* v = env_get(name);
   return v != nullptr && *v != '\0';
 }
 
 /// Whether an MPI launcher started this process: OpenMPI's mpirun, PMI (MPICH's hydra, srun
 /// --mpi=pmi2), PMIx (srun --mpi=pmix, OpenMPI 5) or a Slurm step of several tasks.
 bool launched_by_mpi() {
-  if (const char* forced = std::getenv("PAIRHIST_MPI"); forced && *forced)
+  if (const char* forced = env_get("PAIRHIST_MPI"); forced && *forced)
     return std::strcmp(forced, "0") != 0;
-  if (env_set("OMPI_COMM_WORLD_SIZE") || env_set("PMI_SIZE") || env_set("PMIX_RANK") ||
-      env_set("MV2_COMM_WORLD_SIZE"))
+  if (env_has("OMPI_COMM_WORLD_SIZE") || env_has("PMI_SIZE") || env_has("PMIX_RANK") ||
+      env_has("MV2_COMM_WORLD_SIZE"))
     return true;
-  const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");
+  const char* tasks = env_get("SLURM_STEP_NUM_TASKS");
   return tasks != nullptr && std::atoi(tasks) > 1;
 }
 
@@ -48,7 +49,7 @@ bool launched_by_mpi() {
 int launcher_size() {
   for (const char* name :
        {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS"})
-    if (const char* v = std::getenv(name); v && *v) return std::atoi(v);
+    if (const char* v = env_get(name); v && *v) return std::atoi(v);
   return 0;
 }
 #endif
@@ -60,7 +61,7 @@ MPI_Comm g_control = MPI_COMM_NULL, g_collective = MPI_COMM_NULL, g_starpu = MPI
 /// CUDA_VISIBLE_DEVICES before it is set): the launcher's list, else the driver's devices.
 std::vector<std::string> node_gpus() {
   std::vector<std::string> gpus;
-  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) {
+  if (const char* visible = env_get("CUDA_VISIBLE_DEVICES")) {
     std::stringstream list(visible);
     std::string id;
     while (std::getline(list, id, ','))
@@ -140,14 +141,14 @@ void split_cores(MPI_Comm node, int local_rank, int local_size) {
                      MpiWorld::shape().host.c_str(), online, usable_cores());
     }
   }
-  setenv("STARPU_WORKERS_GETBIND", "1", 0);
+  env_set("STARPU_WORKERS_GETBIND", "1", false);
   // StarPU keeps one bus calibration per host name and redoes it whenever the cores it sees
   // change: ranks with a share of the node get a name of their own per share. And per rank of
   // the node: StarPU writes and reads these files without a lock, so ranks calibrating one name
   // at once read each other's half-written files (an assertion in check_bus_affinity_file).
   std::string name = MpiWorld::shape().host + "-" + std::to_string(usable_cores()) + "cores";
   if (local_size > 1) name += "-rank" + std::to_string(local_rank);
-  setenv("STARPU_HOSTNAME", name.c_str(), 0);
+  env_set("STARPU_HOSTNAME", name.c_str(), false);
 }
 
 /// Ranks on one node that see the same GPUs take turns: rank i gets GPUs i, i + L, ... of the
@@ -162,7 +163,7 @@ void split_gpus(MPI_Comm node, int local_rank, int local_size) {
   for (size_t g = static_cast<size_t>(local_rank); g < gpus.size();
        g += static_cast<size_t>(local_size))
     mine += (mine.empty() ? "" : ",") + gpus[g];
-  setenv("CUDA_VISIBLE_DEVICES", mine.c_str(), 1);
+  env_set("CUDA_VISIBLE_DEVICES", mine.c_str());
 }
 #endif
 
@@ -203,7 +204,7 @@ void MpiWorld::start(int& argc, char**& argv) {
       split_cores(node, g_shape.local_rank, g_shape.local_size);
       split_gpus(node, g_shape.local_rank, g_shape.local_size);
       // StarPU-MPI's progress thread sleeps while no message is due: it needs no core of its own.
-      setenv("STARPU_MPI_NOBIND", "1", 0);
+      env_set("STARPU_MPI_NOBIND", "1", false);
     }
     MPI_Comm_free(&node);
     MPI_Comm_dup(MPI_COMM_WORLD, &g_control);
@@ -222,7 +223,7 @@ void MpiWorld::start(int& argc, char**& argv) {
         "-DPAIRHIST_ENABLE_MPI=OFF): run it without mpirun/srun, or rebuild (README, many nodes)");
 #endif
   g_shape.cores = usable_cores();
-  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) g_shape.gpus = visible;
+  if (const char* visible = env_get("CUDA_VISIBLE_DEVICES")) g_shape.gpus = visible;
 }
 
 const WorldShape& MpiWorld::shape() {

@@ -8,6 +8,7 @@
 
 #include "analysis/exclusions.hpp"
 #include "analysis/rdf.hpp"
+#include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
 #include "tasks/algorithm_choice.hpp"
@@ -154,7 +155,7 @@ bool whole_frame_bounds(const io::TrajectoryFrame& frame,
 }  // namespace
 
 bool legacy_feeding() {
-  const char* v = std::getenv("PAIRHIST_FEEDING");
+  const char* v = env_get("PAIRHIST_FEEDING");
   return v && std::string(v) == "legacy";
 }
 

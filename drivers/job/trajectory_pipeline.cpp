@@ -11,6 +11,7 @@
 #include "drivers/job/job_inputs.hpp"
 #include "io/species_columns.hpp"
 #include "io/xtc_parallel_reader.hpp"
+#include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {
@@ -18,7 +19,7 @@ namespace {
 
 // PAIRHIST_COPY_COLUMNS=1 copies every frame's columns as before the hand-over, for measuring.
 bool copying_columns() {
-  const char* v = std::getenv("PAIRHIST_COPY_COLUMNS");
+  const char* v = env_get("PAIRHIST_COPY_COLUMNS");
   return v && std::atoi(v) != 0;
 }
 
@@ -33,14 +34,14 @@ constexpr int kFirstColumnsThreads = 4;
 // PAIRHIST_FIRST_COLUMNS=0 picks the first frame's atoms after the engine's start, as before,
 // for measuring.
 bool first_columns_ahead() {
-  const char* v = std::getenv("PAIRHIST_FIRST_COLUMNS");
+  const char* v = env_get("PAIRHIST_FIRST_COLUMNS");
   return !(v && std::atoi(v) == 0);
 }
 
 // PAIRHIST_DECODE_BEFORE_PINNING=0 gives the decoding threads the species only once the pinning
 // hooks exist, as before they staged columns meanwhile, for measuring.
 bool decode_before_pinning() {
-  const char* v = std::getenv("PAIRHIST_DECODE_BEFORE_PINNING");
+  const char* v = env_get("PAIRHIST_DECODE_BEFORE_PINNING");
   return !(v && std::atoi(v) == 0);
 }
 

@@ -8,6 +8,7 @@
 #include <limits>
 #include <system_error>
 
+#include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 
 #ifndef PAIRHIST_SOURCE_DATA_DIR
@@ -57,7 +58,7 @@ LiquidSampleFiles find_liquid_sample(const std::string& case_name, const LiquidS
     return LiquidSampleFiles{(dir / (stem + ".xtc")).string(), (dir / (stem + ".gro")).string()};
   };
   // An explicit environment setting is final: silently falling back elsewhere would hide a typo.
-  if (const char* env = std::getenv("PAIRHIST_DATA_DIR"); env && *env) {
+  if (const char* env = env_get("PAIRHIST_DATA_DIR"); env && *env) {
     if (!has_sample(env, stem))
       throw UsageError(case_name + " sample " + stem + ".xtc/.gro not found in PAIRHIST_DATA_DIR=" +
                        env + " (unset it, or give --sample FILE.xtc --sample-top FILE.gro)");

@@ -208,6 +208,11 @@ int cuda_devices();
 /// their first launch (to measure).
 void prepare_engine_start(int ncuda, Precision precision);
 
+/// Sets the environment variables every engine sets for StarPU (where the user has not), as an
+/// engine's start would: a program calls it first, before any thread exists, since adding a
+/// variable while other threads read the environment can crash them (pairhist/environment.hpp).
+void set_starpu_environment_defaults();
+
 /// Makes HostColumns allocated from now on pinned when CUDA devices are present (their pinning
 /// hooks, set_host_pinning), so that GPUs read columns the engine takes over
 /// (submit_frame_columns_swap) by DMA. Call it before the buffers are first allocated, e.g.

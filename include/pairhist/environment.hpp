@@ -1,0 +1,34 @@
+// The process environment, read and changed while threads run. StarPU takes some settings only
+// from the environment, so a run sets them as its engine starts, while decoding threads, CUDA's
+// and MPI's already run. glibc's setenv moves the array of variables when it adds one, and a
+// getenv walking the old array on another thread reads freed memory: F1 as 4 ranks on the 4x
+// H200 node crashed in getenv on a decoding thread (3 runs in 13, commits e14d08e and 966d089).
+// pairhist's own code reads and changes the environment through these functions, which share one
+// lock (in libpairhist_host, so one per process); the settings a run always makes are made once,
+// at the process's start, before any thread (set_process_environment).
+#pragma once
+
+namespace pairhist {
+
+/// getenv under the environment's lock: the value, or null. glibc keeps every value string it
+/// ever set, so the pointer stays valid after the lock.
+const char* env_get(const char* name);
+/// setenv / unsetenv under the lock (replace false: an existing value stays).
+void env_set(const char* name, const char* value, bool replace = true);
+void env_unset(const char* name);
+
+/// A variable set for a scope (StarPU reads its settings at starpu_init), its previous value (or
+/// its absence) restored after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  const char* old_ = nullptr;  // a glibc value string: never freed
+};
+
+}  // namespace pairhist

@@ -1,0 +1,44 @@
+// The process environment under one lock (include/pairhist/environment.hpp).
+#include "pairhist/environment.hpp"
+
+#include <cstdlib>
+#include <mutex>
+#include <shared_mutex>
+
+namespace pairhist {
+namespace {
+
+std::shared_mutex& environment_mutex() {
+  static std::shared_mutex m;
+  return m;
+}
+
+}  // namespace
+
+const char* env_get(const char* name) {
+  std::shared_lock<std::shared_mutex> lock(environment_mutex());
+  return std::getenv(name);
+}
+
+void env_set(const char* name, const char* value, bool replace) {
+  std::unique_lock<std::shared_mutex> lock(environment_mutex());
+  setenv(name, value, replace ? 1 : 0);
+}
+
+void env_unset(const char* name) {
+  std::unique_lock<std::shared_mutex> lock(environment_mutex());
+  unsetenv(name);
+}
+
+ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name), old_(env_get(name)) {
+  env_set(name, value);
+}
+
+ScopedEnv::~ScopedEnv() {
+  if (old_)
+    env_set(name_, old_);
+  else
+    env_unset(name_);
+}
+
+}  // namespace pairhist
