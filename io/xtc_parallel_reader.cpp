@@ -28,16 +28,6 @@ int64_t window_per_thread() {
   return k;
 }
 
-// PAIRHIST_REUSE_PINNED=0 stages frames even where a pinned set is free, as before 2026-11-28,
-// for measuring.
-bool reuse_pinned_sets() {
-  static const bool reuse = [] {
-    const char* v = env_get("PAIRHIST_REUSE_PINNED");
-    return !(v && std::atoi(v) == 0);
-  }();
-  return reuse;
-}
-
 bool staging_allowed() {
   static const bool allowed = [] {
     const char* v = env_get("PAIRHIST_STAGED_COLUMNS");
@@ -315,17 +305,10 @@ bool XtcParallelReader::claim_next(Claim& claim, int thread, double lock_wait) {
   claim.slot->timing.claimed = steady_seconds();
   claim.prep = prep_;
   claim.choosing = static_cast<bool>(chooser_);
-  // Awaiting the hooks, every frame is staged (columns allocated now would stay unpinned). A
-  // frame due among the next pinned_frames_ is decoded straight into a pinned set the caller
-  // gave back, if one is free: it would be promoted into one anyway, and the copy cost 40 ms at
-  // 10.9M atoms (a seventh of decoding the frame) where decoding bounds the run (2x H200).
-  // Frames further ahead stay staged, so pinned sets still follow the frames about to be counted.
-  const bool due_soon = next_to_read_ <= delivered_ + pinned_frames_;  // incremented above
-  const bool pinned_set_free = due_soon && !free_sets_.empty() && !pinning_awaited_ &&
-                               host_pinning_installed() && reuse_pinned_sets();
+  // Awaiting the hooks, every frame is staged (columns allocated now would stay unpinned).
   claim.staged = (pinning_awaited_ ||
                   (active_ > pinned_frames_ && host_pinning_installed() && staging_allowed())) &&
-                 !pinned_set_free && !prep_->what.species.empty() && !prep_->what.pending;
+                 !prep_->what.species.empty() && !prep_->what.pending;
   std::vector<HostColumn>& soa = claim.slot->frame.columns.soa;
   if (!claim.staged && soa.empty() && !free_sets_.empty()) {  // pinned already: no new pinning
     soa = std::move(free_sets_.back());

@@ -14,8 +14,7 @@
 # thread after the engine's start, as before 2026-11-28; fullexit: the CUDA runtime's teardown at
 # exit, as before; ranksfull: ranks with it; pinfirst: the species given to the decoding threads
 # only once CUDA's pinning hooks exist, as before 2026-11-28's second change; pinnedN:
-# PAIRHIST_PINNED_FRAMES=N (8: as before 2026-11-28); reuse0: frames due soon staged even where a
-# pinned set is free (PAIRHIST_REUSE_PINNED=0, as before 2026-11-28); dtN: --decode-threads N).
+# PAIRHIST_PINNED_FRAMES=N (8: as before 2026-11-28); dtN: --decode-threads N).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=node-device
@@ -77,7 +76,6 @@ declare -A variant_args=([defaults]="" [ncpu0]="--ncpu 0" [ncuda1]="--ncpu 0 --n
   [ncpu0dtmax]="--ncpu 0 --decode-threads $((cores - 1))" [pending0]="" [pending1]=""
   [pending2]="" [oldstart]="" [fullexit]="" [ranksfull]="" [pinfirst]="")
 for n in 8 16 24 32 48 64; do variant_args[pinned$n]=""; done
-variant_args[reuse0]=""
 for n in $(seq 1 "$cores"); do variant_args[dt$n]="--decode-threads $n"; done
 ranks=0
 [ "$gpus" -ge 2 ] && [ "${NODE_RANKS:-1}" = 1 ] && command -v mpirun >/dev/null && ranks=$gpus
@@ -91,7 +89,6 @@ launcher() {  # launcher VARIANT
     fullexit) echo "env PAIRHIST_FULL_EXIT=1 $ph" ;;
     pinfirst) echo "env PAIRHIST_DECODE_BEFORE_PINNING=0 $ph" ;;
     pinned[0-9]*) echo "env PAIRHIST_PINNED_FRAMES=${1#pinned} $ph" ;;
-    reuse0) echo "env PAIRHIST_REUSE_PINNED=0 $ph" ;;
     *) echo "$ph" ;;
   esac
 }

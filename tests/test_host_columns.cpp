@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -67,6 +68,27 @@ bool is_pinned(const void* p) {
   return pinned.count(p) > 0;
 }
 
+// The bundled water trajectory's species (O, then H) as a reader's preparation, and every frame's
+// columns gathered from the serial reader's whole frames (unpinned: not counted among the pins).
+struct WaterColumns {
+  io::FramePreparation prep;
+  std::vector<io::SpeciesColumns> expected;
+};
+
+WaterColumns water_columns(const std::string& path) {
+  WaterColumns w;
+  w.prep.species.resize(2);
+  io::XtcReader serial(path);
+  for (int a = 0; a < serial.natoms(); ++a) w.prep.species[a % 3 == 0 ? 0 : 1].push_back(a);
+  w.prep.whole_frame = false;
+  UnpinnedScope unpinned;
+  for (io::TrajectoryFrame f; serial.next(f);) {
+    w.expected.emplace_back();
+    io::gather_species_columns(f.xyz.data(), w.prep.species, w.expected.back());
+  }
+  return w;
+}
+
 }  // namespace
 
 TEST_CASE("HostColumn: aligned, resized without a zero fill, buffers swapped") {
@@ -87,16 +109,9 @@ TEST_CASE("HostColumn: aligned, resized without a zero fill, buffers swapped") {
 TEST_CASE("frames decoded while the pinning hooks are awaited: staged, then pinned when due") {
   REQUIRE_FALSE(host_pinning_installed());
   const std::string path = test::data_dir() + "/spce_water.xtc";
-  io::FramePreparation prep;
-  prep.species.resize(2);  // water: O, then H
-  io::XtcReader serial(path);
-  for (int a = 0; a < serial.natoms(); ++a) prep.species[a % 3 == 0 ? 0 : 1].push_back(a);
-  prep.whole_frame = false;
-  std::vector<io::SpeciesColumns> expected;
-  for (io::TrajectoryFrame f; serial.next(f);) {
-    expected.emplace_back();
-    io::gather_species_columns(f.xyz.data(), prep.species, expected.back());
-  }
+  const WaterColumns water = water_columns(path);
+  const io::FramePreparation& prep = water.prep;
+  const std::vector<io::SpeciesColumns>& expected = water.expected;
   REQUIRE(expected.size() > 10);
   auto check_frame = [&](const io::TrajectoryFrame& frame, size_t k) {
     REQUIRE(k < expected.size());
@@ -228,19 +243,9 @@ TEST_CASE("pinning hooks: installed once, used by the readers' and the engine's 
 TEST_CASE("more decoding threads than pinned frames: columns staged, pinned only when due") {
   REQUIRE(set_host_pinning(count_pin, count_unpin));  // as installed above, or first here
   const std::string path = test::data_dir() + "/spce_water.xtc";
-  io::FramePreparation prep;
-  prep.species.resize(2);  // water: O, then H
-  io::XtcReader serial(path);
-  for (int a = 0; a < serial.natoms(); ++a) prep.species[a % 3 == 0 ? 0 : 1].push_back(a);
-  prep.whole_frame = false;
-  std::vector<io::SpeciesColumns> expected;
-  {
-    UnpinnedScope unpinned;  // the reference columns: not counted among the reader's pins
-    for (io::TrajectoryFrame f; serial.next(f);) {
-      expected.emplace_back();
-      io::gather_species_columns(f.xyz.data(), prep.species, expected.back());
-    }
-  }
+  const WaterColumns water = water_columns(path);
+  const io::FramePreparation& prep = water.prep;
+  const std::vector<io::SpeciesColumns>& expected = water.expected;
   REQUIRE(expected.size() > size_t(3 * io::kPinnedFrames));
 
   // Staged all along (pinned sets bounded whatever the threads), then with the threads switched

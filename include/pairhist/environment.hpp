@@ -2,7 +2,7 @@
 // from the environment, so a run sets them as its engine starts, while decoding threads, CUDA's
 // and MPI's already run. glibc's setenv moves the array of variables when it adds one, and a
 // getenv walking the old array on another thread reads freed memory: F1 as 4 ranks on the 4x
-// H200 node crashed in getenv on a decoding thread (3 runs in 13, commits e14d08e and 966d089).
+// H200 node crashed in getenv on a decoding thread (3 runs in 23, commits e14d08e and 966d089).
 // pairhist's own code reads and changes the environment through these functions, which share one
 // lock (in libpairhist_host, so one per process); the settings a run always makes are made once,
 // at the process's start, before any thread (set_process_environment).
