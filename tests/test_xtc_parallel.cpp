@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -494,6 +495,18 @@ TEST_CASE("errors of the first frame and of opening match the serial reader") {
   CHECK(read_parallel(path, 3).error == read_serial(path).error);
   CHECK_THROWS_AS(XtcParallelReader(path, 0), InputError);  // the file is checked first
   CHECK_THROWS_AS(XtcParallelReader(kSampleXtc, 0), pairhist::UsageError);
+}
+
+TEST_CASE("pinned frames: half the decoding threads, from 8 to 32") {
+  using pairhist::io::pinned_frames_for;
+  if (std::getenv("PAIRHIST_PINNED_FRAMES")) return;  // a measurement's setting
+  CHECK(pinned_frames_for(1) == pairhist::io::kPinnedFrames);
+  CHECK(pinned_frames_for(15) == 8);   // the 16-core H100 host: as before
+  CHECK(pinned_frames_for(31) == 15);  // 2x H200, 32 cores
+  CHECK(pinned_frames_for(63) == 31);  // 4-GPU node, 64 cores
+  CHECK(pinned_frames_for(200) == pairhist::io::kMaxPinnedFrames);
+  XtcParallelReader reader(kSampleXtc, 20);
+  CHECK(reader.pinned_frames() == 10);
 }
 
 TEST_CASE("open_trajectory_threaded picks the reader; the automatic rule") {
