@@ -30,13 +30,14 @@ void env_unset(const char* name) {
   unsetenv(name);
 }
 
-ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name), old_(env_get(name)) {
+ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
+  if (const char* old = env_get(name)) old_ = old, had_ = true;
   env_set(name, value);
 }
 
 ScopedEnv::~ScopedEnv() {
-  if (old_)
-    env_set(name_, old_);
+  if (had_)
+    env_set(name_, old_.c_str());
   else
     env_unset(name_);
 }

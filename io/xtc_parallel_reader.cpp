@@ -214,24 +214,14 @@ void XtcParallelReader::await_pinning() {
 }
 
 void XtcParallelReader::pinning_settled() {
+  std::vector<std::vector<HostColumn>> unused;  // freed after the lock
   {
     std::lock_guard<std::mutex> lock(mutex_);
     pinning_awaited_ = false;
-    // Sets given back before the hooks existed are no pinned sets: freed, not reused. (Nothing
-    // took them meanwhile: while the hooks are awaited, every frame is staged.)
-    if (host_pinning_installed())
-      free_sets_.erase(std::remove_if(free_sets_.begin(), free_sets_.end(),
-                                      [&](const std::vector<HostColumn>& set) {
-                                        const auto it = std::find(unpinned_delivered_.begin(),
-                                                                  unpinned_delivered_.end(),
-                                                                  set.front().data());
-                                        if (it == unpinned_delivered_.end()) return false;
-                                        unpinned_delivered_.erase(it);
-                                        return true;
-                                      }),
-                       free_sets_.end());
-    else
-      unpinned_delivered_.clear();  // nothing will pin: every set is as good as another
+    if (!host_pinning_installed()) {  // nothing will pin: no staging from now on
+      unused.swap(staging_sets_);
+      unpinned_delivered_.clear();
+    }
   }
   claimable_.notify_all();  // threads waiting for room promote the staged frames now due
 }
@@ -309,6 +299,10 @@ bool XtcParallelReader::claim_next(Claim& claim, int thread, double lock_wait) {
   claim.staged = (pinning_awaited_ ||
                   (active_ > pinned_frames_ && host_pinning_installed() && staging_allowed())) &&
                  !prep_->what.species.empty() && !prep_->what.pending;
+  if (claim.staged && claim.slot->staging.empty() && !staging_sets_.empty()) {
+    claim.slot->staging = std::move(staging_sets_.back());
+    staging_sets_.pop_back();
+  }
   std::vector<HostColumn>& soa = claim.slot->frame.columns.soa;
   if (!claim.staged && soa.empty() && !free_sets_.empty()) {  // pinned already: no new pinning
     soa = std::move(free_sets_.back());
@@ -328,14 +322,16 @@ bool XtcParallelReader::promote_one(std::unique_lock<std::mutex>& lock, int by) 
   }
   if (!slot) return false;
   slot->state = Slot::State::promoting;
-  // Nothing pins (yet): the staging columns go out as they are, measured in place.
-  const bool pinning = host_pinning_installed();
+  // Nothing pins, or the GPUs are not ready yet (pinning would wait for their contexts, and the
+  // caller may be passing over frames before the run's first): the staging columns go out as
+  // they are, measured in place.
+  const bool pinning = host_pinning_installed() && !pinning_awaited_;
   SpeciesColumns pinned;
   if (pinning && !free_sets_.empty()) {
     pinned.soa = std::move(free_sets_.back());
     free_sets_.pop_back();
   }
-  if (!pinning && pinning_awaited_ && !slot->frame.columns.soa.empty())
+  if (!pinning && host_pinning_may_come() && !slot->frame.columns.soa.empty())
     unpinned_delivered_.push_back(slot->frame.columns.soa.front().data());
   lock.unlock();
   const auto start = std::chrono::steady_clock::now();
@@ -493,12 +489,16 @@ bool XtcParallelReader::next(TrajectoryFrame& frame) {
   // promoted or claimed next, not for this slot's next frame: a window's worth of them would
   // otherwise sit in the slots while promotions pin new ones.
   if (!slot.frame.columns.soa.empty()) {
+    // A set handed over unpinned serves again as staging, never as a pinned set.
     const auto unpinned = std::find(unpinned_delivered_.begin(), unpinned_delivered_.end(),
                                     slot.frame.columns.soa.front().data());
-    const bool drop = unpinned != unpinned_delivered_.end() && host_pinning_installed();
-    if (drop) unpinned_delivered_.erase(unpinned);
-    if (!drop) free_sets_.push_back(std::move(slot.frame.columns.soa));
-    slot.frame.columns.soa.clear();  // a dropped set is freed here
+    if (unpinned != unpinned_delivered_.end()) {
+      unpinned_delivered_.erase(unpinned);
+      staging_sets_.push_back(std::move(slot.frame.columns.soa));
+    } else {
+      free_sets_.push_back(std::move(slot.frame.columns.soa));
+    }
+    slot.frame.columns.soa.clear();
   }
   slot.state = Slot::State::free;
   ++delivered_;

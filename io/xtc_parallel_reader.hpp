@@ -106,11 +106,11 @@ class XtcParallelReader : public TrajectoryReader {
   /// What the frames claimed from now on deliver (e.g. species columns once the topology that
   /// selects them has loaded, while the first frames decoded meanwhile); any thread, any time.
   void set_preparation(FramePreparation prep);
-  /// Pinning hooks are being installed on another thread (a GPU run's CUDA start: 0.7-1.3 s on
-  /// 4-GPU nodes, during which 60 decoding threads sat idle): until pinning_settled(), frames
-  /// are decoded into unpinned staging columns and wait there, and promotions into pinned sets
-  /// begin only then. A frame next() delivers before that gets its staging columns, unpinned;
-  /// given back once hooks exist, they are freed instead of reused. Call before the species.
+  /// Pinning hooks are being installed on another thread, and the GPUs started (a GPU run's CUDA
+  /// start: 1-2 s on 4-GPU nodes, during which 60 decoding threads sat idle): until
+  /// pinning_settled(), frames are decoded into unpinned staging columns and wait there, and
+  /// promotions into pinned sets begin only then. A frame next() delivers before that gets its
+  /// staging columns, unpinned; given back, they serve as staging again. Call before the species.
   void await_pinning();
   /// The hooks are installed, or will not be: staged frames are promoted (copied into pinned
   /// sets, or handed over as they are where nothing pins).
@@ -231,9 +231,13 @@ class XtcParallelReader : public TrajectoryReader {
   int64_t decoded_frames_ = 0;
   std::vector<std::vector<HostColumn>> free_sets_;  // pinned column sets the caller gave back
   bool pinning_awaited_ = false;                    // await_pinning() until pinning_settled()
-  // Staging sets delivered as a frame's columns while hooks were awaited (first column's data):
-  // unpinned for good, so not reused as pinned sets once the hooks exist.
+  // Staging sets delivered as a frame's columns while pinning was awaited (their first column's
+  // data): unpinned for good, so given back they serve as staging again (staging_sets_), never
+  // as pinned sets, and frames passed over meanwhile do not allocate a set each.
   std::vector<const void*> unpinned_delivered_;
+  std::vector<std::vector<HostColumn>> staging_sets_;
+  // Whether frames may yet be pinned: awaited, or hooks installed.
+  bool host_pinning_may_come() const { return pinning_awaited_ || host_pinning_installed(); }
   Waits waits_;
   bool recording_ = false;
   std::vector<ReadingTiming> timings_;

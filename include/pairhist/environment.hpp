@@ -5,13 +5,16 @@
 // H200 node crashed in getenv on a decoding thread (3 runs in 23, commits e14d08e and 966d089).
 // pairhist's own code reads and changes the environment through these functions, which share one
 // lock (in libpairhist_host, so one per process); the settings a run always makes are made once,
-// at the process's start, before any thread (set_process_environment).
+// at the process's start, before any thread (set_starpu_environment_defaults, engine.hpp).
 #pragma once
+
+#include <string>
 
 namespace pairhist {
 
 /// getenv under the environment's lock: the value, or null. glibc keeps every value string it
-/// ever set, so the pointer stays valid after the lock.
+/// ever set, so the pointer stays valid after the lock; copy it where it must outlive a later
+/// env_set of the same name on another C library.
 const char* env_get(const char* name);
 /// setenv / unsetenv under the lock (replace false: an existing value stays).
 void env_set(const char* name, const char* value, bool replace = true);
@@ -28,7 +31,8 @@ class ScopedEnv {
 
  private:
   const char* name_;
-  const char* old_ = nullptr;  // a glibc value string: never freed
+  std::string old_;
+  bool had_ = false;
 };
 
 }  // namespace pairhist
