@@ -25,6 +25,11 @@ void env_set(const char* name, const char* value, bool replace) {
   setenv(name, value, replace ? 1 : 0);
 }
 
+bool env_flag(const char* name, bool fallback) {
+  const char* v = env_get(name);
+  return v ? std::atoi(v) != 0 : fallback;
+}
+
 void env_unset(const char* name) {
   std::unique_lock<std::shared_mutex> lock(environment_mutex());
   unsetenv(name);

@@ -33,10 +33,7 @@ constexpr std::size_t kLine = 64;
 constexpr std::size_t kHugePage = std::size_t(2) << 20;
 
 bool huge_pages_wanted() {
-  static const bool wanted = [] {
-    const char* v = env_get("PAIRHIST_HUGE_COLUMNS");
-    return !(v && std::atoi(v) == 0);
-  }();
+  static const bool wanted = env_flag("PAIRHIST_HUGE_COLUMNS", true);
   return wanted;
 }
 
@@ -84,10 +81,7 @@ thread_local bool unpinned_here = false;  // an UnpinnedScope lives on this thre
 // frames held those first tasks 0.3-0.8 s; 130 MB of resident pages pins in ~10 ms (4x H200 host,
 // bench_host_pinning).
 bool prefault_before_pinning() {
-  static const bool wanted = [] {
-    const char* v = env_get("PAIRHIST_PREFAULT_PINNED");
-    return !(v && std::atoi(v) == 0);
-  }();
+  static const bool wanted = env_flag("PAIRHIST_PREFAULT_PINNED", true);
   return wanted;
 }
 

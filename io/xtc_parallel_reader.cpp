@@ -29,10 +29,7 @@ int64_t window_per_thread() {
 }
 
 bool staging_allowed() {
-  static const bool allowed = [] {
-    const char* v = env_get("PAIRHIST_STAGED_COLUMNS");
-    return !(v && std::atoi(v) == 0);
-  }();
+  static const bool allowed = env_flag("PAIRHIST_STAGED_COLUMNS", true);
   return allowed;
 }
 

@@ -33,10 +33,7 @@ int gpus_of(const MachineShape& m) {
 constexpr double kWholeFrameGpuSeconds = 0.05;
 
 bool whole_frames_per_gpu_allowed() {  // PAIRHIST_FRAME_PER_GPU=0: every frame over every GPU
-  static const bool allowed = [] {
-    const char* v = env_get("PAIRHIST_FRAME_PER_GPU");
-    return !(v && std::atoi(v) == 0);
-  }();
+  static const bool allowed = env_flag("PAIRHIST_FRAME_PER_GPU", true);
   return allowed;
 }
 

@@ -55,3 +55,13 @@ TEST_CASE("ScopedEnv: the value for the scope, the previous one (or none) after"
   CHECK(std::string(env_get("PAIRHIST_TEST_SCOPED")) == "kept");
   env_unset("PAIRHIST_TEST_SCOPED");
 }
+
+TEST_CASE("env_flag: the fallback when unset, else whether the value is a non-zero number") {
+  env_unset("PAIRHIST_TEST_FLAG");
+  CHECK(env_flag("PAIRHIST_TEST_FLAG", true));
+  CHECK_FALSE(env_flag("PAIRHIST_TEST_FLAG", false));
+  ScopedEnv off("PAIRHIST_TEST_FLAG", "0");
+  CHECK_FALSE(env_flag("PAIRHIST_TEST_FLAG", true));
+  ScopedEnv on("PAIRHIST_TEST_FLAG", "1");
+  CHECK(env_flag("PAIRHIST_TEST_FLAG", false));
+}

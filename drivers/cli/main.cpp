@@ -69,8 +69,7 @@ std::string single_dash_word(int argc, char** argv) {
 }
 
 bool full_exit() {
-  const char* v = pairhist::env_get("PAIRHIST_FULL_EXIT");
-  return v && std::atoi(v) != 0;
+  return pairhist::env_flag("PAIRHIST_FULL_EXIT", false);
 }
 
 }  // namespace

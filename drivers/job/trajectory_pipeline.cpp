@@ -19,8 +19,7 @@ namespace {
 
 // PAIRHIST_COPY_COLUMNS=1 copies every frame's columns as before the hand-over, for measuring.
 bool copying_columns() {
-  const char* v = env_get("PAIRHIST_COPY_COLUMNS");
-  return v && std::atoi(v) != 0;
+  return env_flag("PAIRHIST_COPY_COLUMNS", false);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -34,15 +33,13 @@ constexpr int kFirstColumnsThreads = 4;
 // PAIRHIST_FIRST_COLUMNS=0 picks the first frame's atoms after the engine's start, as before,
 // for measuring.
 bool first_columns_ahead() {
-  const char* v = env_get("PAIRHIST_FIRST_COLUMNS");
-  return !(v && std::atoi(v) == 0);
+  return env_flag("PAIRHIST_FIRST_COLUMNS", true);
 }
 
 // PAIRHIST_DECODE_BEFORE_PINNING=0 gives the decoding threads the species only once the pinning
 // hooks exist, as before they staged columns meanwhile, for measuring.
 bool decode_before_pinning() {
-  const char* v = env_get("PAIRHIST_DECODE_BEFORE_PINNING");
-  return !(v && std::atoi(v) == 0);
+  return env_flag("PAIRHIST_DECODE_BEFORE_PINNING", true);
 }
 
 // The reader's timings' clock (io::ReadingTiming).

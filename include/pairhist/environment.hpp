@@ -19,6 +19,9 @@ const char* env_get(const char* name);
 /// setenv / unsetenv under the lock (replace false: an existing value stays).
 void env_set(const char* name, const char* value, bool replace = true);
 void env_unset(const char* name);
+/// A switch from the environment: `fallback` when `name` is unset, else whether its value is a
+/// non-zero number (PAIRHIST_X=0 turns a default-on behaviour off, =1 a default-off one on).
+bool env_flag(const char* name, bool fallback);
 
 /// A variable set for a scope (StarPU reads its settings at starpu_init), its previous value (or
 /// its absence) restored after.
