@@ -308,6 +308,37 @@ TEST_CASE("A truncated trajectory ends every rank with rank 0's one-line error")
   check_identical(s.file("serial"), s.file("ranks"));
 }
 
+TEST_CASE("A trajectory that fails before its first frame: the ranks give one process's error") {
+  // Rank 0 reads the first frame while the topology loads; its errors are still the plan's.
+  CliScratch s("mpi-first-frame");
+  const std::string bytes = CliScratch::slurp(kWaterXtc);
+  {
+    std::ofstream damaged(s.file("damaged.xtc"), std::ios::binary);
+    damaged.write("not an XTC file, not at all", 27);
+    damaged.write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+  }
+  const auto line = [](const std::string& err) {
+    const auto at = err.find("pairhist: error: ");
+    return at == std::string::npos ? std::string() : err.substr(at, err.find('\n', at) - at);
+  };
+  for (const std::string name : {"damaged.xtc", "missing.xtc"}) {
+    CAPTURE(name);
+    auto args = water(s.file("serial-" + name));
+    args[1] = s.file(name);
+    const ChildEnd one = run_one(args, s);
+    REQUIRE(one.exited(1));
+    args = water(s.file("ranks-" + name));
+    args[1] = s.file(name);
+    const ChildEnd end = run_mpi(2, args, s, 60);
+    INFO(end.err);
+    CHECK(end.exit_code == 1);
+    REQUIRE(!line(one.err).empty());
+    CHECK(line(end.err) == line(one.err));
+    CHECK(end.err.find("pairhist: error:") == end.err.rfind("pairhist: error:"));
+    CHECK_FALSE(std::filesystem::exists(s.file("ranks-" + name) + "/rdf.csv"));
+  }
+}
+
 TEST_CASE("A rank killed mid-run ends the job with one line naming it and its frames") {
   CliScratch s("mpi-killed");
   REQUIRE(run_one({"synth", "--case", "W1", "--replicas", "2", "--frames", "40", "-o", s.file("w1"),

@@ -5,7 +5,10 @@
 #pragma once
 
 #include <chrono>
+#include <future>
+#include <string>
 
+#include "drivers/distributed/distributed_setup.hpp"
 #include "drivers/distributed/distribution.hpp"
 #include "drivers/job/frame_stream.hpp"
 
@@ -13,8 +16,11 @@ namespace pairhist {
 
 class DistributedFrameStream : public FrameStream {
  public:
-  /// `frames`: the run's frame selection, which rank 0 plans from.
-  DistributedFrameStream(Distribution& dist, const FramePlan& frames);
+  /// `frames`: the run's frame selection, which rank 0 plans from; rank 0 reads its first frame
+  /// from `trajectory` at once, on a thread of its own (empty: when it plans).
+  DistributedFrameStream(Distribution& dist, const FramePlan& frames,
+                         const std::string& trajectory = {});
+  ~DistributedFrameStream() override;
 
   /// Shares rank 0's plan; a plan that stops the run before it starts is thrown here, on rank 0
   /// with its error and as RankFailure on the others.
@@ -40,6 +46,7 @@ class DistributedFrameStream : public FrameStream {
   FramePlan frames_;
   int ncuda_ = -1;
   DistributedPlan plan_;
+  std::future<FirstFrame> first_;                 // rank 0: the first frame, read ahead
   std::chrono::steady_clock::time_point origin_;  // the ranks' common clock: all have the plan
 };
 

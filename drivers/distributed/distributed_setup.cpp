@@ -97,8 +97,20 @@ int tail_frame_parts(double count_seconds, double read_seconds, int cores, int r
   return static_cast<int>(std::min<int64_t>(affordable, int64_t(kPartsPerRank) * ranks));
 }
 
+FirstFrame read_first_frame(const std::string& trajectory, const FramePlan& frames) {
+  FirstFrame first;
+  FrameSource source(trajectory, 1, frames);
+  const auto read_from = std::chrono::steady_clock::now();
+  if (!source.next(first.frame, first.index)) first.index = -1;
+  first.read_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - read_from).count();
+  first.frames_read = source.frames_read();
+  return first;
+}
+
 DistributedPlan plan_distributed_run(const RunDefinition& run, const FramePlan& frames,
-                                     EngineConfig config, int ranks, int box_kind) {
+                                     EngineConfig config, int ranks, int box_kind,
+                                     std::future<FirstFrame> ahead) {
   const JobOptions& o = run.options;
   const std::vector<std::vector<int>>& atoms = run.atoms;
   DistributedPlan plan;
@@ -106,17 +118,14 @@ DistributedPlan plan_distributed_run(const RunDefinition& run, const FramePlan& 
   try {
     // The run's first frame, read as one process reads it: the box kind, and the bounds the
     // algorithm choice of split frames needs. An error here ends the run before it starts.
-    FrameSource first(o.trajectory, 1, frames);
-    io::TrajectoryFrame frame;
-    int64_t index = -1;
-    const auto read_from = std::chrono::steady_clock::now();
-    const bool got_first = first.next(frame, index);
-    const double read_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - read_from).count();
-    if (!got_first) {
+    FirstFrame first = ahead.valid() ? ahead.get() : read_first_frame(o.trajectory, frames);
+    io::TrajectoryFrame& frame = first.frame;
+    const int64_t index = first.index;
+    const double read_seconds = first.read_seconds;
+    if (index < 0) {
       if (frames.resume_after < 0)
         throw InputError(o.trajectory + ": no frame selected among the " +
-                         std::to_string(first.frames_read()) + " frames read");
+                         std::to_string(first.frames_read) + " frames read");
       plan.listed = true;  // a resumed run with nothing left to count
       plan.box_kind = box_kind;
       return plan;

@@ -5,6 +5,8 @@
 // split, and, for split frames, the algorithm of every species pair.
 #pragma once
 
+#include <future>
+#include <string>
 #include <vector>
 
 #include "drivers/distributed/distribution.hpp"
@@ -30,12 +32,25 @@ constexpr double kMinPartSeconds = 0.005;
 /// over the rank's `cores`, at most kPartsPerRank x ranks; 1: whole frames.
 int tail_frame_parts(double count_seconds, double read_seconds, int cores, int ranks);
 
+/// The run's first frame as one process reads it (one decoding thread), its index (-1: the
+/// plan selects no frame), the frames read to reach it and the seconds it took.
+struct FirstFrame {
+  io::TrajectoryFrame frame;
+  int64_t index = -1;
+  int64_t frames_read = 0;
+  double read_seconds = 0;
+};
+FirstFrame read_first_frame(const std::string& trajectory, const FramePlan& frames);
+
 /// Rank 0: the plan for `ranks` ranks. `frames`: the run's frame selection (a resumed run's
 /// resume_after included); `config`: the engine configuration the ranks use (its box kind is
 /// the first frame's unless `box_kind` >= 0, a resumed run's); `run`: the options and the
 /// species' positions.
+/// `first`: read_first_frame's, read while the topology loaded (its exceptions are the plan's),
+/// or read here when not valid.
 /// Problems that stop the run before it starts come back in the plan's error, never thrown.
 DistributedPlan plan_distributed_run(const RunDefinition& run, const FramePlan& frames,
-                                     EngineConfig config, int ranks, int box_kind);
+                                     EngineConfig config, int ranks, int box_kind,
+                                     std::future<FirstFrame> first = {});
 
 }  // namespace pairhist

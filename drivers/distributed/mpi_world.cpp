@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "drivers/distributed/distribution.hpp"
+#include "pairhist/environment.hpp"
 #include "pairhist/host_cores.hpp"
 
 #if defined(PAIRHIST_WITH_MPI)
 #include "drivers/distributed/mpi_comms.hpp"
-#include "pairhist/environment.hpp"
 #endif
 
 namespace pairhist {
@@ -169,6 +169,16 @@ void split_gpus(MPI_Comm node, int local_rank, int local_size) {
 
 }  // namespace
 
+bool MpiWorld::choose_one_node_transport() {
+  const char* size = env_get("OMPI_COMM_WORLD_SIZE");
+  const char* local = env_get("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (size == nullptr || local == nullptr || *size == '\0' || std::strcmp(size, local) != 0)
+    return false;
+  env_set("OMPI_MCA_pml", "ob1", false);
+  const char* pml = env_get("OMPI_MCA_pml");
+  return pml != nullptr && std::strcmp(pml, "ob1") == 0;
+}
+
 bool MpiWorld::built_with_mpi() {
 #if defined(PAIRHIST_WITH_MPI)
   return true;
@@ -185,6 +195,7 @@ void MpiWorld::start(int& argc, char**& argv) {
   g_shape.host = host;
 #if defined(PAIRHIST_WITH_MPI)
   if (launched_by_mpi()) {
+    choose_one_node_transport();
     int provided = 0;
     if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
       throw std::runtime_error("MPI_Init_thread failed");

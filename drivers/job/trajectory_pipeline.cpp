@@ -108,7 +108,7 @@ void TrajectoryPipeline::start_loading() {
   if (o.resume && o.resume->frames() > 0) plan.resume_after = o.resume->frame_indices.back();
   try {
     if (o.distribution)
-      stream_ = std::make_unique<DistributedFrameStream>(*o.distribution, plan);
+      stream_ = std::make_unique<DistributedFrameStream>(*o.distribution, plan, o.trajectory);
     else
       stream_ = std::make_unique<LocalFrameStream>(o, plan);
   } catch (...) {
