@@ -1,28 +1,17 @@
 #include "io/topology_reader.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 
 #include "io/cadishi_input.hpp"
 #include "io/lammps_dump_reader.hpp"
 #include "io/pdb_reader.hpp"
 #include "io/tpr_reader.hpp"
+#include "io/trajectory_reader.hpp"
 #include "io/xyz_reader.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::io {
-
-namespace {
-
-std::string lower_extension(const std::string& path) {
-  std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext;
-}
-
-}  // namespace
 
 Topology read_topology(const std::string& path, TopologyContent content) {
   const std::string ext = lower_extension(path);

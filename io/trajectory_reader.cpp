@@ -16,10 +16,15 @@
 
 namespace pairhist::io {
 
-std::unique_ptr<TrajectoryReader> open_trajectory(const std::string& path) {
+std::string lower_extension(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+std::unique_ptr<TrajectoryReader> open_trajectory(const std::string& path) {
+  const std::string ext = lower_extension(path);
   if (ext == ".xtc") return std::make_unique<XtcReader>(path);
   if (ext == ".trr") return std::make_unique<TrrReader>(path);
   if (ext == ".pdb" || ext == ".ent") return std::make_unique<PdbReader>(path);

@@ -58,6 +58,10 @@ class TrajectoryReader {
   virtual bool chooses_frames() const { return false; }
 };
 
+/// A file name's extension in lower case, with its dot (".xtc"; "" without one): how every reader
+/// and topology format is chosen.
+std::string lower_extension(const std::string& path);
+
 /// Opens a trajectory, choosing the reader by file extension (.xtc, .trr, .pdb, .dcd, .xyz/.extxyz,
 /// .lammpstrj/.lammpsdump/.dump, .h5md; .h5/.hdf5/.hdf by content: CADISHI's layout or H5MD).
 /// Throws InputError for a

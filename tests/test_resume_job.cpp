@@ -18,7 +18,7 @@
 #include "drivers/job/frame_source.hpp"
 #include "drivers/job/job_accumulator.hpp"
 #include "drivers/job/trajectory_job.hpp"
-#include "io/xtc_parallel_reader.hpp"
+#include "io/trajectory_opening.hpp"
 #include "io/xtc_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/engine_reference.hpp"

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "drivers/job/trajectory_job.hpp"
-#include "io/xtc_parallel_reader.hpp"
+#include "io/trajectory_opening.hpp"
 #include "io/xtc_reader.hpp"
 #include "io/xtc_scanner.hpp"
 #include "io/xtc_writer.hpp"

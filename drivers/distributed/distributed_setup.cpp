@@ -1,13 +1,12 @@
 #include "drivers/distributed/distributed_setup.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <limits>
 
 #include "drivers/job/job_support.hpp"
+#include "io/trajectory_reader.hpp"
 #include "io/xtc_scanner.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
@@ -16,10 +15,7 @@ namespace pairhist {
 namespace {
 
 bool is_xtc(const std::string& path) {
-  std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".xtc";
+  return io::lower_extension(path) == ".xtc";
 }
 
 bool has_time_window(const FramePlan& f) {

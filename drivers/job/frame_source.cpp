@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "io/xtc_parallel_reader.hpp"
+#include "io/trajectory_opening.hpp"
 
 namespace pairhist {
 

@@ -12,8 +12,8 @@
 #include <mutex>
 #include <string>
 
+#include "io/trajectory_opening.hpp"
 #include "io/trajectory_reader.hpp"
-#include "io/xtc_parallel_reader.hpp"
 
 namespace pairhist {
 

@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "io/trajectory_opening.hpp"
 #include "io/trajectory_reader.hpp"
-#include "io/xtc_parallel_reader.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {
