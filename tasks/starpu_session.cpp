@@ -107,6 +107,12 @@ void set_starpu_environment_defaults() {
   // outnumber samples: on loaded cores a task kind then never reached 10 measurements, and the
   // LP bound had no time for it (docs/performance.md). Only 5x outliers are dropped here.
   env_set("STARPU_HISTORY_MAX_ERROR", kHistoryMaxError, false);
+  // The names an engine's start sets for StarPU alone exist from here on, with what StarPU makes
+  // of their absence (an empty STARPU_HWLOC_INPUT is none; 2 is its CUDA pipeline): adding a
+  // name later moves glibc's array of variables under the threads that read it without
+  // pairhist's lock (CUDA's, MPI's, StarPU's), while replacing a value does not.
+  env_set("STARPU_HWLOC_INPUT", "", false);
+  env_set("STARPU_CUDA_PIPELINE", "2", false);
 }
 
 void StarpuSession::start(EngineConfig& config, const GpuFit* fit) {

@@ -2,6 +2,7 @@
 // back as this machine, and engines started from it count exactly.
 #include <doctest/doctest.h>
 #include <hwloc.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <string>
@@ -28,7 +29,8 @@ std::pair<int, int> units_and_cores(const std::string& xml) {
 }  // namespace
 
 TEST_CASE("StarPU starts from the machine discovered ahead and counts as before") {
-  REQUIRE(std::getenv("STARPU_HWLOC_INPUT") == nullptr);
+  const char* own = std::getenv("STARPU_HWLOC_INPUT");  // none, or set_starpu_environment_defaults'
+  REQUIRE((own == nullptr || *own == '\0'));
   prepare_engine_start(0, Precision::single);
   prepare_engine_start(0, Precision::single);  // idempotent
   const std::string file = starpu_machine_file();
@@ -42,6 +44,29 @@ TEST_CASE("StarPU starts from the machine discovered ahead and counts as before"
   config.ncpu = 2;
   config.ncuda = 0;
   REQUIRE(test::run_engine(frames, config) == test::reference_histograms<float>(frames, config));
-  // The engine's start set STARPU_HWLOC_INPUT for StarPU only.
-  CHECK(std::getenv("STARPU_HWLOC_INPUT") == nullptr);
+  // The engine's start set STARPU_HWLOC_INPUT for StarPU only, by replacing the empty value
+  // set_starpu_environment_defaults gave it, never by adding the name (which would move the
+  // environment under threads reading it): the name stays, empty again.
+  const char* after = std::getenv("STARPU_HWLOC_INPUT");
+  REQUIRE(after != nullptr);
+  CHECK(std::string(after).empty());
+}
+
+TEST_CASE("After the defaults, an engine's start adds no name to the environment") {
+  set_starpu_environment_defaults();
+  const auto names = [] {
+    size_t n = 0;
+    for (char** e = environ; *e != nullptr; ++e) ++n;
+    return n;
+  };
+  const size_t before = names();
+  for (const char* name : {"STARPU_HWLOC_INPUT", "STARPU_CUDA_PIPELINE", "STARPU_NWORKER_PER_CUDA"})
+    CHECK(std::getenv(name) != nullptr);
+  const auto frames = test::make_frames({300, 60, 1}, 2, BoxKind::orthorhombic);
+  EngineConfig config =
+      test::engine_config(frames, BoxKind::orthorhombic, 40, 0.8, Precision::single);
+  config.ncpu = 1;
+  config.ncuda = 0;
+  REQUIRE(test::run_engine(frames, config) == test::reference_histograms<float>(frames, config));
+  CHECK(names() == before);
 }

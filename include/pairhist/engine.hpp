@@ -209,8 +209,10 @@ int cuda_devices();
 void prepare_engine_start(int ncuda, Precision precision);
 
 /// Sets the environment variables every engine sets for StarPU (where the user has not), as an
-/// engine's start would: a program calls it first, before any thread exists, since adding a
-/// variable while other threads read the environment can crash them (pairhist/environment.hpp).
+/// engine's start would, and gives the ones an engine's start sets for StarPU alone a value that
+/// means what their absence does: a program calls it first, before any thread exists, since
+/// adding a variable while other threads read the environment can crash them
+/// (pairhist/environment.hpp); an engine's start then only replaces values.
 void set_starpu_environment_defaults();
 
 /// Makes HostColumns allocated from now on pinned when CUDA devices are present (their pinning
