@@ -255,10 +255,16 @@ TEST_CASE("One frame split into parts over the ranks: all pairs and cell lists")
       INFO(end.err);
       REQUIRE(end.exited(0));
       check_identical(s.file(c.name + "-serial"), out);
-      // Every rank counted a part of the one frame.
+      // The one frame was counted in parts by more than one rank. Not necessarily by all: a
+      // rank without a GPU (3 ranks on a 2-GPU node) may find the GPU ranks' decoding threads
+      // have claimed every part ahead, or be judged too slow for one (FrameDispenser).
       const std::string report = CliScratch::slurp(out + ".json");
       CHECK(report.find("\"frame_parts\": 5") != std::string::npos);
-      CHECK(report.find("\"units\": 0") == std::string::npos);
+      int idle_ranks = 0;
+      for (size_t at = report.find("\"units\": 0"); at != std::string::npos;
+           at = report.find("\"units\": 0", at + 1))
+        ++idle_ranks;
+      CHECK(idle_ranks <= ranks - 2);
     }
     // Decoding threads deliver the species as columns, which an engine takes over without a
     // copy for whole frames only: of 5 parts over 2 ranks, one rank counts 3 or more, and its
