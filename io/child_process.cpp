@@ -1,13 +1,17 @@
 #include "io/child_process.hpp"
 
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <map>
+#include <stdexcept>
 
 #include "pairhist/errors.hpp"
 
@@ -90,6 +94,83 @@ std::vector<std::string> PipeReader::strings() {
   return v;
 }
 
+namespace {
+
+constexpr const char* kChildJobFlag = "--pairhist-child-job";
+
+std::map<std::string, ChildJob>& child_jobs() {
+  static std::map<std::string, ChildJob> jobs;
+  return jobs;
+}
+
+std::string& child_executable() {
+  static std::string path;
+  return path;
+}
+
+/// The child's side: `work`'s result, or its error, to `fd`; the exit status.
+int serve(int fd, const std::function<void(PipeWriter&)>& work) {
+  PipeWriter out(fd);
+  try {
+    // Buffered, so that a failure before work's first 64 KiB (work computes its result before
+    // writing it) sends only the error.
+    out.value(kResult);
+    work(out);
+    out.flush();
+  } catch (const std::exception& e) {
+    PipeWriter error(fd);
+    error.value(kError);
+    error.string(e.what());
+    error.flush();
+    return 1;
+  }
+  return 0;
+}
+
+/// The parent's side: the child's result from `fd` through `read`, then the child reaped.
+void collect(const std::string& what, pid_t pid, int fd,
+             const std::function<void(PipeReader&)>& read) {
+  PipeReader in(fd, what);
+  auto finish = [&] {
+    ::close(fd);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return status;
+  };
+  try {
+    const char kind = in.value<char>();
+    if (kind == kError) throw InputError(in.string());
+    if (kind != kResult) throw InputError(what + ": the reading process sent no result");
+    read(in);
+  } catch (...) {
+    const int status = finish();
+    if (WIFSIGNALED(status))
+      throw InputError(what + ": the reading process died of signal " +
+                       std::to_string(WTERMSIG(status)) + " (a damaged file?)");
+    throw;
+  }
+  finish();
+}
+
+}  // namespace
+
+ChildJobRegistration::ChildJobRegistration(const char* name, ChildJob job) {
+  child_jobs()[name] = job;
+}
+
+void set_child_executable(const std::string& path) {
+  child_executable() = path;
+}
+
+int serve_child_job(int argc, char** argv) {
+  if (argc < 3 || std::strcmp(argv[1], kChildJobFlag) != 0) return -1;
+  const auto job = child_jobs().find(argv[2]);
+  if (job == child_jobs().end()) return 2;
+  const std::vector<std::string> args(argv + 3, argv + argc);
+  return serve(STDOUT_FILENO, [&](PipeWriter& out) { job->second(args, out); });
+}
+
 void run_in_child(const std::string& what, const std::function<void(PipeWriter&)>& work,
                   const std::function<void(PipeReader&)>& read) {
   int fds[2];
@@ -109,44 +190,43 @@ void run_in_child(const std::string& what, const std::function<void(PipeWriter&)
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
     const int null = ::open("/dev/null", O_WRONLY);
     if (null >= 0) ::dup2(null, STDERR_FILENO);
-    PipeWriter out(fds[1]);
-    try {
-      // Buffered, so that a failure before work's first 64 KiB (work computes its result before
-      // writing it) sends only the error.
-      out.value(kResult);
-      work(out);
-      out.flush();
-    } catch (const std::exception& e) {
-      PipeWriter error(fds[1]);
-      error.value(kError);
-      error.string(e.what());
-      error.flush();
-      ::_exit(1);
-    }
-    ::_exit(0);
+    ::_exit(serve(fds[1], work));
   }
   ::close(fds[1]);
-  PipeReader in(fds[0], what);
-  auto finish = [&] {
-    ::close(fds[0]);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return status;
-  };
-  try {
-    const char kind = in.value<char>();
-    if (kind == kError) throw InputError(in.string());
-    if (kind != kResult) throw InputError(what + ": the reading process sent no result");
-    read(in);
-  } catch (...) {
-    const int status = finish();
-    if (WIFSIGNALED(status))
-      throw InputError(what + ": the reading process died of signal " +
-                       std::to_string(WTERMSIG(status)) + " (a damaged file?)");
-    throw;
+  collect(what, pid, fds[0], read);
+}
+
+void run_child_job(const std::string& what, const char* name, const std::vector<std::string>& args,
+                   const std::function<void(PipeReader&)>& read) {
+  const auto job = child_jobs().find(name);
+  if (job == child_jobs().end()) throw std::logic_error(std::string("no child job ") + name);
+  const std::string exe = child_executable();
+  if (exe.empty()) {
+    run_in_child(
+        what, [&](PipeWriter& out) { job->second(args, out); }, read);
+    return;
   }
-  finish();
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw InputError(what + ": cannot create a pipe");
+  // The child's standard output is the pipe (dup2 clears close-on-exec), its errors go nowhere.
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  std::vector<std::string> words = {exe, kChildJobFlag, name};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  const int failed = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (failed != 0) {
+    ::close(fds[0]);
+    throw InputError(what + ": cannot start a reading process (" + exe + ")");
+  }
+  collect(what, pid, fds[0], read);
 }
 
 }  // namespace pairhist::io

@@ -65,6 +65,28 @@ class PipeReader {
   size_t begin_ = 0, end_ = 0;
 };
 
+/// A piece of work a child process is asked for by name (run_child_job): its result, from its
+/// arguments, written to `out`. Registered once, at static initialisation (ChildJobRegistration).
+using ChildJob = void (*)(const std::vector<std::string>& args, PipeWriter& out);
+struct ChildJobRegistration {
+  ChildJobRegistration(const char* name, ChildJob job);
+};
+
+/// The program that serves child jobs (its main() calls serve_child_job first): run_child_job
+/// then starts it afresh (posix_spawn) instead of forking this process. A fork copies only the
+/// calling thread, and the locks the others held: `pairhist run` with a .tpr topology hung in CI
+/// with its child waiting for the C library's lock of exit functions, which another thread held
+/// at the fork. pairhist sets /proc/self/exe; without one, run_child_job forks (run_in_child).
+void set_child_executable(const std::string& path);
+/// For main(), first: when the command line asks for a child job, runs it with standard output
+/// as the pipe and returns its exit status; otherwise -1.
+int serve_child_job(int argc, char** argv);
+/// Runs the registered job `name` on `args` in a child process (a fresh one of the child
+/// executable where one is set, else a fork of this one) and `read` on its output here, as
+/// run_in_child does.
+void run_child_job(const std::string& what, const char* name, const std::vector<std::string>& args,
+                   const std::function<void(PipeReader&)>& read);
+
 /// Runs `work` in a child process with stderr sent to /dev/null, then `read` on its output here.
 /// The child reports an InputError it throws as that same one-line message; a child that ends
 /// without a result (exit, abort, signal inside a library) gives InputError "`what`: ...".

@@ -319,28 +319,31 @@ bool tpr_supported() {
 // libgromacs runs in a child process: on a damaged file it may end the process (gmx_fatal,
 // assertions), and after a fatal error thrown out of its file layer it keeps that file's lock,
 // so that the next file it opens hangs. The child's death costs us nothing.
+const ChildJobRegistration kTopologyJob("tpr-topology",
+                                        [](const std::vector<std::string>& args, PipeWriter& out) {
+                                          write_topology(out, read_tpr_here(args.at(0)));
+                                        });
+const ChildJobRegistration kGroupsJob("tpr-groups", [](const std::vector<std::string>& args,
+                                                       PipeWriter& out) {
+  const analysis::IndexGroups made = read_default_groups_here(args.at(0));
+  out.strings(made.names);
+  for (const auto& atoms : made.atoms) out.vector(atoms);
+});
+
 analysis::Topology read_tpr(const std::string& path) {
   analysis::Topology top;
-  run_in_child(
-      path, [&](PipeWriter& out) { write_topology(out, read_tpr_here(path)); },
-      [&](PipeReader& in) { top = read_topology_from(in); });
+  run_child_job(path, "tpr-topology", {path},
+                [&](PipeReader& in) { top = read_topology_from(in); });
   return top;
 }
 
 analysis::IndexGroups read_tpr_default_groups(const std::string& path) {
   analysis::IndexGroups groups;
-  run_in_child(
-      path,
-      [&](PipeWriter& out) {
-        const analysis::IndexGroups made = read_default_groups_here(path);
-        out.strings(made.names);
-        for (const auto& atoms : made.atoms) out.vector(atoms);
-      },
-      [&](PipeReader& in) {
-        groups.path = path + " (default groups)";
-        groups.names = in.strings();
-        for (size_t g = 0; g < groups.names.size(); ++g) groups.atoms.push_back(in.vector<int>());
-      });
+  run_child_job(path, "tpr-groups", {path}, [&](PipeReader& in) {
+    groups.path = path + " (default groups)";
+    groups.names = in.strings();
+    for (size_t g = 0; g < groups.names.size(); ++g) groups.atoms.push_back(in.vector<int>());
+  });
   return groups;
 }
 

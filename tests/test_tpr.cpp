@@ -3,10 +3,14 @@
 // damaged files. Built only with libgromacs and gmx (tests/CMakeLists.txt).
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "analysis/selection.hpp"
+#include "io/child_process.hpp"
 #include "io/gro_reader.hpp"
 #include "io/ndx_reader.hpp"
 #include "io/topology_reader.hpp"
@@ -215,4 +219,30 @@ TEST_CASE("a .tpr whose body is not a multiple of 4 bytes reads (XDR pads the op
     const analysis::Topology t = io::read_topology(tpr);
     CHECK(t.natoms() == kWaterAtoms + 2 * kIons);
   }
+}
+
+namespace {
+void nothing_at_exit() {}
+}  // namespace
+
+TEST_CASE("a .tpr read while another thread registers exit functions: a fresh child, no hang") {
+  // A forked child inherits the C library's lock of exit functions as another thread held it at
+  // the fork, and libgromacs's reading registers one: `pairhist run` with a .tpr topology hung
+  // in CI that way. pairhist's children start afresh (io::set_child_executable). Here another
+  // thread holds that lock much of the time; each read must come back (ctest's timeout ends a
+  // hang).
+  const analysis::Topology alone = io::read_topology(kTpr);
+  io::set_child_executable(test::pairhist_binary());
+  std::atomic<bool> stop{false};
+  std::thread registering([&] {
+    for (int k = 0; k < 2000000 && !stop; ++k) std::atexit(nothing_at_exit);
+  });
+  for (int k = 0; k < 10; ++k) {
+    const analysis::Topology top = io::read_topology(kTpr);
+    CHECK(top.atom_names.size() == alone.atom_names.size());
+    CHECK(top.xyz == alone.xyz);
+  }
+  stop = true;
+  registering.join();
+  io::set_child_executable("");
 }
