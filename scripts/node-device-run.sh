@@ -191,6 +191,10 @@ if ends:
           " ".join(f"{k} {v:.3f}" for k, v in ends.items()), f"exit (wall) {wall:.3f}")
 for i, x in enumerate((r.get("feeding") or {}).get("first_frames", [])):
     print(f"{sys.argv[2]}: frame {i}:", " ".join(f"{k.replace('_seconds', '')} {v:.3f}" for k, v in x.items()))
+for x in (r.get("ranks") or {}).get("per_rank", []):
+    m = x.get("start_marks_seconds") or {}
+    print(f"{sys.argv[2]}: rank {x['rank']} (its process s):", " ".join(f"{k} {v:.3f}" for k, v in m.items()),
+          f"first task (common clock) {x.get('first_task_start_seconds', 0):.3f}")
 PY
 done
 tar -czf "$out/node-summaries.tar.gz" -C "$work" summaries

@@ -269,6 +269,12 @@ TEST_CASE("One frame split into parts over the ranks: all pairs and cell lists")
       }
       CHECK(counted == ranks);
       CHECK(units == 5);
+      // Every rank's start, on its own process's clock.
+      int marks = 0;
+      for (size_t at = report.find("\"start_marks_seconds\""); at != std::string::npos;
+           at = report.find("\"start_marks_seconds\"", at + 1))
+        ++marks;
+      CHECK(marks == ranks + 1);  // and the run's own (rank 0's)
     }
     // Decoding threads deliver the species as columns, which an engine takes over without a
     // copy for whole frames only: of 5 parts over 2 ranks, one rank counts 3 or more, and its

@@ -27,6 +27,7 @@ nlohmann::json to_json(const RankActivity& r, uint64_t pairs_examined) {
           {"last_task_end_seconds", r.last_task_end},
           {"claim_seconds", r.claim_seconds},
           {"reduction_seconds", r.reduction_seconds},
+          {"start_marks", {r.run_defined, r.counting, r.engine_started}},
           {"pairs_examined", pairs_examined}};
 }
 
@@ -44,6 +45,8 @@ RankActivity from_json(const nlohmann::json& j, int rank, const std::string& hos
   r.last_task_end = j.at("last_task_end_seconds");
   r.claim_seconds = j.at("claim_seconds");
   r.reduction_seconds = j.at("reduction_seconds");
+  const auto& marks = j.at("start_marks");
+  r.run_defined = marks.at(0), r.counting = marks.at(1), r.engine_started = marks.at(2);
   return r;
 }
 
@@ -181,6 +184,9 @@ std::vector<RankReport> DistributedCountSink::gather_activity(const JobOutcome& 
   for (const WorkerActivity& w : mine.activity.workers) me.busy_seconds += w.busy_seconds;
   me.claim_seconds = dist_.claim_seconds();
   me.reduction_seconds = dist_.reduction_seconds();
+  me.run_defined = mine.start_marks.run_defined;
+  me.counting = mine.start_marks.counting;
+  me.engine_started = mine.start_marks.engine_started;
   // All-pairs pairs as the engine planned them (its parts of frames), cell lists' candidates.
   uint64_t examined = 0;
   for (const PairWork& w : mine.activity.pair_work) examined += w.candidates;

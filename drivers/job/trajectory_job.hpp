@@ -125,6 +125,9 @@ struct RankActivity {
   double last_task_end = 0;
   double claim_seconds = 0;      // waiting for rank 0 to hand out frames
   double reduction_seconds = 0;  // submitting and waiting for StarPU-MPI's reductions
+  // Its start, in seconds since its own process began (JobOutcome::start_marks): where a rank
+  // waits before its first frame (for the plan, for its GPU).
+  double run_defined = 0, counting = 0, engine_started = 0;
 };
 
 struct JobOutcome {

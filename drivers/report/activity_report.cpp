@@ -176,7 +176,11 @@ nlohmann::json ranks_json(const JobOutcome& out) {
          {"last_task_end_seconds", r.last_task_end},
          {"tail_seconds", r.tasks > 0 ? span - r.last_task_end : span},
          {"claim_seconds", r.claim_seconds},
-         {"reduction_seconds", r.reduction_seconds}});
+         {"reduction_seconds", r.reduction_seconds},
+         {"start_marks_seconds",
+          {{"run_defined", r.run_defined},
+           {"counting", r.counting},
+           {"engine_started", r.engine_started}}}});
   }
   return {{"count", out.ranks},
           {"frame_parts", out.frame_parts},
