@@ -103,9 +103,9 @@ std::map<std::string, ChildJob>& child_jobs() {
   return jobs;
 }
 
-std::string& child_executable() {
-  static std::string path;
-  return path;
+std::vector<std::string>& child_command() {
+  static std::vector<std::string> command;
+  return command;
 }
 
 /// The child's side: `work`'s result, or its error, to `fd`; the exit status.
@@ -159,16 +159,21 @@ ChildJobRegistration::ChildJobRegistration(const char* name, ChildJob job) {
   child_jobs()[name] = job;
 }
 
-void set_child_executable(const std::string& path) {
-  child_executable() = path;
+void set_child_command(const std::vector<std::string>& command) {
+  child_command() = command;
+}
+
+int serve_child_job(const std::vector<std::string>& argv) {
+  if (argv.size() < 3 || argv[1] != kChildJobFlag) return -1;
+  const auto job = child_jobs().find(argv[2]);
+  if (job == child_jobs().end()) return 2;
+  const std::vector<std::string> args(argv.begin() + 3, argv.end());
+  return serve(STDOUT_FILENO, [&](PipeWriter& out) { job->second(args, out); });
 }
 
 int serve_child_job(int argc, char** argv) {
   if (argc < 3 || std::strcmp(argv[1], kChildJobFlag) != 0) return -1;
-  const auto job = child_jobs().find(argv[2]);
-  if (job == child_jobs().end()) return 2;
-  const std::vector<std::string> args(argv + 3, argv + argc);
-  return serve(STDOUT_FILENO, [&](PipeWriter& out) { job->second(args, out); });
+  return serve_child_job(std::vector<std::string>(argv, argv + argc));
 }
 
 void run_in_child(const std::string& what, const std::function<void(PipeWriter&)>& work,
@@ -200,8 +205,8 @@ void run_child_job(const std::string& what, const char* name, const std::vector<
                    const std::function<void(PipeReader&)>& read) {
   const auto job = child_jobs().find(name);
   if (job == child_jobs().end()) throw std::logic_error(std::string("no child job ") + name);
-  const std::string exe = child_executable();
-  if (exe.empty()) {
+  const std::vector<std::string> command = child_command();
+  if (command.empty()) {
     run_in_child(
         what, [&](PipeWriter& out) { job->second(args, out); }, read);
     return;
@@ -213,18 +218,20 @@ void run_child_job(const std::string& what, const char* name, const std::vector<
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  std::vector<std::string> words = {exe, kChildJobFlag, name};
+  std::vector<std::string> words = command;
+  words.insert(words.end(), {kChildJobFlag, name});
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
   pid_t pid = -1;
-  const int failed = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
+  const int failed =
+      posix_spawn(&pid, command[0].c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   ::close(fds[1]);
   if (failed != 0) {
     ::close(fds[0]);
-    throw InputError(what + ": cannot start a reading process (" + exe + ")");
+    throw InputError(what + ": cannot start a reading process (" + command[0] + ")");
   }
   collect(what, pid, fds[0], read);
 }

@@ -72,15 +72,21 @@ struct ChildJobRegistration {
   ChildJobRegistration(const char* name, ChildJob job);
 };
 
-/// The program that serves child jobs (its main() calls serve_child_job first): run_child_job
-/// then starts it afresh (posix_spawn) instead of forking this process. A fork copies only the
-/// calling thread, and the locks the others held: `pairhist run` with a .tpr topology hung in CI
-/// with its child waiting for the C library's lock of exit functions, which another thread held
-/// at the fork. pairhist sets /proc/self/exe; without one, run_child_job forks (run_in_child).
-void set_child_executable(const std::string& path);
-/// For main(), first: when the command line asks for a child job, runs it with standard output
-/// as the pipe and returns its exit status; otherwise -1.
+/// The command that serves child jobs (a program whose main() calls serve_child_job first, with
+/// the words before the job's: an interpreter's): run_child_job then starts it afresh
+/// (posix_spawn) instead of forking this process. A fork copies only the calling thread, and
+/// the locks the others held: `pairhist run` with a .tpr topology hung in CI with its child
+/// waiting for the C library's lock of exit functions, which another thread held at the fork.
+/// pairhist sets /proc/self/exe, the Python module its interpreter; without a command,
+/// run_child_job forks (run_in_child).
+void set_child_command(const std::vector<std::string>& command);
+inline void set_child_executable(const std::string& path) {
+  set_child_command(path.empty() ? std::vector<std::string>{} : std::vector<std::string>{path});
+}
+/// For main(), first: when the command line asks for a child job (argv[1] onwards), runs it with
+/// standard output as the pipe and returns its exit status; otherwise -1.
 int serve_child_job(int argc, char** argv);
+int serve_child_job(const std::vector<std::string>& argv);
 /// Runs the registered job `name` on `args` in a child process (a fresh one of the child
 /// executable where one is set, else a fork of this one) and `read` on its output here, as
 /// run_in_child does.

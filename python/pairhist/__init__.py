@@ -21,6 +21,7 @@ whichever workers ran them. Lengths are in whatever unit the coordinates are.
 """
 
 import os
+import sys
 import warnings
 
 # StarPU prints its own notices on stderr unless told otherwise; a library should not.
@@ -35,6 +36,22 @@ from ._arguments import (box_rows, choice, device_number, pair_keys, positive_in
 __all__ = ["histograms", "Engine", "run", "read_run", "scattering", "read_scattering", "gpu_count",
            "__version__"]
 __version__ = "0.1.0"
+
+
+
+def _start_children_afresh():
+    # A .tpr is read by libgromacs in a child process: started as this interpreter importing this
+    # package, not forked from a process whose other threads may hold locks that the fork's copy
+    # would wait for forever (docs/reliability.md, finding 13).
+    if not sys.executable:
+        return
+    home = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = (f"import sys; sys.path.insert(0, {home!r}); from pairhist import _pairhist; "
+            "sys.exit(_pairhist._serve_child_job(sys.argv))")
+    _pairhist._set_child_command([sys.executable, "-c", code])
+
+
+_start_children_afresh()
 
 _PRECISIONS = ("single", "double")
 _ALGORITHMS = ("auto", "all-pairs", "cell-list")

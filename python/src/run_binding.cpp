@@ -13,6 +13,7 @@
 #include "drivers/cli/config_file.hpp"
 #include "drivers/cli/run_options.hpp"
 #include "drivers/job/trajectory_job.hpp"
+#include "io/child_process.hpp"
 #include "io/histogram_result_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "python/src/arrays.hpp"
@@ -377,6 +378,14 @@ void bind_run(py::module_& m) {
         "The `pairhist run` job (settings: long flag names and their values as text).");
   m.def("read_run", &read_run, py::arg("path"),
         "A finished run's pairhist.h5 (or its directory), keyed as run()'s result.");
+  m.def(
+      "_set_child_command",
+      [](const std::vector<std::string>& command) { io::set_child_command(command); },
+      "The command that serves the reading child processes (io/child_process.hpp).");
+  m.def(
+      "_serve_child_job",
+      [](const std::vector<std::string>& argv) { return io::serve_child_job(argv); },
+      "In such a child: the job its arguments ask for, to standard output; its exit status.");
 }
 
 }  // namespace pairhist::python
