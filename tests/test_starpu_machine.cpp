@@ -26,6 +26,16 @@ std::pair<int, int> units_and_cores(const std::string& xml) {
   return n;
 }
 
+/// An engine on `ncpu` cores counts `frames` random frames of `atoms` atoms exactly.
+void count_on_cores(int atoms, int frames, int bins, int ncpu) {
+  const auto made = test::make_frames({atoms, atoms / 5 + 10, 1}, frames, BoxKind::orthorhombic);
+  EngineConfig config =
+      test::engine_config(made, BoxKind::orthorhombic, bins, 0.8, Precision::single);
+  config.ncpu = ncpu;
+  config.ncuda = 0;
+  REQUIRE(test::run_engine(made, config) == test::reference_histograms<float>(made, config));
+}
+
 }  // namespace
 
 TEST_CASE("StarPU starts from the machine discovered ahead and counts as before") {
@@ -38,12 +48,7 @@ TEST_CASE("StarPU starts from the machine discovered ahead and counts as before"
   CHECK(units_and_cores(file) == units_and_cores(""));
   CHECK(starpu_machine_file() == file);  // the same file for every start
 
-  const auto frames = test::make_frames({400, 90, 1}, 3, BoxKind::orthorhombic);
-  EngineConfig config =
-      test::engine_config(frames, BoxKind::orthorhombic, 60, 0.8, Precision::single);
-  config.ncpu = 2;
-  config.ncuda = 0;
-  REQUIRE(test::run_engine(frames, config) == test::reference_histograms<float>(frames, config));
+  count_on_cores(400, 3, 60, 2);
   // The engine's start set STARPU_HWLOC_INPUT for StarPU only, by replacing the empty value
   // set_starpu_environment_defaults gave it, never by adding the name (which would move the
   // environment under threads reading it): the name stays, empty again.
@@ -62,11 +67,6 @@ TEST_CASE("After the defaults, an engine's start adds no name to the environment
   const size_t before = names();
   for (const char* name : {"STARPU_HWLOC_INPUT", "STARPU_CUDA_PIPELINE", "STARPU_NWORKER_PER_CUDA"})
     CHECK(std::getenv(name) != nullptr);
-  const auto frames = test::make_frames({300, 60, 1}, 2, BoxKind::orthorhombic);
-  EngineConfig config =
-      test::engine_config(frames, BoxKind::orthorhombic, 40, 0.8, Precision::single);
-  config.ncpu = 1;
-  config.ncuda = 0;
-  REQUIRE(test::run_engine(frames, config) == test::reference_histograms<float>(frames, config));
+  count_on_cores(300, 2, 40, 1);
   CHECK(names() == before);
 }
