@@ -153,29 +153,7 @@ void collect(const std::string& what, pid_t pid, int fd,
   finish();
 }
 
-}  // namespace
-
-ChildJobRegistration::ChildJobRegistration(const char* name, ChildJob job) {
-  child_jobs()[name] = job;
-}
-
-void set_child_command(const std::vector<std::string>& command) {
-  child_command() = command;
-}
-
-int serve_child_job(const std::vector<std::string>& argv) {
-  if (argv.size() < 3 || argv[1] != kChildJobFlag) return -1;
-  const auto job = child_jobs().find(argv[2]);
-  if (job == child_jobs().end()) return 2;
-  const std::vector<std::string> args(argv.begin() + 3, argv.end());
-  return serve(STDOUT_FILENO, [&](PipeWriter& out) { job->second(args, out); });
-}
-
-int serve_child_job(int argc, char** argv) {
-  if (argc < 3 || std::strcmp(argv[1], kChildJobFlag) != 0) return -1;
-  return serve_child_job(std::vector<std::string>(argv, argv + argc));
-}
-
+/// A fork of this process runs `work` (where no child command is set).
 void run_in_child(const std::string& what, const std::function<void(PipeWriter&)>& work,
                   const std::function<void(PipeReader&)>& read) {
   int fds[2];
@@ -199,6 +177,29 @@ void run_in_child(const std::string& what, const std::function<void(PipeWriter&)
   }
   ::close(fds[1]);
   collect(what, pid, fds[0], read);
+}
+
+}  // namespace
+
+ChildJobRegistration::ChildJobRegistration(const char* name, ChildJob job) {
+  child_jobs()[name] = job;
+}
+
+void set_child_command(const std::vector<std::string>& command) {
+  child_command() = command;
+}
+
+int serve_child_job(const std::vector<std::string>& argv) {
+  if (argv.size() < 3 || argv[1] != kChildJobFlag) return -1;
+  const auto job = child_jobs().find(argv[2]);
+  if (job == child_jobs().end()) return 2;
+  const std::vector<std::string> args(argv.begin() + 3, argv.end());
+  return serve(STDOUT_FILENO, [&](PipeWriter& out) { job->second(args, out); });
+}
+
+int serve_child_job(int argc, char** argv) {
+  if (argc < 3 || std::strcmp(argv[1], kChildJobFlag) != 0) return -1;
+  return serve_child_job(std::vector<std::string>(argv, argv + argc));
 }
 
 void run_child_job(const std::string& what, const char* name, const std::vector<std::string>& args,
@@ -225,8 +226,7 @@ void run_child_job(const std::string& what, const char* name, const std::vector<
   for (std::string& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
   pid_t pid = -1;
-  const int failed =
-      posix_spawn(&pid, command[0].c_str(), &actions, nullptr, argv.data(), environ);
+  const int failed = posix_spawn(&pid, command[0].c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   ::close(fds[1]);
   if (failed != 0) {

@@ -77,28 +77,21 @@ struct ChildJobRegistration {
 /// (posix_spawn) instead of forking this process. A fork copies only the calling thread, and
 /// the locks the others held: `pairhist run` with a .tpr topology hung in CI with its child
 /// waiting for the C library's lock of exit functions, which another thread held at the fork.
-/// pairhist sets /proc/self/exe, the Python module its interpreter; without a command,
-/// run_child_job forks (run_in_child).
+/// pairhist sets /proc/self/exe, the Python module its interpreter; without a command (empty),
+/// run_child_job forks.
 void set_child_command(const std::vector<std::string>& command);
-inline void set_child_executable(const std::string& path) {
-  set_child_command(path.empty() ? std::vector<std::string>{} : std::vector<std::string>{path});
-}
 /// For main(), first: when the command line asks for a child job (argv[1] onwards), runs it with
 /// standard output as the pipe and returns its exit status; otherwise -1.
 int serve_child_job(int argc, char** argv);
 int serve_child_job(const std::vector<std::string>& argv);
-/// Runs the registered job `name` on `args` in a child process (a fresh one of the child
-/// executable where one is set, else a fork of this one) and `read` on its output here, as
-/// run_in_child does.
+/// Runs the registered job `name` on `args` in a child process (a fresh one of the child command
+/// where one is set, else a fork of this one) with stderr sent to /dev/null, then `read` on its
+/// output here. The child reports an InputError the job throws as that same one-line message; a
+/// child that ends without a result (exit, abort, signal inside a library) gives InputError
+/// "`what`: ...". A job computes its whole result before writing it (so that a failure sends
+/// only the error) and must not start threads that it expects to outlive it: the child ends as
+/// soon as the job returns.
 void run_child_job(const std::string& what, const char* name, const std::vector<std::string>& args,
                    const std::function<void(PipeReader&)>& read);
-
-/// Runs `work` in a child process with stderr sent to /dev/null, then `read` on its output here.
-/// The child reports an InputError it throws as that same one-line message; a child that ends
-/// without a result (exit, abort, signal inside a library) gives InputError "`what`: ...".
-/// `work` computes its whole result before writing it (so that a failure sends only the error) and
-/// must not start threads that it expects to outlive it: the child ends with _exit.
-void run_in_child(const std::string& what, const std::function<void(PipeWriter&)>& work,
-                  const std::function<void(PipeReader&)>& read);
 
 }  // namespace pairhist::io

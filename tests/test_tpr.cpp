@@ -228,11 +228,11 @@ void nothing_at_exit() {}
 TEST_CASE("a .tpr read while another thread registers exit functions: a fresh child, no hang") {
   // A forked child inherits the C library's lock of exit functions as another thread held it at
   // the fork, and libgromacs's reading registers one: `pairhist run` with a .tpr topology hung
-  // in CI that way. pairhist's children start afresh (io::set_child_executable). Here another
+  // in CI that way. pairhist's children start afresh (io::set_child_command). Here another
   // thread holds that lock much of the time; each read must come back (ctest's timeout ends a
   // hang).
   const analysis::Topology alone = io::read_topology(kTpr);
-  io::set_child_executable(test::pairhist_binary());
+  io::set_child_command({test::pairhist_binary()});
   std::atomic<bool> stop{false};
   std::thread registering([&] {
     for (int k = 0; k < 2000000 && !stop; ++k) std::atexit(nothing_at_exit);
@@ -244,5 +244,5 @@ TEST_CASE("a .tpr read while another thread registers exit functions: a fresh ch
   }
   stop = true;
   registering.join();
-  io::set_child_executable("");
+  io::set_child_command({});
 }

@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   // A child process reading for a parent pairhist (a .tpr through libgromacs), started afresh
   // rather than forked from a process with threads (io/child_process.hpp).
   if (const int status = pairhist::io::serve_child_job(argc, argv); status >= 0) return status;
-  pairhist::io::set_child_executable("/proc/self/exe");
+  pairhist::io::set_child_command({"/proc/self/exe"});
   // Before any thread (MPI's, CUDA's, the decoding threads): see pairhist/environment.hpp.
   pairhist::set_starpu_environment_defaults();
   try {
