@@ -40,7 +40,14 @@ SpeciesSpec parse_species(const std::string& text) {
 }
 
 JobOutcome run_trajectory_job(const JobOptions& options) {
-  JobOutcome out = TrajectoryPipeline(options).run();
+  JobOutcome out;
+  {
+    TrajectoryPipeline pipeline(options);
+    out = pipeline.run();
+    out.end_marks.finished = process_seconds();
+    pipeline.release_engine();
+    out.end_marks.engine_released = process_seconds();
+  }
   out.end_marks.released = process_seconds();
   return out;
 }

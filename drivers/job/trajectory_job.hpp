@@ -189,6 +189,8 @@ struct JobOutcome {
   // nodes): the engine and the reader gone (StarPU shut down, pinned columns given back), and
   // the outputs written (set by the command that writes them).
   struct EndMarks {
+    double finished = 0;         // the result taken from the engine
+    double engine_released = 0;  // StarPU shut down (its models saved, the devices' memory freed)
     double released = 0;
     double outputs_written = 0;
   } end_marks;

@@ -74,6 +74,11 @@ JobOutcome TrajectoryPipeline::run() {
   return sink_->finish(std::move(out_), engine_.get(), *stream_);
 }
 
+void TrajectoryPipeline::release_engine() {
+  watcher_.reset();
+  engine_.reset();
+}
+
 void TrajectoryPipeline::start_loading() {
   const JobOptions& o = options_;
   // The GPUs' contexts are made, their kernels loaded, StarPU's view of the machine discovered

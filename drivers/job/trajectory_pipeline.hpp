@@ -32,6 +32,8 @@ class TrajectoryPipeline {
 
   /// Runs the job, once.
   JobOutcome run();
+  /// After run(): shuts the engine down before the reader and the frames go.
+  void release_engine();
 
  private:
   void start_loading();
