@@ -273,3 +273,28 @@ TEST_CASE("the last frames go out in parts only where counting a part outweighs 
   CHECK(tail_frame_parts(0.0166, 0.3, 120, 2) == 3);
   CHECK(tail_frame_parts(0.001, 0.0, 8, 4) == 1);  // less than one part's minimum
 }
+
+TEST_CASE("a frame split over ranks whose paces are unknown goes out in even shares") {
+  // One frame in 6 parts over 2 ranks that report what they count: rank 0's decoding threads ask
+  // first, many times; it takes half and is told to ask later, rank 1 takes the rest.
+  FrameDispenser d(split_plan(1, 6, 2), 2);
+  WorkUnit u;
+  int first = 0;
+  for (int ask = 0; ask < 6; ++ask)
+    if (d.grant(0, u, 0.001 * ask, 0)) ++first;
+  CHECK(first == 3);
+  CHECK(d.grant(0, u, 0.01, 0).kind == Offer::later);
+  int second = 0;
+  for (int ask = 0; ask < 6; ++ask)
+    if (d.grant(1, u, 0.02 + 0.001 * ask, 0)) ++second;
+  CHECK(second == 3);
+  CHECK(d.grant(0, u, 0.03, 3).kind == Offer::none);
+  // Once rank 0 has taken its parts into counting, it may take what rank 1 has not asked for.
+  FrameDispenser e(split_plan(1, 6, 2), 2);
+  for (int ask = 0; ask < 3; ++ask) CHECK(e.grant(0, u, 0.001 * ask, 0));
+  CHECK(e.grant(0, u, 0.004, 0).kind == Offer::later);
+  CHECK(e.grant(0, u, 0.005, 3));
+  // A rank that does not report what it counts is not held back (its pace is its claims').
+  FrameDispenser f(split_plan(1, 6, 2), 2);
+  CHECK(drain(f, 1).size() == 6);
+}

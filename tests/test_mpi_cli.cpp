@@ -257,8 +257,10 @@ TEST_CASE("One frame split into parts over the ranks: all pairs and cell lists")
       REQUIRE(end.exited(0));
       check_identical(s.file(c.name + "-serial"), out);
       // The one frame went out in its 5 parts, each counted once, by whichever ranks claimed
-      // them: a rank may get none (the decoding threads of a rank with many cores claim units
-      // ahead; on the 2-GPU node one rank took all 5 in 2- and 3-rank runs).
+      // them. A rank whose pace is not known holds at most an even share of what is left
+      // (FrameDispenser::holds_its_share; before it, on the 2-GPU node one rank's decoding
+      // threads took all 5 in 2- and 3-rank runs), but a rank that has taken its share into
+      // counting may take the rest before a rank still starting asks: a rank may get none.
       const std::string report = CliScratch::slurp(out + ".json");
       CHECK(report.find("\"frame_parts\": 5") != std::string::npos);
       int units = 0, counted = 0;

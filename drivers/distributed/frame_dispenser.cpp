@@ -103,6 +103,22 @@ bool FrameDispenser::slow_for_the_rest(int rank) const {
   return (held_frames(rank, 1.0) + 1) * mine > others_end(rank, left - 1);
 }
 
+bool FrameDispenser::holds_its_share(int rank) const {
+  // Before any pace is known, the rank whose many decoding threads asked first took every part
+  // of a frame split over all ranks, and the others idled (a 2-GPU node, test_mpi_cli). Until
+  // its pace is measured a rank takes an even share; then what it holds counts as its pace says.
+  const auto r = static_cast<size_t>(rank);
+  if (pace_[r] > 0 || delivered_[r] < 0 || pace_.size() < 2 ||
+      limit_ == std::numeric_limits<int64_t>::max())
+    return false;
+  int64_t held = 0;
+  for (size_t o = 0; o < pace_.size(); ++o)
+    if (delivered_[o] >= 0) held += std::max<int64_t>(granted_parts_[o] - delivered_[o], 0);
+  const int64_t left = (limit_ - next_ordinal_) * parts_ - next_part_ + held;
+  const auto ranks = static_cast<int64_t>(pace_.size());
+  return granted_parts_[r] - delivered_[r] >= (left + ranks - 1) / ranks;
+}
+
 bool FrameDispenser::better_elsewhere(int rank, double share) const {
   if (limit_ == std::numeric_limits<int64_t>::max() || pace_.size() < 2) return false;
   const double mine = pace_[static_cast<size_t>(rank)];
@@ -166,7 +182,7 @@ Offer FrameDispenser::grant(int rank, WorkUnit& unit, double now, int64_t delive
   const bool split =
       parts_ > 1 && (next_part_ > 0 || next_ordinal_ >= plan_.split_from ||
                      limit_ - next_ordinal_ <= plan_.split_last || slow_for_the_rest(rank));
-  if (better_elsewhere(rank, split ? 1.0 / parts_ : 1.0)) {
+  if ((split && holds_its_share(rank)) || better_elsewhere(rank, split ? 1.0 / parts_ : 1.0)) {
     waited_[r] = true;
     return {Offer::later};
   }

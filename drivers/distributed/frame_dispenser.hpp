@@ -79,6 +79,9 @@ class FrameDispenser {
   /// Whether a unit of `share` of a frame would end later on `rank` (behind what it holds) than
   /// on the fastest other rank after the frames left are counted.
   bool better_elsewhere(int rank, double share) const;
+  /// Whether `rank`, whose pace is not known yet, already holds an even share of the parts
+  /// left to count (those not handed out and those the ranks hold).
+  bool holds_its_share(int rank) const;
   /// Frames per second of all ranks together, and the fastest pace (0 until measured).
   double total_rate(double& fastest) const;
   /// Frames (whole and parts) `rank` holds: granted, not yet taken into counting; for a rank
