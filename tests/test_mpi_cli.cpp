@@ -42,10 +42,13 @@ std::string mpiexec() {
 
 /// `pairhist ARGS` under `mpirun -n RANKS` (ranks may share cores), waited for at most
 /// `seconds`. `tag` marks the ranks' environment so a test can find one of them.
+/// `pairhist ARGS` as `ranks` ranks; `wrapper`: a command each rank runs pairhist through.
 ChildEnd run_mpi(int ranks, std::vector<std::string> args, const CliScratch& scratch,
-                 double seconds = 120, const std::string& tag = "") {
+                 double seconds = 120, const std::string& tag = "",
+                 const std::vector<std::string>& wrapper = {}) {
   std::vector<std::string> argv = {mpiexec(), "-n", std::to_string(ranks), "--oversubscribe"};
   if (!tag.empty()) argv.insert(argv.end(), {"-x", "PAIRHIST_TEST_TAG=" + tag});
+  argv.insert(argv.end(), wrapper.begin(), wrapper.end());
   argv.push_back(pairhist::test::pairhist_binary());
   argv.insert(argv.end(), args.begin(), args.end());
   Child c(argv, scratch.dir.string(), 0, Child::Program{});
@@ -216,6 +219,34 @@ TEST_CASE("Dynamic species: each rank selects its frames' atoms, rank 0 gets eve
   REQUIRE(end.exited(0));
   check_identical(s.file("serial-whole"), out);
   CHECK(CliScratch::slurp(out + ".json").find("\"units\": 0") == std::string::npos);
+}
+
+TEST_CASE("Ranks that began long after their launcher: the summary says so") {
+  // mpirun discovering the machine before it starts the ranks (1.2 s on a 4-GPU node) lies
+  // outside every rank's clock. Here each rank's parent, a shell, waits 0.5 s before starting
+  // pairhist: the report gives each rank's delay, and the summary names the launcher's start.
+  CliScratch s("mpi-launcher");
+  REQUIRE(
+      run_one({"synth", "--case", "K1", "--n", "2000", "--frames", "2", "-o", s.file("k1"), "-q"},
+              s)
+          .exited(0));
+  const std::string out = s.file("run");
+  const ChildEnd end = run_mpi(
+      2,
+      {"run", s.file("k1/K1.xtc"), "--top", s.file("k1/K1.gro"), "--species", "A=S0", "--rmax",
+       "1.7320508", "--nbins", "200", "--ncpu", "1", "-o", out, "--report", out + ".json"},
+      s, 120, "", {"/bin/sh", "-c", "sleep 0.5; \"$0\" \"$@\""});
+  INFO(end.err);
+  REQUIRE(end.exited(0));
+  CHECK(end.out.find("launcher      : the last rank began") != std::string::npos);
+  const std::string report = CliScratch::slurp(out + ".json");
+  int ranks = 0;
+  for (size_t at = report.find("\"after_launcher_seconds\": "); at != std::string::npos;
+       at = report.find("\"after_launcher_seconds\": ", at + 1)) {
+    CHECK(std::atof(report.c_str() + at + 26) >= 0.4);
+    ++ranks;
+  }
+  CHECK(ranks == 2);
 }
 
 TEST_CASE("One frame split into parts over the ranks: all pairs and cell lists") {

@@ -28,6 +28,7 @@ nlohmann::json to_json(const RankActivity& r, uint64_t pairs_examined) {
           {"claim_seconds", r.claim_seconds},
           {"reduction_seconds", r.reduction_seconds},
           {"start_marks", {r.run_defined, r.counting, r.engine_started}},
+          {"after_launcher_seconds", r.after_launcher},
           {"pairs_examined", pairs_examined}};
 }
 
@@ -47,6 +48,7 @@ RankActivity from_json(const nlohmann::json& j, int rank, const std::string& hos
   r.reduction_seconds = j.at("reduction_seconds");
   const auto& marks = j.at("start_marks");
   r.run_defined = marks.at(0), r.counting = marks.at(1), r.engine_started = marks.at(2);
+  r.after_launcher = j.at("after_launcher_seconds");
   return r;
 }
 
@@ -187,6 +189,7 @@ std::vector<RankReport> DistributedCountSink::gather_activity(const JobOutcome& 
   me.run_defined = mine.start_marks.run_defined;
   me.counting = mine.start_marks.counting;
   me.engine_started = mine.start_marks.engine_started;
+  me.after_launcher = seconds_after_parent();
   // All-pairs pairs as the engine planned them (its parts of frames), cell lists' candidates.
   uint64_t examined = 0;
   for (const PairWork& w : mine.activity.pair_work) examined += w.candidates;

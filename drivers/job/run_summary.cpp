@@ -43,6 +43,23 @@ std::string resume_command() {
   return has_resume ? cmd : cmd + " --resume";
 }
 
+constexpr double kLauncherNoteSeconds = 0.25;
+
+/// A distributed run whose last rank began long after its launcher: what the launcher did
+/// meanwhile.
+void print_launcher_note(const JobOutcome& out) {
+  double launcher = 0;
+  for (const RankActivity& r : out.rank_activity) launcher = std::max(launcher, r.after_launcher);
+  // mpirun discovering the machine (its I/O devices: 0.5 s on a 2-GPU node, 1.2 s on a 4-GPU
+  // one) before any rank exists: outside every rank's clock, yet in the job's wall time.
+  if (launcher >= kLauncherNoteSeconds)
+    std::printf(
+        "  launcher      : the last rank began %.2f s after its launcher (mpirun: mostly its "
+        "discovery of the machine; given the machine as XML, HWLOC_XMLFILE, it starts the ranks "
+        "in ~0.03 s: docs/usage.md)\n",
+        launcher);
+}
+
 /// A distributed run: the ranks together, then each (its own workers are rank 0's lines above).
 void print_ranks(const JobOutcome& out) {
   double communication = 0;
@@ -244,6 +261,7 @@ void print_run_summary(const JobOptions& job, const JobOutcome& out,
     print_throughput(out);
     print_execution(job, out);
   }
+  if (out.ranks > 1) print_launcher_note(out);
   const auto& r = out.result;
   if (!analysis::can_normalise(r))
     std::printf("  note          : no periodic box and no --volume: counts only, no g(r)\n");

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -14,21 +15,44 @@
 
 namespace pairhist {
 
-double process_seconds() {
-  std::ifstream stat("/proc/self/stat");
+namespace {
+
+/// Fields 4 (the parent's pid) and 22 (the start, in seconds since boot) of /proc/PID/stat;
+/// false where it cannot be read.
+bool process_stat(const std::string& pid, long& parent, double& start) {
+  std::ifstream stat("/proc/" + pid + "/stat");
   std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
   const size_t paren = text.rfind(')');  // the command name may hold spaces
-  if (paren == std::string::npos) return 0;
+  if (paren == std::string::npos || paren + 2 > text.size()) return false;
   std::istringstream fields(text.substr(paren + 2));
   std::string field;
   for (int i = 3; i <= 22 && fields >> field; ++i) {
+    if (i == 4) parent = std::atol(field.c_str());
     if (i < 22) continue;
-    timespec boot{};
-    clock_gettime(CLOCK_BOOTTIME, &boot);
-    const double start = std::stod(field) / static_cast<double>(sysconf(_SC_CLK_TCK));
-    return std::max(0.0, static_cast<double>(boot.tv_sec) + 1e-9 * boot.tv_nsec - start);
+    start = std::stod(field) / static_cast<double>(sysconf(_SC_CLK_TCK));
+    return true;
   }
-  return 0;
+  return false;
+}
+
+}  // namespace
+
+double process_seconds() {
+  long parent = 0;
+  double start = 0;
+  if (!process_stat("self", parent, start)) return 0;
+  timespec boot{};
+  clock_gettime(CLOCK_BOOTTIME, &boot);
+  return std::max(0.0, static_cast<double>(boot.tv_sec) + 1e-9 * boot.tv_nsec - start);
+}
+
+double seconds_after_parent() {
+  long parent = 0, grandparent = 0;
+  double start = 0, parent_start = 0;
+  if (!process_stat("self", parent, start) || parent <= 1 ||
+      !process_stat(std::to_string(parent), grandparent, parent_start))
+    return 0;
+  return std::max(0.0, start - parent_start);
 }
 
 SpeciesSpec parse_species(const std::string& text) {

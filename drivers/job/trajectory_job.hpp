@@ -128,6 +128,7 @@ struct RankActivity {
   // Its start, in seconds since its own process began (JobOutcome::start_marks): where a rank
   // waits before its first frame (for the plan, for its GPU).
   double run_defined = 0, counting = 0, engine_started = 0;
+  double after_launcher = 0;  // seconds_after_parent()
 };
 
 struct JobOutcome {
@@ -219,5 +220,10 @@ JobOutcome run_trajectory_job(const JobOptions& options);
 /// How long this process has run (from the kernel's start time, so loading the shared libraries
 /// counts too); 0 where /proc cannot say.
 double process_seconds();
+
+/// How much later than its parent this process began (a rank of an MPI job: after mpirun, or
+/// orted, or srun's step daemon, whose own start, e.g. discovering the machine, precedes every
+/// rank's clock); 0 where /proc cannot say.
+double seconds_after_parent();
 
 }  // namespace pairhist

@@ -180,7 +180,8 @@ nlohmann::json ranks_json(const JobOutcome& out) {
          {"start_marks_seconds",
           {{"run_defined", r.run_defined},
            {"counting", r.counting},
-           {"engine_started", r.engine_started}}}});
+           {"engine_started", r.engine_started}}},
+         {"after_launcher_seconds", r.after_launcher}});
   }
   return {{"count", out.ranks},
           {"frame_parts", out.frame_parts},
