@@ -7,7 +7,8 @@
 #   H5MD          MDAnalysis's H5MDWriter (python3-mdanalysis, python3-h5py), plus one file
 #                 written with h5py (fixed box, scalar step/time: layouts MDAnalysis never writes)
 #   CADISHI HDF5  h5py, in the layout CADISHI's MDAnalysis-based conversion writes
-#   XTC, TRR, PDB, GRO  GROMACS (gmx trjconv on the water sample; small, the fuzzers' seeds)
+#   XTC, TRR, PDB, GRO  GROMACS (gmx trjconv on the water sample; small, the fuzzers' seeds), and
+#                 a TRR mixing x, v and f records from a 4-step MD run of 10 waters
 # Each fixture comes with reference values that the same program reports (*.ref.txt): box
 # vectors and coordinates in Angstrom, full precision, read back by the writer's own library
 # (DCD, XYZ) or dumped by the same LAMMPS run with 12 significant digits.
@@ -276,5 +277,32 @@ for ext in xtc trr pdb gro; do
 done
 echo 2 | gmx -quiet trjconv -f "$root/data/spce_water.xtc" -s "$root/data/spce_water.gro" \
   -n "$work/small.ndx" -e 0.3 -o "$out/gmx_water3.xtc" >/dev/null 2>&1
+
+# ---- A TRR that mixes blocks, as GROMACS's MD engine writes it ---------------------------------
+# 4 MD steps of the 10 waters above (x every 2 steps, v every step, f every 4): records 1 and 3 hold
+# only the box and v. Made here once because the tests must not run an MD engine (Debian's GROMACS
+# aborts on CPUs without rdtscp).
+cat >"$work/md.mdp" <<'MDP'
+integrator = md
+dt = 0.002
+nsteps = 4
+nstxout = 2
+nstvout = 1
+nstfout = 4
+nstenergy = 0
+nstlog = 0
+cutoff-scheme = Verlet
+coulombtype = PME
+rcoulomb = 1.0
+rvdw = 1.0
+constraints = h-bonds
+gen-vel = yes
+gen-seed = 7
+MDP
+{ cat "$root/data/sample-inputs/topol.top"; printf '\nSOL 10\n'; } >"$work/topol.top"
+(cd "$work" && gmx -quiet grompp -f md.mdp -c "$out/gmx_water30.gro" -p topol.top -o md.tpr \
+  -maxwarn 5 >grompp.log 2>&1 &&
+  gmx -quiet mdrun -s md.tpr -deffnm md -nt 1 -pin off >md.log 2>&1)
+cp "$work/md.trr" "$out/gmx_md_mixed.trr"
 
 du -ch "$out"/* | tail -1

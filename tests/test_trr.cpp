@@ -1,6 +1,6 @@
-// TrrReader against GROMACS itself: files written at test time by gmx trjconv, gmx_d and gmx
-// mdrun, checked against `gmx dump` and the XTC they were converted from; plus truncated, corrupt
-// and hand-made files. Needs gmx: PAIRHIST_GMX names the executable (default "gmx").
+// TrrReader against GROMACS itself: files written at test time by gmx trjconv and gmx_d, and one
+// written once by GROMACS's MD engine (data/fixtures), checked against `gmx dump` and the XTC they
+// were converted from; plus truncated, corrupt and hand-made files. Needs gmx: PAIRHIST_GMX names the executable (default "gmx").
 #include <doctest/doctest.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -275,31 +275,17 @@ TEST_CASE("TrrReader reads a double-precision TRR written by gmx_d trjconv") {
   check_equals_xtc(trr, 11);
 }
 
-TEST_CASE("TrrReader skips records without coordinates in an mdrun TRR holding x, v and f") {
+TEST_CASE("TrrReader skips records without coordinates in a TRR of GROMACS's MD engine") {
   require_gmx();
   TempDir tmp;
-  // x every 2 steps, v every step, f every 4: records 1 and 3 hold only box and v.
-  std::ofstream(tmp.file("md.mdp")) << "integrator = md\ndt = 0.002\nnsteps = 4\nnstxout = 2\n"
-                                       "nstvout = 1\nnstfout = 4\nnstenergy = 0\nnstlog = 0\n"
-                                       "cutoff-scheme = Verlet\ncoulombtype = PME\n"
-                                       "rcoulomb = 1.0\nrvdw = 1.0\nconstraints = h-bonds\n"
-                                       "gen-vel = yes\ngen-seed = 7\n";
-  {
-    std::ofstream top(tmp.file("topol.top"));
-    top << read_all(pairhist::test::data_dir() + "/sample-inputs/topol.top") << "\nSOL 884\n";
-  }
-  const std::string cmd = "cd " + shell_quote(tmp.dir.string()) + " && " + shell_quote(gmx()) +
-                          " -quiet grompp -f md.mdp -c " + shell_quote(kSampleGro) +
-                          " -p topol.top -o md.tpr -maxwarn 5 >grompp.log 2>&1 && " +
-                          shell_quote(gmx()) +
-                          " -quiet mdrun -s md.tpr -deffnm md -nt 2 -pin off >mdrun.log 2>&1";
-  REQUIRE_MESSAGE(run_shell(cmd), "grompp/mdrun failed: " << cmd);
-  const std::string trr = tmp.file("md.trr");
+  // scripts/make-reader-fixtures.sh: 4 MD steps of 10 waters, x every 2 steps, v every step,
+  // f every 4: records 1 and 3 hold only box and v.
+  const std::string trr = pairhist::test::data_dir() + "/fixtures/gmx_md_mixed.trr";
   const std::vector<DumpFrame> ref = gmx_dump(gmx(), trr);
   REQUIRE(ref.size() == 5);
-  CHECK(ref[0].nf == 2652);  // the file really mixes blocks
+  CHECK(ref[0].nf == 30);  // the file really mixes blocks
   CHECK(ref[1].x.empty());
-  CHECK(ref[1].nv == 2652);
+  CHECK(ref[1].nv == 30);
   CHECK(check_against_gmx_dump(gmx(), trr, false) == 3);
 
   TrrReader reader(trr);
@@ -314,7 +300,7 @@ TEST_CASE("TrrReader skips records without coordinates in an mdrun TRR holding x
   const std::vector<size_t> starts = record_starts(bytes);
   REQUIRE(starts.size() == 5);
   const std::string cut = tmp.file("cut.trr");
-  write_all(cut, bytes.substr(0, starts[3] + 500));
+  write_all(cut, bytes.substr(0, (starts[3] + starts[4]) / 2));
   int64_t frames = 0;
   const std::string msg = read_to_end(cut, &frames);
   CHECK(frames == 2);
