@@ -1086,13 +1086,6 @@ case_feed() (
   begin feed-device "pairhist feeding and small frames on the device"
   parts=${FEED_PARTS:-start}
 
-
-
-
-
-
-
-
   if [[ " $parts " == *" threads "* ]]; then
     # With the columns handed over the feeding thread is idle 98% of the time: its core decodes
     # too. The plan's threads (15 on 16 cores: cores - the GPU's driver) against 14 (the plan
@@ -1113,7 +1106,6 @@ case_feed() (
     tar -czf "$out/traces.tar.gz" -C "$work" traces
     unset trace_dir
   fi
-
 
   if [[ " $parts " == *" start "* ]]; then
     # What a 100-frame run pays before its frames flow: StarPU's start phase by phase
@@ -1230,6 +1222,8 @@ for c in "$@"; do  # every name first, so that a typo costs no device time
 done
 overall=0
 for c in "$@"; do
-  "case_${c//-/_}" || overall=1
+  # Not `case || overall=1`: bash ignores `set -e` inside a function called that way (cells sets it).
+  "case_${c//-/_}"
+  [ $? = 0 ] || overall=1
 done
 exit $overall
