@@ -62,7 +62,7 @@ stage_openmpi() {
     while read -r lib; do [ -e "$stage/lib/$(basename "$lib")" ] || cp -L "$lib" "$stage/lib/"; done
 }
 
-# The environment for the staged mpirun (sourced by mpi-device-run.sh too): OpenMPI relocated to
+# The environment for the staged mpirun (scripts/device-run.sh sets the same): OpenMPI relocated to
 # the stage, plugins that cannot load there (no InfiniBand, ...) skipped silently, root allowed.
 mpi_env() {
   [ -x "$stage/openmpi/bin/mpirun" ] || return 1

@@ -1,4 +1,4 @@
-// Kernel benchmark of the GPU cell lists on W1-like frames (scripts/cell-device-run.sh): two
+// Kernel benchmark of the GPU cell lists on W1-like frames (scripts/device-run.sh cells): two
 // species at water's densities (O 33.4/nm^3, H 66.8/nm^3) in a periodic box, r_max 1.2 nm,
 // 240 bins. Times the cell sort and each pair's counting kernel with CUDA events on data already
 // on the device (the median of repeats), one JSON line per measurement. --all-pairs also times the
@@ -35,7 +35,7 @@ struct Options {
   std::string precision = "single";
   std::string box = "orthorhombic";  // or rhombic-dodecahedron (the same volume)
   std::string pairs = "OO,OH,HH";
-  std::string tag = "default";  // which build of the kernels (scripts/cell-device-run.sh variants)
+  std::string tag = "default";  // which build of the kernels (a label in the JSON lines)
   bool all_pairs = false;
 };
 

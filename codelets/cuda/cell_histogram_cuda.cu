@@ -22,8 +22,8 @@
 namespace pairhist::cuda {
 namespace {
 
-// The shape can be overridden at compile time, for measurements only (scripts/cell-device-run.sh
-// builds such variants of the benchmark).
+// The shape can be overridden at compile time (-DPAIRHIST_CELL_WARPS=...), for measurements
+// only.
 #ifndef PAIRHIST_CELL_WARPS
 #define PAIRHIST_CELL_WARPS 8
 #endif
