@@ -1,8 +1,8 @@
-// What every task of our codelets shares: the precision it counts in (pairhist::Precision, with
-// the parameters of that precision: params_in), and the order of its buffers. Each codelet packs
-// its own tasks (pair_histogram_task, frame_histogram_task, cell_histogram_task): its cl_arg names
-// buffers by their index in this order, and whoever owns the histograms (tasks/task_submitter.hpp)
-// submits the buffers in this order.
+// What every task of our codelets shares: the precision it counts in (pairhist::Precision;
+// with_params hands a codelet the kernel parameters of that precision), and the order of its
+// buffers. Each codelet packs its own tasks (pair_histogram_task, frame_histogram_task,
+// cell_histogram_task): its cl_arg names buffers by their index in this order, and whoever owns
+// the histograms (tasks/task_submitter.hpp) submits the buffers in this order.
 #pragma once
 
 #include <starpu.h>
