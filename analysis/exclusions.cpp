@@ -170,19 +170,10 @@ void PairExclusions::add_frame_as(const std::vector<const float*>& species_xyz,
     const uint8_t* row_selected = selected ? (*selected)[static_cast<size_t>(l.a)].data() : nullptr;
     const uint8_t* col_selected = selected ? (*selected)[static_cast<size_t>(l.b)].data() : nullptr;
     uint64_t* h = hist[q].data();
-    uint64_t binned = 0;
-    switch (kind) {
-      case BoxKind::orthorhombic:
-        binned =
-            bin_pairs<BoxKind::orthorhombic>(l.pairs, rows, cols, row_selected, col_selected, p, h);
-        break;
-      case BoxKind::triclinic:
-        binned =
-            bin_pairs<BoxKind::triclinic>(l.pairs, rows, cols, row_selected, col_selected, p, h);
-        break;
-      default:
-        binned = bin_pairs<BoxKind::none>(l.pairs, rows, cols, row_selected, col_selected, p, h);
-    }
+    const uint64_t binned = dispatch_box_kind(kind, [&](auto box_kind) {
+      return bin_pairs<decltype(box_kind)::value>(l.pairs, rows, cols, row_selected, col_selected,
+                                                  p, h);
+    });
     if (left_out) (*left_out)[q] += binned;
   }
 }
@@ -191,10 +182,10 @@ void PairExclusions::add_frame(const std::vector<const float*>& species_xyz, con
                                BoxKind kind, double r_max, int nbins, Precision precision,
                                std::vector<std::vector<uint64_t>>& hist) const {
   if (empty()) return;
-  if (precision == Precision::single)
-    add_frame_as<float>(species_xyz, nullptr, box, kind, r_max, nbins, hist, nullptr);
-  else
-    add_frame_as<double>(species_xyz, nullptr, box, kind, r_max, nbins, hist, nullptr);
+  dispatch_precision(precision, [&](auto coordinate) {
+    add_frame_as<typename decltype(coordinate)::type>(species_xyz, nullptr, box, kind, r_max, nbins,
+                                                      hist, nullptr);
+  });
 }
 
 void PairExclusions::add_selected_frame(const std::vector<const float*>& species_xyz,
@@ -206,10 +197,10 @@ void PairExclusions::add_selected_frame(const std::vector<const float*>& species
   if (empty()) return;
   if (left_out.size() < lists_.size() || selected.size() < species_xyz.size())
     throw std::logic_error("PairExclusions: flags or sums of another number of species or pairs");
-  if (precision == Precision::single)
-    add_frame_as<float>(species_xyz, &selected, box, kind, r_max, nbins, hist, &left_out);
-  else
-    add_frame_as<double>(species_xyz, &selected, box, kind, r_max, nbins, hist, &left_out);
+  dispatch_precision(precision, [&](auto coordinate) {
+    add_frame_as<typename decltype(coordinate)::type>(species_xyz, &selected, box, kind, r_max,
+                                                      nbins, hist, &left_out);
+  });
 }
 
 }  // namespace pairhist::analysis

@@ -15,7 +15,7 @@
 
 #include "analysis/topology.hpp"
 #include "pairhist/box_setup.hpp"
-#include "pairhist/engine.hpp"
+#include "pairhist/precision.hpp"
 
 namespace pairhist::analysis {
 

@@ -89,14 +89,8 @@ SurfaceDistances::SurfaceDistances(const float* xyz, const std::vector<int>& ref
     unit_cell(p, u);
     ux_[at] = u[0], uy_[at] = u[1], uz_[at] = u[2];
     const auto load = [&](int axis) {
-      switch (kind_) {
-        case BoxKind::orthorhombic:
-          return loaded<BoxKind::orthorhombic>(p[axis], params_, axis);
-        case BoxKind::triclinic:
-          return loaded<BoxKind::triclinic>(p[axis], params_, axis);
-        default:
-          return loaded<BoxKind::none>(p[axis], params_, axis);
-      }
+      return dispatch_box_kind(
+          kind_, [&](auto kind) { return loaded<decltype(kind)::value>(p[axis], params_, axis); });
     };
     x_[at] = load(0), y_[at] = load(1), z_[at] = load(2);
     group_[at] = group[k];
@@ -190,14 +184,7 @@ void SurfaceDistances::nearest_in(const float* p, Scratch& s, std::vector<Hit>& 
 void SurfaceDistances::nearest(const float* p, Scratch& s, std::vector<Hit>& hits) const {
   hits.clear();
   if (x_.empty()) return;
-  switch (kind_) {
-    case BoxKind::orthorhombic:
-      return nearest_in<BoxKind::orthorhombic>(p, s, hits);
-    case BoxKind::triclinic:
-      return nearest_in<BoxKind::triclinic>(p, s, hits);
-    default:
-      return nearest_in<BoxKind::none>(p, s, hits);
-  }
+  dispatch_box_kind(kind_, [&](auto kind) { nearest_in<decltype(kind)::value>(p, s, hits); });
 }
 
 void SurfaceDistances::count(const float* xyz, const std::vector<int>& positions, int first_bin,

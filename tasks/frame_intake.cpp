@@ -7,6 +7,7 @@
 
 #include "pairhist/environment.hpp"
 #include "pairhist/host_cores.hpp"
+#include "pairhist/precision.hpp"
 #include "tasks/engine_impl.hpp"
 #include "tasks/row_tiles.hpp"
 #include "tasks/spatial_order.hpp"
@@ -113,17 +114,12 @@ void HistogramEngine::Impl::take_frame(const BoxMatrix& box, const std::vector<i
   for (size_t s = 0; s < slot.handles.size() && bad_species < 0; ++s) {
     if (!slot.handles[s]) continue;  // no atoms in this frame
     const int64_t n = counts[s];
-    if (config.precision == Precision::single) {
-      auto* buffer = static_cast<float*>(slot.buffers[s]);
+    dispatch_precision(config.precision, [&](auto precision) {
+      auto* buffer = static_cast<typename decltype(precision)::type*>(slot.buffers[s]);
       bad_position = copy(s, buffer);
       if (widen && bad_position < 0) widen_bounds(buffer, n, bounds);
       if (spatial_order) sort_spatially(buffer, n);
-    } else {
-      auto* buffer = static_cast<double*>(slot.buffers[s]);
-      bad_position = copy(s, buffer);
-      if (widen && bad_position < 0) widen_bounds(buffer, n, bounds);
-      if (spatial_order) sort_spatially(buffer, n);
-    }
+    });
     if (bad_position >= 0) bad_species = static_cast<int>(s);
   }
   FrameRing::release(slot);

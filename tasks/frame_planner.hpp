@@ -56,8 +56,7 @@ class FramePlanner {
   /// arguments carry.
   template <class Args>
   void set_frame_params(Args& args, const PlannedFrame& frame) const {
-    args.precision = config_.precision == Precision::single ? codelets::Precision::single
-                                                            : codelets::Precision::double_;
+    args.precision = config_.precision;
     args.single_params =
         make_params<float>(frame.box, config_.box_kind, config_.r_max, config_.nbins);
     args.double_params =

@@ -43,17 +43,8 @@ void check_build(const std::vector<T>& soa, int64_t n, const CellGrid& g,
   const auto stored = download(cells.points, size_t(4 * n));
   std::vector<std::vector<std::array<T, 3>>> want(size_t(g.keys)), got(size_t(g.keys));
   for (int64_t i = 0; i < n; ++i) {
-    std::array<T, 3> v;
-    switch (p.box.kind) {
-      case BoxKind::orthorhombic:
-        v = loaded_point<BoxKind::orthorhombic>(soa, n, i, p);
-        break;
-      case BoxKind::triclinic:
-        v = loaded_point<BoxKind::triclinic>(soa, n, i, p);
-        break;
-      default:
-        v = loaded_point<BoxKind::none>(soa, n, i, p);
-    }
+    const std::array<T, 3> v = dispatch_box_kind(
+        p.box.kind, [&](auto kind) { return loaded_point<decltype(kind)::value>(soa, n, i, p); });
     want[size_t(keys[size_t(i)])].push_back(v);
   }
   for (int64_t k = 0; k < g.keys; ++k)

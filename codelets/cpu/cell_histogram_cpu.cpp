@@ -260,14 +260,8 @@ void sort_kind(Coords<T> raw, const CellGrid& grid, const HistogramParams<T>& p,
 template <class T>
 void sort_into_cells(Coords<T> raw, const CellGrid& grid, const HistogramParams<T>& params,
                      CellSortedSpecies<T>& out) {
-  switch (params.box.kind) {
-    case BoxKind::orthorhombic:
-      return sort_kind<BoxKind::orthorhombic>(raw, grid, params, out);
-    case BoxKind::triclinic:
-      return sort_kind<BoxKind::triclinic>(raw, grid, params, out);
-    default:
-      return sort_kind<BoxKind::none>(raw, grid, params, out);
-  }
+  dispatch_box_kind(params.box.kind,
+                    [&](auto kind) { sort_kind<decltype(kind)::value>(raw, grid, params, out); });
 }
 
 template <class T>
@@ -281,19 +275,17 @@ uint64_t cell_histogram(const CellSortedSpecies<T>& a, const CellSortedSpecies<T
   const auto table = static_cast<size_t>(grid.keys) + 1;
   if (a.cell_start.size() != table || other.cell_start.size() != table)
     throw std::invalid_argument("cell_histogram: species not sorted into this grid's cells");
-  switch (params.box.kind) {
-    case BoxKind::orthorhombic:
-      return cell_histogram_kind<BoxKind::orthorhombic, T, false>(a, other, same_species, grid,
-                                                                  key_begin, key_end, params, hist);
-    case BoxKind::triclinic:
-      return same_species ? cell_histogram_kind<BoxKind::triclinic, T, true>(
-                                a, other, true, grid, key_begin, key_end, params, hist)
-                          : cell_histogram_kind<BoxKind::triclinic, T, false>(
-                                a, other, false, grid, key_begin, key_end, params, hist);
-    default:
-      return cell_histogram_kind<BoxKind::none, T, false>(a, other, same_species, grid, key_begin,
-                                                          key_end, params, hist);
-  }
+  return dispatch_box_kind(params.box.kind, [&](auto kind) {
+    constexpr BoxKind K = decltype(kind)::value;
+    // Only the triclinic kernel has a variant for one species.
+    if constexpr (K == BoxKind::triclinic) {
+      if (same_species)
+        return cell_histogram_kind<K, T, true>(a, other, true, grid, key_begin, key_end, params,
+                                               hist);
+    }
+    return cell_histogram_kind<K, T, false>(a, other, same_species, grid, key_begin, key_end,
+                                            params, hist);
+  });
 }
 
 template void sort_into_cells<float>(Coords<float>, const CellGrid&, const HistogramParams<float>&,

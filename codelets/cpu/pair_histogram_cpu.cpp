@@ -92,40 +92,26 @@ uint64_t pair_histogram(Coords<T> a, Coords<T> b, bool same_species, int64_t row
   row_begin = std::max<int64_t>(0, row_begin);
   row_end = std::min(row_end, a.n);
   if (row_begin >= row_end || params.nbins <= 0) return 0;
-  switch (params.box.kind) {
-    case BoxKind::orthorhombic:
-      return histogram_tiled<BoxKind::orthorhombic>(a, b, same_species, row_begin, row_end, params,
-                                                    hist);
-    case BoxKind::triclinic:
-      return histogram_tiled<BoxKind::triclinic>(a, b, same_species, row_begin, row_end, params,
-                                                 hist);
-    default:
-      return histogram_tiled<BoxKind::none>(a, b, same_species, row_begin, row_end, params, hist);
-  }
+  return dispatch_box_kind(params.box.kind, [&](auto kind) {
+    return histogram_tiled<decltype(kind)::value>(a, b, same_species, row_begin, row_end, params,
+                                                  hist);
+  });
 }
 
 template <class T>
 void pair_histogram_reference(Coords<T> a, Coords<T> b, bool same_species,
                               const HistogramParams<T>& params, uint64_t* hist) {
   if (same_species) b = a;
-  for (int64_t i = 0; i < a.n; ++i) {
-    for (int64_t j = same_species ? i + 1 : 0; j < b.n; ++j) {
-      const T ax = a.x()[i], ay = a.y()[i], az = a.z()[i];
-      const T bx = b.x()[j], by = b.y()[j], bz = b.z()[j];
-      int k;
-      switch (params.box.kind) {
-        case BoxKind::orthorhombic:
-          k = bin_of_points<BoxKind::orthorhombic>(params, ax, ay, az, bx, by, bz);
-          break;
-        case BoxKind::triclinic:
-          k = bin_of_points<BoxKind::triclinic>(params, ax, ay, az, bx, by, bz);
-          break;
-        default:
-          k = bin_of_points<BoxKind::none>(params, ax, ay, az, bx, by, bz);
+  dispatch_box_kind(params.box.kind, [&](auto kind) {
+    for (int64_t i = 0; i < a.n; ++i) {
+      for (int64_t j = same_species ? i + 1 : 0; j < b.n; ++j) {
+        const T ax = a.x()[i], ay = a.y()[i], az = a.z()[i];
+        const T bx = b.x()[j], by = b.y()[j], bz = b.z()[j];
+        const int k = bin_of_points<decltype(kind)::value>(params, ax, ay, az, bx, by, bz);
+        if (k < params.nbins) ++hist[k];
       }
-      if (k < params.nbins) ++hist[k];
     }
-  }
+  });
 }
 
 template uint64_t pair_histogram<float>(Coords<float>, Coords<float>, bool, int64_t, int64_t,

@@ -165,17 +165,9 @@ cudaError_t build_cells(const T* soa, int64_t n, const CellGrid& grid,
                                            stream)) != cudaSuccess)
     return err;
   if (n > 0) {
-    switch (params.box.kind) {
-      case BoxKind::orthorhombic:
-        err =
-            scatter<BoxKind::orthorhombic>(soa, n, keys, ranks, ws, params, counts, slots, stream);
-        break;
-      case BoxKind::triclinic:
-        err = scatter<BoxKind::triclinic>(soa, n, keys, ranks, ws, params, counts, slots, stream);
-        break;
-      default:
-        err = scatter<BoxKind::none>(soa, n, keys, ranks, ws, params, counts, slots, stream);
-    }
+    err = dispatch_box_kind(params.box.kind, [&](auto kind) {
+      return scatter<decltype(kind)::value>(soa, n, keys, ranks, ws, params, counts, slots, stream);
+    });
     if (err != cudaSuccess) return err;
   }
   // The scatter zeroed the counters; the keys and ranks after them are not.

@@ -550,14 +550,9 @@ cudaError_t launch_cell_histograms(const CellPairLaunch<T>* pairs, int count, co
   args.grid = grid;
   args.stencil = make_stencil(grid);
   args.p = params;
-  switch (params.box.kind) {
-    case BoxKind::orthorhombic:
-      return launch_for_box<BoxKind::orthorhombic>(args, jobs, slices, stream);
-    case BoxKind::triclinic:
-      return launch_for_box<BoxKind::triclinic>(args, jobs, slices, stream);
-    default:
-      return launch_for_box<BoxKind::none>(args, jobs, slices, stream);
-  }
+  return dispatch_box_kind(params.box.kind, [&](auto kind) {
+    return launch_for_box<decltype(kind)::value>(args, jobs, slices, stream);
+  });
 }
 
 template <class T>

@@ -414,17 +414,10 @@ cudaError_t launch_pair_histogram(HistogramKernel kernel, const T* a, int64_t na
     std::swap(na, nb);
     row_end = na;
   }
-  switch (params.box.kind) {
-    case BoxKind::orthorhombic:
-      return launch_for_box<BoxKind::orthorhombic>(kernel, a, na, b, nb, same_species, row_begin,
-                                                   row_end, params, hist, stream);
-    case BoxKind::triclinic:
-      return launch_for_box<BoxKind::triclinic>(kernel, a, na, b, nb, same_species, row_begin,
-                                                row_end, params, hist, stream);
-    default:
-      return launch_for_box<BoxKind::none>(kernel, a, na, b, nb, same_species, row_begin, row_end,
-                                           params, hist, stream);
-  }
+  return dispatch_box_kind(params.box.kind, [&](auto kind) {
+    return launch_for_box<decltype(kind)::value>(kernel, a, na, b, nb, same_species, row_begin,
+                                                 row_end, params, hist, stream);
+  });
 }
 
 cudaError_t launch_add_histogram(unsigned long long* dst, const unsigned long long* src, int64_t n,

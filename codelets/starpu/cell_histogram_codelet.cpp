@@ -76,10 +76,7 @@ void run_cpu(void* buffers[], const CellHistogramArgs& args, const HistogramPara
 void cell_histogram_cpu(void* buffers[], void* cl_arg) {
   const auto& args = *static_cast<const CellHistogramArgs*>(cl_arg);
   if (!admitted(args)) return;
-  if (args.precision == Precision::single)
-    run_cpu<float>(buffers, args, args.single_params);
-  else
-    run_cpu<double>(buffers, args, args.double_params);
+  with_params(args, [&](const auto& params) { run_cpu(buffers, args, params); });
   implementation_counters().record(Implementation::cpu_cells, args.pairs);
 }
 

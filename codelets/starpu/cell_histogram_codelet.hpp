@@ -58,7 +58,7 @@ struct CellHistogramArgs {
   HistogramParams<float> single_params;
   HistogramParams<double> double_params;
   int nbins() const {
-    return precision == Precision::single ? single_params.nbins : double_params.nbins;
+    return with_params(*this, [](const auto& params) { return params.nbins; });
   }
   BoxKind box_kind() const { return grid.kind; }
 };

@@ -134,10 +134,7 @@ void release_cell_device_caches(uint64_t run) {
 void cell_histogram_cuda(void* buffers[], void* cl_arg) {
   const auto& args = *static_cast<const CellHistogramArgs*>(cl_arg);
   if (!admitted(args)) return;
-  if (args.precision == Precision::single)
-    launch<float>(buffers, args, args.single_params);
-  else
-    launch<double>(buffers, args, args.double_params);
+  with_params(args, [&](const auto& params) { launch(buffers, args, params); });
   implementation_counters().record(Implementation::cuda_cells, args.pairs);
 }
 

@@ -1,4 +1,5 @@
-// What every task of our codelets shares: the precision it counts in, and the order of its
+// What every task of our codelets shares: the precision it counts in (pairhist::Precision;
+// with_params hands a codelet the kernel parameters of that precision), and the order of its
 // buffers. Each codelet packs its own tasks (pair_histogram_task, frame_histogram_task,
 // cell_histogram_task): its cl_arg names buffers by their index in this order, and whoever owns
 // the histograms (tasks/task_submitter.hpp) submits the buffers in this order.
@@ -12,9 +13,29 @@
 #include <new>
 #include <type_traits>
 
+#include "pairhist/geometry.hpp"
+#include "pairhist/precision.hpp"
+
 namespace pairhist::codelets {
 
-enum class Precision : int { single = 0, double_ = 1 };
+/// The kernel parameters in precision T of a task's arguments (every codelet's arguments carry
+/// both, single_params and double_params, and count in the one their `precision` names).
+template <class T, class Args>
+const HistogramParams<T>& params_in(const Args& args) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+  if constexpr (std::is_same_v<T, float>)
+    return args.single_params;
+  else
+    return args.double_params;
+}
+
+/// The parameters a task's arguments count with: those of their precision.
+template <class Args, class F>
+decltype(auto) with_params(const Args& args, F&& f) {
+  return dispatch_precision(args.precision, [&](auto precision) -> decltype(auto) {
+    return f(params_in<typename decltype(precision)::type>(args));
+  });
+}
 
 /// One packed task. Buffers: the coordinates in `inputs` (STARPU_R), in order, then one uint64
 /// histogram of nbins + 1 entries per entry of `histograms` (the species pair's accumulator,

@@ -26,10 +26,7 @@ void run_frame_cpu(void* buffers[], const FrameHistogramArgs& args,
 void frame_histogram_cpu(void* buffers[], void* cl_arg) {
   const auto& args = *static_cast<const FrameHistogramArgs*>(cl_arg);
   if (!admitted(args)) return;
-  if (args.precision == Precision::single)
-    run_frame_cpu<float>(buffers, args, args.single_params);
-  else
-    run_frame_cpu<double>(buffers, args, args.double_params);
+  with_params(args, [&](const auto& params) { run_frame_cpu(buffers, args, params); });
   implementation_counters().record(Implementation::cpu, args.pairs);
 }
 

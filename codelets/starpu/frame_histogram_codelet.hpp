@@ -38,10 +38,10 @@ struct FrameHistogramArgs {
   HistogramParams<float> single_params;
   HistogramParams<double> double_params;
   int nbins() const {
-    return precision == Precision::single ? single_params.nbins : double_params.nbins;
+    return with_params(*this, [](const auto& params) { return params.nbins; });
   }
   BoxKind box_kind() const {
-    return precision == Precision::single ? single_params.box.kind : double_params.box.kind;
+    return with_params(*this, [](const auto& params) { return params.box.kind; });
   }
 };
 

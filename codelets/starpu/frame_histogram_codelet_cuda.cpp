@@ -33,10 +33,7 @@ void launch_frame(void* buffers[], const FrameHistogramArgs& args,
 void frame_histogram_cuda(void* buffers[], void* cl_arg) {
   const auto& args = *static_cast<const FrameHistogramArgs*>(cl_arg);
   if (!admitted(args)) return;
-  if (args.precision == Precision::single)
-    launch_frame<float>(buffers, args, args.single_params);
-  else
-    launch_frame<double>(buffers, args, args.double_params);
+  with_params(args, [&](const auto& params) { launch_frame(buffers, args, params); });
   implementation_counters().record(Implementation::cuda_shared, args.pairs);
 }
 

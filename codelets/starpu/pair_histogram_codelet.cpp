@@ -24,10 +24,7 @@ void run_cpu(void* buffers[], const PairHistogramArgs& args, const HistogramPara
 void pair_histogram_cpu(void* buffers[], void* cl_arg) {
   const auto& args = *static_cast<const PairHistogramArgs*>(cl_arg);
   if (!admitted(args)) return;
-  if (args.precision == Precision::single)
-    run_cpu<float>(buffers, args, args.single_params);
-  else
-    run_cpu<double>(buffers, args, args.double_params);
+  with_params(args, [&](const auto& params) { run_cpu(buffers, args, params); });
   implementation_counters().record(Implementation::cpu, args.pairs);
 }
 

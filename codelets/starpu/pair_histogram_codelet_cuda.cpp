@@ -35,10 +35,7 @@ void launch(cuda::HistogramKernel kernel, void* buffers[], const PairHistogramAr
 void run(cuda::HistogramKernel kernel, void* buffers[], void* cl_arg) {
   const auto& args = *static_cast<const PairHistogramArgs*>(cl_arg);
   if (!admitted(args)) return;
-  if (args.precision == Precision::single)
-    launch<float>(kernel, buffers, args, args.single_params);
-  else
-    launch<double>(kernel, buffers, args, args.double_params);
+  with_params(args, [&](const auto& params) { launch(kernel, buffers, args, params); });
   implementation_counters().record(kernel == cuda::HistogramKernel::shared_memory
                                        ? Implementation::cuda_shared
                                        : Implementation::cuda_global,

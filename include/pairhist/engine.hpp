@@ -15,10 +15,9 @@
 #include "pairhist/cell_grid.hpp"
 #include "pairhist/frame_counts.hpp"
 #include "pairhist/host_columns.hpp"
+#include "pairhist/precision.hpp"
 
 namespace pairhist {
-
-enum class Precision { single, double_ };
 
 struct EngineConfig {
   /// Atoms per species: the most a frame may hold (the frame buffers' capacity). A frame

@@ -14,6 +14,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
 
 #if defined(__CUDACC__)
 #define PH_HD __host__ __device__ __forceinline__
@@ -29,6 +33,29 @@
 namespace pairhist {
 
 enum class BoxKind : int { none = 0, orthorhombic = 1, triclinic = 2 };
+
+/// A box kind as a type, what dispatch_box_kind hands its function: `decltype(kind)::value` is
+/// the kind as a constant, to instantiate a kernel with.
+template <BoxKind K>
+using BoxKindTag = std::integral_constant<BoxKind, K>;
+
+/// Calls f(BoxKindTag<K>{}) for the kind K that `kind` holds and returns what f returns: the one
+/// place a run-time box kind picks a kernel instantiation (the kernels take the kind as a
+/// template argument, so that the minimum image of a kind without a box costs nothing). A value
+/// outside BoxKind throws std::invalid_argument. Host code only (CPU kernels and CUDA
+/// launchers); call it once per task or launch, outside the loops over pairs.
+template <class F>
+decltype(auto) dispatch_box_kind(BoxKind kind, F&& f) {
+  switch (kind) {
+    case BoxKind::none:
+      return std::forward<F>(f)(BoxKindTag<BoxKind::none>{});
+    case BoxKind::orthorhombic:
+      return std::forward<F>(f)(BoxKindTag<BoxKind::orthorhombic>{});
+    case BoxKind::triclinic:
+      return std::forward<F>(f)(BoxKindTag<BoxKind::triclinic>{});
+  }
+  throw std::invalid_argument("unknown box kind " + std::to_string(static_cast<int>(kind)));
+}
 
 /// Most lattice vectors a reduced triclinic displacement is compared against in one octant.
 constexpr int kMaxOctantImages = 16;

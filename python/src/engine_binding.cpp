@@ -251,8 +251,8 @@ void bin_pairs(const py::array& frame, const py::array_t<int64_t>& rows,
   for (int64_t k = 0; k < n; ++k)
     if (r[k] < 0 || r[k] >= natoms || c[k] < 0 || c[k] >= natoms)
       throw py::value_error("pair atom index out of range");
-  const auto run = [&](auto zero, auto box_kind) {
-    using T = decltype(zero);
+  const auto run = [&](auto precision, auto box_kind) {
+    using T = typename decltype(precision)::type;
     constexpr BoxKind K = decltype(box_kind)::value;
     const HistogramParams<T> params = make_params<T>(box, kind, r_max, n_bins);
     for (int64_t k = 0; k < n; ++k) {
@@ -262,21 +262,10 @@ void bin_pairs(const py::array& frame, const py::array_t<int64_t>& rows,
                      n_bins));
     }
   };
-  const auto with_kind = [&](auto zero) {
-    switch (kind) {
-      case BoxKind::orthorhombic:
-        return run(zero, std::integral_constant<BoxKind, BoxKind::orthorhombic>{});
-      case BoxKind::triclinic:
-        return run(zero, std::integral_constant<BoxKind, BoxKind::triclinic>{});
-      default:
-        return run(zero, std::integral_constant<BoxKind, BoxKind::none>{});
-    }
-  };
   py::gil_scoped_release release;
-  if (p == Precision::single)
-    with_kind(float{});
-  else
-    with_kind(double{});
+  dispatch_precision(p, [&](auto precision) {
+    dispatch_box_kind(kind, [&](auto box_kind) { run(precision, box_kind); });
+  });
 }
 
 /// Histogram of the pairs' bins: what a caller subtracts to leave those pairs out.
