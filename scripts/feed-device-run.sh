@@ -5,7 +5,7 @@
 # `pairhist run` on W1 at 1.36M atoms with the automatic plan and fixed alternatives.
 #   bash scripts/gpu-suite.sh stage          (here)
 #   bash scripts/feed-device-run.sh          (there, repo root, carry [".gpu"]; logs to $OUT)
-# FEED_PARTS picks parts (suite bench sweep w1 long copy handover threads start f1 fuse; default: suite bench sweep w1 long f1); FEED_SUITE_TESTS the suite's tests.
+# FEED_PARTS picks parts (suite bench sweep w1 long threads start f1 fuse; default: suite bench sweep w1 long f1); FEED_SUITE_TESTS the suite's tests.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=feed-device
@@ -75,47 +75,6 @@ if [[ " $parts " == *" long "* ]]; then
       --repeats 1 --json
     run "r8long-auto-$r" 500 "$work/r8long"
   done
-fi
-
-if [[ " $parts " == *" copy "* ]]; then
-  # What bounds W1 end to end: the feeding thread's copy of the columns into pinned buffers on
-  # 1, 2 or 4 threads (task traces hold each frame's hand-over times).
-  step synth-r8c "$ph" synth --case W1 --replicas 8 --frames 200 -o "$work/r8c" -q
-  trace_dir=$work/traces
-  mkdir -p "$trace_dir"
-  for threads in 4 1 2 4 1 2; do
-    PAIRHIST_COPY_THREADS=$threads run "r8c-copy$threads-$RANDOM" 200 "$work/r8c"
-  done
-  step decode-r8c-16 "$ph" bench --decode "$work/r8c/W1.xtc" --threads 16 --repeats 3 --json
-  step decode-r8c-14 "$ph" bench --decode "$work/r8c/W1.xtc" --threads 14 --repeats 3 --json
-  tar -czf "$out/traces.tar.gz" -C "$work" traces
-  unset trace_dir
-fi
-
-if [[ " $parts " == *" handover "* ]]; then
-  # The decoded columns handed to the engine (default) against copied into its ring
-  # (PAIRHIST_COPY_COLUMNS=1, as before), interleaved with decoding alone; a first short run
-  # calibrates StarPU's bus model on a fresh machine and is left out.
-  step synth-r8-500 "$ph" synth --case W1 --replicas 8 --frames 500 -o "$work/r8long" -q
-  run r8long-warmup 5 "$work/r8long"
-  for r in 1 2 3; do
-    step "decode-r8long-16-$r" "$ph" bench --decode "$work/r8long/W1.xtc" --threads 16 \
-      --repeats 1 --json
-    run "r8long-handover-$r" 500 "$work/r8long"
-    PAIRHIST_COPY_COLUMNS=1 run "r8long-copy-$r" 500 "$work/r8long"
-  done
-  # 100 frames (decoding them alone: a fifth of the 500 frames' time, from its frames/s).
-  for r in 1 2; do
-    run "r8-100-handover-$r" 100 "$work/r8long"
-    PAIRHIST_COPY_COLUMNS=1 run "r8-100-copy-$r" 100 "$work/r8long"
-  done
-  if cmp -s <(grep -v "^#" "$work/r8long-handover-1/rdf.csv") \
-    <(grep -v "^#" "$work/r8long-copy-1/rdf.csv"); then
-    echo "identical: r8long-handover-1 r8long-copy-1 (rdf.csv)" | tee -a "$log"
-  else
-    echo "DIFFERENT: r8long-handover-1 r8long-copy-1 (rdf.csv)" | tee -a "$log"
-    status=1
-  fi
 fi
 
 if [[ " $parts " == *" threads "* ]]; then
@@ -191,8 +150,7 @@ fi
 if [[ " $parts " == *" fuse "* ]]; then
   # A frame's pairs in one launch (cuda::launch_cell_histograms) against one launch per pair on
   # streams: the kernel benchmark prints both (frame-fused, frame-streams) at 1e5, 1.4e6 and 1e7
-  # atoms; then small frames end to end, the engine's fused tasks against one task per pair
-  # (PAIRHIST_FUSE_PAIRS=0), interleaved, with identical rdf.csv required.
+  # atoms.
   for n in 100000 1400000 10000000; do
     step "fuse-cells-$n" "$stage/bin/bench_gpu_cells" --n $n --repeats 20 --tag fuse
   done
@@ -200,30 +158,6 @@ if [[ " $parts " == *" fuse "* ]]; then
     --repeats 20 --tag fuse
   step fuse-cells-100000-tric "$stage/bin/bench_gpu_cells" --n 100000 --box rhombic-dodecahedron \
     --repeats 20 --tag fuse
-  step synth-r3 "$ph" synth --case W1 --replicas 3 --frames 500 -o "$work/r3" -q
-  step synth-r4 "$ph" synth --case W1 --replicas 4 --frames 300 -o "$work/r4" -q
-  run r3-warmup 5 "$work/r3"
-  for r in $(seq 1 "${FEED_ROUNDS:-3}"); do
-    for c in r3:500 r4:300; do
-      run "${c%%:*}-fused-$r" "${c#*:}" "$work/${c%%:*}"
-      PAIRHIST_FUSE_PAIRS=0 run "${c%%:*}-separate-$r" "${c#*:}" "$work/${c%%:*}"
-    done
-  done
-  for c in r3 r4; do
-    if cmp -s <(grep -v "^#" "$work/$c-fused-1/rdf.csv") <(grep -v "^#" "$work/$c-separate-1/rdf.csv"); then
-      echo "identical: $c-fused-1 $c-separate-1 (rdf.csv)" | tee -a "$log"
-    else
-      echo "DIFFERENT: $c-fused-1 $c-separate-1 (rdf.csv)" | tee -a "$log"
-      status=1
-    fi
-  done
-  python3 - "$out" >>"$log" <<'PY'
-import glob, json, os, sys
-for f in sorted(glob.glob(os.path.join(sys.argv[1], "r[34]-*.json"))):
-    d = json.load(open(f))
-    print("%-20s seconds %.3f makespan %.3f" % (os.path.basename(f)[:-5], d["seconds"],
-                                                d["makespan_seconds"]))
-PY
 fi
 
 mkdir -p "$work/reports" && cp "$out"/*.json "$work/reports/" 2>/dev/null

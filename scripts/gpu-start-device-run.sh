@@ -92,7 +92,7 @@ PY
 }
 # START_VARIANTS: NAME=ARGS entries separated by ";" (ARGS after pairhist's run arguments, or
 # env:VAR=VALUE [VAR=VALUE...] for the defaults in that environment).
-IFS=';' read -r -a variants <<<"${START_VARIANTS:-defaults=;lazy=LAZY;ncpu0=--ncpu 0}"
+IFS=';' read -r -a variants <<<"${START_VARIANTS:-defaults=;ncpu0=--ncpu 0}"
 # START_DECODE=1: decoding alone (bench --decode, a thread per core) with the defaults and in
 # each env: variant's environment, before the runs.
 if [ "${START_DECODE:-0}" = 1 ]; then
@@ -110,9 +110,7 @@ for round in $(seq "${START_ROUNDS:-2}"); do
   for entry in "${variants[@]}"; do
     v=${entry%%=*}
     a=${entry#*=}
-    if [ "$a" = LAZY ]; then
-      one "$v" "$round" "" PAIRHIST_LAZY_KERNELS=1
-    elif [ "${a#env:}" != "$a" ]; then  # env:VAR=VALUE [VAR=VALUE...]: the defaults there
+    if [ "${a#env:}" != "$a" ]; then  # env:VAR=VALUE [VAR=VALUE...]: the defaults there
       # shellcheck disable=SC2086
       one "$v" "$round" "" ${a#env:}
     else

@@ -10,12 +10,9 @@
 # GPUs) runs both cases as one rank per GPU (mpirun) too; NODE_BASE (1) runs the baseline stage;
 # NODE_REPEAT (1) repeats W1's frames that many times (1000 frames from 200). NODE_W1_VARIANTS and
 # NODE_F1_VARIANTS choose among variant_args (dtmax: a decoding thread on every core but one;
-# pendingN: PAIRHIST_PENDING_FRAMES=N; oldstart: the first two frames picked on the feeding
-# thread after the engine's start, as before 2026-11-28; fullexit: the CUDA runtime's teardown at
-# exit, as before; ranksfull: ranks with it; pinfirst: the species given to the decoding threads
-# only once CUDA's pinning hooks exist, as before 2026-11-28's second change; pinnedN:
-# PAIRHIST_PINNED_FRAMES=N (8: as before 2026-11-28); dtN: --decode-threads N; ranksbase: the
-# baseline stage as ranks; rankslstopo: ranks with mpirun given the machine as XML, docs/usage.md).
+# dtN: --decode-threads N; ranksbase: the baseline stage as ranks; rankslstopo: ranks with mpirun
+# given the machine as XML, docs/usage.md). The variants that switched the start-up changes of
+# 2026-11-28 off went with their switches (issue 38).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=node-device
@@ -74,10 +71,7 @@ times=$work/times.tsv
 mkdir -p "$work/summaries"
 declare -A variant_args=([defaults]="" [ncpu0]="--ncpu 0" [ncuda1]="--ncpu 0 --ncuda 1"
   [ncuda1d]="--ncuda 1" [ranks]="" [dtmax]="--decode-threads $((cores - 1))"
-  [ncpu0dtmax]="--ncpu 0 --decode-threads $((cores - 1))" [pending0]="" [pending1]=""
-  [pending2]="" [oldstart]="" [fullexit]="" [ranksfull]="" [pinfirst]="" [ranksbase]=""
-  [rankslstopo]="")
-for n in 8 16 24 32 48 64; do variant_args[pinned$n]=""; done
+  [ncpu0dtmax]="--ncpu 0 --decode-threads $((cores - 1))" [ranksbase]="" [rankslstopo]="")
 for n in $(seq 1 "$cores"); do variant_args[dt$n]="--decode-threads $n"; done
 ranks=0
 [ "$gpus" -ge 2 ] && [ "${NODE_RANKS:-1}" = 1 ] && command -v mpirun >/dev/null && ranks=$gpus
@@ -90,14 +84,8 @@ lstopo_xml=$work/lstopo.xml
 launcher() {  # launcher VARIANT
   case $1 in
     ranks) echo "mpirun -n $ranks $ph" ;;
-    ranksfull) echo "env PAIRHIST_FULL_EXIT=1 mpirun -n $ranks $ph" ;;
     ranksbase) echo "env LD_LIBRARY_PATH=$base_stage/lib:$LD_LIBRARY_PATH mpirun -n $ranks $base_stage/bin/pairhist" ;;
     rankslstopo) echo "env HWLOC_XMLFILE=$lstopo_xml HWLOC_THISSYSTEM=1 mpirun -n $ranks $ph" ;;
-    pending[0-9]) echo "env PAIRHIST_PENDING_FRAMES=${1#pending} $ph" ;;
-    oldstart) echo "env PAIRHIST_PENDING_FRAMES=2 PAIRHIST_FIRST_COLUMNS=0 $ph" ;;
-    fullexit) echo "env PAIRHIST_FULL_EXIT=1 $ph" ;;
-    pinfirst) echo "env PAIRHIST_DECODE_BEFORE_PINNING=0 $ph" ;;
-    pinned[0-9]*) echo "env PAIRHIST_PINNED_FRAMES=${1#pinned} $ph" ;;
     *) echo "$ph" ;;
   esac
 }

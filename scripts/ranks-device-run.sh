@@ -3,8 +3,8 @@
 # against variants: for a failure that shows only now and then. A rank that crashes under gdb
 # (when the machine has it) leaves its backtrace in the log.
 #   there: bash scripts/ranks-device-run.sh   (repo root, carry [".gpu", ".gpu-base"]; logs to $OUT)
-# RANKS_ROUNDS (4) rounds; RANKS_VARIANTS ("new base") among new, base, pinnedN (this stage with
-# PAIRHIST_PINNED_FRAMES=N), gdb (this stage, each rank under gdb), single (one process, all GPUs,
+# RANKS_ROUNDS (4) rounds; RANKS_VARIANTS ("new base") among new, base, gdb (this stage, each
+# rank under gdb), single (one process, all GPUs,
 # as node-device-run.sh runs before the ranks: the perfmodels then hold its history), shm (this stage
 # with OpenMPI's shared-memory transport only: pml ob1, btl self,vader) and the other launch
 # variants of launch_env below (ob1, noofi, noopenib, vadertcp, xml, xmlshm, lstopo).
@@ -86,7 +86,6 @@ for round in $(seq "${RANKS_ROUNDS:-4}"); do
     case $v in
       base) [ $have_base = 1 ] || continue
         bin=$base_stage/bin/pairhist libs="$base_stage/lib:$LD_LIBRARY_PATH" ;;
-      pinned[0-9]*) envs=("PAIRHIST_PINNED_FRAMES=${v#pinned}") ;;
       shm | ob1 | noofi | noopenib | vadertcp | xml | xmlshm | lstopo) launch_env "$v"
         envs=("${launch[@]}") ;;
     esac

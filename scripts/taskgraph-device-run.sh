@@ -10,7 +10,7 @@
 #   multi   1, 2, 4, ... GPUs: F1-like 200 frames GPU-only and hybrid, one 4M-atom frame split
 #   share   hybrid runs with the cores' share (F1 200 and 2000 frames, K6)
 #   decode  XTC decoding of F1-like frames on 1, 2, 4, 8 threads (bench --decode)
-#   kernels scripts/bench-suite.sh (GPU and CPU cases) and the CPU tile-width sweep
+#   kernels scripts/bench-suite.sh (GPU and CPU cases)
 #   reduction  REDUX against explicit sum tasks on the GPU (F1-like, and K6 in small tasks)
 #   lpbound hybrid runs against StarPU's LP bound after `pairhist calibrate`
 #   startup one 4M-atom frame on one GPU (time to the first task)
@@ -188,13 +188,6 @@ mode_multi() {
 mode_kernels() {
   OUT=$out bash scripts/bench-suite.sh "$b" all | tee -a "$out/taskgraph.log"
   mv "$out/bench.jsonl" "$out/reports/bench.jsonl"
-  local t c
-  for c in none orthorhombic triclinic; do
-    for t in 256 1024 4096; do
-      PAIRHIST_CPU_TILE=$t $b bench --case K1 --n 200000 --box $c --device cpu --repeats 3 |
-        sed "s/^/tile $t: /" | tee -a "$out/taskgraph.log"
-    done
-  done
 }
 
 mode_reduction() {  # alternating runs, GPU only: REDUX against explicit sum tasks
