@@ -62,17 +62,6 @@ Settings read_settings() {
     else
       s.warnings.push_back(refused("PAIRHIST_MPI_TIMEOUT", v, "seconds above 0", "60"));
   }
-  if (const char* v = value_of("PAIRHIST_MPI_REDUCTION")) {
-    const std::string method = v;
-    if (method == "tree")
-      s.mpi_reduction = MpiReductionSetting::tree;
-    else if (method == "sum")
-      s.mpi_reduction = MpiReductionSetting::sum;
-    else if (method == "redux")
-      s.mpi_reduction = MpiReductionSetting::redux;
-    else
-      s.warnings.push_back(refused("PAIRHIST_MPI_REDUCTION", v, "tree, sum or redux", "tree"));
-  }
   return s;
 }
 

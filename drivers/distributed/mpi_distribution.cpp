@@ -27,19 +27,6 @@ double timeout_seconds() {
 
 namespace {
 
-/// PAIRHIST_MPI_REDUCTION (Settings::mpi_reduction): how StarPU-MPI sums the ranks' counts
-/// (drivers/distributed/mpi_reduction.hpp; docs/performance.md measures them).
-MpiReduction::Method reduction_method() {
-  switch (settings().mpi_reduction) {
-    case MpiReductionSetting::redux:
-      return MpiReduction::Method::redux;
-    case MpiReductionSetting::sum:
-      return MpiReduction::Method::sum;
-    default:
-      return MpiReduction::Method::tree;
-  }
-}
-
 // Plain serialisation of the plan for the setup broadcast.
 struct Writer {
   std::vector<char> bytes;
@@ -223,7 +210,7 @@ RunEnd MpiDistribution::run_end() {
 
 void MpiDistribution::contribute(int64_t interval, std::vector<uint64_t> payload,
                                  size_t count_entries) {
-  if (!reduction_) reduction_ = std::make_unique<MpiReduction>(reduction_method(), rank_, ranks_);
+  if (!reduction_) reduction_ = std::make_unique<MpiReduction>(rank_, ranks_);
   reduction_->contribute(interval, std::move(payload), count_entries);
 }
 

@@ -15,9 +15,6 @@
 
 namespace pairhist {
 
-/// How the ranks of a distributed run sum their counts (drivers/distributed/mpi_reduction.hpp).
-enum class MpiReductionSetting { tree, sum, redux };
-
 struct Settings {
   /// PAIRHIST_DATA_DIR: where `synth --case W1` finds the water samples; empty: beside the
   /// program, then the source tree.
@@ -35,8 +32,6 @@ struct Settings {
   int mpi_launched = -1;
   /// PAIRHIST_MPI_TIMEOUT: seconds a rank waits for a peer that stopped answering.
   double mpi_timeout_seconds = 60;
-  /// PAIRHIST_MPI_REDUCTION: tree, sum or redux.
-  MpiReductionSetting mpi_reduction = MpiReductionSetting::tree;
 
   /// One line per variable whose value was refused (the default is used instead), naming the
   /// variable, its value and what it takes.
