@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include "pairhist/environment.hpp"
@@ -53,7 +55,12 @@ Settings read_settings() {
       s.warnings.push_back(
           refused("PAIRHIST_PIN_BUDGET_MB", v, "a whole number of MiB (0 and up)", "no limit"));
   }
-  if (const char* v = value_of("PAIRHIST_MPI")) s.mpi_launched = std::string(v) == "0" ? 0 : 1;
+  if (const char* v = value_of("PAIRHIST_MPI")) {
+    const std::string launched = v;
+    s.mpi_launched = launched == "0" ? 0 : 1;  // any other value, as before there was a check: 1
+    if (launched != "0" && launched != "1")
+      s.warnings.push_back(refused("PAIRHIST_MPI", v, "1 or 0", "1"));
+  }
   if (const char* v = value_of("PAIRHIST_MPI_TIMEOUT")) {
     char* end = nullptr;
     const double seconds = std::strtod(v, &end);
@@ -72,10 +79,8 @@ Settings read_and_warn() {
   return s;
 }
 
-Settings& process_settings() {
-  static Settings s = read_and_warn();
-  return s;
-}
+std::mutex g_mutex;
+std::optional<Settings> g_settings;  // read on the first call of settings()
 
 }  // namespace
 
@@ -84,11 +89,14 @@ Settings Settings::from_environment() {
 }
 
 const Settings& settings() {
-  return process_settings();
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!g_settings) g_settings = read_and_warn();
+  return *g_settings;
 }
 
 void reload_settings() {
-  process_settings() = read_and_warn();
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_settings = read_and_warn();
 }
 
 }  // namespace pairhist

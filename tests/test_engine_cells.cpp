@@ -81,8 +81,8 @@ TEST_CASE("cell-list tasks of several pairs (a small frame's pairs fused) count 
     CHECK(test::run_engine(frames, config, &activity) == expected);
     return activity.tasks_cell_cpu;
   };
-  uint64_t separate = 0, fused = 0;
-  separate = cell_tasks();  // CPU workers only: one task per pair
+  const uint64_t separate = cell_tasks();  // CPU workers only: one task per pair
+  uint64_t fused = 0;
   for (const char* sched : {"lws", "dmda"}) {
     CAPTURE(sched);
     config.scheduler = sched;

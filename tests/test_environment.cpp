@@ -101,17 +101,18 @@ TEST_CASE("the user's settings: defaults, values, and one warning naming a refus
   }
   {
     ScopedEnv probe("PAIRHIST_HDF5_PROBE_SECONDS", "10s"), pin("PAIRHIST_PIN_BUDGET_MB", "-1"),
-        timeout("PAIRHIST_MPI_TIMEOUT", "0"), mpi("PAIRHIST_MPI", "1");
+        timeout("PAIRHIST_MPI_TIMEOUT", "0"), mpi("PAIRHIST_MPI", "yes");
     const Settings s = Settings::from_environment();
     CHECK(s.hdf5_probe_seconds == 600);
     CHECK(s.pin_budget_bytes == Settings::kUnlimited);
     CHECK(s.mpi_timeout_seconds == 60);
     CHECK(s.mpi_launched == 1);
-    REQUIRE(s.warnings.size() == 3);
+    REQUIRE(s.warnings.size() == 4);
     CHECK(s.warnings[0].rfind("PAIRHIST_HDF5_PROBE_SECONDS=10s ignored: it takes whole seconds",
                               0) == 0);
     CHECK(s.warnings[1].rfind("PAIRHIST_PIN_BUDGET_MB=-1 ignored", 0) == 0);
-    CHECK(s.warnings[2] == "PAIRHIST_MPI_TIMEOUT=0 ignored: it takes seconds above 0; using 60");
+    CHECK(s.warnings[2] == "PAIRHIST_MPI=yes ignored: it takes 1 or 0; using 1");
+    CHECK(s.warnings[3] == "PAIRHIST_MPI_TIMEOUT=0 ignored: it takes seconds above 0; using 60");
   }
   for (size_t k = 0; k < saved.size(); ++k)
     if (saved[k] != "\x01") env_set(names[k], saved[k].c_str());

@@ -1,5 +1,5 @@
-// The settings a user gives pairhist through the environment (docs/usage.md, "Environment"), read
-// once into one struct: the program reads them at its start, before any thread
+// The settings a user gives pairhist through the environment (docs/usage.md, "Environment
+// variables"), read once into one struct: the program reads them at its start, before any thread
 // (drivers/cli/main.cpp), the Python module as it is imported, a library user on first use.
 // Everything else a run can be told is an option of its command, its config or its engine; the
 // environment holds only what has no run to belong to (where the sample data and gnuplot are, how
