@@ -61,7 +61,7 @@ CellGrid frame_cell_grid(const ph_frame& f) {
   r.kind = classify_box(r.box);
   r.r_max = f.r_max;
   r.single_precision = f.precision == PH_SINGLE;
-  const CellOptions options = cell_options_from_environment();
+  const CellOptions options{};
   r.reach = options.reach;
   r.order = options.order;
   int64_t total = 0;

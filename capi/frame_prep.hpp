@@ -26,7 +26,7 @@ template <class T>
 std::vector<std::vector<T>> species_soa(const ph_frame& f);
 
 /// The frame's cell grid for cell-list counting (bounding box and largest coordinate over every
-/// species; reach and order from cell_options_from_environment()).
+/// species; CellOptions' reach and order).
 CellGrid frame_cell_grid(const ph_frame& f);
 
 /// Whether species pair (a, b) is counted with the cell list: the frame's algorithm, or for

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_support.hpp"
+#include "pairhist/settings.hpp"
 
 namespace {
 
@@ -258,8 +259,14 @@ void make_cadishi(Choices& c, hid_t file) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  // The files are made by the library itself: no need to walk them in a child process first.
-  setenv("PAIRHIST_HDF5_PROBE_SECONDS", "0", 1);
+  // The files are made by the library itself: no need to walk them in a child process first
+  // (the settings, read once, are read again with the probe off).
+  static const bool probe_off = [] {
+    setenv("PAIRHIST_HDF5_PROBE_SECONDS", "0", 1);
+    pairhist::reload_settings();
+    return true;
+  }();
+  (void)probe_off;
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   Choices c(data, size);
   const bool h5md = c.chance(128);

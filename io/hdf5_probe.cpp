@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "io/hdf5_util.hpp"
-#include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
+#include "pairhist/settings.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define PAIRHIST_ASAN 1
@@ -38,21 +38,12 @@ namespace pairhist::io {
 
 namespace {
 
-constexpr int kDefaultSeconds = 600;
 // Attribute values larger than this are not read by the walk (their headers still are).
 constexpr size_t kMaxAttributeBytes = size_t{64} << 20;
 // Bounds on what a damaged header can make the walk do; past them it stops looking.
 constexpr hsize_t kMaxMembers = hsize_t{1} << 24;
 constexpr int kMaxDepth = 64;
 constexpr size_t kMaxOpenMembers = 64;
-
-int probe_seconds() {
-  const char* text = env_get("PAIRHIST_HDF5_PROBE_SECONDS");
-  if (text == nullptr || *text == '\0') return kDefaultSeconds;
-  char* end = nullptr;
-  const long v = std::strtol(text, &end, 10);
-  return *end == '\0' && v >= 0 && v < 1'000'000 ? static_cast<int>(v) : kDefaultSeconds;
-}
 
 void walk_attribute(hid_t attr) {
   H5Handle type(H5Aget_type(attr), H5Tclose);
@@ -284,7 +275,7 @@ std::string walk_in_child(const std::string& path, int seconds,
 
 void probe_hdf5_file(const std::string& path, const char* reader,
                      const std::function<void()>& open_as_reader) {
-  const int seconds = probe_seconds();
+  const int seconds = settings().hdf5_probe_seconds;
   if (seconds == 0 || g_in_child) return;
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "pairhist/environment.hpp"
+#include "pairhist/settings.hpp"
 
 namespace pairhist {
 namespace {
@@ -32,20 +32,13 @@ constexpr std::size_t kLine = 64;
 // contends (H100 host, 8 threads x 16 MiB: 40-65 ms in 4 KiB pages, 23-31 ms in 2 MiB pages).
 constexpr std::size_t kHugePage = std::size_t(2) << 20;
 
-bool huge_pages_wanted() {
-  static const bool wanted = env_flag("PAIRHIST_HUGE_COLUMNS", true);
-  return wanted;
-}
-
-// PAIRHIST_PIN_BUDGET_MB caps the bytes the hooks pin at once (beyond it columns stay pageable:
-// transfers from them are slower and block their worker): for measuring what pinning the decoding
-// threads' first buffers costs a run's start against what pinned transfers save.
+// PAIRHIST_PIN_BUDGET_MB (Settings::pin_budget_bytes) caps the bytes the hooks pin at once
+// (beyond it columns stay pageable: transfers from them are slower and block their worker): for a
+// node whose pinned memory is scarce, and for measuring what pinning the decoding threads' first
+// buffers costs a run's start against what pinned transfers save.
 std::size_t pin_budget() {
-  static const std::size_t budget = [] {
-    const char* v = env_get("PAIRHIST_PIN_BUDGET_MB");
-    return v ? static_cast<std::size_t>(std::strtoull(v, nullptr, 10)) << 20
-             : static_cast<std::size_t>(-1);
-  }();
+  static const std::size_t budget = static_cast<std::size_t>(
+      std::min<uint64_t>(settings().pin_budget_bytes, static_cast<std::size_t>(-1)));
   return budget;
 }
 
@@ -74,18 +67,12 @@ void return_pin_budget(void* p) {
 
 thread_local bool unpinned_here = false;  // an UnpinnedScope lives on this thread
 
-// Fresh memory is faulted in before it is pinned (PAIRHIST_PREFAULT_PINNED=0: not): pinning
-// untouched pages faults them in while it holds the process's address-space lock, and every
-// other thread that maps memory or faults a page (cudaMalloc, StarPU's transfers, the feeding
-// thread) waits behind it. 12 sets of 130 MB pinned while a W1 x16 run's GPUs took their first
-// frames held those first tasks 0.3-0.8 s; 130 MB of resident pages pins in ~10 ms (4x H200 host,
-// bench_host_pinning).
-bool prefault_before_pinning() {
-  static const bool wanted = env_flag("PAIRHIST_PREFAULT_PINNED", true);
-  return wanted;
-}
-
-/// Touches one byte per 4 KiB page (the allocator's contents are unspecified anyway).
+/// Touches one byte per 4 KiB page (the allocator's contents are unspecified anyway). Fresh
+/// memory is faulted in before it is pinned: pinning untouched pages faults them in while it
+/// holds the process's address-space lock, and every other thread that maps memory or faults a
+/// page (cudaMalloc, StarPU's transfers, the feeding thread) waits behind it. 12 sets of 130 MB
+/// pinned while a W1 x16 run's GPUs took their first frames held those first tasks 0.3-0.8 s;
+/// 130 MB of resident pages pins in ~10 ms (4x H200 host, bench_host_pinning).
 void fault_in(void* p, std::size_t bytes) {
   auto* c = static_cast<volatile char*>(p);
   for (std::size_t i = 0; i < bytes; i += kPage) c[i] = 0;
@@ -122,7 +109,7 @@ namespace host_memory {
 
 void* allocate(std::size_t bytes) {
   const Hooks* h = installed.load();
-  const bool huge = h && bytes >= kHugePage && huge_pages_wanted();
+  const bool huge = h && bytes >= kHugePage;
   const std::size_t align = huge ? kHugePage : h ? kPage : kLine;
   if (bytes > static_cast<std::size_t>(-1) - align) throw std::bad_alloc();
   const std::size_t size = rounded(bytes, align);
@@ -133,7 +120,7 @@ void* allocate(std::size_t bytes) {
 #endif
   // Unpinned memory works too, with slower transfers.
   if (h && !unpinned_here && take_pin_budget(p, size)) {
-    if (prefault_before_pinning()) fault_in(p, size);
+    fault_in(p, size);
     h->pin(p, size);
   }
   return p;

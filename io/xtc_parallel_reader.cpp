@@ -5,48 +5,9 @@
 #include <cstdlib>
 #include <utility>
 
-#include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::io {
-namespace {
-
-// PAIRHIST_STAGED_COLUMNS=0 pins every decoding thread's columns as before staging existed
-// (measuring what staging saves a run's start against what its copy costs).
-// PAIRHIST_DECODE_WINDOW=K holds up to K frames per decoding thread (decoded or being decoded)
-// beyond the delivered ones instead of kFramesPerDecodeThread: for measuring how often the
-// oldest frame holds the threads back.
-int64_t window_per_thread() {
-  static const int64_t k = [] {
-    const char* v = env_get("PAIRHIST_DECODE_WINDOW");
-    return v ? std::clamp<int64_t>(std::atoll(v), 1, 8) : kFramesPerDecodeThread;
-  }();
-  return k;
-}
-
-bool staging_allowed() {
-  static const bool allowed = env_flag("PAIRHIST_STAGED_COLUMNS", true);
-  return allowed;
-}
-
-}  // namespace
-
-int64_t pinned_frames_for(int threads) {
-  static const int64_t chosen = [] {
-    const char* v = env_get("PAIRHIST_PINNED_FRAMES");
-    return v && std::atoi(v) > 0 ? static_cast<int64_t>(std::atoi(v)) : int64_t(0);
-  }();
-  return chosen > 0 ? chosen : std::clamp<int64_t>(threads / 2, kPinnedFrames, kMaxPinnedFrames);
-}
-
-int64_t pending_frames() {
-  static const int64_t frames = [] {
-    const char* v = env_get("PAIRHIST_PENDING_FRAMES");
-    return v && std::atoi(v) >= 0 ? static_cast<int64_t>(std::atoi(v)) : kPendingFrames;
-  }();
-  return frames;
-}
-
 namespace {
 
 double steady_seconds() {
@@ -54,6 +15,10 @@ double steady_seconds() {
 }
 
 }  // namespace
+
+int64_t pinned_frames_for(int threads) {
+  return std::clamp<int64_t>(threads / 2, kPinnedFrames, kMaxPinnedFrames);
+}
 
 XtcParallelReader::XtcParallelReader(const std::string& path, int threads, FramePreparation prep,
                                      int active)
@@ -74,7 +39,7 @@ XtcParallelReader::XtcParallelReader(std::unique_ptr<xtc::Scanner> scanner, int 
   pinned_frames_ = pinned_frames_for(threads);
   set_preparation(std::move(prep));
   active_ = active > 0 ? std::min(active, threads) : threads;
-  slots_.resize(static_cast<size_t>(threads * window_per_thread()));
+  slots_.resize(static_cast<size_t>(threads * kFramesPerDecodeThread));
   try {
     for (int t = 0; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
   } catch (...) {
@@ -235,8 +200,7 @@ bool XtcParallelReader::claim_next(Claim& claim, int thread, double lock_wait) {
   // waiting for room promotes staged frames meanwhile.
   for (;;) {
     if (stopping_ || input_over_) return false;
-    const int64_t ahead =
-        prep_->what.pending ? std::min<int64_t>(pending_frames(), window) : window;
+    const int64_t ahead = prep_->what.pending ? std::min<int64_t>(kPendingFrames, window) : window;
     if (next_to_read_ < delivered_ + ahead) break;
     if (promote_one(lock, thread)) continue;
     const auto from = std::chrono::steady_clock::now();
@@ -252,8 +216,7 @@ bool XtcParallelReader::claim_next(Claim& claim, int thread, double lock_wait) {
   claim.prep = prep_;
   claim.choosing = static_cast<bool>(chooser_);
   // Awaiting the hooks, every frame is staged (columns allocated now would stay unpinned).
-  claim.staged = (pinning_awaited_ ||
-                  (active_ > pinned_frames_ && host_pinning_installed() && staging_allowed())) &&
+  claim.staged = (pinning_awaited_ || (active_ > pinned_frames_ && host_pinning_installed())) &&
                  !prep_->what.species.empty() && !prep_->what.pending;
   if (claim.staged && claim.slot->staging.empty() && !staging_sets_.empty()) {
     claim.slot->staging = std::move(staging_sets_.back());

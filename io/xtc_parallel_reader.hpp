@@ -40,16 +40,13 @@ struct FramePreparation {
   bool pending = false;
 };
 constexpr int64_t kPendingFrames = 1;
-/// kPendingFrames, or PAIRHIST_PENDING_FRAMES (0 and up) for measuring.
-int64_t pending_frames();
 /// Frames about to be delivered that hold pinned columns, when more threads decode (see Slot):
 /// half the decoding threads, from kPinnedFrames to kMaxPinnedFrames. A promotion copies a frame
 /// (40 ms at 10.9M atoms on the 4x H200 node) and four GPUs count one every ~4 ms: with 8 at a
 /// time, promotions delivered a frame every 7 ms and bound the run once the window was decoded.
 constexpr int64_t kPinnedFrames = 8;
 constexpr int64_t kMaxPinnedFrames = 32;
-/// The pinned frames of a reader with `threads` decoding threads (PAIRHIST_PINNED_FRAMES, 1 and
-/// up, for measuring).
+/// The pinned frames of a reader with `threads` decoding threads.
 int64_t pinned_frames_for(int threads);
 /// Frames per decoding thread that may be decoding or decoded beyond the delivered ones: with
 /// one, every thread that finished waited for the oldest frame (2x H200, 30 threads, W1 10.9M

@@ -213,17 +213,11 @@ gpu_counts() {  # 1 2 4 8, as far as this host has GPUs
 }
 
 # ---- kernels: the kernel tables of docs/performance.md (scripts/bench-suite.sh, GPU and CPU
-# cases, CADISHI's where it is built) and the CPU tile-width sweep.
+# cases, CADISHI's where it is built).
 case_kernels() (
   taskgraph_begin
   OUT=$out bash "$repo/scripts/bench-suite.sh" "$b" all | tee -a "$out/taskgraph.log"
   mv "$out/bench.jsonl" "$out/reports/bench.jsonl"
-  for c in none orthorhombic triclinic; do
-    for t in 256 1024 4096; do
-      PAIRHIST_CPU_TILE=$t $b bench --case K1 --n 200000 --box $c --device cpu --repeats 3 |
-        sed "s/^/tile $t: /" | tee -a "$out/taskgraph.log"
-    done
-  done
   taskgraph_end kernels
 )
 
@@ -428,9 +422,6 @@ PY
 # GPUs) runs both cases as one rank per GPU (mpirun) too; NODE_BASE (1) runs the baseline stage;
 # NODE_REPEAT (1) repeats W1's frames that many times (1000 frames from 200). NODE_W1_VARIANTS and
 # NODE_F1_VARIANTS choose among variant_args (dtmax: a decoding thread on every core but one;
-# pendingN: PAIRHIST_PENDING_FRAMES=N; oldstart: the first two frames picked on the feeding
-# thread after the engine's start; fullexit: the CUDA runtime's teardown at exit; ranksfull:
-# ranks with it; pinfirst: PAIRHIST_DECODE_BEFORE_PINNING=0; pinnedN: PAIRHIST_PINNED_FRAMES=N;
 # dtN: --decode-threads N; ranksbase: the baseline stage as ranks; rankslstopo: ranks with mpirun
 # given the machine as XML, docs/usage.md, lstopo-no-graphics copied into .gpu/tools/ by hand).
 case_node() (
@@ -487,10 +478,7 @@ case_node() (
   mkdir -p "$work/summaries"
   declare -A variant_args=([defaults]="" [ncpu0]="--ncpu 0" [ncuda1]="--ncpu 0 --ncuda 1"
     [ncuda1d]="--ncuda 1" [ranks]="" [dtmax]="--decode-threads $((cores - 1))"
-    [ncpu0dtmax]="--ncpu 0 --decode-threads $((cores - 1))" [pending0]="" [pending1]=""
-    [pending2]="" [oldstart]="" [fullexit]="" [ranksfull]="" [pinfirst]="" [ranksbase]=""
-    [rankslstopo]="")
-  for n in 8 16 24 32 48 64; do variant_args[pinned$n]=""; done
+    [ncpu0dtmax]="--ncpu 0 --decode-threads $((cores - 1))" [ranksbase]="" [rankslstopo]="")
   for n in $(seq 1 "$cores"); do variant_args[dt$n]="--decode-threads $n"; done
   ranks=0
   [ "$gpus" -ge 2 ] && [ "${NODE_RANKS:-1}" = 1 ] && command -v mpirun >/dev/null && ranks=$gpus
@@ -503,14 +491,8 @@ case_node() (
   launcher() {  # launcher VARIANT
     case $1 in
       ranks) echo "mpirun -n $ranks $ph" ;;
-      ranksfull) echo "env PAIRHIST_FULL_EXIT=1 mpirun -n $ranks $ph" ;;
       ranksbase) echo "env LD_LIBRARY_PATH=$base_stage/lib:$LD_LIBRARY_PATH mpirun -n $ranks $base_stage/bin/pairhist" ;;
       rankslstopo) echo "env HWLOC_XMLFILE=$lstopo_xml HWLOC_THISSYSTEM=1 mpirun -n $ranks $ph" ;;
-      pending[0-9]) echo "env PAIRHIST_PENDING_FRAMES=${1#pending} $ph" ;;
-      oldstart) echo "env PAIRHIST_PENDING_FRAMES=2 PAIRHIST_FIRST_COLUMNS=0 $ph" ;;
-      fullexit) echo "env PAIRHIST_FULL_EXIT=1 $ph" ;;
-      pinfirst) echo "env PAIRHIST_DECODE_BEFORE_PINNING=0 $ph" ;;
-      pinned[0-9]*) echo "env PAIRHIST_PINNED_FRAMES=${1#pinned} $ph" ;;
       *) echo "$ph" ;;
     esac
   }
@@ -619,8 +601,7 @@ PY
 # ---- ranks (log: ranks-device.log): F1 as one rank per GPU (mpirun), many rounds, this stage
 # against the baseline's (.gpu-base/) and against variants: for a failure that shows only now and
 # then. A rank that crashes under gdb (when the machine has it) leaves its backtrace in the log.
-# RANKS_ROUNDS (4) rounds; RANKS_VARIANTS ("new base") among new, base, pinnedN (this stage with
-# PAIRHIST_PINNED_FRAMES=N), gdb (this stage, each rank under gdb), single (one process, all GPUs,
+# RANKS_ROUNDS (4) rounds; RANKS_VARIANTS ("new base") among new, base, gdb (this stage, each rank under gdb), single (one process, all GPUs,
 # as the node case runs before the ranks: the perfmodels then hold its history), shm (this stage
 # with OpenMPI's shared-memory transport only: pml ob1, btl self,vader) and the other launch
 # variants of launch_env below (ob1, noofi, noopenib, vadertcp, xml, xmlshm, lstopo).
@@ -698,7 +679,6 @@ case_ranks() (
       case $v in
         base) [ $have_base = 1 ] || continue
           bin=$base_stage/bin/pairhist libs="$base_stage/lib:$LD_LIBRARY_PATH" ;;
-        pinned[0-9]*) envs=("PAIRHIST_PINNED_FRAMES=${v#pinned}") ;;
         shm | ob1 | noofi | noopenib | vadertcp | xml | xmlshm | lstopo) launch_env "$v"
           envs=("${launch[@]}") ;;
       esac
@@ -1080,8 +1060,7 @@ case_decode_compare() (
 # W1 runs against decoding alone, FEED_ROUNDS (2) rounds, START_VARIANTS
 # "NAME=VAR=VALUE[,VAR=VALUE] ..." switch start-up changes off), threads (500 frames with the
 # plan's decoding threads against 14 and 16, interleaved with decoding alone), fuse (a frame's
-# pairs in one kernel launch against one launch per pair: bench_gpu_cells, then small W1 frames
-# end to end with PAIRHIST_FUSE_PAIRS=0, FEED_ROUNDS (3) rounds).
+# pairs in one kernel launch against one launch per pair: bench_gpu_cells).
 case_feed() (
   begin feed-device "pairhist feeding and small frames on the device"
   parts=${FEED_PARTS:-start}
@@ -1151,8 +1130,7 @@ PY
   if [[ " $parts " == *" fuse "* ]]; then
     # A frame's pairs in one launch (cuda::launch_cell_histograms) against one launch per pair on
     # streams: the kernel benchmark prints both (frame-fused, frame-streams) at 1e5, 1.4e6 and 1e7
-    # atoms; then small frames end to end, the engine's fused tasks against one task per pair
-    # (PAIRHIST_FUSE_PAIRS=0), interleaved, with identical rdf.csv required.
+    # atoms (the engine's switch to one task per pair went in issue 38).
     for n in 100000 1400000 10000000; do
       step "fuse-cells-$n" "$stage/bin/bench_gpu_cells" --n $n --repeats 20 --tag fuse
     done
@@ -1160,30 +1138,6 @@ PY
       --repeats 20 --tag fuse
     step fuse-cells-100000-tric "$stage/bin/bench_gpu_cells" --n 100000 --box rhombic-dodecahedron \
       --repeats 20 --tag fuse
-    step synth-r3 "$ph" synth --case W1 --replicas 3 --frames 500 -o "$work/r3" -q
-    step synth-r4 "$ph" synth --case W1 --replicas 4 --frames 300 -o "$work/r4" -q
-    run r3-warmup 5 "$work/r3"
-    for r in $(seq 1 "${FEED_ROUNDS:-3}"); do
-      for c in r3:500 r4:300; do
-        run "${c%%:*}-fused-$r" "${c#*:}" "$work/${c%%:*}"
-        PAIRHIST_FUSE_PAIRS=0 run "${c%%:*}-separate-$r" "${c#*:}" "$work/${c%%:*}"
-      done
-    done
-    for c in r3 r4; do
-      if cmp -s <(grep -v "^#" "$work/$c-fused-1/rdf.csv") <(grep -v "^#" "$work/$c-separate-1/rdf.csv"); then
-        echo "identical: $c-fused-1 $c-separate-1 (rdf.csv)" | tee -a "$log"
-      else
-        echo "DIFFERENT: $c-fused-1 $c-separate-1 (rdf.csv)" | tee -a "$log"
-        status=1
-      fi
-    done
-    python3 - "$out" >>"$log" <<'PY'
-import glob, json, os, sys
-for f in sorted(glob.glob(os.path.join(sys.argv[1], "r[34]-*.json"))):
-    d = json.load(open(f))
-    print("%-20s seconds %.3f makespan %.3f" % (os.path.basename(f)[:-5], d["seconds"],
-                                                d["makespan_seconds"]))
-PY
   fi
 
   mkdir -p "$work/reports" && cp "$out"/*.json "$work/reports/" 2>/dev/null

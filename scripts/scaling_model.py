@@ -278,8 +278,8 @@ def main():
                    help="ranks: speeds of the ranks relative to the trace's, comma-separated (the "
                    "last repeats), e.g. from a distributed run's per-rank pairs per busy second")
     p.add_argument("--linear-reduction", action="store_true",
-                   help="ranks: every partial to rank 0 (PAIRHIST_MPI_REDUCTION=sum) instead of "
-                   "the tree")
+                   help="ranks: every partial to rank 0 (the linear sum pairhist had before "
+                   "issue 38) instead of the tree")
     p.add_argument("--parts", type=int, default=0,
                    help="ranks: parts of the last frames (0: as pairhist decides)")
     p.add_argument("--pass-over-us", type=float, default=2.0,

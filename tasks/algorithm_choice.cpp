@@ -32,15 +32,6 @@ CellOrder parse_cell_order(const std::string& name) {
   throw UsageError("unknown cell order '" + name + "' (use row-major, morton or hilbert)");
 }
 
-CellOptions cell_options_from_environment(CellOptions o) {
-  if (const char* reach = std::getenv("PAIRHIST_CELL_REACH")) {
-    const int r = std::atoi(reach);
-    if (r >= 1 && r <= kMaxCellReach) o.reach = r;
-  }
-  if (const char* order = std::getenv("PAIRHIST_CELL_ORDER")) o.order = parse_cell_order(order);
-  return o;
-}
-
 uint64_t all_pair_count(int64_t na, int64_t nb, bool same_species) {
   if (na <= 0) return 0;
   const auto a = static_cast<uint64_t>(na);

@@ -15,13 +15,11 @@ const char* algorithm_name(Algorithm a);  // "auto", "all-pairs", "cell-list"
 Algorithm parse_algorithm(const std::string& name);
 
 /// Cell-list settings: cells of r_cut / reach, keys along `order`. The defaults are what measured
-/// fastest (docs/performance.md); PAIRHIST_CELL_REACH (1..3) and PAIRHIST_CELL_ORDER (row-major,
-/// morton, hilbert) override them for measurements.
+/// fastest (docs/performance.md); an engine's config (--cell-reach, --cell-order) overrides them.
 struct CellOptions {
   int reach = 2;
   CellOrder order = CellOrder::row_major;
 };
-CellOptions cell_options_from_environment(CellOptions defaults = {});
 CellOrder parse_cell_order(const std::string& name);  // throws UsageError
 
 /// Pairs every algorithm must account for: na (na - 1) / 2 for a species with itself, else na nb.

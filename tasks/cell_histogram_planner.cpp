@@ -32,15 +32,10 @@ int gpus_of(const MachineShape& m) {
 // different frames. A larger frame is spread over every GPU, so that no GPU holds a long tail.
 constexpr double kWholeFrameGpuSeconds = 0.05;
 
-bool whole_frames_per_gpu_allowed() {  // PAIRHIST_FRAME_PER_GPU=0: every frame over every GPU
-  static const bool allowed = env_flag("PAIRHIST_FRAME_PER_GPU", true);
-  return allowed;
-}
-
 }  // namespace
 
 CellOptions engine_cell_options(const EngineConfig& config) {
-  CellOptions o = cell_options_from_environment();
+  CellOptions o;
   if (config.cell_reach > 0) o.reach = std::min(config.cell_reach, kMaxCellReach);
   if (config.cell_order_set) o.order = config.cell_order;
   return o;
@@ -76,11 +71,9 @@ CellHistogramPlanner::CellHistogramPlanner(const EngineConfig& config, const Mac
   const AlgorithmRates cpu = assumed_rates(false);
   if (machine_.cuda_workers > 0 && machine_.cpu_workers > 0)
     cpu_task_limit_ = static_cast<uint64_t>(cpu.cell_candidates * kTailBudgetSeconds);
-  // Pairs fused where GPUs count; PAIRHIST_FUSE_PAIRS=0 never (one task per pair, for
-  // measurements), =1 on CPU workers too (tests).
-  const char* fuse = env_get("PAIRHIST_FUSE_PAIRS");
-  const std::string setting = fuse ? fuse : "";
-  fuse_pairs_ = setting == "1" || (setting != "0" && machine_.cuda_workers > 0);
+  // Pairs fused where GPUs count. The test hook PAIRHIST_TEST_FUSE_PAIRS=1 fuses them on CPU
+  // workers too, so that the fused tasks are tested without a GPU.
+  fuse_pairs_ = machine_.cuda_workers > 0 || env_flag("PAIRHIST_TEST_FUSE_PAIRS", false);
 }
 
 int64_t CellHistogramPlanner::key_of_cell_rank(int64_t rank) const {
@@ -140,7 +133,7 @@ double CellHistogramPlanner::candidates_per_task(const PlannedFrame& frame, doub
   }
   const double rate = assumed_rates(true).cell_candidates;
   if (!hybrid && frame.parts <= 1 && submitter_.gpus() >= 2 &&
-      total / rate <= kWholeFrameGpuSeconds && whole_frames_per_gpu_allowed())
+      total / rate <= kWholeFrameGpuSeconds)
     frame_gpu_ = static_cast<int>(frame.number % static_cast<uint64_t>(submitter_.gpus()));
   const int gpus = frame_gpu_ >= 0 ? 1 : gpus_of(machine_);
   return std::clamp(total / (4.0 * gpus), kMinGpuTaskCandidates, rate * kGpuTaskSeconds);

@@ -96,24 +96,6 @@ FeedingPlan plan_feeding(const FeedingInputs& in) {
   return plan;
 }
 
-FeedingPlan plan_feeding_legacy(const FeedingInputs& in) {
-  FeedingPlan plan;
-  plan.reader_threads = std::max(in.reader_threads, 1);
-  plan.cores = in.gpus > 0 ? CoresChoice::not_measured : CoresChoice::no_gpus;
-  if (in.gpus <= 0 || !(in.gpu_seconds > 0) || !(in.prepare_seconds > 0)) return plan;
-  const double wanted = std::ceil(kFeedMargin * in.prepare_seconds / in.gpu_seconds);
-  plan.cores = CoresChoice::cores_count;  // the engine's default CPU workers
-  if (wanted <= plan.reader_threads) return plan;
-  plan.feed_bound = true;
-  const int free = free_cores(in, in.feeding_thread_copies);
-  const int threads = static_cast<int>(
-      std::min<double>({wanted, double(std::max(in.max_reader_threads, 1)), double(free)}));
-  plan.reader_threads = std::max(threads, plan.reader_threads);
-  plan.cpu_workers = wanted >= free ? 0 : std::max(free - plan.reader_threads, 0);
-  plan.cores = plan.cpu_workers > 0 ? CoresChoice::cores_count : CoresChoice::cores_decode;
-  return plan;
-}
-
 const char* cores_choice_name(CoresChoice c) {
   switch (c) {
     case CoresChoice::no_gpus:

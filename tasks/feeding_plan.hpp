@@ -91,11 +91,6 @@ constexpr int kMaxFramesInFlight = 64;
 ///   GPU plus kSpareFrames if more, within kPinnedMemoryFraction of the node's memory.
 FeedingPlan plan_feeding(const FeedingInputs& in);
 
-/// The plan before issue 24 (PAIRHIST_FEEDING=legacy, for A/B measurements): planned only with
-/// ncpu -1; readers to keep pace up to their memory bound, the cores beyond them as CPU workers
-/// (not capped), no CPU worker when the readers would need every core; frames from the budget.
-FeedingPlan plan_feeding_legacy(const FeedingInputs& in);
-
 /// One line for the run summary: what the plan gives and why, e.g. "60 decoding threads, no CPU
 /// workers: the GPUs count a frame in 8.0 ms, a core's first task of it takes 0.25 s".
 std::string describe_feeding(const FeedingInputs& in, const FeedingPlan& plan);

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "pairhist/environment.hpp"
 #include "pairhist/host_cores.hpp"
 #include "pairhist/precision.hpp"
 #include "tasks/engine_impl.hpp"
@@ -15,11 +14,6 @@
 namespace pairhist {
 
 int HistogramEngine::Impl::gather_threads(int64_t atoms) const {
-  static const int forced = [] {
-    const char* v = env_get("PAIRHIST_COPY_THREADS");
-    return v ? std::atoi(v) : 0;
-  }();
-  if (forced > 0) return forced;
   if (atoms < (int64_t(1) << 18)) return 1;
   const int cores = usable_cores();
   return std::clamp(cores / 4, 1, 4);

@@ -42,10 +42,8 @@ ROOTS = ["codelets", "tasks", "capi", "io", "analysis", "drivers", "tests", "fuz
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 RAW_ENVIRONMENT = re.compile(r'\b(?:std::)?(?:getenv|setenv|unsetenv|putenv)\s*\(')
 LOCKED_ENVIRONMENT = {"io", "tasks", "codelets/starpu", "drivers"}
-# io/environment.cpp keeps the lock; tasks/algorithm_choice.cpp is in the decomposition policy,
-# which the C API links without libpairhist_host, and is read by the thread that plans, the one
-# that also changes the environment (an engine's start).
-RAW_ENVIRONMENT_ALLOWED = {"io/environment.cpp", "tasks/algorithm_choice.cpp"}
+# io/environment.cpp keeps the lock.
+RAW_ENVIRONMENT_ALLOWED = {"io/environment.cpp"}
 
 
 def layer_of(rel):

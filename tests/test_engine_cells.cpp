@@ -81,15 +81,12 @@ TEST_CASE("cell-list tasks of several pairs (a small frame's pairs fused) count 
     CHECK(test::run_engine(frames, config, &activity) == expected);
     return activity.tasks_cell_cpu;
   };
-  uint64_t separate = 0, fused = 0;
-  {
-    ScopedEnv off("PAIRHIST_FUSE_PAIRS", "0");
-    separate = cell_tasks();
-  }
+  const uint64_t separate = cell_tasks();  // CPU workers only: one task per pair
+  uint64_t fused = 0;
   for (const char* sched : {"lws", "dmda"}) {
     CAPTURE(sched);
     config.scheduler = sched;
-    ScopedEnv on("PAIRHIST_FUSE_PAIRS", "1");
+    ScopedEnv on("PAIRHIST_TEST_FUSE_PAIRS", "1");
     fused = cell_tasks();
     config.precision = Precision::double_;
     REQUIRE(test::run_engine(frames, config) == test::reference_histograms<double>(frames, config));

@@ -87,15 +87,11 @@ TEST_CASE("64 cores and 4 GPUs, 11.2M-atom cell-list frames: every core decodes,
   CHECK(says(why, "takes 254.0 ms"));
   CHECK(says(why, "10 frames in flight"));
 
-  // The plan before issue 24 (its 2 GiB reader pool: 7 threads) gave the cores to 53 CPU
-  // workers, and two frames in flight: the run the issue measured at 16.9 s.
+  // With a reader pool of 7 threads (the 2 GiB bound before issue 24), the rule decodes on every
+  // core the pool has, whatever the pool (the plan before issue 24 gave the cores to 53 CPU
+  // workers: the run the issue measured at 16.9 s).
   FeedingInputs capped = in;
   capped.max_reader_threads = 7;
-  const FeedingPlan old = plan_feeding_legacy(capped);
-  CHECK(old.reader_threads == 7);
-  CHECK(old.cpu_workers == 53);
-  CHECK(old.frames_in_flight == 0);
-  // The new rule decodes on every core its pool has, whatever the pool.
   CHECK(plan_feeding(capped).reader_threads == 7);
   CHECK(plan_feeding(capped).cpu_workers == 0);
 }
@@ -177,7 +173,6 @@ TEST_CASE("F1-like all pairs on 16 cores and 1 GPU: the CPU workers stay") {
   FeedingInputs big = f1(64, 1);
   big.max_reader_threads = 63;
   CHECK(plan_feeding(big).cpu_workers == kMaxCpuWorkersBesideGpus);
-  CHECK(plan_feeding_legacy(big).cpu_workers == -1);  // the engine's default, 16 too
 }
 
 TEST_CASE("--ncpu 0: the freed cores decode") {
@@ -221,8 +216,6 @@ TEST_CASE("--ncuda 1 on the 64-core node: the cores decode for the one GPU") {
   const FeedingPlan p = plan_feeding(w1_1m(64, 1));
   CHECK(p.cpu_workers == 0);
   CHECK(p.reader_threads == 63);
-  FeedingInputs legacy = w1_1m(64, 1);
-  CHECK(plan_feeding_legacy(legacy).cpu_workers > 0);  // what the issue measured
 }
 
 TEST_CASE("--decode-threads N is kept, the CPU workers are planned around it") {
@@ -264,27 +257,4 @@ TEST_CASE("nothing measured: the reader as it is, the engine's workers") {
   in.gpu_seconds = 0;
   CHECK(plan_feeding(in).cores == CoresChoice::not_measured);
   CHECK(says(describe_feeding(in, plan_feeding(in)), "no rate to plan with"));
-}
-
-TEST_CASE("the plan before issue 24 is kept for A/B runs (PAIRHIST_FEEDING=legacy)") {
-  // Its own cases, unchanged: starting readers keep pace, default workers.
-  FeedingInputs in = f1(16, 1);
-  in.feeding_thread_copies = true;
-  FeedingPlan p = plan_feeding_legacy(in);
-  CHECK(p.reader_threads == 4);
-  CHECK(p.cpu_workers == -1);
-  CHECK_FALSE(p.feed_bound);
-  // 10 ms to prepare, 2 ms of GPU work: ceil(1.25 x 5) = 7 readers, 14 - 7 CPU workers.
-  in.prepare_seconds = 0.010;
-  in.gpu_seconds = 0.002;
-  p = plan_feeding_legacy(in);
-  CHECK(p.feed_bound);
-  CHECK(p.reader_threads == 7);
-  CHECK(p.cpu_workers == 7);
-  // 30 ms against 2.1 ms: every core it may use reads.
-  in.prepare_seconds = 0.030;
-  in.gpu_seconds = 0.0021;
-  p = plan_feeding_legacy(in);
-  CHECK(p.reader_threads == 14);
-  CHECK(p.cpu_workers == 0);
 }

@@ -99,18 +99,18 @@ TEST_CASE("CUDA kernels equal the CPU kernel bit for bit, every box, precision a
     check_gpu_equals_cpu<float>(cuda::HistogramKernel::global_memory, BoxKind::none, 2000, 1000,
                                 false, nbins);
   }
-  setenv("PAIRHIST_CUDA_WINDOW", "333", 1);
+  setenv("PAIRHIST_TEST_CUDA_WINDOW", "333", 1);
   check_gpu_equals_cpu<float>(cuda::HistogramKernel::shared_memory, BoxKind::triclinic, 2500, 2500,
                               true, 1000);
   check_gpu_equals_cpu<double>(cuda::HistogramKernel::shared_memory, BoxKind::none, 700, 3000,
                                false, 1000);
-  unsetenv("PAIRHIST_CUDA_WINDOW");
+  unsetenv("PAIRHIST_TEST_CUDA_WINDOW");
 }
 
 TEST_CASE("windows skipping blocks of spatially ordered points stay exact") {
   // 250-bin windows over 3000 bins up to r_max 3 in a 7-wide cube: most blocks of ordered points
   // lie wholly inside, or wholly outside, a window's distance range, and beyond r_max.
-  setenv("PAIRHIST_CUDA_WINDOW", "250", 1);
+  setenv("PAIRHIST_TEST_CUDA_WINDOW", "250", 1);
   for (int64_t n : {1, 4097, 20000}) {
     check_gpu_equals_cpu<float>(cuda::HistogramKernel::shared_memory, BoxKind::none, n, n, true,
                                 3000, true);
@@ -119,7 +119,7 @@ TEST_CASE("windows skipping blocks of spatially ordered points stay exact") {
     check_gpu_equals_cpu<double>(cuda::HistogramKernel::shared_memory, BoxKind::none, n, n, true,
                                  2000, true);
   }
-  unsetenv("PAIRHIST_CUDA_WINDOW");
+  unsetenv("PAIRHIST_TEST_CUDA_WINDOW");
 }
 
 TEST_CASE("cells of one, two and three candidates per octant (fixed and run-time searches)") {

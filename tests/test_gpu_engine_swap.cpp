@@ -40,7 +40,7 @@ TEST_CASE("frames handed over to CUDA workers equal the reference; their columns
                           Variant{Algorithm::all_pairs, BoxKind::none, 3000, true}}) {
     CAPTURE(int(v.algorithm));
     CAPTURE(box_kind_name(v.kind));
-    if (v.windows) setenv("PAIRHIST_CUDA_WINDOW", "250", 1);
+    if (v.windows) setenv("PAIRHIST_TEST_CUDA_WINDOW", "250", 1);
     const auto frames = test::roomy_frames({8000, 3000, 0, 300}, 10, v.kind, 6.0, 6.5);
     double r_max = 1.2;
     for (const auto& b : frames.boxes)
@@ -63,6 +63,6 @@ TEST_CASE("frames handed over to CUDA workers equal the reference; their columns
     const RunActivity a = engine.activity();
     CHECK(a.frames_handed_over == frames.xyz.size());
     CHECK(a.tasks_cpu + a.tasks_cell_cpu == 0);
-    unsetenv("PAIRHIST_CUDA_WINDOW");
+    unsetenv("PAIRHIST_TEST_CUDA_WINDOW");
   }
 }

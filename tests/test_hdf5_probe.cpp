@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <atomic>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "io/trajectory_reader.hpp"
 #include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
+#include "pairhist/settings.hpp"
 #include "tests/test_support.hpp"
 
 namespace {
@@ -26,11 +28,26 @@ using pairhist::test::read_all;
 using pairhist::test::TempDir;
 using pairhist::test::write_all;
 
+/// PAIRHIST_HDF5_PROBE_SECONDS set for a scope: the settings, read once, are read again as it is
+/// set and as it is restored.
+class ScopedProbeSeconds {
+ public:
+  explicit ScopedProbeSeconds(const char* seconds) {
+    env_.emplace("PAIRHIST_HDF5_PROBE_SECONDS", seconds);
+    pairhist::reload_settings();
+  }
+  ~ScopedProbeSeconds() {
+    env_.reset();
+    pairhist::reload_settings();
+  }
+
+ private:
+  std::optional<pairhist::ScopedEnv> env_;
+};
+
 std::string regression(const std::string& name) {
   return data_dir() + "/../fuzz/regressions/h5md/" + name;
 }
-
-using pairhist::ScopedEnv;
 
 int64_t frames_of(const std::string& path) {
   const auto reader = pairhist::io::open_trajectory(path);
@@ -55,7 +72,7 @@ TEST_CASE("HDF5 files that crash or hang the HDF5 library are refused with one l
   write_all(overlap, read_all(regression("libhdf5-global-heap-memcpy-overlap.h5md")));
   CHECK(contains(input_error_of([&] { frames_of(overlap); }), overlap + ": the HDF5 library"));
 
-  ScopedEnv limit("PAIRHIST_HDF5_PROBE_SECONDS", "1");
+  ScopedProbeSeconds limit("1");
   const std::string hang = tmp.file("hang.h5md");
   write_all(hang, read_all(regression("libhdf5-global-heap-hang.h5md")));
   message = input_error_of([&] { frames_of(hang); });
@@ -67,7 +84,7 @@ TEST_CASE("HDF5 files that crash or hang the HDF5 library are refused with one l
 TEST_CASE("HDF5 files opened from several threads at once") {
   // A child forked while another thread held the HDF5 library's lock would wait forever (here:
   // until the limit below, an error the threads would report).
-  ScopedEnv limit("PAIRHIST_HDF5_PROBE_SECONDS", "20");
+  ScopedProbeSeconds limit("20");
   TempDir tmp("probe");
   constexpr int kThreads = 4, kFiles = 12;
   const std::string cadishi = read_all(fixture("cadishi_triclinic.h5"));

@@ -377,9 +377,9 @@ TEST_CASE(
     if (args[k] == "--ncuda") args[k + 1] = "1";
     if (args[k] == "--ncpu") args[k + 1] = "0";
   }
-  setenv("PAIRHIST_FAIL_CUDA_FRAME", "20", 1);
+  setenv("PAIRHIST_TEST_FAIL_CUDA_FRAME", "20", 1);
   const ChildEnd end = pairhist::test::run_child(args, s.dir.string());
-  unsetenv("PAIRHIST_FAIL_CUDA_FRAME");
+  unsetenv("PAIRHIST_TEST_FAIL_CUDA_FRAME");
   INFO(end.err);
   CHECK(end.exited(1));
   CHECK(end.err.find("pairhist: error: " + pairhist::test::data_dir() +

@@ -499,7 +499,6 @@ TEST_CASE("errors of the first frame and of opening match the serial reader") {
 
 TEST_CASE("pinned frames: half the decoding threads, from 8 to 32") {
   using pairhist::io::pinned_frames_for;
-  if (std::getenv("PAIRHIST_PINNED_FRAMES")) return;  // a measurement's setting
   CHECK(pinned_frames_for(1) == pairhist::io::kPinnedFrames);
   CHECK(pinned_frames_for(15) == 8);   // the 16-core H100 host: as before
   CHECK(pinned_frames_for(31) == 15);  // 2x H200, 32 cores

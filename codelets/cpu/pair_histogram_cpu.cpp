@@ -1,7 +1,6 @@
 #include "codelets/cpu/pair_histogram_cpu.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -13,22 +12,15 @@ namespace {
 
 // Columns of b handled per sweep: the bin-index buffer and the tile's columns in bin units stay in
 // L1 (1024 * (4 + 3 * sizeof(T)) bytes; triclinic cells add the reduced coordinates), while the
-// partial histogram lives in L2.
-// PAIRHIST_CPU_TILE (256..4096) picks another width for measurements (docs/performance.md).
+// partial histogram lives in L2. Widths of 256 to 4096 (swept in
+// docs/bench/2026-11-27-performance-history.md, "CPU tile width") were within the noise, except
+// triclinic boxes on the H100 host, 16% faster at 256: a width per box kind is left to try.
 constexpr int64_t kTileColumns = 1024;
 
-int64_t tile_columns() {
-  static const int64_t tile = [] {
-    const char* env = std::getenv("PAIRHIST_CPU_TILE");
-    const int64_t t = env ? std::atoll(env) : kTileColumns;
-    return (t == 256 || t == 512 || t == 2048 || t == 4096) ? t : kTileColumns;
-  }();
-  return tile;
-}
-
-template <BoxKind K, class T, int64_t Tile>
-uint64_t histogram_blocked(Coords<T> a, Coords<T> b, bool same, int64_t row_begin, int64_t row_end,
-                           const HistogramParams<T>& p, uint64_t* hist) {
+template <BoxKind K, class T>
+uint64_t histogram_tiled(Coords<T> a, Coords<T> b, bool same, int64_t row_begin, int64_t row_end,
+                         const HistogramParams<T>& p, uint64_t* hist) {
+  constexpr int64_t Tile = kTileColumns;
   if (same) b = a;
   PartialHistogram partial(p.nbins, hist);
   alignas(64) int32_t bins[Tile], octant[Tile];
@@ -65,23 +57,6 @@ uint64_t histogram_blocked(Coords<T> a, Coords<T> b, bool same, int64_t row_begi
     }
   }
   return examined;
-}
-
-template <BoxKind K, class T>
-uint64_t histogram_tiled(Coords<T> a, Coords<T> b, bool same, int64_t row_begin, int64_t row_end,
-                         const HistogramParams<T>& p, uint64_t* hist) {
-  switch (tile_columns()) {
-    case 256:
-      return histogram_blocked<K, T, 256>(a, b, same, row_begin, row_end, p, hist);
-    case 512:
-      return histogram_blocked<K, T, 512>(a, b, same, row_begin, row_end, p, hist);
-    case 2048:
-      return histogram_blocked<K, T, 2048>(a, b, same, row_begin, row_end, p, hist);
-    case 4096:
-      return histogram_blocked<K, T, 4096>(a, b, same, row_begin, row_end, p, hist);
-    default:
-      return histogram_blocked<K, T, kTileColumns>(a, b, same, row_begin, row_end, p, hist);
-  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "codelets/cuda/bin_roots.cuh"
 #include "codelets/cuda/kernel_common.cuh"
 #include "codelets/cuda/pair_histogram_cuda.hpp"
+#include "pairhist/environment.hpp"
 
 namespace pairhist::cuda {
 namespace {
@@ -294,10 +295,16 @@ __global__ void add_histogram_kernel(unsigned long long* dst, const unsigned lon
 }
 
 /// Bins per shared-memory window of a wide histogram: equal windows as wide as max_bins allows.
-/// More, narrower windows would repeat the distance work once per window; PAIRHIST_CUDA_WINDOW
-/// overrides the choice for measurements and tests.
+/// More, narrower windows would repeat the distance work once per window. The test hook
+/// PAIRHIST_TEST_CUDA_WINDOW=W forces windows of W bins, also on narrow histograms, so that the
+/// tests see many windows without wide histograms. Read under the environment's lock: launches
+/// run on StarPU's workers while an engine may set StarPU's variables (pairhist/environment.hpp).
+const char* forced_window() {
+  return env_get("PAIRHIST_TEST_CUDA_WINDOW");
+}
+
 int window_bins(int nbins, int max_bins) {
-  if (const char* env = std::getenv("PAIRHIST_CUDA_WINDOW")) {
+  if (const char* env = forced_window()) {
     const int w = std::atoi(env);
     if (w > 0) return std::min(w, max_bins);
   }
@@ -376,7 +383,7 @@ cudaError_t launch_for_box(HistogramKernel kernel, const T* a, int64_t na, const
   // SM, windows as wide as the shared memory allows.
   const int table_bytes = static_cast<int>(image_table_bytes<K>(p.box));
   const int narrow_slots = shared_bins(device, kThreads * int(sizeof(Point<T>)) + table_bytes);
-  if (p.nbins + 1 <= narrow_slots && !std::getenv("PAIRHIST_CUDA_WINDOW"))
+  if (p.nbins + 1 <= narrow_slots && !forced_window())
     return launch_shared<kThreads, K>(a, na, columns_ptr, columns, same, row_begin, row_end, p,
                                       p.nbins + 1, false, hist, stream);
   const int bounds_bytes = 6 * (1024 / 32) * int(sizeof(T));  // the kernel's chunk_bounds
@@ -390,7 +397,7 @@ cudaError_t launch_for_box(HistogramKernel kernel, const T* a, int64_t na, const
 }  // namespace
 
 bool counts_in_windows(int device, int nbins) {
-  return std::getenv("PAIRHIST_CUDA_WINDOW") || nbins > max_shared_memory_bins(device);
+  return forced_window() || nbins > max_shared_memory_bins(device);
 }
 
 int max_shared_memory_bins(int device) {

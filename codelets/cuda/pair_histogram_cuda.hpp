@@ -19,7 +19,7 @@ enum class HistogramKernel : int {
 int max_shared_memory_bins(int device);
 
 /// Whether the shared-memory kernel counts a histogram of nbins bins in several windows on the
-/// device (wider than one window, or windows forced by PAIRHIST_CUDA_WINDOW).
+/// device (wider than one window, or windows forced by the test hook PAIRHIST_TEST_CUDA_WINDOW).
 bool counts_in_windows(int device, int nbins);
 
 /// Adds the histogram of pairs (i in a, j in b) to hist (device memory, nbins uint64 values).

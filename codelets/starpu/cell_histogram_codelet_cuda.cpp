@@ -10,7 +10,6 @@
 #include "codelets/cuda/cell_histogram_cuda.hpp"
 #include "codelets/starpu/cell_histogram_codelet.hpp"
 #include "codelets/starpu/cuda_task_failure.hpp"
-#include "codelets/starpu/cuda_task_probe.hpp"
 
 namespace pairhist::codelets {
 namespace {
@@ -86,7 +85,6 @@ DeviceCache* device_caches() {
 
 template <class T>
 void launch(void* buffers[], const CellHistogramArgs& args, const HistogramParams<T>& params) {
-  CudaTaskProbe probe;
   DeviceCache& cache = device_caches()[starpu_worker_get_id_check()];
   const cudaStream_t stream = starpu_cuda_get_local_stream();
   // Every species of the task sorted (at most kMaxCellTaskSpecies, which the cache holds at once,
@@ -112,12 +110,9 @@ void launch(void* buffers[], const CellHistogramArgs& args, const HistogramParam
                         pr.key_end,
                         hist};
   }
-  probe.sorted();
   const cudaError_t err =
       cuda::launch_cell_histograms(pairs.data(), args.npairs, args.grid, params, stream);
   if (err != cudaSuccess) fail_cuda_task(args, err, "cell-list histogram launch");
-  probe.launched();
-  probe.finish(stream, args.frame);
 }
 
 }  // namespace

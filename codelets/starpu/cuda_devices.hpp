@@ -14,8 +14,7 @@ namespace pairhist::codelets {
 #if defined(STARPU_USE_CUDA) && defined(PAIRHIST_CUDA_CODELETS)
 int cuda_device_count();  // 0 when the CUDA runtime finds no device
 /// Initialises the CUDA runtime and the primary context of the first `devices` GPUs (all: -1),
-/// then starts loading the cell-list kernels of one precision into them in the background
-/// (unless PAIRHIST_LAZY_KERNELS=1).
+/// then starts loading the cell-list kernels of one precision into them in the background.
 void warm_up_cuda(int devices, bool double_precision);
 /// Free memory on GPU `device` (cudaMemGetInfo); 0 when the runtime cannot tell.
 uint64_t cuda_free_memory(int device);

@@ -12,7 +12,6 @@
 #include "codelets/cuda/cell_histogram_cuda.hpp"
 #include "codelets/cuda/pair_histogram_cuda.hpp"
 #include "codelets/starpu/cuda_devices.hpp"
-#include "pairhist/environment.hpp"
 
 namespace pairhist::codelets {
 
@@ -82,9 +81,8 @@ void warm_up_cuda(int devices, bool double_precision) {
   for (int d = 0; d < count; ++d)
     if (made[static_cast<size_t>(d)]) ready.push_back(d);
   cudaSetDevice(current);
-  const char* lazy = env_get("PAIRHIST_LAZY_KERNELS");
   static KernelLoader loader;
-  if (!(lazy && std::atoi(lazy) != 0)) loader.start(std::move(ready), double_precision);
+  loader.start(std::move(ready), double_precision);
 }
 
 bool cuda_pin_host(void* p, size_t bytes) {

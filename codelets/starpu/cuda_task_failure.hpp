@@ -1,7 +1,8 @@
 // What a CUDA codelet does when a launch fails (no device memory for its workspace, a broken
 // device): it tells its engine (DeviceFaults), which ends the run with a clean error and keeps
 // the intervals completed before the frame, instead of ending the process from inside StarPU.
-// PAIRHIST_FAIL_CUDA_FRAME=N makes every CUDA task of the engine's frame N fail this way (tests).
+// The test hook PAIRHIST_TEST_FAIL_CUDA_FRAME=N makes every CUDA task of the engine's frame N
+// fail this way.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -16,10 +17,10 @@
 
 namespace pairhist::codelets {
 
-/// The frame PAIRHIST_FAIL_CUDA_FRAME names, -1 when unset.
+/// The frame PAIRHIST_TEST_FAIL_CUDA_FRAME names, -1 when unset.
 inline int64_t injected_cuda_failure_frame() {
   static const int64_t frame = [] {
-    const char* text = env_get("PAIRHIST_FAIL_CUDA_FRAME");
+    const char* text = env_get("PAIRHIST_TEST_FAIL_CUDA_FRAME");
     return text && *text ? std::strtoll(text, nullptr, 10) : int64_t{-1};
   }();
   return frame;

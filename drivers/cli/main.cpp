@@ -22,8 +22,8 @@
 #include "drivers/job/stop_signals.hpp"
 #include "io/child_process.hpp"
 #include "pairhist/engine.hpp"
-#include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
+#include "pairhist/settings.hpp"
 #include "pairhist/version.hpp"
 
 namespace {
@@ -69,10 +69,6 @@ std::string single_dash_word(int argc, char** argv) {
   return "";
 }
 
-bool full_exit() {
-  return pairhist::env_flag("PAIRHIST_FULL_EXIT", false);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -80,7 +76,9 @@ int main(int argc, char** argv) {
   // rather than forked from a process with threads (io/child_process.hpp).
   if (const int status = pairhist::io::serve_child_job(argc, argv); status >= 0) return status;
   pairhist::io::set_child_command({"/proc/self/exe"});
-  // Before any thread (MPI's, CUDA's, the decoding threads): see pairhist/environment.hpp.
+  // Before any thread (MPI's, CUDA's, the decoding threads): see pairhist/environment.hpp. The
+  // user's settings are read here once, their warnings printed before anything else.
+  pairhist::settings();
   pairhist::set_starpu_environment_defaults();
   try {
     pairhist::MpiWorld::start(argc, argv);
@@ -136,14 +134,11 @@ int main(int argc, char** argv) {
   // Every output is written, closed and renamed, and the output directory's lock is gone. The
   // CUDA runtime's teardown at exit (each GPU's context, the pinned memory) took a 2-GPU node
   // 0.27 s after the last file was written: the kernel frees all of that with the process anyway.
-  // A rank of an MPI job ends MPI first. PAIRHIST_FULL_EXIT=1 keeps the teardown. Static
-  // destructors do not run: nothing may be written from one.
-  if (!full_exit()) {
-    pairhist::MpiWorld::finish();
-    std::cout.flush();
-    std::cerr.flush();
-    std::fflush(nullptr);
-    std::_Exit(0);
-  }
-  return 0;
+  // A rank of an MPI job ends MPI first. Static destructors do not run: nothing may be written
+  // from one.
+  pairhist::MpiWorld::finish();
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(0);
 }

@@ -21,6 +21,7 @@
 #include "io/run_output_reader.hpp"
 #include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
+#include "pairhist/settings.hpp"
 
 namespace pairhist {
 
@@ -34,11 +35,10 @@ std::string lower_extension(const std::string& path) {
   return ext;
 }
 
-/// The gnuplot executable to run: $PAIRHIST_GNUPLOT or `gnuplot`, resolved on PATH. Empty if
-/// there is none.
+/// The gnuplot executable to run: PAIRHIST_GNUPLOT (Settings::gnuplot), resolved on PATH. Empty
+/// if there is none.
 std::string find_gnuplot() {
-  const char* env = env_get("PAIRHIST_GNUPLOT");
-  const std::string program = env != nullptr && *env != '\0' ? env : "gnuplot";
+  const std::string& program = settings().gnuplot;
   auto runnable = [](const std::string& p) {
     struct stat st {};
     return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;

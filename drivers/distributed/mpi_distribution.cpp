@@ -7,7 +7,7 @@
 
 #include "drivers/distributed/mpi_comms.hpp"
 #include "drivers/distributed/mpi_world.hpp"
-#include "pairhist/environment.hpp"
+#include "pairhist/settings.hpp"
 
 namespace pairhist {
 
@@ -20,23 +20,12 @@ double seconds_since(Clock::time_point t) {
 }
 
 double timeout_seconds() {
-  const char* v = env_get("PAIRHIST_MPI_TIMEOUT");
-  const double t = v ? std::atof(v) : 0;
-  return t > 0 ? t : 60.0;
+  return settings().mpi_timeout_seconds;
 }
 
 }  // namespace mpi_protocol
 
 namespace {
-
-/// PAIRHIST_MPI_REDUCTION=tree (default), sum or redux: how StarPU-MPI sums the ranks' counts
-/// (drivers/distributed/mpi_reduction.hpp; docs/performance.md measures them).
-MpiReduction::Method reduction_method() {
-  const char* v = env_get("PAIRHIST_MPI_REDUCTION");
-  if (v && std::strcmp(v, "redux") == 0) return MpiReduction::Method::redux;
-  if (v && std::strcmp(v, "sum") == 0) return MpiReduction::Method::sum;
-  return MpiReduction::Method::tree;
-}
 
 // Plain serialisation of the plan for the setup broadcast.
 struct Writer {
@@ -221,7 +210,7 @@ RunEnd MpiDistribution::run_end() {
 
 void MpiDistribution::contribute(int64_t interval, std::vector<uint64_t> payload,
                                  size_t count_entries) {
-  if (!reduction_) reduction_ = std::make_unique<MpiReduction>(reduction_method(), rank_, ranks_);
+  if (!reduction_) reduction_ = std::make_unique<MpiReduction>(rank_, ranks_);
   reduction_->contribute(interval, std::move(payload), count_entries);
 }
 

@@ -15,7 +15,7 @@ namespace {
 constexpr uint64_t kNoRecord = ~uint64_t(0);
 constexpr int kRecordWords = 3;
 // Counts at the start of every payload of the run (all intervals have the same pairs and bins):
-// StarPU's init and redux codelets take no argument, so it is set once per process.
+// the sum codelet takes no argument, so it is set once per process.
 std::atomic<size_t> g_count_entries{0};
 
 /// Adds `src`'s counts to `dst`'s and takes the frame records `src` holds.
@@ -42,30 +42,18 @@ size_t length_of(void* buffer) {
 void add_cpu(void* buffers[], void*) {
   add_payload(vector_of(buffers[0]), vector_of(buffers[1]), length_of(buffers[0]));
 }
-void init_cpu(void* buffers[], void*) {
-  fill_empty(vector_of(buffers[0]), length_of(buffers[0]));
-}
-// The redux method's contribution: this rank's payload into its REDUX copy of the accumulator.
-void contribute_cpu(void* buffers[], void*) {
-  add_payload(vector_of(buffers[1]), vector_of(buffers[0]), length_of(buffers[1]));
-}
-
-starpu_codelet make_codelet(starpu_cpu_func_t f, int nbuffers, starpu_data_access_mode m0,
-                            starpu_data_access_mode m1, const char* name) {
+starpu_codelet make_sum_codelet() {
   starpu_codelet cl;
   starpu_codelet_init(&cl);
-  cl.cpu_funcs[0] = f;
-  cl.nbuffers = nbuffers;
-  cl.modes[0] = m0;
-  cl.modes[1] = m1;
-  cl.name = name;
+  cl.cpu_funcs[0] = add_cpu;
+  cl.nbuffers = 2;
+  cl.modes[0] = STARPU_RW;
+  cl.modes[1] = STARPU_R;
+  cl.name = "pairhist_mpi_sum";
   return cl;
 }
 
-starpu_codelet g_add = make_codelet(add_cpu, 2, STARPU_RW, STARPU_R, "pairhist_mpi_sum");
-starpu_codelet g_init = make_codelet(init_cpu, 1, STARPU_W, STARPU_NONE, "pairhist_mpi_init");
-starpu_codelet g_contribute =
-    make_codelet(contribute_cpu, 2, STARPU_R, STARPU_REDUX, "pairhist_mpi_contribute");
+starpu_codelet g_add = make_sum_codelet();
 
 void check(int ret, const char* what) {
   if (ret == -ENODEV)
@@ -78,8 +66,7 @@ void check(int ret, const char* what) {
 
 }  // namespace
 
-MpiReduction::MpiReduction(Method method, int rank, int ranks)
-    : method_(method), rank_(rank), ranks_(ranks) {
+MpiReduction::MpiReduction(int rank, int ranks) : rank_(rank), ranks_(ranks) {
   check(starpu_mpi_init_comm(nullptr, nullptr, 0, mpi::starpu_comm()), "starpu_mpi_init_comm");
 }
 
@@ -113,13 +100,6 @@ void MpiReduction::on_reduced(void* arg) {
 void MpiReduction::contribute(int64_t interval, std::vector<uint64_t> payload,
                               size_t count_entries) {
   const auto start = std::chrono::steady_clock::now();
-  // StarPU 1.3.10's starpu_mpi_redux_data ends with starpu_task_wait_for_all() (every task of
-  // the process, the engine's too) and does not support several reductions of a handle in
-  // flight: with output intervals, intervals came out incomplete (docs/performance.md).
-  if (method_ == Method::redux && reductions_++ > 0)
-    throw std::runtime_error(
-        "PAIRHIST_MPI_REDUCTION=redux reduces once per run (StarPU 1.3's starpu_mpi_redux_data): "
-        "use it without --interval");
   g_count_entries = count_entries;
   const MPI_Comm comm = mpi::starpu_comm();
   const auto n = static_cast<uint32_t>(payload.size());
@@ -139,8 +119,6 @@ void MpiReduction::contribute(int64_t interval, std::vector<uint64_t> payload,
   }
   slot->owner = this;
   starpu_mpi_data_register_comm(slot->accumulator, tag(interval, ranks_), 0, comm);
-  if (method_ == Method::redux)
-    starpu_data_set_reduction_methods(slot->accumulator, &g_add, &g_init);
 
   std::vector<starpu_data_handle_t> parts(static_cast<size_t>(ranks_));
   for (int r = 0; r < ranks_; ++r) {
@@ -153,28 +131,15 @@ void MpiReduction::contribute(int64_t interval, std::vector<uint64_t> payload,
     std::memcpy(starpu_data_get_local_ptr(h), payload.data(), payload.size() * sizeof(uint64_t));
     starpu_data_release(h);
   }
-  if (method_ == Method::tree) {
-    // A binary tree: at stride s, rank r (a multiple of 2s) adds rank r + s's sum, received;
-    // log2(ranks) steps, each moving every partial at most once, and rank 0 adds the last.
-    for (int stride = 1; stride < ranks_; stride *= 2)
-      for (int r = 0; r + stride < ranks_; r += 2 * stride)
-        check(starpu_mpi_task_insert(comm, &g_add, STARPU_RW, parts[static_cast<size_t>(r)],
-                                     STARPU_R, parts[static_cast<size_t>(r + stride)], 0),
-              "starpu_mpi_task_insert");
-    check(starpu_mpi_task_insert(comm, &g_add, STARPU_RW, slot->accumulator, STARPU_R, parts[0], 0),
-          "starpu_mpi_task_insert");
-  }
-  for (int r = 0; r < ranks_ && method_ != Method::tree; ++r) {
-    starpu_data_handle_t h = parts[static_cast<size_t>(r)];
-    if (method_ == Method::sum)
-      check(starpu_mpi_task_insert(comm, &g_add, STARPU_RW, slot->accumulator, STARPU_R, h, 0),
+  // A binary tree: at stride s, rank r (a multiple of 2s) adds rank r + s's sum, received;
+  // log2(ranks) steps, each moving every partial at most once, and rank 0 adds the last.
+  for (int stride = 1; stride < ranks_; stride *= 2)
+    for (int r = 0; r + stride < ranks_; r += 2 * stride)
+      check(starpu_mpi_task_insert(comm, &g_add, STARPU_RW, parts[static_cast<size_t>(r)], STARPU_R,
+                                   parts[static_cast<size_t>(r + stride)], 0),
             "starpu_mpi_task_insert");
-    else
-      check(starpu_mpi_task_insert(comm, &g_contribute, STARPU_R, h, STARPU_REDUX,
-                                   slot->accumulator, STARPU_EXECUTE_ON_NODE, r, 0),
-            "starpu_mpi_task_insert");
-  }
-  if (method_ == Method::redux) starpu_mpi_redux_data(comm, slot->accumulator);
+  check(starpu_mpi_task_insert(comm, &g_add, STARPU_RW, slot->accumulator, STARPU_R, parts[0], 0),
+        "starpu_mpi_task_insert");
   for (starpu_data_handle_t h : parts) starpu_data_unregister_submit(h);
   if (rank_ == 0) {
     check(starpu_data_acquire_cb(slot->accumulator, STARPU_R, on_reduced, slot),

@@ -2,16 +2,12 @@
 // output interval gets one accumulator handle owned by rank 0 and one payload handle per rank,
 // owned by that rank, all registered with starpu_mpi_data_register on every rank; every rank
 // submits the same tasks, and StarPU-MPI moves the payloads where they are summed:
-//  - tree (default): owner-computes sum tasks in a binary tree (rank r adds rank r + s's
-//    payload at stride s, s = 1, 2, 4, ...; rank 0 ends with the total): log2(ranks) steps, in
-//    which every rank sends at most once;
-//  - sum: owner-computes tasks, one per rank, RW on the accumulator and R on the rank's payload
-//    (starpu_mpi_task_insert runs each on rank 0 and sends the payload there): rank 0 receives
-//    and adds ranks - 1 payloads, one after the other;
-//  - redux: each rank adds its payload into its own STARPU_REDUX copy of the accumulator and
-//    starpu_mpi_redux_data folds the copies into rank 0's. In StarPU 1.3.10 that call waits for
-//    every task of the process (the engine's too) and supports one reduction of a handle at a
-//    time: it is kept for measurement, for runs without --interval, and refuses a second one.
+// owner-computes sum tasks in a binary tree (rank r adds rank r + s's payload at stride s,
+// s = 1, 2, 4, ...; rank 0 ends with the total): log2(ranks) steps, in which every rank sends at
+// most once. Measured against it (docs/performance.md) and gone since: one sum task per rank on
+// rank 0 (rank 0 receives and adds ranks - 1 payloads in turn), and StarPU-MPI's
+// starpu_mpi_redux_data, which in StarPU 1.3.10 waits for every task of the process (the
+// engine's too) and supports one reduction of a handle at a time.
 // A payload is uint64 counts, which are added (exact), then frame records, which are taken from
 // the one rank that filled them (drivers/distributed/distribution.hpp).
 #pragma once
@@ -30,9 +26,8 @@ namespace pairhist {
 
 class MpiReduction {
  public:
-  enum class Method { tree, sum, redux };
   /// StarPU must be running; starts StarPU-MPI on mpi::starpu_comm().
-  MpiReduction(Method method, int rank, int ranks);
+  MpiReduction(int rank, int ranks);
   /// Unregisters what is left and shuts StarPU-MPI down (collective: every rank at the end).
   ~MpiReduction();
   MpiReduction(const MpiReduction&) = delete;
@@ -56,13 +51,11 @@ class MpiReduction {
   static void on_reduced(void* arg);
   int64_t tag(int64_t interval, int slot) const;
 
-  Method method_;
   int rank_, ranks_;
   std::mutex mutex_;
   std::condition_variable reduced_;
   std::map<int64_t, Interval> intervals_;
   double seconds_ = 0;
-  int reductions_ = 0;
 };
 
 }  // namespace pairhist

@@ -15,6 +15,7 @@
 #include "drivers/distributed/distribution.hpp"
 #include "pairhist/environment.hpp"
 #include "pairhist/host_cores.hpp"
+#include "pairhist/settings.hpp"
 
 #if defined(PAIRHIST_WITH_MPI)
 #include "drivers/distributed/mpi_comms.hpp"
@@ -35,8 +36,7 @@ bool env_has(const char* name) {
 /// Whether an MPI launcher started this process: OpenMPI's mpirun, PMI (MPICH's hydra, srun
 /// --mpi=pmi2), PMIx (srun --mpi=pmix, OpenMPI 5) or a Slurm step of several tasks.
 bool launched_by_mpi() {
-  if (const char* forced = env_get("PAIRHIST_MPI"); forced && *forced)
-    return std::strcmp(forced, "0") != 0;
+  if (const int forced = settings().mpi_launched; forced >= 0) return forced != 0;
   if (env_has("OMPI_COMM_WORLD_SIZE") || env_has("PMI_SIZE") || env_has("PMIX_RANK") ||
       env_has("MV2_COMM_WORLD_SIZE"))
     return true;

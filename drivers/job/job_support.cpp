@@ -9,7 +9,6 @@
 #include "analysis/exclusions.hpp"
 #include "analysis/rdf.hpp"
 #include "io/trajectory_opening.hpp"
-#include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
 #include "tasks/algorithm_choice.hpp"
@@ -153,15 +152,6 @@ bool whole_frame_bounds(const io::TrajectoryFrame& frame,
   return true;
 }
 
-}  // namespace
-
-bool legacy_feeding() {
-  const char* v = env_get("PAIRHIST_FEEDING");
-  return v && std::string(v) == "legacy";
-}
-
-namespace {
-
 /// One frame's coordinates as the engine holds them (HistogramEngine::frame_bytes).
 uint64_t engine_frame_bytes(const EngineConfig& config) {
   const uint64_t value = config.precision == Precision::single ? sizeof(float) : sizeof(double);
@@ -174,7 +164,7 @@ uint64_t engine_frame_bytes(const EngineConfig& config) {
 /// for the first frame on the GPUs and on a core, and what the user fixed.
 FeedingInputs feeding_inputs(const io::XtcParallelReader& reader, const JobOptions& o,
                              const EngineConfig& config, const BoxMatrix& box,
-                             const CoordinateBounds& bounds, bool hands_over, bool legacy) {
+                             const CoordinateBounds& bounds, bool hands_over) {
   FeedingInputs in;
   in.cores = usable_cores();
   in.gpus = o.ncuda == 0 ? 0 : cuda_devices();
@@ -187,11 +177,6 @@ FeedingInputs feeding_inputs(const io::XtcParallelReader& reader, const JobOptio
   in.reader_threads = reader.threads();
   in.reader_threads_set = o.decode_threads > 0;
   in.max_reader_threads = in.reader_threads_set ? reader.threads() : reader.max_threads();
-  // The plan before issue 24 grew the readers within 2 GiB, whatever the node's memory.
-  if (legacy && !in.reader_threads_set)
-    in.max_reader_threads = std::min(
-        in.max_reader_threads,
-        io::automatic_max_decode_threads(reader.natoms(), in.cores, io::kDecodeMemoryBytes));
   in.requested_cpu_workers = o.ncpu;
   in.feeding_thread_copies = !hands_over;
   in.frame_bytes = engine_frame_bytes(config);
@@ -206,8 +191,6 @@ FeedingInputs feeding_inputs(const io::XtcParallelReader& reader, const JobOptio
 void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
                   const io::TrajectoryFrame& frame, const std::vector<std::vector<int>>& atoms,
                   const BoxMatrix& box, bool hands_over, JobOutcome& out) {
-  const bool legacy = legacy_feeding();
-  if (legacy && o.ncpu >= 0) return;
   CoordinateBounds bounds;
   if (frame.columns.filled) {
     if (frame.columns.bad_species >= 0) return;  // refused when the frame is submitted
@@ -216,8 +199,8 @@ void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConf
   } else if (!whole_frame_bounds(frame, atoms, bounds)) {
     return;
   }
-  const FeedingInputs in = feeding_inputs(reader, o, config, box, bounds, hands_over, legacy);
-  const FeedingPlan plan = legacy ? plan_feeding_legacy(in) : plan_feeding(in);
+  const FeedingInputs in = feeding_inputs(reader, o, config, box, bounds, hands_over);
+  const FeedingPlan plan = plan_feeding(in);
   reader.set_active_threads(plan.reader_threads);
   if (plan.cpu_workers >= 0 && o.ncpu < 0) config.ncpu_beside_gpus = plan.cpu_workers;
   // Through the budget, so that a distributed run's cap (max_frames_in_flight) still applies.
@@ -227,7 +210,6 @@ void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConf
   out.gpu_seconds = in.gpu_seconds;
   out.feed_bound = plan.feed_bound;
   out.feeding_planned = true;
-  out.feeding_legacy = legacy;
   out.feeding_inputs = in;
   out.feeding_plan = plan;
 }

@@ -31,11 +31,9 @@ EngineConfig engine_config(const JobOptions& o, const std::vector<std::vector<in
 /// Sizes the decoding threads, the CPU workers and the frames in flight from the first frame
 /// (tasks/feeding_plan.hpp): how long a thread took to prepare it against how long the GPUs and
 /// a core will need for it. The user's --ncpu, --decode-threads, --frames-in-flight and
-/// --memory-budget stand; the rest is planned around them. PAIRHIST_FEEDING=legacy plans as
-/// before issue 24 (legacy_feeding), for A/B measurements.
+/// --memory-budget stand; the rest is planned around them.
 /// `hands_over`: the frames' columns go to the engine without a copy (submit_to_engine), so the
 /// feeding thread leaves its core to decoding.
-bool legacy_feeding();
 void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
                   const io::TrajectoryFrame& frame, const std::vector<std::vector<int>>& atoms,
                   const BoxMatrix& box, bool hands_over, JobOutcome& out);

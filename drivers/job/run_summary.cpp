@@ -219,9 +219,8 @@ void print_execution(const JobOptions& job, const JobOutcome& out) {
     std::printf("\n");
   }
   if (out.feeding_planned)
-    std::printf("  plan          : %s%s\n",
-                describe_feeding(out.feeding_inputs, out.feeding_plan).c_str(),
-                out.feeding_legacy ? " (PAIRHIST_FEEDING=legacy)" : "");
+    std::printf("  plan          : %s\n",
+                describe_feeding(out.feeding_inputs, out.feeding_plan).c_str());
   std::printf("  tasks         : %llu CPU, %llu CUDA shared-memory, %llu CUDA global-memory",
               static_cast<unsigned long long>(act.tasks_cpu),
               static_cast<unsigned long long>(act.tasks_cuda_shared),

@@ -160,9 +160,8 @@ struct JobOutcome {
   double gpu_seconds = 0;   // the GPUs' estimated seconds per frame (the feeding plan's figure)
   bool feed_bound = false;  // the plan found the GPUs faster than the readers could feed
   // The feeding plan's inputs and decision (tasks/feeding_plan.hpp), when it was made (an XTC
-  // read by decoding threads), and whether it was the one before issue 24 (PAIRHIST_FEEDING).
+  // read by decoding threads).
   bool feeding_planned = false;
-  bool feeding_legacy = false;
   FeedingInputs feeding_inputs;
   FeedingPlan feeding_plan;
   // Before `seconds` began: the process until its first frame was read (loading libraries,

@@ -11,16 +11,10 @@
 #include "drivers/job/job_inputs.hpp"
 #include "io/species_columns.hpp"
 #include "io/xtc_parallel_reader.hpp"
-#include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {
 namespace {
-
-// PAIRHIST_COPY_COLUMNS=1 copies every frame's columns as before the hand-over, for measuring.
-bool copying_columns() {
-  return env_flag("PAIRHIST_COPY_COLUMNS", false);
-}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -29,18 +23,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // Threads that pick the first frame's columns while the engine starts (one took 0.1-0.3 s at
 // 11M atoms: longer than the engine's start).
 constexpr int kFirstColumnsThreads = 4;
-
-// PAIRHIST_FIRST_COLUMNS=0 picks the first frame's atoms after the engine's start, as before,
-// for measuring.
-bool first_columns_ahead() {
-  return env_flag("PAIRHIST_FIRST_COLUMNS", true);
-}
-
-// PAIRHIST_DECODE_BEFORE_PINNING=0 gives the decoding threads the species only once the pinning
-// hooks exist, as before they staged columns meanwhile, for measuring.
-bool decode_before_pinning() {
-  return env_flag("PAIRHIST_DECODE_BEFORE_PINNING", true);
-}
 
 // The reader's timings' clock (io::ReadingTiming).
 double seconds_since_epoch() {
@@ -128,7 +110,7 @@ void TrajectoryPipeline::start_loading() {
       // The pinning hooks come with CUDA's start (0.7-1.3 s into a 4-GPU node's run), and
       // the GPUs' contexts later: the decoding threads decode meanwhile, into staging, and
       // the frames are promoted into pinned columns once the GPUs are ready.
-      if (o.ncuda != 0 && decode_before_pinning()) {
+      if (o.ncuda != 0) {
         parallel->await_pinning();
         awaiting_pinning_ = parallel;
       }
@@ -173,8 +155,7 @@ void TrajectoryPipeline::count_frames() {
   exclusions_.emplace(run_->exclusions, run_->atoms, run_->pairs.size(), o.nbins);
   // Whole frames in single precision go to the engine as columns, without a copy; a part of a
   // frame leaves the frame's columns in place (the next unit may be another part).
-  hands_over_ =
-      stream_->frame_parts() <= 1 && !copying_columns() && o.precision == Precision::single;
+  hands_over_ = stream_->frame_parts() <= 1 && o.precision == Precision::single;
   watcher_.emplace(stream_->stop_flag());
   try {
     count_until_end();
@@ -290,7 +271,7 @@ void TrajectoryPipeline::start_engine_with_first_frame(const BoxMatrix& box, boo
   const std::vector<std::vector<int>>& species = run_->preparation.species;
   const bool prepared_later = dynamic_cast<io::XtcParallelReader*>(&stream_->source().reader());
   if (!prepared_later || !hands_over_ || frame_.columns.filled || species.empty() || dynamic ||
-      run_->sphere.active() || !first_columns_ahead()) {
+      run_->sphere.active()) {
     start_engine(&frame_, &box);
     return;
   }

@@ -103,7 +103,9 @@ nlohmann::json feeding_plan_json(const JobOutcome& out) {
   if (!out.feeding_planned) return nullptr;
   const FeedingInputs& in = out.feeding_inputs;
   const FeedingPlan& plan = out.feeding_plan;
-  return {{"rule", out.feeding_legacy ? "legacy" : "issue-24"},
+  // "rule": the plan's rules since issue 24 (the key stays for readers of older reports, where it
+  // could also say "legacy").
+  return {{"rule", "issue-24"},
           {"inputs",
            {{"cores", in.cores},
             {"gpus", in.gpus},

@@ -8,8 +8,8 @@
 #include <limits>
 #include <system_error>
 
-#include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
+#include "pairhist/settings.hpp"
 
 #ifndef PAIRHIST_SOURCE_DATA_DIR
 #define PAIRHIST_SOURCE_DATA_DIR ""
@@ -58,11 +58,11 @@ LiquidSampleFiles find_liquid_sample(const std::string& case_name, const LiquidS
     return LiquidSampleFiles{(dir / (stem + ".xtc")).string(), (dir / (stem + ".gro")).string()};
   };
   // An explicit environment setting is final: silently falling back elsewhere would hide a typo.
-  if (const char* env = env_get("PAIRHIST_DATA_DIR"); env && *env) {
-    if (!has_sample(env, stem))
+  if (const std::string& dir = settings().data_dir; !dir.empty()) {
+    if (!has_sample(dir, stem))
       throw UsageError(case_name + " sample " + stem + ".xtc/.gro not found in PAIRHIST_DATA_DIR=" +
-                       env + " (unset it, or give --sample FILE.xtc --sample-top FILE.gro)");
-    return files_in(env);
+                       dir + " (unset it, or give --sample FILE.xtc --sample-top FILE.gro)");
+    return files_in(dir);
   }
   std::string tried;
   for (const fs::path& dir :

@@ -65,9 +65,9 @@ struct EngineConfig {
   /// How each species pair is counted: auto (cost model per pair, decided on the first frame),
   /// all pairs, or cell lists (r_max much smaller than the system). whole_frames counts all pairs.
   Algorithm algorithm = Algorithm::automatic;
-  int cell_reach = 0;  // cells of r_cut / reach; 0: the measured default (or PAIRHIST_CELL_REACH)
+  int cell_reach = 0;  // cells of r_cut / reach; 0: the measured default
   CellOrder cell_order = CellOrder::row_major;
-  bool cell_order_set = false;  // false: the default (or PAIRHIST_CELL_ORDER)
+  bool cell_order_set = false;  // false: the default
   /// The species pairs to count, in species_pairs() order; empty: every pair. A pair left out
   /// costs nothing and its histogram stays zero (e.g. only the cross pair of two groups).
   std::vector<bool> counted_pairs;
