@@ -15,16 +15,17 @@
 #include "drivers/cli/run_options.hpp"
 #include "drivers/cli/run_scattering.hpp"
 #include "drivers/cli/scattering_command.hpp"
+#include "drivers/distributed/distributed_frame_stream.hpp"
 #include "drivers/distributed/distribution.hpp"
 #include "drivers/distributed/mpi_world.hpp"
 #include "drivers/job/checkpoint.hpp"
 #include "drivers/job/output_lock.hpp"
 #include "drivers/job/run_outputs.hpp"
-#include "drivers/job/run_summary.hpp"
 #include "drivers/job/stop_signals.hpp"
 #include "drivers/job/trajectory_job.hpp"
 #include "drivers/report/activity_report.hpp"
 #include "drivers/report/activity_svg.hpp"
+#include "drivers/report/run_summary.hpp"
 #include "drivers/report/task_trace.hpp"
 #include "io/atomic_file.hpp"
 #include "io/histogram_result_reader.hpp"
@@ -255,7 +256,12 @@ JobOutcome run(RunArgs& a) {
   // Under mpirun/srun with several ranks: rank 0 alone owns the output directory and writes.
   const std::unique_ptr<Distribution> distribution = make_distribution();
   const bool root = !distribution || distribution->rank() == 0;
-  a.job.distribution = distribution.get();
+  if (distribution)
+    a.job.distributed_frames = [&d = *distribution](const FramePlan& frames,
+                                                    const std::string& trajectory) {
+      return std::unique_ptr<FrameStream>(
+          std::make_unique<DistributedFrameStream>(d, frames, trajectory));
+    };
   a.job.gather_traces = !a.task_trace.empty();
   a.job.reading_timeline = !a.reading_trace.empty();
   a.job.output_place = " in " + a.output;

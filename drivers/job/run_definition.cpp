@@ -90,7 +90,7 @@ RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology
                        " histograms, this run has " + std::to_string(run.pairs.size()));
   }
   if (!o.sphere.empty()) {
-    if (o.distribution)
+    if (o.distributed_frames)
       throw UsageError("--sphere runs in one process: leave out the distribution over ranks");
     if (run.has_dynamic())
       throw UsageError(

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,8 @@ namespace pairhist {
 
 struct JobState;
 struct RunDefinition;
-class Distribution;
+struct FramePlan;
+class FrameStream;
 namespace analysis {
 struct Topology;
 }
@@ -101,10 +103,13 @@ struct JobOptions {
   /// begun are finished, the rest dropped, and the run returns with result.complete false. In a
   /// distributed run a stop on any rank ends the frames handed out after it, on every rank.
   const std::atomic<int>* stop = nullptr;
-  /// A process of a distributed run (drivers/distributed/distribution.hpp): its frames come from
-  /// rank 0, its counts go to rank 0, which alone calls the output callbacks and returns the
-  /// result.
-  Distribution* distribution = nullptr;
+  /// A process of a distributed run (drivers/distributed/distributed_frame_stream.hpp): makes
+  /// the stream of its frames, which come from rank 0, from the run's frame selection; its counts
+  /// go to rank 0, which alone calls the output callbacks and returns the result. Empty: one
+  /// process reads its own frames (LocalFrameStream).
+  std::function<std::unique_ptr<FrameStream>(const FramePlan& frames,
+                                             const std::string& trajectory)>
+      distributed_frames;
   int frame_parts = 0;            // distributed runs: parts per frame; 0: automatic
   std::string output_place;       // distributed runs: where intervals are kept, for messages
   bool gather_traces = false;     // distributed runs: every rank's task trace to rank 0

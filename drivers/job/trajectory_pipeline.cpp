@@ -7,7 +7,6 @@
 #include <future>
 #include <string>
 
-#include "drivers/distributed/distributed_frame_stream.hpp"
 #include "drivers/job/job_inputs.hpp"
 #include "io/species_columns.hpp"
 #include "io/xtc_parallel_reader.hpp"
@@ -112,8 +111,8 @@ void TrajectoryPipeline::start_loading() {
   FramePlan plan{o.first, o.last, o.step, o.begin_time, o.end_time, -1};
   if (o.resume && o.resume->frames() > 0) plan.resume_after = o.resume->frame_indices.back();
   try {
-    if (o.distribution)
-      stream_ = std::make_unique<DistributedFrameStream>(*o.distribution, plan, o.trajectory);
+    if (o.distributed_frames)
+      stream_ = o.distributed_frames(plan, o.trajectory);
     else
       stream_ = std::make_unique<LocalFrameStream>(o, plan);
   } catch (...) {
@@ -122,7 +121,7 @@ void TrajectoryPipeline::start_loading() {
     throw;
   }
   out_.start_marks.trajectory_open = process_seconds();
-  if (!o.distribution)
+  if (!o.distributed_frames)
     if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&stream_->source().reader())) {
       if (o.reading_timeline) parallel->record_timings();
       // The pinning hooks come with CUDA's start (0.7-1.3 s into a 4-GPU node's run), and
