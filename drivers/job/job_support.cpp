@@ -172,21 +172,22 @@ uint64_t engine_frame_bytes(const EngineConfig& config) {
 
 /// What the feeding plan weighs: the machine, the reader's measured pace, the cost model's time
 /// for the first frame on the GPUs and on a core, and what the user fixed.
-FeedingInputs feeding_inputs(const io::XtcParallelReader& reader, const JobOptions& o,
+FeedingInputs feeding_inputs(const io::TrajectoryReader& reader, const JobOptions& o,
                              const EngineConfig& config, const BoxMatrix& box,
                              const CoordinateBounds& bounds, bool hands_over, bool legacy) {
   FeedingInputs in;
   in.cores = usable_cores();
   in.gpus = o.ncuda == 0 ? 0 : cuda_devices();
   if (o.ncuda > 0) in.gpus = std::min(in.gpus, o.ncuda);
-  in.prepare_seconds = reader.seconds_per_frame();
+  const io::ReadingFigures reading = reader.reading_figures();
+  in.prepare_seconds = reading.seconds_per_frame;
   const FrameCost cost = estimated_frame_cost(config, box, bounds, in.gpus);
   in.gpu_seconds = cost.gpu_seconds;
   in.core_seconds = cost.core_seconds;
   in.core_task_seconds = cost.core_task_seconds;
-  in.reader_threads = reader.threads();
+  in.reader_threads = reading.threads;
   in.reader_threads_set = o.decode_threads > 0;
-  in.max_reader_threads = in.reader_threads_set ? reader.threads() : reader.max_threads();
+  in.max_reader_threads = in.reader_threads_set ? reading.threads : reading.max_threads;
   // The plan before issue 24 grew the readers within 2 GiB, whatever the node's memory.
   if (legacy && !in.reader_threads_set)
     in.max_reader_threads = std::min(
@@ -203,7 +204,7 @@ FeedingInputs feeding_inputs(const io::XtcParallelReader& reader, const JobOptio
 
 }  // namespace
 
-void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
+void plan_reading(io::TrajectoryReader& reader, const JobOptions& o, EngineConfig& config,
                   const io::TrajectoryFrame& frame, const std::vector<std::vector<int>>& atoms,
                   const BoxMatrix& box, bool hands_over, JobOutcome& out) {
   const bool legacy = legacy_feeding();

@@ -11,7 +11,6 @@
 #include "drivers/job/job_accumulator.hpp"
 #include "drivers/job/trajectory_job.hpp"
 #include "io/trajectory_reader.hpp"
-#include "io/xtc_parallel_reader.hpp"
 #include "pairhist/engine.hpp"
 
 namespace pairhist {
@@ -36,7 +35,7 @@ EngineConfig engine_config(const JobOptions& o, const std::vector<std::vector<in
 /// `hands_over`: the frames' columns go to the engine without a copy (submit_to_engine), so the
 /// feeding thread leaves its core to decoding.
 bool legacy_feeding();
-void plan_reading(io::XtcParallelReader& reader, const JobOptions& o, EngineConfig& config,
+void plan_reading(io::TrajectoryReader& reader, const JobOptions& o, EngineConfig& config,
                   const io::TrajectoryFrame& frame, const std::vector<std::vector<int>>& atoms,
                   const BoxMatrix& box, bool hands_over, JobOutcome& out);
 

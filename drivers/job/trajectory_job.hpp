@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "io/xtc_parallel_reader.hpp"
+#include "io/trajectory_reader.hpp"
 #include "pairhist/engine.hpp"
 #include "pairhist/result.hpp"
 #include "tasks/feeding_plan.hpp"

@@ -9,7 +9,7 @@
 
 #include "drivers/job/job_inputs.hpp"
 #include "io/species_columns.hpp"
-#include "io/xtc_parallel_reader.hpp"
+#include "io/trajectory_reader.hpp"
 #include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 
@@ -54,16 +54,16 @@ JobOutcome TrajectoryPipeline::run() {
   start_loading();
   assemble();
   count_frames();
-  if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&stream_->source().reader())) {
-    const io::XtcParallelReader::Waits waits = parallel->waits();
-    out_.decode_seconds_per_frame = parallel->seconds_per_frame();
-    out_.decode_window_wait_seconds = waits.window_seconds;
-    out_.decode_caller_wait_seconds = waits.caller_seconds;
-    out_.decode_caller_promotions = waits.caller_promotions;
-    out_.decode_lock_wait_seconds = waits.lock_seconds;
+  io::TrajectoryReader& reader = stream_->source().reader();
+  if (const io::ReadingFigures figures = reader.reading_figures(); figures.threaded()) {
+    out_.decode_seconds_per_frame = figures.seconds_per_frame;
+    out_.decode_window_wait_seconds = figures.window_wait_seconds;
+    out_.decode_caller_wait_seconds = figures.caller_wait_seconds;
+    out_.decode_caller_promotions = figures.caller_promotions;
+    out_.decode_lock_wait_seconds = figures.lock_wait_seconds;
     if (options_.reading_timeline && engine_) {
       const double offset = engine_->activity_seconds() - seconds_since_epoch();
-      out_.reading_timeline = parallel->timings();
+      out_.reading_timeline = reader.timings();
       for (io::ReadingTiming& t : out_.reading_timeline)
         for (double* at : {&t.claimed, &t.decoded, &t.ready, &t.delivered})
           if (*at != 0) *at += offset;
@@ -121,17 +121,15 @@ void TrajectoryPipeline::start_loading() {
     throw;
   }
   out_.start_marks.trajectory_open = process_seconds();
-  if (!o.distributed_frames)
-    if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&stream_->source().reader())) {
-      if (o.reading_timeline) parallel->record_timings();
-      // The pinning hooks come with CUDA's start (0.7-1.3 s into a 4-GPU node's run), and
-      // the GPUs' contexts later: the decoding threads decode meanwhile, into staging, and
-      // the frames are promoted into pinned columns once the GPUs are ready.
-      if (o.ncuda != 0 && decode_before_pinning()) {
-        parallel->await_pinning();
-        awaiting_pinning_ = parallel;
-      }
-    }
+  if (!o.distributed_frames) {
+    io::TrajectoryReader& reader = stream_->source().reader();
+    if (o.reading_timeline) reader.record_timings();
+    // The pinning hooks come with CUDA's start (0.7-1.3 s into a 4-GPU node's run), and
+    // the GPUs' contexts later: decoding threads decode meanwhile, into staging, and the
+    // frames are promoted into pinned columns once the GPUs are ready.
+    if (o.ncuda != 0 && decode_before_pinning() && reader.await_pinning())
+      awaiting_pinning_ = &reader;
+  }
 }
 
 void TrajectoryPipeline::assemble() {
@@ -287,7 +285,7 @@ void TrajectoryPipeline::start_engine_with_first_frame(const BoxMatrix& box, boo
   // feeding thread after the start, they cost a 4-GPU node's run 0.17-0.29 s at 11M atoms
   // (issue 24). The columns are what the decoding threads make of the later frames.
   const std::vector<std::vector<int>>& species = run_->preparation.species;
-  const bool prepared_later = dynamic_cast<io::XtcParallelReader*>(&stream_->source().reader());
+  const bool prepared_later = stream_->source().reader().reading_figures().threaded();
   if (!prepared_later || !hands_over_ || frame_.columns.filled || species.empty() || dynamic ||
       run_->sphere.active() || !first_columns_ahead()) {
     start_engine(&frame_, &box);
@@ -316,10 +314,12 @@ void TrajectoryPipeline::start_engine(const io::TrajectoryFrame* first, const Bo
   EngineConfig config = engine_config(o, run_->atoms, kind_, run_->r_max_nm);
   config.frame_parts = stream_->frame_parts();
   config.pair_algorithms = stream_->pair_algorithms();
-  if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&stream_->source().reader())) {
-    if (first) plan_reading(*parallel, o, config, *first, run_->atoms, *box, hands_over_, out_);
-    config.reader_threads = parallel->threads();
-    out_.decode_threads = parallel->threads();
+  io::TrajectoryReader& reader = stream_->source().reader();
+  if (reader.reading_figures().threaded()) {
+    if (first) plan_reading(reader, o, config, *first, run_->atoms, *box, hands_over_, out_);
+    const int threads = reader.reading_figures().threads;
+    config.reader_threads = threads;
+    out_.decode_threads = threads;
   }
   stream_->limit_engine(config);
   const auto wait_from = std::chrono::steady_clock::now();
