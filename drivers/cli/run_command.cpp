@@ -169,15 +169,15 @@ void claim_output_directory(const RunArgs& a, Distribution* distribution,
 void install_callbacks(RunArgs& a, bool root, const RunIdentity& identity,
                        const std::string& checkpoint, const std::string& config,
                        const std::shared_future<ScatteringKernels>& kernels) {
-  a.job.checkpoint_seconds = a.checkpoint_seconds;
+  a.job.hooks.checkpoint_seconds = a.checkpoint_seconds;
   if (root) {
-    a.job.on_checkpoint = [&](const JobState& state) {
+    a.job.hooks.on_checkpoint = [&](const JobState& state) {
       std::filesystem::create_directories(a.output);
       write_checkpoint(checkpoint, {identity, state});
     };
     // Completed intervals are written as they complete, so a later fault loses nothing before
     // it.
-    a.job.on_interval = [&](const HistogramResult& so_far) {
+    a.job.hooks.on_interval = [&](const HistogramResult& so_far) {
       std::vector<std::string> files = write_results(a.output, so_far, config);
       scatter_outputs(a, so_far, config, kernels, files, false, false);
       if (so_far.stopped_by != "in progress")
@@ -188,8 +188,8 @@ void install_callbacks(RunArgs& a, bool root, const RunIdentity& identity,
   if (!a.scattering.radiation.empty()) {
     // Decided from the topology and species' atoms the run defines: not read again.
     a.scatterers = std::make_shared<analysis::ScattererAssignment>();
-    a.job.on_defined = [o = a.scattering, decided = a.scatterers](
-                           const RunDefinition& run, const analysis::Topology& topology) {
+    a.job.hooks.on_defined = [o = a.scattering, decided = a.scatterers](
+                                 const RunDefinition& run, const analysis::Topology& topology) {
       *decided = decide_run_scatterers(o, run, topology);
     };
   }
@@ -257,14 +257,14 @@ JobOutcome run(RunArgs& a) {
   const std::unique_ptr<Distribution> distribution = make_distribution();
   const bool root = !distribution || distribution->rank() == 0;
   if (distribution)
-    a.job.distributed_frames = [&d = *distribution](const FramePlan& frames,
-                                                    const std::string& trajectory) {
+    a.job.distributed.make_frame_stream = [&d = *distribution](const FramePlan& frames,
+                                                               const std::string& trajectory) {
       return std::unique_ptr<FrameStream>(
           std::make_unique<DistributedFrameStream>(d, frames, trajectory));
     };
-  a.job.gather_traces = !a.task_trace.empty();
+  a.job.distributed.gather_traces = !a.task_trace.empty();
   a.job.reading_timeline = !a.reading_trace.empty();
-  a.job.output_place = " in " + a.output;
+  a.job.distributed.output_place = " in " + a.output;
   const RunIdentity identity = run_identity(a.job);
   std::optional<Checkpoint> resumed;
   std::optional<OutputLock> lock;  // held until the last file is written
@@ -282,7 +282,7 @@ JobOutcome run(RunArgs& a) {
     return JobOutcome{};
   }
   if (resumed) a.job.resume = &resumed->state;
-  if (!a.quiet && root) a.job.progress = make_progress(a.progress);
+  if (!a.quiet && root) a.job.hooks.progress = make_progress(a.progress);
 
   const std::string checkpoint = checkpoint_path(a.output);
   const std::string config = effective_config(a);
@@ -297,13 +297,13 @@ JobOutcome run(RunArgs& a) {
               }).share();
   install_callbacks(a, root, identity, checkpoint, config, kernels);
   const StopSignals signals;
-  a.job.stop = &StopSignals::requested();
+  a.job.hooks.stop = &StopSignals::requested();
   JobOutcome out = count(a, root, checkpoint);
   if (!out.root) {  // another rank of a distributed run: rank 0 writes
     if (out.stopped_by_signal != 0) throw StoppedBySignal(out.stopped_by_signal);
     return out;
   }
-  if (a.job.progress) std::fprintf(stderr, "\n");
+  if (a.job.hooks.progress) std::fprintf(stderr, "\n");
   const HistogramResult& result = out.result;
   if (out.stopped_by_signal != 0 && result.frame_indices.empty()) {
     std::fprintf(stderr, "pairhist: stopped by %s before any frame was counted: nothing written\n",

@@ -43,7 +43,7 @@ struct RunArgs {
   }();
   std::vector<std::string> scattering_flags;
   // With --scattering: every species' scatterer, decided once the run has defined its species
-  // over the topology (JobOptions::on_defined), for the sums after it.
+  // over the topology (JobHooks::on_defined), for the sums after it.
   std::shared_ptr<analysis::ScattererAssignment> scatterers;
 };
 

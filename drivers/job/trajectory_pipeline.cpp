@@ -7,7 +7,10 @@
 #include <future>
 #include <string>
 
+#include "drivers/job/engine_settings.hpp"
+#include "drivers/job/frame_handling.hpp"
 #include "drivers/job/job_inputs.hpp"
+#include "drivers/job/reading_plan.hpp"
 #include "io/species_columns.hpp"
 #include "io/trajectory_reader.hpp"
 #include "pairhist/environment.hpp"
@@ -111,8 +114,8 @@ void TrajectoryPipeline::start_loading() {
   FramePlan plan{o.first, o.last, o.step, o.begin_time, o.end_time, -1};
   if (o.resume && o.resume->frames() > 0) plan.resume_after = o.resume->frame_indices.back();
   try {
-    if (o.distributed_frames)
-      stream_ = o.distributed_frames(plan, o.trajectory);
+    if (o.distributed.active())
+      stream_ = o.distributed.make_frame_stream(plan, o.trajectory);
     else
       stream_ = std::make_unique<LocalFrameStream>(o, plan);
   } catch (...) {
@@ -121,7 +124,7 @@ void TrajectoryPipeline::start_loading() {
     throw;
   }
   out_.start_marks.trajectory_open = process_seconds();
-  if (!o.distributed_frames) {
+  if (!o.distributed.active()) {
     io::TrajectoryReader& reader = stream_->source().reader();
     if (o.reading_timeline) reader.record_timings();
     // The pinning hooks come with CUDA's start (0.7-1.3 s into a 4-GPU node's run), and
@@ -141,7 +144,7 @@ void TrajectoryPipeline::assemble() {
     out_.define_seconds = seconds_since(t0);
     out_.start_marks.topology_loaded = loaded.loaded_at;
     out_.start_marks.run_defined = process_seconds();
-    if (run_->options.on_defined) run_->options.on_defined(*run_, loaded.topology);
+    if (const auto& defined = run_->options.hooks.on_defined) defined(*run_, loaded.topology);
   }
   const JobOptions& o = run_->options;
   if (!awaiting_pinning_) pinning_ready_.get();

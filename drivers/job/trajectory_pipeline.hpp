@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "drivers/job/count_sink.hpp"
+#include "drivers/job/frame_exclusions.hpp"
 #include "drivers/job/frame_stream.hpp"
-#include "drivers/job/job_support.hpp"
 #include "drivers/job/run_definition.hpp"
 #include "drivers/job/stop_signals.hpp"
 #include "drivers/job/trajectory_job.hpp"
