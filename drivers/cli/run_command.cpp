@@ -31,7 +31,6 @@
 #include "io/histogram_result_reader.hpp"
 #include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
-#include "tasks/algorithm_choice.hpp"
 
 namespace pairhist {
 namespace {
@@ -134,17 +133,6 @@ void share_setup_failure(Distribution& d, const std::exception& e) {
                           ? 4 + static_cast<const RankFailure&>(e).code()
                           : 3;
   d.share_plan(&failed, nullptr);
-}
-
-/// The job options that follow from the run's flags alone.
-void configure_job(RunArgs& a) {
-  a.job.whole_frames = a.schedule == "static";
-  a.job.algorithm = parse_algorithm(a.algorithm);
-  a.job.sum_tasks = a.reduction == "sum";
-  // Solved once at the end from the history models; StarPU warns about every uncalibrated task
-  // kind while doing so (always, under schedulers that record no models), so only when asked.
-  a.job.lp_bound = a.lp_bound || !a.lp_file.empty();
-  a.job.lp_bound_text = !a.lp_file.empty();
 }
 
 /// Rank 0 takes the output directory (its lock, held until the last file is written) and finds
@@ -252,7 +240,6 @@ void write_run_extras(const RunArgs& a, const JobOutcome& out, std::vector<std::
 
 JobOutcome run(RunArgs& a) {
   resolve_run_arguments(a);
-  configure_job(a);
   // Under mpirun/srun with several ranks: rank 0 alone owns the output directory and writes.
   const std::unique_ptr<Distribution> distribution = make_distribution();
   const bool root = !distribution || distribution->rank() == 0;

@@ -389,6 +389,13 @@ void resolve_run_arguments(RunArgs& a) {
   // over it (run_command.cpp), before it counts.
   if (!a.scattering.radiation.empty()) check_scattering_files(a.scattering);
   a.job.precision = a.precision == "double" ? Precision::double_ : Precision::single;
+  a.job.whole_frames = a.schedule == "static";
+  a.job.algorithm = parse_algorithm(a.algorithm);
+  a.job.sum_tasks = a.reduction == "sum";
+  // Solved once at the end from the history models; StarPU warns about every uncalibrated task
+  // kind while doing so (always, under schedulers that record no models), so only when asked.
+  a.job.lp_bound = a.lp_bound || !a.lp_file.empty();
+  a.job.lp_bound_text = !a.lp_file.empty();
   resolve_bins(a.job, a.bin_width);
 }
 
