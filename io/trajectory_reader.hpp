@@ -25,6 +25,50 @@ struct TrajectoryFrame {
   SpeciesColumns columns;
 };
 
+/// What a reader whose frames decode on threads of their own (XtcParallelReader) delivers
+/// besides the whole frame: the selected species as columns (TrajectoryFrame::columns), prepared
+/// on those threads like the decoding. Without the whole frame, and with every atom in at most one
+/// species, the decoder writes the columns directly.
+struct FramePreparation {
+  std::vector<std::vector<int>> species;  // atoms of each species; empty: no columns
+  bool whole_frame = true;
+  // The species are not known yet (set_preparation follows): decode at most kPendingFrames
+  // frames ahead, whole, so that the first frame is ready without filling the window with frames
+  // the thread feeding the engine would have to pick the species from (~5 ms each for 1.36M atoms
+  // on the H100 host, against ~1 ms to copy columns: 14 such frames cost a 100-frame run 0.09 s).
+  // One: the second frame picked on the feeding thread cost a 4-GPU node's run 0.23 s at 11M
+  // atoms, and the first gets its columns while the engine starts (TrajectoryPipeline).
+  bool pending = false;
+};
+
+/// One delivered frame's way through a reader's decoding threads (record_timings), in seconds
+/// of std::chrono::steady_clock: where a run bound by reading loses its time.
+struct ReadingTiming {
+  int64_t frame = 0;  // index in the file
+  int thread = -1;    // the decoding thread that claimed it
+  double claimed = 0;
+  double decoded = 0;          // decoded (into staging columns when staged)
+  double ready = 0;            // ready to deliver (promoted into pinned columns when staged)
+  double delivered = 0;        // next() returned it
+  double decode_seconds = 0;   // fetching excluded
+  double promote_seconds = 0;  // copying into pinned columns
+  int promoted_by = -2;        // -2: not staged, -1: the caller (next()), else a decoding thread
+};
+
+/// How a reader's decoding threads have fared so far (all zero for a reader that decodes on the
+/// caller's thread): what the feeding plan weighs and a run's report shows.
+struct ReadingFigures {
+  int threads = 0;      // decoding threads that run (0: frames are read on the caller's thread)
+  int max_threads = 0;  // decoding threads there are
+  // Mean wall seconds a thread spent decoding and preparing a frame (0 before the first frame).
+  double seconds_per_frame = 0;
+  double window_wait_seconds = 0;  // decoding threads waited for room to claim a frame
+  double caller_wait_seconds = 0;  // next() waited for its frame
+  int64_t caller_promotions = 0;   // staged frames next() copied itself
+  double lock_wait_seconds = 0;    // decoding threads waited for the lock to claim in order
+  bool threaded() const { return threads > 0; }
+};
+
 /// Which frames a reader delivers: called with the index (in the file, from 0) of the next frame
 /// not yet read or passed over, it returns the index of the next frame wanted (at least that
 /// one), kFrameAgain for the frame chosen last once more (delivered without touching the
@@ -56,6 +100,23 @@ class TrajectoryReader {
   }
   /// Whether a chooser decides the frames delivered (choose_frames, open_trajectory_threaded).
   virtual bool chooses_frames() const { return false; }
+
+  // Readers whose frames decode on threads of their own (XtcParallelReader) are tuned and
+  // measured through these; for the others they do nothing and report nothing.
+
+  /// What the decoding threads have done so far.
+  virtual ReadingFigures reading_figures() const { return {}; }
+  /// Lets `n` (1..reading_figures().max_threads) decoding threads work from now on.
+  virtual void set_active_threads(int n) { (void)n; }
+  /// What the frames claimed from now on deliver besides the whole frame (species columns).
+  virtual void set_preparation(FramePreparation prep) { (void)prep; }
+  /// Pinning hooks are being installed on another thread: the reader stages the columns it
+  /// prepares until pinning_settled(). False where it prepares none (it need not wait).
+  virtual bool await_pinning() { return false; }
+  virtual void pinning_settled() {}
+  /// Keeps a ReadingTiming for every frame delivered from now on (a run's --reading-trace).
+  virtual void record_timings() {}
+  virtual std::vector<ReadingTiming> timings() const { return {}; }
 };
 
 /// A file name's extension in lower case, with its dot (".xtc"; "" without one): how every reader

@@ -105,6 +105,20 @@ XtcParallelReader::Waits XtcParallelReader::waits() const {
   return waits_;
 }
 
+ReadingFigures XtcParallelReader::reading_figures() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ReadingFigures f;
+  f.threads = active_;
+  f.max_threads = static_cast<int>(workers_.size());
+  f.seconds_per_frame =
+      decoded_frames_ > 0 ? decode_seconds_ / static_cast<double>(decoded_frames_) : 0;
+  f.window_wait_seconds = waits_.window_seconds;
+  f.caller_wait_seconds = waits_.caller_seconds;
+  f.caller_promotions = waits_.caller_promotions;
+  f.lock_wait_seconds = waits_.lock_seconds;
+  return f;
+}
+
 void XtcParallelReader::record_timings() {
   std::lock_guard<std::mutex> lock(mutex_);
   recording_ = true;
@@ -129,9 +143,10 @@ void XtcParallelReader::set_preparation(FramePreparation prep) {
   claimable_.notify_all();
 }
 
-void XtcParallelReader::await_pinning() {
+bool XtcParallelReader::await_pinning() {
   std::lock_guard<std::mutex> lock(mutex_);
   pinning_awaited_ = true;
+  return true;
 }
 
 void XtcParallelReader::pinning_settled() {

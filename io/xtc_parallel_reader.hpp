@@ -20,25 +20,6 @@
 
 namespace pairhist::io {
 
-/// Reads an XTC file like XtcReader, with `threads` frames decoded ahead in parallel. The frames,
-/// their order, the errors (message, frame, frames delivered before them) and the end of the file
-/// are exactly XtcReader's. Memory holds at most kFramesPerDecodeThread x threads + 1 decoded
-/// frames (those decoding or waiting, and the caller's), plus each thread's compressed frame.
-/// next() is called from one thread at a time. What the decoding threads deliver: the whole frame
-/// (frame.xyz), and the selected species as columns (frame.columns), prepared in parallel like the
-/// decoding. Without the whole frame, and with every atom in at most one species, the decoder
-/// writes the columns directly.
-struct FramePreparation {
-  std::vector<std::vector<int>> species;  // atoms of each species; empty: no columns
-  bool whole_frame = true;
-  // The species are not known yet (set_preparation follows): decode at most kPendingFrames
-  // frames ahead, whole, so that the first frame is ready without filling the window with frames
-  // the thread feeding the engine would have to pick the species from (~5 ms each for 1.36M atoms
-  // on the H100 host, against ~1 ms to copy columns: 14 such frames cost a 100-frame run 0.09 s).
-  // One: the second frame picked on the feeding thread cost a 4-GPU node's run 0.23 s at 11M
-  // atoms, and the first gets its columns while the engine starts (TrajectoryPipeline).
-  bool pending = false;
-};
 constexpr int64_t kPendingFrames = 1;
 /// Frames about to be delivered that hold pinned columns, when more threads decode (see Slot):
 /// half the decoding threads, from kPinnedFrames to kMaxPinnedFrames. A promotion copies a frame
@@ -53,20 +34,14 @@ int64_t pinned_frames_for(int threads);
 /// atoms: 1.2 s of waiting in a 2.9 s run; with two 0.5 s and the run 2.6 s; four: no better).
 constexpr int64_t kFramesPerDecodeThread = 2;
 
-/// One delivered frame's way through an XtcParallelReader (record_timings), in seconds of
-/// std::chrono::steady_clock: where a run bound by reading loses its time.
-struct ReadingTiming {
-  int64_t frame = 0;  // index in the file
-  int thread = -1;    // the decoding thread that claimed it
-  double claimed = 0;
-  double decoded = 0;          // decoded (into staging columns when staged)
-  double ready = 0;            // ready to deliver (promoted into pinned columns when staged)
-  double delivered = 0;        // next() returned it
-  double decode_seconds = 0;   // fetching excluded
-  double promote_seconds = 0;  // copying into pinned columns
-  int promoted_by = -2;        // -2: not staged, -1: the caller (next()), else a decoding thread
-};
-
+/// Reads an XTC file like XtcReader, with `threads` frames decoded ahead in parallel. The frames,
+/// their order, the errors (message, frame, frames delivered before them) and the end of the file
+/// are exactly XtcReader's. Memory holds at most kFramesPerDecodeThread x threads + 1 decoded
+/// frames (those decoding or waiting, and the caller's), plus each thread's compressed frame.
+/// next() is called from one thread at a time. What the decoding threads deliver: the whole frame
+/// (frame.xyz), and the selected species as columns (frame.columns, FramePreparation), prepared in
+/// parallel like the decoding. Without the whole frame, and with every atom in at most one
+/// species, the decoder writes the columns directly.
 class XtcParallelReader : public TrajectoryReader {
  public:
   /// Opens `path` (errors as XtcReader's constructor) and starts `threads` >= 1 decoding threads,
@@ -99,19 +74,20 @@ class XtcParallelReader : public TrajectoryReader {
   /// Staged frames' columns are pinned once among the next this many to deliver.
   int64_t pinned_frames() const { return pinned_frames_; }
   /// Lets `n` (1..max_threads()) threads decode from now on; any thread, any time.
-  void set_active_threads(int n);
+  void set_active_threads(int n) override;
   /// What the frames claimed from now on deliver (e.g. species columns once the topology that
   /// selects them has loaded, while the first frames decoded meanwhile); any thread, any time.
-  void set_preparation(FramePreparation prep);
+  void set_preparation(FramePreparation prep) override;
   /// Pinning hooks are being installed on another thread, and the GPUs started (a GPU run's CUDA
   /// start: 1-2 s on 4-GPU nodes, during which 60 decoding threads sat idle): until
   /// pinning_settled(), frames are decoded into unpinned staging columns and wait there, and
   /// promotions into pinned sets begin only then. A frame next() delivers before that gets its
   /// staging columns, unpinned; given back, they serve as staging again. Call before the species.
-  void await_pinning();
+  /// Returns true: this reader stages.
+  bool await_pinning() override;
   /// The hooks are installed, or will not be: staged frames are promoted (copied into pinned
   /// sets, or handed over as they are where nothing pins).
-  void pinning_settled();
+  void pinning_settled() override;
   /// Mean wall seconds a thread spent decoding and preparing a frame (0 before the first frame):
   /// what a frame costs a core, as the threads share the machine now.
   double seconds_per_frame() const;
@@ -128,8 +104,10 @@ class XtcParallelReader : public TrajectoryReader {
   };
   Waits waits() const;
   /// Keeps a ReadingTiming for every frame delivered from now on (a run's --reading-trace).
-  void record_timings();
-  std::vector<ReadingTiming> timings() const;
+  void record_timings() override;
+  std::vector<ReadingTiming> timings() const override;
+  /// threads(), max_threads(), seconds_per_frame() and waits() at once.
+  ReadingFigures reading_figures() const override;
 
  private:
   // One frame in flight. Frame k lives in slot k % slots_.size() (threads, or a multiple:

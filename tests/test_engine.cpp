@@ -168,7 +168,7 @@ TEST_CASE("output intervals: blocks of N frames, the last one partial, summing t
 
   o.interval = 4;
   std::vector<size_t> seen;  // frames covered at each callback
-  o.on_interval = [&](const HistogramResult& r) {
+  o.hooks.on_interval = [&](const HistogramResult& r) {
     // Written while the run goes on: a run killed now must not leave files that look finished.
     CHECK_FALSE(r.complete);
     CHECK(r.stopped_by == "in progress");

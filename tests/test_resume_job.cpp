@@ -181,17 +181,17 @@ TEST_CASE(
     for (; runs < 12; ++runs) {
       std::atomic<int> stop{0};
       JobOptions o = base;
-      o.stop = &stop;
-      o.checkpoint_seconds = 0;
+      o.hooks.stop = &stop;
+      o.hooks.checkpoint_seconds = 0;
       if (have_state) o.resume = &state;
       // A stop drops the frames whose tasks have not begun; should a loaded machine drop all of
       // them every time, the last run goes through.
       const auto stop_at = static_cast<int64_t>(state.frames()) + every;
-      o.progress = [&, stop_at, runs](int64_t frames) {
+      o.hooks.progress = [&, stop_at, runs](int64_t frames) {
         if (frames == stop_at && runs < 10) stop = SIGINT;
       };
       JobState kept;
-      o.on_checkpoint = [&](const JobState& s) { kept = s; };
+      o.hooks.on_checkpoint = [&](const JobState& s) { kept = s; };
       const JobOutcome out = run_trajectory_job(o);
       if (out.result.complete) {
         last = out.result;
@@ -210,9 +210,9 @@ TEST_CASE(
 
   // A checkpoint after every frame; a run killed at any of them goes on from it.
   JobOptions o = base;
-  o.checkpoint_seconds = 1e-9;
+  o.hooks.checkpoint_seconds = 1e-9;
   std::vector<JobState> kept;
-  o.on_checkpoint = [&](const JobState& s) { kept.push_back(s); };
+  o.hooks.on_checkpoint = [&](const JobState& s) { kept.push_back(s); };
   check_same_result(run_trajectory_job(o).result, whole.result);
   REQUIRE(kept.size() >= 30);
   for (size_t i : {size_t(0), size_t(5), kept.size() / 2, kept.size() - 1}) {

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "drivers/cli/synth_command.hpp"
 #include "drivers/workloads/bench_cases.hpp"
+#include "drivers/workloads/synth_case.hpp"
 #include "io/gro_reader.hpp"
 #include "io/xtc_reader.hpp"
 #include "io/xtc_writer.hpp"

@@ -15,22 +15,22 @@
 #include "drivers/cli/run_options.hpp"
 #include "drivers/cli/run_scattering.hpp"
 #include "drivers/cli/scattering_command.hpp"
+#include "drivers/distributed/distributed_frame_stream.hpp"
 #include "drivers/distributed/distribution.hpp"
 #include "drivers/distributed/mpi_world.hpp"
 #include "drivers/job/checkpoint.hpp"
 #include "drivers/job/output_lock.hpp"
 #include "drivers/job/run_outputs.hpp"
-#include "drivers/job/run_summary.hpp"
 #include "drivers/job/stop_signals.hpp"
 #include "drivers/job/trajectory_job.hpp"
 #include "drivers/report/activity_report.hpp"
 #include "drivers/report/activity_svg.hpp"
+#include "drivers/report/run_summary.hpp"
 #include "drivers/report/task_trace.hpp"
 #include "io/atomic_file.hpp"
 #include "io/histogram_result_reader.hpp"
 #include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
-#include "tasks/algorithm_choice.hpp"
 
 namespace pairhist {
 namespace {
@@ -135,17 +135,6 @@ void share_setup_failure(Distribution& d, const std::exception& e) {
   d.share_plan(&failed, nullptr);
 }
 
-/// The job options that follow from the run's flags alone.
-void configure_job(RunArgs& a) {
-  a.job.whole_frames = a.schedule == "static";
-  a.job.algorithm = parse_algorithm(a.algorithm);
-  a.job.sum_tasks = a.reduction == "sum";
-  // Solved once at the end from the history models; StarPU warns about every uncalibrated task
-  // kind while doing so (always, under schedulers that record no models), so only when asked.
-  a.job.lp_bound = a.lp_bound || !a.lp_file.empty();
-  a.job.lp_bound_text = !a.lp_file.empty();
-}
-
 /// Rank 0 takes the output directory (its lock, held until the last file is written) and finds
 /// a checkpoint to resume from; where it cannot, the other ranks of a distributed run end too.
 void claim_output_directory(const RunArgs& a, Distribution* distribution,
@@ -168,15 +157,15 @@ void claim_output_directory(const RunArgs& a, Distribution* distribution,
 void install_callbacks(RunArgs& a, bool root, const RunIdentity& identity,
                        const std::string& checkpoint, const std::string& config,
                        const std::shared_future<ScatteringKernels>& kernels) {
-  a.job.checkpoint_seconds = a.checkpoint_seconds;
+  a.job.hooks.checkpoint_seconds = a.checkpoint_seconds;
   if (root) {
-    a.job.on_checkpoint = [&](const JobState& state) {
+    a.job.hooks.on_checkpoint = [&](const JobState& state) {
       std::filesystem::create_directories(a.output);
       write_checkpoint(checkpoint, {identity, state});
     };
     // Completed intervals are written as they complete, so a later fault loses nothing before
     // it.
-    a.job.on_interval = [&](const HistogramResult& so_far) {
+    a.job.hooks.on_interval = [&](const HistogramResult& so_far) {
       std::vector<std::string> files = write_results(a.output, so_far, config);
       scatter_outputs(a, so_far, config, kernels, files, false, false);
       if (so_far.stopped_by != "in progress")
@@ -187,8 +176,8 @@ void install_callbacks(RunArgs& a, bool root, const RunIdentity& identity,
   if (!a.scattering.radiation.empty()) {
     // Decided from the topology and species' atoms the run defines: not read again.
     a.scatterers = std::make_shared<analysis::ScattererAssignment>();
-    a.job.on_defined = [o = a.scattering, decided = a.scatterers](
-                           const RunDefinition& run, const analysis::Topology& topology) {
+    a.job.hooks.on_defined = [o = a.scattering, decided = a.scatterers](
+                                 const RunDefinition& run, const analysis::Topology& topology) {
       *decided = decide_run_scatterers(o, run, topology);
     };
   }
@@ -251,14 +240,18 @@ void write_run_extras(const RunArgs& a, const JobOutcome& out, std::vector<std::
 
 JobOutcome run(RunArgs& a) {
   resolve_run_arguments(a);
-  configure_job(a);
   // Under mpirun/srun with several ranks: rank 0 alone owns the output directory and writes.
   const std::unique_ptr<Distribution> distribution = make_distribution();
   const bool root = !distribution || distribution->rank() == 0;
-  a.job.distribution = distribution.get();
-  a.job.gather_traces = !a.task_trace.empty();
+  if (distribution)
+    a.job.distributed.make_frame_stream = [&d = *distribution](const FramePlan& frames,
+                                                               const std::string& trajectory) {
+      return std::unique_ptr<FrameStream>(
+          std::make_unique<DistributedFrameStream>(d, frames, trajectory));
+    };
+  a.job.distributed.gather_traces = !a.task_trace.empty();
   a.job.reading_timeline = !a.reading_trace.empty();
-  a.job.output_place = " in " + a.output;
+  a.job.distributed.output_place = " in " + a.output;
   const RunIdentity identity = run_identity(a.job);
   std::optional<Checkpoint> resumed;
   std::optional<OutputLock> lock;  // held until the last file is written
@@ -276,7 +269,7 @@ JobOutcome run(RunArgs& a) {
     return JobOutcome{};
   }
   if (resumed) a.job.resume = &resumed->state;
-  if (!a.quiet && root) a.job.progress = make_progress(a.progress);
+  if (!a.quiet && root) a.job.hooks.progress = make_progress(a.progress);
 
   const std::string checkpoint = checkpoint_path(a.output);
   const std::string config = effective_config(a);
@@ -291,13 +284,13 @@ JobOutcome run(RunArgs& a) {
               }).share();
   install_callbacks(a, root, identity, checkpoint, config, kernels);
   const StopSignals signals;
-  a.job.stop = &StopSignals::requested();
+  a.job.hooks.stop = &StopSignals::requested();
   JobOutcome out = count(a, root, checkpoint);
   if (!out.root) {  // another rank of a distributed run: rank 0 writes
     if (out.stopped_by_signal != 0) throw StoppedBySignal(out.stopped_by_signal);
     return out;
   }
-  if (a.job.progress) std::fprintf(stderr, "\n");
+  if (a.job.hooks.progress) std::fprintf(stderr, "\n");
   const HistogramResult& result = out.result;
   if (out.stopped_by_signal != 0 && result.frame_indices.empty()) {
     std::fprintf(stderr, "pairhist: stopped by %s before any frame was counted: nothing written\n",

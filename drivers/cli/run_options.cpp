@@ -8,7 +8,8 @@
 #include "analysis/sphere_cut.hpp"
 #include "drivers/cli/scattering_command.hpp"
 #include "drivers/job/box_limit.hpp"
-#include "drivers/job/job_support.hpp"
+#include "drivers/job/engine_settings.hpp"
+#include "drivers/job/length_units.hpp"
 #include "drivers/job/run_outputs.hpp"
 #include "io/topology_reader.hpp"
 #include "pairhist/errors.hpp"
@@ -111,10 +112,11 @@ std::vector<std::string> argument_problems(RunArgs& a) {
     if (o.xy) p.push_back("--sphere and -xy exclude each other");
     if (o.exclude != "none")
       p.push_back("--sphere counts every pair inside the sphere: leave out --exclude");
-    if (o.frame_parts > 1) p.push_back("--sphere counts whole frames: leave out --frame-parts");
+    if (a.job.distributed.frame_parts > 1)
+      p.push_back("--sphere counts whole frames: leave out --frame-parts");
   }
   if (o.decode_threads < 0) p.push_back("--decode-threads must be >= 0");
-  if (o.frame_parts < 0) p.push_back("--frame-parts must be >= 0");
+  if (a.job.distributed.frame_parts < 0) p.push_back("--frame-parts must be >= 0");
   if (o.cell_reach < 0 || o.cell_reach > kMaxCellReach)
     p.push_back("--cell-reach must be 0 to " + std::to_string(kMaxCellReach));
   check_member(p, "--units", o.units, {"nm", "angstrom"});
@@ -339,7 +341,7 @@ void add_run_control_options(CLI::App* cmd, RunArgs* args) {
                   "Keep a checkpoint in the output directory at least this often while frames "
                   "are counted, besides one at every completed interval (0: only at intervals)")
       ->capture_default_str();
-  cmd->add_option("--frame-parts", args->job.frame_parts,
+  cmd->add_option("--frame-parts", args->job.distributed.frame_parts,
                   "Under mpirun/srun: split every frame into this many parts handed out "
                   "separately (0: automatic, when there are fewer than 8 frames per rank)")
       ->capture_default_str();
@@ -387,6 +389,13 @@ void resolve_run_arguments(RunArgs& a) {
   // over it (run_command.cpp), before it counts.
   if (!a.scattering.radiation.empty()) check_scattering_files(a.scattering);
   a.job.precision = a.precision == "double" ? Precision::double_ : Precision::single;
+  a.job.whole_frames = a.schedule == "static";
+  a.job.algorithm = parse_algorithm(a.algorithm);
+  a.job.sum_tasks = a.reduction == "sum";
+  // Solved once at the end from the history models; StarPU warns about every uncalibrated task
+  // kind while doing so (always, under schedulers that record no models), so only when asked.
+  a.job.lp_bound = a.lp_bound || !a.lp_file.empty();
+  a.job.lp_bound_text = !a.lp_file.empty();
   resolve_bins(a.job, a.bin_width);
 }
 

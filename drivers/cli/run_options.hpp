@@ -43,7 +43,7 @@ struct RunArgs {
   }();
   std::vector<std::string> scattering_flags;
   // With --scattering: every species' scatterer, decided once the run has defined its species
-  // over the topology (JobOptions::on_defined), for the sums after it.
+  // over the topology (JobHooks::on_defined), for the sums after it.
   std::shared_ptr<analysis::ScattererAssignment> scatterers;
 };
 
@@ -54,7 +54,8 @@ void add_run_options(CLI::App* cmd, RunArgs* args);
 /// writes nothing).
 void add_run_scattering_options(CLI::App* cmd, RunArgs* args);
 
-/// Checks every argument and fills in args->job: the species, the precision, the pairs, r_max
+/// Checks every argument and fills in args->job, the run's spec, from them all: the species, the
+/// precision, the schedule, algorithm, reduction and LP bound, the pairs, r_max
 /// (without --rmax: the smallest minimum-image limit over the frames read, drivers/job/
 /// box_limit.hpp) and nbins (from --bin or its default). Every problem of the arguments is one
 /// line of a single UsageError (missing input files one line each of an InputError when the

@@ -82,7 +82,7 @@ std::vector<std::string> scattering_option_problems(
 /// the q file and the user table. Throws as read_scattering_inputs().
 void check_scattering_files(const ScatteringOptions& options);
 
-/// `pairhist run --scattering` once the run is defined (JobOptions::on_defined), before it
+/// `pairhist run --scattering` once the run is defined (JobHooks::on_defined), before it
 /// counts: every species' scatterer from `topology` and the run's species' atoms, checked as
 /// read_scattering_inputs() checks it (an element without a weight, deuteration of another
 /// element), so that a bad option or an unknown element costs no run. Returns the scatterers

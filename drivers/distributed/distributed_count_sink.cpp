@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
-#include "drivers/job/job_support.hpp"
+#include "drivers/job/engine_settings.hpp"
 #include "drivers/job/stop_signals.hpp"
 #include "drivers/report/task_trace.hpp"
 #include "pairhist/errors.hpp"
@@ -101,14 +101,15 @@ bool DistributedCountSink::after_unit(HistogramEngine&) {
 void DistributedCountSink::interval_closed() {
   const JobOptions& o = run_.options;
   checkpoint();
-  if (o.on_interval) o.on_interval(snapshot(*global_, "in progress"));
+  if (o.hooks.on_interval) o.hooks.on_interval(snapshot(*global_, "in progress"));
   dist_.note_kept(std::to_string(global_->state().intervals.size()) + " complete intervals (" +
-                  std::to_string(global_->state().frames()) + " frames) are kept" + o.output_place);
-  if (o.progress) o.progress(static_cast<int64_t>(global_->state().frames()));
+                  std::to_string(global_->state().frames()) + " frames) are kept" +
+                  o.distributed.output_place);
+  if (o.hooks.progress) o.hooks.progress(static_cast<int64_t>(global_->state().frames()));
 }
 
 void DistributedCountSink::checkpoint() {
-  if (run_.options.on_checkpoint) run_.options.on_checkpoint(global_->state());
+  if (run_.options.hooks.on_checkpoint) run_.options.hooks.on_checkpoint(global_->state());
 }
 
 JobOutcome DistributedCountSink::finish(JobOutcome out, const HistogramEngine* engine,
@@ -153,8 +154,8 @@ JobOutcome DistributedCountSink::finish_run(JobOutcome out, const HistogramEngin
 
   if (end.why == RunEnd::Why::input_error) {
     // Keep what completed intervals hold, marked incomplete, then report the bad frame.
-    if (!global_->state().intervals.empty() && run_.options.on_interval)
-      run_.options.on_interval(snapshot(*global_, end.message));
+    if (!global_->state().intervals.empty() && run_.options.hooks.on_interval)
+      run_.options.hooks.on_interval(snapshot(*global_, end.message));
     throw InputError(end.message);
   }
   if (end.why == RunEnd::Why::stopped) {
@@ -196,7 +197,7 @@ std::vector<RankReport> DistributedCountSink::gather_activity(const JobOutcome& 
   RankReport report;
   report.rank = dist_.rank();
   nlohmann::json j = to_json(me, examined);
-  if (run_.options.gather_traces)
+  if (run_.options.distributed.gather_traces)
     j["trace"] = task_trace_csv(mine.activity, dist_.rank(), offset, false);
   report.json = j.dump();
   return dist_.gather_reports(report);

@@ -5,7 +5,7 @@
 
 #include "drivers/distributed/distributed_count_sink.hpp"
 #include "drivers/distributed/distributed_setup.hpp"
-#include "drivers/job/job_support.hpp"
+#include "drivers/job/engine_settings.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {
@@ -37,7 +37,7 @@ void DistributedFrameStream::open(const RunDefinition& run) {
         plan_distributed_run(run, frames_, engine_config(o, run.atoms, BoxKind::none, run.r_max_nm),
                              dist_.ranks(), run.seed.box_kind, std::move(first_));
   mine.resumed_frames = static_cast<int64_t>(run.seed.frames());
-  plan_ = dist_.share_plan(&mine, o.stop);
+  plan_ = dist_.share_plan(&mine, o.hooks.stop);
   refuse_failed_plan();
   origin_ = std::chrono::steady_clock::now();
   source_ = std::make_unique<FrameSource>(o.trajectory, o.decode_threads, dist_, run.preparation);

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "drivers/job/job_support.hpp"
+#include "drivers/job/frame_handling.hpp"
 #include "io/trajectory_reader.hpp"
 #include "io/xtc_scanner.hpp"
 #include "pairhist/errors.hpp"
@@ -161,8 +161,8 @@ DistributedPlan plan_distributed_run(const RunDefinition& run, const FramePlan& 
     // frame when the user says how many.
     config.box_kind = static_cast<BoxKind>(plan.box_kind);
     const CoordinateBounds bounds = species_bounds(frame, atoms);
-    if (o.frame_parts > 0) {
-      plan.frame_parts = o.frame_parts;
+    if (o.distributed.frame_parts > 0) {
+      plan.frame_parts = o.distributed.frame_parts;
       plan.split_from = 0;
     } else if (plan.listed && ranks > 1) {
       const int gpus = o.ncuda == 0 ? 0 : cuda_devices();

@@ -18,7 +18,7 @@ namespace pairhist {
 
 class FrameStream;
 
-/// The times a run's figures are taken from (JobOutcome::seconds and its parts).
+/// The times a run's figures are taken from (JobMeasurements::seconds and its parts).
 struct JobClock {
   std::chrono::steady_clock::time_point start;           // this process's first frame read
   std::chrono::steady_clock::time_point engine_started;  // this process's engine

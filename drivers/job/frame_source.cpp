@@ -31,8 +31,7 @@ FrameSource::FrameSource(const std::string& path, int decode_threads, FrameSuppl
 }
 
 void FrameSource::set_preparation(const io::FramePreparation& prep) {
-  if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(reader_.get()))
-    parallel->set_preparation(prep);
+  reader_->set_preparation(prep);
 }
 
 bool FrameSource::next(io::TrajectoryFrame& frame, int64_t& index) {

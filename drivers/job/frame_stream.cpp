@@ -10,7 +10,8 @@ bool FrameStream::next(io::TrajectoryFrame& frame, WorkUnit& unit) {
   return false;
 }
 
-LocalFrameStream::LocalFrameStream(const JobOptions& o, const FramePlan& plan) : stop_(o.stop) {
+LocalFrameStream::LocalFrameStream(const JobOptions& o, const FramePlan& plan)
+    : stop_(o.hooks.stop) {
   // The species are not known yet: the decoding threads deliver whole frames until open().
   io::FramePreparation pending;
   pending.pending = true;

@@ -6,7 +6,7 @@
 
 #include "analysis/atom_masses.hpp"
 #include "analysis/selection.hpp"
-#include "drivers/job/job_support.hpp"
+#include "drivers/job/length_units.hpp"
 #include "io/ndx_reader.hpp"
 #include "io/topology_reader.hpp"
 #include "pairhist/errors.hpp"

@@ -22,7 +22,7 @@ analysis::Topology load_job_topology(JobOptions& o);
 
 /// The positions of every species: atom indices, and for a species of centres ("res_com of
 /// resname SOL", analysis/positions.hpp) indices from top.natoms() on into `centres`, whose
-/// coordinates the job appends to each frame's atoms (append_centres, job_support.hpp).
+/// coordinates the job appends to each frame's atoms (append_centres, frame_handling.hpp).
 struct SpeciesPositions {
   std::vector<std::vector<int>> atoms;  // of every species
   std::vector<std::string> centred;     // per species: its position type, "" for atoms

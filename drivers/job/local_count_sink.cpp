@@ -2,8 +2,8 @@
 
 #include <string>
 
+#include "drivers/job/engine_settings.hpp"
 #include "drivers/job/frame_stream.hpp"
-#include "drivers/job/job_support.hpp"
 #include "drivers/job/stop_signals.hpp"
 #include "pairhist/errors.hpp"
 
@@ -14,14 +14,15 @@ LocalCountSink::LocalCountSink(const RunDefinition& run, const JobClock& clock, 
 
 bool LocalCountSink::after_unit(HistogramEngine& engine) {
   const JobOptions& o = run_.options;
-  if (o.progress) o.progress(static_cast<int64_t>(counts_.state().frames() + counts_.pending()));
+  if (o.hooks.progress)
+    o.hooks.progress(static_cast<int64_t>(counts_.state().frames() + counts_.pending()));
   if (o.interval > 0 &&
       counts_.open_frames() + counts_.pending() >= static_cast<size_t>(o.interval)) {
     take_histograms(engine);
     if (counts_.dropped() > 0) return false;  // a stop came while the interval's frames finished
     counts_.close_block();
     checkpoint();
-    if (o.on_interval) o.on_interval(snapshot(counts_, "in progress"));
+    if (o.hooks.on_interval) o.hooks.on_interval(snapshot(counts_, "in progress"));
   } else if (checkpoint_due()) {
     take_histograms(engine);
     if (counts_.dropped() > 0) return false;
@@ -31,19 +32,19 @@ bool LocalCountSink::after_unit(HistogramEngine& engine) {
 }
 
 bool LocalCountSink::checkpoint_due() const {
-  const double every = run_.options.checkpoint_seconds;
+  const double every = run_.options.hooks.checkpoint_seconds;
   return every > 0 && std::chrono::steady_clock::now() - last_checkpoint_.value_or(clock_.start) >=
                           std::chrono::duration<double>(every);
 }
 
 void LocalCountSink::checkpoint() {
-  if (run_.options.on_checkpoint) run_.options.on_checkpoint(counts_.state());
+  if (run_.options.hooks.on_checkpoint) run_.options.hooks.on_checkpoint(counts_.state());
   last_checkpoint_ = std::chrono::steady_clock::now();
 }
 
 void LocalCountSink::keep_completed(const std::string& why) {
-  if (!counts_.state().intervals.empty() && run_.options.on_interval)
-    run_.options.on_interval(snapshot(counts_, why));
+  if (!counts_.state().intervals.empty() && run_.options.hooks.on_interval)
+    run_.options.hooks.on_interval(snapshot(counts_, why));
 }
 
 JobOutcome LocalCountSink::finish(JobOutcome out, const HistogramEngine* engine,
@@ -58,7 +59,7 @@ JobOutcome LocalCountSink::finish(JobOutcome out, const HistogramEngine* engine,
   out.result = counts_.result(header(), true);
   out.frames_dropped = counts_.dropped();
   if (stopped) {
-    out.stopped_by_signal = o.stop ? o.stop->load() : 0;
+    out.stopped_by_signal = o.hooks.stop ? o.hooks.stop->load() : 0;
     out.result.complete = false;
     out.result.stopped_by = signal_name(out.stopped_by_signal);
     if (counts_.state().frames() > 0) checkpoint();

@@ -4,8 +4,10 @@
 #include <string>
 
 #include "drivers/job/box_limit.hpp"
+#include "drivers/job/engine_settings.hpp"
+#include "drivers/job/frame_handling.hpp"
 #include "drivers/job/job_inputs.hpp"
-#include "drivers/job/job_support.hpp"
+#include "drivers/job/length_units.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {
@@ -90,7 +92,7 @@ RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology
                        " histograms, this run has " + std::to_string(run.pairs.size()));
   }
   if (!o.sphere.empty()) {
-    if (o.distribution)
+    if (o.distributed.active())
       throw UsageError("--sphere runs in one process: leave out the distribution over ranks");
     if (run.has_dynamic())
       throw UsageError(

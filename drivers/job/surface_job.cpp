@@ -6,9 +6,9 @@
 #include <stdexcept>
 
 #include "analysis/surface_distance.hpp"
+#include "drivers/job/frame_handling.hpp"
 #include "drivers/job/frame_source.hpp"
 #include "drivers/job/job_inputs.hpp"
-#include "drivers/job/job_support.hpp"
 #include "drivers/job/run_definition.hpp"
 #include "pairhist/errors.hpp"
 

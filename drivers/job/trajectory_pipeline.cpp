@@ -7,10 +7,12 @@
 #include <future>
 #include <string>
 
-#include "drivers/distributed/distributed_frame_stream.hpp"
+#include "drivers/job/engine_settings.hpp"
+#include "drivers/job/frame_handling.hpp"
 #include "drivers/job/job_inputs.hpp"
+#include "drivers/job/reading_plan.hpp"
 #include "io/species_columns.hpp"
-#include "io/xtc_parallel_reader.hpp"
+#include "io/trajectory_reader.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {
@@ -37,16 +39,16 @@ JobOutcome TrajectoryPipeline::run() {
   start_loading();
   assemble();
   count_frames();
-  if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&stream_->source().reader())) {
-    const io::XtcParallelReader::Waits waits = parallel->waits();
-    out_.decode_seconds_per_frame = parallel->seconds_per_frame();
-    out_.decode_window_wait_seconds = waits.window_seconds;
-    out_.decode_caller_wait_seconds = waits.caller_seconds;
-    out_.decode_caller_promotions = waits.caller_promotions;
-    out_.decode_lock_wait_seconds = waits.lock_seconds;
+  io::TrajectoryReader& reader = stream_->source().reader();
+  if (const io::ReadingFigures figures = reader.reading_figures(); figures.threaded()) {
+    out_.decode_seconds_per_frame = figures.seconds_per_frame;
+    out_.decode_window_wait_seconds = figures.window_wait_seconds;
+    out_.decode_caller_wait_seconds = figures.caller_wait_seconds;
+    out_.decode_caller_promotions = figures.caller_promotions;
+    out_.decode_lock_wait_seconds = figures.lock_wait_seconds;
     if (options_.reading_timeline && engine_) {
       const double offset = engine_->activity_seconds() - seconds_since_epoch();
-      out_.reading_timeline = parallel->timings();
+      out_.reading_timeline = reader.timings();
       for (io::ReadingTiming& t : out_.reading_timeline)
         for (double* at : {&t.claimed, &t.decoded, &t.ready, &t.delivered})
           if (*at != 0) *at += offset;
@@ -94,8 +96,8 @@ void TrajectoryPipeline::start_loading() {
   FramePlan plan{o.first, o.last, o.step, o.begin_time, o.end_time, -1};
   if (o.resume && o.resume->frames() > 0) plan.resume_after = o.resume->frame_indices.back();
   try {
-    if (o.distribution)
-      stream_ = std::make_unique<DistributedFrameStream>(*o.distribution, plan, o.trajectory);
+    if (o.distributed.active())
+      stream_ = o.distributed.make_frame_stream(plan, o.trajectory);
     else
       stream_ = std::make_unique<LocalFrameStream>(o, plan);
   } catch (...) {
@@ -104,17 +106,15 @@ void TrajectoryPipeline::start_loading() {
     throw;
   }
   out_.start_marks.trajectory_open = process_seconds();
-  if (!o.distribution)
-    if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&stream_->source().reader())) {
-      if (o.reading_timeline) parallel->record_timings();
-      // The pinning hooks come with CUDA's start (0.7-1.3 s into a 4-GPU node's run), and
-      // the GPUs' contexts later: the decoding threads decode meanwhile, into staging, and
-      // the frames are promoted into pinned columns once the GPUs are ready.
-      if (o.ncuda != 0) {
-        parallel->await_pinning();
-        awaiting_pinning_ = parallel;
-      }
-    }
+  if (!o.distributed.active()) {
+    io::TrajectoryReader& reader = stream_->source().reader();
+    if (o.reading_timeline) reader.record_timings();
+    // The pinning hooks come with CUDA's start (0.7-1.3 s into a 4-GPU node's run), and
+    // the GPUs' contexts later: decoding threads decode meanwhile, into staging, and the
+    // frames are promoted into pinned columns once the GPUs are ready.
+    if (o.ncuda != 0 && reader.await_pinning())
+      awaiting_pinning_ = &reader;
+  }
 }
 
 void TrajectoryPipeline::assemble() {
@@ -126,7 +126,7 @@ void TrajectoryPipeline::assemble() {
     out_.define_seconds = seconds_since(t0);
     out_.start_marks.topology_loaded = loaded.loaded_at;
     out_.start_marks.run_defined = process_seconds();
-    if (run_->options.on_defined) run_->options.on_defined(*run_, loaded.topology);
+    if (const auto& defined = run_->options.hooks.on_defined) defined(*run_, loaded.topology);
   }
   const JobOptions& o = run_->options;
   if (!awaiting_pinning_) pinning_ready_.get();
@@ -269,7 +269,7 @@ void TrajectoryPipeline::start_engine_with_first_frame(const BoxMatrix& box, boo
   // feeding thread after the start, they cost a 4-GPU node's run 0.17-0.29 s at 11M atoms
   // (issue 24). The columns are what the decoding threads make of the later frames.
   const std::vector<std::vector<int>>& species = run_->preparation.species;
-  const bool prepared_later = dynamic_cast<io::XtcParallelReader*>(&stream_->source().reader());
+  const bool prepared_later = stream_->source().reader().reading_figures().threaded();
   if (!prepared_later || !hands_over_ || frame_.columns.filled || species.empty() || dynamic ||
       run_->sphere.active()) {
     start_engine(&frame_, &box);
@@ -298,10 +298,12 @@ void TrajectoryPipeline::start_engine(const io::TrajectoryFrame* first, const Bo
   EngineConfig config = engine_config(o, run_->atoms, kind_, run_->r_max_nm);
   config.frame_parts = stream_->frame_parts();
   config.pair_algorithms = stream_->pair_algorithms();
-  if (auto* parallel = dynamic_cast<io::XtcParallelReader*>(&stream_->source().reader())) {
-    if (first) plan_reading(*parallel, o, config, *first, run_->atoms, *box, hands_over_, out_);
-    config.reader_threads = parallel->threads();
-    out_.decode_threads = parallel->threads();
+  io::TrajectoryReader& reader = stream_->source().reader();
+  if (reader.reading_figures().threaded()) {
+    if (first) plan_reading(reader, o, config, *first, run_->atoms, *box, hands_over_, out_);
+    const int threads = reader.reading_figures().threads;
+    config.reader_threads = threads;
+    out_.decode_threads = threads;
   }
   stream_->limit_engine(config);
   const auto wait_from = std::chrono::steady_clock::now();

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "drivers/job/count_sink.hpp"
+#include "drivers/job/frame_exclusions.hpp"
 #include "drivers/job/frame_stream.hpp"
-#include "drivers/job/job_support.hpp"
 #include "drivers/job/run_definition.hpp"
 #include "drivers/job/stop_signals.hpp"
 #include "drivers/job/trajectory_job.hpp"
@@ -20,9 +20,6 @@
 #include "pairhist/errors.hpp"
 
 namespace pairhist {
-namespace io {
-class XtcParallelReader;
-}
 
 class TrajectoryPipeline {
  public:
@@ -54,10 +51,10 @@ class TrajectoryPipeline {
   JobOptions options_;  // as the caller gave them; run_->options as the topology completed them
   // The host pinning hooks installed (before any column is allocated outside the reader).
   std::shared_future<void> pinning_ready_;
-  // The decoding threads stage columns until the GPUs are ready (XtcParallelReader::
+  // The decoding threads stage columns until the GPUs are ready (TrajectoryReader::
   // await_pinning) instead of waiting for the hooks: pinning while CUDA makes the contexts
   // waits for them (frames pinned then took 0.85-1.2 s on the 4x H200 node).
-  io::XtcParallelReader* awaiting_pinning_ = nullptr;
+  io::TrajectoryReader* awaiting_pinning_ = nullptr;
   std::future<double> gpus_ready_;  // when the GPUs' contexts were made (process seconds)
   struct LoadedTopology {
     analysis::Topology topology;

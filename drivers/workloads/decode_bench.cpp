@@ -56,10 +56,10 @@ Pass read_all(const DecodeBenchOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   {
     const auto reader = io::open_trajectory_threaded(o.path, o.threads);
-    if (auto* par = dynamic_cast<io::XtcParallelReader*>(reader.get())) {
+    if (const io::ReadingFigures figures = reader->reading_figures(); figures.threaded()) {
       // Automatic: as many threads as a run bound by reading grows to (it starts with few).
-      if (o.threads == 0) par->set_active_threads(par->max_threads());
-      p.threads = par->threads();
+      if (o.threads == 0) reader->set_active_threads(figures.max_threads);
+      p.threads = reader->reading_figures().threads;
     }
     p.natoms = reader->natoms();
     io::TrajectoryFrame frame;

@@ -3,7 +3,7 @@
 // species.
 #pragma once
 
-#include "drivers/cli/synth_command.hpp"
+#include "drivers/workloads/synth_case.hpp"
 
 namespace pairhist {
 

@@ -1,4 +1,4 @@
-#include "drivers/job/run_summary.hpp"
+#include "drivers/report/run_summary.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,0 +1,91 @@
+#include "drivers/job/frame_handling.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "drivers/job/length_units.hpp"
+#include "pairhist/errors.hpp"
+
+namespace pairhist {
+
+BoxMatrix to_matrix(const std::array<float, 9>& box) {
+  BoxMatrix m;
+  for (int i = 0; i < 9; ++i) m[i] = box[i];
+  return m;
+}
+
+void submit_to_engine(HistogramEngine& engine, io::TrajectoryFrame& frame,
+                      const std::vector<std::vector<int>>& atoms, const BoxMatrix& box,
+                      const std::string& where, bool hand_over) {
+  try {
+    io::SpeciesColumns& columns = frame.columns;
+    if (!columns.filled) {
+      // A frame decoded into columns has no whole frame: its columns went to the engine.
+      if (frame.xyz.empty() &&
+          std::any_of(atoms.begin(), atoms.end(), [](const auto& a) { return !a.empty(); }))
+        throw std::logic_error("submit_to_engine: the frame's columns were handed over");
+      engine.submit_frame_atoms(frame.xyz.data(), atoms, box);
+      return;
+    }
+    if (columns.bad_species >= 0)
+      throw NonFiniteCoordinate(columns.bad_species, columns.bad_position);
+    CoordinateBounds bounds;
+    for (int c = 0; c < 3; ++c) bounds.lo[c] = columns.lo[c], bounds.hi[c] = columns.hi[c];
+    if (hand_over) {
+      // The columns the engine gave back hold no frame until a decoding thread refills them.
+      if (engine.submit_frame_columns_swap(columns.soa, box, bounds)) columns.filled = false;
+      return;
+    }
+    std::vector<const float*> soa;
+    for (const auto& species : columns.soa) soa.push_back(species.data());
+    engine.submit_frame_columns(soa, box, &bounds);
+  } catch (const NonFiniteCoordinate& e) {
+    throw InputError(
+        where + "atom " +
+        std::to_string(atoms[static_cast<size_t>(e.species)][static_cast<size_t>(e.position)] + 1) +
+        " has a non-finite coordinate");
+  }
+}
+
+void check_frame_box(const BoxMatrix& box, BoxKind kind, const RunSpec& o, double r_max_nm,
+                     const std::string& unit, const std::string& where) {
+  if (const std::string problem = box_problem(box); !problem.empty())
+    throw InputError(where + problem);
+  const BoxKind frame_kind = classify_box(box);
+  if (static_cast<int>(frame_kind) > static_cast<int>(kind) ||
+      (kind != BoxKind::none && frame_kind == BoxKind::none)) {
+    throw InputError(where + "box changes from " + box_kind_name(kind) + " to " +
+                     box_kind_name(frame_kind));
+  }
+  const double factor = length_factor(o.units);
+  const double limit = max_minimum_image_rmax(box);
+  if (!rmax_fits_minimum_image(r_max_nm, box))
+    throw InputError(where + "r_max " + format_length(o.r_max, unit) +
+                     " exceeds the minimum-image limit " + format_length(limit * factor, unit) +
+                     " of this frame's box (half its shortest lattice vector)");
+  if (frame_kind == BoxKind::triclinic &&
+      triclinic_search_size(box, r_max_nm) > static_cast<size_t>(kMaxOctantImages))
+    throw InputError(where +
+                     "triclinic box too skewed for an exact minimum image (reduce it "
+                     "first, e.g. with gmx trjconv -pbc)");
+}
+
+void append_centres(const analysis::Centres& centres, int natoms, io::TrajectoryFrame& frame,
+                    const std::string& where) {
+  if (centres.empty()) return;
+  const BoxMatrix box = to_matrix(frame.box);
+  // A bad box is reported where the frame's box is checked; the centres are then never counted.
+  const BoxKind kind = box_problem(box).empty() ? classify_box(box) : BoxKind::none;
+  const size_t atoms = 3 * static_cast<size_t>(natoms);
+  frame.xyz.resize(atoms + 3 * centres.size());
+  const int64_t bad = centres.compute(frame.xyz.data(), box, kind, frame.xyz.data() + atoms);
+  if (bad >= 0)
+    throw InputError(where + "atom " + std::to_string(bad + 1) + " has a non-finite coordinate");
+}
+
+double frame_volume(const BoxMatrix& box, BoxKind kind, double length_factor, double volume) {
+  if (kind != BoxKind::none) return box_volume(box) * length_factor * length_factor * length_factor;
+  return volume > 0 ? volume : 0;  // the user's, already in their units
+}
+
+}  // namespace pairhist
