@@ -20,7 +20,7 @@
 #include "drivers/distributed/mpi_world.hpp"
 #include "drivers/job/run_summary.hpp"
 #include "drivers/job/stop_signals.hpp"
-#include "io/child_process.hpp"
+#include "io/common/child_process.hpp"
 #include "pairhist/engine.hpp"
 #include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
@@ -77,7 +77,7 @@ bool full_exit() {
 
 int main(int argc, char** argv) {
   // A child process reading for a parent pairhist (a .tpr through libgromacs), started afresh
-  // rather than forked from a process with threads (io/child_process.hpp).
+  // rather than forked from a process with threads (io/common/child_process.hpp).
   if (const int status = pairhist::io::serve_child_job(argc, argv); status >= 0) return status;
   pairhist::io::set_child_command({"/proc/self/exe"});
   // Before any thread (MPI's, CUDA's, the decoding threads): see pairhist/environment.hpp.

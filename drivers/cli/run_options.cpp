@@ -10,7 +10,7 @@
 #include "drivers/job/box_limit.hpp"
 #include "drivers/job/job_support.hpp"
 #include "drivers/job/run_outputs.hpp"
-#include "io/topology_reader.hpp"
+#include "io/topology/topology_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tasks/algorithm_choice.hpp"
 

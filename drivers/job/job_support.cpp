@@ -8,7 +8,7 @@
 
 #include "analysis/exclusions.hpp"
 #include "analysis/rdf.hpp"
-#include "io/trajectory_opening.hpp"
+#include "io/trajectory/trajectory_opening.hpp"
 #include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"

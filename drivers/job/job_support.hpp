@@ -10,8 +10,8 @@
 #include "analysis/positions.hpp"
 #include "drivers/job/job_accumulator.hpp"
 #include "drivers/job/trajectory_job.hpp"
-#include "io/trajectory_reader.hpp"
-#include "io/xtc_parallel_reader.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
+#include "io/xtc/xtc_parallel_reader.hpp"
 #include "pairhist/engine.hpp"
 
 namespace pairhist {

@@ -17,7 +17,7 @@
 #include "analysis/topology.hpp"
 #include "drivers/job/job_accumulator.hpp"
 #include "drivers/job/trajectory_job.hpp"
-#include "io/xtc_parallel_reader.hpp"
+#include "io/xtc/xtc_parallel_reader.hpp"
 #include "pairhist/result.hpp"
 
 namespace pairhist {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "io/xtc_parallel_reader.hpp"
+#include "io/xtc/xtc_parallel_reader.hpp"
 #include "pairhist/engine.hpp"
 #include "pairhist/result.hpp"
 #include "tasks/feeding_plan.hpp"

@@ -9,8 +9,8 @@
 
 #include "drivers/distributed/distributed_frame_stream.hpp"
 #include "drivers/job/job_inputs.hpp"
-#include "io/species_columns.hpp"
-#include "io/xtc_parallel_reader.hpp"
+#include "io/memory/species_columns.hpp"
+#include "io/xtc/xtc_parallel_reader.hpp"
 #include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "io/xtc_parallel_reader.hpp"
+#include "io/xtc/xtc_parallel_reader.hpp"
 #include "pairhist/engine.hpp"
 
 namespace pairhist {

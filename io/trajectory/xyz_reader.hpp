@@ -1,0 +1,66 @@
+// Streaming reader for XYZ and extended XYZ trajectories (text; Angstrom).
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "io/topology/gro_reader.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
+
+namespace pairhist::io {
+
+/// Reads multi-frame XYZ / extended XYZ frame by frame: an atom-count line, a comment line, then
+/// one line per atom.
+///
+/// Comment line: parsed as extended-XYZ key=value pairs (values may be "quoted" or {braced}).
+///  - Lattice="ax ay az bx by bz cx cy cz" (Angstrom) gives the box. GROMACS needs the
+///    lower-triangular form (a along x, b in the xy plane); any other lattice is rotated into it
+///    (reflected too when left-handed), and the coordinates with it, so every distance is kept
+///    but the coordinates differ from the file's. A lattice already in that form is used as is.
+///  - pbc="T T T" or no pbc key: periodic. pbc="F F F": no box even with a Lattice. Partly
+///    periodic frames are refused (the histogram code knows only full 3D periodicity).
+///  - Properties=name:type:count:... locates the species and position columns; without it the
+///    columns are species x y z. Columns after the positions (forces, ...) are ignored.
+/// Without a Lattice (plain XYZ) a frame has no box.
+/// Units: Angstrom in the file, nm in frames. frame.step is the frame index, frame.time is 0
+/// (XYZ has no standard time field). The last line of the file must end in a newline: a file cut
+/// inside the last number cannot otherwise be told from a complete one.
+class XyzReader : public TrajectoryReader {
+ public:
+  /// Opens `path` and reads the first atom-count line. Throws InputError for a missing, empty or
+  /// non-XYZ file.
+  explicit XyzReader(const std::string& path);
+
+  int natoms() const override { return natoms_; }
+  bool next(TrajectoryFrame& frame) override;
+  /// As next(frame), also storing the species column (element names) in `species` if non-null.
+  bool next(TrajectoryFrame& frame, std::vector<std::string>* species);
+  int64_t frames_read() const override { return frames_read_; }
+  const std::string& path() const override { return path_; }
+  /// Comment line of the last frame read.
+  const std::string& comment() const { return comment_; }
+
+ private:
+  [[noreturn]] void fail(const std::string& problem);
+  // Next line without its newline; false at end of file. Sets last_had_newline_.
+  bool read_line(std::string& line);
+
+  std::string path_;
+  std::ifstream in_;
+  int natoms_ = 0;
+  int64_t frames_read_ = 0;
+  int64_t line_no_ = 0;
+  bool last_had_newline_ = true;
+  bool have_pending_ = false;  // the constructor read the first atom-count line
+  std::string pending_, line_, comment_, error_;
+  std::vector<std::string> fields_;
+};
+
+/// Atom names and element symbols (both the species column) and coordinates of the first frame of
+/// an (extended) XYZ file. Residue names are empty and residue numbers 0 (XYZ has no residues); box
+/// and coordinates in nm as from XyzReader; title = the comment line.
+Topology read_xyz_topology(const std::string& path);
+
+}  // namespace pairhist::io
