@@ -1,5 +1,6 @@
-// Whitespace splitting and strict number parsing shared by the text trajectory readers (XYZ,
-// LAMMPS dump). Header-only so that readers stay independent translation units.
+// Whitespace splitting, strict number parsing, line reading with line numbers and the messages
+// shared by the text trajectory readers (XYZ, LAMMPS dump), so that each reader's frame parse
+// reads like its format. Header-only so that readers stay independent translation units.
 #pragma once
 
 #include <cctype>
@@ -43,6 +44,29 @@ inline bool parse_int(const std::string& s, long long& v) {
   errno = 0;
   v = std::strtoll(s.c_str(), &end, 10);
   return end == s.c_str() + s.size() && errno != ERANGE;
+}
+
+/// Parses the three coordinates of an atom line, fields[cols[0..3)], into r; the field that is not
+/// a finite number (for the reader's "bad coordinate" error), or nullptr when all three are.
+inline const std::string* parse_position(const std::vector<std::string>& fields, const int cols[3],
+                                         double r[3]) {
+  for (int d = 0; d < 3; ++d) {
+    const std::string& f = fields[static_cast<size_t>(cols[d])];
+    if (!parse_double(f, r[d])) return &f;
+  }
+  return nullptr;
+}
+
+/// The problem of a frame whose atom count is not the first frame's.
+inline std::string atom_count_differs(long long count, long long first) {
+  return "atom count " + std::to_string(count) + " differs from " + std::to_string(first) +
+         " in the first frame";
+}
+
+/// The problem of a file that ends after `present` of a frame's `declared` atom lines.
+inline std::string missing_atom_lines(size_t present, size_t declared) {
+  return "truncated file: " + std::to_string(present) + " of " + std::to_string(declared) +
+         " atom lines present";
 }
 
 /// The text readers' one-line error: "path: frame K: line N: problem (last complete frame ...)".

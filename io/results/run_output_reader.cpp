@@ -277,17 +277,63 @@ bool starts_with(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
 }
 
+[[noreturn]] void csv_fail(const std::string& path, size_t line, const std::string& what) {
+  throw InputError("cannot read '" + path + "' line " + std::to_string(line) + ": " + what);
+}
+
+// Per column of an rdf.csv header: which pair and which quantity (0 count, 1 g, 2 n, 3 gerr;
+// -1 the r column). Adds the pairs to `out` in the order of their count_ columns.
+std::vector<std::pair<int, int>> csv_column_roles(const std::vector<std::string>& header,
+                                                  const std::string& path, size_t line_no,
+                                                  RunOutput& out) {
+  if (!starts_with(header[0], "r_"))
+    csv_fail(path, line_no, "no r_<unit> column: not an rdf.csv of pairhist run");
+  out.length_unit = header[0].substr(2);
+  std::vector<std::pair<int, int>> roles;
+  roles.push_back({-1, -1});
+  const std::pair<const char*, int> kinds[] = {{"count_", 0}, {"gerr_", 3}, {"g_", 1}, {"n_", 2}};
+  for (size_t c = 1; c < header.size(); ++c) {
+    int kind = -1;
+    std::string label;
+    for (const auto& [prefix, k] : kinds)
+      if (starts_with(header[c], prefix)) {
+        kind = k;
+        label = header[c].substr(std::string(prefix).size());
+        break;
+      }
+    if (kind < 0) csv_fail(path, line_no, "unknown column '" + header[c] + "'");
+    auto it = std::find_if(out.pairs.begin(), out.pairs.end(),
+                           [&](const RunOutputPair& p) { return p.label == label; });
+    if (it == out.pairs.end()) {
+      if (kind != 0) csv_fail(path, line_no, "column '" + header[c] + "' before count_" + label);
+      out.pairs.push_back({label, {}, {}, {}, {}});
+      it = out.pairs.end() - 1;
+    }
+    roles.push_back({static_cast<int>(it - out.pairs.begin()), kind});
+  }
+  return roles;
+}
+
+// One cell of a data row: a number in the C locale, or nan.
+double csv_number(const std::string& cell, const std::string& path, size_t line_no) {
+  std::istringstream s(cell);
+  s.imbue(std::locale::classic());
+  double v = 0;
+  if (cell == "nan" || cell == "-nan") {
+    v = std::nan("");
+  } else if (!(s >> v) || !(s >> std::ws).eof()) {
+    csv_fail(path, line_no, "'" + cell + "' is not a number");
+  }
+  return v;
+}
+
 RunOutput read_csv(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError("cannot read '" + path + "': cannot open the file");
-  auto fail = [&](size_t line, const std::string& what) -> void {
-    throw InputError("cannot read '" + path + "' line " + std::to_string(line) + ": " + what);
-  };
   RunOutput out;
   out.path = path;
   std::vector<std::string> header;
-  // Per column: which pair and which quantity (0 count, 1 g, 2 n, 3 gerr; -1 the r column).
-  std::vector<std::pair<int, int>> roles;
+  std::vector<std::pair<int, int>> roles;  // csv_column_roles
   size_t line_no = 0;
   for (std::string line; std::getline(in, line);) {
     ++line_no;
@@ -298,46 +344,16 @@ RunOutput read_csv(const std::string& path) {
     }
     if (header.empty()) {
       header = split_csv(line);
-      if (!starts_with(header[0], "r_"))
-        fail(line_no, "no r_<unit> column: not an rdf.csv of pairhist run");
-      out.length_unit = header[0].substr(2);
-      roles.push_back({-1, -1});
-      const std::pair<const char*, int> kinds[] = {
-          {"count_", 0}, {"gerr_", 3}, {"g_", 1}, {"n_", 2}};
-      for (size_t c = 1; c < header.size(); ++c) {
-        int kind = -1;
-        std::string label;
-        for (const auto& [prefix, k] : kinds)
-          if (starts_with(header[c], prefix)) {
-            kind = k;
-            label = header[c].substr(std::string(prefix).size());
-            break;
-          }
-        if (kind < 0) fail(line_no, "unknown column '" + header[c] + "'");
-        auto it = std::find_if(out.pairs.begin(), out.pairs.end(),
-                               [&](const RunOutputPair& p) { return p.label == label; });
-        if (it == out.pairs.end()) {
-          if (kind != 0) fail(line_no, "column '" + header[c] + "' before count_" + label);
-          out.pairs.push_back({label, {}, {}, {}, {}});
-          it = out.pairs.end() - 1;
-        }
-        roles.push_back({static_cast<int>(it - out.pairs.begin()), kind});
-      }
+      roles = csv_column_roles(header, path, line_no, out);
       continue;
     }
     const std::vector<std::string> cells = split_csv(line);
     if (cells.size() != header.size())
-      fail(line_no, std::to_string(cells.size()) + " fields, the header has " +
-                        std::to_string(header.size()));
+      csv_fail(path, line_no,
+               std::to_string(cells.size()) + " fields, the header has " +
+                   std::to_string(header.size()));
     for (size_t c = 0; c < cells.size(); ++c) {
-      std::istringstream s(cells[c]);
-      s.imbue(std::locale::classic());
-      double v = 0;
-      if (cells[c] == "nan" || cells[c] == "-nan") {
-        v = std::nan("");
-      } else if (!(s >> v) || !(s >> std::ws).eof()) {
-        fail(line_no, "'" + cells[c] + "' is not a number");
-      }
+      const double v = csv_number(cells[c], path, line_no);
       const auto [pair, kind] = roles[c];
       if (pair < 0) {
         out.r.push_back(v);

@@ -121,10 +121,20 @@ bool CadishiReader::next(TrajectoryFrame& frame) {
     for (const auto& s : names) list += (list.empty() ? "" : ",") + s;
     frame_fail("species " + list + " differ from the first frame's");
   }
+  read_species_coordinates(coords.get(), frame);
+  read_dimensions(group.get(), frame);
+  frame.step = number;
+  frame.time = 0;
+  frame.precision = 0;
+  ++frames_read_;
+  return true;
+}
+
+void CadishiReader::read_species_coordinates(hid_t coords, TrajectoryFrame& frame) {
   frame.xyz.resize(3 * static_cast<size_t>(natoms_));
   size_t at = 0;
   for (size_t s = 0; s < species_.size(); ++s) {
-    H5Handle set(H5Dopen2(coords.get(), species_[s].c_str(), H5P_DEFAULT), H5Dclose);
+    H5Handle set(H5Dopen2(coords, species_[s].c_str(), H5P_DEFAULT), H5Dclose);
     if (!set.valid()) frame_fail("coordinates/" + species_[s] + " is not a dataset");
     const std::vector<hsize_t> dims = h5_dims(set.get());
     if (dims.size() != 2 || dims[1] != 3 || static_cast<int64_t>(dims[0]) != counts_[s])
@@ -143,10 +153,12 @@ bool CadishiReader::next(TrajectoryFrame& frame) {
       frame.xyz[at++] = static_cast<float>(buf_[i] / kAngstromPerNm);
     }
   }
+}
 
+void CadishiReader::read_dimensions(hid_t group, TrajectoryFrame& frame) {
   frame.box.fill(0);
-  if (H5Lexists(group.get(), "dimensions", H5P_DEFAULT) > 0) {
-    H5Handle set(H5Dopen2(group.get(), "dimensions", H5P_DEFAULT), H5Dclose);
+  if (H5Lexists(group, "dimensions", H5P_DEFAULT) > 0) {
+    H5Handle set(H5Dopen2(group, "dimensions", H5P_DEFAULT), H5Dclose);
     if (!set.valid()) frame_fail("dimensions is not a dataset");
     if (const std::string problem = h5_check_storage(set.get(), path_); !problem.empty())
       frame_fail("dimensions " + problem);
@@ -187,11 +199,6 @@ bool CadishiReader::next(TrajectoryFrame& frame) {
             static_cast<float>(box[static_cast<size_t>(k)] / kAngstromPerNm);
     }
   }
-  frame.step = number;
-  frame.time = 0;
-  frame.precision = 0;
-  ++frames_read_;
-  return true;
 }
 
 Topology read_cadishi_topology(const std::string& path) {

@@ -52,6 +52,12 @@ class CadishiReader : public TrajectoryReader {
  private:
   [[noreturn]] void fail(const std::string& problem) const;
   [[noreturn]] void frame_fail(const std::string& problem);
+  // The steps of next(), for the frame's group: every species' coordinates (Angstrom) into
+  // frame.xyz (nm), species by species, each as large as in the first frame.
+  void read_species_coordinates(hid_t coords, TrajectoryFrame& frame);
+  // The optional dimensions dataset (a cell, three lengths or a 3 x 3 matrix, Angstrom) into
+  // frame.box (nm; zero without one).
+  void read_dimensions(hid_t group, TrajectoryFrame& frame);
 
   std::string path_;
   H5Handle file_;

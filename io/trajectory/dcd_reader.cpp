@@ -90,10 +90,7 @@ std::vector<unsigned char> DcdReader::read_header_record(const char* what) {
   return rec;
 }
 
-DcdReader::DcdReader(const std::string& path) : path_(path) {
-  std::string why;
-  if (!file_.open(path, why)) throw InputError(path + ": cannot open DCD file: " + why);
-
+void DcdReader::read_control_record() {
   unsigned char first[8];
   const size_t got = read_bytes(first, 8);
   if (got == 0) header_fail("empty file, not a DCD trajectory");
@@ -153,7 +150,9 @@ DcdReader::DcdReader(const std::string& path) : path_(path) {
     header_fail("DCD with " + std::to_string(namnf) +
                 " fixed atoms is not supported (later frames store only the free atoms)");
   }
+}
 
+void DcdReader::read_title_record() {
   const std::vector<unsigned char> title = read_header_record("title");
   if (title.size() < 4) header_fail("title record too short");
   const int32_t ntitle = to_int(title.data());
@@ -167,6 +166,14 @@ DcdReader::DcdReader(const std::string& path) : path_(path) {
     line.resize(end == std::string::npos ? 0 : end + 1);
     titles_.push_back(line);
   }
+}
+
+DcdReader::DcdReader(const std::string& path) : path_(path) {
+  std::string why;
+  if (!file_.open(path, why)) throw InputError(path + ": cannot open DCD file: " + why);
+
+  read_control_record();
+  read_title_record();
 
   const std::vector<unsigned char> count = read_header_record("atom count");
   if (count.size() != 4)
@@ -200,45 +207,8 @@ bool DcdReader::next(TrajectoryFrame& frame) {
   if (got == 0) return false;
   if (got < frame_bytes) truncated(got);
 
-  auto check_record = [&](size_t at, size_t size, const char* what) {
-    if (to_int(buf_.data() + at) != static_cast<int32_t>(size) ||
-        to_int(buf_.data() + at + 4 + size) != static_cast<int32_t>(size)) {
-      fail(std::string("bad record markers around the ") + what + " (expected " +
-           std::to_string(size) + " bytes; corrupt file or wrong header flags)");
-    }
-  };
-
   frame.box.fill(0);
-  if (has_cell_) {
-    check_record(0, 48, "unit cell");
-    double cell[6];
-    for (int k = 0; k < 6; ++k) {
-      unsigned char d[8];
-      std::memcpy(d, buf_.data() + 4 + 8 * k, 8);
-      if (swap_) {
-        for (int j = 0; j < 4; ++j) std::swap(d[j], d[7 - j]);
-      }
-      std::memcpy(&cell[k], d, 8);
-      if (!std::isfinite(cell[k])) fail("non-finite unit cell value");
-    }
-    const double a = cell[0], b = cell[2], c = cell[5];
-    if (a < 0 || b < 0 || c < 0) fail("negative unit cell length");
-    if (a > 0 || b > 0 || c > 0) {
-      if (a == 0 || b == 0 || c == 0) fail("unit cell has a zero length");
-      const bool cosines =
-          std::fabs(cell[1]) <= 1 && std::fabs(cell[3]) <= 1 && std::fabs(cell[4]) <= 1;
-      const double cos_gamma = angle_cosine(cell[1], cosines);
-      const double cos_beta = angle_cosine(cell[3], cosines);
-      const double cos_alpha = angle_cosine(cell[4], cosines);
-      std::array<double, 9> cell_box;
-      if (const std::string problem =
-              box_from_cell(a, b, c, cos_alpha, cos_beta, cos_gamma, cell_box);
-          !problem.empty())
-        fail(problem);
-      for (int k = 0; k < 9; ++k)
-        frame.box[k] = static_cast<float>(cell_box[static_cast<size_t>(k)] * kAngstromToNm);
-    }
-  }
+  if (has_cell_) read_unit_cell(frame);
 
   frame.xyz.resize(3 * n);
   static const char* const kAxis[3] = {"x coordinates", "y coordinates", "z coordinates"};
@@ -263,6 +233,45 @@ bool DcdReader::next(TrajectoryFrame& frame) {
   frame.precision = 0;
   ++frames_read_;
   return true;
+}
+
+void DcdReader::check_record(size_t at, size_t size, const char* what) {
+  if (to_int(buf_.data() + at) != static_cast<int32_t>(size) ||
+      to_int(buf_.data() + at + 4 + size) != static_cast<int32_t>(size)) {
+    fail(std::string("bad record markers around the ") + what + " (expected " +
+         std::to_string(size) + " bytes; corrupt file or wrong header flags)");
+  }
+}
+
+void DcdReader::read_unit_cell(TrajectoryFrame& frame) {
+  check_record(0, 48, "unit cell");
+  double cell[6];
+  for (int k = 0; k < 6; ++k) {
+    unsigned char d[8];
+    std::memcpy(d, buf_.data() + 4 + 8 * k, 8);
+    if (swap_) {
+      for (int j = 0; j < 4; ++j) std::swap(d[j], d[7 - j]);
+    }
+    std::memcpy(&cell[k], d, 8);
+    if (!std::isfinite(cell[k])) fail("non-finite unit cell value");
+  }
+  const double a = cell[0], b = cell[2], c = cell[5];
+  if (a < 0 || b < 0 || c < 0) fail("negative unit cell length");
+  if (a > 0 || b > 0 || c > 0) {
+    if (a == 0 || b == 0 || c == 0) fail("unit cell has a zero length");
+    const bool cosines =
+        std::fabs(cell[1]) <= 1 && std::fabs(cell[3]) <= 1 && std::fabs(cell[4]) <= 1;
+    const double cos_gamma = angle_cosine(cell[1], cosines);
+    const double cos_beta = angle_cosine(cell[3], cosines);
+    const double cos_alpha = angle_cosine(cell[4], cosines);
+    std::array<double, 9> cell_box;
+    if (const std::string problem =
+            box_from_cell(a, b, c, cos_alpha, cos_beta, cos_gamma, cell_box);
+        !problem.empty())
+      fail(problem);
+    for (int k = 0; k < 9; ++k)
+      frame.box[k] = static_cast<float>(cell_box[static_cast<size_t>(k)] * kAngstromToNm);
+  }
 }
 
 }  // namespace pairhist::io

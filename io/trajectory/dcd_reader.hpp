@@ -65,6 +65,16 @@ class DcdReader : public TrajectoryReader {
   int32_t to_int(const unsigned char* p) const;
   // Reads one whole Fortran record of the header; checks both markers.
   std::vector<unsigned char> read_header_record(const char* what);
+  // The header's records, in file order (the third, the atom count, is the constructor's): the
+  // control record (byte order, CORD, start step, stride, time step, cell and 4D flags) ...
+  void read_control_record();
+  // ... and the title lines.
+  void read_title_record();
+  // Checks the Fortran record markers (both `size`) around the record at `at` of buf_.
+  void check_record(size_t at, size_t size, const char* what);
+  // The frame's unit cell record (a, gamma, b, beta, alpha, c in Angstrom and degrees or
+  // cosines) into frame.box (nm; zero for an all-zero cell).
+  void read_unit_cell(TrajectoryFrame& frame);
 
   std::string path_;
   xdr::InputFile file_;

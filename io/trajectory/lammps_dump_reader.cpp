@@ -59,6 +59,25 @@ bool LammpsDumpReader::read_line(std::string& line) {
 
 bool LammpsDumpReader::read_frame() {
   TrajectoryFrame& frame = pending_;
+  if (!read_timestep(frame)) return false;
+  read_time_and_units(frame);
+  read_atom_count();
+  const DumpBox box = read_box_bounds(frame);
+  const AtomColumns columns = read_atoms_header();
+  read_atom_lines(columns, box);
+  sort_atoms_by_id();
+  store_sorted_atoms(frame);
+  ++frames_parsed_;
+  return true;
+}
+
+void LammpsDumpReader::read_value_line(const char* what) {
+  if (!read_line(line_)) fail(std::string("truncated file: missing ") + what);
+  split_ws(line_, fields_);
+  if (fields_.empty()) fail(std::string("empty ") + what + " line");
+}
+
+bool LammpsDumpReader::read_timestep(TrajectoryFrame& frame) {
   // Blank lines after the last frame are a clean end.
   do {
     if (!read_line(line_)) return false;
@@ -68,18 +87,16 @@ bool LammpsDumpReader::read_frame() {
     fail(frames_parsed_ == 0 ? "not a LAMMPS dump (expected 'ITEM: TIMESTEP')"
                              : "expected 'ITEM: TIMESTEP', got '" + excerpt(line_, 40) + "'");
   }
-  auto value_line = [&](const char* what) {
-    if (!read_line(line_)) fail(std::string("truncated file: missing ") + what);
-    split_ws(line_, fields_);
-    if (fields_.empty()) fail(std::string("empty ") + what + " line");
-  };
-  value_line("timestep");
+  read_value_line("timestep");
   long long step = 0;
   if (!parse_int(fields_[0], step)) fail("bad timestep '" + excerpt(fields_[0]) + "'");
   frame.step = step;
   frame.time = 0;
   frame.precision = 0;
+  return true;
+}
 
+void LammpsDumpReader::read_time_and_units(TrajectoryFrame& frame) {
   // Optional items (dump_modify units/time) come before the atom count.
   double time = 0;
   bool have_time = false;
@@ -87,14 +104,14 @@ bool LammpsDumpReader::read_frame() {
     if (!read_line(line_)) fail("truncated file: missing 'ITEM: NUMBER OF ATOMS'");
     if (starts_with(line_, "ITEM: NUMBER OF ATOMS")) break;
     if (starts_with(line_, "ITEM: UNITS")) {
-      value_line("units");
+      read_value_line("units");
       units_ = fields_[0];
       if (units_ != "real" && units_ != "metal") {
         fail("units '" + excerpt(units_) +
              "' are not supported (lengths must be Angstrom: real or metal)");
       }
     } else if (starts_with(line_, "ITEM: TIME")) {
-      value_line("time");
+      read_value_line("time");
       if (!parse_double(fields_[0], time)) fail("bad time '" + excerpt(fields_[0]) + "'");
       have_time = true;
     } else {
@@ -105,17 +122,19 @@ bool LammpsDumpReader::read_frame() {
     if (units_ == "real") frame.time = time * 1e-3;  // fs -> ps
     if (units_ == "metal") frame.time = time;
   }
-  value_line("atom count");
+}
+
+void LammpsDumpReader::read_atom_count() {
+  read_value_line("atom count");
   long long n = 0;
   if (!parse_int(fields_[0], n) || n < 0 || n > (1LL << 30)) {
     fail("bad atom count '" + excerpt(fields_[0]) + "'");
   }
   if (natoms_ < 0) natoms_ = static_cast<int>(n);
-  if (n != natoms_) {
-    fail("atom count " + std::to_string(n) + " differs from " + std::to_string(natoms_) +
-         " in the first frame");
-  }
+  if (n != natoms_) fail(text::atom_count_differs(n, natoms_));
+}
 
+LammpsDumpReader::DumpBox LammpsDumpReader::read_box_bounds(TrajectoryFrame& frame) {
   if (!read_line(line_)) fail("truncated file: missing 'ITEM: BOX BOUNDS'");
   if (!starts_with(line_, "ITEM: BOX BOUNDS")) {
     fail("expected 'ITEM: BOX BOUNDS', got '" + excerpt(line_, 40) + "'");
@@ -139,23 +158,25 @@ bool LammpsDumpReader::read_frame() {
   if (!flags.empty() && periodic != 0 && periodic != 3) {
     fail("mixed periodic and non-periodic boundaries are not supported");
   }
-  double lo[3], hi[3], tilt[3] = {0, 0, 0};
+  DumpBox box;
   for (int d = 0; d < 3; ++d) {
-    value_line("box bounds");
-    if (fields_.size() != (triclinic ? 3u : 2u) || !parse_double(fields_[0], lo[d]) ||
-        !parse_double(fields_[1], hi[d]) || (triclinic && !parse_double(fields_[2], tilt[d]))) {
+    read_value_line("box bounds");
+    if (fields_.size() != (triclinic ? 3u : 2u) || !parse_double(fields_[0], box.lo[d]) ||
+        !parse_double(fields_[1], box.hi[d]) ||
+        (triclinic && !parse_double(fields_[2], box.tilt[d]))) {
       fail("bad box bounds line '" + excerpt(line_) + "'");
     }
   }
   // Dumps store the bounding box of a triclinic cell; the tilts shift its x and y extents.
-  const double xy = tilt[0], xz = tilt[1], yz = tilt[2];
+  const double xy = box.tilt[0], xz = box.tilt[1], yz = box.tilt[2];
   if (triclinic) {
-    lo[0] -= std::min({0.0, xy, xz, xy + xz});
-    hi[0] -= std::max({0.0, xy, xz, xy + xz});
-    lo[1] -= std::min(0.0, yz);
-    hi[1] -= std::max(0.0, yz);
+    box.lo[0] -= std::min({0.0, xy, xz, xy + xz});
+    box.hi[0] -= std::max({0.0, xy, xz, xy + xz});
+    box.lo[1] -= std::min(0.0, yz);
+    box.hi[1] -= std::max(0.0, yz);
   }
-  const double lx = hi[0] - lo[0], ly = hi[1] - lo[1], lz = hi[2] - lo[2];
+  for (int d = 0; d < 3; ++d) box.length[d] = box.hi[d] - box.lo[d];
+  const double lx = box.length[0], ly = box.length[1], lz = box.length[2];
   if (!(lx > 0 && ly > 0 && lz > 0)) fail("box has a non-positive length");
   frame.box.fill(0);
   if (has_box) {
@@ -170,35 +191,41 @@ bool LammpsDumpReader::read_frame() {
                  static_cast<float>(yz * s),
                  static_cast<float>(lz * s)};
   }
+  return box;
+}
 
+LammpsDumpReader::AtomColumns LammpsDumpReader::read_atoms_header() {
   if (!read_line(line_)) fail("truncated file: missing 'ITEM: ATOMS'");
   if (!starts_with(line_, "ITEM: ATOMS")) {
     fail("expected 'ITEM: ATOMS', got '" + excerpt(line_, 40) + "'");
   }
   split_ws(line_.substr(11), fields_);
-  const std::vector<std::string> columns = fields_;
+  const std::vector<std::string>& names = fields_;
   auto column_of = [&](const std::string& name) {
-    const auto it = std::find(columns.begin(), columns.end(), name);
-    return it == columns.end() ? -1 : static_cast<int>(it - columns.begin());
+    const auto it = std::find(names.begin(), names.end(), name);
+    return it == names.end() ? -1 : static_cast<int>(it - names.begin());
   };
-  const int id_col = column_of("id");
-  const int type_col = column_of("type");
-  int pos_col[3] = {-1, -1, -1};
-  bool scaled = false;
+  AtomColumns columns;
+  columns.id = column_of("id");
+  columns.type = column_of("type");
   for (const char* suffix : {"", "u", "s", "su"}) {
-    for (int d = 0; d < 3; ++d) pos_col[d] = column_of(std::string(1, "xyz"[d]) + suffix);
-    if (pos_col[0] >= 0 && pos_col[1] >= 0 && pos_col[2] >= 0) {
-      scaled = suffix[0] == 's';
+    for (int d = 0; d < 3; ++d) columns.pos[d] = column_of(std::string(1, "xyz"[d]) + suffix);
+    if (columns.pos[0] >= 0 && columns.pos[1] >= 0 && columns.pos[2] >= 0) {
+      columns.scaled = suffix[0] == 's';
       break;
     }
   }
-  if (pos_col[0] < 0 || pos_col[1] < 0 || pos_col[2] < 0) {
+  if (columns.pos[0] < 0 || columns.pos[1] < 0 || columns.pos[2] < 0) {
     fail("no coordinate columns (x y z, xu yu zu, xs ys zs or xsu ysu zsu) in 'ITEM: ATOMS'");
   }
-  const size_t ncols = columns.size();
+  columns.count = names.size();
+  return columns;
+}
 
+void LammpsDumpReader::read_atom_lines(const AtomColumns& columns, const DumpBox& box) {
   // Storage grows with the atom lines read: the count line alone must not allocate.
   const size_t na = static_cast<size_t>(natoms_);
+  const size_t ncols = columns.count;
   const size_t expected = text::reservable(in_, path_, na, 2 * ncols);
   ids_.clear();
   raw_.clear();
@@ -206,38 +233,40 @@ bool LammpsDumpReader::read_frame() {
   ids_.reserve(expected);
   raw_.reserve(3 * expected);
   raw_types_.reserve(expected);
+  const double lx = box.length[0], ly = box.length[1], lz = box.length[2];
+  const double xy = box.tilt[0], xz = box.tilt[1], yz = box.tilt[2];
   for (size_t i = 0; i < na; ++i) {
-    if (!read_line(line_)) {
-      fail("truncated file: " + std::to_string(i) + " of " + std::to_string(natoms_) +
-           " atom lines present");
-    }
+    if (!read_line(line_)) fail(text::missing_atom_lines(i, na));
     split_ws(line_, fields_);
     if (fields_.size() != ncols) {
       fail("atom line has " + std::to_string(fields_.size()) + " columns, 'ITEM: ATOMS' names " +
            std::to_string(ncols));
     }
     long long id = static_cast<long long>(i);
-    if (id_col >= 0 && !parse_int(fields_[static_cast<size_t>(id_col)], id)) {
-      fail("bad atom id '" + excerpt(fields_[static_cast<size_t>(id_col)]) + "'");
+    if (columns.id >= 0 && !parse_int(fields_[static_cast<size_t>(columns.id)], id)) {
+      fail("bad atom id '" + excerpt(fields_[static_cast<size_t>(columns.id)]) + "'");
     }
     ids_.push_back(id);
     double r[3];
-    for (int d = 0; d < 3; ++d) {
-      const std::string& f = fields_[static_cast<size_t>(pos_col[d])];
-      if (!parse_double(f, r[d])) fail("bad coordinate '" + excerpt(f) + "'");
+    if (const std::string* bad = text::parse_position(fields_, columns.pos, r)) {
+      fail("bad coordinate '" + excerpt(*bad) + "'");
     }
-    if (scaled) {
+    if (columns.scaled) {
       const double xs = r[0], ys = r[1], zs = r[2];
-      r[0] = lo[0] + xs * lx + ys * xy + zs * xz;
-      r[1] = lo[1] + ys * ly + zs * yz;
-      r[2] = lo[2] + zs * lz;
+      r[0] = box.lo[0] + xs * lx + ys * xy + zs * xz;
+      r[1] = box.lo[1] + ys * ly + zs * yz;
+      r[2] = box.lo[2] + zs * lz;
     }
     raw_.insert(raw_.end(), r, r + 3);
-    raw_types_.push_back(type_col >= 0 ? fields_[static_cast<size_t>(type_col)] : std::string());
+    raw_types_.push_back(columns.type >= 0 ? fields_[static_cast<size_t>(columns.type)]
+                                           : std::string());
   }
   if (na > 0 && !last_had_newline_) fail("truncated file: the last atom line has no newline");
+}
 
+void LammpsDumpReader::sort_atoms_by_id() {
   // Dumps from parallel runs come in processor order; sort by id for a stable atom order.
+  const size_t na = static_cast<size_t>(natoms_);
   order_.resize(na);
   std::iota(order_.begin(), order_.end(), size_t{0});
   if (!std::is_sorted(ids_.begin(), ids_.end())) {
@@ -259,6 +288,10 @@ bool LammpsDumpReader::read_frame() {
       }
     }
   }
+}
+
+void LammpsDumpReader::store_sorted_atoms(TrajectoryFrame& frame) {
+  const size_t na = static_cast<size_t>(natoms_);
   frame.xyz.resize(3 * na);
   types_.resize(na);
   for (size_t k = 0; k < na; ++k) {
@@ -268,8 +301,6 @@ bool LammpsDumpReader::read_frame() {
     }
     types_[k] = raw_types_[i];
   }
-  ++frames_parsed_;
-  return true;
 }
 
 bool LammpsDumpReader::next(TrajectoryFrame& frame) {

@@ -46,8 +46,39 @@ class LammpsDumpReader : public TrajectoryReader {
  private:
   [[noreturn]] void fail(const std::string& problem);
   bool read_line(std::string& line);
-  // Reads one frame into frame_/types_ ; false at a clean end of file.
+  // Reads one frame into pending_/types_ ; false at a clean end of file. Its steps, in the
+  // order of a dump's items:
   bool read_frame();
+  // The next non-blank line, split into fields_, must hold a value (`what` names it).
+  void read_value_line(const char* what);
+  // ITEM: TIMESTEP and its value; false at a clean end of file.
+  bool read_timestep(TrajectoryFrame& frame);
+  // The optional ITEM: UNITS and ITEM: TIME, up to ITEM: NUMBER OF ATOMS.
+  void read_time_and_units(TrajectoryFrame& frame);
+  // The atom count, the same in every frame.
+  void read_atom_count();
+  // The cell as the dump states it (Angstrom), undone from its bounding box for triclinic cells.
+  struct DumpBox {
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    double tilt[3] = {0, 0, 0};    // xy, xz, yz
+    double length[3] = {0, 0, 0};  // lx, ly, lz
+  };
+  // ITEM: BOX BOUNDS and its three lines; sets frame.box (nm; zero without a periodic box).
+  DumpBox read_box_bounds(TrajectoryFrame& frame);
+  // Where ITEM: ATOMS puts the id, the type and the coordinates (-1: no such column).
+  struct AtomColumns {
+    int id = -1, type = -1;
+    int pos[3] = {-1, -1, -1};
+    bool scaled = false;  // xs ys zs or xsu ysu zsu: fractions of the box
+    size_t count = 0;     // columns on every atom line
+  };
+  AtomColumns read_atoms_header();
+  // The atom lines into ids_, raw_ (Angstrom) and raw_types_, in file order.
+  void read_atom_lines(const AtomColumns& columns, const DumpBox& box);
+  // order_: the atoms sorted by id; the ids must be unique and those of the first frame.
+  void sort_atoms_by_id();
+  // The atoms in id order into frame.xyz (nm) and types_.
+  void store_sorted_atoms(TrajectoryFrame& frame);
 
   std::string path_;
   std::ifstream in_;

@@ -172,35 +172,8 @@ bool PdbReader::parse_frame(TrajectoryFrame& frame, Topology* topology) {
     const std::string& line = line_;
     if (record_is(line, "ATOM") || record_is(line, "HETATM")) {
       if (uses_models_ && !in_model) fail("ATOM/HETATM record outside MODEL ... ENDMDL");
-      if (line.size() < 54) {
-        fail("ATOM/HETATM record too short for coordinates (" + std::to_string(line.size()) +
-             " characters, need 54)");
-      }
-      double x[3];
-      for (int d = 0; d < 3; ++d) {
-        const size_t first = 31 + 8 * static_cast<size_t>(d);
-        if (!parse_double(columns(line, first, first + 7), x[d])) {
-          fail(std::string("cannot read ") + "xyz"[d] + " coordinate in columns " +
-               std::to_string(first) + "-" + std::to_string(first + 7));
-        }
-      }
-      if (atoms >= INT_MAX || (natoms_ >= 0 && atoms >= natoms_)) {
-        fail("model has more atoms than the first (" + std::to_string(natoms_) + ")");
-      }
-      // Angstrom to nm; the float product can differ from x/10 in the last bit only.
-      for (int d = 0; d < 3; ++d) frame.xyz.push_back(static_cast<float>(x[d] * 0.1));
+      parse_atom(line, atoms, frame, topology);
       ++atoms;
-      if (topology != nullptr) {
-        long resnum = 0;
-        if (!parse_int(columns(line, 23, 26), resnum)) fail("cannot read residue number");
-        topology->atom_names.push_back(trim(columns(line, 13, 16)));
-        // GROMACS writes four-letter residue names into column 21, left blank by the standard.
-        topology->residue_names.push_back(trim(columns(line, 18, 21)));
-        topology->residue_numbers.push_back(static_cast<int>(resnum));
-        // Right-justified symbol; a blank field (or a line that stops short) leaves this atom
-        // without an element rather than one guessed from its name.
-        topology->elements.push_back(trim(columns(line, 77, 78)));
-      }
     } else if (record_is(line, "MODEL")) {
       if (in_model) fail("MODEL inside a MODEL (missing ENDMDL)");
       if (frames_parsed_ > 0 && !uses_models_)
@@ -217,30 +190,67 @@ bool PdbReader::parse_frame(TrajectoryFrame& frame, Topology* topology) {
     } else if (record_is(line, "CRYST1")) {
       parse_cryst1();
     } else if (record_is(line, "TITLE")) {
-      // GROMACS appends "t= <ps> step= <n>" to the title of each frame.
-      const size_t t = line.find(" t=");
-      if (t != std::string::npos) {
-        char* end = nullptr;
-        const double v = std::strtod(line.c_str() + t + 3, &end);
-        if (end != line.c_str() + t + 3 && std::isfinite(v)) {
-          time = v;
-          have_title_time = true;
-        }
-        const size_t s = line.find("step=", t);
-        if (s != std::string::npos) {
-          const long long n = std::strtoll(line.c_str() + s + 5, &end, 10);
-          if (end != line.c_str() + s + 5) step = n;
-        }
-      }
-      if (topology != nullptr && topology->title.empty()) {
-        topology->title = trim(columns(line, 11, t == std::string::npos ? line.size() : t));
-      }
+      parse_title(line, time, have_title_time, step, topology);
     }
     // Everything else (REMARK, TER, CONECT, ANISOU, ...) carries nothing a histogram needs.
   }
   if (in_model) fail("truncated file: MODEL without ENDMDL");
   if (atoms == 0) return false;
   return finish();
+}
+
+void PdbReader::parse_atom(const std::string& line, int64_t atoms, TrajectoryFrame& frame,
+                           Topology* topology) {
+  if (line.size() < 54) {
+    fail("ATOM/HETATM record too short for coordinates (" + std::to_string(line.size()) +
+         " characters, need 54)");
+  }
+  double x[3];
+  for (int d = 0; d < 3; ++d) {
+    const size_t first = 31 + 8 * static_cast<size_t>(d);
+    if (!parse_double(columns(line, first, first + 7), x[d])) {
+      fail(std::string("cannot read ") + "xyz"[d] + " coordinate in columns " +
+           std::to_string(first) + "-" + std::to_string(first + 7));
+    }
+  }
+  if (atoms >= INT_MAX || (natoms_ >= 0 && atoms >= natoms_)) {
+    fail("model has more atoms than the first (" + std::to_string(natoms_) + ")");
+  }
+  // Angstrom to nm; the float product can differ from x/10 in the last bit only.
+  for (int d = 0; d < 3; ++d) frame.xyz.push_back(static_cast<float>(x[d] * 0.1));
+  if (topology != nullptr) {
+    long resnum = 0;
+    if (!parse_int(columns(line, 23, 26), resnum)) fail("cannot read residue number");
+    topology->atom_names.push_back(trim(columns(line, 13, 16)));
+    // GROMACS writes four-letter residue names into column 21, left blank by the standard.
+    topology->residue_names.push_back(trim(columns(line, 18, 21)));
+    topology->residue_numbers.push_back(static_cast<int>(resnum));
+    // Right-justified symbol; a blank field (or a line that stops short) leaves this atom
+    // without an element rather than one guessed from its name.
+    topology->elements.push_back(trim(columns(line, 77, 78)));
+  }
+}
+
+void PdbReader::parse_title(const std::string& line, double& time, bool& have_title_time,
+                            int64_t& step, Topology* topology) {
+  // GROMACS appends "t= <ps> step= <n>" to the title of each frame.
+  const size_t t = line.find(" t=");
+  if (t != std::string::npos) {
+    char* end = nullptr;
+    const double v = std::strtod(line.c_str() + t + 3, &end);
+    if (end != line.c_str() + t + 3 && std::isfinite(v)) {
+      time = v;
+      have_title_time = true;
+    }
+    const size_t s = line.find("step=", t);
+    if (s != std::string::npos) {
+      const long long n = std::strtoll(line.c_str() + s + 5, &end, 10);
+      if (end != line.c_str() + s + 5) step = n;
+    }
+  }
+  if (topology != nullptr && topology->title.empty()) {
+    topology->title = trim(columns(line, 11, t == std::string::npos ? line.size() : t));
+  }
 }
 
 bool PdbReader::next(TrajectoryFrame& frame) {

@@ -59,6 +59,14 @@ class PdbReader : public TrajectoryReader {
   // Parses one frame (into `frame`, and names into `topology` when given). Returns false when the
   // file ends before any atom of a new frame.
   bool parse_frame(TrajectoryFrame& frame, Topology* topology);
+  // An ATOM/HETATM record, the frame's atom number `atoms` (0-based): its coordinates into
+  // frame.xyz, its names, residue and element into `topology` when given.
+  void parse_atom(const std::string& line, int64_t atoms, TrajectoryFrame& frame,
+                  Topology* topology);
+  // A TITLE record: GROMACS's "t= <ps> step= <n>" into time and step, its text into
+  // topology->title (the first one) when given.
+  void parse_title(const std::string& line, double& time, bool& have_title_time, int64_t& step,
+                   Topology* topology);
   void parse_cryst1();
 
   std::string path_;

@@ -76,69 +76,9 @@ bool TrrReader::next(TrajectoryFrame& frame) {
   if (!error_.empty()) throw InputError(error_);
 
   for (;;) {
-    unsigned char head[kIntHeaderBytes];
-    std::memcpy(head, pending_.data(), pending_size_);
-    const size_t have = pending_size_;
-    pending_size_ = 0;
-    const size_t got = have + read_bytes(head + have, kIntHeaderBytes - have);
-    if (got == 0) return false;
-    if (got < kIntHeaderBytes) fail("truncated file inside the frame header");
-
-    const int32_t magic = xdr::be_int32(head);
-    if (magic != kMagic) {
-      fail("bad magic number " + std::to_string(magic) + " (corrupt file or not a TRR)");
-    }
-    if (xdr::be_int32(head + 4) != static_cast<int32_t>(kVersionLength + 1) ||
-        xdr::be_int32(head + 8) != static_cast<int32_t>(kVersionLength) ||
-        std::memcmp(head + 12, kVersion, kVersionLength) != 0) {
-      fail("bad version string (expected \"GMX_trn_file\")");
-    }
-    const unsigned char* ints = head + 12 + kVersionLength;
-    int64_t size[kNumSizes];
-    for (int k = 0; k < kNumSizes; ++k) {
-      size[k] = xdr::be_int32(ints + 4 * k);
-      if (size[k] < 0) {
-        fail(std::string("negative ") + kFieldNames[k] + " block size " + std::to_string(size[k]));
-      }
-    }
-    const int32_t natoms = xdr::be_int32(ints + 40);
-    if (natoms != natoms_) {
-      fail("atom count " + std::to_string(natoms) + " differs from " + std::to_string(natoms_) +
-           " in the first frame");
-    }
-    // Input records, energies, topologies and symmetry blocks were dropped from TRR long ago
-    // (GROMACS cannot read them either); their layout is not defined well enough to skip them.
-    for (int k : {kIr, kE, kTop, kSym}) {
-      if (size[k] != 0) {
-        fail(std::string("unsupported ") + kFieldNames[k] + " block of " + std::to_string(size[k]) +
-             " bytes");
-      }
-    }
-
-    // The precision is only implicit: a block size divided by its number of reals. A record with
-    // no blocks at all keeps the previous record's precision (float if none), as it cannot tell.
-    const int64_t n3 = int64_t{natoms_} * 3;
-    size_t real_size = 0;
-    for (int k : {kBox, kVir, kPres, kX, kV, kF}) {
-      const int64_t count = k == kBox || k == kVir || k == kPres ? 9 : n3;
-      if (size[k] != 0 && count != 0) {
-        real_size = size[k] == count * 4 ? 4 : size[k] == count * 8 ? 8 : 0;
-        if (real_size == 0) {
-          fail(std::string(kFieldNames[k]) + " block size " + std::to_string(size[k]) +
-               " fits neither float nor double for " + std::to_string(count) + " values");
-        }
-        break;
-      }
-    }
-    if (real_size == 0) real_size = real_size_ != 0 ? real_size_ : 4;
-    for (int k : {kBox, kVir, kPres, kX, kV, kF}) {
-      const int64_t count = k == kBox || k == kVir || k == kPres ? 9 : n3;
-      if (size[k] != 0 && size[k] != count * static_cast<int64_t>(real_size)) {
-        fail(std::string(kFieldNames[k]) + " block size " + std::to_string(size[k]) +
-             " inconsistent with " + std::to_string(count) + " values of " +
-             std::to_string(real_size) + " bytes (natoms " + std::to_string(natoms_) + ")");
-      }
-    }
+    RecordHeader header;
+    if (!read_record_header(header)) return false;
+    const size_t real_size = record_real_size(header);
     real_size_ = real_size;
 
     unsigned char tl[16];
@@ -146,59 +86,139 @@ bool TrrReader::next(TrajectoryFrame& frame) {
     const double time = xdr::be_real(tl, real_size);
     if (!std::isfinite(time)) fail("non-finite time");
 
-    uint64_t data_bytes = 0;
-    for (int k : {kBox, kVir, kPres, kX, kV, kF}) data_bytes += static_cast<uint64_t>(size[k]);
-    // Checked before reading, so that a corrupt size fails at once (read_into allocates no more
-    // than arrives, also from a pipe).
-    const uint64_t left = file_.bytes_left(data_bytes);
-    if (data_bytes > left) {
-      fail("truncated file: record data needs " + std::to_string(data_bytes) + " bytes, " +
-           std::to_string(left) + " left");
-    }
-
-    auto read_block = [&](int k) {
-      const size_t n = static_cast<size_t>(size[k]);
-      std::string io_error;
-      const size_t got = file_.read_into(raw_, n, io_error);
-      if (!io_error.empty()) fail("read error: " + io_error);
-      if (got < n) fail("truncated file inside the record data");
-    };
     std::array<float, 9> box{};
-    if (size[kBox] != 0) {
-      read_block(kBox);
-      for (size_t k = 0; k < 9; ++k) {
-        const double v = xdr::be_real(raw_.data() + k * real_size, real_size);
-        box[k] = static_cast<float>(v);
-        if (!std::isfinite(box[k])) fail("non-finite box component");
-      }
-    }
-    if (size[kVir] != 0) read_block(kVir);
-    if (size[kPres] != 0) read_block(kPres);
-    const bool has_x = size[kX] != 0;
-    if (has_x) {
-      read_block(kX);
-      frame.xyz.resize(static_cast<size_t>(n3));
-      bool finite = true;
-      for (size_t k = 0; k < frame.xyz.size(); ++k) {
-        frame.xyz[k] = static_cast<float>(xdr::be_real(raw_.data() + k * real_size, real_size));
-        finite = finite && std::isfinite(frame.xyz[k]);
-      }
-      // Double values beyond float range also end up here, as infinities.
-      if (!finite) fail("non-finite coordinate");
-    }
-    if (size[kV] != 0) read_block(kV);
-    if (size[kF] != 0) read_block(kF);
-
+    const bool has_x = read_record_data(header, frame, box);
     ++records_read_;
     if (!has_x && natoms_ > 0) continue;
     if (!has_x) frame.xyz.clear();
-    frame.step = xdr::be_int32(ints + 44);
+    frame.step = header.step;
     frame.time = time;
     frame.box = box;
     frame.precision = 0;
     ++frames_read_;
     return true;
   }
+}
+
+bool TrrReader::read_record_header(RecordHeader& header) {
+  unsigned char head[kIntHeaderBytes];
+  std::memcpy(head, pending_.data(), pending_size_);
+  const size_t have = pending_size_;
+  pending_size_ = 0;
+  const size_t got = have + read_bytes(head + have, kIntHeaderBytes - have);
+  if (got == 0) return false;
+  if (got < kIntHeaderBytes) fail("truncated file inside the frame header");
+
+  const int32_t magic = xdr::be_int32(head);
+  if (magic != kMagic) {
+    fail("bad magic number " + std::to_string(magic) + " (corrupt file or not a TRR)");
+  }
+  if (xdr::be_int32(head + 4) != static_cast<int32_t>(kVersionLength + 1) ||
+      xdr::be_int32(head + 8) != static_cast<int32_t>(kVersionLength) ||
+      std::memcmp(head + 12, kVersion, kVersionLength) != 0) {
+    fail("bad version string (expected \"GMX_trn_file\")");
+  }
+  const unsigned char* ints = head + 12 + kVersionLength;
+  int64_t* size = header.size;
+  static_assert(sizeof(header.size) / sizeof(header.size[0]) == kNumSizes, "a size per block");
+  for (int k = 0; k < kNumSizes; ++k) {
+    size[k] = xdr::be_int32(ints + 4 * k);
+    if (size[k] < 0) {
+      fail(std::string("negative ") + kFieldNames[k] + " block size " + std::to_string(size[k]));
+    }
+  }
+  const int32_t natoms = xdr::be_int32(ints + 40);
+  if (natoms != natoms_) {
+    fail("atom count " + std::to_string(natoms) + " differs from " + std::to_string(natoms_) +
+         " in the first frame");
+  }
+  // Input records, energies, topologies and symmetry blocks were dropped from TRR long ago
+  // (GROMACS cannot read them either); their layout is not defined well enough to skip them.
+  for (int k : {kIr, kE, kTop, kSym}) {
+    if (size[k] != 0) {
+      fail(std::string("unsupported ") + kFieldNames[k] + " block of " + std::to_string(size[k]) +
+           " bytes");
+    }
+  }
+  header.step = xdr::be_int32(ints + 44);
+  return true;
+}
+
+size_t TrrReader::record_real_size(const RecordHeader& header) {
+  // The precision is only implicit: a block size divided by its number of reals. A record with
+  // no blocks at all keeps the previous record's precision (float if none), as it cannot tell.
+  const int64_t* size = header.size;
+  const int64_t n3 = int64_t{natoms_} * 3;
+  size_t real_size = 0;
+  for (int k : {kBox, kVir, kPres, kX, kV, kF}) {
+    const int64_t count = k == kBox || k == kVir || k == kPres ? 9 : n3;
+    if (size[k] != 0 && count != 0) {
+      real_size = size[k] == count * 4 ? 4 : size[k] == count * 8 ? 8 : 0;
+      if (real_size == 0) {
+        fail(std::string(kFieldNames[k]) + " block size " + std::to_string(size[k]) +
+             " fits neither float nor double for " + std::to_string(count) + " values");
+      }
+      break;
+    }
+  }
+  if (real_size == 0) real_size = real_size_ != 0 ? real_size_ : 4;
+  for (int k : {kBox, kVir, kPres, kX, kV, kF}) {
+    const int64_t count = k == kBox || k == kVir || k == kPres ? 9 : n3;
+    if (size[k] != 0 && size[k] != count * static_cast<int64_t>(real_size)) {
+      fail(std::string(kFieldNames[k]) + " block size " + std::to_string(size[k]) +
+           " inconsistent with " + std::to_string(count) + " values of " +
+           std::to_string(real_size) + " bytes (natoms " + std::to_string(natoms_) + ")");
+    }
+  }
+  return real_size;
+}
+
+void TrrReader::read_block(int64_t bytes) {
+  const size_t n = static_cast<size_t>(bytes);
+  std::string io_error;
+  const size_t got = file_.read_into(raw_, n, io_error);
+  if (!io_error.empty()) fail("read error: " + io_error);
+  if (got < n) fail("truncated file inside the record data");
+}
+
+bool TrrReader::read_record_data(const RecordHeader& header, TrajectoryFrame& frame,
+                                 std::array<float, 9>& box) {
+  const int64_t* size = header.size;
+  const size_t real_size = real_size_;
+  uint64_t data_bytes = 0;
+  for (int k : {kBox, kVir, kPres, kX, kV, kF}) data_bytes += static_cast<uint64_t>(size[k]);
+  // Checked before reading, so that a corrupt size fails at once (read_into allocates no more
+  // than arrives, also from a pipe).
+  const uint64_t left = file_.bytes_left(data_bytes);
+  if (data_bytes > left) {
+    fail("truncated file: record data needs " + std::to_string(data_bytes) + " bytes, " +
+         std::to_string(left) + " left");
+  }
+  if (size[kBox] != 0) {
+    read_block(size[kBox]);
+    for (size_t k = 0; k < 9; ++k) {
+      const double v = xdr::be_real(raw_.data() + k * real_size, real_size);
+      box[k] = static_cast<float>(v);
+      if (!std::isfinite(box[k])) fail("non-finite box component");
+    }
+  }
+  if (size[kVir] != 0) read_block(size[kVir]);
+  if (size[kPres] != 0) read_block(size[kPres]);
+  const bool has_x = size[kX] != 0;
+  if (has_x) {
+    read_block(size[kX]);
+    frame.xyz.resize(static_cast<size_t>(int64_t{natoms_} * 3));
+    bool finite = true;
+    for (size_t k = 0; k < frame.xyz.size(); ++k) {
+      frame.xyz[k] = static_cast<float>(xdr::be_real(raw_.data() + k * real_size, real_size));
+      finite = finite && std::isfinite(frame.xyz[k]);
+    }
+    // Double values beyond float range also end up here, as infinities.
+    if (!finite) fail("non-finite coordinate");
+  }
+  if (size[kV] != 0) read_block(size[kV]);
+  if (size[kF] != 0) read_block(size[kF]);
+  return has_x;
 }
 
 }  // namespace pairhist::io

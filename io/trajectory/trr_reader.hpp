@@ -46,6 +46,22 @@ class TrrReader : public TrajectoryReader {
   [[noreturn]] void fail(const std::string& problem);
   size_t read_bytes(void* dst, size_t n);
   void read_exact(void* dst, size_t n, const char* what);
+  // The steps of next(), in the order of a record:
+  struct RecordHeader {
+    int64_t size[10] = {};  // bytes of each block: ir, e, box, vir, pres, top, sym, x, v, f
+    int32_t step = 0;
+  };
+  // The integer header (magic, version, block sizes, natoms, step), checked; false at a clean
+  // end of file.
+  bool read_record_header(RecordHeader& header);
+  // The record's real size (4 or 8) as its block sizes imply, checked against every block.
+  size_t record_real_size(const RecordHeader& header);
+  // One data block of `bytes` into raw_.
+  void read_block(int64_t bytes);
+  // The data blocks after t and lambda: the box into `box`, the coordinates (nm) into
+  // frame.xyz; velocities and forces are read past. True if the record holds coordinates.
+  bool read_record_data(const RecordHeader& header, TrajectoryFrame& frame,
+                        std::array<float, 9>& box);
 
   std::string path_;
   xdr::InputFile file_;

@@ -106,8 +106,36 @@ bool XyzReader::next(TrajectoryFrame& frame) {
 
 bool XyzReader::next(TrajectoryFrame& frame, std::vector<std::string>* species) {
   if (!error_.empty()) throw InputError(error_);
+  if (!read_atom_count()) return false;
+  if (!read_line(comment_)) fail("truncated file: the comment line is missing");
 
-  // Atom-count line; blank lines after the last frame are a clean end.
+  // Box and column layout from the comment line.
+  std::string lattice, properties = "species:S:1:pos:R:3", pbc = "T T T";
+  for (const auto& [key, value] : parse_comment(comment_)) {
+    if (key == "lattice") lattice = value;
+    if (key == "properties") properties = value;
+    if (key == "pbc") pbc = value;
+  }
+  const AtomColumns columns = parse_properties(properties);
+  // pbc is checked even without a Lattice.
+  const bool periodic = is_periodic(pbc, lattice) && !lattice.empty();
+
+  // Rows a, b, c in Angstrom; `rot` maps file coordinates onto the GROMACS-form basis.
+  std::array<double, 9> box{};
+  std::array<double, 9> rot{};  // rows: unit vectors e1, e2, e3
+  const bool rotate = periodic && parse_lattice(lattice, box, rot);
+  for (int k = 0; k < 9; ++k) frame.box[k] = static_cast<float>(box[k] * kAngstromToNm);
+
+  read_atom_lines(columns, rotate ? &rot : nullptr, frame, species);
+  frame.step = frames_read_;
+  frame.time = 0;
+  frame.precision = 0;
+  ++frames_read_;
+  return true;
+}
+
+bool XyzReader::read_atom_count() {
+  // Blank lines after the last frame are a clean end.
   if (have_pending_) {
     line_ = pending_;
     have_pending_ = false;
@@ -122,20 +150,11 @@ bool XyzReader::next(TrajectoryFrame& frame, std::vector<std::string>* species) 
   if (fields_.size() != 1 || !parse_int(fields_[0], n)) {
     fail("expected an atom count, got '" + excerpt(line_, 40) + "'");
   }
-  if (n != natoms_) {
-    fail("atom count " + std::to_string(n) + " differs from " + std::to_string(natoms_) +
-         " in the first frame");
-  }
-  if (!read_line(comment_)) fail("truncated file: the comment line is missing");
+  if (n != natoms_) fail(text::atom_count_differs(n, natoms_));
+  return true;
+}
 
-  // Box and column layout from the comment line.
-  std::string lattice, properties = "species:S:1:pos:R:3", pbc = "T T T";
-  for (const auto& [key, value] : parse_comment(comment_)) {
-    if (key == "lattice") lattice = value;
-    if (key == "properties") properties = value;
-    if (key == "pbc") pbc = value;
-  }
-
+XyzReader::AtomColumns XyzReader::parse_properties(const std::string& properties) {
   std::vector<std::string> parts;
   {
     std::string p = properties;
@@ -144,7 +163,8 @@ bool XyzReader::next(TrajectoryFrame& frame, std::vector<std::string>* species) 
   }
   if (parts.empty() || parts.size() % 3 != 0)
     fail("malformed Properties '" + excerpt(properties) + "'");
-  int column = 0, pos_col = -1, species_col = -1;
+  AtomColumns columns;
+  int column = 0;
   for (size_t k = 0; k < parts.size(); k += 3) {
     long long count = 0;
     if (!parse_int(parts[k + 2], count) || count < 1 || count > 1000) {
@@ -154,83 +174,83 @@ bool XyzReader::next(TrajectoryFrame& frame, std::vector<std::string>* species) 
     const std::string type = lower(parts[k + 1]);
     if (name == "pos") {
       if (type != "r" || count != 3) fail("Properties: pos must be R:3");
-      pos_col = column;
+      for (int d = 0; d < 3; ++d) columns.pos[d] = column + d;
     } else if (name == "species" && type == "s" && count == 1) {
-      species_col = column;
+      columns.species = column;
     }
     column += static_cast<int>(count);
   }
-  if (pos_col < 0) fail("Properties has no pos column");
-  const size_t ncols = static_cast<size_t>(column);
+  if (columns.pos[0] < 0) fail("Properties has no pos column");
+  columns.count = static_cast<size_t>(column);
+  return columns;
+}
 
-  // Rows a, b, c in Angstrom; `rot` maps file coordinates onto the GROMACS-form basis.
-  std::array<double, 9> box{};
-  bool rotate = false;
-  std::array<double, 9> rot{};  // rows: unit vectors e1, e2, e3
-  bool periodic = !lattice.empty();
-  {
-    std::vector<std::string> flags;
-    split_ws(lower(pbc), flags);
-    int on = 0;
-    for (const auto& f : flags) {
-      if (f == "t" || f == "true" || f == "1")
-        ++on;
-      else if (f != "f" && f != "false" && f != "0")
-        fail("malformed pbc '" + excerpt(pbc) + "'");
-    }
-    if (flags.size() != 3) fail("malformed pbc '" + excerpt(pbc) + "'");
-    if (on == 0) periodic = false;
-    if (on != 0 && on != 3 && !lattice.empty()) {
-      fail("partly periodic frame (pbc=\"" + excerpt(pbc) + "\") is not supported");
+bool XyzReader::is_periodic(const std::string& pbc, const std::string& lattice) {
+  std::vector<std::string> flags;
+  split_ws(lower(pbc), flags);
+  int on = 0;
+  for (const auto& f : flags) {
+    if (f == "t" || f == "true" || f == "1")
+      ++on;
+    else if (f != "f" && f != "false" && f != "0")
+      fail("malformed pbc '" + excerpt(pbc) + "'");
+  }
+  if (flags.size() != 3) fail("malformed pbc '" + excerpt(pbc) + "'");
+  if (on != 0 && on != 3 && !lattice.empty()) {
+    fail("partly periodic frame (pbc=\"" + excerpt(pbc) + "\") is not supported");
+  }
+  return on != 0;
+}
+
+bool XyzReader::parse_lattice(const std::string& lattice, std::array<double, 9>& box,
+                              std::array<double, 9>& rot) {
+  std::vector<std::string> nums;
+  split_ws(lattice, nums);
+  if (nums.size() != 9) fail("Lattice needs 9 numbers, found " + std::to_string(nums.size()));
+  for (int k = 0; k < 9; ++k) {
+    if (!parse_double(nums[k], box[k])) fail("bad Lattice number '" + excerpt(nums[k]) + "'");
+  }
+  const bool lower_triangular =
+      box[1] == 0 && box[2] == 0 && box[5] == 0 && box[0] > 0 && box[4] > 0 && box[8] > 0;
+  if (lower_triangular) return false;
+  // Gram-Schmidt on a, b; e3 completes the frame on the side of c, so the box diagonal stays
+  // positive. An orthogonal map (rotation or reflection) keeps every distance.
+  const double* a = &box[0];
+  const double* b = &box[3];
+  const double* c = &box[6];
+  const double na = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+  if (!(na > 0)) fail("degenerate Lattice (a is zero)");
+  double e1[3] = {a[0] / na, a[1] / na, a[2] / na};
+  const double bd = b[0] * e1[0] + b[1] * e1[1] + b[2] * e1[2];
+  double e2[3] = {b[0] - bd * e1[0], b[1] - bd * e1[1], b[2] - bd * e1[2]};
+  const double n2 = std::sqrt(e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2]);
+  if (!(n2 > 1e-9 * na)) fail("degenerate Lattice (a and b are parallel)");
+  for (double& v : e2) v /= n2;
+  double e3[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                  e1[0] * e2[1] - e1[1] * e2[0]};
+  const double cd = c[0] * e3[0] + c[1] * e3[1] + c[2] * e3[2];
+  if (std::fabs(cd) <= 1e-9 * na) fail("degenerate Lattice (c lies in the ab plane)");
+  if (cd < 0) {
+    for (double& v : e3) v = -v;
+  }
+  rot = {e1[0], e1[1], e1[2], e2[0], e2[1], e2[2], e3[0], e3[1], e3[2]};
+  std::array<double, 9> out{};
+  for (int r = 0; r < 3; ++r) {
+    for (int k = 0; k < 3; ++k) {
+      out[3 * r + k] = box[3 * r] * rot[3 * k] + box[3 * r + 1] * rot[3 * k + 1] +
+                       box[3 * r + 2] * rot[3 * k + 2];
     }
   }
-  if (periodic) {
-    std::vector<std::string> nums;
-    split_ws(lattice, nums);
-    if (nums.size() != 9) fail("Lattice needs 9 numbers, found " + std::to_string(nums.size()));
-    for (int k = 0; k < 9; ++k) {
-      if (!parse_double(nums[k], box[k])) fail("bad Lattice number '" + excerpt(nums[k]) + "'");
-    }
-    const bool lower_triangular =
-        box[1] == 0 && box[2] == 0 && box[5] == 0 && box[0] > 0 && box[4] > 0 && box[8] > 0;
-    if (!lower_triangular) {
-      // Gram-Schmidt on a, b; e3 completes the frame on the side of c, so the box diagonal stays
-      // positive. An orthogonal map (rotation or reflection) keeps every distance.
-      const double* a = &box[0];
-      const double* b = &box[3];
-      const double* c = &box[6];
-      const double na = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-      if (!(na > 0)) fail("degenerate Lattice (a is zero)");
-      double e1[3] = {a[0] / na, a[1] / na, a[2] / na};
-      const double bd = b[0] * e1[0] + b[1] * e1[1] + b[2] * e1[2];
-      double e2[3] = {b[0] - bd * e1[0], b[1] - bd * e1[1], b[2] - bd * e1[2]};
-      const double n2 = std::sqrt(e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2]);
-      if (!(n2 > 1e-9 * na)) fail("degenerate Lattice (a and b are parallel)");
-      for (double& v : e2) v /= n2;
-      double e3[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
-                      e1[0] * e2[1] - e1[1] * e2[0]};
-      const double cd = c[0] * e3[0] + c[1] * e3[1] + c[2] * e3[2];
-      if (std::fabs(cd) <= 1e-9 * na) fail("degenerate Lattice (c lies in the ab plane)");
-      if (cd < 0) {
-        for (double& v : e3) v = -v;
-      }
-      rot = {e1[0], e1[1], e1[2], e2[0], e2[1], e2[2], e3[0], e3[1], e3[2]};
-      std::array<double, 9> out{};
-      for (int r = 0; r < 3; ++r) {
-        for (int k = 0; k < 3; ++k) {
-          out[3 * r + k] = box[3 * r] * rot[3 * k] + box[3 * r + 1] * rot[3 * k + 1] +
-                           box[3 * r + 2] * rot[3 * k + 2];
-        }
-      }
-      out[1] = out[2] = out[5] = 0;  // zero by construction; drop rounding noise
-      box = out;
-      rotate = true;
-    }
-  }
-  for (int k = 0; k < 9; ++k) frame.box[k] = static_cast<float>(box[k] * kAngstromToNm);
+  out[1] = out[2] = out[5] = 0;  // zero by construction; drop rounding noise
+  box = out;
+  return true;
+}
 
+void XyzReader::read_atom_lines(const AtomColumns& columns, const std::array<double, 9>* rot,
+                                TrajectoryFrame& frame, std::vector<std::string>* species) {
   // Storage grows with the atom lines read: the count line alone must not allocate.
   const size_t n_atoms = static_cast<size_t>(natoms_);
+  const size_t ncols = columns.count;
   const size_t expected = text::reservable(in_, path_, n_atoms, 2 * ncols);
   frame.xyz.clear();
   frame.xyz.reserve(3 * expected);
@@ -239,38 +259,30 @@ bool XyzReader::next(TrajectoryFrame& frame, std::vector<std::string>* species) 
     species->reserve(expected);
   }
   for (size_t i = 0; i < n_atoms; ++i) {
-    if (!read_line(line_)) {
-      fail("truncated file: " + std::to_string(i) + " of " + std::to_string(natoms_) +
-           " atom lines present");
-    }
+    if (!read_line(line_)) fail(text::missing_atom_lines(i, n_atoms));
     split_ws(line_, fields_);
     if (fields_.size() < ncols) {
       fail("atom line has " + std::to_string(fields_.size()) + " columns, Properties needs " +
            std::to_string(ncols));
     }
     double r[3];
-    for (int d = 0; d < 3; ++d) {
-      const std::string& f = fields_[static_cast<size_t>(pos_col + d)];
-      if (!parse_double(f, r[d])) fail("bad coordinate '" + excerpt(f) + "'");
+    if (const std::string* bad = text::parse_position(fields_, columns.pos, r)) {
+      fail("bad coordinate '" + excerpt(*bad) + "'");
     }
-    if (rotate) {
+    if (rot != nullptr) {
+      const std::array<double, 9>& m = *rot;
       const double x = r[0], y = r[1], z = r[2];
-      for (int d = 0; d < 3; ++d) r[d] = rot[3 * d] * x + rot[3 * d + 1] * y + rot[3 * d + 2] * z;
+      for (int d = 0; d < 3; ++d) r[d] = m[3 * d] * x + m[3 * d + 1] * y + m[3 * d + 2] * z;
     }
     for (int d = 0; d < 3; ++d) frame.xyz.push_back(static_cast<float>(r[d] * kAngstromToNm));
     if (species != nullptr) {
-      species->push_back(species_col >= 0 ? fields_[static_cast<size_t>(species_col)]
-                                          : std::string());
+      species->push_back(columns.species >= 0 ? fields_[static_cast<size_t>(columns.species)]
+                                              : std::string());
     }
   }
   if (natoms_ > 0 && !last_had_newline_) {
     fail("truncated file: the last atom line has no newline");
   }
-  frame.step = frames_read_;
-  frame.time = 0;
-  frame.precision = 0;
-  ++frames_read_;
-  return true;
 }
 
 Topology read_xyz_topology(const std::string& path) {

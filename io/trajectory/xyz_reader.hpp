@@ -1,6 +1,7 @@
 // Streaming reader for XYZ and extended XYZ trajectories (text; Angstrom).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <fstream>
 #include <string>
@@ -46,6 +47,25 @@ class XyzReader : public TrajectoryReader {
   [[noreturn]] void fail(const std::string& problem);
   // Next line without its newline; false at end of file. Sets last_had_newline_.
   bool read_line(std::string& line);
+  // The steps of next(), in the order of a frame's lines:
+  // The atom-count line (the constructor's, for the first frame); false at a clean end of file.
+  bool read_atom_count();
+  // Where the comment line's Properties put the coordinates and the species (-1: none).
+  struct AtomColumns {
+    int pos[3] = {-1, -1, -1};
+    int species = -1;
+    size_t count = 0;  // columns every atom line has at least
+  };
+  AtomColumns parse_properties(const std::string& properties);
+  // Whether pbc (three flags) makes the frame periodic; partly periodic frames are refused.
+  bool is_periodic(const std::string& pbc, const std::string& lattice);
+  // The Lattice rows a, b, c (Angstrom) into `box`, in GROMACS's lower-triangular form; true
+  // when that needed a rotation, whose rows `rot` then holds.
+  bool parse_lattice(const std::string& lattice, std::array<double, 9>& box,
+                     std::array<double, 9>& rot);
+  // The atom lines into frame.xyz (nm; rotated by `rot` unless null) and `species` if non-null.
+  void read_atom_lines(const AtomColumns& columns, const std::array<double, 9>* rot,
+                       TrajectoryFrame& frame, std::vector<std::string>* species);
 
   std::string path_;
   std::ifstream in_;

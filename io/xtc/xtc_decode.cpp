@@ -154,6 +154,34 @@ const Radix* small_radix_table() {
   return table.data();
 }
 
+// The integer ranges of a packed frame's header: per dimension its minimum and the size of its
+// range, and whether a range is too wide for triplets.
+struct PackedRanges {
+  uint32_t sizeint[3];
+  int64_t minint[3];
+  bool wide = false;
+};
+
+// Checks the packed header's ranges and initial small index, filling `r`; the problem, or an
+// empty string.
+std::string check_packed_header(const RawFrame& h, PackedRanges& r) {
+  for (int d = 0; d < 3; ++d) {
+    const int64_t size = int64_t{h.maxint[d]} - h.minint[d] + 1;
+    if (size < 1 || size > std::numeric_limits<int32_t>::max()) {
+      return "invalid coordinate range [" + std::to_string(h.minint[d]) + ", " +
+             std::to_string(h.maxint[d]) + "]";
+    }
+    r.sizeint[d] = static_cast<uint32_t>(size);
+    r.minint[d] = h.minint[d];
+    r.wide = r.wide || size > 0xffffff;
+  }
+  if (h.smallidx < kFirstSmallIdx || h.smallidx >= kSmallIdxEnd) {
+    return "initial small index " + std::to_string(h.smallidx) + " outside [" +
+           std::to_string(kFirstSmallIdx) + ", " + std::to_string(kSmallIdxEnd - 1) + "]";
+  }
+  return {};
+}
+
 // Decodes one frame's compressed coordinates, calling put(x, y, z) for every atom in order.
 // Returns an empty string on success, otherwise a description of the corruption. Integers are
 // carried in int64 so that corrupt input can only produce wrong numbers, never signed overflow.
@@ -164,30 +192,17 @@ std::string decode_packed(const RawFrame& h, int natoms, Put&& put) {
   const float inv = static_cast<float>(1.0 / static_cast<double>(h.precision));
   if (!std::isfinite(inv) || !(inv > 0)) return "precision has no finite inverse";
 
-  uint32_t sizeint[3];
-  int64_t minint[3];
-  bool wide = false;
-  for (int d = 0; d < 3; ++d) {
-    const int64_t size = int64_t{h.maxint[d]} - h.minint[d] + 1;
-    if (size < 1 || size > std::numeric_limits<int32_t>::max()) {
-      return "invalid coordinate range [" + std::to_string(h.minint[d]) + ", " +
-             std::to_string(h.maxint[d]) + "]";
-    }
-    sizeint[d] = static_cast<uint32_t>(size);
-    minint[d] = h.minint[d];
-    wide = wide || size > 0xffffff;
-  }
-  const TripletWidths widths = triplet_widths(sizeint, wide);
+  PackedRanges ranges;
+  if (std::string problem = check_packed_header(h, ranges); !problem.empty()) return problem;
+  // Local copies for the loop below, as the registers it keeps them in.
+  const int64_t minint[3] = {ranges.minint[0], ranges.minint[1], ranges.minint[2]};
+  const bool wide = ranges.wide;
+  const TripletWidths widths = triplet_widths(ranges.sizeint, wide);
   const int* dim_bits = widths.dim_bits;
   const int triplet_bits = widths.triplet_bits;
-
   int smallidx = h.smallidx;
-  if (smallidx < kFirstSmallIdx || smallidx >= kSmallIdxEnd) {
-    return "initial small index " + std::to_string(smallidx) + " outside [" +
-           std::to_string(kFirstSmallIdx) + ", " + std::to_string(kSmallIdxEnd - 1) + "]";
-  }
 
-  const Radix big_radix(sizeint[1], sizeint[2]);
+  const Radix big_radix(ranges.sizeint[1], ranges.sizeint[2]);
   const Radix* const small_radices = small_radix_table();
 
   const uint64_t nbits = h.nbytes * 8;

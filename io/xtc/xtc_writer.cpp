@@ -144,6 +144,125 @@ inline int64_t abs64(int64_t v) {
   return v < 0 ? -v : v;
 }
 
+// Whether atom a lies within `limit` of b in every dimension.
+inline bool close_to(const int32_t* a, const int64_t* b, int64_t limit) {
+  return abs64(int64_t{a[0]} - b[0]) < limit && abs64(int64_t{a[1]} - b[1]) < limit &&
+         abs64(int64_t{a[2]} - b[2]) < limit;
+}
+
+// The range of the small deltas inside runs: its index into kMagicInts starts at the first range
+// that covers the closest pair of consecutive atoms and adapts within 8 steps of its start, as
+// GROMACS does; its compression ratio is the reference.
+struct SmallDeltaRange {
+  int idx, minidx, maxidx;
+  int64_t smaller, smallnum, larger;  // half the ranges one below, at and 8 above the start
+
+  explicit SmallDeltaRange(int64_t mindiff) {
+    idx = kFirstSmallIdx;
+    while (idx < kLastSmallIdx && int64_t{kMagicInts[idx]} < mindiff) ++idx;
+    maxidx = std::min(kLastSmallIdx, idx + 8);
+    minidx = maxidx - 8;
+    smaller = kMagicInts[std::max(kFirstSmallIdx, idx - 1)] / 2;
+    smallnum = kMagicInts[idx] / 2;
+    larger = kMagicInts[maxidx] / 2;
+  }
+
+  // One step up (+1) or down (-1), as the run code announced.
+  void step(int is_smaller) {
+    idx += is_smaller;
+    if (is_smaller < 0) {
+      smallnum = smaller;
+      smaller = kMagicInts[idx - 1] / 2;
+    } else {
+      smaller = smallnum;
+      smallnum = kMagicInts[idx] / 2;
+    }
+  }
+};
+
+// The run code (a flag bit, then 5 bits: run length + 1 + the range's step, only when either
+// changed) and the run's small deltas, triplet by triplet.
+inline void put_run(BitWriter& out, const uint32_t* deltas, int run, int is_smaller, int& prevrun,
+                    int smallidx) {
+  if (run != prevrun || is_smaller != 0) {
+    prevrun = run;
+    out.put(1, 1);
+    out.put(static_cast<uint64_t>(run + is_smaller + 1), 5);
+  } else {
+    out.put(0, 1);
+  }
+  const auto small_size = kMagicInts[smallidx];
+  for (int k = 0; k < run; k += 3) {
+    put_triplet(out, deltas + k, small_size, small_size, smallidx);
+  }
+}
+
+// Packs the n atoms of `ip` (integers, reordered in place where an atom pair is swapped): each
+// atom written in full (relative to minint, in triplets of sizeint or dim_bits each when wide)
+// is followed by a run of up to 8 atoms close to their predecessor, written as small deltas.
+void pack_atoms(int32_t* ip, size_t n, const int32_t minint[3], const uint32_t sizeint[3],
+                bool wide, const TripletWidths& widths, SmallDeltaRange small, BitWriter& out) {
+  int64_t prev[3] = {0, 0, 0};
+  int prevrun = -1;  // forces a run code on the first atom
+  uint32_t deltas[8 * 3];
+  size_t i = 0;
+  while (i < n) {
+    int32_t* cur = ip + 3 * i;
+    // Grow the delta range if this atom is within the largest allowed range of the previous one,
+    // shrink it (confirmed below) otherwise.
+    int is_smaller;
+    if (small.idx < small.maxidx && i >= 1 && close_to(cur, prev, small.larger)) {
+      is_smaller = 1;
+    } else if (small.idx > small.minidx) {
+      is_smaller = -1;
+    } else {
+      is_smaller = 0;
+    }
+    bool is_small = false;
+    if (i + 1 < n) {
+      const int64_t next[3] = {cur[3], cur[4], cur[5]};
+      if (close_to(cur, next, small.smallnum)) {
+        // Writing the second atom in full and the first as a delta compresses water (O H H)
+        // better: both hydrogens are then close to the reference. The decoder swaps back.
+        std::swap(cur[0], cur[3]);
+        std::swap(cur[1], cur[4]);
+        std::swap(cur[2], cur[5]);
+        is_small = true;
+      }
+    }
+    const uint32_t big[3] = {static_cast<uint32_t>(int64_t{cur[0]} - minint[0]),
+                             static_cast<uint32_t>(int64_t{cur[1]} - minint[1]),
+                             static_cast<uint32_t>(int64_t{cur[2]} - minint[2])};
+    if (wide) {
+      for (int d = 0; d < 3; ++d) out.put(big[d], widths.dim_bits[d]);
+    } else {
+      put_triplet(out, big, sizeint[1], sizeint[2], widths.triplet_bits);
+    }
+    for (int d = 0; d < 3; ++d) prev[d] = cur[d];
+    ++i;
+    cur += 3;
+
+    int run = 0;
+    if (!is_small && is_smaller == -1) is_smaller = 0;
+    while (is_small && run < 8 * 3) {
+      if (is_smaller == -1) {
+        int64_t r2 = 0;
+        for (int d = 0; d < 3; ++d) r2 += (cur[d] - prev[d]) * (cur[d] - prev[d]);
+        if (r2 >= small.smaller * small.smaller) is_smaller = 0;
+      }
+      for (int d = 0; d < 3; ++d) {
+        deltas[run++] = static_cast<uint32_t>(cur[d] - prev[d] + small.smallnum);
+        prev[d] = cur[d];
+      }
+      ++i;
+      cur += 3;
+      is_small = i < n && close_to(cur, prev, small.smallnum);
+    }
+    put_run(out, deltas, run, is_smaller, prevrun, small.idx);
+    if (is_smaller != 0) small.step(is_smaller);
+  }
+}
+
 }  // namespace
 
 void XtcWriter::FileCloser::operator()(std::FILE* f) const {
@@ -220,17 +339,48 @@ void XtcWriter::write(const TrajectoryFrame& frame) {
 
 void XtcWriter::encode_packed(const float* xyz) {
   const size_t n = static_cast<size_t>(natoms_);
+  const IntegerRanges ranges = round_to_integers(xyz);
+  const TripletWidths widths = triplet_widths(ranges.sizeint, ranges.wide);
+  SmallDeltaRange small(ranges.mindiff);
+  const int initial_smallidx = small.idx;
+
+  const size_t data_at = kFrameHeaderBytes + kPackedHeaderBytes;
+  buf_.resize(data_at + n * kMaxBytesPerAtom + 4 + kWriteSlack);
+  BitWriter out(buf_.data() + data_at);
+  pack_atoms(ints_.data(), n, ranges.minint, ranges.sizeint, ranges.wide, widths, small, out);
+  const size_t nbytes = out.finish();
+  if (nbytes > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    fail("compressed frame exceeds the 2 GiB limit of the classic XTC layout");
+  }
+
+  unsigned char* ph = buf_.data() + kFrameHeaderBytes;
+  store_be_float(ph, precision_);
+  for (int d = 0; d < 3; ++d) {
+    store_be32(ph + 4 + 4 * d, static_cast<uint32_t>(ranges.minint[d]));
+    store_be32(ph + 16 + 4 * d, static_cast<uint32_t>(ranges.maxint[d]));
+  }
+  store_be32(ph + 28, static_cast<uint32_t>(initial_smallidx));
+  store_be32(ph + 32, static_cast<uint32_t>(nbytes));
+  // XDR opaque data is padded with zero bytes to a multiple of 4.
+  const size_t padded = (nbytes + 3) & ~size_t{3};
+  std::memset(buf_.data() + data_at + nbytes, 0, padded - nbytes);
+  buf_.resize(data_at + padded);
+}
+
+XtcWriter::IntegerRanges XtcWriter::round_to_integers(const float* xyz) {
+  const size_t n = static_cast<size_t>(natoms_);
   ints_.resize(3 * n);
   int32_t* const ip = ints_.data();
 
   // Rounding in double (GROMACS rounds the float product) keeps every value within half a
   // step of the input; for coordinates that are already on the grid both give the same integer.
   const double p = precision_;
-  int32_t minint[3] = {std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::max(),
-                       std::numeric_limits<int32_t>::max()};
-  int32_t maxint[3] = {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::min(),
-                       std::numeric_limits<int32_t>::min()};
-  int64_t mindiff = std::numeric_limits<int64_t>::max();
+  IntegerRanges r;
+  for (int d = 0; d < 3; ++d) {
+    r.minint[d] = std::numeric_limits<int32_t>::max();
+    r.maxint[d] = std::numeric_limits<int32_t>::min();
+  }
+  r.mindiff = std::numeric_limits<int64_t>::max();
   for (size_t i = 0; i < n; ++i) {
     for (size_t d = 0; d < 3; ++d) {
       const double s = static_cast<double>(xyz[3 * i + d]) * p;
@@ -243,147 +393,26 @@ void XtcWriter::encode_packed(const float* xyz) {
       }
       const auto v = static_cast<int32_t>(s >= 0 ? s + 0.5 : s - 0.5);
       ip[3 * i + d] = v;
-      minint[d] = std::min(minint[d], v);
-      maxint[d] = std::max(maxint[d], v);
+      r.minint[d] = std::min(r.minint[d], v);
+      r.maxint[d] = std::max(r.maxint[d], v);
     }
     if (i > 0) {
       const int32_t* c = ip + 3 * i;
       const int64_t diff = abs64(int64_t{c[0]} - c[-3]) + abs64(int64_t{c[1]} - c[-2]) +
                            abs64(int64_t{c[2]} - c[-1]);
-      mindiff = std::min(mindiff, diff);
+      r.mindiff = std::min(r.mindiff, diff);
     }
   }
-
-  uint32_t sizeint[3];
-  bool wide = false;
+  r.wide = false;
   for (int d = 0; d < 3; ++d) {
-    const int64_t range = int64_t{maxint[d]} - minint[d];
+    const int64_t range = int64_t{r.maxint[d]} - r.minint[d];
     if (static_cast<double>(range) >= kMaxAbs) {
       fail("coordinates span too wide a range for precision " + std::to_string(precision_));
     }
-    sizeint[d] = static_cast<uint32_t>(range + 1);
-    wide = wide || sizeint[d] > 0xffffff;
+    r.sizeint[d] = static_cast<uint32_t>(range + 1);
+    r.wide = r.wide || r.sizeint[d] > 0xffffff;
   }
-  const TripletWidths widths = triplet_widths(sizeint, wide);
-  const int* dim_bits = widths.dim_bits;
-  const int triplet_bits = widths.triplet_bits;
-
-  // The first delta range that covers the closest pair of consecutive atoms.
-  int smallidx = kFirstSmallIdx;
-  while (smallidx < kLastSmallIdx && int64_t{kMagicInts[smallidx]} < mindiff) ++smallidx;
-  const int initial_smallidx = smallidx;
-  // The index adapts within 8 steps of its start, as GROMACS does; its compression ratio is the
-  // reference.
-  const int maxidx = std::min(kLastSmallIdx, smallidx + 8);
-  const int minidx = maxidx - 8;
-  int64_t smaller = kMagicInts[std::max(kFirstSmallIdx, smallidx - 1)] / 2;
-  int64_t smallnum = kMagicInts[smallidx] / 2;
-  const int64_t larger = kMagicInts[maxidx] / 2;
-
-  const size_t data_at = kFrameHeaderBytes + kPackedHeaderBytes;
-  buf_.resize(data_at + n * kMaxBytesPerAtom + 4 + kWriteSlack);
-  BitWriter out(buf_.data() + data_at);
-
-  auto close_to = [](const int32_t* a, const int64_t* b, int64_t limit) {
-    return abs64(int64_t{a[0]} - b[0]) < limit && abs64(int64_t{a[1]} - b[1]) < limit &&
-           abs64(int64_t{a[2]} - b[2]) < limit;
-  };
-
-  int64_t prev[3] = {0, 0, 0};
-  int prevrun = -1;  // forces a run code on the first atom
-  uint32_t deltas[8 * 3];
-  size_t i = 0;
-  while (i < n) {
-    int32_t* cur = ip + 3 * i;
-    // Grow the delta range if this atom is within the largest allowed range of the previous one,
-    // shrink it (confirmed below) otherwise.
-    int is_smaller;
-    if (smallidx < maxidx && i >= 1 && close_to(cur, prev, larger)) {
-      is_smaller = 1;
-    } else if (smallidx > minidx) {
-      is_smaller = -1;
-    } else {
-      is_smaller = 0;
-    }
-    bool is_small = false;
-    if (i + 1 < n) {
-      const int64_t next[3] = {cur[3], cur[4], cur[5]};
-      if (close_to(cur, next, smallnum)) {
-        // Writing the second atom in full and the first as a delta compresses water (O H H)
-        // better: both hydrogens are then close to the reference. The decoder swaps back.
-        std::swap(cur[0], cur[3]);
-        std::swap(cur[1], cur[4]);
-        std::swap(cur[2], cur[5]);
-        is_small = true;
-      }
-    }
-    const uint32_t big[3] = {static_cast<uint32_t>(int64_t{cur[0]} - minint[0]),
-                             static_cast<uint32_t>(int64_t{cur[1]} - minint[1]),
-                             static_cast<uint32_t>(int64_t{cur[2]} - minint[2])};
-    if (wide) {
-      for (int d = 0; d < 3; ++d) out.put(big[d], dim_bits[d]);
-    } else {
-      put_triplet(out, big, sizeint[1], sizeint[2], triplet_bits);
-    }
-    for (int d = 0; d < 3; ++d) prev[d] = cur[d];
-    ++i;
-    cur += 3;
-
-    int run = 0;
-    if (!is_small && is_smaller == -1) is_smaller = 0;
-    while (is_small && run < 8 * 3) {
-      if (is_smaller == -1) {
-        int64_t r2 = 0;
-        for (int d = 0; d < 3; ++d) r2 += (cur[d] - prev[d]) * (cur[d] - prev[d]);
-        if (r2 >= smaller * smaller) is_smaller = 0;
-      }
-      for (int d = 0; d < 3; ++d) {
-        deltas[run++] = static_cast<uint32_t>(cur[d] - prev[d] + smallnum);
-        prev[d] = cur[d];
-      }
-      ++i;
-      cur += 3;
-      is_small = i < n && close_to(cur, prev, smallnum);
-    }
-    if (run != prevrun || is_smaller != 0) {
-      prevrun = run;
-      out.put(1, 1);
-      out.put(static_cast<uint64_t>(run + is_smaller + 1), 5);
-    } else {
-      out.put(0, 1);
-    }
-    const auto small_size = kMagicInts[smallidx];
-    for (int k = 0; k < run; k += 3) {
-      put_triplet(out, deltas + k, small_size, small_size, smallidx);
-    }
-    if (is_smaller != 0) {
-      smallidx += is_smaller;
-      if (is_smaller < 0) {
-        smallnum = smaller;
-        smaller = kMagicInts[smallidx - 1] / 2;
-      } else {
-        smaller = smallnum;
-        smallnum = kMagicInts[smallidx] / 2;
-      }
-    }
-  }
-  const size_t nbytes = out.finish();
-  if (nbytes > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
-    fail("compressed frame exceeds the 2 GiB limit of the classic XTC layout");
-  }
-
-  unsigned char* ph = buf_.data() + kFrameHeaderBytes;
-  store_be_float(ph, precision_);
-  for (int d = 0; d < 3; ++d) {
-    store_be32(ph + 4 + 4 * d, static_cast<uint32_t>(minint[d]));
-    store_be32(ph + 16 + 4 * d, static_cast<uint32_t>(maxint[d]));
-  }
-  store_be32(ph + 28, static_cast<uint32_t>(initial_smallidx));
-  store_be32(ph + 32, static_cast<uint32_t>(nbytes));
-  // XDR opaque data is padded with zero bytes to a multiple of 4.
-  const size_t padded = (nbytes + 3) & ~size_t{3};
-  std::memset(buf_.data() + data_at + nbytes, 0, padded - nbytes);
-  buf_.resize(data_at + padded);
+  return r;
 }
 
 void XtcWriter::close() {

@@ -55,7 +55,18 @@ class XtcWriter {
   };
 
   [[noreturn]] void fail(const std::string& problem) const;
+  // Packs a frame of more than kMaxUncompressedAtoms atoms into buf_ (xdr3dfcoord).
   void encode_packed(const float* xyz);
+  // The coordinates as integers at the file's precision (into ints_), with what the packing
+  // needs of them: per dimension their bounds and range sizes (wide: a range too large for
+  // triplets), and the smallest sum of |delta| between consecutive atoms.
+  struct IntegerRanges {
+    int32_t minint[3], maxint[3];
+    uint32_t sizeint[3];
+    bool wide;
+    int64_t mindiff;
+  };
+  IntegerRanges round_to_integers(const float* xyz);
 
   AtomicOutput output_;
   std::unique_ptr<std::FILE, FileCloser> file_;
