@@ -48,8 +48,8 @@ const ScattererWeight* builtin_scatterer(const std::string& canonical, Radiation
 /// Every label the built-in table of `r` holds, in table order.
 std::vector<std::string> builtin_labels(Radiation r);
 
-/// Weights a user gives (io/scattering_table_reader.hpp): keyed by a species name, or by an
-/// element or ion label (canonical).
+/// Weights a user gives (io/scattering/scattering_table_reader.hpp): keyed by a species name, or by
+/// an element or ion label (canonical).
 using ScattererTable = std::map<std::string, ScattererWeight>;
 
 /// What scatters in one species: every atom of it is `label` (canonical).

@@ -9,8 +9,8 @@
 #include <memory>
 #include <system_error>
 
-#include "io/topology_reader.hpp"
-#include "io/trajectory_reader.hpp"
+#include "io/topology/topology_reader.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::fuzz {
@@ -46,7 +46,7 @@ class InputDirectory {
   std::string dir_;
 };
 
-// The HDF5 structure walk (io/hdf5_probe.hpp) must give up on a hanging file well within
+// The HDF5 structure walk (io/hdf5/hdf5_probe.hpp) must give up on a hanging file well within
 // libFuzzer's -timeout (10 s), which also covers the second run of an input that libFuzzer makes
 // when it suspects a leak, so that the harness sees the reader's error, not a timeout.
 const bool kProbeLimitSet = setenv("PAIRHIST_HDF5_PROBE_SECONDS", "3", 0) == 0;

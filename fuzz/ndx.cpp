@@ -2,7 +2,7 @@
 #include <string>
 
 #include "fuzz/fuzz_support.hpp"
-#include "io/ndx_reader.hpp"
+#include "io/topology/ndx_reader.hpp"
 #include "pairhist/errors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

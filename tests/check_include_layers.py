@@ -3,11 +3,15 @@
 
 The layers (docs/design.md, CONTRIBUTING.md), each allowed to include itself and what it lists:
     include/pairhist  public headers ("pairhist/..."): only each other
+    host              libpairhist_host, what host_columns.hpp and environment.hpp declare:
+                      public headers only
     codelets/cpu, codelets/cuda  kernels: public headers, each other's helpers; never StarPU glue
     codelets/starpu   thin codelet glue: public headers, the kernels
     tasks             the task library: public headers, codelets
     capi              the plain C kernel API: public headers, kernels, tasks' policy (no StarPU glue)
-    io                readers and writers: public headers, analysis (the data they fill, g(r))
+    io                readers and writers: public headers, analysis (the data they fill, g(r)),
+                      in rooms (IO_ROOMS); io/common, the helpers the rooms share, includes no
+                      other room
     analysis          topology data, selections, exclusions, g(r): public headers only
     drivers           the program: everything below it, in rooms that include each other one way:
                           cli -> workloads
@@ -18,7 +22,8 @@ The layers (docs/design.md, CONTRIBUTING.md), each allowed to include itself and
     tests, fuzz, python, examples: anything
 Also fails where the program's layers that run beside other threads (io, tasks, codelets/starpu,
 drivers) read or change the environment other than through pairhist/environment.hpp: a getenv
-racing a setenv crashed runs (io/environment.cpp keeps the one lock).
+racing a setenv crashed runs (host/environment.cpp keeps the one lock). And fails on a source
+file of io/ outside its rooms.
 Usage: check_include_layers.py SOURCE_ROOT
 Before the source tree it checks itself: a planted tree with an upward include between the
 drivers' rooms (and an unknown room) must fail, and the same tree without them must pass.
@@ -32,6 +37,7 @@ ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file
 KERNELS = {"codelets/cpu", "codelets/cuda"}
 ALLOWED = {
     "include/pairhist": set(),
+    "host": set(),
     "codelets/cpu": {"codelets/cpu"},
     "codelets/cuda": {"codelets/cuda"},
     "codelets/starpu": KERNELS | {"codelets/starpu"},
@@ -55,13 +61,15 @@ OPEN = {"tests", "fuzz", "python", "examples"}
 # A kernel may share plain helpers with the other kernel family (e.g. the CUDA launchers'
 # declarations), never the StarPU glue.
 KERNEL_SHARED = {("codelets/cuda", "codelets/cpu"), ("codelets/cpu", "codelets/cuda")}
-ROOTS = ["codelets", "tasks", "capi", "io", "analysis", "drivers", "tests", "fuzz", "python",
-         "examples"]
+ROOTS = ["host", "codelets", "tasks", "capi", "io", "analysis", "drivers", "tests", "fuzz",
+         "python", "examples"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 RAW_ENVIRONMENT = re.compile(r'\b(?:std::)?(?:getenv|setenv|unsetenv|putenv)\s*\(')
-LOCKED_ENVIRONMENT = {"io", "tasks", "codelets/starpu", "drivers"}
-# io/environment.cpp keeps the lock.
-RAW_ENVIRONMENT_ALLOWED = {"io/environment.cpp"}
+LOCKED_ENVIRONMENT = {"host", "io", "tasks", "codelets/starpu", "drivers"}
+# host/environment.cpp keeps the lock.
+RAW_ENVIRONMENT_ALLOWED = {"host/environment.cpp"}
+# The rooms of io/ (docs/design.md, io/CMakeLists.txt): every source file of io/ lies in one.
+IO_ROOMS = {"common", "memory", "trajectory", "xtc", "topology", "hdf5", "results", "scattering"}
 
 
 def layer_of(rel):
@@ -104,6 +112,10 @@ def check(root):
                 rel = os.path.relpath(path, root).replace(os.sep, "/")
                 src = layer_of(rel)
                 files += 1
+                parts = rel.split("/")
+                if src == "io" and (len(parts) != 3 or parts[1] not in IO_ROOMS):
+                    problems.append(f"{rel}: io/ source outside its rooms "
+                                    f"({', '.join(sorted(IO_ROOMS))})")
                 with open(path, encoding="utf-8") as f:
                     text = f.read()
                 if src == "drivers" and room_of(rel) not in DRIVER_ALLOWED:
@@ -120,13 +132,18 @@ def check(root):
                             problems.append(f"{rel}: includes missing public header {target}")
                         continue
                     if ".." in target.split("/") or target.split("/")[0] not in ROOTS:
-                        problems.append(f"{rel}: include \"{target}\" is not rooted "
-                                        "(write it from the source root, e.g. \"io/xtc_reader.hpp\")")
+                        problems.append(f"{rel}: include \"{target}\" is not rooted (write it "
+                                        "from the source root, e.g. \"io/xtc/xtc_reader.hpp\")")
                         continue
                     if not os.path.exists(os.path.join(root, target)):
                         problems.append(f"{rel}: includes missing file {target}")
                         continue
                     dst = layer_of(target)
+                    if rel.startswith("io/common/") and not target.startswith("io/common/") \
+                            and dst == "io":
+                        problems.append(f"{rel}: io/common, the shared helpers, must not include "
+                                        f"another room ({target})")
+                        continue
                     if src in OPEN:
                         continue
                     if src == dst == "drivers":

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "drivers/job/checkpoint.hpp"
-#include "io/hdf5_util.hpp"
+#include "io/hdf5/hdf5_util.hpp"
 
 namespace pairhist::test {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "io/xtc_writer.hpp"
+#include "io/xtc/xtc_writer.hpp"
 #include "tests/cli_runner.hpp"
 
 namespace fs = std::filesystem;

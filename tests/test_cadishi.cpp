@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <string>
 
-#include "io/cadishi_input.hpp"
-#include "io/cadishi_writer.hpp"
-#include "io/topology_reader.hpp"
-#include "io/trajectory_reader.hpp"
-#include "io/unit_cell.hpp"
+#include "io/topology/topology_reader.hpp"
+#include "io/trajectory/cadishi_input.hpp"
+#include "io/trajectory/cadishi_writer.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
+#include "io/trajectory/unit_cell.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/test_support.hpp"
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "io/hdf5_util.hpp"
-#include "io/xtc_reader.hpp"
+#include "io/hdf5/hdf5_util.hpp"
+#include "io/xtc/xtc_reader.hpp"
 #include "tests/test_support.hpp"
 
 namespace fs = std::filesystem;

@@ -15,7 +15,7 @@
 
 #include "analysis/scattering_debye.hpp"
 #include "analysis/scattering_factors.hpp"
-#include "io/scattering_hdf5.hpp"
+#include "io/scattering/scattering_hdf5.hpp"
 #include "tests/scattering_csv.hpp"
 #include "tests/test_support.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "io/scattering_hdf5.hpp"
+#include "io/scattering/scattering_hdf5.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/scattering_csv.hpp"
 #include "tests/test_support.hpp"

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "io/dcd_reader.hpp"
+#include "io/trajectory/dcd_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/test_paths.hpp"
 #include "tests/test_support.hpp"

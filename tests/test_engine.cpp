@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "drivers/job/trajectory_job.hpp"
-#include "io/gro_reader.hpp"
-#include "io/xtc_reader.hpp"
+#include "io/topology/gro_reader.hpp"
+#include "io/xtc/xtc_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tasks/algorithm_choice.hpp"
 #include "tests/engine_reference.hpp"

@@ -14,7 +14,7 @@
 #include "analysis/exclusions.hpp"
 #include "codelets/cpu/pair_histogram_cpu.hpp"
 #include "drivers/job/trajectory_job.hpp"
-#include "io/xtc_writer.hpp"
+#include "io/xtc/xtc_writer.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/random_points.hpp"
 #include "tests/test_support.hpp"

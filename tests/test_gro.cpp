@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "io/gro_reader.hpp"
-#include "io/xtc_reader.hpp"
+#include "io/topology/gro_reader.hpp"
+#include "io/xtc/xtc_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/test_paths.hpp"
 #include "tests/test_support.hpp"

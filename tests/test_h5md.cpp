@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <string>
 
-#include "io/h5md_reader.hpp"
-#include "io/trajectory_reader.hpp"
+#include "io/trajectory/h5md_reader.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/test_support.hpp"
 

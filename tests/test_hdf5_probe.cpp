@@ -1,4 +1,4 @@
-// The HDF5 structure walk in a child process (io/hdf5_probe.hpp): files on which the HDF5
+// The HDF5 structure walk in a child process (io/hdf5/hdf5_probe.hpp): files on which the HDF5
 // library itself crashes or hangs (inputs the fuzzers found, fuzz/regressions/h5md/) are refused
 // with one line, and opening HDF5 files from several threads at once, as `run` does (the
 // topology loads while the trajectory opens), neither deadlocks a child nor races.
@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "io/topology_reader.hpp"
-#include "io/trajectory_reader.hpp"
+#include "io/topology/topology_reader.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 #include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/settings.hpp"

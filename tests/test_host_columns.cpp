@@ -17,9 +17,9 @@
 #include <thread>
 #include <vector>
 
-#include "io/species_columns.hpp"
-#include "io/xtc_parallel_reader.hpp"
-#include "io/xtc_reader.hpp"
+#include "io/memory/species_columns.hpp"
+#include "io/xtc/xtc_parallel_reader.hpp"
+#include "io/xtc/xtc_reader.hpp"
 #include "pairhist/host_columns.hpp"
 #include "tests/engine_reference.hpp"
 #include "tests/test_paths.hpp"
@@ -35,7 +35,7 @@ std::atomic<size_t> last_pin_bytes{0};
 std::atomic<int> pinned_untouched{0};  // pins of memory with a page not faulted in yet
 
 /// Whether every page of [p, p + bytes) is resident: pinning fresh pages would fault them in
-/// under the address-space lock that the rest of the process waits for (io/host_columns.cpp).
+/// under the address-space lock that the rest of the process waits for (host/host_columns.cpp).
 bool resident(const void* p, size_t bytes) {
   const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const auto begin = reinterpret_cast<uintptr_t>(p) / page * page;

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "io/lammps_dump_reader.hpp"
+#include "io/trajectory/lammps_dump_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/test_paths.hpp"
 #include "tests/test_support.hpp"

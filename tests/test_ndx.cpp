@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "analysis/selection.hpp"
-#include "io/gro_reader.hpp"
-#include "io/ndx_reader.hpp"
+#include "io/topology/gro_reader.hpp"
+#include "io/topology/ndx_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/test_support.hpp"
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "analysis/rdf.hpp"
-#include "io/hdf5_writer.hpp"
-#include "io/text_writers.hpp"
+#include "io/results/hdf5_writer.hpp"
+#include "io/results/text_writers.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/result.hpp"
 

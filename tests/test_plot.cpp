@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "io/run_output_reader.hpp"
+#include "io/results/run_output_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/test_support.hpp"
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "analysis/selection.hpp"
-#include "io/gro_reader.hpp"
+#include "io/topology/gro_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/small_topology.hpp"
 #include "tests/test_paths.hpp"

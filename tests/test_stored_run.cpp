@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "io/hdf5_writer.hpp"
-#include "io/histogram_result_reader.hpp"
+#include "io/results/hdf5_writer.hpp"
+#include "io/results/histogram_result_reader.hpp"
 #include "pairhist/result.hpp"
 
 namespace fs = std::filesystem;

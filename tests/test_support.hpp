@@ -21,7 +21,7 @@
 #include <system_error>
 #include <vector>
 
-#include "io/trajectory_reader.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/test_paths.hpp"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "io/gro_reader.hpp"
-#include "io/xtc_reader.hpp"
+#include "io/topology/gro_reader.hpp"
+#include "io/xtc/xtc_reader.hpp"
 #include "tests/h5_counts.hpp"
 #include "tests/test_support.hpp"
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "analysis/selection.hpp"
-#include "io/pdb_reader.hpp"
-#include "io/topology_reader.hpp"
+#include "io/topology/topology_reader.hpp"
+#include "io/trajectory/pdb_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/test_paths.hpp"
 #include "tests/test_support.hpp"

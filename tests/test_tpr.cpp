@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "analysis/selection.hpp"
-#include "io/child_process.hpp"
-#include "io/gro_reader.hpp"
-#include "io/ndx_reader.hpp"
-#include "io/topology_reader.hpp"
-#include "io/tpr_reader.hpp"
+#include "io/common/child_process.hpp"
+#include "io/topology/gro_reader.hpp"
+#include "io/topology/ndx_reader.hpp"
+#include "io/topology/topology_reader.hpp"
+#include "io/topology/tpr_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/test_support.hpp"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "io/trajectory_reader.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 #include "tests/double_reference.hpp"
 #include "tests/h5_counts.hpp"
 #include "tests/test_support.hpp"

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "io/gro_reader.hpp"
-#include "io/topology_reader.hpp"
-#include "io/trajectory_reader.hpp"
+#include "io/topology/gro_reader.hpp"
+#include "io/topology/topology_reader.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 #include "tests/test_support.hpp"
 
 namespace {

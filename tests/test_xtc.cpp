@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "io/xtc_reader.hpp"
+#include "io/xtc/xtc_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/test_paths.hpp"
 #include "tests/test_support.hpp"

@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "drivers/job/trajectory_job.hpp"
-#include "io/trajectory_opening.hpp"
-#include "io/xtc_reader.hpp"
-#include "io/xtc_scanner.hpp"
-#include "io/xtc_writer.hpp"
+#include "io/trajectory/trajectory_opening.hpp"
+#include "io/xtc/xtc_reader.hpp"
+#include "io/xtc/xtc_scanner.hpp"
+#include "io/xtc/xtc_writer.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/test_support.hpp"
 

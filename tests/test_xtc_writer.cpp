@@ -21,9 +21,9 @@
 
 #include "drivers/workloads/bench_cases.hpp"
 #include "drivers/workloads/synth_case.hpp"
-#include "io/gro_reader.hpp"
-#include "io/xtc_reader.hpp"
-#include "io/xtc_writer.hpp"
+#include "io/topology/gro_reader.hpp"
+#include "io/xtc/xtc_reader.hpp"
+#include "io/xtc/xtc_writer.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/test_paths.hpp"
 #include "tests/test_support.hpp"

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "io/xyz_reader.hpp"
+#include "io/trajectory/xyz_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tests/test_paths.hpp"
 #include "tests/test_support.hpp"

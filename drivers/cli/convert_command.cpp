@@ -7,11 +7,11 @@
 #include <memory>
 
 #include "drivers/job/job_inputs.hpp"
-#include "io/cadishi_writer.hpp"
-#include "io/gro_writer.hpp"
-#include "io/topology_reader.hpp"
-#include "io/trajectory_reader.hpp"
-#include "io/xtc_writer.hpp"
+#include "io/topology/gro_writer.hpp"
+#include "io/topology/topology_reader.hpp"
+#include "io/trajectory/cadishi_writer.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
+#include "io/xtc/xtc_writer.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {

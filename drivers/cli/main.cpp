@@ -20,7 +20,7 @@
 #include "drivers/distributed/mpi_world.hpp"
 #include "drivers/job/stop_signals.hpp"
 #include "drivers/report/run_summary.hpp"
-#include "io/child_process.hpp"
+#include "io/common/child_process.hpp"
 #include "pairhist/engine.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/settings.hpp"
@@ -73,7 +73,7 @@ std::string single_dash_word(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   // A child process reading for a parent pairhist (a .tpr through libgromacs), started afresh
-  // rather than forked from a process with threads (io/child_process.hpp).
+  // rather than forked from a process with threads (io/common/child_process.hpp).
   if (const int status = pairhist::io::serve_child_job(argc, argv); status >= 0) return status;
   pairhist::io::set_child_command({"/proc/self/exe"});
   // Before any thread (MPI's, CUDA's, the decoding threads): see pairhist/environment.hpp. The

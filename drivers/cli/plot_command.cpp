@@ -16,9 +16,9 @@
 #include <memory>
 
 #include "drivers/report/gnuplot_script.hpp"
-#include "io/atomic_file.hpp"
-#include "io/q_table_reader.hpp"
-#include "io/run_output_reader.hpp"
+#include "io/common/atomic_file.hpp"
+#include "io/results/run_output_reader.hpp"
+#include "io/scattering/q_table_reader.hpp"
 #include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/settings.hpp"

@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "drivers/job/box_limit.hpp"
-#include "io/trajectory_reader.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {

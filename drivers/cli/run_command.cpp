@@ -27,8 +27,8 @@
 #include "drivers/report/activity_svg.hpp"
 #include "drivers/report/run_summary.hpp"
 #include "drivers/report/task_trace.hpp"
-#include "io/atomic_file.hpp"
-#include "io/histogram_result_reader.hpp"
+#include "io/common/atomic_file.hpp"
+#include "io/results/histogram_result_reader.hpp"
 #include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
 

@@ -11,7 +11,7 @@
 #include "drivers/job/engine_settings.hpp"
 #include "drivers/job/length_units.hpp"
 #include "drivers/job/run_outputs.hpp"
-#include "io/topology_reader.hpp"
+#include "io/topology/topology_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tasks/algorithm_choice.hpp"
 

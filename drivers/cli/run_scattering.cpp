@@ -3,8 +3,8 @@
 #include <exception>
 
 #include "analysis/parallel_for.hpp"
-#include "io/scattering_hdf5.hpp"
-#include "io/scattering_writers.hpp"
+#include "io/scattering/scattering_hdf5.hpp"
+#include "io/scattering/scattering_writers.hpp"
 
 namespace pairhist {
 

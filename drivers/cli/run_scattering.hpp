@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "drivers/cli/scattering_command.hpp"
-#include "io/histogram_result_reader.hpp"
+#include "io/results/histogram_result_reader.hpp"
 
 namespace pairhist {
 

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "drivers/cli/scattering_excess.hpp"
-#include "io/scattering_writers.hpp"
+#include "io/scattering/scattering_writers.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/version.hpp"
 

@@ -10,8 +10,8 @@
 #include "analysis/scattering_debye.hpp"
 #include "analysis/scattering_structure.hpp"
 #include "drivers/cli/scattering_inputs.hpp"
-#include "io/scattering_hdf5.hpp"
-#include "io/scattering_writers.hpp"
+#include "io/scattering/scattering_hdf5.hpp"
+#include "io/scattering/scattering_writers.hpp"
 
 namespace pairhist {
 

@@ -12,8 +12,8 @@
 #include "analysis/scattering_structure.hpp"
 #include "drivers/job/job_inputs.hpp"
 #include "drivers/job/run_definition.hpp"
-#include "io/scattering_table_reader.hpp"
-#include "io/topology_reader.hpp"
+#include "io/scattering/scattering_table_reader.hpp"
+#include "io/topology/topology_reader.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {

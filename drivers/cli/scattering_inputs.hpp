@@ -11,7 +11,7 @@
 #include "analysis/scattering_factors.hpp"
 #include "analysis/scattering_structure.hpp"
 #include "drivers/job/trajectory_job.hpp"
-#include "io/histogram_result_reader.hpp"
+#include "io/results/histogram_result_reader.hpp"
 
 namespace pairhist {
 
@@ -28,7 +28,7 @@ struct ScatteringOptions {
   std::string topology;                  // empty: the run's own
   std::vector<std::string> elements;     // SPECIES=SYMBOL
   std::vector<std::string> deuteration;  // FRACTION (every H species) or SPECIES=FRACTION
-  std::string table;                     // user weights (io/scattering_table_reader.hpp)
+  std::string table;                     // user weights (io/scattering/scattering_table_reader.hpp)
   bool structure_factor = false;         // S(q) from g(r) instead of the Debye intensity
   std::string window = "lorch";          // of the structure factor's transform
   std::string subtract;  // the solvent run whose intensity is subtracted (scattering_excess.hpp)

@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "drivers/job/frame_handling.hpp"
-#include "io/trajectory_reader.hpp"
-#include "io/xtc_scanner.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
+#include "io/xtc/xtc_scanner.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
 

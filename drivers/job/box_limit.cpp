@@ -4,8 +4,8 @@
 #include <cmath>
 #include <filesystem>
 
-#include "io/trajectory_reader.hpp"
-#include "io/xtc_scanner.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
+#include "io/xtc/xtc_scanner.hpp"
 #include "pairhist/box_setup.hpp"
 #include "pairhist/errors.hpp"
 

@@ -11,7 +11,7 @@
 #include <iterator>
 #include <sstream>
 
-#include "io/atomic_file.hpp"
+#include "io/common/atomic_file.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/version.hpp"
 

@@ -8,7 +8,7 @@
 
 #include "analysis/exclusions.hpp"
 #include "drivers/job/job_accumulator.hpp"
-#include "io/trajectory_reader.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 #include "pairhist/engine.hpp"
 
 namespace pairhist {

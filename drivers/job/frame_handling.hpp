@@ -9,7 +9,7 @@
 
 #include "analysis/positions.hpp"
 #include "drivers/job/run_spec.hpp"
-#include "io/trajectory_reader.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 #include "pairhist/engine.hpp"
 
 namespace pairhist {

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "io/trajectory_opening.hpp"
+#include "io/trajectory/trajectory_opening.hpp"
 
 namespace pairhist {
 

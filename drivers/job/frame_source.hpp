@@ -12,8 +12,8 @@
 #include <mutex>
 #include <string>
 
-#include "io/trajectory_opening.hpp"
-#include "io/trajectory_reader.hpp"
+#include "io/trajectory/trajectory_opening.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 
 namespace pairhist {
 

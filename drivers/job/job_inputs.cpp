@@ -7,8 +7,8 @@
 #include "analysis/atom_masses.hpp"
 #include "analysis/selection.hpp"
 #include "drivers/job/length_units.hpp"
-#include "io/ndx_reader.hpp"
-#include "io/topology_reader.hpp"
+#include "io/topology/ndx_reader.hpp"
+#include "io/topology/topology_reader.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {

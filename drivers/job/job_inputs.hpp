@@ -10,7 +10,7 @@
 #include "analysis/selection_tree.hpp"
 #include "analysis/sphere_cut.hpp"
 #include "drivers/job/trajectory_job.hpp"
-#include "io/gro_reader.hpp"
+#include "io/topology/gro_reader.hpp"
 
 namespace pairhist {
 

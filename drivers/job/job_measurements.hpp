@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "io/trajectory_reader.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 #include "pairhist/engine.hpp"
 #include "tasks/feeding_plan.hpp"
 

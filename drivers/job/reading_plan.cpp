@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "io/trajectory_opening.hpp"
+#include "io/trajectory/trajectory_opening.hpp"
 #include "pairhist/host_cores.hpp"
 #include "tasks/feeding_plan.hpp"
 

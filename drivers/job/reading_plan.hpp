@@ -7,7 +7,7 @@
 
 #include "drivers/job/job_measurements.hpp"
 #include "drivers/job/run_spec.hpp"
-#include "io/trajectory_reader.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 #include "pairhist/engine.hpp"
 
 namespace pairhist {

@@ -17,7 +17,7 @@
 #include "analysis/topology.hpp"
 #include "drivers/job/job_accumulator.hpp"
 #include "drivers/job/trajectory_job.hpp"
-#include "io/trajectory_reader.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 #include "pairhist/result.hpp"
 
 namespace pairhist {

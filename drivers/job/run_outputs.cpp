@@ -9,8 +9,8 @@
 #include <filesystem>
 
 #include "analysis/rdf.hpp"
-#include "io/hdf5_writer.hpp"
-#include "io/text_writers.hpp"
+#include "io/results/hdf5_writer.hpp"
+#include "io/results/text_writers.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {

@@ -11,8 +11,8 @@
 #include "drivers/job/frame_handling.hpp"
 #include "drivers/job/job_inputs.hpp"
 #include "drivers/job/reading_plan.hpp"
-#include "io/species_columns.hpp"
-#include "io/trajectory_reader.hpp"
+#include "io/memory/species_columns.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "io/run_output_reader.hpp"
-#include "io/scattering_writers.hpp"
+#include "io/results/run_output_reader.hpp"
+#include "io/scattering/scattering_writers.hpp"
 
 namespace pairhist {
 

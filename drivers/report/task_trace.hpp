@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "io/trajectory_reader.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 #include "pairhist/engine.hpp"
 
 namespace pairhist {

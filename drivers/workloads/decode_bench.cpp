@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "io/trajectory_opening.hpp"
-#include "io/trajectory_reader.hpp"
+#include "io/trajectory/trajectory_opening.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {

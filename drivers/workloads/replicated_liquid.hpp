@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "io/gro_reader.hpp"
-#include "io/trajectory_reader.hpp"
+#include "io/topology/gro_reader.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 
 namespace pairhist {
 

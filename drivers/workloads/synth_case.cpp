@@ -12,9 +12,9 @@
 #include "drivers/workloads/bench_cases.hpp"
 #include "drivers/workloads/replicated_liquid.hpp"
 #include "drivers/workloads/synth_liquid.hpp"
-#include "io/atomic_file.hpp"
-#include "io/trajectory_reader.hpp"
-#include "io/xtc_writer.hpp"
+#include "io/common/atomic_file.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
+#include "io/xtc/xtc_writer.hpp"
 #include "pairhist/box_setup.hpp"
 #include "pairhist/errors.hpp"
 

@@ -11,8 +11,8 @@
 #include <system_error>
 
 #include "drivers/workloads/replicated_liquid.hpp"
-#include "io/atomic_file.hpp"
-#include "io/xtc_writer.hpp"
+#include "io/common/atomic_file.hpp"
+#include "io/xtc/xtc_writer.hpp"
 #include "pairhist/box_setup.hpp"
 #include "pairhist/errors.hpp"
 

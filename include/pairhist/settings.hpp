@@ -22,7 +22,7 @@ struct Settings {
   /// PAIRHIST_GNUPLOT: the gnuplot `pairhist plot` runs (a name looked up on PATH, or a path).
   std::string gnuplot = "gnuplot";
   /// PAIRHIST_HDF5_PROBE_SECONDS: how long a child process may walk an HDF5 file's headers
-  /// before the file is refused (io/hdf5_probe.hpp); 0 skips the walk.
+  /// before the file is refused (io/hdf5/hdf5_probe.hpp); 0 skips the walk.
   int hdf5_probe_seconds = 600;
   /// PAIRHIST_PIN_BUDGET_MB: the most bytes the pinning hooks pin at once (beyond it, columns
   /// stay pageable); unlimited when unset.

@@ -13,8 +13,8 @@
 #include "drivers/cli/config_file.hpp"
 #include "drivers/cli/run_options.hpp"
 #include "drivers/job/trajectory_job.hpp"
-#include "io/child_process.hpp"
-#include "io/histogram_result_reader.hpp"
+#include "io/common/child_process.hpp"
+#include "io/results/histogram_result_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
@@ -381,7 +381,7 @@ void bind_run(py::module_& m) {
   m.def(
       "_set_child_command",
       [](const std::vector<std::string>& command) { io::set_child_command(command); },
-      "The command that serves the reading child processes (io/child_process.hpp).");
+      "The command that serves the reading child processes (io/common/child_process.hpp).");
   m.def(
       "_serve_child_job",
       [](const std::vector<std::string>& argv) { return io::serve_child_job(argv); },

@@ -7,7 +7,7 @@
 
 #include "drivers/cli/scattering_command.hpp"
 #include "drivers/cli/scattering_excess.hpp"
-#include "io/scattering_hdf5.hpp"
+#include "io/scattering/scattering_hdf5.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
 

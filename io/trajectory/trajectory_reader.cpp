@@ -1,0 +1,47 @@
+#include "io/trajectory/trajectory_reader.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "io/trajectory/cadishi_input.hpp"
+#include "io/trajectory/dcd_reader.hpp"
+#include "io/trajectory/h5md_reader.hpp"
+#include "io/trajectory/lammps_dump_reader.hpp"
+#include "io/trajectory/pdb_reader.hpp"
+#include "io/trajectory/trr_reader.hpp"
+#include "io/trajectory/xyz_reader.hpp"
+#include "io/xtc/xtc_reader.hpp"
+#include "pairhist/errors.hpp"
+
+namespace pairhist::io {
+
+std::string lower_extension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+std::unique_ptr<TrajectoryReader> open_trajectory(const std::string& path) {
+  const std::string ext = lower_extension(path);
+  if (ext == ".xtc") return std::make_unique<XtcReader>(path);
+  if (ext == ".trr") return std::make_unique<TrrReader>(path);
+  if (ext == ".pdb" || ext == ".ent") return std::make_unique<PdbReader>(path);
+  if (ext == ".dcd") return std::make_unique<DcdReader>(path);
+  if (ext == ".xyz" || ext == ".extxyz") return std::make_unique<XyzReader>(path);
+  if (ext == ".lammpstrj" || ext == ".lammpsdump" || ext == ".dump")
+    return std::make_unique<LammpsDumpReader>(path);
+  if (ext == ".h5md") return std::make_unique<H5mdReader>(path);
+  if (!std::filesystem::exists(path)) throw InputError(path + ": no such file");
+  if (ext == ".h5" || ext == ".hdf5" || ext == ".hdf") {
+    // Both HDF5 layouts use these extensions; H5MD files have /h5md and /particles.
+    if (is_cadishi_input(path)) return std::make_unique<CadishiReader>(path);
+    return std::make_unique<H5mdReader>(path);
+  }
+  throw InputError(path + ": unknown trajectory format '" + ext +
+                   "' (supported: .xtc, .trr, .pdb, .dcd, .xyz/.extxyz, "
+                   ".lammpstrj/.lammpsdump/.dump, .h5md, .h5/.hdf5 (CADISHI or H5MD))");
+}
+
+}  // namespace pairhist::io
