@@ -205,6 +205,7 @@ class InterRDF(AnalysisBase):
                                  f"{exclusion_block!r}")
         self._exclusion_block = exclusion_block
         self._exclude_same = exclude_same
+        self.exclude_same = _EXCLUDE_SAME.get(exclude_same)  # MDAnalysis's: the attribute compared
         self._engine_options = dict(precision=precision, algorithm=algorithm, ncpu=ncpu,
                                     ncuda=ncuda, **(engine_options or {}))
         self._precision = precision
@@ -335,7 +336,8 @@ class InterRDF(AnalysisBase):
         self._engine.close()
         if self._same:
             counts = 2 * (hist[0] - self._excluded)
-            if not self._self_pairs_excluded:
+            # Bins from an r_min > 0 (the engine's) hold no zero distance.
+            if not self._self_pairs_excluded and self._bins.r_min is None:
                 atoms = (self._self_distances if self._updating else
                          self._frames_counted * len(self._atoms[0]))
                 counts[0] += atoms  # every atom's distance to itself, r = 0: bin 0

@@ -6,6 +6,7 @@ range from an r_min; run(start, stop, step) and run(frames=...); get_cdf(); excl
 exclude_same; every norm equal to MDAnalysis's on the same frames. Usage: check_mdanalysis_api.py
 """
 
+import types
 import warnings
 
 import numpy as np
@@ -14,6 +15,7 @@ warnings.filterwarnings("ignore", category=DeprecationWarning)  # but where warn
 import MDAnalysis as mda  # noqa: E402
 from MDAnalysis.analysis import rdf as mda_rdf  # noqa: E402
 
+import pairhist  # noqa: E402
 from pairhist import mdanalysis as ph_rdf  # noqa: E402
 
 failures = []
@@ -65,6 +67,70 @@ def universe(frames=6, residues=20, seed=7, side=24.0):
     box = np.tile(np.array([side, side, side, 90, 90, 90], dtype=np.float32), (frames, 1))
     u.load_new(xyz, format=mda.coordinates.memory.MemoryReader, dimensions=box)
     return u
+
+
+class _EngineWithRmin(pairhist.Engine):
+    """An engine that bins [r_min, r_max) (n_bins of them), emulated here with a real one binning
+    from 0 and dropping the bins below r_min (r_min a multiple of the width): what the drop-in
+    hands range[0] to where the engine takes r_min."""
+
+    def __init__(self, species, *, r_min, r_max, n_bins, **options):
+        self._skip = round(r_min / ((r_max - r_min) / n_bins))
+        super().__init__(species, r_max=r_max, n_bins=n_bins + self._skip, **options)
+
+    def finish(self):
+        return {key: h[self._skip:] for key, h in super().finish().items()}
+
+
+def _helpers_with_r_min():
+    """pair_bins / pair_bin_indices taking r_min, emulated as _EngineWithRmin."""
+    real = pairhist._pairhist
+
+    def skip(r_min, r_max, n_bins):
+        return round(r_min / ((r_max - r_min) / n_bins))
+
+    def pair_bins(frame, rows, cols, box, kind, *, precision, r_min, r_max, n_bins):
+        """pair_bins(..., r_min, r_max, n_bins)"""
+        k = skip(r_min, r_max, n_bins)
+        return real.pair_bins(frame, rows, cols, box, kind, r_max, n_bins + k, precision)[k:]
+
+    def pair_bin_indices(frame, rows, cols, box, kind, *, precision, r_min, r_max, n_bins):
+        """pair_bin_indices(..., r_min, r_max, n_bins)"""
+        k = skip(r_min, r_max, n_bins)
+        return real.pair_bin_indices(frame, rows, cols, box, kind, r_max, n_bins + k,
+                                     precision) - k
+
+    return types.SimpleNamespace(
+        pair_bins=pair_bins, pair_bin_indices=pair_bin_indices,
+        rmax_fits_minimum_image=real.rmax_fits_minimum_image,
+        minimum_image_limit=real.minimum_image_limit)
+
+
+def check_r_min_pass_through(u, oxygens, hydrogens, ags, rmax):
+    """Where the engine takes r_min, the drop-in hands range[0] to it (no bins dropped, no zero
+    distances of a group with itself in the first bin): with an emulated one, MDAnalysis's
+    counts."""
+    saved = ph_rdf.Engine, ph_rdf._pairhist
+    ph_rdf.Engine, ph_rdf._pairhist = _EngineWithRmin, _helpers_with_r_min()
+    try:
+        check("an engine taking r_min is recognised", ph_rdf._takes_r_min())
+        options = dict(nbins=32, range=(2.4, rmax))
+        for name, groups, extra in (("O-H", (oxygens, hydrogens), {}),
+                                    ("O-O itself", (oxygens, oxygens), {}),
+                                    ("all-all, exclusion_block (3, 3)", (u.atoms, u.atoms),
+                                     dict(exclusion_block=(3, 3)))):
+            theirs = mda_rdf.InterRDF(*groups, **options, **extra).run()
+            ours = ph_rdf.InterRDF(*groups, ncpu=1, **options, **extra).run()
+            check(f"r_min through the engine, {name}: counts",
+                  np.array_equal(ours.results.count, theirs.results.count),
+                  f"({ours.results.count.sum()} vs {theirs.results.count.sum()} pairs)")
+        theirs = mda_rdf.InterRDF_s(u, ags, **options).run()
+        ours = ph_rdf.InterRDF_s(u, ags, **options).run()
+        check("r_min through the pair helpers, InterRDF_s: counts",
+              all(np.array_equal(a, b) for a, b in zip(ours.results.count, theirs.results.count)))
+    finally:
+        ph_rdf.Engine, ph_rdf._pairhist = saved
+    check("this build's engine restored", ph_rdf.Engine is pairhist.Engine)
 
 
 def main():
@@ -160,6 +226,9 @@ def main():
                        ("chain", h.chainIDs)):
         ours = ph_rdf.InterRDF(h, h, nbins=40, range=(0.0, rmax), exclude_same=attr,
                                norm="none").run(stop=1)
+        check(f"exclude_same={attr!r}: the attribute compared, as MDAnalysis names it",
+              ours.exclude_same == {"residue": "resindices", "segment": "segindices",
+                                    "chain": "chainIDs"}[attr])
         u.trajectory[0]
         d = mda.lib.distances.distance_array(h.positions, h.positions, box=u.dimensions)
         keep = (same[:, None] != same[None, :]) & (d < rmax)
@@ -183,6 +252,8 @@ def main():
         raises("range (1.0, 13.0) without the engine's r_min (InterRDF_s)", ValueError,
                "is not a multiple of the bin width",
                lambda: ph_rdf.InterRDF_s(u, ags, range=(1.0, 13.0)))
+
+    check_r_min_pass_through(u, oxygens, hydrogens, ags, rmax)
 
     if failures:
         print(f"{len(failures)} failed: {', '.join(failures)}")
