@@ -213,9 +213,10 @@ class InterRDF(AnalysisBase):
 
     def _plan(self):
         """One species when g1 and g2 are the same atoms (the ordered pairs are twice the unique
-        ones plus the self pairs), else two (the engine counts only their cross histogram). The excluded pairs as frame atom indices (rows, cols) in the
-        engine's orientation: for one species the unique pairs (row < col); the exclusion rules
-        are then symmetric and leave out every self pair."""
+        ones plus the self pairs), else two (the engine counts only their cross histogram). The
+        excluded pairs as frame atom indices (rows, cols) in the engine's orientation: for one
+        species the unique pairs (row < col); the exclusion rules are then symmetric and leave
+        out every self pair."""
         if self._updating:
             # Capacities: every atom of the universe may be selected in some frame.
             self._same = self.g1 is self.g2
