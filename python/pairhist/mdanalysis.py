@@ -75,13 +75,14 @@ def _refuse_updating(*groups):
                              "frame; use MDAnalysis.analysis.rdf for it, or a static selection")
 
 
-def _deprecated(name, replacement):
-    """MDAnalysis 2.x's deprecated result attribute `name`: results[name], with its warning (the
-    same words, so that a caller's warning filter matches; `replacement` as MDAnalysis names it)."""
+def _deprecated(name):
+    """MDAnalysis 2.x's deprecated result attribute `name`: results[name], with its warning (its
+    words, so that a caller's warning filter matches; MDAnalysis's own text for edges and count
+    points to results.bins, this one to the array returned)."""
 
     def get(self):
         warnings.warn(f"The `{name}` attribute was deprecated in MDAnalysis 2.0.0 and will be "
-                      f"removed in MDAnalysis 3.0.0. Please use `results.{replacement}` instead",
+                      f"removed in MDAnalysis 3.0.0. Please use `results.{name}` instead",
                       DeprecationWarning, stacklevel=2)
         return self.results[name]
 
@@ -96,8 +97,8 @@ def _takes_r_min():
     except (TypeError, ValueError):
         return False
     helpers = all("r_min" in (getattr(_pairhist, f, None).__doc__ or "")
-                  for f in ("pair_bins", "pair_bin_indices") if hasattr(_pairhist, f))
-    return engine and helpers and hasattr(_pairhist, "pair_bins")
+                  for f in ("pair_bins", "pair_bin_indices"))
+    return engine and helpers
 
 
 def _check_norm(norm):
@@ -362,10 +363,10 @@ class InterRDF(AnalysisBase):
         self.results.rdf = self.results.count / norm
 
     # MDAnalysis 2.x's deprecated spellings of results' arrays.
-    edges = _deprecated("edges", "edges")
-    count = _deprecated("count", "count")
-    bins = _deprecated("bins", "bins")
-    rdf = _deprecated("rdf", "rdf")
+    edges = _deprecated("edges")
+    count = _deprecated("count")
+    bins = _deprecated("bins")
+    rdf = _deprecated("rdf")
 
 
 def _rows(box):
@@ -446,8 +447,8 @@ class InterRDF_s(AnalysisBase):
         return self.results.cdf
 
     # MDAnalysis 2.x's deprecated spellings of results' arrays.
-    edges = _deprecated("edges", "edges")
-    count = _deprecated("count", "count")
-    bins = _deprecated("bins", "bins")
-    rdf = _deprecated("rdf", "rdf")
-    cdf = _deprecated("cdf", "cdf")
+    edges = _deprecated("edges")
+    count = _deprecated("count")
+    bins = _deprecated("bins")
+    rdf = _deprecated("rdf")
+    cdf = _deprecated("cdf")
