@@ -7,13 +7,18 @@
     rdf.run()
     plt.plot(rdf.results.bins, rdf.results.rdf)
 
-The classes take MDAnalysis 2.4's arguments and give its results (``results.bins``, ``edges``,
+The classes take MDAnalysis 2.x's arguments and give its results (``results.bins``, ``edges``,
 ``count``, ``rdf``; InterRDF_s also ``indices`` and ``get_cdf()``), with MDAnalysis's conventions:
 Angstrom, bin edges from ``range`` (np.histogram's), a group against itself counted as ordered
 pairs including every atom's zero distance to itself, ``exclusion_block``, the norms 'rdf'
-(N / <V>), 'density' and 'none'. InterRDF also takes ``exclude_same`` ('residue', 'segment' or
-'chain': pairs of atoms in the same one are left out; N of the 'rdf' norm is not reduced for
-them, as MDAnalysis reduces it only for exclusion_block).
+(N / <V>), 'density' and 'none' (any case; None is 'none'). InterRDF also takes ``exclude_same``
+('residue', 'segment' or 'chain': pairs of atoms in the same one are left out; N of the 'rdf'
+norm is not reduced for them, as MDAnalysis reduces it only for exclusion_block). MDAnalysis's
+deprecated spellings work and warn as its do (DeprecationWarning, its words): the attributes
+``rdf``, ``bins``, ``edges``, ``count`` (and ``cdf`` of InterRDF_s), InterRDF_s's ``u`` and
+``density=True``. Errors a caller may match are raised with MDAnalysis's type and words (an
+unknown norm or exclude_same, exclude_same with exclusion_block). ``run(start, stop, step,
+frames, verbose)`` and whatever else the installed MDAnalysis's AnalysisBase.run takes.
 
 InterRDF counts with pairhist's task library on all cores and GPUs (``ncpu``, ``ncuda``), cell
 lists where r_max is small against the box (``algorithm``), in double precision by default
@@ -25,7 +30,12 @@ Differences, all at the level of rounding:
   float32; pairhist uses the coordinates as they are and MDAnalysis's float32 box vectors, so a
   pair within ~1e-6 relative of a bin edge may land one bin over (docs/python.md has the figures).
 - A pair at exactly range[1] is counted in MDAnalysis's last bin, not here (bins are half-open).
-- range[0] must be 0 or a multiple of the bin width (pairhist's bins start at 0).
+- range[0] goes to the engine as its r_min where this build's engine takes one; otherwise it must
+  be 0 or a multiple of the bin width (the engine's bins then start at 0 and the drop-in leaves
+  out those below range[0]), and any other range[0] is refused (ValueError).
+- A pair exactly on a bin edge is binned by its exact distance: two atoms 1.000 A apart fall in
+  [1.0, 1.2), where MDAnalysis's float32 distance 0.99999998 puts them in [0.8, 1.0)
+  (docs/validation.md).
 - range[1] beyond half the shortest lattice vector of a frame's box is refused (ValueError), as
   ``pairhist run`` refuses it, orthorhombic boxes included: MDAnalysis counts on by the minimum
   image, which misses pairs there, so its g(r) falls off.
@@ -34,6 +44,9 @@ Differences, all at the level of rounding:
   sizes when the run concludes). exclusion_block and exclude_same with one, and InterRDF_s with
   one, are refused (ValueError), never frozen at the first frame.
 """
+
+import inspect
+import warnings
 
 import numpy as np
 from MDAnalysis.analysis.base import AnalysisBase, Results  # noqa: F401  (Results: re-export)
@@ -62,6 +75,32 @@ def _refuse_updating(*groups):
                              "frame; use MDAnalysis.analysis.rdf for it, or a static selection")
 
 
+def _deprecated(name):
+    """MDAnalysis 2.x's deprecated result attribute `name`: results[name], with its warning (its
+    words, so that a caller's warning filter matches; MDAnalysis's own text for edges and count
+    points to results.bins, this one to the array returned)."""
+
+    def get(self):
+        warnings.warn(f"The `{name}` attribute was deprecated in MDAnalysis 2.0.0 and will be "
+                      f"removed in MDAnalysis 3.0.0. Please use `results.{name}` instead",
+                      DeprecationWarning, stacklevel=2)
+        return self.results[name]
+
+    return property(get, doc=f"Deprecated: results.{name} (MDAnalysis 2.0.0).")
+
+
+def _takes_r_min():
+    """Whether this build's engine and pair helpers bin from an r_min (Engine's r_min keyword,
+    pair_bins' and pair_bin_indices' r_min argument): range[0] then goes to them as it is."""
+    try:
+        engine = "r_min" in inspect.signature(Engine).parameters
+    except (TypeError, ValueError):
+        return False
+    helpers = all("r_min" in (getattr(_pairhist, f, None).__doc__ or "")
+                  for f in ("pair_bins", "pair_bin_indices"))
+    return engine and helpers
+
+
 def _check_norm(norm):
     norm = str(norm).lower()
     if norm not in ("rdf", "density", "none"):
@@ -70,8 +109,10 @@ def _check_norm(norm):
 
 
 class _Bins:
-    """MDAnalysis's edges for (nbins, range) and pairhist's bins from 0 that hold them: the first
-    `skip` of `total` bins of width (range[1] - range[0]) / nbins lie below range[0]."""
+    """MDAnalysis's edges for (nbins, range) and the engine's bins that hold them: where the
+    engine takes an r_min, its bins are these (skip = 0, r_min = range[0]); otherwise its bins
+    start at 0 and the first `skip` of `total` bins of width (range[1] - range[0]) / nbins lie
+    below range[0], which must then be a multiple of that width."""
 
     def __init__(self, nbins, hist_range):
         count, self.edges = np.histogram([-1], bins=nbins, range=hist_range)
@@ -79,12 +120,24 @@ class _Bins:
         low, high = float(hist_range[0]), float(hist_range[1])
         if not high > low or low < 0:
             raise ValueError(f"range must satisfy 0 <= range[0] < range[1], not {hist_range}")
+        self.r_max = high
+        if low > 0 and _takes_r_min():
+            self.skip, self.total, self.r_min = 0, self.nbins, low
+            return
         width = (high - low) / self.nbins
         skip = round(low / width)
         if abs(skip * width - low) > 1e-9 * high:
             raise ValueError(f"range[0] = {low} is not a multiple of the bin width {width}: "
                              f"pairhist's bins start at 0 (use range[0] = 0 and drop bins)")
-        self.skip, self.total, self.r_max = skip, skip + self.nbins, high
+        self.skip, self.total, self.r_min = skip, skip + self.nbins, None
+
+    def engine_arguments(self):
+        """r_max, n_bins (and r_min where the engine takes it) for Engine, pair_bins and
+        pair_bin_indices."""
+        arguments = dict(r_max=self.r_max, n_bins=self.total)
+        if self.r_min is not None:
+            arguments["r_min"] = self.r_min
+        return arguments
 
     def window(self, counts):
         return np.asarray(counts[self.skip:], dtype=np.float64)
@@ -133,21 +186,27 @@ class InterRDF(AnalysisBase):
                              "atom groups, not an UpdatingAtomGroup")
         super().__init__(g1.universe.trajectory, **kwargs)
         self.g1, self.g2 = g1, g2
+        # MDAnalysis's checks, in its order and with its words (callers match them).
+        if exclude_same is not None and exclude_same not in _EXCLUDE_SAME:
+            raise ValueError("The exclude_same argument to InterRDF must be None, 'residue', "
+                             "'segment' or 'chain'.")
+        if exclude_same is not None and exclusion_block is not None:
+            raise ValueError("The exclude_same argument to InterRDF cannot be used with "
+                             "exclusion_block.")
         self.norm = _check_norm(norm)
         self.rdf_settings = {"bins": nbins, "range": range}
         self._bins = _Bins(nbins, range)
-        if exclude_same is not None and exclude_same not in _EXCLUDE_SAME:
-            raise ValueError(f"exclude_same must be one of {', '.join(_EXCLUDE_SAME)}, "
-                             f"not {exclude_same!r}")
-        if exclude_same is not None and exclusion_block is not None:
-            raise ValueError("give exclusion_block or exclude_same, not both")
         if exclusion_block is not None:
-            xa, xb = (int(x) for x in exclusion_block)
+            try:
+                xa, xb = (int(x) for x in exclusion_block)
+            except (TypeError, ValueError):
+                xa = xb = 0
             if xa < 1 or xb < 1:
                 raise ValueError(f"exclusion_block must be two positive sizes, not "
-                                 f"{exclusion_block}")
+                                 f"{exclusion_block!r}")
         self._exclusion_block = exclusion_block
         self._exclude_same = exclude_same
+        self.exclude_same = _EXCLUDE_SAME.get(exclude_same)  # MDAnalysis's: the attribute compared
         self._engine_options = dict(precision=precision, algorithm=algorithm, ncpu=ncpu,
                                     ncuda=ncuda, **(engine_options or {}))
         self._precision = precision
@@ -155,9 +214,10 @@ class InterRDF(AnalysisBase):
 
     def _plan(self):
         """One species when g1 and g2 are the same atoms (the ordered pairs are twice the unique
-        ones plus the self pairs), else two (the engine counts only their cross histogram). The excluded pairs as frame atom indices (rows, cols) in the
-        engine's orientation: for one species the unique pairs (row < col); the exclusion rules
-        are then symmetric and leave out every self pair."""
+        ones plus the self pairs), else two (the engine counts only their cross histogram). The
+        excluded pairs as frame atom indices (rows, cols) in the engine's orientation: for one
+        species the unique pairs (row < col); the exclusion rules are then symmetric and leave
+        out every self pair."""
         if self._updating:
             # Capacities: every atom of the universe may be selected in some frame.
             self._same = self.g1 is self.g2
@@ -238,8 +298,8 @@ class InterRDF(AnalysisBase):
             self._submit_updating(box)
             return
         if self._engine is None:
-            self._engine = Engine([len(a) for a in self._atoms], r_max=self._bins.r_max,
-                                  n_bins=self._bins.total, atoms=self._atoms,
+            self._engine = Engine([len(a) for a in self._atoms], atoms=self._atoms,
+                                  **self._bins.engine_arguments(),
                                   pairs=None if self._same else [(0, 1)],
                                   **self._engine_options)
             self._kind = "none" if box is None else (
@@ -250,8 +310,8 @@ class InterRDF(AnalysisBase):
         if len(self._excluded_rows):
             self._excluded += _pairhist.pair_bins(
                 np.ascontiguousarray(positions, dtype=np.float32), self._excluded_rows,
-                self._excluded_cols, _rows(box), self._kind, self._bins.r_max, self._bins.total,
-                self._precision)
+                self._excluded_cols, _rows(box), self._kind,
+                precision=self._precision, **self._bins.engine_arguments())
         self._frames_counted += 1
         if self.norm == "rdf":
             self.volume_cum += ts.volume
@@ -260,8 +320,8 @@ class InterRDF(AnalysisBase):
         """One frame of updating groups: their atoms now, as species of this frame's sizes."""
         groups = [self.g1] if self._same else [self.g1, self.g2]
         if self._engine is None:
-            self._engine = Engine([self._capacity] * len(groups), r_max=self._bins.r_max,
-                                  n_bins=self._bins.total,
+            self._engine = Engine([self._capacity] * len(groups),
+                                  **self._bins.engine_arguments(),
                                   pairs=None if self._same else [(0, 1)], **self._engine_options)
         positions = [np.ascontiguousarray(g.positions, dtype=np.float32) for g in groups]
         self._self_distances += len(positions[0])
@@ -278,7 +338,8 @@ class InterRDF(AnalysisBase):
         self._engine.close()
         if self._same:
             counts = 2 * (hist[0] - self._excluded)
-            if not self._self_pairs_excluded:
+            # Bins from an r_min > 0 (the engine's) hold no zero distance.
+            if not self._self_pairs_excluded and self._bins.r_min is None:
                 atoms = (self._self_distances if self._updating else
                          self._frames_counted * len(self._atoms[0]))
                 counts[0] += atoms  # every atom's distance to itself, r = 0: bin 0
@@ -301,6 +362,12 @@ class InterRDF(AnalysisBase):
             norm *= pairs / (self.volume_cum / self.n_frames)
         self.results.rdf = self.results.count / norm
 
+    # MDAnalysis 2.x's deprecated spellings of results' arrays.
+    edges = _deprecated("edges")
+    count = _deprecated("count")
+    bins = _deprecated("bins")
+    rdf = _deprecated("rdf")
+
 
 def _rows(box):
     return [0.0] * 9 if box is None else [float(v) for v in np.asarray(box).reshape(9)]
@@ -316,10 +383,16 @@ class InterRDF_s(AnalysisBase):
                  precision="double", **kwargs):
         _refuse_updating(*(g for pair in ags for g in pair))
         super().__init__(ags[0][0].universe.trajectory, **kwargs)
+        # MDAnalysis 2.x's warnings, in its words.
+        warnings.warn("The `u` attribute is superflous and will be removed in MDAnalysis "
+                      "3.0.0.", DeprecationWarning, stacklevel=2)
         self.ags = ags
         self.norm = _check_norm(norm)
         if density:
-            self.norm = "density"  # MDAnalysis's deprecated spelling
+            warnings.warn("The `density` attribute was deprecated in MDAnalysis 2.3.0 and will "
+                          "be removed in MDAnalysis 3.0.0. Please use `norm=density` instead.",
+                          DeprecationWarning, stacklevel=2)
+            self.norm = "density"
         self.rdf_settings = {"bins": nbins, "range": range}
         self._bins = _Bins(nbins, range)
         self._precision = precision
@@ -346,9 +419,11 @@ class InterRDF_s(AnalysisBase):
             "orthorhombic" if np.count_nonzero(box - np.diag(np.diag(box))) == 0 else "triclinic")
         positions = np.ascontiguousarray(ts.positions, dtype=np.float32)
         for (rows, cols), count in zip(self._pairs, self.results.count):
+            # A pair outside the bins has index n_bins (or, below an r_min, a negative one).
             bins = _pairhist.pair_bin_indices(positions, rows, cols, _rows(box), kind,
-                                              self._bins.r_max, self._bins.total,
-                                              self._precision).astype(np.int64) - self._bins.skip
+                                              precision=self._precision,
+                                              **self._bins.engine_arguments())
+            bins = bins.astype(np.int64) - self._bins.skip
             inside = (bins >= 0) & (bins < self._bins.nbins)
             flat = count.reshape(-1, self._bins.nbins)
             np.add.at(flat, (np.nonzero(inside)[0], bins[inside]), 1)
@@ -370,3 +445,10 @@ class InterRDF_s(AnalysisBase):
         self.results.cdf = [np.cumsum(count, axis=2) / self.n_frames
                             for count in self.results.count]
         return self.results.cdf
+
+    # MDAnalysis 2.x's deprecated spellings of results' arrays.
+    edges = _deprecated("edges")
+    count = _deprecated("count")
+    bins = _deprecated("bins")
+    rdf = _deprecated("rdf")
+    cdf = _deprecated("cdf")
