@@ -45,6 +45,7 @@ bool GroTrajectoryReader::read_line() {
   if (n < 0) {
     if (std::ferror(file_.get())) fail(std::string("read error: ") + std::strerror(errno));
     line_ = {};
+    ++line_number_;  // a frame cut here is missing this line: its errors name it
     return false;
   }
   ++line_number_;

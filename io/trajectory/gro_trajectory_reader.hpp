@@ -46,7 +46,8 @@ class GroTrajectoryReader : public TrajectoryReader {
   };
 
   [[noreturn]] void fail(const std::string& problem);
-  // Next line without its line terminator into line_; false at the end of the file.
+  // Next line without its line terminator into line_; false at the end of the file (line_number_
+  // then counts the missing line, which errors name).
   bool read_line();
   // Parses one frame into `frame`. Returns false when only blank lines (or nothing) are left.
   bool parse_frame(TrajectoryFrame& frame);
