@@ -111,8 +111,9 @@ TEST_CASE("GRO trajectory: bad and truncated files name file, frame and line") {
   };
   const size_t second = kTwoFrames.find("water", 1);
   // Cut inside the second frame's atom lines.
-  CHECK(contains(error_of("cut.gro", kTwoFrames.substr(0, second + 57)),
-                 "frame 1: line 10: file ends after 1 of 3 atom lines (last complete frame is 0)"));
+  CHECK(contains(
+      error_of("cut.gro", kTwoFrames.substr(0, second + 57)),
+      "frame 1: line 10: truncated file: 1 of 3 atom lines present (last complete frame is 0)"));
   // No box line at the end.
   const size_t box2 = kTwoFrames.rfind("   2.00000");
   CHECK(contains(error_of("nobox.gro", kTwoFrames.substr(0, box2)),
@@ -121,7 +122,7 @@ TEST_CASE("GRO trajectory: bad and truncated files name file, frame and line") {
   std::string fewer = kTwoFrames;
   fewer.replace(second + 6, 5, "    2");
   CHECK(contains(error_of("fewer.gro", fewer),
-                 "frame 1: line 8: frame has 2 atoms, the first has 3"));
+                 "frame 1: line 8: atom count 2 differs from 3 in the first frame"));
   std::string bad = kTwoFrames;
   bad.replace(bad.find("0.190"), 5, "0.1x0");
   CHECK(contains(error_of("bad.gro", bad),

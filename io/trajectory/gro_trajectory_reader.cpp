@@ -8,6 +8,7 @@
 #include <cstring>
 #include <utility>
 
+#include "io/common/text_lines.hpp"
 #include "io/topology/gro_lines.hpp"
 #include "pairhist/errors.hpp"
 
@@ -29,14 +30,8 @@ GroTrajectoryReader::~GroTrajectoryReader() {
 }
 
 void GroTrajectoryReader::fail(const std::string& problem) {
-  const int64_t frame = frames_parsed_;
-  std::string msg = path_ + ": frame " + std::to_string(frame) + ": ";
-  if (line_number_ > 0) msg += "line " + std::to_string(line_number_) + ": ";
-  msg += problem;
-  msg += frame > 0 ? " (last complete frame is " + std::to_string(frame - 1) + ")"
-                   : " (no complete frame)";
-  error_ = msg;
-  throw InputError(msg);
+  error_ = text::line_error(path_, frames_parsed_, line_number_, problem);
+  throw InputError(error_);
 }
 
 bool GroTrajectoryReader::read_line() {
@@ -68,23 +63,25 @@ bool GroTrajectoryReader::parse_frame(TrajectoryFrame& frame) {
   long long count = 0;
   if (!gro::parse_int(line_, count) || count < 0 || count > INT_MAX)
     fail("bad atom count '" + excerpt(gro::trim(line_)) + "'");
-  if (natoms_ >= 0 && count != natoms_)
-    fail("frame has " + std::to_string(count) + " atoms, the first has " + std::to_string(natoms_));
+  if (natoms_ >= 0 && count != natoms_) fail(text::atom_count_differs(count, natoms_));
   if (natoms_ < 0 && count == 0) fail("no atoms");
   const auto natoms = static_cast<size_t>(count);
-  frame.xyz.resize(3 * natoms);
+  // The first frame's count is untrusted until its lines are there: its coordinates grow as they
+  // arrive; later frames hold as many atoms, as checked.
+  frame.xyz.clear();
+  if (natoms_ >= 0) frame.xyz.reserve(3 * natoms);
   frame.precision = 0;
   frame.columns = {};
   size_t width = 0;
   for (size_t i = 0; i < natoms; ++i) {
-    if (!read_line())
-      fail("file ends after " + std::to_string(i) + " of " + std::to_string(natoms) +
-           " atom lines");
+    if (!read_line()) fail(text::missing_atom_lines(i, natoms));
     std::string problem;
     if (i == 0) problem = gro::field_width(line_, width);
     if (problem.empty()) problem = gro::check_atom_line_length(line_, width);
-    if (problem.empty()) problem = gro::parse_coordinates(line_, width, &frame.xyz[3 * i]);
+    float xyz[3] = {0, 0, 0};
+    if (problem.empty()) problem = gro::parse_coordinates(line_, width, xyz);
     if (!problem.empty()) fail(problem);
+    frame.xyz.insert(frame.xyz.end(), xyz, xyz + 3);
   }
   if (!read_line()) fail("file ends before the box line");
   if (const std::string problem = gro::parse_box(line_, frame.box); !problem.empty()) fail(problem);

@@ -50,6 +50,7 @@ class GroTrajectoryReader : public TrajectoryReader {
   // then counts the missing line, which errors name).
   bool read_line();
   // Parses one frame into `frame`. Returns false when only blank lines (or nothing) are left.
+  // Errors are the text readers' (io/common/text_lines.hpp: line_error and its messages).
   bool parse_frame(TrajectoryFrame& frame);
 
   std::string path_;
