@@ -25,8 +25,8 @@ GroTrajectoryReader::GroTrajectoryReader(const std::string& path) : path_(path) 
   first_pending_ = true;
 }
 
-GroTrajectoryReader::~GroTrajectoryReader() {
-  std::free(buffer_);
+GroTrajectoryReader::LineBuffer::~LineBuffer() {
+  std::free(data);
 }
 
 void GroTrajectoryReader::fail(const std::string& problem) {
@@ -36,7 +36,7 @@ void GroTrajectoryReader::fail(const std::string& problem) {
 
 bool GroTrajectoryReader::read_line() {
   errno = 0;
-  const ssize_t n = ::getline(&buffer_, &capacity_, file_.get());
+  const ssize_t n = ::getline(&buffer_.data, &buffer_.capacity, file_.get());
   if (n < 0) {
     if (std::ferror(file_.get())) fail(std::string("read error: ") + std::strerror(errno));
     line_ = {};
@@ -44,7 +44,7 @@ bool GroTrajectoryReader::read_line() {
     return false;
   }
   ++line_number_;
-  line_ = std::string_view(buffer_, static_cast<size_t>(n));
+  line_ = std::string_view(buffer_.data, static_cast<size_t>(n));
   while (!line_.empty() && (line_.back() == '\n' || line_.back() == '\r')) line_.remove_suffix(1);
   return true;
 }

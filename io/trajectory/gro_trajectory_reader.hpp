@@ -24,7 +24,7 @@ class GroTrajectoryReader : public TrajectoryReader {
   /// Opens `path` and reads the first frame to learn natoms (it is returned by the first next()).
   /// Throws InputError if the file cannot be opened, or its first frame is bad or holds no atom.
   explicit GroTrajectoryReader(const std::string& path);
-  ~GroTrajectoryReader() override;
+  ~GroTrajectoryReader() override = default;
 
   GroTrajectoryReader(const GroTrajectoryReader&) = delete;
   GroTrajectoryReader& operator=(const GroTrajectoryReader&) = delete;
@@ -55,8 +55,16 @@ class GroTrajectoryReader : public TrajectoryReader {
 
   std::string path_;
   std::unique_ptr<std::FILE, FileCloser> file_;
-  char* buffer_ = nullptr;  // getline's
-  size_t capacity_ = 0;
+  // getline's buffer; a member that frees itself, also when the constructor throws.
+  struct LineBuffer {
+    char* data = nullptr;
+    size_t capacity = 0;
+    LineBuffer() = default;
+    LineBuffer(const LineBuffer&) = delete;
+    LineBuffer& operator=(const LineBuffer&) = delete;
+    ~LineBuffer();
+  };
+  LineBuffer buffer_;
   std::string_view line_;
   int64_t line_number_ = 0;
   int natoms_ = -1;  // unknown until the first frame has been parsed
