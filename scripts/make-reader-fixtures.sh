@@ -268,7 +268,9 @@ printf 'del 0-2\na OW\nr 1-3\nq\n' |
 
 # ---- GROMACS trajectories and structure (seeds for the fuzzers, fuzz/harnesses.txt) -------------
 # gmx trjconv on the water sample: residues 1-10 (30 atoms, compressed XTC) and residue 1 (3 atoms:
-# XTC stores up to 9 atoms as plain floats) over the first frames.
+# XTC stores up to 9 atoms as plain floats) over the first frames. The .gro holds the same 3 frames
+# as the .xtc (a multi-frame GRO trajectory: tests/test_gro_trajectory.cpp and
+# tests/test_cli_gmx_inputs.cpp compare the two).
 printf 'keep 0\nr 1-10\nr 1\nq\n' |
   (cd "$work" && gmx -quiet make_ndx -f "$root/data/spce_water.gro" -o small.ndx >/dev/null 2>&1)
 for ext in xtc trr pdb gro; do

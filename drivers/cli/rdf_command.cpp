@@ -15,6 +15,7 @@
 #include "io/common/atomic_file.hpp"
 #include "io/topology/ndx_reader.hpp"
 #include "io/topology/topology_reader.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 #include "io/xtc/xtc_scanner.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/version.hpp"
@@ -24,8 +25,11 @@ namespace {
 
 const std::vector<GmxOption>& rdf_options() {
   static const std::vector<GmxOption> options = {
-      {"f", GmxOption::value, "Trajectory (any format pairhist run reads)"},
-      {"s", GmxOption::value, "Topology (.tpr, .gro, .pdb, ...; default topol.tpr if present)"},
+      {"f", GmxOption::value,
+       "Trajectory (any format pairhist run reads, .gro/.pdb frames too); default: the frames "
+       "of -s"},
+      {"s", GmxOption::value,
+       "Structure (.tpr, .gro, .pdb, ...; default topol.tpr if present, else -f when a .gro/.pdb)"},
       {"n", GmxOption::value, "Index file (.ndx): its group names and numbers are selections"},
       {"o", GmxOption::value, "Output g(r), xvg (default rdf.xvg)"},
       {"cn", GmxOption::value, "Output cumulative numbers n(r), xvg (only if given)"},
@@ -167,16 +171,44 @@ void read_surface(const GmxArguments& a, RdfRequest& q, std::vector<std::string>
   }
 }
 
+/// Structure and trajectory formats whose atom lines name the atoms: a file of these as -f is
+/// also the topology when no -s is given (gmx rdf takes the names from -f then).
+bool names_its_atoms(const std::string& path) {
+  const std::string ext = io::lower_extension(path);
+  return ext == ".gro" || ext == ".pdb" || ext == ".ent";
+}
+
+/// -f, -s and -n as gmx rdf takes them: the frames come from -f, else from the structure -s
+/// (its one frame, or a .gro/.pdb's frames); the names from -s (default topol.tpr where it
+/// exists), else from an -f that names its atoms; else the atoms are unnamed and only -n's
+/// groups select them.
+void read_input_files(const GmxArguments& a, JobOptions& o, std::vector<std::string>& p) {
+  o.trajectory = a.value("f");
+  o.topology = a.value("s", std::filesystem::exists("topol.tpr") ? "topol.tpr" : "");
+  o.index_file = a.value("n");
+  if (o.trajectory.empty() && o.topology.empty()) {
+    p.push_back("-f TRAJECTORY or -s STRUCTURE is required (no topol.tpr here)");
+    return;
+  }
+  if (o.trajectory.empty()) o.trajectory = o.topology;  // gmx: frames from the structure
+  if (!o.topology.empty()) return;
+  if (names_its_atoms(o.trajectory)) {
+    o.topology = o.trajectory;
+    return;
+  }
+  if (!o.index_file.empty())
+    o.unnamed_atoms = true;  // gmx: -n's groups select the atoms of -f
+  else
+    p.push_back("-s STRUCTURE is required: -f " + o.trajectory +
+                " names no atoms (no topol.tpr here; a .gro/.pdb as -f would)");
+}
+
 RdfRequest read_rdf_arguments(const std::vector<std::string>& args) {
   const GmxArguments a(rdf_options(), args);
   std::vector<std::string> p;  // every problem, one line each
   RdfRequest q;
   JobOptions& o = q.job;
-  o.trajectory = a.value("f");
-  o.topology = a.value("s", std::filesystem::exists("topol.tpr") ? "topol.tpr" : "");
-  o.index_file = a.value("n");
-  if (o.trajectory.empty()) p.push_back("-f TRAJECTORY is required");
-  if (o.topology.empty()) p.push_back("-s TOPOLOGY is required (no topol.tpr here)");
+  read_input_files(a, o, p);
   q.ref = a.value("ref");
   q.sels = a.values("sel");
   if (q.ref.empty()) p.push_back("-ref SELECTION is required");
@@ -264,6 +296,16 @@ std::vector<int> define_species(RdfRequest& q) {
     groups = io::read_default_groups(o.topology);
     served = &groups;
   }
+  if (o.unnamed_atoms) {
+    // gmx: "No topology provided, but one is required for analysis"; here the file is named.
+    for (const std::string& text : texts)
+      if (!one_word(text) || !groups.find(text))
+        throw UsageError("'" + excerpt(text) + "' is no group of " + o.index_file + ": -f " +
+                         o.trajectory + " names no atoms, so without -s only -n's groups select");
+    if (!q.seltype.is_atom())
+      throw UsageError("-seltype " + analysis::position_type_name(q.seltype) + " needs -s: -f " +
+                       o.trajectory + " has no residues or molecules");
+  }
   for (size_t s = 0; s < texts.size(); ++s)
     o.species.push_back({s == 0 ? "ref" : "sel" + std::to_string(s),
                          with_position_type(as_selection(texts[s], served), q.seltype)});
@@ -312,8 +354,8 @@ void write_rdf_files(const RdfRequest& q, const std::vector<std::string>& args,
 
 void add_rdf_command(CLI::App& app) {
   app.add_subcommand("rdf",
-                     "gmx rdf's command line and xvg files on pairhist's engine: pairhist rdf -f "
-                     "TRAJ -s TOP -ref SEL -sel SEL... [-o rdf.xvg] [-cn cn.xvg] (-h: options)")
+                     "gmx rdf's command line and xvg files on pairhist's engine: pairhist rdf [-f "
+                     "TRAJ] [-s TOP] -ref SEL -sel SEL... [-o rdf.xvg] [-cn cn.xvg] (-h: options)")
       ->allow_extras()
       ->prefix_command();
 }

@@ -9,6 +9,7 @@
 #include "drivers/job/length_units.hpp"
 #include "io/topology/ndx_reader.hpp"
 #include "io/topology/topology_reader.hpp"
+#include "io/trajectory/trajectory_reader.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {
@@ -34,10 +35,23 @@ std::vector<SpeciesSpec> species_of_file(const analysis::Topology& top, const st
   return out;
 }
 
+/// The atoms of the trajectory's first frame, without names or residues (as the XYZ reader
+/// leaves residues): what an index file's groups select from.
+analysis::Topology unnamed_atoms(const std::string& trajectory) {
+  const auto natoms = static_cast<size_t>(io::open_trajectory(trajectory)->natoms());
+  analysis::Topology top;
+  top.atom_names =
+      analysis::NameColumn({std::string()}, std::vector<analysis::NameColumn::Id>(natoms, 0));
+  top.residue_names = top.atom_names;
+  top.residue_numbers.assign(natoms, 0);
+  return top;
+}
+
 }  // namespace
 
 analysis::Topology load_job_topology(JobOptions& o) {
   bool own_species = false;
+  if (o.topology.empty() && o.unnamed_atoms) return unnamed_atoms(o.trajectory);
   if (o.topology.empty()) {
     if (!io::carries_species(o.trajectory))
       throw UsageError(o.trajectory +

@@ -36,6 +36,9 @@ struct RunSpec {
   // first/last/step, which count frame indices in the file.
   double begin_time = std::numeric_limits<double>::quiet_NaN();
   double end_time = std::numeric_limits<double>::quiet_NaN();
+  // Without a topology: the trajectory's atoms, unnamed, selected only through the index file's
+  // groups (`pairhist rdf -f traj.xtc -n index.ndx`, as gmx's tools take it without -s).
+  bool unnamed_atoms = false;
   std::string scheduler;
   bool whole_frames = false;  // --schedule static: one task per frame (CADISHI's design)
   int ncpu = -1;

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "io/topology/gro_lines.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
 
@@ -25,86 +26,8 @@ namespace pairhist::io {
 
 namespace {
 
-// Fixed columns of an atom line before the coordinates: resnr, resname, atomname, atomnr.
-constexpr size_t kCoordColumn = 20;
-
-bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\r';
-}
-
-// By hand: find_first_not_of(" \t\r") costs a memchr over the set per character, and an
-// 11M-atom file has 66M fields.
-std::string_view trim(std::string_view s) {
-  size_t first = 0, last = s.size();
-  while (first < last && is_blank(s[first])) ++first;
-  while (last > first && is_blank(s[last - 1])) --last;
-  return s.substr(first, last - first);
-}
-
-bool parse_int(std::string_view field, long long& out) {
-  field = trim(field);
-  if (!field.empty() && field.front() == '+') field.remove_prefix(1);
-  if (field.empty()) return false;
-  const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), out);
-  return ec == std::errc() && end == field.data() + field.size();
-}
-
-// Parsed through double and then rounded to float, as GROMACS reads .gro files, so both agree on
-// the last bit. Locale-independent on purpose: a decimal-comma locale must not change results.
-// The fixed-point fields GROMACS writes ("-1.234"), at most 15 digits: the digits as an integer
-// divided by a power of ten is the correctly rounded double of the decimal (both operands are
-// exact and IEEE division rounds correctly), the same double from_chars gives, 4x faster.
-bool parse_fixed_point(std::string_view field, double& value) {
-  static constexpr double kPow10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                        1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-  const bool negative = !field.empty() && field.front() == '-';
-  if (negative) field.remove_prefix(1);
-  if (field.size() - 1 > 15) return false;  // also an empty field (size 0 wraps)
-  // One pass (a find('.') first cost a library call per field: 11M atoms have 33M fields).
-  size_t point = std::string_view::npos;
-  int64_t digits = 0;
-  for (size_t i = 0; i < field.size(); ++i) {
-    const unsigned d = static_cast<unsigned>(static_cast<unsigned char>(field[i])) - '0';
-    if (d <= 9) {
-      digits = digits * 10 + d;
-    } else if (field[i] == '.' && point == std::string_view::npos) {
-      point = i;
-    } else {
-      return false;
-    }
-  }
-  if (point == 0 || point == std::string_view::npos || point + 1 == field.size()) return false;
-  value = static_cast<double>(digits) / kPow10[field.size() - 1 - point];
-  if (negative) value = -value;
-  return true;
-}
-
-bool parse_float(std::string_view field, float& out) {
-  field = trim(field);
-  if (!field.empty() && field.front() == '+') field.remove_prefix(1);
-  if (field.empty()) return false;
-  double value = 0;
-  if (parse_fixed_point(field, value)) {
-    out = static_cast<float>(value);
-    return true;
-  }
-#if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
-  const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
-  if (ec != std::errc() || end != field.data() + field.size()) return false;
-#else
-  // Fallback for standard libraries without floating-point from_chars.
-  char buf[64];
-  if (field.size() >= sizeof buf) return false;
-  std::memcpy(buf, field.data(), field.size());
-  buf[field.size()] = '\0';
-  char* end = nullptr;
-  errno = 0;
-  value = std::strtod(buf, &end);
-  if (end != buf + field.size() || errno == ERANGE) return false;
-#endif
-  out = static_cast<float>(value);
-  return std::isfinite(out);
-}
+using gro::parse_int;
+using gro::trim;
 
 /// The bytes of a file: mapped where it is a regular file (a 0.5 GB topology is not copied),
 /// read whole otherwise (a pipe).
@@ -373,37 +296,23 @@ class GroParser {
     return " (this looks like the box line: atom count in line 2 too large?)";
   }
 
-  // GROMACS writes coordinates with a variable number of decimals; the distance between the
-  // decimal points of x and y in the first atom line is the field width for the whole frame.
   void find_field_width(std::string_view line, size_t line_no) {
-    const auto p1 = line.find('.', kCoordColumn);
-    const auto p2 = p1 == std::string_view::npos ? p1 : line.find('.', p1 + 1);
-    if (p2 == std::string_view::npos) {
-      fail_at(line_no, "cannot find the decimal points of the coordinates in the first atom line");
-    }
-    width_ = p2 - p1;
-    if (width_ < 4 || width_ > 32) {
-      fail_at(line_no, "implausible coordinate field width " + std::to_string(width_));
-    }
+    const std::string problem = gro::field_width(line, width_);
+    if (!problem.empty()) fail_at(line_no, problem);
   }
 
   /// Fills atom `i` from its line; the problem when the line is malformed, else empty.
   std::string parse_atom(std::string_view line, size_t i, Topology& top, Chunk& c) {
-    const size_t need = kCoordColumn + 3 * width_;
-    if (line.size() < need) {
-      return "atom line too short (" + std::to_string(line.size()) + " characters, need " +
-             std::to_string(need) + ")";
-    }
+    if (std::string problem = gro::check_atom_line_length(line, width_); !problem.empty())
+      return problem;
     long long resnr = 0;
     if (!parse_int(line.substr(0, 5), resnr)) {
       return "bad residue number '" + excerpt(line.substr(0, 5)) + "'";
     }
-    static const char* const kAxis[3] = {"x", "y", "z"};
-    for (size_t d = 0; d < (coordinates_ ? 3 : 0); ++d) {
-      const auto field = line.substr(kCoordColumn + d * width_, width_);
-      if (!parse_float(field, top.xyz[3 * i + d])) {
-        return std::string("bad ") + kAxis[d] + " coordinate '" + excerpt(field) + "'";
-      }
+    if (coordinates_) {
+      if (std::string problem = gro::parse_coordinates(line, width_, &top.xyz[3 * i]);
+          !problem.empty())
+        return problem;
     }
     top.residue_numbers[i] = static_cast<int>(resnr);
     residue_ids_[i] = c.residue_names.id(trim(line.substr(5, 5)));
@@ -411,40 +320,12 @@ class GroParser {
     return {};
   }
 
-  // Free-format: v1(x) v2(y) v3(z) [v1(y) v1(z) v2(x) v2(z) v3(x) v3(y)].
   void parse_box(Topology& top, size_t pos, size_t line_no) const {
     size_t next = 0;
     const std::string_view line = line_at(text_, pos, next);
     if (next == std::string_view::npos) fail_at(line_no, "missing box line");
-    std::vector<float> values;
-    std::string_view rest(line);
-    while (true) {
-      const auto start = rest.find_first_not_of(" \t");
-      if (start == std::string_view::npos) break;
-      rest.remove_prefix(start);
-      const auto len = std::min(rest.find_first_of(" \t"), rest.size());
-      float v = 0;
-      if (!parse_float(rest.substr(0, len), v)) {
-        fail_at(line_no, "bad box line '" + excerpt(line) + "' (atom count in line 2 too small?)");
-      }
-      values.push_back(v);
-      rest.remove_prefix(len);
-    }
-    if (values.size() != 3 && values.size() != 9) {
-      fail_at(line_no, "box line must hold 3 or 9 numbers, found " + std::to_string(values.size()));
-    }
-    top.box = {};
-    top.box[0] = values[0];
-    top.box[4] = values[1];
-    top.box[8] = values[2];
-    if (values.size() == 9) {
-      top.box[1] = values[3];
-      top.box[2] = values[4];
-      top.box[3] = values[5];
-      top.box[5] = values[6];
-      top.box[6] = values[7];
-      top.box[7] = values[8];
-    }
+    const std::string problem = gro::parse_box(line, top.box);
+    if (!problem.empty()) fail_at(line_no, problem);
   }
 
   std::string path_;

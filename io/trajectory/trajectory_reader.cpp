@@ -6,9 +6,11 @@
 
 #include "io/trajectory/cadishi_input.hpp"
 #include "io/trajectory/dcd_reader.hpp"
+#include "io/trajectory/gro_trajectory_reader.hpp"
 #include "io/trajectory/h5md_reader.hpp"
 #include "io/trajectory/lammps_dump_reader.hpp"
 #include "io/trajectory/pdb_reader.hpp"
+#include "io/trajectory/structure_frame_reader.hpp"
 #include "io/trajectory/trr_reader.hpp"
 #include "io/trajectory/xyz_reader.hpp"
 #include "io/xtc/xtc_reader.hpp"
@@ -28,6 +30,8 @@ std::unique_ptr<TrajectoryReader> open_trajectory(const std::string& path) {
   if (ext == ".xtc") return std::make_unique<XtcReader>(path);
   if (ext == ".trr") return std::make_unique<TrrReader>(path);
   if (ext == ".pdb" || ext == ".ent") return std::make_unique<PdbReader>(path);
+  if (ext == ".gro") return std::make_unique<GroTrajectoryReader>(path);
+  if (ext == ".tpr") return std::make_unique<StructureFrameReader>(path);
   if (ext == ".dcd") return std::make_unique<DcdReader>(path);
   if (ext == ".xyz" || ext == ".extxyz") return std::make_unique<XyzReader>(path);
   if (ext == ".lammpstrj" || ext == ".lammpsdump" || ext == ".dump")
@@ -40,7 +44,7 @@ std::unique_ptr<TrajectoryReader> open_trajectory(const std::string& path) {
     return std::make_unique<H5mdReader>(path);
   }
   throw InputError(path + ": unknown trajectory format '" + ext +
-                   "' (supported: .xtc, .trr, .pdb, .dcd, .xyz/.extxyz, "
+                   "' (supported: .xtc, .trr, .pdb, .gro, .tpr (one frame), .dcd, .xyz/.extxyz, "
                    ".lammpstrj/.lammpsdump/.dump, .h5md, .h5/.hdf5 (CADISHI or H5MD))");
 }
 
