@@ -251,12 +251,14 @@ JobOutcome run(RunRequest a) {
   // Under mpirun/srun with several ranks: rank 0 alone owns the output directory and writes.
   const std::unique_ptr<Distribution> distribution = make_distribution();
   const bool root = !distribution || distribution->rank() == 0;
-  if (distribution)
-    a.job.distributed.make_frame_stream = [&d = *distribution](const FramePlan& frames,
-                                                               const std::string& trajectory) {
+  // This process's frames: read here, or handed out by rank 0 of a distributed run.
+  if (distribution) {
+    a.job.distributed.on_ranks = true;
+    a.job.open_frame_stream = [&d = *distribution](const FramePlan& frames, const JobOptions& job) {
       return std::unique_ptr<FrameStream>(
-          std::make_unique<DistributedFrameStream>(d, frames, trajectory));
+          std::make_unique<DistributedFrameStream>(d, frames, job.trajectory));
     };
+  }
   const RunIdentity identity = run_identity(a.job);
   std::optional<Checkpoint> resumed;
   std::optional<OutputLock> lock;  // held until the last file is written
