@@ -31,11 +31,12 @@
 #include "io/results/histogram_result_reader.hpp"
 #include "pairhist/environment.hpp"
 #include "pairhist/errors.hpp"
+#include "tasks/algorithm_choice.hpp"
 
 namespace pairhist {
 namespace {
 
-std::string effective_config(const RunArgs& a) {
+std::string effective_config(const RunRequest& a) {
   std::ostringstream s;
   s.precision(17);
   s << "trajectory = \"" << a.job.trajectory << "\"\n";
@@ -48,13 +49,14 @@ std::string effective_config(const RunArgs& a) {
     s << "\"\n";
   }
   s << "interval = " << a.job.interval << "\n";
-  s << "algorithm = \"" << a.algorithm << "\"\n";
+  s << "algorithm = \"" << algorithm_name(a.job.algorithm) << "\"\n";
   if (!a.job.index_file.empty()) s << "index = \"" << a.job.index_file << "\"\n";
   if (!a.job.sphere.empty()) s << "sphere = \"" << a.job.sphere << "\"\n";
   s << "exclude = \"" << a.job.exclude << "\"\nnorm = \"" << a.job.norm << "\"\n";
   s << "rmax = " << a.job.r_max << "\nnbins = " << a.job.nbins << "\nunits = \"" << a.job.units
-    << "\"\nprecision = \"" << a.precision << "\"\nfirst = " << a.job.first
-    << "\nlast = " << a.job.last << "\nstep = " << a.job.step << "\n";
+    << "\"\nprecision = \"" << (a.job.precision == Precision::double_ ? "double" : "single")
+    << "\"\nfirst = " << a.job.first << "\nlast = " << a.job.last << "\nstep = " << a.job.step
+    << "\n";
   if (!std::isnan(a.job.begin_time)) s << "begin = " << a.job.begin_time << "\n";
   if (!std::isnan(a.job.end_time)) s << "end = " << a.job.end_time << "\n";
   return s.str();
@@ -78,18 +80,18 @@ std::function<void(int64_t)> make_progress(bool forced) {
 }
 
 /// With --scattering, what `pairhist scattering` computes from the pairhist.h5 just written into
-/// a.output (`result` with `config`: taken from memory, not read back), its files added to
+/// a.controls.output (`result` with `config`: taken from memory, not read back), its files added to
 /// `files`; with the kernels computed while the run counted, where they are done. At a completed
 /// interval, when a bad frame ends the run with its completed intervals (`report` false) and when a
 /// signal stopped it (`strict` false), a failure only warns, once: the counts are safe, and the
 /// error or signal that ends the run must stay what it reports. At the end of a finished run
-/// (`strict`) it is the run's error.
-void scatter_outputs(const RunArgs& a, const HistogramResult& result, const std::string& config,
+/// (`strict`) it is the run's error. `scatterers`: those the run decided as it defined its
+/// species (empty where it never loaded its topology).
+void scatter_outputs(const RunRequest& a, const HistogramResult& result, const std::string& config,
                      const std::shared_future<ScatteringKernels>& kernels,
+                     const analysis::ScattererAssignment& scatterers,
                      std::vector<std::string>& files, bool report, bool strict) {
-  if (a.scattering.radiation.empty()) return;
-  ScatteringOptions o = a.scattering;
-  o.input = a.output;
+  if (!a.scattering) return;
   const ScatteringKernels* ahead = nullptr;
   try {
     if (kernels.valid()) ahead = &kernels.get();
@@ -98,17 +100,17 @@ void scatter_outputs(const RunArgs& a, const HistogramResult& result, const std:
   }
   try {
     // Empty only where the run never loaded its topology (then there are no counts either).
-    const bool decided = a.scatterers && !a.scatterers->species.empty();
+    const bool decided = !scatterers.species.empty();
     // The path read_histogram_result() gives a directory's pairhist.h5, named in the headers.
-    const io::StoredRun run =
-        io::stored_run((std::filesystem::path(a.output) / "pairhist.h5").string(), result, config);
+    const io::StoredRun run = io::stored_run(
+        (std::filesystem::path(a.controls.output) / "pairhist.h5").string(), result, config);
     const std::vector<ScatteringResult> written =
-        write_run_scattering(o, decided ? a.scatterers.get() : nullptr, &run, ahead);
-    if (report) report_scattering("run", written, !a.quiet);
+        write_run_scattering(*a.scattering, decided ? &scatterers : nullptr, run, ahead);
+    if (report) report_scattering("run", written, !a.controls.quiet);
     for (const ScatteringResult& r : written) files.insert(files.end(), {r.csv, r.xvg, r.h5});
   } catch (const std::exception& e) {
     const std::string why = "scattering failed after the counting (the counts are safe in " +
-                            (std::filesystem::path(a.output) / "pairhist.h5").string() +
+                            (std::filesystem::path(a.controls.output) / "pairhist.h5").string() +
                             "; `pairhist scattering` computes from them): " + e.what();
     if (strict) {
       if (dynamic_cast<const UsageError*>(&e)) throw UsageError(why);
@@ -137,14 +139,16 @@ void share_setup_failure(Distribution& d, const std::exception& e) {
 
 /// Rank 0 takes the output directory (its lock, held until the last file is written) and finds
 /// a checkpoint to resume from; where it cannot, the other ranks of a distributed run end too.
-void claim_output_directory(const RunArgs& a, Distribution* distribution,
+void claim_output_directory(const RunRequest& a, Distribution* distribution,
                             const RunIdentity& identity, std::optional<Checkpoint>& resumed,
                             std::optional<OutputLock>& lock) {
   try {
-    if (a.resume && a.overwrite) throw UsageError("--resume and --overwrite exclude each other");
-    check_output_directory(a.output);
-    lock.emplace(a.output);
-    resumed = prepare_output_directory(a.output, a.resume, a.overwrite, identity);
+    // The arguments were checked (resolve_run_arguments()); the directory is checked again as
+    // it is now, before the lock makes it.
+    check_output_directory(a.controls.output);
+    lock.emplace(a.controls.output);
+    resumed = prepare_output_directory(a.controls.output, a.controls.resume, a.controls.overwrite,
+                                       identity);
   } catch (const std::exception& e) {
     if (distribution) share_setup_failure(*distribution, e);  // the other ranks end too
     throw;
@@ -154,31 +158,32 @@ void claim_output_directory(const RunArgs& a, Distribution* distribution,
 /// What rank 0 does while the job runs: checkpoints, each completed interval's files, and the
 /// scatterers decided from the topology as it loads. The callbacks keep references to the
 /// arguments: they must outlive the job.
-void install_callbacks(RunArgs& a, bool root, const RunIdentity& identity,
+void install_callbacks(RunRequest& a, bool root, const RunIdentity& identity,
                        const std::string& checkpoint, const std::string& config,
-                       const std::shared_future<ScatteringKernels>& kernels) {
-  a.job.hooks.checkpoint_seconds = a.checkpoint_seconds;
+                       const std::shared_future<ScatteringKernels>& kernels,
+                       const std::shared_ptr<analysis::ScattererAssignment>& scatterers) {
+  a.job.hooks.checkpoint_seconds = a.controls.checkpoint_seconds;
   if (root) {
     a.job.hooks.on_checkpoint = [&](const JobState& state) {
-      std::filesystem::create_directories(a.output);
+      std::filesystem::create_directories(a.controls.output);
       write_checkpoint(checkpoint, {identity, state});
     };
     // Completed intervals are written as they complete, so a later fault loses nothing before
     // it.
     a.job.hooks.on_interval = [&](const HistogramResult& so_far) {
-      std::vector<std::string> files = write_results(a.output, so_far, config);
-      scatter_outputs(a, so_far, config, kernels, files, false, false);
+      std::vector<std::string> files = write_results(a.controls.output, so_far, config);
+      scatter_outputs(a, so_far, config, kernels, *scatterers, files, false, false);
       if (so_far.stopped_by != "in progress")
         std::fprintf(stderr, "pairhist: kept %zu complete intervals (%zu frames) in %s\n",
-                     so_far.intervals.size(), so_far.frame_indices.size(), a.output.c_str());
+                     so_far.intervals.size(), so_far.frame_indices.size(),
+                     a.controls.output.c_str());
     };
   }
-  if (!a.scattering.radiation.empty()) {
+  if (a.scattering) {
     // Decided from the topology and species' atoms the run defines: not read again.
-    a.scatterers = std::make_shared<analysis::ScattererAssignment>();
-    a.job.hooks.on_defined = [o = a.scattering, decided = a.scatterers](
+    a.job.hooks.on_defined = [&resolved = *a.scattering, decided = scatterers](
                                  const RunDefinition& run, const analysis::Topology& topology) {
-      *decided = decide_run_scatterers(o, run, topology);
+      *decided = decide_run_scatterers(resolved, run, topology);
     };
   }
 }
@@ -186,14 +191,14 @@ void install_callbacks(RunArgs& a, bool root, const RunIdentity& identity,
 /// The job itself. Bad input removes the checkpoint (going on from it would meet the input
 /// again) and the directory if the run made it and nothing else is in it; an output error says
 /// whether the checkpoint is left to resume from.
-JobOutcome count(const RunArgs& a, bool root, const std::string& checkpoint) {
+JobOutcome count(const RunRequest& a, bool root, const std::string& checkpoint) {
   try {
     return run_trajectory_job(a.job);
   } catch (const InputError&) {
     if (!root) throw;
     std::error_code ec;
     std::filesystem::remove(checkpoint, ec);
-    std::filesystem::remove(a.output, ec);  // only if empty: the run's own directory
+    std::filesystem::remove(a.controls.output, ec);  // only if empty: the run's own directory
     throw;
   } catch (const OutputError& e) {
     if (!std::filesystem::exists(checkpoint)) throw;
@@ -215,74 +220,77 @@ void mark_finished(const HistogramResult& result, const RunIdentity& identity,
 }
 
 /// --report, --lp-file, --activity-svg, --task-trace.
-void write_run_extras(const RunArgs& a, const JobOutcome& out, std::vector<std::string>& files) {
+void write_run_extras(const RunRequest& a, const JobOutcome& out, std::vector<std::string>& files) {
   const auto write_extra = [&files](const std::string& path, const std::string& contents,
                                     const std::string& what) {
     io::write_text_atomically(path, contents, what);
     files.push_back(path);
   };
-  if (!a.report.empty()) write_extra(a.report, activity_json(out).dump(2) + '\n', "the report");
-  if (!a.lp_file.empty()) write_extra(a.lp_file, out.activity.lp_text, "the LP");
-  if (!a.activity_svg.empty())
-    write_extra(a.activity_svg,
+  if (!a.controls.report.empty())
+    write_extra(a.controls.report, activity_json(out).dump(2) + '\n', "the report");
+  if (!a.controls.lp_file.empty()) write_extra(a.controls.lp_file, out.activity.lp_text, "the LP");
+  if (!a.controls.activity_svg.empty())
+    write_extra(a.controls.activity_svg,
                 activity_svg(out.activity, "pairhist run " + a.job.trajectory + ": " +
                                                std::to_string(out.cpu_workers) + " CPU + " +
                                                std::to_string(out.cuda_workers) +
                                                " CUDA workers, " + out.scheduler),
                 "the activity picture");
-  if (!a.task_trace.empty())
-    write_extra(a.task_trace,
+  if (!a.controls.task_trace.empty())
+    write_extra(a.controls.task_trace,
                 out.ranks > 1 ? kTaskTraceHeader + out.rank_traces : task_trace_csv(out.activity),
                 "the task trace");
-  if (!a.reading_trace.empty())
-    write_extra(a.reading_trace, reading_trace_csv(out.reading_timeline), "the reading trace");
+  if (!a.controls.reading_trace.empty())
+    write_extra(a.controls.reading_trace, reading_trace_csv(out.reading_timeline),
+                "the reading trace");
 }
 
-JobOutcome run(RunArgs& a) {
-  resolve_run_arguments(a);
+/// The run `a` asks for, resolved from the arguments (resolve_run_arguments()): the job, with
+/// the hooks of its checkpoints, outputs and scattering installed here, and its outputs.
+JobOutcome run(RunRequest a) {
   // Under mpirun/srun with several ranks: rank 0 alone owns the output directory and writes.
   const std::unique_ptr<Distribution> distribution = make_distribution();
   const bool root = !distribution || distribution->rank() == 0;
-  if (distribution)
-    a.job.distributed.make_frame_stream = [&d = *distribution](const FramePlan& frames,
-                                                               const std::string& trajectory) {
+  // This process's frames: read here, or handed out by rank 0 of a distributed run.
+  if (distribution) {
+    a.job.distributed.on_ranks = true;
+    a.job.open_frame_stream = [&d = *distribution](const FramePlan& frames, const JobOptions& job) {
       return std::unique_ptr<FrameStream>(
-          std::make_unique<DistributedFrameStream>(d, frames, trajectory));
+          std::make_unique<DistributedFrameStream>(d, frames, job.trajectory));
     };
-  a.job.distributed.gather_traces = !a.task_trace.empty();
-  a.job.reading_timeline = !a.reading_trace.empty();
-  a.job.distributed.output_place = " in " + a.output;
+  }
   const RunIdentity identity = run_identity(a.job);
   std::optional<Checkpoint> resumed;
   std::optional<OutputLock> lock;  // held until the last file is written
   if (root) claim_output_directory(a, distribution.get(), identity, resumed, lock);
-  if (root && a.resume && !resumed && !a.quiet)
+  if (root && a.controls.resume && !resumed && !a.controls.quiet)
     std::fprintf(stderr, "pairhist: nothing to resume in %s: starting from the first frame\n",
-                 a.output.c_str());
+                 a.controls.output.c_str());
   if (resumed && resumed->finished) {
     // A job script that resumes whatever happened: the run was done before it was stopped.
     std::fprintf(stderr,
                  "pairhist: %s holds this run's finished results (%zu frames): nothing "
                  "to resume\n",
-                 a.output.c_str(), resumed->state.frames());
+                 a.controls.output.c_str(), resumed->state.frames());
     if (distribution) share_setup_failure(*distribution, RankFailure(0));
     return JobOutcome{};
   }
   if (resumed) a.job.resume = &resumed->state;
-  if (!a.quiet && root) a.job.hooks.progress = make_progress(a.progress);
+  if (!a.controls.quiet && root) a.job.hooks.progress = make_progress(a.controls.progress);
 
-  const std::string checkpoint = checkpoint_path(a.output);
+  const std::string checkpoint = checkpoint_path(a.controls.output);
   const std::string config = effective_config(a);
   // The kernels of the scattering sums depend on the q grid and the bins only: computed on a
   // thread of their own while the run counts (the sine integrals of the exact within-bin rule,
   // ~0.05 s of a core for 501 q and 240 bins), so that after it the sums are products only.
   std::shared_future<ScatteringKernels> kernels;
-  if (root && !a.scattering.radiation.empty())
-    kernels = std::async(std::launch::async, [o = a.scattering, r_max = a.job.r_max,
+  if (root && a.scattering)
+    kernels = std::async(std::launch::async, [resolved = *a.scattering, r_max = a.job.r_max,
                                               nbins = a.job.nbins, unit = a.job.units] {
-                return scattering_kernels(o, r_max, nbins, unit, 1);
+                return scattering_kernels(resolved, r_max, nbins, unit, 1);
               }).share();
-  install_callbacks(a, root, identity, checkpoint, config, kernels);
+  const auto scatterers = std::make_shared<analysis::ScattererAssignment>();
+  install_callbacks(a, root, identity, checkpoint, config, kernels, scatterers);
   const StopSignals signals;
   a.job.hooks.stop = &StopSignals::requested();
   JobOutcome out = count(a, root, checkpoint);
@@ -298,14 +306,14 @@ JobOutcome run(RunArgs& a) {
     throw StoppedBySignal(out.stopped_by_signal);
   }
 
-  std::vector<std::string> files = write_results(a.output, result, config);
+  std::vector<std::string> files = write_results(a.controls.output, result, config);
   if (result.complete) mark_finished(result, identity, checkpoint);
-  scatter_outputs(a, result, config, kernels, files, true, out.stopped_by_signal == 0);
+  scatter_outputs(a, result, config, kernels, *scatterers, files, true, out.stopped_by_signal == 0);
   out.end_marks.outputs_written = process_seconds();
   write_run_extras(a, out, files);
-  if (!a.quiet) print_run_summary(a.job, out, files, a.verbose);
+  if (!a.controls.quiet) print_run_summary(a.job, out, files, a.controls.verbose);
   if (out.stopped_by_signal != 0) {
-    print_stop_report(out, a.output, checkpoint);
+    print_stop_report(out, a.controls.output, checkpoint);
     throw StoppedBySignal(out.stopped_by_signal);
   }
   return out;
@@ -328,20 +336,21 @@ void calibrate(RunArgs& a, int frames, int passes) {
   if (a.job.scheduler.empty()) a.job.scheduler = "dmda";
   a.job.last = a.job.first + static_cast<int64_t>(frames - 1) * a.job.step;
   a.lp_bound = true;  // records the task kinds, and which still lack measurements where
-  a.lp_file.clear();
+  a.controls.lp_file.clear();
   namespace fs = std::filesystem;
   char tmpl[] = "/tmp/pairhist-calibrate-XXXXXX";
   if (!mkdtemp(tmpl)) throw OutputError("cannot create a temporary directory in /tmp");
-  a.output = (fs::path(tmpl) / "out").string();
-  a.quiet = true;
-  a.overwrite = true;  // each pass writes the same scratch directory
-  a.resume = false;
+  a.controls.output = (fs::path(tmpl) / "out").string();
+  a.controls.quiet = true;
+  a.controls.overwrite = true;  // each pass writes the same scratch directory
+  a.controls.resume = false;
   RunActivity last;
   int pass = 0;
   try {
+    // Resolved once: every pass runs the same request (a copy: run() installs its hooks).
+    const RunRequest request = resolve_run_arguments(a);
     while (pass < passes) {
-      RunArgs p = a;  // run() consumes the species list
-      last = run(p).activity;
+      last = run(request).activity;
       ++pass;
       if (last.lp_kinds_uncalibrated == 0 && last.lp_kinds_partly_calibrated == 0) break;
     }
@@ -384,11 +393,7 @@ void add_run_command(CLI::App& app) {
       "run", "Pair-distance histograms and g(r) of every species pair of a trajectory");
   add_run_options(cmd, args.get());
   add_run_scattering_options(cmd, args.get());
-  cmd->callback([args, cmd]() {
-    if (!args->config.empty()) apply_run_config(*cmd, args->config);
-    args->scattering_flags = scattering_flags_given(*cmd);
-    run(*args);
-  });
+  cmd->callback([args, cmd]() { run(resolve_run_command(*cmd, *args)); });
 
   auto cal = std::make_shared<RunArgs>();
   auto frames = std::make_shared<int>(20);

@@ -6,6 +6,8 @@
 #include <set>
 
 #include "analysis/sphere_cut.hpp"
+#include "drivers/cli/config_file.hpp"
+#include "drivers/cli/run_scattering.hpp"
 #include "drivers/cli/scattering_command.hpp"
 #include "drivers/job/box_limit.hpp"
 #include "drivers/job/engine_settings.hpp"
@@ -36,39 +38,10 @@ void check_member(std::vector<std::string>& problems, const std::string& flag,
   problems.push_back(flag + " must be one of " + list + ", got '" + excerpt(value) + "'");
 }
 
-/// The problems of --scattering and its options, and of the run's options that would leave the
-/// scattering sums without some pairs.
-std::vector<std::string> scattering_problems(const RunArgs& a) {
+/// The problems of the arguments alone (no file read); `o` (a's job) gets the species parsed.
+std::vector<std::string> argument_problems(const RunArgs& a, JobOptions& o) {
   std::vector<std::string> p;
-  if (a.scattering.radiation.empty()) {
-    for (const std::string& flag : a.scattering_flags)
-      p.push_back(flag + " goes with --scattering xray|neutron");
-    return p;
-  }
-  std::vector<std::string> names;
-  for (const SpeciesSpec& s : a.job.species) names.push_back(s.name);
-  p = scattering_option_problems(a.scattering, names, "--scattering");
-  const auto& given = a.scattering_flags;
-  if (!a.scattering.structure_factor && std::count(given.begin(), given.end(), "--window") > 0)
-    p.push_back("--window applies to --structure-factor only");
-  if (a.job.exclude != "none")
-    p.push_back("--scattering sums over every pair of atoms: --exclude " + a.job.exclude +
-                " would leave pairs out");
-  const size_t n = names.size();
-  if (!a.job.pairs.empty() && n > 0) {
-    try {
-      if (selected_pairs(a.job).size() < n * (n + 1) / 2)
-        p.push_back("--scattering needs the histogram of every pair of species: leave out --pairs");
-    } catch (const UsageError&) {  // argument_problems() reports it
-    }
-  }
-  return p;
-}
-
-/// The problems of the arguments alone (no file read).
-std::vector<std::string> argument_problems(RunArgs& a) {
-  std::vector<std::string> p;
-  JobOptions& o = a.job;
+  const RunControls& c = a.controls;
   if (o.trajectory.empty())
     p.push_back("no trajectory given (an argument, -f, or trajectory in --config)");
   else if (o.topology.empty() && !io::carries_species(o.trajectory))
@@ -101,7 +74,7 @@ std::vector<std::string> argument_problems(RunArgs& a) {
   if (o.begin_time > o.end_time) p.push_back("--begin must not be after --end");
   if (o.interval < 0) p.push_back("--interval must be >= 0");
   if (o.volume < 0 || !std::isfinite(o.volume)) p.push_back("--volume must be positive");
-  if (!(a.checkpoint_seconds >= 0)) p.push_back("--checkpoint-seconds must be >= 0");
+  if (!(c.checkpoint_seconds >= 0)) p.push_back("--checkpoint-seconds must be >= 0");
   if (!o.sphere.empty()) {
     try {
       analysis::parse_sphere_option(o.sphere);
@@ -112,11 +85,11 @@ std::vector<std::string> argument_problems(RunArgs& a) {
     if (o.xy) p.push_back("--sphere and -xy exclude each other");
     if (o.exclude != "none")
       p.push_back("--sphere counts every pair inside the sphere: leave out --exclude");
-    if (a.job.distributed.frame_parts > 1)
+    if (o.distributed.frame_parts > 1)
       p.push_back("--sphere counts whole frames: leave out --frame-parts");
   }
   if (o.decode_threads < 0) p.push_back("--decode-threads must be >= 0");
-  if (a.job.distributed.frame_parts < 0) p.push_back("--frame-parts must be >= 0");
+  if (o.distributed.frame_parts < 0) p.push_back("--frame-parts must be >= 0");
   if (o.cell_reach < 0 || o.cell_reach > kMaxCellReach)
     p.push_back("--cell-reach must be 0 to " + std::to_string(kMaxCellReach));
   check_member(p, "--units", o.units, {"nm", "angstrom"});
@@ -132,16 +105,17 @@ std::vector<std::string> argument_problems(RunArgs& a) {
     p.push_back(
         "--schedule static counts all pairs of whole frames: use --algorithm auto or "
         "all-pairs with it");
-  if (a.resume && a.overwrite) p.push_back("--resume and --overwrite exclude each other");
+  if (c.resume && c.overwrite) p.push_back("--resume and --overwrite exclude each other");
   try {
-    check_output_directory(a.output);
+    check_output_directory(c.output);
   } catch (const UsageError& e) {
     p.push_back(e.what());
   }
   std::set<std::string> names;
   for (const auto& s : o.species)
     if (!names.insert(s.name).second) p.push_back("species '" + s.name + "' is defined twice");
-  for (const std::string& line : scattering_problems(a)) p.push_back(line);
+  for (const std::string& line : run_scattering_problems(a.scattering, a.scattering_flags, o))
+    p.push_back(line);
   return p;
 }
 
@@ -233,7 +207,7 @@ void add_output_options(CLI::App* cmd, RunArgs* args) {
                   "Write a histogram block every N frames (CADISHI's 'sum'), the last one partial; "
                   "each is written as soon as it completes (0: one block for the whole run)")
       ->capture_default_str();
-  cmd->add_option("-o,--output", args->output,
+  cmd->add_option("-o,--output", args->controls.output,
                   "Output directory (rdf.csv, rdf.xvg, cn.xvg, pairhist.h5 are written in it)")
       ->capture_default_str();
 }
@@ -302,7 +276,7 @@ void add_worker_options(CLI::App* cmd, RunArgs* args) {
 
 /// Reports and measurements of the run itself.
 void add_measurement_options(CLI::App* cmd, RunArgs* args) {
-  cmd->add_option("--report", args->report,
+  cmd->add_option("--report", args->controls.report,
                   "Also write the run summary and per-worker activity as JSON to this file");
   cmd->add_option("--reduction", args->reduction,
                   "How partial histograms are summed: redux (StarPU per-worker copies, folded "
@@ -312,15 +286,15 @@ void add_measurement_options(CLI::App* cmd, RunArgs* args) {
                 "Compute LP lower bounds of the makespan (summary, --report): from this run's "
                 "measured task times (needs GLPK), and StarPU's (--activity-svg too), which "
                 "needs calibrated perfmodels (pairhist calibrate, --sched dmda)");
-  cmd->add_option("--lp-file", args->lp_file,
+  cmd->add_option("--lp-file", args->controls.lp_file,
                   "Also write StarPU's LP (lp_solve format, implies --lp-bound) and a table of "
                   "the task kinds' measurements per worker kind to this file");
-  cmd->add_option("--activity-svg", args->activity_svg,
+  cmd->add_option("--activity-svg", args->controls.activity_svg,
                   "Also draw the worker activity over time (one lane per worker) as SVG");
-  cmd->add_option("--task-trace", args->task_trace,
+  cmd->add_option("--task-trace", args->controls.task_trace,
                   "Also write every histogram task (submission order, frame, worker, GPU, start, "
                   "end, pairs) as CSV; scripts/scaling_model.py replays it on other GPU counts");
-  cmd->add_option("--reading-trace", args->reading_trace,
+  cmd->add_option("--reading-trace", args->controls.reading_trace,
                   "Also write every frame the XTC decoding threads delivered (thread, claimed, "
                   "decoded, ready, delivered, on the task trace's clock) as CSV");
   cmd->add_option("--task-pairs", args->job.task_pairs,
@@ -331,13 +305,13 @@ void add_measurement_options(CLI::App* cmd, RunArgs* args) {
 
 /// Resuming, checkpoints, distributed frames and what is printed.
 void add_run_control_options(CLI::App* cmd, RunArgs* args) {
-  cmd->add_flag("--resume", args->resume,
+  cmd->add_flag("--resume", args->controls.resume,
                 "Continue the interrupted run whose checkpoint is in the output directory (same "
                 "arguments); the result is the same, bit for bit, as an uninterrupted run's; "
                 "without a checkpoint there, start from the first frame");
-  cmd->add_flag("--overwrite", args->overwrite,
+  cmd->add_flag("--overwrite", args->controls.overwrite,
                 "Replace the results (and checkpoint) of an earlier run in the output directory");
-  cmd->add_option("--checkpoint-seconds", args->checkpoint_seconds,
+  cmd->add_option("--checkpoint-seconds", args->controls.checkpoint_seconds,
                   "Keep a checkpoint in the output directory at least this often while frames "
                   "are counted, besides one at every completed interval (0: only at intervals)")
       ->capture_default_str();
@@ -345,9 +319,10 @@ void add_run_control_options(CLI::App* cmd, RunArgs* args) {
                   "Under mpirun/srun: split every frame into this many parts handed out "
                   "separately (0: automatic, when there are fewer than 8 frames per rank)")
       ->capture_default_str();
-  cmd->add_flag("--progress", args->progress, "Show progress even when stderr is not a terminal");
-  cmd->add_flag("-q,--quiet", args->quiet, "No summary, no progress");
-  cmd->add_flag("-v,--verbose", args->verbose,
+  cmd->add_flag("--progress", args->controls.progress,
+                "Show progress even when stderr is not a terminal");
+  cmd->add_flag("-q,--quiet", args->controls.quiet, "No summary, no progress");
+  cmd->add_flag("-v,--verbose", args->controls.verbose,
                 "The summary also gives the scheduler's detail: throughput, tasks, workers, "
                 "makespan (always in --report)");
 }
@@ -373,30 +348,49 @@ void add_run_options(CLI::App* cmd, RunArgs* args) {
   add_run_control_options(cmd, args);
 }
 
-void resolve_run_arguments(RunArgs& a) {
-  std::vector<std::string> problems = argument_problems(a);
+RunRequest resolve_run_arguments(const RunArgs& a) {
+  RunRequest r;
+  r.job = a.job;
+  r.controls = a.controls;
+  JobOptions& job = r.job;
+  std::vector<std::string> problems = argument_problems(a, job);
   // Check the inputs exist before any work, so a typo costs nothing and leaves nothing behind.
   std::vector<std::string> missing;
-  for (const auto& f : {a.job.trajectory, a.job.topology, a.job.index_file, a.scattering.q_file,
-                        a.scattering.table})
+  for (const auto& f :
+       {job.trajectory, job.topology, job.index_file, a.scattering.q_file, a.scattering.table})
     if (!f.empty() && !std::filesystem::is_regular_file(f)) missing.push_back(f + ": no such file");
   if (!problems.empty()) {
     problems.insert(problems.end(), missing.begin(), missing.end());
     throw UsageError(joined(problems));
   }
   if (!missing.empty()) throw InputError(joined(missing));
-  // The scatterers need the topology: the run decides them once it has defined its species
-  // over it (run_command.cpp), before it counts.
-  if (!a.scattering.radiation.empty()) check_scattering_files(a.scattering);
-  a.job.precision = a.precision == "double" ? Precision::double_ : Precision::single;
-  a.job.whole_frames = a.schedule == "static";
-  a.job.algorithm = parse_algorithm(a.algorithm);
-  a.job.sum_tasks = a.reduction == "sum";
+  // The q file and table read once here; the scatterers need the topology: the run decides them
+  // once it has defined its species over it (run_command.cpp), before it counts.
+  if (!a.scattering.radiation.empty()) {
+    ScatteringOptions o = a.scattering;
+    o.input = r.controls.output;  // the sums read the run's pairhist.h5 written there
+    r.scattering = resolve_scattering(o);
+  }
+  job.precision = a.precision == "double" ? Precision::double_ : Precision::single;
+  job.whole_frames = a.schedule == "static";
+  job.algorithm = parse_algorithm(a.algorithm);
+  job.sum_tasks = a.reduction == "sum";
   // Solved once at the end from the history models; StarPU warns about every uncalibrated task
   // kind while doing so (always, under schedulers that record no models), so only when asked.
-  a.job.lp_bound = a.lp_bound || !a.lp_file.empty();
-  a.job.lp_bound_text = !a.lp_file.empty();
-  resolve_bins(a.job, a.bin_width);
+  job.lp_bound = a.lp_bound || !r.controls.lp_file.empty();
+  job.lp_bound_text = !r.controls.lp_file.empty();
+  // What the outputs asked for need from the job: every rank's task trace, the reading timeline.
+  job.distributed.gather_traces = !r.controls.task_trace.empty();
+  job.reading_timeline = !r.controls.reading_trace.empty();
+  job.distributed.output_place = " in " + r.controls.output;
+  resolve_bins(job, a.bin_width);
+  return r;
+}
+
+RunRequest resolve_run_command(CLI::App& cmd, RunArgs& args) {
+  if (!args.config.empty()) apply_run_config(cmd, args.config);
+  args.scattering_flags = scattering_flags_given(cmd);
+  return resolve_run_arguments(args);
 }
 
 }  // namespace pairhist

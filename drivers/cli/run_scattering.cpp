@@ -1,10 +1,13 @@
 #include "drivers/cli/run_scattering.hpp"
 
+#include <algorithm>
 #include <exception>
 
 #include "analysis/parallel_for.hpp"
+#include "drivers/job/engine_settings.hpp"
 #include "io/scattering/scattering_hdf5.hpp"
 #include "io/scattering/scattering_writers.hpp"
+#include "pairhist/errors.hpp"
 
 namespace pairhist {
 
@@ -19,14 +22,43 @@ void write_file(const ScatteringResult& r, size_t i) {
 
 }  // namespace
 
-ScatteringKernels scattering_kernels(const ScatteringOptions& o, double r_max, int nbins,
+std::vector<std::string> run_scattering_problems(const ScatteringOptions& o,
+                                                 const std::vector<std::string>& given,
+                                                 const RunSpec& run) {
+  std::vector<std::string> p;
+  if (o.radiation.empty()) {
+    for (const std::string& flag : given)
+      p.push_back(flag + " goes with --scattering xray|neutron");
+    return p;
+  }
+  std::vector<std::string> names;
+  for (const SpeciesSpec& s : run.species) names.push_back(s.name);
+  p = scattering_option_problems(o, names, "--scattering");
+  if (!o.structure_factor && std::count(given.begin(), given.end(), "--window") > 0)
+    p.push_back("--window applies to --structure-factor only");
+  if (run.exclude != "none")
+    p.push_back("--scattering sums over every pair of atoms: --exclude " + run.exclude +
+                " would leave pairs out");
+  const size_t n = names.size();
+  if (!run.pairs.empty() && n > 0) {
+    try {
+      if (selected_pairs(run).size() < n * (n + 1) / 2)
+        p.push_back("--scattering needs the histogram of every pair of species: leave out --pairs");
+    } catch (const UsageError&) {  // the run's own checks report it
+    }
+  }
+  return p;
+}
+
+ScatteringKernels scattering_kernels(const ResolvedScattering& resolved, double r_max, int nbins,
                                      const std::string& length_unit, unsigned threads) {
+  const ScatteringOptions& o = resolved.options;
   ScatteringKernels out;
   HistogramResult bins;
   bins.r_max = r_max;
   bins.nbins = nbins;
   bins.length_unit = length_unit;
-  const std::vector<double> q = scattering_q_grid(o);
+  const std::vector<double>& q = resolved.q;
   const std::vector<double> edges = analysis::bin_edges_nm(bins);
   // Beyond 2^23 values (64 MiB) none are kept: the sums then compute each q's as they go.
   if (static_cast<double>(q.size()) * nbins * (o.structure_factor ? 2 : 1) > (1 << 23)) return out;
@@ -38,13 +70,13 @@ ScatteringKernels scattering_kernels(const ScatteringOptions& o, double r_max, i
   return out;
 }
 
-std::vector<ScatteringResult> write_run_scattering(const ScatteringOptions& o,
+std::vector<ScatteringResult> write_run_scattering(const ResolvedScattering& resolved,
                                                    const analysis::ScattererAssignment* known,
-                                                   const io::StoredRun* run,
+                                                   const io::StoredRun& run,
                                                    const ScatteringKernels* kernels) {
-  // The run is read (or taken) once for both: the same inputs either way.
-  const ScatteringInputs in =
-      run != nullptr ? scattering_inputs(o, *run, known) : read_scattering_inputs(o, known);
+  const ScatteringOptions& o = resolved.options;
+  // The run is taken once for both: the same inputs either way.
+  const ScatteringInputs in = scattering_inputs(resolved, run, known);
   std::vector<ScatteringResult> out;
   ScatteringOptions debye = o;
   debye.structure_factor = false;

@@ -196,19 +196,6 @@ void deuterate(const ScatteringOptions& o, const std::vector<std::string>& names
   }
 }
 
-/// The radiation, q grid and user table: what the options decide before any run is read.
-void read_grid_and_table(const ScatteringOptions& o, ScatteringInputs& in,
-                         analysis::ScattererTable& user) {
-  if (const std::vector<std::string> p = scattering_option_problems(o, {}); !p.empty()) {
-    std::string lines;
-    for (const std::string& line : p) lines += (lines.empty() ? "" : "\n") + line;
-    throw UsageError(lines);
-  }
-  in.radiation = analysis::parse_radiation(o.radiation);
-  in.q = q_grid(o);
-  if (!o.table.empty()) user = io::read_scatterer_table(o.table);
-}
-
 /// Deuteration, every species' weight and its values on the grid, from in.assignment.
 void decide_weights(const ScatteringOptions& o, const std::vector<std::string>& names,
                     const analysis::ScattererTable& user, ScatteringInputs& in) {
@@ -221,9 +208,12 @@ void decide_weights(const ScatteringOptions& o, const std::vector<std::string>& 
 }
 
 /// The rest of read_scattering_inputs() once `run` is at hand: the scatterers and weights.
-ScatteringInputs inputs_of_run(const ScatteringOptions& o, io::StoredRun run,
-                               const analysis::ScattererAssignment* known,
-                               const analysis::ScattererTable& user, ScatteringInputs in) {
+ScatteringInputs inputs_of_run(const ResolvedScattering& resolved, io::StoredRun run,
+                               const analysis::ScattererAssignment* known) {
+  const ScatteringOptions& o = resolved.options;
+  ScatteringInputs in;
+  in.radiation = resolved.radiation;
+  in.q = resolved.q;
   in.run = std::move(run);
   // Scattering weighs each species by its atoms: one number per run, not per frame.
   if (in.run.result.dynamic())
@@ -235,7 +225,7 @@ ScatteringInputs inputs_of_run(const ScatteringOptions& o, io::StoredRun run,
   in.assignment = known != nullptr ? *known : scatterers(o, in.run);
   std::vector<std::string> names;
   for (const SpeciesInfo& s : in.run.result.species) names.push_back(s.name);
-  decide_weights(o, names, user, in);
+  decide_weights(o, names, resolved.table, in);
   return in;
 }
 
@@ -311,38 +301,38 @@ std::vector<std::string> scattering_option_problems(const ScatteringOptions& o,
   return p;
 }
 
-std::vector<double> scattering_q_grid(const ScatteringOptions& o) {
-  return q_grid(o);
+ResolvedScattering resolve_scattering(const ScatteringOptions& o) {
+  if (const std::vector<std::string> p = scattering_option_problems(o, {}); !p.empty()) {
+    std::string lines;
+    for (const std::string& line : p) lines += (lines.empty() ? "" : "\n") + line;
+    throw UsageError(lines);
+  }
+  ResolvedScattering out;
+  out.options = o;
+  out.radiation = analysis::parse_radiation(o.radiation);
+  out.q = q_grid(o);
+  if (!o.table.empty()) out.table = io::read_scatterer_table(o.table);
+  return out;
 }
 
 ScatteringInputs read_scattering_inputs(const ScatteringOptions& o,
                                         const analysis::ScattererAssignment* known) {
-  ScatteringInputs in;
-  analysis::ScattererTable user;
-  read_grid_and_table(o, in, user);
-  return inputs_of_run(o, io::read_histogram_result(o.input), known, user, std::move(in));
+  const ResolvedScattering resolved = resolve_scattering(o);
+  return inputs_of_run(resolved, io::read_histogram_result(o.input), known);
 }
 
-ScatteringInputs scattering_inputs(const ScatteringOptions& o, io::StoredRun run,
+ScatteringInputs scattering_inputs(const ResolvedScattering& resolved, io::StoredRun run,
                                    const analysis::ScattererAssignment* known) {
-  ScatteringInputs in;
-  analysis::ScattererTable user;
-  read_grid_and_table(o, in, user);
-  return inputs_of_run(o, std::move(run), known, user, std::move(in));
+  return inputs_of_run(resolved, std::move(run), known);
 }
 
-void check_scattering_files(const ScatteringOptions& o) {
-  ScatteringInputs in;
-  analysis::ScattererTable user;
-  read_grid_and_table(o, in, user);
-}
-
-analysis::ScattererAssignment decide_run_scatterers(const ScatteringOptions& o,
+analysis::ScattererAssignment decide_run_scatterers(const ResolvedScattering& resolved,
                                                     const RunDefinition& run,
                                                     const analysis::Topology& topology) {
+  const ScatteringOptions& o = resolved.options;
   ScatteringInputs in;
-  analysis::ScattererTable user;
-  read_grid_and_table(o, in, user);
+  in.radiation = resolved.radiation;
+  in.q = resolved.q;
   const JobOptions& job = run.options;
   std::vector<std::string> names;
   for (const SpeciesSpec& s : job.species) names.push_back(s.name);
@@ -353,7 +343,7 @@ analysis::ScattererAssignment decide_run_scatterers(const ScatteringOptions& o,
   in.assignment = analysis::assign_scatterers(topology, names, run.atoms,
                                               by_species(o.elements, "--element", names));
   const analysis::ScattererAssignment decided = in.assignment;
-  decide_weights(o, names, user, in);  // deuterates in.assignment
+  decide_weights(o, names, resolved.table, in);  // deuterates in.assignment
   return decided;
 }
 

@@ -51,6 +51,19 @@ struct ScatteringKernels {
   analysis::StructureKernels structure;  // with options.structure_factor
 };
 
+/// The options checked (as scattering_option_problems(), without the run's species) with what
+/// they name read, once: the radiation, the q grid (--q-file read) and the user table. Everything
+/// after it (the scatterers, the kernels, the sums) takes it from here and reads neither the
+/// options' files nor checks the options again. Throws UsageError for bad options (every problem
+/// one line), InputError for an unreadable q file or table.
+struct ResolvedScattering {
+  ScatteringOptions options;
+  analysis::Radiation radiation = analysis::Radiation::xray;
+  std::vector<double> q;           // 1/nm
+  analysis::ScattererTable table;  // --table's weights; empty without it
+};
+ResolvedScattering resolve_scattering(const ScatteringOptions& options);
+
 /// Checks the options that need no file, reads the q file, the user table and the run, decides
 /// every species' scatterer (`known` where given, else --element, else the run's topology, else
 /// guessed) and its weights. Throws UsageError for bad options (q grid, radiation, an unknown
@@ -59,37 +72,28 @@ struct ScatteringKernels {
 ScatteringInputs read_scattering_inputs(const ScatteringOptions& options,
                                         const analysis::ScattererAssignment* known = nullptr);
 
-/// As read_scattering_inputs(), with the run given (`run --scattering`: the result just written,
-/// as io::stored_run() makes it) instead of read from options.input.
-ScatteringInputs scattering_inputs(const ScatteringOptions& options, io::StoredRun run,
+/// As read_scattering_inputs(), with the options resolved and the run given (`run --scattering`:
+/// the result just written, as io::stored_run() makes it) instead of read from options.input.
+ScatteringInputs scattering_inputs(const ResolvedScattering& resolved, io::StoredRun run,
                                    const analysis::ScattererAssignment* known = nullptr);
-
-/// The q grid of the options (1/nm): q_values, else the q file's, else --q-max and --nq. Throws
-/// as read_scattering_inputs() for a bad grid or q file.
-std::vector<double> scattering_q_grid(const ScatteringOptions& options);
 
 /// The problems of the options alone, one line each (no file read): the radiation (named
 /// `radiation_flag` in the line: `run` calls it --scattering), --within-bin, --precision, --window
 /// (with structure_factor), the q grid, deuteration of X-rays and fractions that are no numbers,
 /// q beyond the X-ray fits without a --table, and, where `species` (the run's names) is not
-/// empty, --element and --deuterate for species that do not exist. read_scattering_inputs() and
+/// empty, --element and --deuterate for species that do not exist. resolve_scattering() and
 /// `pairhist run --scattering` (with its other usage errors, before any work) check these first.
 std::vector<std::string> scattering_option_problems(
     const ScatteringOptions& options, const std::vector<std::string>& species,
     const std::string& radiation_flag = "--radiation");
 
-/// `pairhist run --scattering` before anything: the options (as scattering_option_problems()),
-/// the q file and the user table. Throws as read_scattering_inputs().
-void check_scattering_files(const ScatteringOptions& options);
-
 /// `pairhist run --scattering` once the run is defined (JobHooks::on_defined), before it
 /// counts: every species' scatterer from `topology` and the run's species' atoms, checked as
 /// read_scattering_inputs() checks it (an element without a weight, deuteration of another
 /// element), so that a bad option or an unknown element costs no run. Returns the scatterers
-/// before deuteration, for compute_scattering() after the run: the topology is read once.
-/// Throws as read_scattering_inputs(), and UsageError for species that share atoms or are not
-/// fixed atoms.
-analysis::ScattererAssignment decide_run_scatterers(const ScatteringOptions& options,
+/// before deuteration, for the sums after the run: the topology is read once. Throws as
+/// read_scattering_inputs(), and UsageError for species that share atoms or are not fixed atoms.
+analysis::ScattererAssignment decide_run_scatterers(const ResolvedScattering& resolved,
                                                     const RunDefinition& run,
                                                     const analysis::Topology& topology);
 

@@ -18,6 +18,16 @@ LocalFrameStream::LocalFrameStream(const JobOptions& o, const FramePlan& plan)
   source_ = std::make_unique<FrameSource>(o.trajectory, o.decode_threads, plan, pending);
 }
 
+FrameStreamOpener local_frame_streams() {
+  return [](const FramePlan& plan, const JobOptions& job) {
+    return std::unique_ptr<FrameStream>(std::make_unique<LocalFrameStream>(job, plan));
+  };
+}
+
+io::TrajectoryReader* LocalFrameStream::opened_reader() {
+  return &source_->reader();
+}
+
 void LocalFrameStream::open(const RunDefinition& run) {
   source_->set_preparation(run.preparation);
   source_->stop_on(stop_);

@@ -26,6 +26,9 @@ class FrameStream {
 
   /// Once the run is defined: the stream is ready to deliver frames (source() exists).
   virtual void open(const RunDefinition& run) = 0;
+  /// The reader of a trajectory the stream opened as it was made, decoding its first frames
+  /// before open() (LocalFrameStream); null where the reader comes with open().
+  virtual io::TrajectoryReader* opened_reader() { return nullptr; }
   /// Where the counts of this stream's frames go; after open().
   virtual std::unique_ptr<CountSink> make_sink(const RunDefinition& run, const JobClock& clock,
                                                BoxKind kind) = 0;
@@ -74,6 +77,7 @@ class LocalFrameStream : public FrameStream {
  public:
   LocalFrameStream(const JobOptions& o, const FramePlan& plan);
 
+  io::TrajectoryReader* opened_reader() override;
   void open(const RunDefinition& run) override;
   std::unique_ptr<CountSink> make_sink(const RunDefinition& run, const JobClock& clock,
                                        BoxKind kind) override;

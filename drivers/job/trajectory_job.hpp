@@ -25,6 +25,7 @@ namespace pairhist {
 struct JobState;
 struct RunDefinition;
 struct FramePlan;
+struct JobOptions;
 class FrameStream;
 namespace analysis {
 struct Topology;
@@ -58,21 +59,35 @@ struct JobHooks {
 
 /// What a process of a distributed run adds to its job.
 struct DistributedJob {
-  /// Makes the stream of this process's frames (drivers/distributed/distributed_frame_stream.hpp),
-  /// which come from rank 0, from the run's frame selection; its counts go to rank 0, which alone
-  /// calls the output callbacks and returns the result. Empty: one process reads its own frames
-  /// (LocalFrameStream), and the rest of this part is not read.
-  std::function<std::unique_ptr<FrameStream>(const FramePlan& frames,
-                                             const std::string& trajectory)>
-      make_frame_stream;
+  /// A process of a distributed run: its frames come from rank 0 (the caller's
+  /// JobOptions::open_frame_stream makes a DistributedFrameStream,
+  /// drivers/distributed/distributed_frame_stream.hpp), its counts go to rank 0, which alone
+  /// calls the output callbacks and returns the result. False: one process reads its own frames,
+  /// and the rest of this part is not read.
+  bool on_ranks = false;
   int frame_parts = 0;         // parts per frame; 0: automatic
   std::string output_place;    // where intervals are kept, for messages
   bool gather_traces = false;  // every rank's task trace to rank 0
-  bool active() const { return static_cast<bool>(make_frame_stream); }
+  bool active() const { return on_ranks; }
 };
+
+/// Opens the stream of a job's frames (drivers/job/frame_stream.hpp) from the run's frame plan:
+/// the caller's choice of where the frames come from. The job calls it on its own thread just
+/// after it has begun loading the topology and starting the GPUs, so that the trajectory opens,
+/// and its first frames decode, meanwhile; where it throws, a topology error is reported
+/// instead (it comes first in the arguments). An opener rather than a stream the caller opened
+/// ahead: the moment (after those threads start) and the order of the errors stay the job's,
+/// which an opened stream would need a future of the caller's to keep.
+using FrameStreamOpener =
+    std::function<std::unique_ptr<FrameStream>(const FramePlan& frames, const JobOptions& job)>;
+
+/// The frames of one process: its plan's frames read from the trajectory (LocalFrameStream).
+FrameStreamOpener local_frame_streams();
 
 struct JobOptions : RunSpec {
   JobHooks hooks;
+  /// Where the frames come from (default: this process reads them).
+  FrameStreamOpener open_frame_stream = local_frame_streams();
   /// A checkpoint's state to go on from (a resumed run): its frames are not read again. Null:
   /// from the start.
   const JobState* resume = nullptr;

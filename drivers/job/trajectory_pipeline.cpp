@@ -96,24 +96,19 @@ void TrajectoryPipeline::start_loading() {
   FramePlan plan{o.first, o.last, o.step, o.begin_time, o.end_time, -1};
   if (o.resume && o.resume->frames() > 0) plan.resume_after = o.resume->frame_indices.back();
   try {
-    if (o.distributed.active())
-      stream_ = o.distributed.make_frame_stream(plan, o.trajectory);
-    else
-      stream_ = std::make_unique<LocalFrameStream>(o, plan);
+    stream_ = o.open_frame_stream(plan, o);
   } catch (...) {
     topology_.wait();  // a topology error is the one to report: it comes first in the arguments
     topology_.get();
     throw;
   }
   out_.start_marks.trajectory_open = process_seconds();
-  if (!o.distributed.active()) {
-    io::TrajectoryReader& reader = stream_->source().reader();
-    if (o.reading_timeline) reader.record_timings();
+  if (io::TrajectoryReader* reader = stream_->opened_reader()) {
+    if (o.reading_timeline) reader->record_timings();
     // The pinning hooks come with CUDA's start (0.7-1.3 s into a 4-GPU node's run), and
     // the GPUs' contexts later: decoding threads decode meanwhile, into staging, and the
     // frames are promoted into pinned columns once the GPUs are ready.
-    if (o.ncuda != 0 && reader.await_pinning())
-      awaiting_pinning_ = &reader;
+    if (o.ncuda != 0 && reader->await_pinning()) awaiting_pinning_ = reader;
   }
 }
 
