@@ -34,9 +34,9 @@ double largest_coordinate(const float* xyz, const std::vector<int>& atoms) {
 
 SurfaceDistances::SurfaceDistances(const float* xyz, const std::vector<int>& ref_atoms,
                                    const std::vector<int>& group, int groups, const BoxMatrix& box,
-                                   double r_max, int nbins, double max_abs)
+                                   double r_max, int nbins, double r_cut, double max_abs)
     : kind_(classify_box(box)),
-      params_(make_params<float>(box, kind_, r_max, nbins)),
+      params_(make_params<float>(box, kind_, r_max, nbins, r_cut)),
       groups_(groups) {
   CellGridRequest request;
   request.box = box;
@@ -173,7 +173,7 @@ void SurfaceDistances::nearest_in(const float* p, Scratch& s, std::vector<Hit>& 
     float& best = s.best[static_cast<size_t>(g)];
     // A zero displacement leaves only norm2's floor: the position is that atom.
     if (best > kSquaredDistanceFloor<float>) {
-      const int bin = bin_of(best, params_.nbins);
+      const int bin = bin_of(best, params_);
       if (bin < params_.nbins) hits.push_back({g, bin});
     }
     best = kNone;

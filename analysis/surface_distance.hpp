@@ -28,13 +28,13 @@ class SurfaceDistances {
  public:
   /// The reference atoms `ref_atoms` (indices into xyz, nm), ref_atoms[k] in surface group
   /// group[k] (0 <= group < groups). Bins as the engine's: nbins over [0, r_max), r_max within
-  /// the box's minimum-image limit. `box`: lower-triangular rows as GROMACS writes them, zeros
+  /// the box's minimum-image limit, nothing counted at r >= r_cut (0: r_max). `box`: lower-triangular rows as GROMACS writes them, zeros
   /// for none. `max_abs`: at least the largest |coordinate| of the reference atoms and of every
   /// position asked about later (largest_coordinate). Throws std::invalid_argument for a
   /// triclinic box too skewed for the kernels (make_box).
   SurfaceDistances(const float* xyz, const std::vector<int>& ref_atoms,
                    const std::vector<int>& group, int groups, const BoxMatrix& box, double r_max,
-                   int nbins, double max_abs);
+                   int nbins, double r_cut, double max_abs);
 
   struct Hit {
     int group;

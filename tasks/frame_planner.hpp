@@ -58,9 +58,9 @@ class FramePlanner {
   void set_frame_params(Args& args, const PlannedFrame& frame) const {
     args.precision = config_.precision;
     args.single_params =
-        make_params<float>(frame.box, config_.box_kind, config_.r_max, config_.nbins);
-    args.double_params =
-        make_params<double>(frame.box, config_.box_kind, config_.r_max, config_.nbins);
+        make_params<float>(frame.box, config_.box_kind, config_.r_max, config_.nbins, config_.r_cut);
+    args.double_params = make_params<double>(frame.box, config_.box_kind, config_.r_max,
+                                             config_.nbins, config_.r_cut);
   }
   /// The cores' share of the last frame, for the report.
   static void report_share(const CpuShare& share, RunActivity& run) {

@@ -33,9 +33,13 @@ __global__ void count_biased_bin_mismatches(unsigned long long* mismatches) {
        bits += uint64_t(gridDim.x) * blockDim.x) {
     const float r = __uint_as_float(static_cast<unsigned>(bits));
     bool ok = true;
-    for (int nbins : bin_counts)
-      ok = ok && cuda::biased_bin(r, nbins) - cuda::kBinBias ==
-                     static_cast<unsigned>(bin_of_distance(r, nbins));
+    for (int nbins : bin_counts) {
+      // The cut-off on the last edge, and inside the last bin.
+      const float cuts[] = {static_cast<float>(nbins), static_cast<float>(nbins) - 0.37f};
+      for (float limit : cuts)
+        ok = ok && cuda::biased_bin(r, limit, nbins) - cuda::kBinBias ==
+                       static_cast<unsigned>(bin_of_distance(r, limit, nbins));
+    }
     local += ok ? 0 : 1;
   }
   if (local) atomicAdd(mismatches, local);

@@ -135,13 +135,15 @@ struct CellCase {
   std::vector<int64_t> ca, cb;
   std::vector<uint64_t> poison, expected;
 
+  /// cut_below_rmax > 0: the cut-off that many bins below r_max, inside the last bin.
   CellCase(const Scenario& s, int64_t na_, int64_t nb_, bool same_, int nbins, int reach,
-           CellOrder order)
+           CellOrder order, double cut_below_rmax = 0)
       : na(na_), nb(same_ ? na_ : nb_), same(same_) {
     a = to_soa<T>(random_points(na, s.lo, s.hi));
     b = same ? a : to_soa<T>(random_points(nb, s.lo, s.hi));
     g = grid_for(s, a, na, b, nb, reach, order);
-    p = make_params<T>(s.box, s.kind(), s.r_max, nbins);
+    p = make_params<T>(s.box, s.kind(), s.r_max, nbins,
+                       cut_below_rmax > 0 ? s.r_max - cut_below_rmax * s.r_max / nbins : 0.0);
     ca = counts_per_key(host_keys(a, na, g), g);
     cb = same ? ca : counts_per_key(host_keys(b, nb, g), g);
     poison.resize(size_t(nbins) + 1);

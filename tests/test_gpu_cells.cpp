@@ -65,7 +65,7 @@ void check_build(const std::vector<T>& soa, int64_t n, const CellGrid& g,
 /// GPU cell lists over `pieces` key ranges against the CPU's all pairs, on poisoned histograms.
 template <class T>
 void check_cells(const Scenario& s, int64_t na, int64_t nb, bool same, int nbins, int reach,
-                 CellOrder order, int pieces) {
+                 CellOrder order, int pieces, double cut_below_rmax = 0) {
   const std::string name = s.name, order_name = cell_order_name(order);
   CAPTURE(name);
   CAPTURE(na);
@@ -75,7 +75,8 @@ void check_cells(const Scenario& s, int64_t na, int64_t nb, bool same, int nbins
   CAPTURE(reach);
   CAPTURE(order_name);
   CAPTURE(sizeof(T));
-  const CellCase<T> c(s, na, nb, same, nbins, reach, order);
+  CAPTURE(cut_below_rmax);
+  const CellCase<T> c(s, na, nb, same, nbins, reach, order, cut_below_rmax);
   const auto& [a, b, g, p, ca, cb] = std::tie(c.a, c.b, c.g, c.p, c.ca, c.cb);
   nb = c.nb;
   CAPTURE(g.n[0]);
@@ -125,6 +126,18 @@ TEST_CASE("GPU cell lists equal CPU all pairs bit for bit: every cell, order, re
         check_cells<float>(s, 150, 2500, false, 1000, reach, order, pieces(test::rng()));
         check_cells<double>(s, 2500, 37, false, 50, reach, order, pieces(test::rng()));
       }
+}
+
+TEST_CASE("GPU cell lists, a cut-off inside the last bin: equal to CPU all pairs bit for bit") {
+  for (int reach : {1, 2})
+    for (const Scenario& s : scenarios(reach)) {
+      check_cells<float>(s, 1500, 0, true, 300, reach, CellOrder::hilbert, 2, 0.37);
+      check_cells<double>(s, 1200, 0, true, 97, reach, CellOrder::morton, 1, 0.81);
+      check_cells<float>(s, 150, 2500, false, 7, reach, CellOrder::row_major, 3, 0.5);
+      check_cells<double>(s, 2500, 37, false, 50, reach, CellOrder::hilbert, 1, 0.37);
+    }
+  // Global-memory counts.
+  check_cells<float>(scenarios(2)[1], 2000, 0, true, 70000, 2, CellOrder::row_major, 2, 0.37);
 }
 
 TEST_CASE("GPU cell lists: empty species, one atom, lone pairs, every split") {

@@ -78,7 +78,7 @@ void check(const char* name, const BoxMatrix& box, const Frame& f, double r_max,
   std::vector<int> all = f.ref;
   all.insert(all.end(), f.sel.begin(), f.sel.end());
   const double max_abs = pairhist::analysis::largest_coordinate(f.xyz.data(), all);
-  const SurfaceDistances s(f.xyz.data(), f.ref, f.group, f.groups, box, r_max, nbins, max_abs);
+  const SurfaceDistances s(f.xyz.data(), f.ref, f.group, f.groups, box, r_max, nbins, 0.0, max_abs);
   const double tolerance = 16 * std::numeric_limits<float>::epsilon() * max_abs * nbins / r_max;
   SurfaceDistances::Scratch scratch = s.scratch();
   std::vector<SurfaceDistances::Hit> hits;
@@ -170,7 +170,7 @@ TEST_CASE("surface distances: count() splits many positions among threads, same 
 TEST_CASE("surface distances: non-finite coordinates are refused, an empty reference counts 0") {
   std::vector<float> xyz = {0, 0, 0, 1, NAN, 0};
   CHECK_THROWS_AS(pairhist::analysis::largest_coordinate(xyz.data(), {0, 1}), std::domain_error);
-  const SurfaceDistances empty(xyz.data(), {}, {}, 0, BoxMatrix{}, 1.0, 10, 1.0);
+  const SurfaceDistances empty(xyz.data(), {}, {}, 0, BoxMatrix{}, 1.0, 10, 0.0, 1.0);
   std::vector<uint64_t> counts(10, 0);
   empty.count(xyz.data(), {0}, 0, counts.data());
   CHECK(counts == std::vector<uint64_t>(10, 0));

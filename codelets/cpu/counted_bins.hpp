@@ -22,12 +22,12 @@
 
 namespace pairhist::cpu {
 
-/// The least squared distance that bin_of puts at nbins or beyond: d2 is counted iff d2 < it
-/// (NaN never is). bin_of only grows with d2, so a bisection over the bit patterns of the
-/// non-negative T (ordered like the values) finds it exactly. Only where T(nbins) >= nbins: else
-/// (float, beyond 2^24 bins) bin_of never reaches nbins and every pair is counted, NaN too.
+/// The least squared distance that bin_of(., limit, nbins) puts at nbins or beyond: d2 is counted
+/// iff d2 < it (NaN never is). bin_of only grows with d2, so a bisection over the bit patterns of
+/// the non-negative T (ordered like the values) finds it exactly. Only where T(nbins) >= nbins:
+/// else (float, beyond 2^24 bins) bin_of never reaches nbins and every pair is counted, NaN too.
 template <class T>
-T uncounted_from(int nbins) {
+T uncounted_from(T limit, int nbins) {
   using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   const auto value = [](Bits b) {
     T v;
@@ -37,12 +37,18 @@ T uncounted_from(int nbins) {
   const T inf = std::numeric_limits<T>::infinity();
   Bits lo = 0, hi;  // bin_of(lo) < nbins <= bin_of(hi)
   std::memcpy(&hi, &inf, sizeof hi);
-  if (bin_of(T(0), nbins) >= nbins) return T(0);
+  if (bin_of(T(0), limit, nbins) >= nbins) return T(0);
   while (hi - lo > 1) {
     const Bits mid = lo + (hi - lo) / 2;
-    (bin_of(value(mid), nbins) >= nbins ? hi : lo) = mid;
+    (bin_of(value(mid), limit, nbins) >= nbins ? hi : lo) = mid;
   }
   return value(hi);
+}
+
+/// A cut-off on the last bin's upper edge.
+template <class T>
+T uncounted_from(int nbins) {
+  return uncounted_from(T(nbins), nbins);
 }
 
 namespace detail {
@@ -126,9 +132,11 @@ int64_t compact_below(const T* d2, int64_t m, int64_t valid, T limit, int lead, 
 template <class T>
 class CountedBins {
  public:
-  CountedBins(int nbins, uint64_t* target)
+  /// Counts the pairs at r < bin_limit (in bin units, <= nbins: HistogramParams::limit).
+  CountedBins(T bin_limit, int nbins, uint64_t* target)
       : target_(target),
-        limit_(uncounted_from<T>(nbins)),
+        limit_(uncounted_from<T>(bin_limit, nbins)),
+        bin_limit_(bin_limit),
         nbins_(nbins),
         // NaN gets the highest bin, T(nbins): below nbins only where every pair is counted.
         count_all_(bin_of(std::numeric_limits<T>::quiet_NaN(), nbins) < nbins) {
@@ -144,7 +152,7 @@ class CountedBins {
     if (pending_ + static_cast<uint64_t>(m) > kMaxPending) flush();
     const int64_t w = count_all_ ? compact_below<true>(d2, m, valid, limit_, lead, d2_scratch)
                                  : compact_below<false>(d2, m, valid, limit_, lead, d2_scratch);
-    for (int64_t k = 0; k < w; ++k) bin_scratch[k] = bin_of(d2_scratch[k], nbins_);
+    for (int64_t k = 0; k < w; ++k) bin_scratch[k] = bin_of(d2_scratch[k], bin_limit_, nbins_);
     pending_ += static_cast<uint64_t>(w);
     uint32_t* c = counts_.data();
     for (int64_t k = 0; k < w; ++k) ++c[bin_scratch[k]];
@@ -162,7 +170,8 @@ class CountedBins {
   std::vector<uint32_t> counts_;
   uint64_t* target_;
   uint64_t pending_ = 0;
-  T limit_;
+  T limit_;      // in squared bin units: d2 < limit_ is counted
+  T bin_limit_;  // in bin units
   int nbins_;
   bool count_all_;
 };

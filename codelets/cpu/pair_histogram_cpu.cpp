@@ -31,6 +31,7 @@ uint64_t histogram_tiled(Coords<T> a, Coords<T> b, bool same, int64_t row_begin,
   uint64_t examined = 0;
   const Box<T> box = p.box;  // a local copy: the compiler may keep it in registers
   const int nbins = p.nbins;
+  const T limit = p.limit;
   for (int64_t j0 = 0; j0 < b.n; j0 += Tile) {
     const int64_t j1 = std::min(b.n, j0 + Tile);
     // Same species: no row of this call reaches columns at or below row_begin.
@@ -51,7 +52,7 @@ uint64_t histogram_tiled(Coords<T> a, Coords<T> b, bool same, int64_t row_begin,
       const T* by = cy + (jstart - j0);
       const T* bz = cz + (jstart - j0);
       const int64_t n = j1 - jstart;
-      bins_of_row<K>(box, nbins, xi, yi, zi, bx, by, bz, n, bins, scratch);
+      bins_of_row<K>(box, limit, nbins, xi, yi, zi, bx, by, bz, n, bins, scratch);
       partial.add(bins, n);
       examined += static_cast<uint64_t>(n);
     }

@@ -35,7 +35,7 @@ struct RowScratchStorage {
 /// bins[k] = bin of the pair (point (xi, yi, zi), column k) for k < n; nbins = not counted. The
 /// columns bx, by, bz and the point are in the kernels' loaded form (geometry.hpp).
 template <BoxKind K, class T>
-inline void bins_of_row(const Box<T>& box, int nbins, T xi, T yi, T zi, const T* __restrict__ bx,
+inline void bins_of_row(const Box<T>& box, T limit, int nbins, T xi, T yi, T zi, const T* __restrict__ bx,
                         const T* __restrict__ by, const T* __restrict__ bz, int64_t n,
                         int32_t* __restrict__ bins, RowScratch<T> scratch) {
   if constexpr (K == BoxKind::triclinic) {
@@ -71,13 +71,13 @@ inline void bins_of_row(const Box<T>& box, int nbins, T xi, T yi, T zi, const T*
             norm2(fp::add(rx[k], sx[o]), fp::add(ry[k], sy[o]), fp::add(rz[k], sz[o])), best[k]);
       }
     }
-    for (int64_t k = 0; k < n; ++k) bins[k] = bin_of(best[k], nbins);
+    for (int64_t k = 0; k < n; ++k) bins[k] = bin_of(best[k], limit, nbins);
   } else {
     (void)scratch;
     for (int64_t k = 0; k < n; ++k) {
       const T d2 = pair_distance2<K>(box, image_table(box), fp::sub(bx[k], xi), fp::sub(by[k], yi),
                                      fp::sub(bz[k], zi));
-      bins[k] = bin_of(d2, nbins);
+      bins[k] = bin_of(d2, limit, nbins);
     }
   }
 }

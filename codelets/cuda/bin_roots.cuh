@@ -26,13 +26,13 @@ __device__ __forceinline__ double root_for_bin(double x) {
   return fp::sqrt(x);
 }
 
-/// bin_of_distance(r, nbins) + kBinBias for r >= 0 or NaN and nbins < 2^23, in one full-rate add:
-/// fl_down(min(r, nbins) + 2^23) is 2^23 + floor(min(r, nbins)) (the ulp there is 1), and its bits
-/// are those of 2^23, kBinBias, plus that floor. A float-to-int conversion would run on the
-/// quarter-rate pipe that the root's MUFU already loads (with both, that pipe was as tight as
-/// instruction issue in K1).
-__device__ __forceinline__ unsigned biased_bin(float r, int nbins) {
-  return __float_as_uint(__fadd_rd(fminf(r, static_cast<float>(nbins)), 0x1p23f));
+/// bin_of_distance(r, limit, nbins) + kBinBias for r >= 0 or NaN and nbins < 2^23, in one
+/// full-rate add: with c = (r < limit ? r : nbins), fl_down(c + 2^23) is 2^23 + floor(c) (the ulp
+/// there is 1), and its bits are those of 2^23, kBinBias, plus that floor. A float-to-int
+/// conversion would run on the quarter-rate pipe that the root's MUFU already loads (with both,
+/// that pipe was as tight as instruction issue in K1).
+__device__ __forceinline__ unsigned biased_bin(float r, float limit, int nbins) {
+  return __float_as_uint(__fadd_rd(r < limit ? r : static_cast<float>(nbins), 0x1p23f));
 }
 
 /// Adds one to the 32-bit shared-memory counter at `address` (a shared-window byte address).

@@ -112,13 +112,13 @@ __device__ __forceinline__ void add_pair(T d2, bool take, const HistogramParams<
                                          unsigned biased_base, unsigned* counts,
                                          unsigned long long* hist) {
   if constexpr (Global) {
-    const int bin = bin_of_distance(root_for_bin(d2), p.nbins);
+    const int bin = bin_of_distance(root_for_bin(d2), p);
     if (take && bin < p.nbins) atomicAdd(&hist[bin], 1ull);
   } else if constexpr (sizeof(T) == 4) {
-    const unsigned biased = biased_bin(root_for_bin(d2), p.nbins);
+    const unsigned biased = biased_bin(root_for_bin(d2), p.limit, p.nbins);
     if (take) add_one_shared(biased_base + biased * 4u);
   } else {
-    const int bin = bin_of_distance(root_for_bin(d2), p.nbins);
+    const int bin = bin_of_distance(root_for_bin(d2), p);
     if (take) atomicAdd(&counts[bin], 1u);
   }
 }

@@ -68,7 +68,7 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
     for (int k = 0; k < kRows; ++k) {
       const bool above_diagonal = !Diagonal || j0 + jj > row0 + int64_t(k) * RowStride;
       if constexpr (sizeof(T) == 4) {
-        const unsigned biased = biased_bin(root_for_bin(r[k]), p.nbins);
+        const unsigned biased = biased_bin(root_for_bin(r[k]), p.limit, p.nbins);
         if constexpr (Windowed) {
           const unsigned local = biased - biased_window_begin;
           if (above_diagonal && local < static_cast<unsigned>(window))
@@ -78,7 +78,7 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
         }
         continue;
       }
-      const int bin = bin_of_distance(root_for_bin(r[k]), p.nbins);
+      const int bin = bin_of_distance(root_for_bin(r[k]), p);
       if (Windowed) {
         const unsigned local = static_cast<unsigned>(bin - bin_begin);
         if (above_diagonal && local < static_cast<unsigned>(window)) atomicAdd(&counts[local], 1u);
@@ -280,7 +280,7 @@ __global__ void __launch_bounds__(kThreads)
         if (same && j0 + jj <= row0 + int64_t(r) * kThreads) continue;
         const T d2 = pair_distance2<K>(p.box, images, fp::sub(q.x, rows[r].x),
                                        fp::sub(q.y, rows[r].y), fp::sub(q.z, rows[r].z));
-        const int bin = bin_of(d2, p.nbins);
+        const int bin = bin_of(d2, p);
         if (bin < p.nbins) atomicAdd(&hist[bin], 1ull);
       }
     }

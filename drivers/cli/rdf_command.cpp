@@ -381,7 +381,8 @@ void run_rdf_command(const std::vector<std::string>& args) {
       "up to %g nm: %s%s%s (%.3f s)\n",
       q.norm_text == "rdf" ? "g(r)" : q.norm_text.c_str(), q.sels.size(),
       q.sels.size() == 1 ? "" : "s", q.surface ? "the surface groups of " : "", q.ref.c_str(),
-      counts.frames, curves.r_rdf.size(), q.bin, q.job.r_max, q.out_rdf.c_str(),
+      counts.frames, curves.r_rdf.size(), q.bin, q.job.r_cut > 0 ? q.job.r_cut : q.job.r_max,
+      q.out_rdf.c_str(),
       q.out_cn.empty() ? "" : ", ", q.out_cn.c_str(), counts.seconds);
 }
 

@@ -71,8 +71,11 @@ void choose_bins(RdfRequest& q) {
   const double rmax = from_box ? gmx_default_rmax(o.trajectory, o.xy) : q.rmax;
   const double half = q.bin / 2;
   double halves = rmax / half;
-  halves = std::fabs(halves - std::round(halves)) < 1e-6 * halves ? std::round(halves)
-                                                                  : std::ceil(halves);
+  // gmx rdf counts the pairs at r < rmax: where rmax is not a multiple of the half bin, the last
+  // half bin is partial (r_cut), its counts written as they are.
+  const bool whole = std::fabs(halves - std::round(halves)) < 1e-6 * halves;
+  halves = whole ? std::round(halves) : std::ceil(halves);
+  double cut = whole ? 0 : rmax;
   if (from_box) {
     // gmx takes the first frame's box; a later, smaller box (NPT) would leave pairs beyond its
     // minimum-image limit uncounted, so r_max stops at the smallest box's limit: gmx's rows up
@@ -85,15 +88,18 @@ void choose_bins(RdfRequest& q) {
                    "the first frame: the box of frame %lld allows no more\n",
                    fits * half, halves * half, static_cast<long long>(limit.frame));
       halves = fits;
+      cut = 0;
     }
   }
   split_for_cut(q, half);
-  if (q.cut >= halves * half)
+  const double counted_below = cut > 0 ? cut : halves * half;
+  if (q.cut >= counted_below)
     std::fprintf(stderr, "pairhist rdf: note: -cut %g is not below -rmax %g: nothing is counted\n",
-                 q.cut, halves * half);
+                 q.cut, counted_below);
   if (halves < 2 || halves * q.split > 1e8) throw UsageError("-rmax / -bin gives no usable bins");
   o.nbins = static_cast<int>(halves) * q.split;
   o.r_max = halves * half;
+  o.r_cut = cut;
 }
 
 RdfCounts count_pairs(const RdfRequest& q, const std::vector<int>& species_of_sel) {

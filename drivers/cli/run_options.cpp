@@ -129,13 +129,18 @@ void resolve_bins(JobOptions& o, double bin_width) {
   if (o.r_max == 0) o.r_max = smallest_box_limit(o).r_max_nm * factor;
   if (o.nbins > 0) return;
   const double width = bin_width > 0 ? bin_width : kDefaultBinNm * factor;
-  const double bins = std::floor(o.r_max / width * (1 + 1e-9));
+  // r_max as given: where it is not a multiple of the width (beyond a relative 1e-9, a decimal
+  // width's rounding), the last bin is partial, [(nbins - 1) width, r_max), as in gmx rdf.
+  const double whole = std::floor(o.r_max / width * (1 + 1e-9));
+  const bool partial = o.r_max - whole * width > 1e-9 * o.r_max;
+  const double bins = partial ? whole + 1 : whole;
   if (bins < 1)
     throw UsageError("--bin " + format_length(width, o.units) + " is wider than r_max " +
                      format_length(o.r_max, o.units));
   if (bins > 1e8)
     throw UsageError("--bin " + format_length(width, o.units) + " makes over 1e8 bins");
   o.nbins = static_cast<int>(bins);
+  if (partial) o.r_cut = o.r_max;
   o.r_max = o.nbins * width;
 }
 
@@ -170,8 +175,9 @@ void add_histogram_options(CLI::App* cmd, RunArgs* args) {
                   "box of every frame read allows (half its shortest lattice vector)");
   cmd->add_option("--nbins", args->job.nbins, "Number of bins from 0 to rmax (or give --bin)");
   cmd->add_option("--bin", args->bin_width,
-                  "Bin width (in --units), instead of --nbins; rmax becomes the largest multiple "
-                  "of it not above --rmax (default without --nbins: 0.002 nm, as gmx rdf)");
+                  "Bin width (in --units), instead of --nbins; pairs are counted below --rmax "
+                  "exactly: where it is not a multiple of the width, the last bin is partial, "
+                  "as in gmx rdf (default without --nbins: 0.002 nm, as gmx rdf)");
   cmd->add_option("--config", args->config,
                   "YAML settings (keys = these flags' long names, or CADISHI's histograms.yaml); "
                   "flags on the command line win");

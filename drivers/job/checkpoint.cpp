@@ -157,6 +157,8 @@ RunIdentity run_identity(const JobOptions& o) {
   if (!pairs.empty()) set("--pairs", pairs);
   set("--rmax", number(o.r_max));
   set("--nbins", std::to_string(o.nbins));
+  // Recorded only for a partial last bin, so that checkpoints of whole bins stay as they were.
+  if (o.r_cut > 0) set("r_cut", number(o.r_cut));
   set("--units", o.units);
   set("--precision", o.precision == Precision::single ? "single" : "double");
   set("--first", std::to_string(o.first));

@@ -6,6 +6,7 @@
 
 #include "analysis/exclusions.hpp"
 #include "analysis/rdf.hpp"
+#include "drivers/job/length_units.hpp"
 #include "pairhist/errors.hpp"
 #include "tasks/algorithm_choice.hpp"
 
@@ -79,6 +80,7 @@ EngineConfig engine_config(const RunSpec& o, const std::vector<std::vector<int>>
   for (const auto& a : atoms) config.species_sizes.push_back(static_cast<int64_t>(a.size()));
   config.r_max = r_max_nm;
   config.nbins = o.nbins;
+  config.r_cut = o.r_cut / length_factor(o.units);
   config.precision = o.precision;
   config.box_kind = kind;
   config.scheduler = o.scheduler;

@@ -59,8 +59,10 @@ void check_frame_box(const BoxMatrix& box, BoxKind kind, const RunSpec& o, doubl
   }
   const double factor = length_factor(o.units);
   const double limit = max_minimum_image_rmax(box);
-  if (!rmax_fits_minimum_image(r_max_nm, box))
-    throw InputError(where + "r_max " + format_length(o.r_max, unit) +
+  // Only the pairs below the cut-off are counted: a partial last bin may reach past the limit.
+  const double counted_nm = o.r_cut > 0 ? o.r_cut / factor : r_max_nm;
+  if (!rmax_fits_minimum_image(counted_nm, box))
+    throw InputError(where + "r_max " + format_length(o.r_cut > 0 ? o.r_cut : o.r_max, unit) +
                      " exceeds the minimum-image limit " + format_length(limit * factor, unit) +
                      " of this frame's box (half its shortest lattice vector)");
   if (frame_kind == BoxKind::triclinic &&

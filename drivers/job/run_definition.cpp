@@ -61,6 +61,7 @@ RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology
   check_options(o);
   run.length_factor = length_factor(o.units);
   run.r_max_nm = o.r_max / run.length_factor;
+  run.r_cut_nm = o.r_cut / run.length_factor;
   run.topology_atoms = topology.natoms();
   SpeciesPositions positions = resolve_species_positions(o, topology);
   run.atoms = std::move(positions.atoms);

@@ -25,8 +25,11 @@ struct RunSpec {
   // The species pairs counted, as "A-B" (species names); empty: every pair A <= B. A pair left
   // out never becomes a task and is absent from the result.
   std::vector<std::string> pairs;
-  double r_max = 0;  // in `units`
-  int nbins = 0;
+  double r_max = 0;  // in `units`: the last bin's upper edge
+  int nbins = 0;     // equal parts of [0, r_max)
+  // Pairs at r >= r_cut are not counted (in `units`; 0: r_max). Inside the last bin it leaves
+  // that bin partial: the r_max a user gave that is not a multiple of the bin width.
+  double r_cut = 0;
   std::string units = "nm";  // nm | angstrom
   Precision precision = Precision::single;
   int64_t first = 0;  // frame selection: first, last (inclusive; -1 = end), step

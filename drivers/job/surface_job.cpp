@@ -92,7 +92,7 @@ SurfaceOutcome run_surface_job(JobOptions o, SurfaceUnit unit, int first_bin,
         max_abs = std::max(
             max_abs, analysis::largest_coordinate(frame.xyz.data(), atoms[static_cast<size_t>(s)]));
       const analysis::SurfaceDistances surfaces(frame.xyz.data(), atoms[0], group, groups, box,
-                                                run.r_max_nm, o.nbins, max_abs);
+                                                run.r_max_nm, o.nbins, run.r_cut_nm, max_abs);
       for (int s : count)
         surfaces.count(frame.xyz.data(), atoms[static_cast<size_t>(s)], first_bin,
                        out.counts[static_cast<size_t>(s)].data());

@@ -212,15 +212,28 @@ T bin_scale(double r_max, int nbins) {
   return static_cast<T>(static_cast<double>(nbins) / r_max);
 }
 
-/// Everything a kernel needs for one frame: bin scale, bin count and the box in bin units. The
-/// box is scaled in double by the very scale the coordinates are multiplied by, then rounded once
-/// to T; its image tables are those for distances below nbins (r_max in bin units).
+/// The cut-off in bin units (HistogramParams::limit): T(nbins) where r_cut is 0 or not below
+/// r_max (the last bin's upper edge: bit for bit the clamp of a whole last bin), else r_cut times
+/// the very scale the coordinates are multiplied by, in double, rounded once to T.
 template <class T>
-HistogramParams<T> make_params(const BoxMatrix& m, BoxKind kind, double r_max, int nbins) {
+T bin_limit(double r_max, int nbins, double r_cut, T scale) {
+  if (!(r_cut > 0) || r_cut >= r_max) return static_cast<T>(nbins);
+  return static_cast<T>(r_cut * static_cast<double>(scale));
+}
+
+/// Everything a kernel needs for one frame: bin scale, bin count, cut-off and the box in bin
+/// units. The bins are nbins equal parts of [0, r_max); r_cut (0: r_max), inside the last bin,
+/// leaves it partial: no pair at r >= r_cut is counted. The box is scaled in double by the very
+/// scale the coordinates are multiplied by, then rounded once to T; its image tables are those
+/// for distances below nbins (r_max in bin units).
+template <class T>
+HistogramParams<T> make_params(const BoxMatrix& m, BoxKind kind, double r_max, int nbins,
+                               double r_cut = 0) {
   const T scale = bin_scale<T>(r_max, nbins);
   BoxMatrix in_bins;
   for (size_t k = 0; k < m.size(); ++k) in_bins[k] = m[k] * static_cast<double>(scale);
-  return {make_box<T>(in_bins, kind, static_cast<double>(nbins)), scale, nbins};
+  return {make_box<T>(in_bins, kind, static_cast<double>(nbins)), scale, nbins,
+          bin_limit<T>(r_max, nbins, r_cut, scale)};
 }
 
 }  // namespace pairhist

@@ -26,7 +26,10 @@ struct EngineConfig {
   /// (`within 0.5 of resname LIG`) or a cut-out around a solute. See HistogramEngine.
   std::vector<int64_t> species_sizes;
   double r_max = 0;  // same length unit as the coordinates
-  int nbins = 0;
+  int nbins = 0;     // equal parts of [0, r_max)
+  // Pairs at r >= r_cut are not counted (0: r_max). Inside the last bin, r_cut leaves that bin
+  // partial: gmx rdf's last bin where its -rmax is not a multiple of -bin.
+  double r_cut = 0;
   Precision precision = Precision::single;
   BoxKind box_kind = BoxKind::none;
   int frames_in_flight = 0;  // frame buffers registered at once; 0: from memory_budget_bytes

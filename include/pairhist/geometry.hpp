@@ -7,8 +7,11 @@
 // Distances are computed in bin units: every coordinate is multiplied by scale = fl(nbins / r_max)
 // once, where a kernel loads it (`scaled`), and the box comes in the same units (make_params), so
 // fl(sqrt(d2)) is the bin position itself and the per-pair multiply by scale disappears. Bin of a
-// pair: k = int(min(fl(sqrt(d2)), nbins)), counted iff k < nbins. Everything that bins a pair
-// (CPU and CUDA kernels, the exclusion re-binning) goes through bin_of_points or the same steps.
+// pair: k = int(r < limit ? r : nbins) with r = fl(sqrt(d2)), counted iff k < nbins; limit is the
+// cut-off r_cut in bin units (nbins itself where r_cut is the last bin's upper edge), so no pair at
+// r >= r_cut is counted and a cut-off inside the last bin leaves that bin partial. Everything that
+// bins a pair (CPU and CUDA kernels, the exclusion re-binning) goes through bin_of_points or the
+// same steps.
 #pragma once
 
 #include <cmath>
@@ -88,12 +91,16 @@ struct Box {
 /// fl(fl(q * scale) - fl(p * scale)) per component, scale = fl(nbins / r_max) (single-precision
 /// rectangular cells: of the coordinates as `loaded` moves them into the cell); d2 is
 /// norm2(dx, dy, dz) = fma(dx, dx, fma(dy, dy, fma(dz, dz, 2^-100))), every operation rounded to T.
-/// Counted iff fl(sqrt(d2)) < nbins.
+/// Counted iff fl(sqrt(d2)) < limit (<= nbins).
 template <class T>
 struct HistogramParams {
   Box<T> box;   // in bin units: the lengths times scale (make_params)
   T scale = 0;  // applied to the coordinates only, once each, where they are loaded
   int nbins = 0;
+  // The cut-off in bin units: T(nbins) where it is the last bin's upper edge (also when left out
+  // of an aggregate initialiser), else fl(r_cut * scale), inside the last bin (make_params). One
+  // value, rounded once on the host, so every kernel on every device cuts at the same r.
+  T limit = static_cast<T>(nbins);
 };
 
 namespace fp {
@@ -385,18 +392,43 @@ PH_HD T pair_distance2(const Box<T>& box, ImageTable<T> images, T dx, T dy, T dz
   }
 }
 
-/// Bin of a distance r = fl(sqrt(d2)) in bin units; nbins means "not counted" (r >= nbins, or
-/// NaN).
+/// Bin of a distance r = fl(sqrt(d2)) in bin units; nbins means "not counted" (r >= limit, or
+/// NaN). limit <= nbins (HistogramParams::limit).
+template <class T>
+PH_HD int bin_of_distance(T r, T limit, int nbins) {
+  // Select first, convert after: a compare and a blend the compilers vectorise, NaN also maps to
+  // nbins, and with limit == T(nbins) it is min(r, nbins), the clamp of a cut-off on a bin edge.
+  // nbins is converted outside the select: converted inside one arm, GCC saw control flow and left
+  // the CPU row loops scalar (K1 2.6x slower).
+  const T uncounted = static_cast<T>(nbins);
+  return static_cast<int>(r < limit ? r : uncounted);
+}
+
+/// A cut-off on the last bin's upper edge: min(r, nbins).
 template <class T>
 PH_HD int bin_of_distance(T r, int nbins) {
-  // Clamp first, convert after: a min the compilers vectorise, and NaN also maps to nbins.
-  return static_cast<int>(fp::min(r, T(nbins)));
+  return bin_of_distance(r, T(nbins), nbins);
+}
+
+template <class T>
+PH_HD int bin_of_distance(T r, const HistogramParams<T>& p) {
+  return bin_of_distance(r, p.limit, p.nbins);
 }
 
 /// Bin of a squared distance in bin units.
 template <class T>
+PH_HD int bin_of(T d2, T limit, int nbins) {
+  return bin_of_distance(fp::sqrt(d2), limit, nbins);
+}
+
+template <class T>
 PH_HD int bin_of(T d2, int nbins) {
-  return bin_of_distance(fp::sqrt(d2), nbins);
+  return bin_of(d2, T(nbins), nbins);
+}
+
+template <class T>
+PH_HD int bin_of(T d2, const HistogramParams<T>& p) {
+  return bin_of(d2, p.limit, p.nbins);
 }
 
 /// Bin of the pair (a, b) given in the coordinates' own units: the kernels' steps, one pair at a
@@ -407,7 +439,7 @@ PH_HD int bin_of_points(const HistogramParams<T>& p, T ax, T ay, T az, T bx, T b
                                  fp::sub(loaded<K>(bx, p, 0), loaded<K>(ax, p, 0)),
                                  fp::sub(loaded<K>(by, p, 1), loaded<K>(ay, p, 1)),
                                  fp::sub(loaded<K>(bz, p, 2), loaded<K>(az, p, 2)));
-  return bin_of(d2, p.nbins);
+  return bin_of(d2, p);
 }
 
 }  // namespace pairhist
