@@ -84,7 +84,9 @@ TEST_CASE("without --rmax and --nbins: r_max from every frame's box, bins of 0.0
   CHECK(r.out.find("740 bins up to 1.48 nm (0.002 nm wide)") != std::string::npos);
   const CliResult w = s.run(kWater + "--species O=OW --rmax 0.305 --bin 0.01 -o " + s.file("w"));
   REQUIRE(w.status == 0);
-  CHECK(w.out.find("30 bins up to 0.3 nm (0.01 nm wide)") != std::string::npos);
+  // An --rmax that is not a multiple of --bin is kept: the last bin is partial (issue 39).
+  CHECK(w.out.find("31 bins up to 0.31 nm (0.01 nm wide)") != std::string::npos);
+  CHECK(w.out.find("last bin      : partial: --rmax 0.305 nm") != std::string::npos);
   // The summary's scheduler detail only with --verbose.
   CHECK(r.out.find("makespan") == std::string::npos);
   CHECK(r.out.find("bapps") == std::string::npos);

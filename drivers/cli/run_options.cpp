@@ -124,15 +124,18 @@ std::vector<std::string> argument_problems(const RunArgs& a, JobOptions& o) {
 void resolve_bins(JobOptions& o, double bin_width) {
   const double factor = length_factor(o.units);
   // A sphere holds no pair farther apart than its diameter.
+  const bool given = o.r_max > 0;
   if (o.r_max == 0 && !o.sphere.empty())
     o.r_max = 2 * analysis::parse_sphere_option(o.sphere).radius;
   if (o.r_max == 0) o.r_max = smallest_box_limit(o).r_max_nm * factor;
   if (o.nbins > 0) return;
   const double width = bin_width > 0 ? bin_width : kDefaultBinNm * factor;
   // r_max as given: where it is not a multiple of the width (beyond a relative 1e-9, a decimal
-  // width's rounding), the last bin is partial, [(nbins - 1) width, r_max), as in gmx rdf.
+  // width's rounding), the last bin is partial, [(nbins - 1) width, r_max), as in gmx rdf. An
+  // r_max pairhist derived (from the boxes or a sphere) is a limit, not the user's cut-off: it
+  // ends at the last whole bin below it, as before.
   const double whole = std::floor(o.r_max / width * (1 + 1e-9));
-  const bool partial = o.r_max - whole * width > 1e-9 * o.r_max;
+  const bool partial = given && o.r_max - whole * width > 1e-9 * o.r_max;
   const double bins = partial ? whole + 1 : whole;
   if (bins < 1)
     throw UsageError("--bin " + format_length(width, o.units) + " is wider than r_max " +
