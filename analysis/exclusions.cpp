@@ -158,10 +158,10 @@ bool PairExclusions::empty() const {
 template <class T>
 void PairExclusions::add_frame_as(const std::vector<const float*>& species_xyz,
                                   const std::vector<std::vector<uint8_t>>* selected,
-                                  const BoxMatrix& box, BoxKind kind, double r_max, int nbins, double r_cut,
+                                  const BoxMatrix& box, BoxKind kind, const BinRange& bins,
                                   std::vector<std::vector<uint64_t>>& hist,
                                   std::vector<uint64_t>* left_out) const {
-  const HistogramParams<T> p = make_params<T>(box, kind, r_max, nbins, r_cut);
+  const HistogramParams<T> p = make_params<T>(box, kind, bins);
   for (size_t q = 0; q < lists_.size(); ++q) {
     const List& l = lists_[q];
     if (l.pairs.empty()) continue;
@@ -179,18 +179,18 @@ void PairExclusions::add_frame_as(const std::vector<const float*>& species_xyz,
 }
 
 void PairExclusions::add_frame(const std::vector<const float*>& species_xyz, const BoxMatrix& box,
-                               BoxKind kind, double r_max, int nbins, double r_cut, Precision precision,
+                               BoxKind kind, const BinRange& bins, Precision precision,
                                std::vector<std::vector<uint64_t>>& hist) const {
   if (empty()) return;
   dispatch_precision(precision, [&](auto coordinate) {
-    add_frame_as<typename decltype(coordinate)::type>(species_xyz, nullptr, box, kind, r_max, nbins,
-                                                      r_cut, hist, nullptr);
+    add_frame_as<typename decltype(coordinate)::type>(species_xyz, nullptr, box, kind, bins, hist,
+                                                      nullptr);
   });
 }
 
 void PairExclusions::add_selected_frame(const std::vector<const float*>& species_xyz,
                                         const std::vector<std::vector<uint8_t>>& selected,
-                                        const BoxMatrix& box, BoxKind kind, double r_max, int nbins, double r_cut,
+                                        const BoxMatrix& box, BoxKind kind, const BinRange& bins,
                                         Precision precision,
                                         std::vector<std::vector<uint64_t>>& hist,
                                         std::vector<uint64_t>& left_out) const {
@@ -198,8 +198,8 @@ void PairExclusions::add_selected_frame(const std::vector<const float*>& species
   if (left_out.size() < lists_.size() || selected.size() < species_xyz.size())
     throw std::logic_error("PairExclusions: flags or sums of another number of species or pairs");
   dispatch_precision(precision, [&](auto coordinate) {
-    add_frame_as<typename decltype(coordinate)::type>(species_xyz, &selected, box, kind, r_max,
-                                                      nbins, r_cut, hist, &left_out);
+    add_frame_as<typename decltype(coordinate)::type>(species_xyz, &selected, box, kind, bins, hist,
+                                                      &left_out);
   });
 }
 

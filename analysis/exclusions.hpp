@@ -49,12 +49,12 @@ class PairExclusions {
   uint64_t per_frame(size_t p) const { return lists_.empty() ? 0 : lists_[p].pairs.size(); }
   bool empty() const;
 
-  /// Adds to hist[p][k] every excluded pair of this frame that the kernels counted in bin k
-  /// (those at r >= r_cut, 0: r_max, were never counted and are skipped). species_xyz[s] holds species s as
-  /// x,y,z float triples, exactly as given to HistogramEngine::submit_frame; kind is the run's
-  /// box kind (the engine's, which can differ from this frame's own classification).
+  /// Adds to hist[p][k] every excluded pair of this frame that the kernels counted in bin k of
+  /// `bins` (those outside [r_min, r_cut) were never counted and are skipped). species_xyz[s] holds
+  /// species s as x,y,z float triples, exactly as given to HistogramEngine::submit_frame; kind is
+  /// the run's box kind (the engine's, which can differ from this frame's own classification).
   void add_frame(const std::vector<const float*>& species_xyz, const BoxMatrix& box, BoxKind kind,
-                 double r_max, int nbins, double r_cut, Precision precision,
+                 const BinRange& bins, Precision precision,
                  std::vector<std::vector<uint64_t>>& hist) const;
 
   /// add_frame for a frame of dynamic species: only the excluded pairs whose two atoms this frame
@@ -64,7 +64,7 @@ class PairExclusions {
   /// this frame.
   void add_selected_frame(const std::vector<const float*>& species_xyz,
                           const std::vector<std::vector<uint8_t>>& selected, const BoxMatrix& box,
-                          BoxKind kind, double r_max, int nbins, double r_cut, Precision precision,
+                          BoxKind kind, const BinRange& bins, Precision precision,
                           std::vector<std::vector<uint64_t>>& hist,
                           std::vector<uint64_t>& left_out) const;
 
@@ -80,7 +80,7 @@ class PairExclusions {
   template <class T>
   void add_frame_as(const std::vector<const float*>& species_xyz,
                     const std::vector<std::vector<uint8_t>>* selected, const BoxMatrix& box,
-                    BoxKind kind, double r_max, int nbins, double r_cut, std::vector<std::vector<uint64_t>>& hist,
+                    BoxKind kind, const BinRange& bins, std::vector<std::vector<uint64_t>>& hist,
                     std::vector<uint64_t>* left_out) const;
 
   std::vector<List> lists_;

@@ -14,10 +14,13 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-void check_binning(double r_max, int nbins) {
+void check_binning(double r_min, double r_max, int nbins) {
   if (!(r_max > 0) || !std::isfinite(r_max)) {
     throw UsageError("r_max must be a positive finite distance, got " + std::to_string(r_max));
   }
+  if (!(r_min >= 0) || !(r_min < r_max))
+    throw UsageError("r_min must be at least 0 and below r_max " + std::to_string(r_max) +
+                     ", got " + std::to_string(r_min));
   if (nbins <= 0) throw UsageError("nbins must be positive, got " + std::to_string(nbins));
 }
 
@@ -37,20 +40,31 @@ std::string normalised_name(const std::string& norm) {
   return norm == "rdf" ? "g" : norm == "density" ? "density" : "number";
 }
 
-std::vector<double> bin_edges(double r_max, int nbins) {
-  check_binning(r_max, nbins);
+std::vector<double> bin_edges(double r_min, double r_max, int nbins) {
+  check_binning(r_min, r_max, nbins);
   std::vector<double> edges(static_cast<size_t>(nbins) + 1);
-  // k * r_max / nbins rather than accumulating a width, so the last edge is exactly r_max and
-  // edges match the binning rule floor(r * nbins / r_max) without drift.
-  for (int k = 0; k <= nbins; ++k) edges[k] = k * r_max / nbins;
+  // r_min + k * (r_max - r_min) / nbins rather than accumulating a width, so the last edge is
+  // exactly r_max and edges match the binning rule without drift (with r_min = 0: k r_max / nbins).
+  const double span = r_max - r_min;
+  for (int k = 0; k < nbins; ++k) edges[k] = r_min + k * span / nbins;
+  edges[static_cast<size_t>(nbins)] = r_max;
   return edges;
 }
 
-std::vector<double> bin_centres(double r_max, int nbins) {
-  check_binning(r_max, nbins);
+std::vector<double> bin_edges(double r_max, int nbins) {
+  return bin_edges(0, r_max, nbins);
+}
+
+std::vector<double> bin_centres(double r_min, double r_max, int nbins) {
+  check_binning(r_min, r_max, nbins);
   std::vector<double> centres(static_cast<size_t>(nbins));
-  for (int k = 0; k < nbins; ++k) centres[k] = (k + 0.5) * r_max / nbins;
+  const double span = r_max - r_min;
+  for (int k = 0; k < nbins; ++k) centres[k] = r_min + (k + 0.5) * span / nbins;
   return centres;
+}
+
+std::vector<double> bin_centres(double r_max, int nbins) {
+  return bin_centres(0, r_max, nbins);
 }
 
 RdfCurve compute_rdf(const HistogramResult& res, const PairHistogram& p) {
@@ -114,9 +128,9 @@ RdfCurve compute_rdf(const HistogramResult& res, const PairHistogram& p) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double frames = static_cast<double>(n_frames);
 
-  const std::vector<double> edges = bin_edges(res.r_max, res.nbins);
+  const std::vector<double> edges = bin_edges(res.r_min, res.r_max, res.nbins);
   RdfCurve curve;
-  curve.r = bin_centres(res.r_max, res.nbins);
+  curve.r = bin_centres(res.r_min, res.r_max, res.nbins);
   curve.g.resize(res.nbins);
   curve.coordination.resize(res.nbins);
 
@@ -154,6 +168,7 @@ std::vector<double> rdf_block_error(const HistogramResult& res, size_t pair) {
     HistogramResult part;
     part.species = res.species;
     part.r_max = res.r_max;
+    part.r_min = res.r_min;
     part.nbins = res.nbins;
     part.norm = res.norm;
     part.frame_indices.assign(

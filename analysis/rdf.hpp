@@ -9,10 +9,15 @@
 
 namespace pairhist::analysis {
 
-/// nbins+1 bin edges, edge k = k * r_max / nbins. Throws UsageError unless r_max > 0, nbins > 0.
+/// nbins+1 bin edges, edge k = r_min + k * (r_max - r_min) / nbins (the last exactly r_max).
+/// Throws UsageError unless 0 <= r_min < r_max, nbins > 0.
+std::vector<double> bin_edges(double r_min, double r_max, int nbins);
+/// Bins from 0.
 std::vector<double> bin_edges(double r_max, int nbins);
 
-/// nbins bin centres, (k + 1/2) * r_max / nbins. Same preconditions as bin_edges().
+/// nbins bin centres, r_min + (k + 1/2) * (r_max - r_min) / nbins. Preconditions as bin_edges().
+std::vector<double> bin_centres(double r_min, double r_max, int nbins);
+/// Bins from 0.
 std::vector<double> bin_centres(double r_max, int nbins);
 
 /// Throws UsageError unless `norm` is rdf, density or none (HistogramResult::norm).
@@ -30,7 +35,9 @@ struct RdfCurve {
   // The normalised histogram of bin k as res.norm asks (g(r) for rdf); NaN if the pair has no
   // pairs to normalise by.
   std::vector<double> g;
-  std::vector<double> coordination;  // mean number of B atoms within r_{k+1} of an A atom
+  // Mean number of B atoms at r_min <= r < r_{k+1} from an A atom (from 0 unless bins start at
+  // r_min: MDAnalysis's and freud's n(r) with a range that starts there).
+  std::vector<double> coordination;
 };
 
 /// The normalised histogram of one species pair of `res`, in the mode res.norm (MDAnalysis

@@ -177,6 +177,11 @@ std::vector<double> debye_kernel(double q, const std::vector<double>& edges, Wit
 }
 
 std::vector<double> bin_edges_nm(const HistogramResult& res) {
+  // Debye sums need every pair: counts from r_min > 0 left the closest ones out.
+  if (res.r_min > 0)
+    throw UsageError("the histograms start at r_min = " + std::to_string(res.r_min) + " " +
+                     res.length_unit + ": pairs closer than that were not counted, and a " +
+                     "scattering curve needs them all (count from 0)");
   std::vector<double> edges = bin_edges(res.r_max, res.nbins);
   if (res.length_unit == "angstrom") {
     for (double& e : edges) e /= 10;

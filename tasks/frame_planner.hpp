@@ -57,10 +57,10 @@ class FramePlanner {
   template <class Args>
   void set_frame_params(Args& args, const PlannedFrame& frame) const {
     args.precision = config_.precision;
-    args.single_params =
-        make_params<float>(frame.box, config_.box_kind, config_.r_max, config_.nbins, config_.r_cut);
+    args.single_params = make_params<float>(frame.box, config_.box_kind, config_.r_max,
+                                            config_.nbins, config_.r_cut, config_.r_min);
     args.double_params = make_params<double>(frame.box, config_.box_kind, config_.r_max,
-                                             config_.nbins, config_.r_cut);
+                                             config_.nbins, config_.r_cut, config_.r_min);
   }
   /// The cores' share of the last frame, for the report.
   static void report_share(const CpuShare& share, RunActivity& run) {

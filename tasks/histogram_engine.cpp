@@ -25,6 +25,9 @@ std::vector<std::pair<int, int>> species_pairs(int nspecies) {
 HistogramEngine::Impl::Impl(const EngineConfig& c) : config(c) {
   if (config.nbins <= 0) throw UsageError("the number of bins must be positive");
   if (!(config.r_max > 0)) throw UsageError("r_max must be positive");
+  if (!(config.r_min >= 0) || !(config.r_min < config.r_max))
+    throw UsageError("r_min must be at least 0 and below r_max (" + std::to_string(config.r_max) +
+                     "), got " + std::to_string(config.r_min));
   for (int64_t n : config.species_sizes)
     if (n < 0) throw UsageError("a species size (atoms it may hold) must not be negative");
   const size_t value_size = config.precision == Precision::single ? sizeof(float) : sizeof(double);

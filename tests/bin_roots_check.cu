@@ -37,8 +37,22 @@ __global__ void count_biased_bin_mismatches(unsigned long long* mismatches) {
       // The cut-off on the last edge, and inside the last bin.
       const float cuts[] = {static_cast<float>(nbins), static_cast<float>(nbins) - 0.37f};
       for (float limit : cuts)
-        ok = ok && cuda::biased_bin(r, limit, nbins) - cuda::kBinBias ==
-                       static_cast<unsigned>(bin_of_distance(r, limit, nbins));
+        ok = ok &&
+             cuda::biased_bin(r, limit, nbins) - cuda::kBinBias ==
+                 static_cast<unsigned>(bin_of_distance(r, limit, nbins)) &&
+             cuda::biased_bin(r, 0.0f, limit, nbins) - cuda::kBinBias ==
+                 static_cast<unsigned>(bin_of_distance(r, limit, nbins));
+      // Bins from r_min: a fractional and a whole lower bound, limits up to lower + nbins.
+      const float lowers[] = {6.25f, 0.1f * static_cast<float>(nbins), 3.0f};
+      for (float lower : lowers) {
+        const float limits[] = {lower + static_cast<float>(nbins),
+                                lower + static_cast<float>(nbins) - 0.37f};
+        for (float limit : limits) {
+          if (!(__fsub_rn(limit, lower) < static_cast<float>(nbins) + 1.0f)) continue;
+          ok = ok && cuda::biased_bin(r, lower, limit, nbins) - cuda::kBinBias ==
+                         static_cast<unsigned>(bin_of_distance(r, lower, limit, nbins));
+        }
+      }
     }
     local += ok ? 0 : 1;
   }

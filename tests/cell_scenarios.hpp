@@ -135,15 +135,17 @@ struct CellCase {
   std::vector<int64_t> ca, cb;
   std::vector<uint64_t> poison, expected;
 
-  /// cut_below_rmax > 0: the cut-off that many bins below r_max, inside the last bin.
+  /// cut_below_rmax > 0: the cut-off that many bins below r_max, inside the last bin;
+  /// rmin_part > 0: bins from r_min = rmin_part * r_max.
   CellCase(const Scenario& s, int64_t na_, int64_t nb_, bool same_, int nbins, int reach,
-           CellOrder order, double cut_below_rmax = 0)
+           CellOrder order, double cut_below_rmax = 0, double rmin_part = 0)
       : na(na_), nb(same_ ? na_ : nb_), same(same_) {
     a = to_soa<T>(random_points(na, s.lo, s.hi));
     b = same ? a : to_soa<T>(random_points(nb, s.lo, s.hi));
     g = grid_for(s, a, na, b, nb, reach, order);
+    const double r_min = rmin_part * s.r_max, width = (s.r_max - r_min) / nbins;
     p = make_params<T>(s.box, s.kind(), s.r_max, nbins,
-                       cut_below_rmax > 0 ? s.r_max - cut_below_rmax * s.r_max / nbins : 0.0);
+                       cut_below_rmax > 0 ? s.r_max - cut_below_rmax * width : 0.0, r_min);
     ca = counts_per_key(host_keys(a, na, g), g);
     cb = same ? ca : counts_per_key(host_keys(b, nb, g), g);
     poison.resize(size_t(nbins) + 1);

@@ -28,7 +28,7 @@ template <class T>
 void check_gpu_equals_cpu(cuda::HistogramKernel kernel, BoxKind kind, int64_t na, int64_t nb,
                           bool same, int nbins, bool spatial_order = false,
                           const BoxMatrix* given_box = nullptr, double lo = -2.0, double hi = 5.0,
-                          double cut_below_rmax = 0) {
+                          double cut_below_rmax = 0, double rmin_part = 0) {
   CAPTURE(static_cast<int>(kernel));
   CAPTURE(box_kind_name(kind));
   CAPTURE(na);
@@ -47,11 +47,14 @@ void check_gpu_equals_cpu(cuda::HistogramKernel kernel, BoxKind kind, int64_t na
     sort_spatially(a, na);
     sort_spatially(b, nb);
   }
-  // cut_below_rmax > 0: the cut-off that many bins below r_max, inside the last bin.
-  const double r_cut = cut_below_rmax > 0 ? r_max - cut_below_rmax * r_max / nbins : 0.0;
+  // cut_below_rmax > 0: the cut-off that many bins below r_max, inside the last bin;
+  // rmin_part > 0: bins from r_min = rmin_part * r_max.
+  const double r_min = rmin_part * r_max;
+  const double r_cut = cut_below_rmax > 0 ? r_max - cut_below_rmax * (r_max - r_min) / nbins : 0.0;
   CAPTURE(r_cut);
-  const HistogramParams<T> p = make_params<T>(box, kind, r_max, nbins, r_cut);
-  if (r_cut > 0) REQUIRE(p.limit < T(nbins));
+  CAPTURE(r_min);
+  const HistogramParams<T> p = make_params<T>(box, kind, r_max, nbins, r_cut, r_min);
+  if (r_cut > 0 && r_min == 0) REQUIRE(p.limit < T(nbins));
 
   // Poison: random starting counts; the kernels must add exactly on top of them.
   std::vector<uint64_t> poison(static_cast<size_t>(nbins));
@@ -131,6 +134,28 @@ TEST_CASE("a cut-off inside the last bin: CUDA kernels equal the CPU kernel bit 
                               true, 1000, false, nullptr, -2.0, 5.0, 0.37);
   check_gpu_equals_cpu<double>(cuda::HistogramKernel::shared_memory, BoxKind::none, 700, 3000,
                                false, 1000, false, nullptr, -2.0, 5.0, 0.37);
+  unsetenv("PAIRHIST_TEST_CUDA_WINDOW");
+}
+
+TEST_CASE("bins from r_min: CUDA kernels equal the CPU kernel bit for bit") {
+  for (auto kernel : {cuda::HistogramKernel::shared_memory, cuda::HistogramKernel::global_memory}) {
+    for (BoxKind kind : {BoxKind::none, BoxKind::orthorhombic, BoxKind::triclinic}) {
+      for (int64_t n : {257, 5000}) {
+        check_gpu_equals_cpu<float>(kernel, kind, n, n, true, 40, false, nullptr, -2.0, 5.0, 0,
+                                    0.3137);
+        check_gpu_equals_cpu<double>(kernel, kind, n, n, true, 13, false, nullptr, -2.0, 5.0, 0.37,
+                                     0.41);
+        check_gpu_equals_cpu<float>(kernel, kind, n, 3001 - n / 2, false, 7, false, nullptr, -2.0,
+                                    5.0, 0.81, 0.5);
+      }
+    }
+  }
+  // Windows, and the pruning of blocks by their distance range (no box, spatially ordered).
+  setenv("PAIRHIST_TEST_CUDA_WINDOW", "250", 1);
+  check_gpu_equals_cpu<float>(cuda::HistogramKernel::shared_memory, BoxKind::triclinic, 2500, 2500,
+                              true, 1000, false, nullptr, -2.0, 5.0, 0, 0.2);
+  check_gpu_equals_cpu<float>(cuda::HistogramKernel::shared_memory, BoxKind::none, 3000, 3000, true,
+                              3000, true, nullptr, 0.0, 7.0, 0, 0.3137);
   unsetenv("PAIRHIST_TEST_CUDA_WINDOW");
 }
 

@@ -65,7 +65,7 @@ void check_build(const std::vector<T>& soa, int64_t n, const CellGrid& g,
 /// GPU cell lists over `pieces` key ranges against the CPU's all pairs, on poisoned histograms.
 template <class T>
 void check_cells(const Scenario& s, int64_t na, int64_t nb, bool same, int nbins, int reach,
-                 CellOrder order, int pieces, double cut_below_rmax = 0) {
+                 CellOrder order, int pieces, double cut_below_rmax = 0, double rmin_part = 0) {
   const std::string name = s.name, order_name = cell_order_name(order);
   CAPTURE(name);
   CAPTURE(na);
@@ -76,7 +76,8 @@ void check_cells(const Scenario& s, int64_t na, int64_t nb, bool same, int nbins
   CAPTURE(order_name);
   CAPTURE(sizeof(T));
   CAPTURE(cut_below_rmax);
-  const CellCase<T> c(s, na, nb, same, nbins, reach, order, cut_below_rmax);
+  CAPTURE(rmin_part);
+  const CellCase<T> c(s, na, nb, same, nbins, reach, order, cut_below_rmax, rmin_part);
   const auto& [a, b, g, p, ca, cb] = std::tie(c.a, c.b, c.g, c.p, c.ca, c.cb);
   nb = c.nb;
   CAPTURE(g.n[0]);
@@ -138,6 +139,16 @@ TEST_CASE("GPU cell lists, a cut-off inside the last bin: equal to CPU all pairs
     }
   // Global-memory counts.
   check_cells<float>(scenarios(2)[1], 2000, 0, true, 70000, 2, CellOrder::row_major, 2, 0.37);
+}
+
+TEST_CASE("GPU cell lists, bins from r_min: equal to CPU all pairs bit for bit") {
+  for (int reach : {1, 2})
+    for (const Scenario& s : scenarios(reach)) {
+      check_cells<float>(s, 1500, 0, true, 300, reach, CellOrder::hilbert, 2, 0, 0.3137);
+      check_cells<double>(s, 1200, 0, true, 97, reach, CellOrder::morton, 1, 0.81, 0.41);
+      check_cells<float>(s, 150, 2500, false, 7, reach, CellOrder::row_major, 3, 0.5, 0.05);
+    }
+  check_cells<float>(scenarios(2)[1], 2000, 0, true, 70000, 2, CellOrder::row_major, 2, 0, 0.25);
 }
 
 TEST_CASE("GPU cell lists: empty species, one atom, lone pairs, every split") {

@@ -180,7 +180,7 @@ uint64_t cell_histogram_kind(const CellSortedSpecies<T>& a, const CellSortedSpec
   Gathered<T> g;
   g.ranges.reserve(static_cast<size_t>(cells::stencil_size(grid)) + 1);
   auto buffers = std::make_unique<PassBuffers<T>>();
-  CountedBins<T> counts(p.limit, nbins, hist);
+  CountedBins<T> counts(p.lower, p.limit, nbins, hist);
   uint64_t candidates = 0;
   for (int64_t key = key_begin; key < key_end; ++key) {
     const int64_t home_begin = a.cell_start[static_cast<size_t>(key)];

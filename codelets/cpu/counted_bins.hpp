@@ -22,27 +22,38 @@
 
 namespace pairhist::cpu {
 
-/// The least squared distance that bin_of(., limit, nbins) puts at nbins or beyond: d2 is counted
-/// iff d2 < it (NaN never is). bin_of only grows with d2, so a bisection over the bit patterns of
-/// the non-negative T (ordered like the values) finds it exactly. Only where T(nbins) >= nbins:
-/// else (float, beyond 2^24 bins) bin_of never reaches nbins and every pair is counted, NaN too.
+/// The least squared distance above the counted ones: d2 is counted only if d2 < it (NaN never
+/// is), and then iff bin_of(d2, lower, limit, nbins) < nbins (with lower > 0, those below lower
+/// are not counted either: their bin is nbins). Above lower, bin_of only grows with d2, so a
+/// bisection over the bit patterns of the non-negative T (ordered like the values) finds it
+/// exactly. Only where T(nbins) >= nbins: else (float, beyond 2^24 bins) bin_of never reaches
+/// nbins and every pair is counted, NaN too.
 template <class T>
-T uncounted_from(T limit, int nbins) {
+T uncounted_from(T lower, T limit, int nbins) {
   using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   const auto value = [](Bits b) {
     T v;
     std::memcpy(&v, &b, sizeof v);
     return v;
   };
+  const auto above = [&](T d2) {
+    return !(fp::sqrt(d2) < lower) && bin_of(d2, lower, limit, nbins) >= nbins;
+  };
   const T inf = std::numeric_limits<T>::infinity();
-  Bits lo = 0, hi;  // bin_of(lo) < nbins <= bin_of(hi)
+  Bits lo = 0, hi;  // !above(lo), above(hi)
   std::memcpy(&hi, &inf, sizeof hi);
-  if (bin_of(T(0), limit, nbins) >= nbins) return T(0);
+  if (above(T(0))) return T(0);
   while (hi - lo > 1) {
     const Bits mid = lo + (hi - lo) / 2;
-    (bin_of(value(mid), limit, nbins) >= nbins ? hi : lo) = mid;
+    (above(value(mid)) ? hi : lo) = mid;
   }
   return value(hi);
+}
+
+/// Bins from 0.
+template <class T>
+T uncounted_from(T limit, int nbins) {
+  return uncounted_from(T(0), limit, nbins);
 }
 
 /// A cut-off on the last bin's upper edge.
@@ -128,19 +139,21 @@ int64_t compact_below(const T* d2, int64_t m, int64_t valid, T limit, int lead, 
 }
 
 /// Thread-private 32-bit counts of the counted pairs, flushed into the 64-bit result before any
-/// counter can overflow.
+/// counter can overflow. One counter more than bins: with bins from r_min > 0 the pairs below it
+/// pass the compaction (below the upper threshold) and land there, uncounted.
 template <class T>
 class CountedBins {
  public:
-  /// Counts the pairs at r < bin_limit (in bin units, <= nbins: HistogramParams::limit).
-  CountedBins(T bin_limit, int nbins, uint64_t* target)
+  /// Counts the pairs at lower <= r < bin_limit (in bin units: HistogramParams::lower, ::limit).
+  CountedBins(T lower, T bin_limit, int nbins, uint64_t* target)
       : target_(target),
-        limit_(uncounted_from<T>(bin_limit, nbins)),
+        limit_(uncounted_from<T>(lower, bin_limit, nbins)),
+        lower_(lower),
         bin_limit_(bin_limit),
         nbins_(nbins),
         // NaN gets the highest bin, T(nbins): below nbins only where every pair is counted.
-        count_all_(bin_of(std::numeric_limits<T>::quiet_NaN(), nbins) < nbins) {
-    counts_.assign(static_cast<size_t>(nbins), 0);
+        count_all_(bin_of(std::numeric_limits<T>::quiet_NaN(), lower, bin_limit, nbins) < nbins) {
+    counts_.assign(static_cast<size_t>(nbins) + 1, 0);
   }
   ~CountedBins() { flush(); }
   CountedBins(const CountedBins&) = delete;
@@ -152,7 +165,8 @@ class CountedBins {
     if (pending_ + static_cast<uint64_t>(m) > kMaxPending) flush();
     const int64_t w = count_all_ ? compact_below<true>(d2, m, valid, limit_, lead, d2_scratch)
                                  : compact_below<false>(d2, m, valid, limit_, lead, d2_scratch);
-    for (int64_t k = 0; k < w; ++k) bin_scratch[k] = bin_of(d2_scratch[k], bin_limit_, nbins_);
+    for (int64_t k = 0; k < w; ++k)
+      bin_scratch[k] = bin_of(d2_scratch[k], lower_, bin_limit_, nbins_);
     pending_ += static_cast<uint64_t>(w);
     uint32_t* c = counts_.data();
     for (int64_t k = 0; k < w; ++k) ++c[bin_scratch[k]];
@@ -160,7 +174,7 @@ class CountedBins {
 
   void flush() {
     if (pending_ == 0) return;
-    for (size_t k = 0; k < counts_.size(); ++k) target_[k] += counts_[k];
+    for (size_t k = 0; k + 1 < counts_.size(); ++k) target_[k] += counts_[k];
     std::fill(counts_.begin(), counts_.end(), 0u);
     pending_ = 0;
   }
@@ -170,7 +184,8 @@ class CountedBins {
   std::vector<uint32_t> counts_;
   uint64_t* target_;
   uint64_t pending_ = 0;
-  T limit_;      // in squared bin units: d2 < limit_ is counted
+  T limit_;      // in squared bin units: only d2 < limit_ can be counted
+  T lower_;      // in bin units
   T bin_limit_;  // in bin units
   int nbins_;
   bool count_all_;

@@ -32,12 +32,25 @@ struct RowScratchStorage {
   }
 };
 
+/// The bin of a squared distance in bins_of_row.
+template <bool Shifted, class T>
+inline int row_bin(T d2, T lower, T limit, int nbins) {
+  if constexpr (Shifted) {
+    return bin_of(d2, lower, limit, nbins);
+  } else {
+    (void)lower;
+    return bin_of(d2, limit, nbins);
+  }
+}
+
 /// bins[k] = bin of the pair (point (xi, yi, zi), column k) for k < n; nbins = not counted. The
-/// columns bx, by, bz and the point are in the kernels' loaded form (geometry.hpp).
-template <BoxKind K, class T>
-inline void bins_of_row(const Box<T>& box, T limit, int nbins, T xi, T yi, T zi, const T* __restrict__ bx,
-                        const T* __restrict__ by, const T* __restrict__ bz, int64_t n,
-                        int32_t* __restrict__ bins, RowScratch<T> scratch) {
+/// columns bx, by, bz and the point are in the kernels' loaded form (geometry.hpp). Shifted: bins
+/// from lower > 0 (r_min); without, lower is 0 and its subtraction is left out (the same bins).
+template <BoxKind K, bool Shifted, class T>
+inline void bins_of_row(const Box<T>& box, T lower, T limit, int nbins, T xi, T yi, T zi,
+                        const T* __restrict__ bx, const T* __restrict__ by,
+                        const T* __restrict__ bz, int64_t n, int32_t* __restrict__ bins,
+                        RowScratch<T> scratch) {
   if constexpr (K == BoxKind::triclinic) {
     // Same arithmetic as distance2_triclinic, in passes over the columns so each vectorises.
     int32_t* __restrict__ octant = scratch.octant;
@@ -71,13 +84,13 @@ inline void bins_of_row(const Box<T>& box, T limit, int nbins, T xi, T yi, T zi,
             norm2(fp::add(rx[k], sx[o]), fp::add(ry[k], sy[o]), fp::add(rz[k], sz[o])), best[k]);
       }
     }
-    for (int64_t k = 0; k < n; ++k) bins[k] = bin_of(best[k], limit, nbins);
+    for (int64_t k = 0; k < n; ++k) bins[k] = row_bin<Shifted>(best[k], lower, limit, nbins);
   } else {
     (void)scratch;
     for (int64_t k = 0; k < n; ++k) {
       const T d2 = pair_distance2<K>(box, image_table(box), fp::sub(bx[k], xi), fp::sub(by[k], yi),
                                      fp::sub(bz[k], zi));
-      bins[k] = bin_of(d2, limit, nbins);
+      bins[k] = row_bin<Shifted>(d2, lower, limit, nbins);
     }
   }
 }

@@ -26,11 +26,21 @@ __device__ __forceinline__ double root_for_bin(double x) {
   return fp::sqrt(x);
 }
 
-/// bin_of_distance(r, limit, nbins) + kBinBias for r >= 0 or NaN and nbins < 2^23, in one
-/// full-rate add: with c = (r < limit ? r : nbins), fl_down(c + 2^23) is 2^23 + floor(c) (the ulp
-/// there is 1), and its bits are those of 2^23, kBinBias, plus that floor. A float-to-int
-/// conversion would run on the quarter-rate pipe that the root's MUFU already loads (with both,
-/// that pipe was as tight as instruction issue in K1).
+/// bin_of_distance(r, lower, limit, nbins) + kBinBias for r >= 0 or NaN and nbins < 2^23, in
+/// full-rate instructions: with c = (r < limit ? s : nbins), s = fl(r - lower), and c clamped to
+/// nbins as unsigned bits (a negative s, below r_min, has the sign bit and so becomes nbins; a
+/// non-negative float's bits order like its value), fl_down(c + 2^23) is 2^23 + floor(c) (the
+/// ulp there is 1), and its bits are those of 2^23, kBinBias, plus that floor. With lower = 0,
+/// s is r. A float-to-int conversion would run on the quarter-rate pipe that the root's MUFU
+/// already loads (with both, that pipe was as tight as instruction issue in K1).
+__device__ __forceinline__ unsigned biased_bin(float r, float lower, float limit, int nbins) {
+  const float uncounted = static_cast<float>(nbins);
+  const float c = r < limit ? __fsub_rn(r, lower) : uncounted;
+  const unsigned clamped = min(__float_as_uint(c), __float_as_uint(uncounted));
+  return __float_as_uint(__fadd_rd(__uint_as_float(clamped), 0x1p23f));
+}
+
+/// Bins from 0 (lower = 0).
 __device__ __forceinline__ unsigned biased_bin(float r, float limit, int nbins) {
   return __float_as_uint(__fadd_rd(r < limit ? r : static_cast<float>(nbins), 0x1p23f));
 }

@@ -115,7 +115,7 @@ __device__ __forceinline__ void add_pair(T d2, bool take, const HistogramParams<
     const int bin = bin_of_distance(root_for_bin(d2), p);
     if (take && bin < p.nbins) atomicAdd(&hist[bin], 1ull);
   } else if constexpr (sizeof(T) == 4) {
-    const unsigned biased = biased_bin(root_for_bin(d2), p.limit, p.nbins);
+    const unsigned biased = biased_bin(root_for_bin(d2), p.lower, p.limit, p.nbins);
     if (take) add_one_shared(biased_base + biased * 4u);
   } else {
     const int bin = bin_of_distance(root_for_bin(d2), p);

@@ -68,7 +68,7 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
     for (int k = 0; k < kRows; ++k) {
       const bool above_diagonal = !Diagonal || j0 + jj > row0 + int64_t(k) * RowStride;
       if constexpr (sizeof(T) == 4) {
-        const unsigned biased = biased_bin(root_for_bin(r[k]), p.limit, p.nbins);
+        const unsigned biased = biased_bin(root_for_bin(r[k]), p.lower, p.limit, p.nbins);
         if constexpr (Windowed) {
           const unsigned local = biased - biased_window_begin;
           if (above_diagonal && local < static_cast<unsigned>(window))
@@ -108,8 +108,8 @@ __device__ __forceinline__ void warp_bounds(T (&lo)[3], T (&hi)[3]) {
 /// margin keeps the test conservative. Non-periodic distances only.
 template <class T>
 __device__ __forceinline__ bool outside_bins(const T (&rlo)[3], const T (&rhi)[3],
-                                             const T (&tlo)[3], const T (&thi)[3], int bin_lo,
-                                             int bin_hi) {
+                                             const T (&tlo)[3], const T (&thi)[3], double bin_lo,
+                                             double bin_hi) {
   double near2 = 0, far2 = 0;
 #pragma unroll
   for (int c = 0; c < 3; ++c) {
@@ -206,7 +206,8 @@ __global__ void __launch_bounds__(Threads)
       for (int c0 = 0; c0 < columns; c0 += 32) {
         const T* cb = chunk_bounds + 6 * (c0 / 32);
         const T lo[3] = {cb[0], cb[1], cb[2]}, hi[3] = {cb[3], cb[4], cb[5]};
-        if (outside_bins(row_lo, row_hi, lo, hi, bin_begin, bin_begin + slots)) continue;
+        const double first = double(p.lower) + bin_begin;  // bin k spans [lower + k, lower + k + 1)
+        if (outside_bins(row_lo, row_hi, lo, hi, first, first + slots)) continue;
         const int n = min(32, columns - c0);
         if (diagonal)
           count_tile<Threads, K, T, Windowed, true, 1>(rows, row0, tile + c0, j0 + c0, n, p, images,

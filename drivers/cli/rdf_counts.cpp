@@ -71,11 +71,15 @@ void choose_bins(RdfRequest& q) {
   const double rmax = from_box ? gmx_default_rmax(o.trajectory, o.xy) : q.rmax;
   const double half = q.bin / 2;
   double halves = rmax / half;
-  // gmx rdf counts the pairs at r < rmax: where rmax is not a multiple of the half bin, the last
-  // half bin is partial (r_cut), its counts written as they are.
+  // gmx rdf histograms half bins over [0, H half) with H = rmax / half rounded to the nearest
+  // whole number (its AnalysisHistogramSettings), and finds pairs at r < rmax: where H half
+  // passes rmax, the last half bin is partial (r_cut), its counts written as they are; where it
+  // falls short, the pairs beyond H half are not counted. Its n(r) has H / 2 rows (rounded
+  // down), its g(r) (H + 1) / 2.
   const bool whole = std::fabs(halves - std::round(halves)) < 1e-6 * halves;
-  halves = whole ? std::round(halves) : std::ceil(halves);
-  double cut = whole ? 0 : rmax;
+  const double nearest = std::floor(halves + 0.5);
+  double cut = !whole && nearest > halves ? rmax : 0;
+  halves = whole ? std::round(halves) : nearest;
   if (from_box) {
     // gmx takes the first frame's box; a later, smaller box (NPT) would leave pairs beyond its
     // minimum-image limit uncounted, so r_max stops at the smallest box's limit: gmx's rows up

@@ -66,6 +66,10 @@ std::vector<std::string> argument_problems(const RunArgs& a, JobOptions& o) {
   }
   if (!(o.r_max >= 0) || !std::isfinite(o.r_max))
     p.push_back("--rmax must be positive (or 0: as large as the boxes allow)");
+  if (!(o.r_min >= 0) || !std::isfinite(o.r_min))
+    p.push_back("--rmin must be at least 0");
+  else if (o.r_max > 0 && !(o.r_min < o.r_max))
+    p.push_back("--rmin must be below --rmax");
   if (o.nbins != 0 && a.bin_width != 0) p.push_back("give --nbins or --bin, not both");
   if (o.nbins < 0) p.push_back("--nbins must be positive");
   if (!(a.bin_width >= 0) || !std::isfinite(a.bin_width)) p.push_back("--bin must be positive");
@@ -134,17 +138,22 @@ void resolve_bins(JobOptions& o, double bin_width) {
   // width's rounding), the last bin is partial, [(nbins - 1) width, r_max), as in gmx rdf. An
   // r_max pairhist derived (from the boxes or a sphere) is a limit, not the user's cut-off: it
   // ends at the last whole bin below it, as before.
-  const double whole = std::floor(o.r_max / width * (1 + 1e-9));
-  const bool partial = given && o.r_max - whole * width > 1e-9 * o.r_max;
+  // Bins from --rmin: the same rule over [r_min, r_max).
+  const double span = o.r_max - o.r_min;
+  if (!(span > 0))
+    throw UsageError("--rmin " + format_length(o.r_min, o.units) + " is not below r_max " +
+                     format_length(o.r_max, o.units));
+  const double whole = std::floor(span / width * (1 + 1e-9));
+  const bool partial = given && span - whole * width > 1e-9 * o.r_max;
   const double bins = partial ? whole + 1 : whole;
   if (bins < 1)
-    throw UsageError("--bin " + format_length(width, o.units) + " is wider than r_max " +
-                     format_length(o.r_max, o.units));
+    throw UsageError("--bin " + format_length(width, o.units) + " is wider than r_max - r_min " +
+                     format_length(span, o.units));
   if (bins > 1e8)
     throw UsageError("--bin " + format_length(width, o.units) + " makes over 1e8 bins");
   o.nbins = static_cast<int>(bins);
   if (partial) o.r_cut = o.r_max;
-  o.r_max = o.nbins * width;
+  o.r_max = o.r_min + o.nbins * width;
 }
 
 namespace {
@@ -176,7 +185,11 @@ void add_histogram_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--rmax", args->job.r_max,
                   "Largest distance histogrammed (in --units); default (or 0): as large as the "
                   "box of every frame read allows (half its shortest lattice vector)");
-  cmd->add_option("--nbins", args->job.nbins, "Number of bins from 0 to rmax (or give --bin)");
+  cmd->add_option("--rmin", args->job.r_min,
+                  "Smallest distance histogrammed (in --units; default 0): the bins span "
+                  "[rmin, rmax), pairs closer are not counted and n(r) counts from rmin, as "
+                  "MDAnalysis's range and freud's r_min");
+  cmd->add_option("--nbins", args->job.nbins, "Number of bins from rmin to rmax (or give --bin)");
   cmd->add_option("--bin", args->bin_width,
                   "Bin width (in --units), instead of --nbins; pairs are counted below --rmax "
                   "exactly: where it is not a multiple of the width, the last bin is partial, "

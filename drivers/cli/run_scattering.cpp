@@ -39,6 +39,8 @@ std::vector<std::string> run_scattering_problems(const ScatteringOptions& o,
   if (run.exclude != "none")
     p.push_back("--scattering sums over every pair of atoms: --exclude " + run.exclude +
                 " would leave pairs out");
+  if (run.r_min > 0)
+    p.push_back("--scattering sums over every pair of atoms: --rmin would leave the closest out");
   const size_t n = names.size();
   if (!run.pairs.empty() && n > 0) {
     try {

@@ -159,6 +159,7 @@ RunIdentity run_identity(const JobOptions& o) {
   set("--nbins", std::to_string(o.nbins));
   // Recorded only for a partial last bin, so that checkpoints of whole bins stay as they were.
   if (o.r_cut > 0) set("r_cut", number(o.r_cut));
+  if (o.r_min > 0) set("--rmin", number(o.r_min));  // likewise only for bins from r_min
   set("--units", o.units);
   set("--precision", o.precision == Precision::single ? "single" : "double");
   set("--first", std::to_string(o.first));

@@ -81,6 +81,7 @@ EngineConfig engine_config(const RunSpec& o, const std::vector<std::vector<int>>
   config.r_max = r_max_nm;
   config.nbins = o.nbins;
   config.r_cut = o.r_cut / length_factor(o.units);
+  config.r_min = o.r_min / length_factor(o.units);
   config.precision = o.precision;
   config.box_kind = kind;
   config.scheduler = o.scheduler;

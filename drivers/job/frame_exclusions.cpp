@@ -6,11 +6,12 @@ namespace pairhist {
 
 FrameExclusions::FrameExclusions(const analysis::PairExclusions& exclusions,
                                  const std::vector<std::vector<int>>& atoms, size_t npairs,
-                                 int nbins, double r_cut_nm)
+                                 int nbins, double r_cut_nm, double r_min_nm)
     : exclusions_(exclusions),
       atoms_(atoms),
       nbins_(nbins),
       r_cut_nm_(r_cut_nm),
+      r_min_nm_(r_min_nm),
       species_xyz_(atoms.size()) {
   for (size_t s = 0; s < atoms.size(); ++s) species_xyz_[s].resize(atoms[s].size() * 3);
   for (auto& v : species_xyz_) species_ptr_.push_back(v.data());
@@ -40,6 +41,7 @@ SparseBins FrameExclusions::bins_of(const io::TrajectoryFrame& frame, const BoxM
                                     std::vector<uint64_t>* frame_pairs) {
   SparseBins excluded;
   if (exclusions_.empty()) return excluded;
+  const BinRange range{r_max_nm, nbins_, r_cut_nm_, r_min_nm_};
   for (size_t s = 0; s < atoms_.size(); ++s) {
     float* dst = species_xyz_[s].data();
     for (int a : atoms_[s]) {
@@ -52,11 +54,11 @@ SparseBins FrameExclusions::bins_of(const io::TrajectoryFrame& frame, const BoxM
   if (frame_atoms) {
     flag_selected(*frame_atoms);
     left_out_.assign(bins_.size(), 0);
-    exclusions_.add_selected_frame(species_ptr_, selected_, box, kind, r_max_nm, nbins_, r_cut_nm_, precision,
-                                   bins_, left_out_);
+    exclusions_.add_selected_frame(species_ptr_, selected_, box, kind, range, precision, bins_,
+                                   left_out_);
     for (size_t p = 0; p < left_out_.size(); ++p) frame_pairs->at(p) -= left_out_[p];
   } else {
-    exclusions_.add_frame(species_ptr_, box, kind, r_max_nm, nbins_, r_cut_nm_, precision, bins_);
+    exclusions_.add_frame(species_ptr_, box, kind, range, precision, bins_);
   }
   for (size_t p = 0; p < bins_.size(); ++p)
     for (size_t k = 0; k < bins_[p].size(); ++k)

@@ -19,7 +19,7 @@ class FrameExclusions {
  public:
   FrameExclusions(const analysis::PairExclusions& exclusions,
                   const std::vector<std::vector<int>>& atoms, size_t npairs, int nbins,
-                  double r_cut_nm);
+                  double r_cut_nm, double r_min_nm);
   /// `frame`'s bins (empty without exclusions), for a run of box kind `kind`. A frame of
   /// dynamic species passes its atoms (`frame_atoms`, each species a subset of `atoms`): only
   /// the excluded pairs of atoms it selects count, and their number per pair, at any distance,
@@ -36,6 +36,7 @@ class FrameExclusions {
   const std::vector<std::vector<int>>& atoms_;
   int nbins_;
   double r_cut_nm_;  // as the engine's EngineConfig::r_cut
+  double r_min_nm_;  // as the engine's EngineConfig::r_min
   std::vector<std::vector<float>> species_xyz_;
   std::vector<const float*> species_ptr_;
   std::vector<std::vector<uint64_t>> bins_;     // per pair, all 0 between frames

@@ -21,6 +21,7 @@ HistogramResult result_header(const RunDefinition& run) {
         {o.species[s].name, o.species[s].selection, static_cast<int64_t>(run.atoms[s].size())});
   header.r_max = o.r_max;
   header.nbins = o.nbins;
+  header.r_min = o.r_min;
   header.length_unit = run.length_factor == 1.0 ? "nm" : "angstrom";
   header.precision = o.precision == Precision::single ? "single" : "double";
   header.norm = o.norm;
@@ -62,6 +63,7 @@ RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology
   run.length_factor = length_factor(o.units);
   run.r_max_nm = o.r_max / run.length_factor;
   run.r_cut_nm = o.r_cut / run.length_factor;
+  run.r_min_nm = o.r_min / run.length_factor;
   run.topology_atoms = topology.natoms();
   SpeciesPositions positions = resolve_species_positions(o, topology);
   run.atoms = std::move(positions.atoms);

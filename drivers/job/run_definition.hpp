@@ -27,6 +27,7 @@ struct RunDefinition {
   double length_factor = 1;  // the user's length unit per nm
   double r_max_nm = 0;
   double r_cut_nm = 0;  // RunSpec::r_cut in nm (0: r_max)
+  double r_min_nm = 0;  // RunSpec::r_min in nm
   int topology_atoms = 0;
   std::vector<std::vector<int>> atoms;     // of every species (centres from topology_atoms on)
   std::vector<std::string> centred;        // per species: its position type, "" for atoms

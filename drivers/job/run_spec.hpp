@@ -26,7 +26,8 @@ struct RunSpec {
   // out never becomes a task and is absent from the result.
   std::vector<std::string> pairs;
   double r_max = 0;  // in `units`: the last bin's upper edge
-  int nbins = 0;     // equal parts of [0, r_max)
+  int nbins = 0;     // equal parts of [r_min, r_max)
+  double r_min = 0;  // in `units`: the first bin's lower edge; pairs closer are not counted
   // Pairs at r >= r_cut are not counted (in `units`; 0: r_max). Inside the last bin it leaves
   // that bin partial: the r_max a user gave that is not a multiple of the bin width.
   double r_cut = 0;

@@ -148,7 +148,7 @@ void TrajectoryPipeline::count_frames() {
   out_.before_first_frame_seconds = process_seconds();
   out_.start_marks.counting = out_.before_first_frame_seconds;
   exclusions_.emplace(run_->exclusions, run_->atoms, run_->pairs.size(), o.nbins,
-                      run_->r_cut_nm);
+                      run_->r_cut_nm, run_->r_min_nm);
   // Whole frames in single precision go to the engine as columns, without a copy; a part of a
   // frame leaves the frame's columns in place (the next unit may be another part).
   hands_over_ = stream_->frame_parts() <= 1 && o.precision == Precision::single;

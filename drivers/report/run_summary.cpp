@@ -143,15 +143,24 @@ void print_counted(const JobOptions& job, const JobOutcome& out,
     std::printf(" %s=%lld%s%s", r.species[i].name.c_str(),
                 static_cast<long long>(r.species[i].count), centres ? " " : "",
                 centres ? (kinds[i] + (i + 1 < kinds.size() ? "," : "")).c_str() : "");
-  std::printf("%s\n  histograms    : %zu pair%s, %d bins up to %g %s (%g %s wide)\n",
+  const double width = (r.r_max - r.r_min) / r.nbins;
+  char from[64] = "up to";
+  if (r.r_min > 0) std::snprintf(from, sizeof from, "from %g to", r.r_min);
+  std::printf("%s\n  histograms    : %zu pair%s, %d bins %s %g %s (%g %s wide)\n",
               centres ? "" : " atoms", r.pairs.size(), r.pairs.size() == 1 ? "" : "s", r.nbins,
-              r.r_max, r.length_unit.c_str(), r.r_max / r.nbins, r.length_unit.c_str());
+              from, r.r_max, r.length_unit.c_str(), width, r.length_unit.c_str());
+  if (r.r_min > 0)
+    std::printf(
+        "  first bin     : from --rmin %g %s: closer pairs are not counted, n(r) counts "
+        "from there (as MDAnalysis's range and freud's r_min)\n",
+        r.r_min, r.length_unit.c_str());
   if (job.r_cut > 0)
-    std::printf("  last bin      : partial: --rmax %g %s is not a multiple of the bin width, so "
-                "the last bin [%g, %g) counts only the pairs below %g %s and is written as "
-                "counted, normalised as a whole bin (as gmx rdf does)\n",
-                job.r_cut, r.length_unit.c_str(), r.r_max - r.r_max / r.nbins, r.r_max, job.r_cut,
-                r.length_unit.c_str());
+    std::printf(
+        "  last bin      : partial: --rmax %g %s is not a multiple of the bin width, so "
+        "the last bin [%g, %g) counts only the pairs below %g %s and is written as "
+        "counted, normalised as a whole bin (as gmx rdf does)\n",
+        job.r_cut, r.length_unit.c_str(), r.r_max - width, r.r_max, job.r_cut,
+        r.length_unit.c_str());
   // Excluded pairs over all frames; with a dynamic species each frame's own, except for a cross
   // pair of species sharing atoms (HistogramResult::excluded_pairs_total): its most per frame.
   uint64_t excluded = 0;

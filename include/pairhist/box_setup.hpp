@@ -7,6 +7,8 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "pairhist/geometry.hpp"
@@ -206,10 +208,19 @@ Box<T> make_box(const BoxMatrix& m, BoxKind kind, double r_max) {
   return b;
 }
 
-/// The bin scale nbins / r_max, rounded once to T.
+/// A run's bins, in the coordinates' unit: nbins equal parts of [r_min, r_max), no pair counted
+/// at r >= r_cut (0: r_max) nor below r_min.
+struct BinRange {
+  double r_max = 0;
+  int nbins = 0;
+  double r_cut = 0;
+  double r_min = 0;
+};
+
+/// The bin scale nbins / (r_max - r_min), rounded once to T.
 template <class T>
-T bin_scale(double r_max, int nbins) {
-  return static_cast<T>(static_cast<double>(nbins) / r_max);
+T bin_scale(double r_max, int nbins, double r_min = 0) {
+  return static_cast<T>(static_cast<double>(nbins) / (r_max - r_min));
 }
 
 /// The cut-off in bin units (HistogramParams::limit): T(nbins) where r_cut is 0 or not below
@@ -221,19 +232,41 @@ T bin_limit(double r_max, int nbins, double r_cut, T scale) {
   return static_cast<T>(r_cut * static_cast<double>(scale));
 }
 
-/// Everything a kernel needs for one frame: bin scale, bin count, cut-off and the box in bin
-/// units. The bins are nbins equal parts of [0, r_max); r_cut (0: r_max), inside the last bin,
-/// leaves it partial: no pair at r >= r_cut is counted. The box is scaled in double by the very
-/// scale the coordinates are multiplied by, then rounded once to T; its image tables are those
-/// for distances below nbins (r_max in bin units).
+/// Bins from r_min > 0: HistogramParams::lower and ::limit. Both are the lengths times the scale,
+/// rounded once to T; limit then steps down (an ulp at a time, at most a few) until fl(limit -
+/// lower) < nbins + 1, so that no pair's bin exceeds nbins, the index of "not counted".
+template <class T>
+std::pair<T, T> shifted_bounds(double r_min, double r_max, int nbins, double r_cut, T scale) {
+  const double cut = r_cut > 0 && r_cut < r_max ? r_cut : r_max;
+  const T lower = static_cast<T>(r_min * static_cast<double>(scale));
+  T limit = static_cast<T>(cut * static_cast<double>(scale));
+  while (limit > lower && !(fp::sub(limit, lower) < static_cast<T>(nbins + 1)))
+    limit = std::nextafter(limit, T(0));
+  return {lower, limit};
+}
+
+/// Everything a kernel needs for one frame: bin scale, bin count, bounds and the box in bin units.
+/// The bins are nbins equal parts of [r_min, r_max) (r_min 0 unless given); r_cut (0: r_max),
+/// inside the last bin, leaves it partial: no pair at r >= r_cut, nor at r < r_min, is counted.
+/// The box is scaled in double by the very scale the coordinates are multiplied by, then rounded
+/// once to T; its image tables are those for distances below r_max in bin units.
 template <class T>
 HistogramParams<T> make_params(const BoxMatrix& m, BoxKind kind, double r_max, int nbins,
-                               double r_cut = 0) {
-  const T scale = bin_scale<T>(r_max, nbins);
+                               double r_cut = 0, double r_min = 0) {
+  if (!(r_min > 0)) r_min = 0;
+  const T scale = bin_scale<T>(r_max, nbins, r_min);
   BoxMatrix in_bins;
   for (size_t k = 0; k < m.size(); ++k) in_bins[k] = m[k] * static_cast<double>(scale);
-  return {make_box<T>(in_bins, kind, static_cast<double>(nbins)), scale, nbins,
-          bin_limit<T>(r_max, nbins, r_cut, scale)};
+  const double reach = r_min > 0 ? r_max * static_cast<double>(scale) : static_cast<double>(nbins);
+  HistogramParams<T> p{make_box<T>(in_bins, kind, reach), scale, nbins,
+                       bin_limit<T>(r_max, nbins, r_cut, scale)};
+  if (r_min > 0) std::tie(p.lower, p.limit) = shifted_bounds<T>(r_min, r_max, nbins, r_cut, scale);
+  return p;
+}
+
+template <class T>
+HistogramParams<T> make_params(const BoxMatrix& m, BoxKind kind, const BinRange& bins) {
+  return make_params<T>(m, kind, bins.r_max, bins.nbins, bins.r_cut, bins.r_min);
 }
 
 }  // namespace pairhist

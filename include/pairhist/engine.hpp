@@ -26,7 +26,10 @@ struct EngineConfig {
   /// (`within 0.5 of resname LIG`) or a cut-out around a solute. See HistogramEngine.
   std::vector<int64_t> species_sizes;
   double r_max = 0;  // same length unit as the coordinates
-  int nbins = 0;     // equal parts of [0, r_max)
+  int nbins = 0;     // equal parts of [r_min, r_max)
+  // The first bin's lower edge: pairs at r < r_min are not counted (MDAnalysis's range[0],
+  // freud's r_min). 0: bins from 0.
+  double r_min = 0;
   // Pairs at r >= r_cut are not counted (0: r_max). Inside the last bin, r_cut leaves that bin
   // partial: gmx rdf's last bin where its -rmax is not a multiple of -bin.
   double r_cut = 0;

@@ -4,14 +4,16 @@
 // CMake for every target that includes this header). Fused multiply-adds are used only where
 // written (fp::fma): IEEE fma is correctly rounded on both sides, so they agree as well.
 //
-// Distances are computed in bin units: every coordinate is multiplied by scale = fl(nbins / r_max)
-// once, where a kernel loads it (`scaled`), and the box comes in the same units (make_params), so
-// fl(sqrt(d2)) is the bin position itself and the per-pair multiply by scale disappears. Bin of a
-// pair: k = int(r < limit ? r : nbins) with r = fl(sqrt(d2)), counted iff k < nbins; limit is the
-// cut-off r_cut in bin units (nbins itself where r_cut is the last bin's upper edge), so no pair at
-// r >= r_cut is counted and a cut-off inside the last bin leaves that bin partial. Everything that
-// bins a pair (CPU and CUDA kernels, the exclusion re-binning) goes through bin_of_points or the
-// same steps.
+// Distances are computed in bin units: every coordinate is multiplied by scale = fl(nbins /
+// (r_max - r_min)) once, where a kernel loads it (`scaled`), and the box comes in the same units
+// (make_params), so fl(sqrt(d2)) is the bin position itself and the per-pair multiply by scale
+// disappears. Bin of a pair: with r = fl(sqrt(d2)) and s = fl(r - lower),
+//   k = int(r < limit && s >= 0 ? s : nbins), counted iff k < nbins;
+// lower is r_min in bin units (0 for bins from 0: then s == r and the rule is int(r < limit ? r :
+// nbins), bit for bit), limit the cut-off r_cut in bin units (nbins itself where r_min is 0 and
+// r_cut the last bin's upper edge), so no pair at r < r_min or r >= r_cut is counted and a cut-off
+// inside the last bin leaves that bin partial. Everything that bins a pair (CPU and CUDA kernels,
+// the exclusion re-binning) goes through bin_of_points or the same steps.
 #pragma once
 
 #include <cmath>
@@ -91,16 +93,19 @@ struct Box {
 /// fl(fl(q * scale) - fl(p * scale)) per component, scale = fl(nbins / r_max) (single-precision
 /// rectangular cells: of the coordinates as `loaded` moves them into the cell); d2 is
 /// norm2(dx, dy, dz) = fma(dx, dx, fma(dy, dy, fma(dz, dz, 2^-100))), every operation rounded to T.
-/// Counted iff fl(sqrt(d2)) < limit (<= nbins).
+/// Counted iff lower <= fl(sqrt(d2)) < limit (and its bin below nbins: see bin_of_distance).
 template <class T>
 struct HistogramParams {
   Box<T> box;   // in bin units: the lengths times scale (make_params)
   T scale = 0;  // applied to the coordinates only, once each, where they are loaded
   int nbins = 0;
-  // The cut-off in bin units: T(nbins) where it is the last bin's upper edge (also when left out
-  // of an aggregate initialiser), else fl(r_cut * scale), inside the last bin (make_params). One
-  // value, rounded once on the host, so every kernel on every device cuts at the same r.
+  // The cut-off in bin units: T(nbins) where the bins start at 0 and it is the last bin's upper
+  // edge (also when left out of an aggregate initialiser), else fl(r_cut * scale) (make_params).
+  // One value, rounded once on the host, so every kernel on every device cuts at the same r.
   T limit = static_cast<T>(nbins);
+  // r_min in bin units, fl(r_min * scale): bin k spans [lower + k, lower + k + 1). 0 for bins
+  // from 0; make_params keeps fl(limit - lower) < nbins + 1, so no bin index exceeds nbins.
+  T lower = 0;
 };
 
 namespace fp {
@@ -404,6 +409,17 @@ PH_HD int bin_of_distance(T r, T limit, int nbins) {
   return static_cast<int>(r < limit ? r : uncounted);
 }
 
+/// Bins that start at `lower` (> 0: r_min in bin units): nbins also for r < lower. With lower = 0
+/// the same as bin_of_distance(r, limit, nbins) for every r (r - 0 is r, r >= 0 or NaN).
+template <class T>
+PH_HD int bin_of_distance(T r, T lower, T limit, int nbins) {
+  // Bitwise & and one select, for the same reason as above (no control flow in row loops).
+  const T uncounted = static_cast<T>(nbins);
+  const T s = fp::sub(r, lower);
+  const bool counted = (r < limit) & (s >= T(0));
+  return static_cast<int>(counted ? s : uncounted);
+}
+
 /// A cut-off on the last bin's upper edge: min(r, nbins).
 template <class T>
 PH_HD int bin_of_distance(T r, int nbins) {
@@ -412,7 +428,7 @@ PH_HD int bin_of_distance(T r, int nbins) {
 
 template <class T>
 PH_HD int bin_of_distance(T r, const HistogramParams<T>& p) {
-  return bin_of_distance(r, p.limit, p.nbins);
+  return bin_of_distance(r, p.lower, p.limit, p.nbins);
 }
 
 /// Bin of a squared distance in bin units.
@@ -422,13 +438,18 @@ PH_HD int bin_of(T d2, T limit, int nbins) {
 }
 
 template <class T>
+PH_HD int bin_of(T d2, T lower, T limit, int nbins) {
+  return bin_of_distance(fp::sqrt(d2), lower, limit, nbins);
+}
+
+template <class T>
 PH_HD int bin_of(T d2, int nbins) {
   return bin_of(d2, T(nbins), nbins);
 }
 
 template <class T>
 PH_HD int bin_of(T d2, const HistogramParams<T>& p) {
-  return bin_of(d2, p.limit, p.nbins);
+  return bin_of(d2, p.lower, p.limit, p.nbins);
 }
 
 /// Bin of the pair (a, b) given in the coordinates' own units: the kernels' steps, one pair at a

@@ -15,7 +15,7 @@ struct SpeciesInfo {
 };
 
 /// Counts of one species pair (a <= b, indices into HistogramResult::species). Bin k holds the
-/// pairs with floor(r * nbins / r_max) == k; same-species pairs are counted once (i < j), cross
+/// pairs with floor((r - r_min) * nbins / (r_max - r_min)) == k; same-species pairs are counted once (i < j), cross
 /// pairs as ordered pairs (i in A, j in B, i != j: an atom in both species is never paired with
 /// itself, two atoms both in A and B count as two pairs). Excluded pairs are not counted.
 struct PairHistogram {
@@ -39,6 +39,7 @@ struct HistogramResult {
   std::vector<PairHistogram> pairs;
   double r_max = 0;  // in length_unit
   int nbins = 0;
+  double r_min = 0;  // the first bin's lower edge (pairs below it not counted), in length_unit
   std::string length_unit = "nm";  // "nm" or "angstrom"
   std::string box_kind = "none";   // none | orthorhombic | triclinic
   std::string precision = "single";

@@ -142,8 +142,8 @@ Derived derive(const HistogramResult& res) {
   d.curve_group = res.norm == "rdf" ? "rdf" : analysis::normalised_name(res.norm);
   if (d.have_curves)
     for (const auto& p : res.pairs) d.curves.push_back(analysis::compute_rdf(res, p));
-  d.edges = analysis::bin_edges(res.r_max, res.nbins);
-  d.centres = analysis::bin_centres(res.r_max, res.nbins);
+  d.edges = analysis::bin_edges(res.r_min, res.r_max, res.nbins);
+  d.centres = analysis::bin_centres(res.r_min, res.r_max, res.nbins);
   return d;
 }
 
@@ -197,6 +197,8 @@ void write_run_attributes(const Writer& w, hid_t meta, const HistogramResult& re
   w.string_attribute(meta, "version", kVersion);
   w.string_attribute(meta, "length_unit", res.length_unit);
   w.attribute(meta, "r_max", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &res.r_max);
+  // Only for bins from r_min > 0: files of bins from 0 stay as they were (readers take 0).
+  if (res.r_min > 0) w.attribute(meta, "r_min", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &res.r_min);
   const int64_t nbins = res.nbins;
   w.attribute(meta, "nbins", H5T_STD_I64LE, H5T_NATIVE_INT64, &nbins);
   w.string_attribute(meta, "box_kind", res.box_kind);

@@ -135,6 +135,12 @@ void read_run_attributes(const Reader& in, hid_t meta, StoredRun& run) {
   if (!(res.r_max > 0) || nbins <= 0 || nbins > (int64_t{1} << 31))
     in.fail("r_max or nbins out of range");
   res.nbins = static_cast<int>(nbins);
+  // Written only for bins from r_min > 0 (older files and bins from 0 have none).
+  double r_min = 0;
+  if (h5_scalar_attribute(meta, "r_min", H5T_NATIVE_DOUBLE, &r_min) &&
+      !(r_min >= 0 && r_min < res.r_max))
+    in.fail("r_min out of range (0 to r_max)");
+  res.r_min = r_min;
   res.box_kind = in.text(meta, "box_kind");
   res.precision = in.text(meta, "precision");
   res.norm = in.text(meta, "norm", false);
@@ -305,6 +311,7 @@ StoredRun stored_run(const std::string& path, const HistogramResult& res,
   HistogramResult& out = run.result;
   out.r_max = res.r_max;
   out.nbins = res.nbins;
+  out.r_min = res.r_min;
   out.length_unit = res.length_unit;
   out.box_kind = res.box_kind;
   out.precision = res.precision;

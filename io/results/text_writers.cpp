@@ -53,8 +53,9 @@ void write_run_comments(std::ostream& f, const HistogramResult& res) {
   if (!res.frame_times.empty()) {
     f << "# time: " << res.frame_times.front() << " to " << res.frame_times.back() << " ps\n";
   }
-  f << "# length unit: " << res.length_unit << "; " << res.nbins
-    << " bins up to r_max = " << res.r_max << " " << res.length_unit << "\n";
+  f << "# length unit: " << res.length_unit << "; " << res.nbins << " bins ";
+  if (res.r_min > 0) f << "from r_min = " << res.r_min << " ";
+  f << "up to r_max = " << res.r_max << " " << res.length_unit << "\n";
   f << "# box: " << res.box_kind << "; precision: " << res.precision << "\n";
   // As the HDF5 file's /pairhist attributes: a run stopped early says so in every output.
   f << "# complete = " << (res.complete ? 1 : 0) << "\n";
@@ -105,7 +106,7 @@ void write_rdf_csv(const std::string& path, const HistogramResult& res) {
     }
     if (have_curves) curves.push_back(analysis::compute_rdf(res, p));
   }
-  const std::vector<double> r = analysis::bin_centres(res.r_max, res.nbins);
+  const std::vector<double> r = analysis::bin_centres(res.r_min, res.r_max, res.nbins);
 
   // Block-average errors, when the run was written in intervals, go last so the other columns
   // keep their places.
@@ -135,7 +136,8 @@ void write_rdf_csv(const std::string& path, const HistogramResult& res) {
        "frames (same-species pairs counted once)\n";
   if (have_curves) {
     f << "# " << value << "_A-B is the " << norm_description(res)
-      << "; n_A-B is the mean number of B atoms within the bin's upper edge of an A atom\n";
+      << "; n_A-B is the mean number of B atoms within the bin's upper edge of an A atom"
+      << (res.r_min > 0 ? " (from r_min on)" : "") << "\n";
   } else {
     f << "# no periodic box: g(r) and coordination numbers need a volume and are not written\n";
   }
@@ -166,9 +168,11 @@ void write_xvg_columns(const std::string& path, const HistogramResult& res,
   check_frames(res);
   std::vector<analysis::RdfCurve> curves;
   for (const auto& p : res.pairs) curves.push_back(analysis::compute_rdf(res, p));
-  std::vector<double> r = analysis::bin_centres(res.r_max, res.nbins);
-  if (upper_edges)
-    for (int k = 0; k < res.nbins; ++k) r[static_cast<size_t>(k)] = res.r_max * (k + 1) / res.nbins;
+  std::vector<double> r = analysis::bin_centres(res.r_min, res.r_max, res.nbins);
+  if (upper_edges) {
+    const std::vector<double> edges = analysis::bin_edges(res.r_min, res.r_max, res.nbins);
+    r.assign(edges.begin() + 1, edges.end());
+  }
   const std::string unit = one_line(res.length_unit, '\'');
 
   std::ostringstream f = text_stream();

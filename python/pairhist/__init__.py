@@ -114,6 +114,10 @@ class Engine:
         --frames-in-flight, --reserve-cores, --task-pairs, --cell-reach, --cell-order.
     pairs: optional, the species pairs to count, as (a, b) names (or indices); the others cost
         nothing and are left out of the result. Default: every pair.
+    r_min: the first bin's lower edge (default 0): the n_bins bins span [r_min, r_max) and
+        pairs closer than r_min are not counted (MDAnalysis's range[0], freud's r_min).
+    r_cut: pairs at r >= r_cut are not counted (default 0: r_max); inside the last bin it leaves
+        that bin partial (gmx rdf's -rmax that is not a multiple of -bin).
 
     Coordinates are taken as float32 (the task library's input; float64 ones are rounded to
     float32 first); "double" precision computes in float64 from them. The first frame's box
@@ -126,7 +130,7 @@ class Engine:
     def __init__(self, species, *, r_max, n_bins, precision="single", atoms=None, ncpu=-1,
                  ncuda=-1, algorithm="auto", scheduler="", memory_budget_mib=64,
                  frames_in_flight=0, reserve_cores=-1, task_pairs=0, cell_reach=0,
-                 cell_order=None, pairs=None):
+                 cell_order=None, pairs=None, r_min=0.0, r_cut=0.0):
         if isinstance(species, dict):
             self._names, sizes = list(species.keys()), list(species.values())
         else:
@@ -159,8 +163,9 @@ class Engine:
             choice(precision, "precision", _PRECISIONS), int(ncpu), int(ncuda),
             choice(algorithm, "algorithm", _ALGORITHMS), scheduler, int(memory_budget_mib),
             int(frames_in_flight), int(reserve_cores), int(task_pairs), int(cell_reach),
-            cell_order or "", index_lists, counted)
+            cell_order or "", index_lists, counted, float(r_min), float(r_cut))
         self.r_max, self.n_bins, self.precision = float(r_max), int(n_bins), precision
+        self.r_min, self.r_cut = float(r_min), float(r_cut)
 
     def submit(self, coords, box=None):
         """Submits one frame: the species' coordinates as for histograms() (or, with `atoms`,
@@ -243,15 +248,16 @@ def run(trajectory=None, *, config=None, **options):
     Arguments are `pairhist run`'s (see `pairhist run --help`) with dashes written as
     underscores: trajectory, top, species ({"O": "OW", "H": "HW1,HW2"} or ["O=OW", ...]), pairs
     ("O-H,H-H" or ["O-H", ("H", "H")]: only those counted), rmax (default: as large as every
-    frame's box allows), nbins or bin (a width; default 0.002 nm), sphere ("SELECTION,R"; rmax
-    then defaults to 2R), units, precision, volume, index, exclude (none, residue, topology: a
+    frame's box allows), rmin (default 0: the bins span [rmin, rmax), closer pairs are not
+    counted and the coordination counts from rmin), nbins or bin (a width; default 0.002 nm),
+    sphere ("SELECTION,R"; rmax then defaults to 2R), units, precision, volume, index, exclude (none, residue, topology: a
     .tpr's exclusions), norm, interval, first, last, step, begin,
     end, sched, schedule, algorithm, cell_reach, cell_order, ncpu, ncuda, frames_in_flight,
     reserve_cores, memory_budget, decode_threads, reduction, task_pairs; config names a YAML
     file of the command's --config (arguments given here win). Uses all cores and GPUs unless
     ncpu / ncuda say otherwise.
 
-    Returns a dict: species {name: atoms}, units, r_max, nbins, edges, r (bin centres),
+    Returns a dict: species {name: atoms}, units, r_max, r_min, nbins, edges, r (bin centres),
     counts {(A, B): uint64 array}, rdf {(A, B): g(r) or the `norm` quantity} and coordination
     (None without a box or volume), rdf_error (block averages, with interval), frames, times,
     volumes, intervals, pairs_per_frame, excluded_pairs, shared_atoms, box_kind, precision,

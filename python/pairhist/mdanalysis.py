@@ -95,7 +95,7 @@ def _takes_r_min():
     try:
         engine = "r_min" in inspect.signature(Engine).parameters
     except (TypeError, ValueError):
-        return False
+        engine = "r_min" in (Engine.__init__.__doc__ or "")
     helpers = all("r_min" in (getattr(_pairhist, f, None).__doc__ or "")
                   for f in ("pair_bins", "pair_bin_indices"))
     return engine and helpers

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "pairhist/box_setup.hpp"
 #include "pairhist/errors.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
@@ -23,15 +24,22 @@ class PyEngine {
            const std::string& precision, int ncpu, int ncuda, const std::string& algorithm,
            const std::string& scheduler, uint64_t memory_budget_mib, int frames_in_flight,
            int reserve_cores, uint64_t task_pairs, int cell_reach, const std::string& cell_order,
-           std::vector<std::vector<int>> atoms, std::vector<std::pair<int, int>> counted) {
+           std::vector<std::vector<int>> atoms, std::vector<std::pair<int, int>> counted,
+           double r_min, double r_cut) {
     if (species_sizes.empty()) throw py::value_error("at least one species is needed");
     for (int64_t n : species_sizes)
       if (n < 0) throw py::value_error("species sizes must not be negative");
     if (!(r_max > 0) || !std::isfinite(r_max)) throw py::value_error("r_max must be positive");
     if (n_bins < 1) throw py::value_error("n_bins must be positive");
+    if (!(r_min >= 0) || !(r_min < r_max))
+      throw py::value_error("r_min must be at least 0 and below r_max");
+    if (!(r_cut >= 0) || !std::isfinite(r_cut))
+      throw py::value_error("r_cut must be at least 0 (0: r_max)");
     config_.species_sizes = std::move(species_sizes);
     config_.r_max = r_max;
     config_.nbins = n_bins;
+    config_.r_min = r_min;
+    config_.r_cut = r_cut;
     config_.precision = parse_precision(precision);
     config_.ncpu = ncpu;
     config_.ncuda = ncuda;
@@ -225,18 +233,23 @@ class PyEngine {
 
 /// The bin the kernels give each pair (rows[k], cols[k]) of a whole frame (float32 (N, 3)),
 /// computed with their own arithmetic (bin_of_points, as the exclusions of `pairhist run`), or
-/// n_bins for a pair at r >= r_max; kind: the engine's box kind. fn(k, bin) gets every pair.
+/// n_bins for a pair not counted (r < r_min, r >= r_cut or r_max); kind: the engine's box kind.
+/// fn(k, bin) gets every pair.
 template <class Fn>
 void bin_pairs(const py::array& frame, const py::array_t<int64_t>& rows,
                const py::array_t<int64_t>& cols, const std::vector<double>& box_rows,
-               const std::string& kind_name, double r_max, int n_bins, const std::string& precision,
+               const std::string& kind_name, const BinRange& bins, const std::string& precision,
                Fn&& fn) {
+  const double r_max = bins.r_max;
+  const int n_bins = bins.nbins;
   if (!frame.dtype().is(py::dtype::of<float>())) throw py::type_error("frame must be float32");
   const int64_t natoms = atom_count(frame, "frame");
   if (rows.ndim() != 1 || cols.ndim() != 1 || rows.shape(0) != cols.shape(0))
     throw py::value_error("rows and cols must be 1-d arrays of one length");
   if (n_bins < 1) throw py::value_error("n_bins must be positive");
   if (!(r_max > 0)) throw py::value_error("r_max must be positive");
+  if (!(bins.r_min >= 0) || !(bins.r_min < r_max))
+    throw py::value_error("r_min must be at least 0 and below r_max");
   const BoxMatrix box = box_matrix(box_rows);
   const BoxKind kind = kind_name == "orthorhombic" ? BoxKind::orthorhombic
                        : kind_name == "triclinic"  ? BoxKind::triclinic
@@ -254,7 +267,7 @@ void bin_pairs(const py::array& frame, const py::array_t<int64_t>& rows,
   const auto run = [&](auto precision, auto box_kind) {
     using T = typename decltype(precision)::type;
     constexpr BoxKind K = decltype(box_kind)::value;
-    const HistogramParams<T> params = make_params<T>(box, kind, r_max, n_bins);
+    const HistogramParams<T> params = make_params<T>(box, kind, bins);
     for (int64_t k = 0; k < n; ++k) {
       const float* a = xyz + 3 * r[k];
       const float* b = xyz + 3 * c[k];
@@ -272,13 +285,14 @@ void bin_pairs(const py::array& frame, const py::array_t<int64_t>& rows,
 py::array_t<uint64_t> pair_bins(const py::array& frame, const py::array_t<int64_t>& rows,
                                 const py::array_t<int64_t>& cols, const std::vector<double>& box,
                                 const std::string& kind, double r_max, int n_bins,
-                                const std::string& precision) {
+                                const std::string& precision, double r_min, double r_cut) {
   py::array_t<uint64_t> hist(std::max(n_bins, 0));
   uint64_t* h = hist.mutable_data();
   std::fill(h, h + std::max(n_bins, 0), 0);
-  bin_pairs(frame, rows, cols, box, kind, r_max, n_bins, precision, [&](int64_t, int bin) {
-    if (bin < n_bins) ++h[bin];
-  });
+  bin_pairs(frame, rows, cols, box, kind, {r_max, n_bins, r_cut, r_min}, precision,
+            [&](int64_t, int bin) {
+              if (bin < n_bins) ++h[bin];
+            });
   return hist;
 }
 
@@ -286,10 +300,11 @@ py::array_t<uint64_t> pair_bins(const py::array& frame, const py::array_t<int64_
 py::array_t<int32_t> pair_bin_indices(const py::array& frame, const py::array_t<int64_t>& rows,
                                       const py::array_t<int64_t>& cols,
                                       const std::vector<double>& box, const std::string& kind,
-                                      double r_max, int n_bins, const std::string& precision) {
+                                      double r_max, int n_bins, const std::string& precision,
+                                      double r_min, double r_cut) {
   py::array_t<int32_t> bins(rows.ndim() == 1 ? rows.shape(0) : 0);
   int32_t* out = bins.mutable_data();
-  bin_pairs(frame, rows, cols, box, kind, r_max, n_bins, precision,
+  bin_pairs(frame, rows, cols, box, kind, {r_max, n_bins, r_cut, r_min}, precision,
             [&](int64_t k, int bin) { out[k] = bin; });
   return bins;
 }
@@ -301,19 +316,20 @@ void bind_engine(py::module_& m) {
       .def(py::init<std::vector<int64_t>, double, int, const std::string&, int, int,
                     const std::string&, const std::string&, uint64_t, int, int, uint64_t, int,
                     const std::string&, std::vector<std::vector<int>>,
-                    std::vector<std::pair<int, int>>>(),
+                    std::vector<std::pair<int, int>>, double, double>(),
            py::arg("species_sizes"), py::arg("r_max"), py::arg("n_bins"), py::arg("precision"),
            py::arg("ncpu"), py::arg("ncuda"), py::arg("algorithm"), py::arg("scheduler"),
            py::arg("memory_budget_mib"), py::arg("frames_in_flight"), py::arg("reserve_cores"),
            py::arg("task_pairs"), py::arg("cell_reach"), py::arg("cell_order"), py::arg("atoms"),
-           py::arg("pairs"))
+           py::arg("pairs"), py::arg("r_min") = 0.0, py::arg("r_cut") = 0.0)
       .def("submit", &PyEngine::submit, py::arg("arrays"), py::arg("box"))
       .def("take", &PyEngine::take)
       .def("finish", &PyEngine::finish)
       .def("close", &PyEngine::close)
       .def("info", &PyEngine::info);
   m.def("pair_bins", &pair_bins, py::arg("frame"), py::arg("rows"), py::arg("cols"), py::arg("box"),
-        py::arg("kind"), py::arg("r_max"), py::arg("n_bins"), py::arg("precision"));
+        py::arg("kind"), py::arg("r_max"), py::arg("n_bins"), py::arg("precision"),
+        py::arg("r_min") = 0.0, py::arg("r_cut") = 0.0);
   // The minimum-image rule of `pairhist run` (half the shortest lattice vector, with its
   // tolerance), for the MDAnalysis drop-in, which applies it to every box kind.
   m.def(
@@ -327,7 +343,8 @@ void bind_engine(py::module_& m) {
       },
       py::arg("r_max"), py::arg("box"));
   m.def("pair_bin_indices", &pair_bin_indices, py::arg("frame"), py::arg("rows"), py::arg("cols"),
-        py::arg("box"), py::arg("kind"), py::arg("r_max"), py::arg("n_bins"), py::arg("precision"));
+        py::arg("box"), py::arg("kind"), py::arg("r_max"), py::arg("n_bins"), py::arg("precision"),
+        py::arg("r_min") = 0.0, py::arg("r_cut") = 0.0);
 }
 
 }  // namespace pairhist::python

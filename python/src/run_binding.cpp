@@ -86,6 +86,7 @@ const std::map<std::string, Setter>& setters() {
          }
        }},
       {"rmax", [](JobOptions& o, const Values& v) { o.r_max = parse_number<double>("rmax", v); }},
+      {"rmin", [](JobOptions& o, const Values& v) { o.r_min = parse_number<double>("rmin", v); }},
       // Read by run() itself (resolve_bins): no JobOptions member.
       {"bin", [](JobOptions&, const Values& v) { parse_number<double>("bin", v); }},
       {"sphere",
@@ -200,9 +201,10 @@ py::dict histogram_dict(const HistogramResult& r) {
   d["species"] = species;
   d["units"] = r.length_unit;
   d["r_max"] = r.r_max;
+  d["r_min"] = r.r_min;
   d["nbins"] = r.nbins;
-  d["edges"] = array_of(analysis::bin_edges(r.r_max, r.nbins));
-  d["r"] = array_of(analysis::bin_centres(r.r_max, r.nbins));
+  d["edges"] = array_of(analysis::bin_edges(r.r_min, r.r_max, r.nbins));
+  d["r"] = array_of(analysis::bin_centres(r.r_min, r.r_max, r.nbins));
   d["box_kind"] = r.box_kind;
   d["precision"] = r.precision;
   d["norm"] = r.norm;
@@ -329,6 +331,8 @@ py::dict run(const std::vector<std::pair<std::string, Values>>& settings,
   const double bin = given.count("bin") ? parse_number<double>("bin", given["bin"]) : 0;
   if (!(o.r_max >= 0) || !std::isfinite(o.r_max))
     throw UsageError("rmax must be positive (or 0: as large as the boxes allow)");
+  if (!(o.r_min >= 0) || !std::isfinite(o.r_min)) throw UsageError("rmin must be at least 0");
+  if (o.r_max > 0 && !(o.r_min < o.r_max)) throw UsageError("rmin must be below rmax");
   if (o.nbins < 0) throw UsageError("nbins must be positive");
   if (!(bin >= 0) || !std::isfinite(bin)) throw UsageError("bin must be positive");
   if (o.nbins > 0 && bin > 0) throw UsageError("give nbins or bin, not both");
