@@ -32,6 +32,7 @@ case_list=(
   "gpu-memory       runs under STARPU_LIMIT_CUDA_MEM: they end with the unlimited counts"
   "compare          the baseline's stage against this one on the sample, W1, F1 (rdf.csv identical)"
   "decode-compare   XTC decoding alone, the baseline's program against this one"
+  "kernel-compare   kernel bapps (pairhist bench), the baseline's program against this one"
 )
 
 # ---- shared by the cases
@@ -1053,6 +1054,41 @@ case_decode_compare() (
     done
   done
   echo "decode-compare: done" | tee -a "$log"
+)
+
+# ---- kernel-compare (log: kernel-compare.log): `pairhist bench` of the cases in KERNEL_CASES
+# ("K1 K2 K3 F1"), GPU single and double precision (KERNEL_PRECISIONS) and the CPU's K1 (200,000
+# atoms, all cores), with the baseline's program (.gpu-base/, pack-base) and this tree's,
+# interleaved, KERNEL_ROUNDS (3) rounds: bapps per round and their medians.
+case_kernel_compare() (
+  begin kernel-compare "pairhist kernels, baseline against this tree"
+  unpack_baseline
+  times=$work/times.tsv
+  : >"$times"
+  for round in $(seq "${KERNEL_ROUNDS:-3}"); do
+    for spec in $(for c in ${KERNEL_CASES:-K1 K2 K3 F1}; do
+                    for p in ${KERNEL_PRECISIONS:-single double}; do echo "$c:gpu:$p"; done
+                  done) K1:cpu:single; do
+      IFS=: read -r c d p <<<"$spec"
+      for s in base new; do
+        bin=$ph
+        libs=$stage/lib
+        if [ $s = base ]; then bin=$base_stage/bin/pairhist libs=$base_stage/lib:$stage/lib; fi
+        args=(bench --json --case "$c" --device "$d" --precision "$p" --repeats 3)
+        [ "$c" = F1 ] && args+=(--frames 20)
+        [ "$d" = cpu ] && args+=(--n 200000)
+        bapps=$(LD_LIBRARY_PATH="$libs:/usr/local/cuda/lib64" "$bin" "${args[@]}" 2>>"$log" |
+          grep -oE '"bapps_median": *[0-9.e+-]+' | head -1 | grep -oE '[0-9.e+-]+$')
+        echo "round $round $c $d $p $s: ${bapps:-FAILED} bapps" | tee -a "$log"
+        [ -n "$bapps" ] || status=1
+        printf '%s\t%s\t%s\t%s\t%s\n' "$c-$d-$p" "$s" "$round" "${bapps:-nan}" nan >>"$times"
+      done
+    done
+  done
+  echo "== medians (case, stage, bapps, -, rounds)" | tee -a "$log"
+  print_medians | sed 's/ wall / bapps /; s/ makespan -*nan//'
+  echo "kernel-compare: $([ $status = 0 ] && echo done || echo FAILURES)" | tee -a "$log"
+  exit $status
 )
 
 # ---- feed (log: feed-device.log): W1 at 1.36M atoms on one GPU host, in parts (FEED_PARTS,

@@ -286,8 +286,10 @@ def main():
                                                              "name OW", "-bin", "0.05"],
         "-xy, -rmax not a multiple of -bin": water + ["-ref", "name OW", "-sel", "name OW",
                                                       "-xy", "-bin", "0.05", "-rmax", "0.92172"],
-        # (-rmax 0.93: 38 half bins, the last whole bin [0.90, 0.95) partial: gmx's n(r) then
-        # ends at 0.90, ours at 0.95, one row more; not yet matched.)
+        # gmx's half-bin count is rmax / half rounded to the nearest: at -rmax 0.93, 37 half
+        # bins up to 0.925, no pair beyond counted, n(r) 18 rows to 0.90, g(r) 19.
+        "-rmax 0.93 (half bins rounded down), -bin 0.05": water + [
+            "-ref", "name OW", "-sel", "name OW", "-bin", "0.05", "-rmax", "0.93"],
         "-surf res, -rmax not a multiple of -bin": nacl + [
             "-ref", "resname SOL", "-sel", "name NA", "-surf", "res", "-bin", "0.05", "-rmax",
             "0.92"],
