@@ -106,19 +106,23 @@ __device__ __forceinline__ int warp_exclusive_sum(int v, int lane, int& total) {
   return s - v;
 }
 
+/// Where a launch counts: shared-memory counters (bins from 0, or from r_min > 0: their own
+/// instantiations, see biased_bin), or global 64-bit atomics (wide histograms).
+constexpr int kSharedCounts = 0, kGlobalCounts = 1, kSharedCountsFromRmin = 2;
+
 /// Adds one pair's bin (a squared distance from pair_distance2) to the counts, if `take`.
-template <bool Global, class T>
+template <int Counts, class T>
 __device__ __forceinline__ void add_pair(T d2, bool take, const HistogramParams<T>& p,
                                          unsigned biased_base, unsigned* counts,
                                          unsigned long long* hist) {
-  if constexpr (Global) {
+  if constexpr (Counts == kGlobalCounts) {
     const int bin = bin_of_distance(root_for_bin(d2), p);
     if (take && bin < p.nbins) atomicAdd(&hist[bin], 1ull);
   } else if constexpr (sizeof(T) == 4) {
-    const unsigned biased = biased_bin(root_for_bin(d2), p.lower, p.limit, p.nbins);
+    const unsigned biased = biased_bin<Counts == kSharedCountsFromRmin>(root_for_bin(d2), p);
     if (take) add_one_shared(biased_base + biased * 4u);
   } else {
-    const int bin = bin_of_distance(root_for_bin(d2), p);
+    const int bin = bin_of_root<Counts == kSharedCountsFromRmin>(root_for_bin(d2), p);
     if (take) atomicAdd(&counts[bin], 1u);
   }
 }
@@ -128,7 +132,7 @@ __device__ __forceinline__ void add_pair(T d2, bool take, const HistogramParams<
 /// only copies of the all-pairs inner loop: the kernel's hot code stays small for the
 /// instruction cache (a copy per slot count and case stalled a third of the issue slots on
 /// instruction fetch).
-template <bool Diagonal, bool Global, BoxKind K, class T, int F>
+template <bool Diagonal, int Counts, BoxKind K, class T, int F>
 __device__ __forceinline__ void count_full(const Point<T> (&cand)[kSlots],
                                            const int32_t (&j)[kSlots], const Point<T>* home, int hc,
                                            int i0, const HistogramParams<T>& p,
@@ -144,13 +148,13 @@ __device__ __forceinline__ void count_full(const Point<T> (&cand)[kSlots],
                                      fp::sub(cand[k].y, q.y), fp::sub(cand[k].z, q.z));
 #pragma unroll
     for (int k = 0; k < kSlots; ++k)
-      add_pair<Global>(r[k], !Diagonal || j[k] > i0 + i, p, biased_base, counts, hist);
+      add_pair<Counts>(r[k], !Diagonal || j[k] > i0 + i, p, biased_base, counts, hist);
   }
 }
 
 /// The last pass of a list: only `slots` (< kSlots) slots per lane hold candidates, the others
 /// are skipped; `diagonal` as in count_full.
-template <bool Global, BoxKind K, class T, int F>
+template <int Counts, BoxKind K, class T, int F>
 __device__ __forceinline__ void count_partial(const Point<T> (&cand)[kSlots],
                                               const int32_t (&j)[kSlots], int slots, bool diagonal,
                                               const Point<T>* home, int hc, int i0,
@@ -165,14 +169,14 @@ __device__ __forceinline__ void count_partial(const Point<T> (&cand)[kSlots],
       if (k >= slots) break;
       const T d2 = pair_distance2<K, T, F>(p.box, images, fp::sub(cand[k].x, q.x),
                                            fp::sub(cand[k].y, q.y), fp::sub(cand[k].z, q.z));
-      add_pair<Global>(d2, j[k] > above, p, biased_base, counts, hist);
+      add_pair<Counts>(d2, j[k] > above, p, biased_base, counts, hist);
     }
   }
 }
 
 /// One pass: lane holds candidates c0 + lane + 32 k (k < kSlots) of the listed ones; past mw,
 /// NaN points (miss bin).
-template <bool Global, BoxKind K, class T, int F>
+template <int Counts, BoxKind K, class T, int F>
 __device__ __forceinline__ void sweep(const CellArgs<T>& args, const CellJob<T>& job,
                                       const int32_t* idx, int c0, int mw, const Point<T>* home,
                                       int hc, int i0, int home_end, ImageTable<T> images,
@@ -198,13 +202,13 @@ __device__ __forceinline__ void sweep(const CellArgs<T>& args, const CellJob<T>&
   // index than any home point; only passes holding home points test j > i.
   const bool diagonal = job.same && __any_sync(kFullMask, in_home);
   if (c0 + kPass > mw)
-    count_partial<Global, K, T, F>(cand, j, (mw - c0 + 31) / 32, diagonal, home, hc, i0, args.p,
+    count_partial<Counts, K, T, F>(cand, j, (mw - c0 + 31) / 32, diagonal, home, hc, i0, args.p,
                                    images, biased_base, counts, job.hist);
   else if (diagonal)
-    count_full<true, Global, K, T, F>(cand, j, home, hc, i0, args.p, images, biased_base, counts,
+    count_full<true, Counts, K, T, F>(cand, j, home, hc, i0, args.p, images, biased_base, counts,
                                       job.hist);
   else
-    count_full<false, Global, K, T, F>(cand, j, home, hc, i0, args.p, images, biased_base, counts,
+    count_full<false, Counts, K, T, F>(cand, j, home, hc, i0, args.p, images, biased_base, counts,
                                        job.hist);
 }
 
@@ -229,7 +233,7 @@ __device__ void flush_all(unsigned* counts, const CellArgs<T>& args, int first, 
 
 /// One home cell (points hs..he of a) against slice `slice` of `slices` of its stencil's listed
 /// candidates in b; returns the whole cell's candidates for slice 0, else 0.
-template <BoxKind K, class T, int F, bool Global>
+template <BoxKind K, class T, int F, int Counts>
 __device__ __forceinline__ uint64_t count_home_cell(const CellArgs<T>& args, const CellJob<T>& job,
                                                     int key, int slice, int hs, int he,
                                                     const StencilRow* rows, WarpSpace<T>& mine,
@@ -268,7 +272,7 @@ __device__ __forceinline__ uint64_t count_home_cell(const CellArgs<T>& args, con
       const int hc = min(kHomeChunk, nh - h0);
       __syncwarp();
       if (lane < hc) mine.home[lane] = job.a[hs + h0 + lane];
-      if constexpr (!Global) {
+      if constexpr (Counts != kGlobalCounts) {
         unsigned crossed = 0;
         if (lane == 0) {
           const unsigned w = unsigned(hc) * unsigned(mw);
@@ -279,7 +283,7 @@ __device__ __forceinline__ uint64_t count_home_cell(const CellArgs<T>& args, con
       }
       __syncwarp();
       for (int c0 = 0; c0 < mw; c0 += kPass)
-        sweep<Global, K, T, F>(args, job, mine.idx, c0, mw, mine.home, hc, hs + h0, he, images,
+        sweep<Counts, K, T, F>(args, job, mine.idx, c0, mw, mine.home, hc, hs + h0, he, images,
                                counts, lane);
     }
   }
@@ -287,7 +291,7 @@ __device__ __forceinline__ uint64_t count_home_cell(const CellArgs<T>& args, con
   return same ? uint64_t(nh) * (m - nh) + uint64_t(nh) * (nh - 1) / 2 : uint64_t(nh) * m;
 }
 
-template <BoxKind K, class T, int F, bool Global>
+template <BoxKind K, class T, int F, int Counts>
 __global__ void __launch_bounds__(kThreads, kMinBlocks<K, T>)
     cell_histogram_kernel(const CellArgs<T> args) {
   extern __shared__ __align__(32) unsigned char dynamic_shared[];
@@ -301,7 +305,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<K, T>)
   __shared__ unsigned long long block_candidates[kMaxJobs];
 
   const int nbins = args.p.nbins;
-  if (!Global)
+  if (Counts != kGlobalCounts)
     for (int k = threadIdx.x; k < args.jobs * (nbins + 1); k += kThreads) counts[k] = 0;
   const ImageTable<T> images = stage_image_table<K>(args.p.box, table);
   for (int r = threadIdx.x; r < args.stencil.rows; r += kThreads) rows[r] = args.stencil.row[r];
@@ -332,14 +336,14 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<K, T>)
       const int hs = job.a_start[key], he = job.a_start[key + 1];
       if (hs < he) {
         const uint64_t c =
-            count_home_cell<K, T, F, Global>(args, job, key, slice, hs, he, rows, mine, images,
+            count_home_cell<K, T, F, Counts>(args, job, key, slice, hs, he, rows, mine, images,
                                              counts + j * (nbins + 1), counts, &pending, lane);
         if (lane == 0 && c) atomicAdd(&block_candidates[j], static_cast<unsigned long long>(c));
       }
     }
   }
   __syncthreads();
-  if constexpr (!Global) flush_all(counts, args, threadIdx.x, kThreads);
+  if constexpr (Counts != kGlobalCounts) flush_all(counts, args, threadIdx.x, kThreads);
   if (threadIdx.x < args.jobs && block_candidates[threadIdx.x])
     atomicAdd(&jobs[threadIdx.x].hist[nbins], block_candidates[threadIdx.x]);
   if (threadIdx.x == 0) {
@@ -423,10 +427,10 @@ cudaError_t launch_shape(const void* fn, size_t shared, LaunchShape& shape) {
 
 /// One launch of jobs[0, count): slices per job from the GPU's resident warps (or `slices`),
 /// items laid out job after job.
-template <BoxKind K, class T, int F, bool Global>
+template <BoxKind K, class T, int F, int Counts>
 cudaError_t launch(CellArgs<T> args, const PlannedJob<T>* jobs, int count, size_t shared,
                    int slices, cudaStream_t stream) {
-  auto* fn = cell_histogram_kernel<K, T, F, Global>;
+  auto* fn = cell_histogram_kernel<K, T, F, Counts>;
   LaunchShape shape;
   const cudaError_t err = launch_shape(reinterpret_cast<const void*>(fn), shared, shape);
   if (err != cudaSuccess) return err;
@@ -477,9 +481,12 @@ cudaError_t launch_for_box(const CellArgs<T>& args, const std::vector<PlannedJob
     cudaError_t e = cudaSuccess;
     for (size_t j0 = 0; j0 < jobs.size() && e == cudaSuccess; j0 += size_t(per_launch)) {
       const int count = static_cast<int>(std::min(jobs.size() - j0, size_t(per_launch)));
-      e = global ? launch<K, T, F, true>(args, &jobs[j0], count, fixed, slices, stream)
-                 : launch<K, T, F, false>(args, &jobs[j0], count, fixed + size_t(count) * per_job,
-                                          slices, stream);
+      const size_t shared = fixed + size_t(count) * per_job;
+      e = global ? launch<K, T, F, kGlobalCounts>(args, &jobs[j0], count, fixed, slices, stream)
+          : args.p.lower != T(0)
+              ? launch<K, T, F, kSharedCountsFromRmin>(args, &jobs[j0], count, shared, slices,
+                                                       stream)
+              : launch<K, T, F, kSharedCounts>(args, &jobs[j0], count, shared, slices, stream);
     }
     return e;
   };
@@ -569,9 +576,10 @@ namespace {
 template <BoxKind K, class T, int F>
 cudaError_t load_count_kernels() {
   cudaFuncAttributes attributes;
-  cudaError_t err = cudaFuncGetAttributes(&attributes, cell_histogram_kernel<K, T, F, false>);
+  cudaError_t err =
+      cudaFuncGetAttributes(&attributes, cell_histogram_kernel<K, T, F, kSharedCounts>);
   if (err == cudaSuccess)
-    err = cudaFuncGetAttributes(&attributes, cell_histogram_kernel<K, T, F, true>);
+    err = cudaFuncGetAttributes(&attributes, cell_histogram_kernel<K, T, F, kGlobalCounts>);
   return err;
 }
 

@@ -43,8 +43,8 @@ __device__ __forceinline__ Point<T> load_point(const T* __restrict__ soa, int64_
 /// Row k of a thread is row0 + k * RowStride (Threads: rows interleaved across the block; 1: a
 /// thread's rows consecutive, so a warp's rows are 4 x 32 consecutive points). FixedImages: see
 /// distance2_triclinic.
-template <int Threads, BoxKind K, class T, bool Windowed, bool Diagonal, int RowStride = Threads,
-          int FixedImages = 0>
+template <int Threads, BoxKind K, class T, bool Shifted, bool Windowed, bool Diagonal,
+          int RowStride = Threads, int FixedImages = 0>
 __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const int64_t row0,
                                            const Point<T>* tile, int64_t j0, int columns,
                                            const HistogramParams<T>& p, ImageTable<T> images,
@@ -68,7 +68,7 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
     for (int k = 0; k < kRows; ++k) {
       const bool above_diagonal = !Diagonal || j0 + jj > row0 + int64_t(k) * RowStride;
       if constexpr (sizeof(T) == 4) {
-        const unsigned biased = biased_bin(root_for_bin(r[k]), p.lower, p.limit, p.nbins);
+        const unsigned biased = biased_bin<Shifted>(root_for_bin(r[k]), p);
         if constexpr (Windowed) {
           const unsigned local = biased - biased_window_begin;
           if (above_diagonal && local < static_cast<unsigned>(window))
@@ -78,7 +78,7 @@ __device__ __forceinline__ void count_tile(const Point<T> (&rows)[kRows], const 
         }
         continue;
       }
-      const int bin = bin_of_distance(root_for_bin(r[k]), p);
+      const int bin = bin_of_root<Shifted>(root_for_bin(r[k]), p);
       if (Windowed) {
         const unsigned local = static_cast<unsigned>(bin - bin_begin);
         if (above_diagonal && local < static_cast<unsigned>(window)) atomicAdd(&counts[local], 1u);
@@ -132,7 +132,8 @@ struct Shape {
   static constexpr int64_t max_columns = ((int64_t(1) << 32) - 1) / block_rows / tile * tile;
 };
 
-template <int Threads, BoxKind K, class T, bool Windowed>
+/// Shifted: bins from r_min > 0 (p.lower), an instantiation of its own (see biased_bin).
+template <int Threads, BoxKind K, class T, bool Windowed, bool Shifted>
 __global__ void __launch_bounds__(Threads)
     shared_histogram_kernel(const T* __restrict__ a, int64_t na, const T* __restrict__ b,
                             int64_t nb, bool same, int64_t row_begin, int64_t row_end,
@@ -210,11 +211,11 @@ __global__ void __launch_bounds__(Threads)
         if (outside_bins(row_lo, row_hi, lo, hi, first, first + slots)) continue;
         const int n = min(32, columns - c0);
         if (diagonal)
-          count_tile<Threads, K, T, Windowed, true, 1>(rows, row0, tile + c0, j0 + c0, n, p, images,
-                                                       bin_begin, slots, counts);
+          count_tile<Threads, K, T, Shifted, Windowed, true, 1>(
+              rows, row0, tile + c0, j0 + c0, n, p, images, bin_begin, slots, counts);
         else
-          count_tile<Threads, K, T, Windowed, false, 1>(rows, row0, tile + c0, j0 + c0, n, p,
-                                                        images, bin_begin, slots, counts);
+          count_tile<Threads, K, T, Shifted, Windowed, false, 1>(
+              rows, row0, tile + c0, j0 + c0, n, p, images, bin_begin, slots, counts);
       }
       continue;
     }
@@ -222,11 +223,11 @@ __global__ void __launch_bounds__(Threads)
     auto sweep = [&](auto fixed_images) {
       constexpr int F = decltype(fixed_images)::value;
       if (diagonal)
-        count_tile<Threads, K, T, Windowed, true, Threads, F>(rows, row0, tile, j0, columns, p,
-                                                              images, bin_begin, slots, counts);
+        count_tile<Threads, K, T, Shifted, Windowed, true, Threads, F>(
+            rows, row0, tile, j0, columns, p, images, bin_begin, slots, counts);
       else
-        count_tile<Threads, K, T, Windowed, false, Threads, F>(rows, row0, tile, j0, columns, p,
-                                                               images, bin_begin, slots, counts);
+        count_tile<Threads, K, T, Shifted, Windowed, false, Threads, F>(
+            rows, row0, tile, j0, columns, p, images, bin_begin, slots, counts);
     };
     // Triclinic cells of one or two candidates per octant (rhombic dodecahedron and hexagonal
     // prism: 1; truncated octahedron: 2) search without a run-time loop.
@@ -346,8 +347,11 @@ cudaError_t launch_shared(const T* a, int64_t na, const T* columns_ptr, int64_t 
   const size_t shared_bytes =
       image_table_bytes<K>(p.box) + static_cast<size_t>(window) * sizeof(unsigned int);
   const dim3 grid{unsigned(grid_x), unsigned(grid_y), unsigned(windows)};
-  auto* fn = windowed ? shared_histogram_kernel<Threads, K, T, true>
-                      : shared_histogram_kernel<Threads, K, T, false>;
+  const bool shifted = p.lower != T(0);
+  auto* fn = windowed ? (shifted ? shared_histogram_kernel<Threads, K, T, true, true>
+                                 : shared_histogram_kernel<Threads, K, T, true, false>)
+                      : (shifted ? shared_histogram_kernel<Threads, K, T, false, true>
+                                 : shared_histogram_kernel<Threads, K, T, false, false>);
   cudaError_t err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(shared_bytes));
   if (err != cudaSuccess) return err;

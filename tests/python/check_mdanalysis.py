@@ -152,7 +152,12 @@ for universe, label in ((water, "water (orthorhombic)"), (nacl, "dodecahedron (t
           np.array_equal(ours.results.count, reference.astype(np.float64)))
 
 # MDAnalysis's argument errors, and ours.
-for bad, expected in ((dict(norm="bogus"), ValueError), (dict(range=(1.0, 12.0)), ValueError),
+# A range from an r_min off the bin edges of the bins from 0 (MDAnalysis's test_range): the
+# engine bins from r_min.
+ours, theirs = both(water, "name OW", "name OW", frames, nbins=75, range=(1.0, 12.0))
+compare("water O-O range=(1.0, 12.0)", ours, theirs, "rdf")
+
+for bad, expected in ((dict(norm="bogus"), ValueError), (dict(range=(-1.0, 12.0)), ValueError),
                       (dict(exclude_same="molecule"), ValueError),
                       (dict(exclude_same="residue", exclusion_block=(1, 1)), ValueError)):
     try:

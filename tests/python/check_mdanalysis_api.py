@@ -240,11 +240,14 @@ def main():
     # range from an r_min that is not a multiple of the bin width: binned from r_min where the
     # engine takes one, else refused with the reason (never binned wrongly).
     if ph_rdf._takes_r_min():
-        theirs = mda_rdf.InterRDF(oxygens, hydrogens, range=(1.0, 13.0)).run()
-        ours = ph_rdf.InterRDF(oxygens, hydrogens, range=(1.0, 13.0)).run()
-        check("range (1.0, 13.0): edges", np.array_equal(ours.results.edges, theirs.results.edges))
-        check("range (1.0, 13.0): counts",
+        # (MDAnalysis's own test uses 13.0: beyond this box's half-box limit of 12.)
+        theirs = mda_rdf.InterRDF(oxygens, hydrogens, range=(1.0, 12.0)).run()
+        ours = ph_rdf.InterRDF(oxygens, hydrogens, range=(1.0, 12.0)).run()
+        check("range (1.0, 12.0): edges", np.array_equal(ours.results.edges, theirs.results.edges))
+        check("range (1.0, 12.0): counts",
               np.array_equal(ours.results.count, theirs.results.count))
+        check("range (1.0, 12.0): rdf", np.allclose(ours.results.rdf, theirs.results.rdf,
+                                                     rtol=1e-12, atol=0))
     else:
         raises("range (1.0, 13.0) without the engine's r_min", ValueError,
                "is not a multiple of the bin width",
