@@ -165,8 +165,14 @@ class CountedBins {
     if (pending_ + static_cast<uint64_t>(m) > kMaxPending) flush();
     const int64_t w = count_all_ ? compact_below<true>(d2, m, valid, limit_, lead, d2_scratch)
                                  : compact_below<false>(d2, m, valid, limit_, lead, d2_scratch);
-    for (int64_t k = 0; k < w; ++k)
-      bin_scratch[k] = bin_of(d2_scratch[k], lower_, bin_limit_, nbins_);
+    // Bins from 0 without the subtraction and its compare (bit for bit the same bins): the
+    // shifted loop cost CPU K1 (cell lists, every pair counted) a third on 16 cores.
+    if (lower_ == T(0)) {
+      for (int64_t k = 0; k < w; ++k) bin_scratch[k] = bin_of(d2_scratch[k], bin_limit_, nbins_);
+    } else {
+      for (int64_t k = 0; k < w; ++k)
+        bin_scratch[k] = bin_of(d2_scratch[k], lower_, bin_limit_, nbins_);
+    }
     pending_ += static_cast<uint64_t>(w);
     uint32_t* c = counts_.data();
     for (int64_t k = 0; k < w; ++k) ++c[bin_scratch[k]];
