@@ -7,8 +7,8 @@
 #   H5MD          MDAnalysis's H5MDWriter (python3-mdanalysis, python3-h5py), plus one file
 #                 written with h5py (fixed box, scalar step/time: layouts MDAnalysis never writes)
 #   CADISHI HDF5  h5py, in the layout CADISHI's MDAnalysis-based conversion writes
-#   XTC, TRR, PDB, GRO  GROMACS (gmx trjconv on the water sample; small, the fuzzers' seeds), and
-#                 a TRR mixing x, v and f records from a 4-step MD run of 10 waters
+#   XTC, TRR, PDB, GRO, G96  GROMACS (gmx trjconv on the water sample; small, the fuzzers' seeds),
+#                 and a TRR mixing x, v and f records from a 4-step MD run of 10 waters
 # Each fixture comes with reference values that the same program reports (*.ref.txt): box
 # vectors and coordinates in Angstrom, full precision, read back by the writer's own library
 # (DCD, XYZ) or dumped by the same LAMMPS run with 12 significant digits.
@@ -268,15 +268,26 @@ printf 'del 0-2\na OW\nr 1-3\nq\n' |
 
 # ---- GROMACS trajectories and structure (seeds for the fuzzers, fuzz/harnesses.txt) -------------
 # gmx trjconv on the water sample: residues 1-10 (30 atoms, compressed XTC) and residue 1 (3 atoms:
-# XTC stores up to 9 atoms as plain floats) over the first frames. The .gro holds the same 3 frames
-# as the .xtc (a multi-frame GRO trajectory: tests/test_gro_trajectory.cpp and
-# tests/test_cli_gmx_inputs.cpp compare the two).
+# XTC stores up to 9 atoms as plain floats) over the first frames. The .gro and .g96 hold the same
+# 3 frames as the .xtc (multi-frame GRO and G96 trajectories: tests/test_gro_trajectory.cpp,
+# tests/test_g96.cpp and tests/test_cli_gmx_inputs.cpp compare them); trjconv writes a G96
+# trajectory's positions without names (POSITIONRED), one frame (-dump) with them (POSITION):
+# gmx_water30_conf.g96 is the XTC's frame 0 as a structure.
 printf 'keep 0\nr 1-10\nr 1\nq\n' |
   (cd "$work" && gmx -quiet make_ndx -f "$root/data/spce_water.gro" -o small.ndx >/dev/null 2>&1)
-for ext in xtc trr pdb gro; do
+for ext in xtc trr pdb gro g96; do
   echo 1 | gmx -quiet trjconv -f "$root/data/spce_water.xtc" -s "$root/data/spce_water.gro" \
     -n "$work/small.ndx" -e 0.6 -o "$out/gmx_water30.$ext" >/dev/null 2>&1
 done
+echo 1 | gmx -quiet trjconv -f "$root/data/spce_water.xtc" -s "$root/data/spce_water.gro" \
+  -n "$work/small.ndx" -dump 0 -o "$out/gmx_water30_conf.g96" >/dev/null 2>&1
+# A triclinic box (GROMACS's 9 numbers in G96's BOX): atoms 1-30 of the rhombic dodecahedron sample.
+printf 'keep 0\na 1-30\nq\n' |
+  (cd "$work" && gmx -quiet make_ndx -f "$root/data/nacl_dodecahedron.gro" -o nacl30.ndx \
+    >/dev/null 2>&1)
+echo 1 | gmx -quiet trjconv -f "$root/data/nacl_dodecahedron.xtc" \
+  -s "$root/data/nacl_dodecahedron.gro" -n "$work/nacl30.ndx" -e 1.0 \
+  -o "$out/gmx_nacl30_dodecahedron.g96" >/dev/null 2>&1
 echo 2 | gmx -quiet trjconv -f "$root/data/spce_water.xtc" -s "$root/data/spce_water.gro" \
   -n "$work/small.ndx" -e 0.3 -o "$out/gmx_water3.xtc" >/dev/null 2>&1
 

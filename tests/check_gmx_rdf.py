@@ -11,9 +11,10 @@ each molecule or residue of -ref, also with molecules of two residues (a .tpr th
 makes here from the NaCl solution, its waters paired), a .gro (one molecule, as gmx reads it),
 a dynamic reference, centres as -sel and -xy; -rmax (given or from the box) not a multiple of
 -bin, where gmx's last row is partial and ours must be the same to the printed digit. gmx's input
-conventions: a multi-frame .gro (gmx trjconv) as -f without -s, also with -n; an XTC with -n and
-no -s; -s (.gro, .tpr) without -f. The combinations gmx refuses (-surf with -norm rdf, -excl, a
--ref of centres; no -f nor -s, no names for the selections) must fail here too.
+conventions: a multi-frame .gro (gmx trjconv) as -f without -s, also with -n; a multi-frame .g96
+as -f; an XTC with -n and no -s; -s (.gro, .g96, .tpr) without -f. The combinations gmx refuses
+(-surf with -norm rdf, -excl, a -ref of centres; no -f nor -s, no names for the selections) must
+fail here too.
 
 Each invocation runs both programs with the same arguments and compares the xvg files: the r
 columns must be the same text; n(r) within 0.0011 (the 3 decimals both print); g(r) within
@@ -157,6 +158,19 @@ def main():
     if trjconv.returncode != 0:
         print(trjconv.stdout)
         return 1
+    # The same frames as a .g96 trajectory (positions without names, 9 decimals), and the
+    # sample's structure as a .g96 with names (gmx editconf).
+    water_g96 = f"{work}/water_traj.g96"
+    conf_g96 = f"{work}/conf.g96"
+    for command, stdin in (
+            (["trjconv", "-f", f"{data}/spce_water.xtc", "-s", f"{data}/spce_water.gro", "-e",
+              "9", "-o", water_g96], "0\n"),
+            (["editconf", "-f", f"{data}/spce_water.gro", "-o", conf_g96], None)):
+        made = subprocess.run(["gmx", "-quiet"] + command, input=stdin, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+        if made.returncode != 0:
+            print(made.stdout)
+            return 1
     water_ndx = f"{data}/fixtures/spce_water.ndx"
     # Spelled out in one case and as gmx's `A to B` in another: both forms are compared with gmx.
     first_ten = " ".join(str(k) for k in range(1, 11))
@@ -259,8 +273,12 @@ def main():
                                          "OW", "1", "-rmax", "1.2"],
         "-f .xtc -n, no -s": ["-f", f"{data}/spce_water.xtc", "-n", water_ndx, "-ref", "OW",
                               "-sel", "OW", "-rmax", "1.2", "-e", "9"],
+        "-f .g96 trajectory": ["-f", water_g96, "-s", f"{data}/spce_water.gro", "-ref",
+                               "name OW", "-sel", "name OW", "name HW1", "-rmax", "1.2"],
         "-s .gro, no -f: its frame": ["-s", f"{data}/spce_water.gro", "-ref", "name OW", "-sel",
                                       "name OW", "name HW1"],
+        "-s .g96, no -f: its frame": ["-s", conf_g96, "-ref", "name OW", "-sel", "name OW",
+                                      "name HW1"],
         "-s .tpr, no -f: its frame, -excl": ["-s", f"{data}/fixtures/gmx_nacl.tpr", "-ref",
                                              "name OW", "-sel", "name HW1 HW2", "name NA",
                                              "-excl", "-rmax", "1.0"],

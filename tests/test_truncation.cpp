@@ -140,6 +140,11 @@ TEST_CASE("PDB cut at every offset") {
   check_truncations({"gmx_water30.pdb", false, false, 1 << 16, 0});
 }
 
+TEST_CASE("G96 cut at every offset") {
+  check_truncations({"gmx_water30.g96", false, false, 1 << 16, 0});
+  check_truncations({"gmx_nacl30_dodecahedron.g96", false, false, 1 << 16, 0});
+}
+
 TEST_CASE("XYZ cut at 2000 offsets") {
   check_truncations({"ase_plain.xyz", false, false, 0, 2000});
   check_truncations({"ase_triclinic.extxyz", false, false, 0, 2000});

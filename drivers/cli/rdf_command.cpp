@@ -15,6 +15,7 @@
 #include "io/common/atomic_file.hpp"
 #include "io/topology/ndx_reader.hpp"
 #include "io/topology/topology_reader.hpp"
+#include "io/trajectory/g96_reader.hpp"
 #include "io/trajectory/trajectory_reader.hpp"
 #include "io/xtc/xtc_scanner.hpp"
 #include "pairhist/errors.hpp"
@@ -26,10 +27,11 @@ namespace {
 const std::vector<GmxOption>& rdf_options() {
   static const std::vector<GmxOption> options = {
       {"f", GmxOption::value,
-       "Trajectory (any format pairhist run reads, .gro/.pdb frames too); default: the frames "
-       "of -s"},
+       "Trajectory (any format pairhist run reads, .gro/.g96/.pdb frames too); default: the "
+       "frames of -s"},
       {"s", GmxOption::value,
-       "Structure (.tpr, .gro, .pdb, ...; default topol.tpr if present, else -f when a .gro/.pdb)"},
+       "Structure (.tpr, .gro, .g96, .pdb, ...; default topol.tpr if present, else -f when a "
+       ".gro/.g96/.pdb with names)"},
       {"n", GmxOption::value, "Index file (.ndx): its group names and numbers are selections"},
       {"o", GmxOption::value, "Output g(r), xvg (default rdf.xvg)"},
       {"cn", GmxOption::value, "Output cumulative numbers n(r), xvg (only if given)"},
@@ -172,14 +174,16 @@ void read_surface(const GmxArguments& a, RdfRequest& q, std::vector<std::string>
 }
 
 /// Structure and trajectory formats whose atom lines name the atoms: a file of these as -f is
-/// also the topology when no -s is given (gmx rdf takes the names from -f then).
+/// also the topology when no -s is given (gmx rdf takes the names from -f then). A .g96 names
+/// them in a POSITION block, not in the POSITIONRED that gmx trjconv writes for trajectories.
 bool names_its_atoms(const std::string& path) {
   const std::string ext = io::lower_extension(path);
+  if (ext == ".g96") return io::g96_names_atoms(path);
   return ext == ".gro" || ext == ".pdb" || ext == ".ent";
 }
 
 /// -f, -s and -n as gmx rdf takes them: the frames come from -f, else from the structure -s
-/// (its one frame, or a .gro/.pdb's frames); the names from -s (default topol.tpr where it
+/// (its one frame, or a .gro/.g96/.pdb's frames); the names from -s (default topol.tpr where it
 /// exists), else from an -f that names its atoms; else the atoms are unnamed and only -n's
 /// groups select them.
 void read_input_files(const GmxArguments& a, JobOptions& o, std::vector<std::string>& p) {
@@ -382,8 +386,7 @@ void run_rdf_command(const std::vector<std::string>& args) {
       q.norm_text == "rdf" ? "g(r)" : q.norm_text.c_str(), q.sels.size(),
       q.sels.size() == 1 ? "" : "s", q.surface ? "the surface groups of " : "", q.ref.c_str(),
       counts.frames, curves.r_rdf.size(), q.bin, q.job.r_cut > 0 ? q.job.r_cut : q.job.r_max,
-      q.out_rdf.c_str(),
-      q.out_cn.empty() ? "" : ", ", q.out_cn.c_str(), counts.seconds);
+      q.out_rdf.c_str(), q.out_cn.empty() ? "" : ", ", q.out_cn.c_str(), counts.seconds);
 }
 
 }  // namespace pairhist

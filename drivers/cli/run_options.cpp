@@ -161,11 +161,12 @@ namespace {
 /// What is read: the trajectory, its topology, the species and their pairs.
 void add_input_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("trajectory,-f", args->job.trajectory,
-                  "Trajectory (.xtc, .trr, .pdb, .dcd, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump, "
-                  ".h5md, CADISHI .h5/.hdf5)");
-  cmd->add_option("--top,-s", args->job.topology,
-                  "Topology with atom names (.gro, .pdb, .xyz/.extxyz, LAMMPS dump: types as "
-                  "names); not needed for CADISHI .h5 files, which carry their species");
+                  "Trajectory (.xtc, .trr, .pdb, .gro, .g96, .tpr (its one frame), .dcd, "
+                  ".xyz/.extxyz, .lammpstrj/.lammpsdump/.dump, .h5md, CADISHI .h5/.hdf5)");
+  cmd->add_option(
+      "--top,-s", args->job.topology,
+      "Topology with atom names (.gro, .g96, .tpr, .pdb, .xyz/.extxyz, LAMMPS dump: types as "
+      "names); not needed for CADISHI .h5 files, which carry their species");
   cmd->add_option("--species", args->species,
                   "NAME=SELECTION, repeatable; SELECTION is comma-separated atom-name globs "
                   "(O=OW, H=HW1,HW2) or an expression with name, resname, resid, index, group, "

@@ -5,6 +5,7 @@
 
 #include "io/topology/tpr_reader.hpp"
 #include "io/trajectory/cadishi_input.hpp"
+#include "io/trajectory/g96_reader.hpp"
 #include "io/trajectory/lammps_dump_reader.hpp"
 #include "io/trajectory/pdb_reader.hpp"
 #include "io/trajectory/trajectory_reader.hpp"
@@ -16,6 +17,7 @@ namespace pairhist::io {
 Topology read_topology(const std::string& path, TopologyContent content) {
   const std::string ext = lower_extension(path);
   if (ext == ".gro") return read_gro(path, content);
+  if (ext == ".g96") return read_g96_topology(path, content);
   if (ext == ".tpr") return read_tpr(path);
   if (ext == ".pdb" || ext == ".ent") return read_pdb_topology(path);
   if (ext == ".xyz" || ext == ".extxyz") return read_xyz_topology(path);
@@ -24,9 +26,10 @@ Topology read_topology(const std::string& path, TopologyContent content) {
   if (!std::filesystem::exists(path)) throw InputError(path + ": no such file");
   if ((ext == ".h5" || ext == ".hdf5" || ext == ".hdf") && is_cadishi_input(path))
     return read_cadishi_topology(path);
-  throw InputError(path + ": unknown topology format '" + ext +
-                   "' (supported: .gro, .tpr, .pdb, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump, "
-                   "CADISHI .h5/.hdf5)");
+  throw InputError(
+      path + ": unknown topology format '" + ext +
+      "' (supported: .gro, .g96, .tpr, .pdb, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump, "
+      "CADISHI .h5/.hdf5)");
 }
 
 bool has_default_groups(const std::string& path) {

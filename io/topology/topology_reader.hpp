@@ -8,9 +8,9 @@
 
 namespace pairhist::io {
 
-/// Reads the topology of `path` by extension: .gro, .tpr (GROMACS run input), .pdb, .xyz/.extxyz
-/// (species column), .lammpstrj/.lammpsdump/.dump (atom types as names), CADISHI .h5/.hdf5 (species
-/// names). Throws InputError otherwise.
+/// Reads the topology of `path` by extension: .gro, .g96 (a POSITION block), .tpr (GROMACS run
+/// input), .pdb, .xyz/.extxyz (species column), .lammpstrj/.lammpsdump/.dump (atom types as
+/// names), CADISHI .h5/.hdf5 (species names). Throws InputError otherwise.
 Topology read_topology(const std::string& path,
                        TopologyContent content = TopologyContent::everything);
 

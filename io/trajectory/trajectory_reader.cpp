@@ -6,6 +6,7 @@
 
 #include "io/trajectory/cadishi_input.hpp"
 #include "io/trajectory/dcd_reader.hpp"
+#include "io/trajectory/g96_reader.hpp"
 #include "io/trajectory/gro_trajectory_reader.hpp"
 #include "io/trajectory/h5md_reader.hpp"
 #include "io/trajectory/lammps_dump_reader.hpp"
@@ -31,6 +32,7 @@ std::unique_ptr<TrajectoryReader> open_trajectory(const std::string& path) {
   if (ext == ".trr") return std::make_unique<TrrReader>(path);
   if (ext == ".pdb" || ext == ".ent") return std::make_unique<PdbReader>(path);
   if (ext == ".gro") return std::make_unique<GroTrajectoryReader>(path);
+  if (ext == ".g96") return std::make_unique<G96Reader>(path);
   if (ext == ".tpr") return std::make_unique<StructureFrameReader>(path);
   if (ext == ".dcd") return std::make_unique<DcdReader>(path);
   if (ext == ".xyz" || ext == ".extxyz") return std::make_unique<XyzReader>(path);
@@ -43,9 +45,10 @@ std::unique_ptr<TrajectoryReader> open_trajectory(const std::string& path) {
     if (is_cadishi_input(path)) return std::make_unique<CadishiReader>(path);
     return std::make_unique<H5mdReader>(path);
   }
-  throw InputError(path + ": unknown trajectory format '" + ext +
-                   "' (supported: .xtc, .trr, .pdb, .gro, .tpr (one frame), .dcd, .xyz/.extxyz, "
-                   ".lammpstrj/.lammpsdump/.dump, .h5md, .h5/.hdf5 (CADISHI or H5MD))");
+  throw InputError(
+      path + ": unknown trajectory format '" + ext +
+      "' (supported: .xtc, .trr, .pdb, .gro, .g96, .tpr (one frame), .dcd, .xyz/.extxyz, "
+      ".lammpstrj/.lammpsdump/.dump, .h5md, .h5/.hdf5 (CADISHI or H5MD))");
 }
 
 }  // namespace pairhist::io

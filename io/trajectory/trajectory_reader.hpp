@@ -123,10 +123,10 @@ class TrajectoryReader {
 /// and topology format is chosen.
 std::string lower_extension(const std::string& path);
 
-/// Opens a trajectory, choosing the reader by file extension (.xtc, .trr, .pdb, .gro, .tpr (its one
-/// frame), .dcd, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump, .h5md; .h5/.hdf5/.hdf by content:
-/// CADISHI's layout or H5MD). Throws InputError for a missing file or an unknown extension (the
-/// message lists the supported ones).
+/// Opens a trajectory, choosing the reader by file extension (.xtc, .trr, .pdb, .gro, .g96, .tpr
+/// (its one frame), .dcd, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump, .h5md; .h5/.hdf5/.hdf by
+/// content: CADISHI's layout or H5MD). Throws InputError for a missing file or an unknown extension
+/// (the message lists the supported ones).
 std::unique_ptr<TrajectoryReader> open_trajectory(const std::string& path);
 
 }  // namespace pairhist::io
