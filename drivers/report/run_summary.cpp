@@ -126,6 +126,9 @@ void print_counted(const JobOptions& job, const JobOutcome& out,
   if (out.frames_resumed > 0)
     std::printf(", %zu of them from the checkpoint of an earlier run", out.frames_resumed);
   std::printf("\n");
+  if (!out.incomplete_frame.empty())
+    std::printf("  ends early    : %s; the outputs say complete = 0\n",
+                out.incomplete_frame.c_str());
   std::printf("  species       :");
   // Centres are named by their kind; with none, one word for all as before.
   std::vector<std::string> kinds;
@@ -147,11 +150,12 @@ void print_counted(const JobOptions& job, const JobOutcome& out,
               centres ? "" : " atoms", r.pairs.size(), r.pairs.size() == 1 ? "" : "s", r.nbins,
               r.r_max, r.length_unit.c_str(), r.r_max / r.nbins, r.length_unit.c_str());
   if (job.r_cut > 0)
-    std::printf("  last bin      : partial: --rmax %g %s is not a multiple of the bin width, so "
-                "the last bin [%g, %g) counts only the pairs below %g %s and is written as "
-                "counted, normalised as a whole bin (as gmx rdf does)\n",
-                job.r_cut, r.length_unit.c_str(), r.r_max - r.r_max / r.nbins, r.r_max, job.r_cut,
-                r.length_unit.c_str());
+    std::printf(
+        "  last bin      : partial: --rmax %g %s is not a multiple of the bin width, so "
+        "the last bin [%g, %g) counts only the pairs below %g %s and is written as "
+        "counted, normalised as a whole bin (as gmx rdf does)\n",
+        job.r_cut, r.length_unit.c_str(), r.r_max - r.r_max / r.nbins, r.r_max, job.r_cut,
+        r.length_unit.c_str());
   // Excluded pairs over all frames; with a dynamic species each frame's own, except for a cross
   // pair of species sharing atoms (HistogramResult::excluded_pairs_total): its most per frame.
   uint64_t excluded = 0;
