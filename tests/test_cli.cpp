@@ -55,6 +55,20 @@ fs::path scratch_dir(const char* name) {
   return d;
 }
 
+/// A copy of `xtc` whose frame `k` has a broken magic number (every frame starts with 1995 and
+/// the atom count), the frames after it intact: damage, not a file cut short.
+void write_damaged_frame(const std::string& xtc, int k, const fs::path& to) {
+  std::ifstream in(xtc, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  const std::string head = bytes.substr(0, 8);
+  size_t at = 0;
+  for (int f = 0; f < k; ++f) at = bytes.find(head, at + 1);
+  REQUIRE(at != std::string::npos);
+  bytes[at] = '\x7f';
+  std::ofstream(to, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
 int count_lines(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';
@@ -233,14 +247,10 @@ TEST_CASE("bad input: one-line error, non-zero exit, no output left behind") {
     std::string args;
     std::string expect;  // in the message
   };
-  // A copy of the sample cut in the middle of frame 10.
-  const fs::path truncated = d / "truncated.xtc";
-  {
-    std::ifstream in(kXtc, std::ios::binary);
-    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
-    std::ofstream o(truncated, std::ios::binary);
-    o.write(bytes.data(), static_cast<std::streamsize>(bytes.size() * 105 / 1010));
-  }
+  // A copy of the sample whose frame 10 is damaged, with frames after it (a file cut inside a
+  // frame is no error: its frames before it are counted, test_cli_frames_end).
+  const fs::path damaged = d / "damaged.xtc";
+  write_damaged_frame(kXtc, 10, damaged);
   const std::vector<Bad> cases = {
       {"run " + (d / "missing.xtc").string() + " --top " + kGro +
            " --species O=OW --rmax 1 --nbins 10",
@@ -249,7 +259,7 @@ TEST_CASE("bad input: one-line error, non-zero exit, no output left behind") {
       {"run " + kXtc + " --top " + kGro + " --species O=OW --rmax 1 --bin -0.1", "--bin"},
       {"run " + kXtc + " --top " + kGro + " --species O=OW --rmax -1 --nbins 10", "rmax"},
       {"run " + kXtc + " --top " + kGro + " --species O=OW --rmax 1 --nbins -5", "nbins"},
-      {"run " + truncated.string() + " --top " + kGro + " --species O=OW --rmax 1 --nbins 10",
+      {"run " + damaged.string() + " --top " + kGro + " --species O=OW --rmax 1 --nbins 10",
        "last complete frame is 9"},
   };
   for (const auto& c : cases) {
@@ -306,16 +316,11 @@ TEST_CASE("no periodic box: counts only, or g(r) with the volume the user gives"
 TEST_CASE("--interval: blocks written as they complete; bad input later keeps them, marked") {
   const fs::path d = scratch_dir("interval");
   const fs::path out = d / "out";
-  // The sample cut in the middle of frame 10: intervals of 4 frames complete at frames 3 and 7.
-  const fs::path truncated = d / "truncated.xtc";
-  {
-    std::ifstream in(kXtc, std::ios::binary);
-    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
-    std::ofstream o(truncated, std::ios::binary);
-    o.write(bytes.data(), static_cast<std::streamsize>(bytes.size() * 105 / 1010));
-  }
+  // The sample with frame 10 damaged: intervals of 4 frames complete at frames 3 and 7.
+  const fs::path damaged = d / "damaged.xtc";
+  write_damaged_frame(kXtc, 10, damaged);
   const Result r = run_pairhist(
-      "run " + truncated.string() + " --top " + kGro +
+      "run " + damaged.string() + " --top " + kGro +
           " --species O=OW --rmax 1 --nbins 20 --ncpu 1 --interval 4 -o " + out.string(),
       d);
   INFO(r.out << r.err);

@@ -146,17 +146,24 @@ TEST_CASE("run --scattering: bad options are usage errors before anything is cou
 
 TEST_CASE("run --scattering: a bad frame keeps the completed intervals' intensities, marked") {
   TempDir dir("scattering-run-cut");
-  // The water sample cut inside frame 21: intervals of 3 frames up to frame 20 are complete.
-  pairhist::test::write_all(dir.file("cut.xtc"),
-                            read_all(kData + "/spce_water.xtc").substr(0, 200000));
+  // The water sample with frame 21 damaged (its magic number broken, frames after it): intervals
+  // of 3 frames up to frame 20 are complete. (Cut inside frame 21 instead, the file gives the
+  // 21 frames before it, exit 0: below.)
+  const std::string whole = read_all(kData + "/spce_water.xtc");
+  std::string damaged = whole;
+  size_t at = 0;
+  for (int k = 0; k < 21; ++k) at = damaged.find(whole.substr(0, 8), at + 1);
+  REQUIRE(at != std::string::npos);
+  damaged[at] = '\x7f';
+  pairhist::test::write_all(dir.file("bad.xtc"), damaged);
   const std::string run = dir.file("run");
-  auto r = pairhist_cmd(water_run(run, "--interval 3 --scattering xray -q", dir.file("cut.xtc")));
+  auto r = pairhist_cmd(water_run(run, "--interval 3 --scattering xray -q", dir.file("bad.xtc")));
   INFO(r.output);
   REQUIRE(r.status == 1);
-  CHECK(contains(r.output, "pairhist: error: " + dir.file("cut.xtc") + ": frame 21: truncated"));
+  CHECK(contains(r.output, "pairhist: error: " + dir.file("bad.xtc") + ": frame 21: bad magic"));
   CHECK_FALSE(contains(r.output, "scattering failed"));
   const std::string rdf = read_all(run + "/rdf.csv");
-  const std::string stopped_by = "stopped_by = " + dir.file("cut.xtc") + ": frame 21: truncated";
+  const std::string stopped_by = "stopped_by = " + dir.file("bad.xtc") + ": frame 21: bad magic";
   CHECK(contains(rdf, "# complete = 0\n# " + stopped_by));
   const std::string intensity = read_all(run + "/intensity.csv");
   CHECK(contains(intensity, "# note: complete = 0, " + stopped_by));
@@ -164,6 +171,17 @@ TEST_CASE("run --scattering: a bad frame keeps the completed intervals' intensit
   REQUIRE(pairhist_cmd("scattering " + shell_quote(run) + " -o " + shell_quote(dir.file("cmp")))
               .status == 0);
   check_same_files(run, dir.file("cmp"), {"intensity.csv", "intensity.xvg", "intensity.h5"});
+
+  // The sample cut inside frame 21: a run of its 21 whole frames, marked as ending early there.
+  pairhist::test::write_all(dir.file("cut.xtc"), whole.substr(0, 200000));
+  const std::string cut_run = dir.file("cut-run");
+  r = pairhist_cmd(water_run(cut_run, "--interval 3 --scattering xray -q", dir.file("cut.xtc")));
+  REQUIRE(r.status == 0);
+  const std::string cut_by = "stopped_by = " + dir.file("cut.xtc") + ": frame 21: truncated";
+  CHECK(contains(read_all(cut_run + "/rdf.csv"), "# complete = 0\n# " + cut_by));
+  const std::string cut_intensity = read_all(cut_run + "/intensity.csv");
+  CHECK(contains(cut_intensity, "# note: complete = 0, " + cut_by));
+  CHECK(contains(cut_intensity, "the run stopped early, 21 frames"));
 
   // What needs the counts is found at the end: S(q) of a run without a box. The counts, g(r)
   // and the intensity are written; the error says where they are.

@@ -324,16 +324,23 @@ TEST_CASE("One frame split into parts over the ranks: all pairs and cell lists")
   }
 }
 
-TEST_CASE("A truncated trajectory ends every rank with rank 0's one-line error") {
-  CliScratch s("mpi-truncated");
-  const std::string bytes = CliScratch::slurp(kWaterXtc);
+TEST_CASE("A damaged trajectory ends every rank with rank 0's one-line error") {
+  CliScratch s("mpi-damaged");
+  std::string bytes = CliScratch::slurp(kWaterXtc);
   {
-    std::ofstream cut(s.file("cut.xtc"), std::ios::binary);
-    cut.write(bytes.data(), static_cast<std::streamsize>(bytes.size() * 2 / 3));
+    // Frame 67's magic number broken (every frame starts with 1995 and the atom count), with
+    // frames after it: an error, where a file cut there gives the frames before it (below).
+    const std::string head = bytes.substr(0, 8);
+    size_t at = 0;
+    for (int k = 0; k < 67; ++k) at = bytes.find(head, at + 1);
+    REQUIRE(at != std::string::npos);
+    bytes[at] = '\x7f';
+    std::ofstream damaged(s.file("damaged.xtc"), std::ios::binary);
+    damaged.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   }
   auto args = [&](const std::string& out) {
     auto a = water(out);
-    a[1] = s.file("cut.xtc");
+    a[1] = s.file("damaged.xtc");
     a.insert(a.end(), {"--interval", "10"});
     return a;
   };
@@ -355,6 +362,35 @@ TEST_CASE("A truncated trajectory ends every rank with rank 0's one-line error")
   CHECK(end.err.find("pairhist: error:") == end.err.rfind("pairhist: error:"));
   // The complete intervals before the bad frame, kept as one process keeps them.
   check_identical(s.file("serial"), s.file("ranks"));
+}
+
+TEST_CASE("A trajectory cut inside a frame: the ranks count the frames before it, as one process") {
+  CliScratch s("mpi-truncated");
+  const std::string bytes = CliScratch::slurp(kWaterXtc);
+  {
+    std::ofstream cut(s.file("cut.xtc"), std::ios::binary);
+    cut.write(bytes.data(), static_cast<std::streamsize>(bytes.size() * 2 / 3));  // in frame 67
+  }
+  auto args = [&](const std::string& out) {
+    auto a = water(out);
+    a[1] = s.file("cut.xtc");
+    a.insert(a.end(), {"--interval", "10"});
+    return a;
+  };
+  const ChildEnd one = run_one(args(s.file("serial")), s);
+  INFO(one.err);
+  REQUIRE(one.exited(0));
+  const ChildEnd end = run_mpi(3, args(s.file("ranks")), s, 60);
+  INFO(end.err);
+  REQUIRE(end.exited(0));
+  const std::string warning =
+      "warning: incomplete frame, the file ends inside it: " + s.file("cut.xtc") + ": frame 67: ";
+  CHECK(one.err.find(warning) != std::string::npos);
+  CHECK(end.err.find(warning) != std::string::npos);
+  // Frames 0-66, their intervals and the mark (complete = 0, stopped_by the frame's error).
+  check_identical(s.file("serial"), s.file("ranks"));
+  CHECK(CliScratch::slurp(s.file("ranks") + "/rdf.csv")
+            .find("# stopped_by = " + s.file("cut.xtc") + ": frame 67: ") != std::string::npos);
 }
 
 TEST_CASE("A trajectory that fails before its first frame: the ranks give one process's error") {

@@ -1,6 +1,7 @@
 // Every trajectory format cut at many offsets (every offset of the small fixtures): a cut file
 // either ends in a one-line InputError that names the file and (for all but an unopenable HDF5
-// container) the frame, or reads fewer frames cleanly, each identical to the complete file's,
+// container) the frame, a TruncatedFrame once a frame was whole (a run keeps those: the file ends
+// inside the next), or reads fewer frames cleanly, each identical to the complete file's,
 // where the format cannot tell that something is missing (text: a cut at a frame boundary, or
 // only a trailing newline lost). Binary formats can end cleanly
 // only at a frame boundary: at most one cut per frame count. Never a crash, a hang or a huge
@@ -33,6 +34,7 @@ using pairhist::test::write_all;
 struct Outcome {
   std::vector<TrajectoryFrame> frames;
   std::string error;  // "" for a clean end
+  bool cut = false;   // the error was a TruncatedFrame
 };
 
 Outcome read_all_frames(const std::string& path) {
@@ -43,6 +45,7 @@ Outcome read_all_frames(const std::string& path) {
     while (reader->next(frame)) out.frames.push_back(frame);
   } catch (const InputError& e) {
     out.error = e.what();
+    out.cut = dynamic_cast<const pairhist::TruncatedFrame*>(&e) != nullptr;
   }
   return out;
 }
@@ -100,6 +103,9 @@ void check_truncations(const Format& f) {
       if (!f.hdf5 || contains(out.error, "frame ")) {
         CHECK(contains(out.error, ": frame "));
       }
+      // Cut after a whole frame, the file ends inside the next: never taken for damage (a cut
+      // HDF5 container cannot be opened at all).
+      if (!f.hdf5 && !out.frames.empty()) CHECK(out.cut);
       REQUIRE(out.frames.size() <= whole.frames.size());
     } else {
       // A text file may lose its last newline or trailing records unnoticed, never a frame's data.

@@ -122,12 +122,16 @@ std::string with_position_type(const std::string& selection, const analysis::Pos
 std::string xvg_text(const std::string& title, const std::string& ylabel,
                      const std::string& reference, const std::vector<std::string>& legends,
                      const std::vector<double>& r, const std::vector<std::vector<double>>& columns,
-                     bool headers, const std::string& command) {
+                     bool headers, const std::string& command, const std::string& incomplete) {
   std::ostringstream f;
   char line[64];
   if (headers) {
     f << "# This file was created by pairhist " << kVersionText << " (pairhist rdf)\n";
     f << "# Command line:\n#   " << command << "\n";
+    // As pairhist run's outputs say complete = 0: a trajectory cut inside a frame (gmx rdf:
+    // "Incomplete frame") gave the frames before it.
+    if (!incomplete.empty())
+      f << "# complete = 0\n# stopped_by = " << excerpt(incomplete, 400) << "\n";
     f << "@    title \"" << title << "\"\n@    xaxis  label \"r (nm)\"\n";
     f << "@    yaxis  label \"" << ylabel << "\"\n@TYPE xy\n";
     f << "@ subtitle \"reference " << reference << "\"\n";
@@ -339,18 +343,18 @@ RdfCurves normalise(const RdfRequest& q, const RdfCounts& counts) {
   return c;
 }
 
-void write_rdf_files(const RdfRequest& q, const std::vector<std::string>& args,
-                     const RdfCurves& c) {
+void write_rdf_files(const RdfRequest& q, const std::vector<std::string>& args, const RdfCurves& c,
+                     const std::string& incomplete) {
   std::string command = "pairhist rdf";
   for (const auto& w : args) command += " " + w;
-  io::write_text_atomically(
-      q.out_rdf,
-      xvg_text("Radial distribution", "g(r)", q.ref, q.sels, c.r_rdf, c.g, q.headers, command),
-      "the g(r) file");
+  io::write_text_atomically(q.out_rdf,
+                            xvg_text("Radial distribution", "g(r)", q.ref, q.sels, c.r_rdf, c.g,
+                                     q.headers, command, incomplete),
+                            "the g(r) file");
   if (!q.out_cn.empty())
     io::write_text_atomically(q.out_cn,
                               xvg_text("Cumulative Number RDF", "number", q.ref, q.sels, c.r_cn,
-                                       c.cn, q.headers, command),
+                                       c.cn, q.headers, command, incomplete),
                               "the cumulative number file");
 }
 
@@ -379,7 +383,7 @@ void run_rdf_command(const std::vector<std::string>& args) {
   const RdfCounts counts =
       q.surface ? count_surfaces(q, species_of_sel) : count_pairs(q, species_of_sel);
   const RdfCurves curves = normalise(q, counts);
-  write_rdf_files(q, args, curves);
+  write_rdf_files(q, args, curves, counts.incomplete_frame);
   std::printf(
       "pairhist rdf: %s of %zu selection%s around %s'%s', %.0f frames, %zu bins of %g nm "
       "up to %g nm: %s%s%s (%.3f s)\n",

@@ -114,6 +114,7 @@ RdfCounts count_pairs(const RdfRequest& q, const std::vector<int>& species_of_se
   RdfCounts c;
   c.frames = static_cast<double>(r.frame_indices.size());
   c.seconds = out.seconds;
+  c.incomplete_frame = out.incomplete_frame;
   // gmx rdf's normalisation: the mean reference atoms <N_ref> and the mean selection density
   // <N_sel / V> over the frames; with dynamic selections each frame's own sizes.
   const auto mean_atoms = [&](size_t s, bool per_volume) {
@@ -143,6 +144,7 @@ RdfCounts count_surfaces(const RdfRequest& q, const std::vector<int>& species_of
   c.frames = static_cast<double>(out.frames);
   c.ref_count = out.mean_groups;
   c.seconds = out.seconds;
+  c.incomplete_frame = out.incomplete_frame;
   for (int s : species_of_sel) {
     c.half_counts.push_back(half_bins(q, out.counts[static_cast<size_t>(s)], 1));
     c.sel_density.push_back(0);  // -surf normalises by none (gmx: its bins have no volume)

@@ -45,6 +45,7 @@ struct RdfCounts {
   double ref_count = 0;             // reference positions per frame (-surf: surface groups)
   std::vector<double> sel_density;  // selection positions per volume, averaged over the frames
   double seconds = 0;
+  std::string incomplete_frame;  // the trajectory ends inside this frame (JobOutcome's)
 };
 
 /// The pairs of the reference and each -sel (`species_of_sel`), from the engine.

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <future>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "drivers/cli/config_file.hpp"
@@ -246,8 +248,9 @@ void write_run_extras(const RunRequest& a, const JobOutcome& out, std::vector<st
 }
 
 /// The run `a` asks for, resolved from the arguments (resolve_run_arguments()): the job, with
-/// the hooks of its checkpoints, outputs and scattering installed here, and its outputs.
-JobOutcome run(RunRequest a) {
+/// the hooks of its checkpoints, outputs and scattering installed here, and its outputs. It
+/// stops on `stop` (run_writing_outputs), or without one on the signals StopSignals handles.
+JobOutcome run(RunRequest a, const std::atomic<int>* stop = nullptr) {
   // Under mpirun/srun with several ranks: rank 0 alone owns the output directory and writes.
   const std::unique_ptr<Distribution> distribution = make_distribution();
   const bool root = !distribution || distribution->rank() == 0;
@@ -291,8 +294,12 @@ JobOutcome run(RunRequest a) {
               }).share();
   const auto scatterers = std::make_shared<analysis::ScattererAssignment>();
   install_callbacks(a, root, identity, checkpoint, config, kernels, scatterers);
-  const StopSignals signals;
-  a.job.hooks.stop = &StopSignals::requested();
+  std::optional<StopSignals> signals;  // the command's own: a caller's stop request is its own
+  if (!stop) {
+    signals.emplace();
+    stop = &StopSignals::requested();
+  }
+  a.job.hooks.stop = stop;
   JobOutcome out = count(a, root, checkpoint);
   if (!out.root) {  // another rank of a distributed run: rank 0 writes
     if (out.stopped_by_signal != 0) throw StoppedBySignal(out.stopped_by_signal);
@@ -307,13 +314,14 @@ JobOutcome run(RunRequest a) {
   }
 
   std::vector<std::string> files = write_results(a.controls.output, result, config);
-  if (result.complete) mark_finished(result, identity, checkpoint);
+  // A trajectory that ends inside a frame is read to its end: the results hold all there is.
+  if (result.complete || !out.incomplete_frame.empty()) mark_finished(result, identity, checkpoint);
   scatter_outputs(a, result, config, kernels, *scatterers, files, true, out.stopped_by_signal == 0);
   out.end_marks.outputs_written = process_seconds();
   write_run_extras(a, out, files);
   if (!a.controls.quiet) print_run_summary(a.job, out, files, a.controls.verbose);
   if (out.stopped_by_signal != 0) {
-    print_stop_report(out, a.controls.output, checkpoint);
+    if (signals) print_stop_report(out, a.controls.output, checkpoint);  // a command line's
     throw StoppedBySignal(out.stopped_by_signal);
   }
   return out;
@@ -386,6 +394,10 @@ void calibrate(RunArgs& a, int frames, int passes) {
 }
 
 }  // namespace
+
+JobOutcome run_writing_outputs(const RunRequest& request, const std::atomic<int>* stop) {
+  return run(request, stop);
+}
 
 void add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();

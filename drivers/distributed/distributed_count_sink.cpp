@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "drivers/job/engine_settings.hpp"
+#include "drivers/job/frame_stream.hpp"
 #include "drivers/job/stop_signals.hpp"
 #include "drivers/report/task_trace.hpp"
 #include "pairhist/errors.hpp"
@@ -113,9 +114,9 @@ void DistributedCountSink::checkpoint() {
 }
 
 JobOutcome DistributedCountSink::finish(JobOutcome out, const HistogramEngine* engine,
-                                        const FrameStream&) {
+                                        const FrameStream& frames) {
   try {
-    return finish_run(std::move(out), *engine);
+    return finish_run(std::move(out), *engine, frames.cut_short());
   } catch (const InputError&) {
     throw;  // the run's bad frame, on rank 0, after every rank finished
   } catch (const RankFailure&) {
@@ -128,7 +129,8 @@ JobOutcome DistributedCountSink::finish(JobOutcome out, const HistogramEngine* e
   }
 }
 
-JobOutcome DistributedCountSink::finish_run(JobOutcome out, const HistogramEngine& engine) {
+JobOutcome DistributedCountSink::finish_run(JobOutcome out, const HistogramEngine& engine,
+                                            const std::string& cut_short) {
   // Every rank has read or given up the frames it was handed: the same end everywhere.
   const RunEnd end = dist_.run_end();
   exchange_.set_frames(end.frames);
@@ -165,6 +167,10 @@ JobOutcome DistributedCountSink::finish_run(JobOutcome out, const HistogramEngin
     if (global_->state().frames() > 0) checkpoint();
   } else if (out.result.frame_indices.empty() && out.frames_resumed == 0) {
     throw InputError(run_.options.trajectory + ": no frame selected");
+  } else if (!cut_short.empty()) {
+    out.incomplete_frame = cut_short;
+    out.result.complete = false;
+    out.result.stopped_by = cut_short;
   }
   return out;
 }

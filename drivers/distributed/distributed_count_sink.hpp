@@ -44,7 +44,9 @@ class DistributedCountSink : public CountSink {
   bool after_unit(HistogramEngine& engine) override;
   void interval_closed();
   void checkpoint();
-  JobOutcome finish_run(JobOutcome out, const HistogramEngine& engine);
+  // `cut_short`: the error of a frame the file ends inside, where the frames ended before it.
+  JobOutcome finish_run(JobOutcome out, const HistogramEngine& engine,
+                        const std::string& cut_short);
   /// This rank's activity, on the common clock, gathered on rank 0 (empty elsewhere).
   std::vector<RankReport> gather_activity(const JobOutcome& mine, const HistogramEngine& engine);
   /// Rank 0: the run's outcome, its own engine's report, and every rank's part.

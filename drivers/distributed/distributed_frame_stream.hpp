@@ -31,6 +31,9 @@ class DistributedFrameStream : public FrameStream {
   int frame_parts() const override;
   std::vector<Algorithm> pair_algorithms() const override;
   int box_kind() const override { return plan_.box_kind; }
+  /// An XTC file's frames end where rank 0's listing found it cut (other formats' ranks read
+  /// through, and a cut frame is an error, as a damaged one).
+  std::string cut_short() const override { return plan_.cut_short; }
   void limit_engine(EngineConfig& config) const override;
 
   /// Rank 0 decides a stop (the frames handed out are counted): no rank drops frames on its own.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "drivers/job/frame_handling.hpp"
@@ -49,8 +50,9 @@ std::vector<int64_t> listed_frames(const FramePlan& f, const std::vector<double>
   return indices;
 }
 
-/// Every frame's time in a non-XTC file, read through (its reader decodes each frame).
-std::vector<double> read_times(const std::string& path, std::string& error) {
+/// Every frame's time in a non-XTC file, read through (its reader decodes each frame); `cut`:
+/// whether the error that ended the list was the file ending inside a frame.
+std::vector<double> read_times(const std::string& path, std::string& error, bool& cut) {
   std::vector<double> times;
   try {
     auto reader = io::open_trajectory(path);
@@ -58,6 +60,7 @@ std::vector<double> read_times(const std::string& path, std::string& error) {
     while (reader->next(frame)) times.push_back(frame.time);
   } catch (const InputError& e) {
     error = e.what();
+    cut = dynamic_cast<const TruncatedFrame*>(&e) != nullptr;
   }
   return times;
 }
@@ -135,17 +138,25 @@ DistributedPlan plan_distributed_run(const RunDefinition& run, const FramePlan& 
 
     std::string scan_error;
     std::vector<double> times;
+    bool cut = false;
     if (is_xtc(o.trajectory))
-      times = io::xtc::frame_times(o.trajectory, scan_error);
+      times = io::xtc::frame_times(o.trajectory, scan_error, &cut);
     else if (has_time_window(frames))
-      times = read_times(o.trajectory, scan_error);
+      times = read_times(o.trajectory, scan_error, cut);
     if (!times.empty() || !scan_error.empty()) {
       plan.listed = true;
       bool ended = false;
       plan.indices = listed_frames(frames, times, ended);
       // A frame that cannot be passed over ends the listed frames; a run that reaches it fails
       // there, as one process reading up to it would.
-      if (!scan_error.empty() && !ended) {
+      if (!scan_error.empty() && !ended && cut && !times.empty()) {
+        // As one process: the frames end before a frame the file ends inside.
+        std::fprintf(stderr,
+                     "pairhist: warning: incomplete frame, the file ends inside it: %s; the run "
+                     "keeps the frames before it (outputs marked complete = 0)\n",
+                     scan_error.c_str());
+        plan.cut_short = scan_error;
+      } else if (!scan_error.empty() && !ended) {
         plan.bad_frame = static_cast<int64_t>(times.size());
         plan.bad_frame_message = scan_error;
       }

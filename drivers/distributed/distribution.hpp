@@ -39,6 +39,9 @@ struct DistributedPlan {
   /// A listed plan's frames end at a damaged frame (file index; -1: none), with this error.
   int64_t bad_frame = -1;
   std::string bad_frame_message;
+  /// A listed plan's frames end where the file ends inside a frame (cut short, or still being
+  /// written): its error, which the result says it stopped by (FrameSource::cut_short).
+  std::string cut_short;
   /// Set when the run cannot start (the output directory, the first frame, ...): every rank
   /// ends with it; kind 1 an input error, 2 a usage error, 3 any other, 4 + c: nothing to
   /// run, the other ranks end with exit code c (rank 0 says why).

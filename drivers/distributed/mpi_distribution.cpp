@@ -81,6 +81,7 @@ std::vector<char> serialise(const DistributedPlan& p) {
   w.put_string(p.trajectory);
   w.put(p.bad_frame);
   w.put_string(p.bad_frame_message);
+  w.put_string(p.cut_short);
   w.put_string(p.error);
   w.put<int32_t>(p.error_kind);
   return w.bytes;
@@ -99,6 +100,7 @@ DistributedPlan deserialise(const std::vector<char>& bytes) {
   p.trajectory = r.get_string();
   p.bad_frame = r.get<int64_t>();
   p.bad_frame_message = r.get_string();
+  p.cut_short = r.get_string();
   p.error = r.get_string();
   p.error_kind = r.get<int32_t>();
   return p;

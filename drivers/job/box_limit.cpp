@@ -60,6 +60,9 @@ BoxLimit smallest_box_limit(const JobOptions& o) {
       if (o.last >= 0 && index > o.last) break;
       const auto status = scanner.skip(raw, problem);
       if (status == io::xtc::Scanner::Status::end) break;
+      // A file that ends inside a frame: the run ends before it (FrameSource), and so do the
+      // boxes it is counted in.
+      if (status == io::xtc::Scanner::Status::error && scanner.cut() && index > 0) break;
       if (status == io::xtc::Scanner::Status::error)
         throw InputError(io::xtc::frame_error(o.trajectory, index, problem));
       if (in_window(o, index, raw.time)) take_box(o, index, raw.box, limit);
@@ -67,8 +70,12 @@ BoxLimit smallest_box_limit(const JobOptions& o) {
   } else {
     const auto reader = io::open_trajectory(o.trajectory);
     io::TrajectoryFrame frame;
-    for (int64_t index = 0; (o.last < 0 || index <= o.last) && reader->next(frame); ++index)
-      if (in_window(o, index, frame.time)) take_box(o, index, frame.box, limit);
+    try {
+      for (int64_t index = 0; (o.last < 0 || index <= o.last) && reader->next(frame); ++index)
+        if (in_window(o, index, frame.time)) take_box(o, index, frame.box, limit);
+    } catch (const TruncatedFrame&) {
+      if (reader->frames_read() == 0) throw;  // as the run ends before a cut frame (FrameSource)
+    }
   }
   if (limit.frames == 0)
     throw UsageError(o.trajectory + ": no frame in the frame window, so no box to take r_max from");

@@ -23,8 +23,9 @@ std::array<float, 9> xy_box(const std::array<float, 9>& box);
 
 /// Reads the box of every frame in o's frame window (--first/--last, --begin/--end; --step is
 /// ignored: the limit then holds for any step): XTC frames from their headers only, other formats
-/// by reading the frames. UsageError naming the file and frame when a frame has no periodic box
-/// (r_max must then be given), or when no frame is in the window.
+/// by reading the frames; up to a frame the file ends inside (where the run ends too). UsageError
+/// naming the file and frame when a frame has no periodic box (r_max must then be given), or when
+/// no frame is in the window.
 BoxLimit smallest_box_limit(const JobOptions& o);
 
 }  // namespace pairhist

@@ -1,6 +1,8 @@
 #include "drivers/job/frame_handling.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 #include "drivers/job/length_units.hpp"
@@ -47,11 +49,33 @@ void submit_to_engine(HistogramEngine& engine, io::TrajectoryFrame& frame,
   }
 }
 
+namespace {
+
+/// The angle between two box vectors (rows of `box`), in degrees.
+double box_angle(const BoxMatrix& box, int u, int v) {
+  double dot = 0, uu = 0, vv = 0;
+  for (int c = 0; c < 3; ++c) {
+    dot += box[3 * u + c] * box[3 * v + c];
+    uu += box[3 * u + c] * box[3 * u + c];
+    vv += box[3 * v + c] * box[3 * v + c];
+  }
+  return std::acos(std::clamp(dot / std::sqrt(uu * vv), -1.0, 1.0)) * 180 / M_PI;
+}
+
+}  // namespace
+
 void check_frame_box(const BoxMatrix& box, BoxKind kind, const RunSpec& o, double r_max_nm,
                      const std::string& unit, const std::string& where) {
   if (const std::string problem = box_problem(box); !problem.empty())
     throw InputError(where + problem);
   const BoxKind frame_kind = classify_box(box);
+  if (kind == BoxKind::orthorhombic && frame_kind == BoxKind::triclinic) {
+    char angles[96];
+    std::snprintf(angles, sizeof angles, " (alpha, beta, gamma = %.6g, %.6g, %.6g degrees)",
+                  box_angle(box, 1, 2), box_angle(box, 0, 2), box_angle(box, 0, 1));
+    throw BoxKindWidens(where + "the box changes from orthorhombic to triclinic" + angles);
+  }
+  // A run with a periodic box and frames without one (or the reverse) has no one meaning.
   if (static_cast<int>(frame_kind) > static_cast<int>(kind) ||
       (kind != BoxKind::none && frame_kind == BoxKind::none)) {
     throw InputError(where + "box changes from " + box_kind_name(kind) + " to " +

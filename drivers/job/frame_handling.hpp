@@ -4,6 +4,8 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,9 +19,19 @@ namespace pairhist {
 /// A frame's box rows (TrajectoryFrame::box) as the engine takes them.
 BoxMatrix to_matrix(const std::array<float, 9>& box);
 
+/// A frame whose box is of a more general periodic kind than the run's (triclinic, however
+/// slightly, in an orthorhombic run): the run is counted again as triclinic from its first frame
+/// (run_trajectory_job), so that its counts are those of a run whose boxes were all triclinic.
+/// Its message says which frame and box, for the warning.
+class BoxKindWidens : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// InputError (naming the frame by `where`, "FILE: frame K: ") when a frame cannot be counted
-/// in a run of box kind `kind`: a bad box, one of another kind, r_max beyond its minimum-image
-/// limit, a triclinic box too skewed.
+/// in a run of box kind `kind`: a bad box, a periodic and a non-periodic box in one run, r_max
+/// beyond its minimum-image limit, a triclinic box too skewed; BoxKindWidens for a triclinic box
+/// in an orthorhombic run.
 void check_frame_box(const BoxMatrix& box, BoxKind kind, const RunSpec& o, double r_max_nm,
                      const std::string& unit, const std::string& where);
 

@@ -1,8 +1,10 @@
 #include "drivers/job/frame_source.hpp"
 
+#include <cstdio>
 #include <stdexcept>
 
 #include "io/trajectory/trajectory_opening.hpp"
+#include "pairhist/errors.hpp"
 
 namespace pairhist {
 
@@ -41,9 +43,25 @@ bool FrameSource::next(io::TrajectoryFrame& frame, int64_t& index) {
   return true;
 }
 
+bool FrameSource::read(io::TrajectoryFrame& frame) {
+  try {
+    return reader_->next(frame);
+  } catch (const TruncatedFrame& e) {
+    // gmx's "Incomplete frame": a trajectory still being written, or a copy cut short, keeps
+    // its complete frames. Without one there is nothing to keep: the error stands.
+    if (reader_->frames_read() == 0) throw;
+    cut_short_ = e.what();
+    std::fprintf(stderr,
+                 "pairhist: warning: incomplete frame, the file ends inside it: %s; the run keeps "
+                 "the frames before it (outputs marked complete = 0)\n",
+                 cut_short_.c_str());
+    return false;
+  }
+}
+
 bool FrameSource::next(io::TrajectoryFrame& frame, WorkUnit& unit) {
   if (supply_) return next_supplied(frame, unit);
-  while (!done_ && !(stop_ && stop_->load() != 0) && reader_->next(frame)) {
+  while (!done_ && !(stop_ && stop_->load() != 0) && read(frame)) {
     const int64_t index = reader_->frames_read() - 1;
     if (plan_.last >= 0 && index > plan_.last) break;
     if (index < plan_.first || (index - plan_.first) % plan_.step != 0) continue;
@@ -85,6 +103,8 @@ bool FrameSource::next_supplied(io::TrajectoryFrame& frame, WorkUnit& unit) {
   if (unit.file_index < delivered_index_)
     throw std::logic_error("FrameSource: units must come in increasing frame order");
   // Readers that cannot pass over frames read the ones in between and drop them.
+  // A frame the file ends inside is an error here, as a damaged one: the other ranks could not
+  // know that the frames end before it (an XTC file's cut frame is found as rank 0 lists them).
   while (reader_->frames_read() <= unit.file_index) {
     if (!reader_->next(frame)) {
       supply_->file_ends(reader_->frames_read());

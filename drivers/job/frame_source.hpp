@@ -65,7 +65,9 @@ class FrameSource {
 
   /// Reads the next frame of the plan into `frame` and its index in the file into `index`;
   /// false when the plan or the file ends, or a stop is requested (stop_on). Throws InputError
-  /// as the readers do.
+  /// as the readers do, except where the file ends inside a frame after complete ones (the
+  /// reader's TruncatedFrame): the frames of a plan end before it, with a warning, and
+  /// cut_short() says why (units of a supply: an error, as the readers throw it).
   bool next(io::TrajectoryFrame& frame, int64_t& index);
   /// As next(), with the unit the frame belongs to (a plan's units are its frames, ordinals
   /// counting from 0). In a distributed run `frame` must be the object passed last time.
@@ -82,12 +84,18 @@ class FrameSource {
   int natoms() const { return reader_->natoms(); }
   /// Frames of the file read or passed over so far.
   int64_t frames_read() const { return reader_->frames_read(); }
+  /// The reader's one-line error for the frame the file ends inside, where the frames ended
+  /// there (a file cut short, or still being written); empty otherwise.
+  const std::string& cut_short() const { return cut_short_; }
 
  private:
   bool next_supplied(io::TrajectoryFrame& frame, WorkUnit& unit);
+  // reader_->next(), false where the file ends inside a frame after complete ones.
+  bool read(io::TrajectoryFrame& frame);
 
   FramePlan plan_;
   bool done_ = false;
+  std::string cut_short_;
   const std::atomic<int>* stop_ = nullptr;
   int64_t ordinal_ = 0;  // a plan's units delivered
   // A distributed run's: the supply; units the reader's chooser claimed, not yet delivered (in

@@ -37,6 +37,9 @@ class FrameStream {
   bool next(io::TrajectoryFrame& frame, WorkUnit& unit);
   /// Whether next() returned false because the frames ran out, not because of a stop.
   bool ran_out() const { return ran_out_; }
+  /// Where they ran out because the file ends inside a frame: the reader's error for it
+  /// (FrameSource::cut_short); else empty.
+  virtual std::string cut_short() const { return source_ ? source_->cut_short() : std::string(); }
   FrameSource& source() { return *source_; }
   int64_t frames_read() const { return source_->frames_read(); }
 

@@ -51,9 +51,12 @@ JobOutcome LocalCountSink::finish(JobOutcome out, const HistogramEngine* engine,
                                   const FrameStream& frames) {
   const JobOptions& o = run_.options;
   const bool stopped = !frames.ran_out() || counts_.dropped() > 0;
-  if (!engine && counts_.state().frames() == 0 && !stopped)
+  const std::string cut_short = frames.cut_short();
+  if (!engine && counts_.state().frames() == 0 && !stopped) {
+    if (!cut_short.empty()) throw InputError(cut_short);  // why no frame is left
     throw InputError(o.trajectory + ": no frame selected among the " +
                      std::to_string(frames.frames_read()) + " frames read");
+  }
 
   out.seconds = clock_.seconds_since_start();
   out.result = counts_.result(header(), true);
@@ -63,6 +66,10 @@ JobOutcome LocalCountSink::finish(JobOutcome out, const HistogramEngine* engine,
     out.result.complete = false;
     out.result.stopped_by = signal_name(out.stopped_by_signal);
     if (counts_.state().frames() > 0) checkpoint();
+  } else if (!cut_short.empty()) {
+    out.incomplete_frame = cut_short;
+    out.result.complete = false;
+    out.result.stopped_by = cut_short;
   }
   if (!engine) return out;
   describe_engine(*engine, counts_.state().frames() - out.frames_resumed, out);

@@ -82,7 +82,14 @@ SurfaceOutcome run_surface_job(JobOptions o, SurfaceUnit unit, int first_bin,
         throw InputError(where + problem);
       kind = classify_box(box);
     }
-    check_frame_box(box, kind, run.options, run.r_max_nm, run.header.length_unit, where);
+    try {
+      check_frame_box(box, kind, run.options, run.r_max_nm, run.header.length_unit, where);
+    } catch (const BoxKindWidens&) {
+      // The surface distances take each frame's own box kind (analysis::SurfaceDistances): a
+      // run's frames are counted alike whichever kind came first.
+      kind = BoxKind::triclinic;
+      check_frame_box(box, kind, run.options, run.r_max_nm, run.header.length_unit, where);
+    }
     const auto& atoms = run.has_dynamic() ? species.atoms : run.atoms;
     const int groups = number_groups(atoms[0], unit_of_atom, group);
     groups_sum += groups;
@@ -101,6 +108,8 @@ SurfaceOutcome run_surface_job(JobOptions o, SurfaceUnit unit, int first_bin,
     }
     ++out.frames;
   }
+  out.incomplete_frame = source.cut_short();
+  if (out.frames == 0 && !out.incomplete_frame.empty()) throw InputError(out.incomplete_frame);
   if (out.frames == 0) throw InputError(o.trajectory + ": no frame to count (-b, -e, -dt)");
   out.mean_groups = groups_sum / static_cast<double>(out.frames);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -27,6 +27,7 @@ struct SurfaceOutcome {
   int64_t frames = 0;
   double mean_groups = 0;  // the reference's surface groups per frame, averaged over the frames
   double seconds = 0;
+  std::string incomplete_frame;  // as JobOutcome's: the trajectory ends inside this frame
 };
 
 /// Runs over o's frames (as run_trajectory_job reads them: time window, frame step, -xy; nm

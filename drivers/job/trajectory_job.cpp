@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <string>
 
+#include "drivers/job/frame_handling.hpp"
 #include "drivers/job/trajectory_pipeline.hpp"
 #include "pairhist/errors.hpp"
 
@@ -63,7 +65,9 @@ SpeciesSpec parse_species(const std::string& text) {
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
-JobOutcome run_trajectory_job(const JobOptions& options) {
+namespace {
+
+JobOutcome run_pipeline(const JobOptions& options) {
   JobOutcome out;
   {
     TrajectoryPipeline pipeline(options);
@@ -74,6 +78,28 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
   }
   out.end_marks.released = process_seconds();
   return out;
+}
+
+}  // namespace
+
+JobOutcome run_trajectory_job(const JobOptions& options) {
+  try {
+    return run_pipeline(options);
+  } catch (const BoxKindWidens& e) {
+    // The kernels' minimum image differs by kind in its roundings (orthorhombic coordinates are
+    // folded into the cell), so the frames already counted as orthorhombic are counted again:
+    // every frame then as in a run whose first box was triclinic. A resumed checkpoint's counts
+    // are orthorhombic ones too: the run starts from its first frame.
+    std::fprintf(stderr,
+                 "pairhist: warning: %s: counting again from the first frame as a triclinic run "
+                 "(every box then takes the triclinic minimum image, as if the first one had "
+                 "been triclinic)\n",
+                 e.what());
+    JobOptions again = options;
+    again.box_kind = static_cast<int>(BoxKind::triclinic);
+    again.resume = nullptr;
+    return run_pipeline(again);
+  }
 }
 
 }  // namespace pairhist

@@ -91,6 +91,10 @@ struct JobOptions : RunSpec {
   /// A checkpoint's state to go on from (a resumed run): its frames are not read again. Null:
   /// from the start.
   const JobState* resume = nullptr;
+  /// The run's box kind (a BoxKind) where it is known before the first frame: triclinic for a
+  /// run counted again because a later frame's box was triclinic and the first's orthorhombic
+  /// (run_trajectory_job). -1: the first frame's (or the resumed checkpoint's).
+  int box_kind = -1;
   DistributedJob distributed;  // a process of a distributed run; empty in one process
 };
 
@@ -102,9 +106,16 @@ struct JobOutcome : JobMeasurements {
   int stopped_by_signal = 0;    // the stop request that ended the run early, or 0
   size_t frames_resumed = 0;    // frames the resumed checkpoint held
   uint64_t frames_dropped = 0;  // frames read and handed over, then dropped by a stop
+  // Where the trajectory ends inside a frame (cut short, or still being written): the reader's
+  // error for it; the frames before it are the result, marked incomplete with this as stopped_by.
+  std::string incomplete_frame;
 };
 
-/// Runs the job; throws InputError / UsageError with one-line messages on bad input.
+/// Runs the job; throws InputError / UsageError with one-line messages on bad input. A frame whose
+/// box is triclinic in a run whose first box was orthorhombic (gamma = 89.95 after 90) starts the
+/// job again from its first frame as a triclinic run, with a warning (in one process; a
+/// distributed run fails there): the counts are then exactly those of a run whose boxes were all
+/// triclinic, whichever frame came first.
 JobOutcome run_trajectory_job(const JobOptions& options);
 
 }  // namespace pairhist

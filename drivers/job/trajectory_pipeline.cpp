@@ -139,6 +139,7 @@ void TrajectoryPipeline::assemble() {
   if (kind_known_) kind_ = static_cast<BoxKind>(run_->seed.box_kind);
   if (stream_->box_kind() >= 0)
     kind_ = static_cast<BoxKind>(stream_->box_kind()), kind_known_ = true;
+  if (o.box_kind >= 0) kind_ = static_cast<BoxKind>(o.box_kind), kind_known_ = true;
   sink_ = stream_->make_sink(*run_, clock_, kind_);
 }
 
@@ -160,6 +161,9 @@ void TrajectoryPipeline::count_frames() {
       std::vector<std::vector<uint64_t>> counts = engine_->finish();    // after a stop: the begun
       sink_->taken(std::move(counts), engine_->frames_counted());
     }
+  } catch (const BoxKindWidens&) {
+    if (engine_) engine_->drop_unstarted_frames();  // counted again as triclinic
+    throw;
   } catch (const InputError& e) {
     if (engine_) engine_->drop_unstarted_frames();  // no need to finish what will not be kept
     sink_->keep_completed(e.what());                // then the error is reported
@@ -215,7 +219,16 @@ bool TrajectoryPipeline::count_unit() {
     if (run_->sphere.active()) {
       species_counts = submit_sphere(box, where);
     } else {
-      check_frame_box(box, kind_, o, run_->r_max_nm, run_->header.length_unit, where);
+      try {
+        check_frame_box(box, kind_, o, run_->r_max_nm, run_->header.length_unit, where);
+      } catch (const BoxKindWidens& e) {
+        // Every rank counts with the kind rank 0 planned, and one rank cannot start again alone.
+        if (o.distributed.active())
+          throw InputError(std::string(e.what()) +
+                           ": a distributed run keeps its first frame's box kind (run it in one "
+                           "process, which counts it as triclinic)");
+        throw;  // run_trajectory_job starts again as a triclinic run
+      }
       if (stream_->frame_parts() > 1) engine_->set_frame_part(unit_.part);
       submit_to_engine(*engine_, frame_, dynamic ? frame_species_.atoms : run_->atoms, box, where,
                        hands_over_);

@@ -126,6 +126,9 @@ void print_counted(const JobOptions& job, const JobOutcome& out,
   if (out.frames_resumed > 0)
     std::printf(", %zu of them from the checkpoint of an earlier run", out.frames_resumed);
   std::printf("\n");
+  if (!out.incomplete_frame.empty())
+    std::printf("  ends early    : %s; the outputs say complete = 0\n",
+                out.incomplete_frame.c_str());
   std::printf("  species       :");
   // Centres are named by their kind; with none, one word for all as before.
   std::vector<std::string> kinds;

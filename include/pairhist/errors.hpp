@@ -16,6 +16,22 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A trajectory that ends inside a frame: cut short while it was being written or copied. The
+/// frames before it are whole, so a run keeps them (drivers/job/frame_source.hpp). Readers throw
+/// it only where the file ends inside the frame's records (or inside its last line, which has no
+/// newline), never for a frame damaged with more of the file after it: that is an InputError.
+class TruncatedFrame : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+/// How a reader reports the frame it could not read, and reports it again on every later call:
+/// TruncatedFrame where the file ends inside it (`cut`), else InputError.
+[[noreturn]] inline void throw_frame_error(const std::string& message, bool cut) {
+  if (cut) throw TruncatedFrame(message);
+  throw InputError(message);
+}
+
 /// Bad parameters given by the user (flags, config values).
 class UsageError : public std::runtime_error {
  public:

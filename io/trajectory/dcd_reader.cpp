@@ -46,17 +46,18 @@ int32_t DcdReader::to_int(const unsigned char* p) const {
   return static_cast<int32_t>(swap_ ? bswap32(v) : v);
 }
 
-void DcdReader::header_fail(const std::string& problem) const {
-  throw InputError(path_ + ": frame 0: " + problem + " (no complete frame)");
+void DcdReader::header_fail(const std::string& problem, bool cut) const {
+  throw_frame_error(path_ + ": frame 0: " + problem + " (no complete frame)", cut);
 }
 
-void DcdReader::fail(const std::string& problem) {
+void DcdReader::fail(const std::string& problem, bool cut) {
   const int64_t frame = frames_read_;
   std::string msg = path_ + ": frame " + std::to_string(frame) + ": " + problem;
   msg += frame > 0 ? " (last complete frame is " + std::to_string(frame - 1) + ")"
                    : " (no complete frame)";
   error_ = msg;
-  throw InputError(msg);
+  cut_ = cut;
+  throw_frame_error(msg, cut);
 }
 
 size_t DcdReader::read_bytes(void* dst, size_t n) {
@@ -69,7 +70,7 @@ size_t DcdReader::read_bytes(void* dst, size_t n) {
 std::vector<unsigned char> DcdReader::read_header_record(const char* what) {
   unsigned char m[4];
   if (read_bytes(m, 4) != 4) {
-    header_fail(std::string("truncated file inside the header (") + what + " record)");
+    header_fail(std::string("truncated file inside the header (") + what + " record)", true);
   }
   const int32_t size = to_int(m);
   if (size < 0 || size > (1 << 20)) {
@@ -81,7 +82,7 @@ std::vector<unsigned char> DcdReader::read_header_record(const char* what) {
   const size_t need = static_cast<size_t>(size) + 4;
   if (file_.read_into(rec, need, io_error) != need) {
     if (!io_error.empty()) fail("read error: " + io_error);
-    header_fail(std::string("truncated file inside the header (") + what + " record)");
+    header_fail(std::string("truncated file inside the header (") + what + " record)", true);
   }
   if (to_int(rec.data() + size) != size) {
     header_fail(std::string("record markers of the ") + what + " record do not match");
@@ -94,7 +95,7 @@ void DcdReader::read_control_record() {
   unsigned char first[8];
   const size_t got = read_bytes(first, 8);
   if (got == 0) header_fail("empty file, not a DCD trajectory");
-  if (got < 8) header_fail("truncated file inside the header");
+  if (got < 8) header_fail("truncated file inside the header", true);
   const uint32_t raw = load_native32(first);
   const uint32_t second = load_native32(first + 4);
   const uint32_t marker = static_cast<uint32_t>(kHeaderRecordBytes);
@@ -114,7 +115,7 @@ void DcdReader::read_control_record() {
   }
   unsigned char rest[kHeaderRecordBytes];  // 20 control integers + closing marker
   if (read_bytes(rest, sizeof rest) != sizeof rest) {
-    header_fail("truncated file inside the header");
+    header_fail("truncated file inside the header", true);
   }
   if (to_int(rest + 80) != kHeaderRecordBytes) {
     header_fail("record markers of the first header record do not match");
@@ -186,7 +187,7 @@ DcdReader::DcdReader(const std::string& path) : path_(path) {
 }
 
 bool DcdReader::next(TrajectoryFrame& frame) {
-  if (!error_.empty()) throw InputError(error_);
+  if (!error_.empty()) throw_frame_error(error_, cut_);
 
   const size_t n = static_cast<size_t>(natoms_);
   const size_t coord_record = 4 * n + 8;
@@ -198,7 +199,8 @@ bool DcdReader::next(TrajectoryFrame& frame) {
   if (left == 0) return false;
   auto truncated = [&](uint64_t have) {
     fail("truncated file: frame needs " + std::to_string(frame_bytes) + " bytes, " +
-         std::to_string(have) + " left");
+             std::to_string(have) + " left",
+         true);
   };
   if (left < frame_bytes) truncated(left);
   std::string io_error;

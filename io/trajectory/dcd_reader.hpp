@@ -58,8 +58,9 @@ class DcdReader : public TrajectoryReader {
   const std::vector<std::string>& titles() const { return titles_; }
 
  private:
-  [[noreturn]] void fail(const std::string& problem);
-  [[noreturn]] void header_fail(const std::string& problem) const;
+  // `cut`: the file ends inside the frame or header (TruncatedFrame).
+  [[noreturn]] void fail(const std::string& problem, bool cut = false);
+  [[noreturn]] void header_fail(const std::string& problem, bool cut = false) const;
   // Reads up to n bytes, returning how many arrived; fails on a read error.
   size_t read_bytes(void* dst, size_t n);
   int32_t to_int(const unsigned char* p) const;
@@ -87,6 +88,7 @@ class DcdReader : public TrajectoryReader {
   std::vector<std::string> titles_;
   int64_t frames_read_ = 0;
   std::string error_;
+  bool cut_ = false;                // it failed where the file ends inside the frame
   std::vector<unsigned char> buf_;  // one whole frame, as stored
 };
 

@@ -31,20 +31,24 @@ GroTrajectoryReader::LineBuffer::~LineBuffer() {
 
 void GroTrajectoryReader::fail(const std::string& problem) {
   error_ = text::line_error(path_, frames_parsed_, line_number_, problem);
-  throw InputError(error_);
+  cut_ = line_cut_;
+  throw_frame_error(error_, cut_);
 }
 
 bool GroTrajectoryReader::read_line() {
   errno = 0;
+  line_cut_ = false;  // a read error is no cut
   const ssize_t n = ::getline(&buffer_.data, &buffer_.capacity, file_.get());
   if (n < 0) {
     if (std::ferror(file_.get())) fail(std::string("read error: ") + std::strerror(errno));
     line_ = {};
+    line_cut_ = true;
     ++line_number_;  // a frame cut here is missing this line: its errors name it
     return false;
   }
   ++line_number_;
   line_ = std::string_view(buffer_.data, static_cast<size_t>(n));
+  line_cut_ = line_.back() != '\n';
   while (!line_.empty() && (line_.back() == '\n' || line_.back() == '\r')) line_.remove_suffix(1);
   return true;
 }
@@ -91,7 +95,7 @@ bool GroTrajectoryReader::parse_frame(TrajectoryFrame& frame) {
 }
 
 bool GroTrajectoryReader::next(TrajectoryFrame& frame) {
-  if (!error_.empty()) throw InputError(error_);
+  if (!error_.empty()) throw_frame_error(error_, cut_);
   if (first_pending_) {
     first_pending_ = false;
     std::swap(frame, first_);

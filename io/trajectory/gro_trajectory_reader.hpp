@@ -32,9 +32,10 @@ class GroTrajectoryReader : public TrajectoryReader {
   int natoms() const override { return natoms_; }
 
   /// Reads the next frame into `frame`. Returns false at a clean end of file. Throws InputError
-  /// ("path: frame K: line N: problem (last complete frame is K-1)") on malformed or truncated
-  /// input, or a frame whose atom count differs from the first one. After a throw the reader
-  /// stays failed.
+  /// ("path: frame K: line N: problem (last complete frame is K-1)") on malformed input, or a
+  /// frame whose atom count differs from the first one; TruncatedFrame where the problem is that
+  /// the file ends (the frame's lines run out, or its last line, without a newline, is cut).
+  /// After a throw the reader stays failed.
   bool next(TrajectoryFrame& frame) override;
 
   int64_t frames_read() const override { return frames_read_; }
@@ -45,6 +46,7 @@ class GroTrajectoryReader : public TrajectoryReader {
     void operator()(std::FILE* f) const;
   };
 
+  // Fails at line_; a cut file where line_ is past the end or its last, unterminated line.
   [[noreturn]] void fail(const std::string& problem);
   // Next line without its line terminator into line_; false at the end of the file (line_number_
   // then counts the missing line, which errors name).
@@ -66,11 +68,13 @@ class GroTrajectoryReader : public TrajectoryReader {
   };
   LineBuffer buffer_;
   std::string_view line_;
+  bool line_cut_ = false;  // line_ lies past the end of the file or has no newline: its last
   int64_t line_number_ = 0;
   int natoms_ = -1;  // unknown until the first frame has been parsed
   int64_t frames_read_ = 0;
   int64_t frames_parsed_ = 0;
   std::string error_;
+  bool cut_ = false;  // error_ is the file ending inside the frame
 
   TrajectoryFrame first_;  // parsed by the constructor, handed out by the first next()
   bool first_pending_ = false;

@@ -41,18 +41,22 @@ LammpsDumpReader::LammpsDumpReader(const std::string& path)
 
 void LammpsDumpReader::fail(const std::string& problem) {
   error_ = text::line_error(path_, frames_parsed_, line_no_, problem);
-  throw InputError(error_);
+  cut_ = line_cut_;
+  throw_frame_error(error_, cut_);
 }
 
 bool LammpsDumpReader::read_line(std::string& line) {
+  line_cut_ = false;  // a read error or binary data is no cut
   switch (text::read_line(in_, line, line_no_, last_had_newline_)) {
     case text::LineStatus::end:
+      line_cut_ = true;
       return false;
     case text::LineStatus::read_error:
       fail("read error");
     case text::LineStatus::binary:
       fail("binary data, not a LAMMPS text dump");
     default:
+      line_cut_ = !last_had_newline_;
       return true;
   }
 }
@@ -308,7 +312,7 @@ bool LammpsDumpReader::next(TrajectoryFrame& frame) {
 }
 
 bool LammpsDumpReader::next(TrajectoryFrame& frame, std::vector<std::string>* types) {
-  if (!error_.empty()) throw InputError(error_);
+  if (!error_.empty()) throw_frame_error(error_, cut_);
   if (!have_pending_ && !read_frame()) return false;
   have_pending_ = false;
   frame.step = pending_.step;

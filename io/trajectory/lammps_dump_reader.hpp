@@ -44,6 +44,7 @@ class LammpsDumpReader : public TrajectoryReader {
   const std::string& path() const override { return path_; }
 
  private:
+  // Fails at the line read last; a cut file where it is past the end or unterminated.
   [[noreturn]] void fail(const std::string& problem);
   bool read_line(std::string& line);
   // Reads one frame into pending_/types_ ; false at a clean end of file. Its steps, in the
@@ -87,6 +88,8 @@ class LammpsDumpReader : public TrajectoryReader {
   int64_t frames_read_ = 0;
   int64_t line_no_ = 0;
   bool last_had_newline_ = true;
+  bool line_cut_ = false;  // the line read last lies past the end or has no newline
+  bool cut_ = false;       // error_ is the file ending inside the frame
   bool have_pending_ = false;
   std::string line_, error_, units_;
   std::vector<std::string> fields_;

@@ -89,11 +89,13 @@ void PdbReader::fail(const std::string& problem) {
   msg += frame > 0 ? " (last complete frame is " + std::to_string(frame - 1) + ")"
                    : " (no complete frame)";
   error_ = msg;
-  throw InputError(msg);
+  cut_ = line_cut_;
+  throw_frame_error(msg, cut_);
 }
 
 bool PdbReader::read_line() {
   line_.clear();
+  line_cut_ = false;  // a read error is no cut
   char buf[256];
   bool any = false;
   while (std::fgets(buf, sizeof buf, file_.get()) != nullptr) {
@@ -102,6 +104,7 @@ bool PdbReader::read_line() {
     if (!line_.empty() && line_.back() == '\n') break;
   }
   if (std::ferror(file_.get())) fail(std::string("read error: ") + std::strerror(errno));
+  line_cut_ = line_.empty() || line_.back() != '\n';
   if (!any) return false;
   ++line_number_;
   while (!line_.empty() && (line_.back() == '\n' || line_.back() == '\r')) line_.pop_back();
@@ -254,7 +257,7 @@ void PdbReader::parse_title(const std::string& line, double& time, bool& have_ti
 }
 
 bool PdbReader::next(TrajectoryFrame& frame) {
-  if (!error_.empty()) throw InputError(error_);
+  if (!error_.empty()) throw_frame_error(error_, cut_);
   if (first_pending_) {
     first_pending_ = false;
     std::swap(frame, first_);

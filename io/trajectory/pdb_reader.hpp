@@ -37,9 +37,10 @@ class PdbReader : public TrajectoryReader {
   int natoms() const override { return natoms_; }
 
   /// Reads the next model into `frame`. Returns false at a clean end of file. Throws InputError
-  /// ("path: frame K: line N: problem (last complete frame is K-1)") on malformed or truncated
-  /// input, or a model whose atom count differs from the first one. After a throw the reader stays
-  /// failed.
+  /// ("path: frame K: line N: problem (last complete frame is K-1)") on malformed input, or a
+  /// model whose atom count differs from the first one; TruncatedFrame where the problem is that
+  /// the file ends (inside a MODEL, or inside its last line, which has no newline). After a throw
+  /// the reader stays failed.
   bool next(TrajectoryFrame& frame) override;
 
   int64_t frames_read() const override { return frames_read_; }
@@ -53,6 +54,7 @@ class PdbReader : public TrajectoryReader {
     void operator()(std::FILE* f) const;
   };
 
+  // Fails at line_; a cut file where line_ is past the end or its last, unterminated line.
   [[noreturn]] void fail(const std::string& problem);
   // Next line without its line terminator; false at the end of the file.
   bool read_line();
@@ -72,6 +74,7 @@ class PdbReader : public TrajectoryReader {
   std::string path_;
   std::unique_ptr<std::FILE, FileCloser> file_;
   std::string line_;
+  bool line_cut_ = false;  // line_ lies past the end of the file or has no newline: its last
   int64_t line_number_ = 0;
   int natoms_ = -1;  // unknown until the first frame has been parsed
   int64_t frames_read_ = 0;
@@ -79,6 +82,7 @@ class PdbReader : public TrajectoryReader {
   bool uses_models_ = false;    // decided by the first frame
   std::array<float, 9> box_{};  // from the latest CRYST1; carries over to later frames
   std::string error_;
+  bool cut_ = false;  // error_ is the file ending inside the frame
 
   TrajectoryFrame first_;  // parsed by the constructor, handed out by the first next()
   bool first_pending_ = false;

@@ -84,8 +84,9 @@ class TrajectoryReader {
   /// Atoms per frame (known once the reader is constructed).
   virtual int natoms() const = 0;
   /// Reads the next frame into `frame`, reusing its storage. Returns false at a clean end of
-  /// file. Throws InputError on truncation or corruption, with a one-line message naming the
-  /// file, the failing frame and the last complete frame.
+  /// file. Throws TruncatedFrame where the file ends inside the frame (cut short, or still being
+  /// written: the frames before it are whole) and InputError where it is damaged, with a
+  /// one-line message naming the file, the failing frame and the last complete frame.
   virtual bool next(TrajectoryFrame& frame) = 0;
   /// Complete frames returned so far.
   virtual int64_t frames_read() const = 0;

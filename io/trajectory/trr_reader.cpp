@@ -40,8 +40,8 @@ TrrReader::TrrReader(const std::string& path) : path_(path) {
     }
   }
   if (pending_size_ < pending_.size()) {
-    throw InputError(path +
-                     ": frame 0: truncated file inside the frame header (no complete frame)");
+    throw TruncatedFrame(path +
+                         ": frame 0: truncated file inside the frame header (no complete frame)");
   }
   natoms_ = xdr::be_int32(pending_.data() + kNatomsOffset);
   if (natoms_ < 0) {
@@ -49,7 +49,7 @@ TrrReader::TrrReader(const std::string& path) : path_(path) {
   }
 }
 
-void TrrReader::fail(const std::string& problem) {
+void TrrReader::fail(const std::string& problem, bool cut) {
   const int64_t frame = frames_read_;
   std::string msg = path_ + ": frame " + std::to_string(frame) + ": " + problem;
   msg +=
@@ -58,7 +58,8 @@ void TrrReader::fail(const std::string& problem) {
   if (records_read_ != frames_read_) msg += "; file record " + std::to_string(records_read_);
   msg += ")";
   error_ = msg;
-  throw InputError(msg);
+  cut_ = cut;
+  throw_frame_error(msg, cut);
 }
 
 size_t TrrReader::read_bytes(void* dst, size_t n) {
@@ -69,11 +70,11 @@ size_t TrrReader::read_bytes(void* dst, size_t n) {
 }
 
 void TrrReader::read_exact(void* dst, size_t n, const char* what) {
-  if (read_bytes(dst, n) < n) fail(std::string("truncated file inside the ") + what);
+  if (read_bytes(dst, n) < n) fail(std::string("truncated file inside the ") + what, true);
 }
 
 bool TrrReader::next(TrajectoryFrame& frame) {
-  if (!error_.empty()) throw InputError(error_);
+  if (!error_.empty()) throw_frame_error(error_, cut_);
 
   for (;;) {
     RecordHeader header;
@@ -107,7 +108,7 @@ bool TrrReader::read_record_header(RecordHeader& header) {
   pending_size_ = 0;
   const size_t got = have + read_bytes(head + have, kIntHeaderBytes - have);
   if (got == 0) return false;
-  if (got < kIntHeaderBytes) fail("truncated file inside the frame header");
+  if (got < kIntHeaderBytes) fail("truncated file inside the frame header", true);
 
   const int32_t magic = xdr::be_int32(head);
   if (magic != kMagic) {
@@ -178,7 +179,7 @@ void TrrReader::read_block(int64_t bytes) {
   std::string io_error;
   const size_t got = file_.read_into(raw_, n, io_error);
   if (!io_error.empty()) fail("read error: " + io_error);
-  if (got < n) fail("truncated file inside the record data");
+  if (got < n) fail("truncated file inside the record data", true);
 }
 
 bool TrrReader::read_record_data(const RecordHeader& header, TrajectoryFrame& frame,
@@ -192,7 +193,8 @@ bool TrrReader::read_record_data(const RecordHeader& header, TrajectoryFrame& fr
   const uint64_t left = file_.bytes_left(data_bytes);
   if (data_bytes > left) {
     fail("truncated file: record data needs " + std::to_string(data_bytes) + " bytes, " +
-         std::to_string(left) + " left");
+             std::to_string(left) + " left",
+         true);
   }
   if (size[kBox] != 0) {
     read_block(size[kBox]);

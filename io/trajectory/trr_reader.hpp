@@ -43,7 +43,8 @@ class TrrReader : public TrajectoryReader {
   const std::string& path() const override { return path_; }
 
  private:
-  [[noreturn]] void fail(const std::string& problem);
+  /// Fails at the current frame; `cut`: the file ends inside it (TruncatedFrame).
+  [[noreturn]] void fail(const std::string& problem, bool cut = false);
   size_t read_bytes(void* dst, size_t n);
   void read_exact(void* dst, size_t n, const char* what);
   // The steps of next(), in the order of a record:
@@ -70,6 +71,7 @@ class TrrReader : public TrajectoryReader {
   int64_t records_read_ = 0;
   size_t real_size_ = 0;  // 4 or 8 once a record with data was seen
   std::string error_;     // non-empty once the reader has failed
+  bool cut_ = false;      // ... because the file ends inside the frame
 
   // The constructor reads the start of the first header; next() consumes these bytes first so the
   // file never has to be rewound (it may be a pipe).

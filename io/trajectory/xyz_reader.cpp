@@ -84,18 +84,22 @@ XyzReader::XyzReader(const std::string& path) : path_(path), in_(path, std::ios:
 
 void XyzReader::fail(const std::string& problem) {
   error_ = text::line_error(path_, frames_read_, line_no_, problem);
-  throw InputError(error_);
+  cut_ = line_cut_;
+  throw_frame_error(error_, cut_);
 }
 
 bool XyzReader::read_line(std::string& line) {
+  line_cut_ = false;  // a read error or binary data is no cut
   switch (text::read_line(in_, line, line_no_, last_had_newline_)) {
     case text::LineStatus::end:
+      line_cut_ = true;
       return false;
     case text::LineStatus::read_error:
       fail("read error");
     case text::LineStatus::binary:
       fail("binary data, not an XYZ text file");
     default:
+      line_cut_ = !last_had_newline_;
       return true;
   }
 }
@@ -105,7 +109,7 @@ bool XyzReader::next(TrajectoryFrame& frame) {
 }
 
 bool XyzReader::next(TrajectoryFrame& frame, std::vector<std::string>* species) {
-  if (!error_.empty()) throw InputError(error_);
+  if (!error_.empty()) throw_frame_error(error_, cut_);
   if (!read_atom_count()) return false;
   if (!read_line(comment_)) fail("truncated file: the comment line is missing");
 

@@ -44,6 +44,7 @@ class XyzReader : public TrajectoryReader {
   const std::string& comment() const { return comment_; }
 
  private:
+  // Fails at the line read last; a cut file where it is past the end or unterminated.
   [[noreturn]] void fail(const std::string& problem);
   // Next line without its newline; false at end of file. Sets last_had_newline_.
   bool read_line(std::string& line);
@@ -73,6 +74,8 @@ class XyzReader : public TrajectoryReader {
   int64_t frames_read_ = 0;
   int64_t line_no_ = 0;
   bool last_had_newline_ = true;
+  bool line_cut_ = false;      // the line read last lies past the end or has no newline
+  bool cut_ = false;           // error_ is the file ending inside the frame
   bool have_pending_ = false;  // the constructor read the first atom-count line
   std::string pending_, line_, comment_, error_;
   std::vector<std::string> fields_;

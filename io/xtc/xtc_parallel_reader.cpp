@@ -321,6 +321,7 @@ xtc::Scanner::Status XtcParallelReader::locate(const Claim& claim, xtc::RawFrame
     status = scanner_->locate(raw, problem);
     if (status == Status::frame) ++next_in_file_;
   }
+  slot.cut = status == Status::error && scanner_->cut();
   return status;
 }
 
@@ -353,8 +354,11 @@ XtcParallelReader::Outcome XtcParallelReader::complete(const Claim& claim, xtc::
     outcome.state = Slot::State::end;
   } else if (!problem.empty()) {
     outcome.state = Slot::State::failed;
-    outcome.error =
-        std::make_exception_ptr(InputError(xtc::frame_error(path_, slot.file_index, problem)));
+    // A frame located whole and failing to fetch or decode is damaged, not cut.
+    const std::string message = xtc::frame_error(path_, slot.file_index, problem);
+    outcome.error = slot.cut && status == xtc::Scanner::Status::error
+                        ? std::make_exception_ptr(TruncatedFrame(message))
+                        : std::make_exception_ptr(InputError(message));
   }
   return outcome;
 }

@@ -129,6 +129,7 @@ class XtcParallelReader : public TrajectoryReader {
     State state = State::free;
     int64_t file_index = 0;  // the frame's index in the file
     bool again = false;      // deliver the frame delivered before once more (kFrameAgain)
+    bool cut = false;        // locating it failed where the file ends inside it
     TrajectoryFrame frame;
     std::vector<HostColumn> staging;  // unpinned columns, between staged frames
     std::exception_ptr error;         // when failed: the InputError (or other exception) to throw

@@ -29,7 +29,7 @@ bool XtcReader::choose_frames(FrameChooser chooser) {
 }
 
 bool XtcReader::next(TrajectoryFrame& frame) {
-  if (!error_.empty()) throw InputError(error_);
+  if (!error_.empty()) throw_frame_error(error_, cut_);
   std::string problem;
   if (chooser_) {
     const int64_t wanted = chooser_(frames_read_);
@@ -40,7 +40,8 @@ bool XtcReader::next(TrajectoryFrame& frame) {
       if (passed == xtc::Scanner::Status::end) return false;
       if (passed == xtc::Scanner::Status::error) {
         error_ = xtc::frame_error(path(), frames_read_, problem);
-        throw InputError(error_);
+        cut_ = scanner_->cut();
+        throw_frame_error(error_, cut_);
       }
       ++frames_read_;
     }
@@ -50,7 +51,9 @@ bool XtcReader::next(TrajectoryFrame& frame) {
   if (status == xtc::Scanner::Status::frame) problem = xtc::decode_frame(raw_, natoms(), frame);
   if (!problem.empty()) {
     error_ = xtc::frame_error(path(), frames_read_, problem);
-    throw InputError(error_);
+    // A frame read whole and failing to decode is damaged, not cut.
+    cut_ = status == xtc::Scanner::Status::error && scanner_->cut();
+    throw_frame_error(error_, cut_);
   }
   ++frames_read_;
   return true;

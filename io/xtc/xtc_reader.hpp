@@ -39,9 +39,10 @@ class XtcReader : public TrajectoryReader {
   int natoms() const override;
 
   /// Decodes the next frame into `frame`, reusing its storage. Returns false at a clean end of
-  /// file (the file ends exactly after a frame). Throws InputError on truncation or corruption;
-  /// the message names the file, the failing frame and the last complete frame. After a throw the
-  /// reader stays failed (further calls throw the same error) and `frame` holds partial data.
+  /// file (the file ends exactly after a frame). Throws TruncatedFrame where the file ends inside
+  /// the frame, InputError where it is damaged; the message names the file, the failing frame and
+  /// the last complete frame. After a throw the reader stays failed (further calls throw the same
+  /// error) and `frame` holds partial data.
   bool next(TrajectoryFrame& frame) override;
 
   /// Complete frames returned so far.
@@ -55,6 +56,7 @@ class XtcReader : public TrajectoryReader {
   xtc::RawFrame raw_;  // the current frame's bytes, reused
   int64_t frames_read_ = 0;
   std::string error_;  // non-empty once the reader has failed
+  bool cut_ = false;   // it failed because the file ends inside the frame (TruncatedFrame)
   FrameChooser chooser_;
 };
 

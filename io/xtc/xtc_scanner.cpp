@@ -69,8 +69,8 @@ Scanner::Scanner(const std::string& path) : path_(path) {
     }
   }
   if (pending_size_ < 8) {
-    throw InputError(path +
-                     ": frame 0: truncated file inside the frame header (no complete frame)");
+    throw TruncatedFrame(path +
+                         ": frame 0: truncated file inside the frame header (no complete frame)");
   }
   natoms_ = be_int32(pending_.data() + 4);
   if (natoms_ < 0) {
@@ -105,7 +105,7 @@ bool Scanner::read_headers(RawFrame& raw, uint64_t& data_bytes) {
   pending_size_ = 0;
   const size_t got = have + read_bytes(head + have, kFrameHeaderBytes - have);
   if (got == 0) return false;
-  if (got < kFrameHeaderBytes) throw Problem{"truncated file inside the frame header"};
+  if (got < kFrameHeaderBytes) throw Problem{"truncated file inside the frame header", true};
   read_frame(raw, head, data_bytes);
   return true;
 }
@@ -113,11 +113,13 @@ bool Scanner::read_headers(RawFrame& raw, uint64_t& data_bytes) {
 Scanner::Status Scanner::read(RawFrame& raw, std::string& problem) {
   const Status status = locate(raw, problem);
   if (status != Status::frame) return status;
-  problem = fetch(raw);
+  problem = fetch(raw);  // fails only where the file shrank since locate(): not a cut
+  cut_ = false;
   return problem.empty() ? Status::frame : Status::error;
 }
 
 Scanner::Status Scanner::locate(RawFrame& raw, std::string& problem) {
+  cut_ = false;
   try {
     uint64_t data_bytes = 0;
     if (!read_headers(raw, data_bytes)) return Status::end;
@@ -133,6 +135,7 @@ Scanner::Status Scanner::locate(RawFrame& raw, std::string& problem) {
     return Status::frame;
   } catch (const Problem& p) {
     problem = p.what;
+    cut_ = p.cut;
     return Status::error;
   }
 }
@@ -160,7 +163,7 @@ void Scanner::read_plain(RawFrame& raw) {
   unsigned char bytes[kMaxUncompressedAtoms * 3 * 4];
   const size_t values = static_cast<size_t>(natoms_) * 3;
   if (read_bytes(bytes, values * 4) < values * 4) {
-    throw Problem{"truncated file inside the coordinates"};
+    throw Problem{"truncated file inside the coordinates", true};
   }
   for (size_t k = 0; k < values; ++k) {
     raw.plain[k] = be_float(bytes + 4 * k);
@@ -180,13 +183,14 @@ void Scanner::stream_packed(RawFrame& raw, uint64_t data_bytes) {
       raw.packed.resize(got + want + kPackedPadding);
     const size_t arrived = read_bytes(raw.packed.data() + got, want);
     got += arrived;
-    if (arrived < want) throw Problem{"truncated file inside the compressed coordinates"};
+    if (arrived < want) throw Problem{"truncated file inside the compressed coordinates", true};
   }
   if (raw.packed.size() < need + kPackedPadding) raw.packed.resize(need + kPackedPadding);
   std::memset(raw.packed.data() + need, 0, kPackedPadding);
 }
 
 Scanner::Status Scanner::skip(RawFrame& raw, std::string& problem) {
+  cut_ = false;
   try {
     uint64_t data_bytes = 0;
     if (!read_headers(raw, data_bytes)) return Status::end;
@@ -194,12 +198,14 @@ Scanner::Status Scanner::skip(RawFrame& raw, std::string& problem) {
     return Status::frame;
   } catch (const Problem& p) {
     problem = p.what;
+    cut_ = p.cut;
     return Status::error;
   }
 }
 
 void Scanner::pass_over(uint64_t bytes) {
-  if (bytes_left_in_file(bytes) < bytes) throw Problem{"truncated file inside the coordinates"};
+  if (bytes_left_in_file(bytes) < bytes)
+    throw Problem{"truncated file inside the coordinates", true};
   if (file_size_ != std::numeric_limits<uint64_t>::max() && bytes <= uint64_t(INT64_MAX) &&
       fseeko(file_.get(), static_cast<off_t>(bytes), SEEK_CUR) == 0) {
     offset_ += bytes;
@@ -208,7 +214,7 @@ void Scanner::pass_over(uint64_t bytes) {
   unsigned char sink[1 << 16];  // a pipe: read what cannot be seeked over
   while (bytes > 0) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(bytes, sizeof(sink)));
-    if (read_bytes(sink, n) < n) throw Problem{"truncated file inside the coordinates"};
+    if (read_bytes(sink, n) < n) throw Problem{"truncated file inside the coordinates", true};
     bytes -= n;
   }
 }
@@ -247,7 +253,7 @@ void Scanner::read_frame(RawFrame& raw, const unsigned char* head, uint64_t& dat
   const size_t count_bytes = magic == kMagicLarge ? 8 : 4;
   const size_t packed_head_bytes = kPackedHeaderBytes + count_bytes;
   if (read_bytes(packed_head, packed_head_bytes) < packed_head_bytes) {
-    throw Problem{"truncated file inside the compressed-coordinate header"};
+    throw Problem{"truncated file inside the compressed-coordinate header", true};
   }
   raw.precision = be_float(packed_head);
   if (!std::isfinite(raw.precision) || !(raw.precision > 0)) throw Problem{"invalid precision"};
@@ -283,12 +289,13 @@ void Scanner::read_frame(RawFrame& raw, const unsigned char* head, uint64_t& dat
   const uint64_t left = bytes_left_in_file(padded);
   if (padded > left) {
     throw Problem{"truncated file: compressed data needs " + std::to_string(padded) + " bytes, " +
-                  std::to_string(left) + " left"};
+                      std::to_string(left) + " left",
+                  true};
   }
   data_bytes = padded;
 }
 
-std::vector<double> frame_times(const std::string& path, std::string& error) {
+std::vector<double> frame_times(const std::string& path, std::string& error, bool* cut) {
   Scanner scanner(path);
   RawFrame raw;
   std::vector<double> times;
@@ -298,6 +305,7 @@ std::vector<double> frame_times(const std::string& path, std::string& error) {
     if (status == Scanner::Status::end) break;
     if (status == Scanner::Status::error) {
       error = frame_error(path, static_cast<int64_t>(times.size()), problem);
+      if (cut) *cut = scanner.cut();
       break;
     }
     times.push_back(raw.time);

@@ -44,6 +44,10 @@ class Scanner {
   /// positional reads: no lock, no file position, so threads fetch frames concurrently, also
   /// while locate() goes on. Returns "" or the problem (the file shrank, a read error).
   std::string fetch(RawFrame& raw) const;
+  /// Whether the last error of read(), locate() or skip() was the file ending inside the frame
+  /// (its headers or coordinates run past the end: a file cut short, or still being written),
+  /// rather than a damaged frame.
+  bool cut() const { return cut_; }
   /// Whether frames can be located and fetched (a regular file), rather than only streamed.
   bool positional() const { return regular_; }
   /// Passes over the next frame: its headers are read and checked as read() does (step, time and
@@ -58,6 +62,7 @@ class Scanner {
   };
   struct Problem {
     std::string what;
+    bool cut = false;  // the file ends inside the frame
   };
 
   // Reads up to n bytes, returning how many arrived; throws Problem on a read error.
@@ -80,6 +85,7 @@ class Scanner {
   bool regular_ = false;    // a regular file: positional reads work
   int fd_ = -1;             // file_'s descriptor, for fetch()'s pread (no FILE lock taken)
   int natoms_ = 0;
+  bool cut_ = false;  // the last error: the file ends inside the frame
 
   // The constructor reads the start of the first frame; read() consumes these bytes first so the
   // file never has to be rewound (it may be a pipe).
@@ -89,7 +95,8 @@ class Scanner {
 
 /// The times (ps) of a file's frames, found by passing over them (headers only, no decoding). A
 /// frame that cannot be passed over ends the list: `error` then holds its one-line error
-/// (frame_error), and its index is the list's size. Throws InputError as the constructor.
-std::vector<double> frame_times(const std::string& path, std::string& error);
+/// (frame_error), and its index is the list's size; `cut` (where given) says whether the file
+/// ends inside it (Scanner::cut). Throws InputError as the constructor.
+std::vector<double> frame_times(const std::string& path, std::string& error, bool* cut = nullptr);
 
 }  // namespace pairhist::io::xtc

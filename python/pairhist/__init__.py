@@ -242,8 +242,8 @@ def _setting_values(key, value):
     return [repr(value) if isinstance(value, float) else str(value)]
 
 
-def run(trajectory=None, *, config=None, **options):
-    """The `pairhist run` job, returning its results instead of writing files.
+def run(trajectory=None, *, config=None, output=None, resume=False, overwrite=False, **options):
+    """The `pairhist run` job, returning its results (and, with output, writing its files).
 
     Arguments are `pairhist run`'s (see `pairhist run --help`) with dashes written as
     underscores: trajectory, top, species ({"O": "OW", "H": "HW1,HW2"} or ["O=OW", ...]), pairs
@@ -257,6 +257,14 @@ def run(trajectory=None, *, config=None, **options):
     file of the command's --config (arguments given here win). Uses all cores and GPUs unless
     ncpu / ncuda say otherwise.
 
+    output: a directory to write what `pairhist run -o OUTPUT` writes (pairhist.h5, rdf.csv,
+    rdf.xvg, cn.xvg) and its checkpoint; resume=True continues a run stopped there (as
+    --resume; also one `pairhist run` stopped), overwrite=True replaces an earlier run's files
+    (as --overwrite). Without output nothing is written (an output in the config file is not
+    taken). Ctrl-C (SIGINT) stops the run within about a second (the frames whose tasks have
+    begun are finished, the rest dropped) and raises KeyboardInterrupt; with output, the
+    frames counted are in its files (complete = 0) and its checkpoint, for resume=True.
+
     Returns a dict: species {name: atoms}, units, r_max, r_min, nbins, edges, r (bin centres),
     counts {(A, B): uint64 array}, rdf {(A, B): g(r) or the `norm` quantity} and coordination
     (None without a box or volume), rdf_error (block averages, with interval), frames, times,
@@ -265,8 +273,10 @@ def run(trajectory=None, *, config=None, **options):
     algorithms; frame_species_counts {species: int64 array, one count per frame} where the
     species' atoms vary per frame (a sphere run's atoms inside the sphere, a dynamic species'
     atoms), else None; frame_pairs {(A, B): uint64 array per frame} for dynamic species, else
-    None; sphere and sphere_centre ("mass" or "geometry") of a sphere run, else None. Bad
-    arguments or input raise ValueError naming the problem.
+    None; sphere and sphere_centre ("mass" or "geometry") of a sphere run, else None; complete
+    and stopped_by: False and why where the trajectory ends inside a frame (a file cut short,
+    or still being written: the frames before it are counted, with a RuntimeWarning naming
+    it). Bad arguments or input raise ValueError naming the problem.
     """
     settings = []
     if trajectory is not None:
@@ -276,7 +286,13 @@ def run(trajectory=None, *, config=None, **options):
             continue
         flag = key.replace("_", "-")
         settings.append((flag, _setting_values(flag, value)))
-    return _pairhist.run(settings, str(config) if config is not None else "")
+    result = _pairhist.run(settings, str(config) if config is not None else "",
+                           os.fspath(output) if output is not None else "", bool(resume),
+                           bool(overwrite))
+    if not result["complete"]:
+        warnings.warn(f"incomplete frame, the file ends inside it: {result['stopped_by']}; the "
+                      f"result holds the frames before it", RuntimeWarning, stacklevel=2)
+    return result
 
 
 def read_run(path):

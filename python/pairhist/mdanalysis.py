@@ -276,6 +276,20 @@ class InterRDF(AnalysisBase):
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
 
+    def run(self, *args, **kwargs):
+        """AnalysisBase.run; an exception on the way (Ctrl-C: KeyboardInterrupt) closes the
+        engine, dropping the frames whose tasks have not begun, instead of counting them for
+        nothing while the exception travels."""
+        try:
+            return super().run(*args, **kwargs)
+        except BaseException:
+            if getattr(self, "_engine", None) is not None:
+                self._engine.close()
+                self._engine = None
+            raise
+
+    run.__signature__ = inspect.signature(AnalysisBase.run)
+
     def _prepare(self):
         self.results.count = np.zeros(self._bins.nbins, dtype=np.float64)
         self.results.edges = self._bins.edges

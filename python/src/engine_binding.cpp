@@ -1,8 +1,10 @@
 // pairhist.Engine: the task library for a stream of frames. The HistogramEngine is made on the
 // first frame, whose box decides the box kind (as `pairhist run` does); every later frame must
 // fit it. The GIL is released while StarPU starts, while a frame is copied and its tasks are
-// submitted, and while the engine waits for its tasks.
+// submitted, and while the engine waits for its tasks; Ctrl-C meanwhile drops the frames whose
+// tasks have not begun and raises KeyboardInterrupt (python/src/interruptible.hpp).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -13,6 +15,7 @@
 #include "pairhist/errors.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
+#include "python/src/interruptible.hpp"
 #include "tasks/algorithm_choice.hpp"
 
 namespace pairhist::python {
@@ -89,6 +92,10 @@ class PyEngine {
   /// lists, one array holding the whole frame). box: 9 numbers.
   void submit(const std::vector<py::array>& arrays, const std::vector<double>& box_rows) {
     if (finished_) throw py::value_error("Engine: submit after finish()");
+    if (interrupted_)
+      throw py::value_error(
+          "Engine: submit after an interruption (KeyboardInterrupt) dropped "
+          "frames: finish() returns the frames counted before it");
     const BoxMatrix box = box_matrix(box_rows);
     std::vector<const float*> species;
     std::vector<int64_t> counts;  // a frame may hold fewer atoms than the capacities
@@ -135,48 +142,54 @@ class PyEngine {
             "first)");
     }
     const float* frame = atoms_.empty() ? nullptr : static_cast<const float*>(arrays[0].data());
-    py::gil_scoped_release release;
-    if (!engine_) {
-      config_.box_kind = kind;
-      engine_ = std::make_unique<HistogramEngine>(config_);
-    }
-    try {
-      if (atoms_.empty())
-        engine_->submit_frame(species, counts, box);
-      else
-        engine_->submit_frame_atoms(frame, atoms_, box);
-    } catch (const NonFiniteCoordinate& e) {
-      throw UsageError("frame " + std::to_string(frames_) + ": species " +
-                       std::to_string(e.species) + ", atom " + std::to_string(e.position) +
-                       " has a non-finite coordinate");
-    }
+    // The arrays stay alive (and unchanged: the GIL is not taken by another caller of this
+    // engine) while the frame is copied on the thread that submits it.
+    interruptible([&] {
+      if (!engine_) {
+        config_.box_kind = kind;
+        engine_ = std::make_unique<HistogramEngine>(config_);
+        live_.store(engine_.get());
+      }
+      try {
+        if (atoms_.empty())
+          engine_->submit_frame(species, counts, box);
+        else
+          engine_->submit_frame_atoms(frame, atoms_, box);
+      } catch (const NonFiniteCoordinate& e) {
+        throw UsageError("frame " + std::to_string(frames_) + ": species " +
+                         std::to_string(e.species) + ", atom " + std::to_string(e.position) +
+                         " has a non-finite coordinate");
+      }
+    });
     ++frames_;
   }
 
   py::list take() {
     if (finished_) throw py::value_error("Engine: take() after finish()");
     std::vector<std::vector<uint64_t>> h;
-    {
-      py::gil_scoped_release release;
-      h = engine_ ? engine_->take_histograms() : empty_histograms();
-    }
+    interruptible([&] { h = engine_ ? engine_->take_histograms() : empty_histograms(); });
     return histogram_arrays(h);
   }
 
   py::list finish() {
     if (finished_) throw py::value_error("Engine: finish() was called already");
     std::vector<std::vector<uint64_t>> h;
-    {
-      py::gil_scoped_release release;
-      h = engine_ ? engine_->finish() : empty_histograms();
+    try {
+      interruptible([&] { h = engine_ ? engine_->finish() : empty_histograms(); });
+    } catch (...) {
+      finished_ = true;  // the engine finished, its tasks dropped
+      throw;
     }
     finished_ = true;
     return histogram_arrays(h);
   }
 
-  /// Stops the engine without results (the with-block left by an exception).
+  /// Stops the engine without results (the with-block left by an exception): the frames whose
+  /// tasks have not begun are dropped, not counted for nothing.
   void close() {
     py::gil_scoped_release release;
+    if (engine_ && !finished_) engine_->drop_unstarted_frames();
+    live_.store(nullptr);
     engine_.reset();
     finished_ = true;
   }
@@ -186,7 +199,10 @@ class PyEngine {
     d["frames"] = frames_;
     d["box_kind"] = box_kind_name(config_.box_kind);
     d["started"] = engine_ != nullptr;
+    d["interrupted"] = interrupted_.load();
     if (!engine_) return d;
+    // After an interruption the histograms hold the frames before this bound.
+    if (interrupted_) d["frames_counted"] = engine_->frames_counted();
     d["cpu_workers"] = engine_->cpu_workers();
     d["cuda_workers"] = engine_->cuda_workers();
     d["scheduler"] = engine_->scheduler();
@@ -214,6 +230,22 @@ class PyEngine {
   }
 
  private:
+  /// `work` on the engine off the Python thread (run_interruptibly): Ctrl-C drops the frames
+  /// whose tasks have not begun (also while `work` waits for a frame buffer or for the tasks);
+  /// later frames are refused (submit), and take() and finish() return the frames counted.
+  void interruptible(const std::function<void()>& work) {
+    try {
+      run_interruptibly(work, [this] {
+        interrupted_.store(true);
+        if (HistogramEngine* e = live_.load()) e->drop_unstarted_frames();
+      });
+    } catch (...) {
+      // `work` is over: an engine it made after the look above is dropped here.
+      if (interrupted_ && engine_) engine_->drop_unstarted_frames();
+      throw;
+    }
+  }
+
   static void check_float32(const py::array& a, const std::string& what) {
     if (!a.dtype().is(py::dtype::of<float>())) throw py::type_error(what + " must be float32");
   }
@@ -227,6 +259,8 @@ class PyEngine {
   std::vector<std::vector<int>> atoms_;
   int max_atom_ = -1;
   std::unique_ptr<HistogramEngine> engine_;
+  std::atomic<HistogramEngine*> live_{nullptr};  // engine_, for the Python thread to stop
+  std::atomic<bool> interrupted_{false};
   uint64_t frames_ = 0;
   bool finished_ = false;
 };

@@ -1,7 +1,9 @@
 // pairhist.run(): the `pairhist run` job with the command's settings (long flag names, values as
 // text, optionally from its YAML config file), returning the results instead of writing files.
 
+#include <atomic>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -11,6 +13,7 @@
 #include "analysis/rdf.hpp"
 #include "analysis/sphere_cut.hpp"
 #include "drivers/cli/config_file.hpp"
+#include "drivers/cli/run_command.hpp"
 #include "drivers/cli/run_options.hpp"
 #include "drivers/job/trajectory_job.hpp"
 #include "io/common/child_process.hpp"
@@ -18,6 +21,7 @@
 #include "pairhist/errors.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
+#include "python/src/interruptible.hpp"
 #include "tasks/algorithm_choice.hpp"
 
 namespace pairhist::python {
@@ -291,6 +295,9 @@ py::dict histogram_dict(const HistogramResult& r) {
 py::dict result_dict(const JobOutcome& out) {
   const HistogramResult& r = out.result;
   py::dict d = histogram_dict(r);
+  // As read_run(): a run that ended early (a trajectory cut inside its last frame) says why.
+  d["complete"] = r.complete;
+  d["stopped_by"] = r.stopped_by;
   d["seconds"] = out.seconds;
   d["pairs_examined"] = out.pairs_examined;
   d["cpu_workers"] = out.cpu_workers;
@@ -307,9 +314,11 @@ py::dict result_dict(const JobOutcome& out) {
 }
 
 /// settings: (long flag name, values) as the Python layer spelled them; `config` (a YAML file
-/// of `pairhist run --config`) fills in what they do not give.
-py::dict run(const std::vector<std::pair<std::string, Values>>& settings,
-             const std::string& config) {
+/// of `pairhist run --config`) fills in what they do not give. With `output` the run writes what
+/// `pairhist run -o OUTPUT [--resume] [--overwrite]` writes, its checkpoints included. Ctrl-C
+/// stops it between frames (KeyboardInterrupt), leaving its checkpoint in `output`.
+py::dict run(const std::vector<std::pair<std::string, Values>>& settings, const std::string& config,
+             const std::string& output, bool resume, bool overwrite) {
   std::map<std::string, Values> given;
   for (const auto& [key, values] : settings) {
     if (setters().count(key) == 0)
@@ -345,16 +354,38 @@ py::dict run(const std::vector<std::pair<std::string, Values>>& settings,
   for (const auto& f : {o.trajectory, o.topology, o.index_file})
     if (!f.empty() && !std::filesystem::is_regular_file(f))
       throw py::value_error(f + ": no such file");
-  // As `pairhist run`: without rmax the largest the frames' boxes allow (a sphere's diameter),
-  // without nbins bins of `bin` (0.002 nm) up to it.
-  {
-    py::gil_scoped_release release;
-    resolve_bins(o, bin);
-  }
+  if (output.empty() && (resume || overwrite))
+    throw UsageError(std::string(resume ? "resume" : "overwrite") + " needs an output directory");
+  // Ctrl-C asks the run to stop as SIGINT stops `pairhist run`: the frames begun are counted,
+  // the rest dropped, and with an output directory the checkpoint and outputs written.
+  std::atomic<int> stop{0};
   JobOutcome out;
-  {
-    py::gil_scoped_release release;
-    out = run_trajectory_job(o);
+  run_interruptibly(
+      [&] {
+        // As `pairhist run`: without rmax the largest the frames' boxes allow (a sphere's
+        // diameter), without nbins bins of `bin` (0.002 nm) up to it.
+        resolve_bins(o, bin);
+        if (output.empty()) {
+          o.hooks.stop = &stop;
+          out = run_trajectory_job(o);
+          return;
+        }
+        RunRequest request;
+        request.job = o;
+        request.controls.output = output;
+        request.controls.resume = resume;
+        request.controls.overwrite = overwrite;
+        request.controls.quiet = true;
+        out = run_writing_outputs(request, &stop);
+      },
+      [&] { stop.store(SIGINT); });
+  if (resume && out.result.pairs.empty()) {
+    // `output` held this run's finished results: nothing was counted again.
+    const io::StoredRun stored = io::read_histogram_result(output);
+    py::dict d = histogram_dict(stored.result);
+    d["complete"] = stored.result.complete;
+    d["stopped_by"] = stored.result.stopped_by;
+    return d;
   }
   return result_dict(out);
 }
@@ -378,8 +409,10 @@ py::dict read_run(const std::string& path) {
 }  // namespace
 
 void bind_run(py::module_& m) {
-  m.def("run", &run, py::arg("settings"), py::arg("config"),
-        "The `pairhist run` job (settings: long flag names and their values as text).");
+  m.def("run", &run, py::arg("settings"), py::arg("config"), py::arg("output") = "",
+        py::arg("resume") = false, py::arg("overwrite") = false,
+        "The `pairhist run` job (settings: long flag names and their values as text), writing "
+        "into `output` (a directory) where given.");
   m.def("read_run", &read_run, py::arg("path"),
         "A finished run's pairhist.h5 (or its directory), keyed as run()'s result.");
   m.def(
