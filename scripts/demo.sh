@@ -23,5 +23,5 @@ awk -F, '/^#/ || $1 == "r_nm" { next }
          $3 > best { best = $3; r = $1 }
          END { printf "O-O g(r) first peak: r = %s nm, g = %.2f (liquid water: 0.27-0.29 nm, ~3)\n", r, best }' \
   "$repo/results/rdf.csv"
-"$repo/build/drivers/pairhist" plot "$repo/results" -o "$repo/results/rdf.png"
+"$repo/build/drivers/pairhist" plot "$repo/results" -o "$repo/results/rdf.png" --overwrite
 echo "Look at $repo/results/rdf.png; open rdf.xvg with xmgrace, or read rdf.csv / pairhist.h5."

@@ -164,7 +164,7 @@ synth() {
   local dir=$work/$1-$2-${3:-0}
   local cmd
   local t0=$(date +%s.%N)
-  cmd=$($b synth --case "$1" --frames "$2" ${3:+--n $3} -o "$dir" -q)
+  cmd=$($b synth --overwrite --case "$1" --frames "$2" ${3:+--n $3} -o "$dir" -q)
   args=${cmd#pairhist run }
   args=${args% -o *}
   log "synth $1 frames $2 ${3:+n $3}: $(python3 -c "print(round($(date +%s.%N)-$t0,1))") s, $(du -h "$dir"/*.xtc | cut -f1)"
@@ -436,8 +436,8 @@ case_node() (
   cores=$(nproc)
 
   t0=$(date +%s.%N)
-  w1=$("$ph" synth --case W1 --replicas 16 --frames "${NODE_FRAMES:-200}" -o "$work/w1big" -q)
-  f1=$("$ph" synth --case F1 --frames 200 -o "$work/f1" -q)
+  w1=$("$ph" synth --overwrite --case W1 --replicas 16 --frames "${NODE_FRAMES:-200}" -o "$work/w1big" -q)
+  f1=$("$ph" synth --overwrite --case F1 --frames 200 -o "$work/f1" -q)
   t1=$(date +%s.%N)
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "synth: %.1f s\n", b - a }' | tee -a "$log"
   if [ "${NODE_REPEAT:-1}" -gt 1 ]; then  # the frames again, NODE_REPEAT times in all (XTC frames
@@ -616,7 +616,7 @@ case_ranks() (
     have_base=1
   fi
   gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
-  f1=$("$ph" synth --case F1 --frames 200 -o "$work/f1" -q)
+  f1=$("$ph" synth --overwrite --case F1 --frames 200 -o "$work/f1" -q)
   f1_args=$(echo "${f1#* }" | sed 's/ -o [^ ]*//')
   "$ph" $f1_args -o "$work/warm-up" --overwrite >"$work/warm-up.out" 2>&1  # bus calibration
   # launch_env VARIANT: the environment of an MPI launch variant into the array launch (empty for
@@ -716,7 +716,7 @@ case_split_frame() (
   begin split-frame-device "pairhist: one frame split over ranks (issue 24)"
   unpack_baseline
   gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
-  cmd=$("$ph" synth --case K1 --n "${SPLIT_ATOMS:-2000000}" --frames 1 -o "$work/k1" -q)
+  cmd=$("$ph" synth --overwrite --case K1 --n "${SPLIT_ATOMS:-2000000}" --frames 1 -o "$work/k1" -q)
   args=$(echo "${cmd#* }" | sed 's/ -o [^ ]*//')
   "$ph" $args -o "$work/warm-up" --overwrite >"$work/warm-up.out" 2>&1  # bus calibration
   times=$work/times.tsv
@@ -808,7 +808,7 @@ case_cuda_start() (
     done
   fi
   if [[ $parts == *" f1 "* ]]; then
-    f1=$("$ph" synth --case F1 --frames 200 -o "$work/f1" -q)
+    f1=$("$ph" synth --overwrite --case F1 --frames 200 -o "$work/f1" -q)
     f1_args=$(echo "${f1#* }" | sed 's/ -o [^ ]*//')
     "$ph" $f1_args -o "$work/warm-up" --overwrite >"$work/warm-up.out" 2>&1  # bus calibration
     with_lstopo --filter io:all --of xml "$work/machine.xml" -f 2>>"$log"
@@ -838,7 +838,7 @@ case_cuda_start() (
 # GPU workers' busy time (task trace) show which stored file makes the difference.
 case_first_run() (
   begin first-run-device "pairhist: the slow first run (issue 24)"
-  w1=$("$ph" synth --case W1 --replicas 16 --frames "${FIRST_FRAMES:-200}" -o "$work/w1big" -q)
+  w1=$("$ph" synth --overwrite --case W1 --replicas 16 --frames "${FIRST_FRAMES:-200}" -o "$work/w1big" -q)
   cat "$work"/w1big/W1.xtc >/dev/null
   args=$(echo "${w1#* }" | sed 's/ -o [^ ]*//')
   sampling=$STARPU_HOME/.starpu/sampling
@@ -892,7 +892,7 @@ case_scattering_cost() (
   frames=${SQ_FRAMES:-200}
   for replicas in ${SQ_REPLICAS:-1 16}; do
     case_name=W1x$replicas
-    "$ph" synth --case W1 --replicas "$replicas" --frames "$frames" -o "$work/$case_name" -q >/dev/null
+    "$ph" synth --overwrite --case W1 --replicas "$replicas" --frames "$frames" -o "$work/$case_name" -q >/dev/null
     cat "$work/$case_name"/W1.xtc >/dev/null  # in the page cache before the first timed run
     # The machine's first StarPU run measures the buses: not one of the timed runs.
     "$ph" run "$work/$case_name/W1.xtc" --top "$work/$case_name/W1.gro" "${species[@]}" --last 1 \
@@ -934,7 +934,7 @@ case_gpu_memory() (
   begin gpu-memory "GPU memory limits"
   export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$repo/.gpu/dbg/lib"
   es=$repo/.gpu/dbg/eu-stack
-  step synth "$ph" synth --case W1 --replicas 6 --frames 2 -o "$work/r6" -q
+  step synth "$ph" synth --overwrite --case W1 --replicas 6 --frames 2 -o "$work/r6" -q
   xtc=$(ls $work/r6/*.xtc); top=${xtc%.xtc}.gro
   try() {  # try LIMIT_MIB NAME ARGS...
     local lim=$1 nm=$2; shift 2
@@ -984,8 +984,8 @@ case_compare() (
     case $c in
       sample) case_args[$c]="run $repo/data/spce_water.xtc --top $repo/data/spce_water.gro \
   --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240" ;;
-      w1) cmd=$("$ph" synth --case W1 --replicas 8 --frames 100 -o "$work/w1" -q) ;;
-      f1) cmd=$("$ph" synth --case F1 --frames 200 -o "$work/f1" -q) ;;
+      w1) cmd=$("$ph" synth --overwrite --case W1 --replicas 8 --frames 100 -o "$work/w1" -q) ;;
+      f1) cmd=$("$ph" synth --overwrite --case F1 --frames 200 -o "$work/f1" -q) ;;
     esac
     # synth's command without its program and its output folder (each run names its own).
     [ "$c" = sample ] || case_args[$c]=$(echo "${cmd#* }" | sed 's/ -o [^ ]*//')
@@ -1035,7 +1035,7 @@ case_compare() (
 case_decode_compare() (
   begin decode-compare "pairhist XTC decoding, baseline against this tree"
   unpack_baseline
-  "$ph" synth --case W1 --replicas "${DECODE_REPLICAS:-16}" --frames "${DECODE_FRAMES:-20}" \
+  "$ph" synth --overwrite --case W1 --replicas "${DECODE_REPLICAS:-16}" --frames "${DECODE_FRAMES:-20}" \
     -o "$work/w1" -q >/dev/null
   xtc=$work/w1/W1.xtc
   cat "$xtc" >/dev/null  # in the page cache, as in the issue's measurements
@@ -1106,7 +1106,7 @@ case_feed() (
     # too. The plan's threads (15 on 16 cores: cores - the GPU's driver) against 14 (the plan
     # before, which left the feeding thread a core) and 16, interleaved with decoding alone; one
     # default run keeps its task trace.
-    step synth-r8-500 "$ph" synth --case W1 --replicas 8 --frames 500 -o "$work/r8long" -q
+    step synth-r8-500 "$ph" synth --overwrite --case W1 --replicas 8 --frames 500 -o "$work/r8long" -q
     run r8long-warmup 5 "$work/r8long"
     for r in $(seq 1 "${FEED_ROUNDS:-2}"); do
       step "decode-r8long-16-$r" "$ph" bench --decode "$work/r8long/W1.xtc" --threads 16 \
@@ -1134,7 +1134,7 @@ case_feed() (
     echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled)" | tee -a "$log"
     step start-pin "$stage/bin/bench_engine_start" --pin-mib 16
     for r in 1 2; do step "start-xml-$r" "$stage/bin/bench_engine_start" --ncpu 0 --xml "$work/topology.xml"; done
-    step synth-r8 "$ph" synth --case W1 --replicas 8 --frames 100 -o "$work/r8" -q
+    step synth-r8 "$ph" synth --overwrite --case W1 --replicas 8 --frames 100 -o "$work/r8" -q
     run r8-warmup 5 "$work/r8"
     trace_dir=$work/traces
     mkdir -p "$trace_dir"

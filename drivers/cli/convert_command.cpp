@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "drivers/job/job_inputs.hpp"
+#include "io/common/output_paths.hpp"
 #include "io/topology/gro_writer.hpp"
 #include "io/topology/topology_reader.hpp"
 #include "io/trajectory/cadishi_writer.hpp"
@@ -23,6 +24,7 @@ struct ConvertArgs {
   int64_t first = 0, last = -1, step = 1;
   float precision = 1000;
   bool quiet = false;
+  bool overwrite = false;
 };
 
 std::string lower_extension(const std::string& path) {
@@ -42,8 +44,6 @@ void convert(const ConvertArgs& a) {
   if (a.first < 0) throw UsageError("--first must be >= 0");
   for (const auto& f : {a.input, a.topology})
     if (!f.empty() && !std::filesystem::is_regular_file(f)) throw InputError(f + ": no such file");
-  if (std::filesystem::exists(a.output) && std::filesystem::equivalent(a.output, a.input))
-    throw UsageError("output " + a.output + " is the input file");
 
   JobOptions o;
   o.trajectory = a.input;
@@ -51,12 +51,25 @@ void convert(const ConvertArgs& a) {
   for (const auto& s : a.species) o.species.push_back(parse_species(s));
   if (!o.species.empty() && o.topology.empty() && !io::carries_species(o.trajectory))
     throw UsageError("--species needs --top for " + o.trajectory);
+  const bool have_topology = !o.topology.empty() || io::carries_species(o.trajectory);
+  // The atom order changed (species grouped) or the input had no topology file (its atoms' names
+  // are its own, load_job_topology()): a .gro beside the XTC lets `pairhist run OUT.xtc --top
+  // OUT.gro` find the species again.
+  const bool own_names = o.topology.empty() || o.topology == o.trajectory;
+  const std::string gro = !to_cadishi && have_topology && (!a.species.empty() || own_names)
+                              ? std::filesystem::path(a.output).replace_extension(".gro").string()
+                              : "";
+  io::CommandFiles files;
+  files.read(a.input, "the input " + a.input);
+  files.read(a.topology, "--top " + a.topology);
+  files.write(a.output, "the output " + a.output);
+  files.write(gro, "the output " + gro + " (the atoms' names)");
+  files.check(a.overwrite);
 
   // Which atoms go out, grouped by species; without species (XTC only) all of them.
   std::vector<std::string> names;
   std::vector<std::vector<int>> atoms;
   analysis::Topology top;
-  const bool have_topology = !o.topology.empty() || io::carries_species(o.trajectory);
   if (have_topology) {
     top = load_job_topology(o);
     atoms = resolve_species(o, top, "pairhist convert");
@@ -117,17 +130,11 @@ void convert(const ConvertArgs& a) {
   if (frames == 0)
     throw InputError(o.trajectory + ": no frame selected (the file has " +
                      std::to_string(index + 1) + " frames)");
-  std::string gro;
   if (cadishi) {
     cadishi->close();
   } else {
     xtc->close();
-    // The atom order changed (species grouped) or the input had no topology file: a .gro lets
-    // `pairhist run OUT.xtc --top OUT.gro` find the species again.
-    if (have_topology && (!a.species.empty() || o.topology == o.trajectory)) {
-      gro = std::filesystem::path(a.output).replace_extension(".gro").string();
-      io::write_gro(gro, written);
-    }
+    if (!gro.empty()) io::write_gro(gro, written);
   }
   if (!a.quiet) {
     std::printf("pairhist convert: %s -> %s%s%s: %lld frames, %zu atoms", a.input.c_str(),
@@ -165,6 +172,9 @@ void add_convert_command(CLI::App& app) {
   cmd->add_option("--xtc-precision", args->precision, "XTC precision (steps per nm)")
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", args->quiet, "No summary line");
+  cmd->add_flag("--overwrite", args->overwrite,
+                "Replace existing output files without keeping a backup #NAME.N# (default: kept, "
+                "as GROMACS does)");
   cmd->callback([args]() { convert(*args); });
 }
 

@@ -17,6 +17,7 @@
 
 #include "drivers/report/gnuplot_script.hpp"
 #include "io/common/atomic_file.hpp"
+#include "io/common/output_paths.hpp"
 #include "io/results/run_output_reader.hpp"
 #include "io/scattering/q_table_reader.hpp"
 #include "pairhist/environment.hpp"
@@ -238,6 +239,10 @@ PlotResult plot_run(const PlotOptions& options) {
   const std::string ext = lower_extension(output);
   if (ext != ".png" && ext != ".svg")
     throw UsageError("cannot plot to '" + output + "': the file name must end in .png or .svg");
+  io::CommandFiles files;
+  files.read(options.input, "the input " + options.input, {"pairhist.h5", "rdf.csv"});
+  files.write(output, "the plot " + output);
+  files.check(options.overwrite);
 
   PlotStyle style;
   style.terminal = ext == ".svg" ? "svg" : "pngcairo";
@@ -299,6 +304,9 @@ void add_plot_command(CLI::App& app) {
                 "Also draw the coordination number n(r) (dashed, right axis)");
   cmd->add_option("--title", o->title, "Plot title (default: made from the run)");
   cmd->add_option("--size", *size, "Width x height in pixels")->capture_default_str();
+  cmd->add_flag("--overwrite", o->overwrite,
+                "Replace an existing plot without keeping a backup #NAME.N# (default: kept, as "
+                "GROMACS does)");
   cmd->callback([o, size]() {
     int w = 0, h = 0;
     char extra = 0;

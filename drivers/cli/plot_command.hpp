@@ -15,6 +15,7 @@ struct PlotOptions {
   bool coordination = false;
   std::string title;  // empty: made from the run
   int width = 900, height = 600;
+  bool overwrite = false;  // replace an existing plot without keeping a backup #NAME.N#
 };
 
 struct PlotResult {

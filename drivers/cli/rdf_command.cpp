@@ -13,6 +13,7 @@
 #include "drivers/cli/rdf_counts.hpp"
 #include "drivers/job/trajectory_job.hpp"
 #include "io/common/atomic_file.hpp"
+#include "io/common/output_paths.hpp"
 #include "io/topology/ndx_reader.hpp"
 #include "io/topology/topology_reader.hpp"
 #include "io/trajectory/g96_reader.hpp"
@@ -59,6 +60,9 @@ const std::vector<GmxOption>& rdf_options() {
        "-ref (its surface groups), -norm none"},
       {"cut", GmxOption::value, "Distances up to this (nm) are not counted (default 0)"},
       {"xvg", GmxOption::value, "xmgrace (default) or none"},
+      {"overwrite", GmxOption::boolean,
+       "Replace existing output files without keeping a backup #NAME.N# (default no: kept, as "
+       "gmx does)"},
       {"h", GmxOption::boolean, "This help (also -help, --help)"},
   };
   return options;
@@ -253,7 +257,12 @@ RdfRequest read_rdf_arguments(const std::vector<std::string>& args) {
   q.headers = xvg == "xmgrace";
   q.out_rdf = a.value("o", "rdf.xvg");
   q.out_cn = a.value("cn");
-  // Found before the frames are counted, not when the files are written after them.
+  // Found before the frames are counted, not when the files are written after them; no output
+  // may replace an input or the other output.
+  io::CommandFiles files;
+  files.read(o.trajectory, (a.given("f") ? "-f " : "-s ") + o.trajectory);
+  if (o.topology != o.trajectory) files.read(o.topology, "-s " + o.topology);
+  files.read(o.index_file, "-n " + o.index_file);
   for (const auto& [flag, path] :
        {std::pair<std::string, const std::string*>{"-o", &q.out_rdf}, {"-cn", &q.out_cn}}) {
     if (path->empty()) continue;
@@ -263,7 +272,11 @@ RdfRequest read_rdf_arguments(const std::vector<std::string>& args) {
                   (flag == "-o" ? "rdf.xvg" : "cn.xvg") + ")");
     else if (f.has_parent_path() && !std::filesystem::is_directory(f.parent_path()))
       p.push_back(flag + " " + *path + ": no directory " + f.parent_path().string());
+    else
+      files.write(*path, flag + " " + *path);
   }
+  const bool overwrite = a.flag("overwrite", false);
+  for (const std::string& line : files.problems(overwrite)) p.push_back(line);
   for (const std::string& f : {o.trajectory, o.topology, o.index_file})
     if (!f.empty() && !std::filesystem::is_regular_file(f)) p.push_back(f + ": no such file");
   if (!p.empty()) {
@@ -271,6 +284,7 @@ RdfRequest read_rdf_arguments(const std::vector<std::string>& args) {
     for (const auto& line : p) text += (text.empty() ? "" : "\n") + line;
     throw UsageError(text);
   }
+  if (!overwrite) files.keep_backups();
   o.begin_time = begin * ps;
   o.end_time = end * ps;
   if (dt > 0) o.step = step_of_dt(o.trajectory, dt * ps);

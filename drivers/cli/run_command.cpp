@@ -140,10 +140,11 @@ void share_setup_failure(Distribution& d, const std::exception& e) {
 }
 
 /// Rank 0 takes the output directory (its lock, held until the last file is written) and finds
-/// a checkpoint to resume from; where it cannot, the other ranks of a distributed run end too.
+/// a checkpoint to resume from, or with --overwrite the earlier run's files its results replace;
+/// where it cannot, the other ranks of a distributed run end too.
 void claim_output_directory(const RunRequest& a, Distribution* distribution,
                             const RunIdentity& identity, std::optional<Checkpoint>& resumed,
-                            std::optional<OutputLock>& lock) {
+                            std::optional<OutputLock>& lock, EarlierRun& earlier) {
   try {
     // The arguments were checked (resolve_run_arguments()); the directory is checked again as
     // it is now, before the lock makes it.
@@ -151,6 +152,7 @@ void claim_output_directory(const RunRequest& a, Distribution* distribution,
     lock.emplace(a.controls.output);
     resumed = prepare_output_directory(a.controls.output, a.controls.resume, a.controls.overwrite,
                                        identity);
+    if (a.controls.overwrite) earlier.record(a.controls.output);
   } catch (const std::exception& e) {
     if (distribution) share_setup_failure(*distribution, e);  // the other ranks end too
     throw;
@@ -163,7 +165,8 @@ void claim_output_directory(const RunRequest& a, Distribution* distribution,
 void install_callbacks(RunRequest& a, bool root, const RunIdentity& identity,
                        const std::string& checkpoint, const std::string& config,
                        const std::shared_future<ScatteringKernels>& kernels,
-                       const std::shared_ptr<analysis::ScattererAssignment>& scatterers) {
+                       const std::shared_ptr<analysis::ScattererAssignment>& scatterers,
+                       EarlierRun& earlier) {
   a.job.hooks.checkpoint_seconds = a.controls.checkpoint_seconds;
   if (root) {
     a.job.hooks.on_checkpoint = [&](const JobState& state) {
@@ -174,6 +177,7 @@ void install_callbacks(RunRequest& a, bool root, const RunIdentity& identity,
     // it.
     a.job.hooks.on_interval = [&](const HistogramResult& so_far) {
       std::vector<std::string> files = write_results(a.controls.output, so_far, config);
+      earlier.retire();
       scatter_outputs(a, so_far, config, kernels, *scatterers, files, false, false);
       if (so_far.stopped_by != "in progress")
         std::fprintf(stderr, "pairhist: kept %zu complete intervals (%zu frames) in %s\n",
@@ -191,15 +195,17 @@ void install_callbacks(RunRequest& a, bool root, const RunIdentity& identity,
 }
 
 /// The job itself. Bad input removes the checkpoint (going on from it would meet the input
-/// again) and the directory if the run made it and nothing else is in it; an output error says
-/// whether the checkpoint is left to resume from.
-JobOutcome count(const RunRequest& a, bool root, const std::string& checkpoint) {
+/// again; not an earlier run's that --overwrite has not replaced yet) and the directory if the
+/// run made it and nothing else is in it; an output error says whether the checkpoint is left to
+/// resume from.
+JobOutcome count(const RunRequest& a, bool root, const std::string& checkpoint,
+                 const EarlierRun& earlier) {
   try {
     return run_trajectory_job(a.job);
   } catch (const InputError&) {
     if (!root) throw;
     std::error_code ec;
-    std::filesystem::remove(checkpoint, ec);
+    if (!earlier.holds(checkpoint)) std::filesystem::remove(checkpoint, ec);
     std::filesystem::remove(a.controls.output, ec);  // only if empty: the run's own directory
     throw;
   } catch (const OutputError& e) {
@@ -265,7 +271,8 @@ JobOutcome run(RunRequest a, const std::atomic<int>* stop = nullptr) {
   const RunIdentity identity = run_identity(a.job);
   std::optional<Checkpoint> resumed;
   std::optional<OutputLock> lock;  // held until the last file is written
-  if (root) claim_output_directory(a, distribution.get(), identity, resumed, lock);
+  EarlierRun earlier;              // with --overwrite: replaced once this run has results
+  if (root) claim_output_directory(a, distribution.get(), identity, resumed, lock, earlier);
   if (root && a.controls.resume && !resumed && !a.controls.quiet)
     std::fprintf(stderr, "pairhist: nothing to resume in %s: starting from the first frame\n",
                  a.controls.output.c_str());
@@ -293,14 +300,14 @@ JobOutcome run(RunRequest a, const std::atomic<int>* stop = nullptr) {
                 return scattering_kernels(resolved, r_max, nbins, unit, 1);
               }).share();
   const auto scatterers = std::make_shared<analysis::ScattererAssignment>();
-  install_callbacks(a, root, identity, checkpoint, config, kernels, scatterers);
+  install_callbacks(a, root, identity, checkpoint, config, kernels, scatterers, earlier);
   std::optional<StopSignals> signals;  // the command's own: a caller's stop request is its own
   if (!stop) {
     signals.emplace();
     stop = &StopSignals::requested();
   }
   a.job.hooks.stop = stop;
-  JobOutcome out = count(a, root, checkpoint);
+  JobOutcome out = count(a, root, checkpoint, earlier);
   if (!out.root) {  // another rank of a distributed run: rank 0 writes
     if (out.stopped_by_signal != 0) throw StoppedBySignal(out.stopped_by_signal);
     return out;
@@ -316,6 +323,7 @@ JobOutcome run(RunRequest a, const std::atomic<int>* stop = nullptr) {
   std::vector<std::string> files = write_results(a.controls.output, result, config);
   // A trajectory that ends inside a frame is read to its end: the results hold all there is.
   if (result.complete || !out.incomplete_frame.empty()) mark_finished(result, identity, checkpoint);
+  earlier.retire();
   scatter_outputs(a, result, config, kernels, *scatterers, files, true, out.stopped_by_signal == 0);
   out.end_marks.outputs_written = process_seconds();
   write_run_extras(a, out, files);

@@ -13,6 +13,7 @@
 #include "drivers/job/engine_settings.hpp"
 #include "drivers/job/length_units.hpp"
 #include "drivers/job/run_outputs.hpp"
+#include "io/common/output_paths.hpp"
 #include "io/topology/topology_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tasks/algorithm_choice.hpp"
@@ -121,6 +122,29 @@ std::vector<std::string> argument_problems(const RunArgs& a, JobOptions& o) {
   for (const std::string& line : run_scattering_problems(a.scattering, a.scattering_flags, o))
     p.push_back(line);
   return p;
+}
+
+/// What the run reads and writes: no output may replace an input or another output.
+io::CommandFiles run_files(const RunArgs& a, const JobOptions& job) {
+  io::CommandFiles files;
+  files.read(job.trajectory, "the trajectory " + job.trajectory);
+  files.read(job.topology, "the topology " + job.topology);
+  files.read(job.index_file, "the index file " + job.index_file);
+  files.read(a.config, "--config " + a.config);
+  files.read(a.scattering.q_file, "--q-file " + a.scattering.q_file);
+  files.read(a.scattering.table, "--table " + a.scattering.table);
+  const RunControls& c = a.controls;
+  // The directory's files follow its own rule (refused, resumed or --overwrite'n): no backups.
+  for (const std::string& f : run_directory_files(c.output))
+    files.write(f, "the result " + f + " of -o " + c.output, false);
+  for (const auto& [flag, path] :
+       {std::pair<const char*, const std::string*>{"--report", &c.report},
+        {"--activity-svg", &c.activity_svg},
+        {"--task-trace", &c.task_trace},
+        {"--reading-trace", &c.reading_trace},
+        {"--lp-file", &c.lp_file}})
+    files.write(*path, std::string(flag) + " " + *path);
+  return files;
 }
 
 }  // namespace
@@ -377,6 +401,8 @@ RunRequest resolve_run_arguments(const RunArgs& a) {
   r.controls = a.controls;
   JobOptions& job = r.job;
   std::vector<std::string> problems = argument_problems(a, job);
+  const io::CommandFiles files = run_files(a, job);
+  for (const std::string& line : files.problems(r.controls.overwrite)) problems.push_back(line);
   // Check the inputs exist before any work, so a typo costs nothing and leaves nothing behind.
   std::vector<std::string> missing;
   for (const auto& f :
@@ -387,6 +413,7 @@ RunRequest resolve_run_arguments(const RunArgs& a) {
     throw UsageError(joined(problems));
   }
   if (!missing.empty()) throw InputError(joined(missing));
+  if (!r.controls.overwrite) files.keep_backups();  // of the other files it replaces
   // The q file and table read once here; the scatterers need the topology: the run decides them
   // once it has defined its species over it (run_command.cpp), before it counts.
   if (!a.scattering.radiation.empty()) {

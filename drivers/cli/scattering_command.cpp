@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "drivers/cli/scattering_excess.hpp"
+#include "io/common/output_paths.hpp"
 #include "io/scattering/scattering_writers.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/version.hpp"
@@ -330,8 +331,33 @@ std::vector<std::string> scattering_flags_given(const CLI::App& cmd) {
   return given;
 }
 
+namespace {
+
+/// What `pairhist scattering` reads and writes: no output may replace an input.
+io::CommandFiles scattering_files(const ScatteringOptions& o) {
+  io::CommandFiles files;
+  files.read(o.input, "the run " + o.input, {"pairhist.h5"});
+  files.read(o.subtract, "--subtract " + o.subtract, {"pairhist.h5"});
+  files.read(o.topology, "--top " + o.topology);
+  files.read(o.q_file, "--q-file " + o.q_file);
+  files.read(o.table, "--table " + o.table);
+  std::error_code ec;
+  const fs::path run =
+      fs::is_directory(o.input, ec) ? fs::path(o.input) / "pairhist.h5" : fs::path(o.input);
+  const fs::path dir = o.output_dir.empty() ? run.parent_path() : fs::path(o.output_dir);
+  const std::string stem = !o.subtract.empty() ? "excess" : o.structure_factor ? "sq" : "intensity";
+  for (const char* ext : {".csv", ".xvg", ".h5"}) {
+    const std::string file = (dir / (stem + ext)).string();
+    files.write(file, "the output " + file);
+  }
+  return files;
+}
+
+}  // namespace
+
 void add_scattering_command(CLI::App& app) {
   auto o = std::make_shared<ScatteringOptions>();
+  auto overwrite = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
       "scattering",
       "X-ray or neutron scattering of a finished run from its pair histograms: the intensity I(q) "
@@ -349,9 +375,13 @@ void add_scattering_command(CLI::App& app) {
   cmd->add_option("--subtract", o->subtract,
                   "A solvent run (directory or pairhist.h5): write the excess intensity "
                   "I(RESULT) - I(SOLVENT) with the same options (excess.csv, .xvg, .h5)");
-  cmd->callback([o, cmd]() {
+  cmd->add_flag("--overwrite", *overwrite,
+                "Replace existing output files without keeping a backup #NAME.N# (default: kept, "
+                "as GROMACS does)");
+  cmd->callback([o, cmd, overwrite]() {
     if (!o->structure_factor && cmd->count("--window") > 0)
       throw UsageError("--window applies to --structure-factor only");
+    scattering_files(*o).check(*overwrite);
     ScatteringResult r = o->subtract.empty() ? compute_scattering(*o) : compute_excess(*o);
     write_scattering(*o, r);
     report_scattering("scattering", {r}, true);

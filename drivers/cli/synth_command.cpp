@@ -4,10 +4,12 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <memory>
 
 #include "drivers/workloads/synth_case.hpp"
+#include "io/common/output_paths.hpp"
 
 namespace pairhist {
 
@@ -17,6 +19,7 @@ struct SynthArgs {
   SynthOptions options;
   bool progress = false;
   bool quiet = false;
+  bool overwrite = false;
 };
 
 /// Progress at most once a second, only once the write has taken a second (short writes stay
@@ -37,7 +40,26 @@ std::function<void(int, int)> make_progress(bool forced) {
   };
 }
 
+/// No file written may replace the sample it is made from.
+void check_synth_files(const SynthArgs& a) {
+  const SynthOptions& o = a.options;
+  namespace fs = std::filesystem;
+  io::CommandFiles files;
+  files.read(o.sample_xtc, "--sample " + o.sample_xtc);
+  const std::string top = o.sample_gro.empty() && !o.sample_xtc.empty()
+                              ? fs::path(o.sample_xtc).replace_extension(".gro").string()
+                              : o.sample_gro;
+  files.read(top, "--sample-top " + top);
+  if (!o.output.empty())
+    for (const char* ext : {".xtc", ".gro"}) {
+      const std::string file = (fs::path(o.output) / (o.case_name + ext)).string();
+      files.write(file, "the output " + file);
+    }
+  files.check(a.overwrite);
+}
+
 void run_synth(SynthArgs& a) {
+  check_synth_files(a);
   if (!a.quiet) a.options.progress = make_progress(a.progress);
   const SynthResult r = synth_case(a.options);
   if (!a.quiet) {
@@ -86,6 +108,9 @@ void add_synth_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--progress", a->progress, "Show progress even when stderr is not a terminal");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress, no summary (the command is still printed)");
+  cmd->add_flag("--overwrite", a->overwrite,
+                "Replace existing output files without keeping a backup #NAME.N# (default: kept, "
+                "as GROMACS does)");
   cmd->callback([a]() { run_synth(*a); });
 }
 

@@ -1,6 +1,7 @@
 #include "drivers/job/run_outputs.hpp"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <filesystem>
 
 #include "analysis/rdf.hpp"
+#include "drivers/job/output_lock.hpp"
 #include "io/results/hdf5_writer.hpp"
 #include "io/results/text_writers.hpp"
 #include "pairhist/errors.hpp"
@@ -52,6 +54,43 @@ std::string checkpoint_path(const std::string& dir) {
   return (fs::path(dir) / kCheckpointName).string();
 }
 
+std::vector<std::string> run_directory_files(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const std::string& name : kResultNames) files.push_back((fs::path(dir) / name).string());
+  files.push_back(checkpoint_path(dir));
+  files.push_back((fs::path(dir) / OutputLock::kFileName).string());
+  return files;
+}
+
+void EarlierRun::record(const std::string& dir) {
+  files_.clear();
+  std::vector<std::string> names = kResultNames;
+  names.push_back(kCheckpointName);
+  for (const std::string& name : names) {
+    const std::string path = (fs::path(dir) / name).string();
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0)  // through a link: the file the run would replace
+      files_.push_back({path, static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)});
+  }
+}
+
+bool EarlierRun::holds(const std::string& path) const {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  for (const File& f : files_)
+    if (f.path == path && f.device == static_cast<uint64_t>(st.st_dev) &&
+        f.inode == static_cast<uint64_t>(st.st_ino))
+      return true;
+  return false;
+}
+
+void EarlierRun::retire() {
+  std::error_code ec;
+  for (const File& f : files_)
+    if (holds(f.path)) fs::remove(f.path, ec);
+  files_.clear();
+}
+
 void check_output_directory(const std::string& dir) {
   const fs::path p = fs::absolute(dir);
   const std::string hint =
@@ -91,11 +130,7 @@ std::optional<Checkpoint> prepare_output_directory(const std::string& dir, bool 
     if (fs::exists(p / name)) results.push_back((fs::path(dir) / name).string());
   if (!have_checkpoint && results.empty()) return std::nullopt;
 
-  if (overwrite) {
-    for (const std::string& f : results) fs::remove(f);
-    if (have_checkpoint) fs::remove(checkpoint);
-    return std::nullopt;
-  }
+  if (overwrite) return std::nullopt;  // replaced once this run has results (EarlierRun)
   if (!resume) {
     bool finished = !have_checkpoint;
     try {
