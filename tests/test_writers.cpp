@@ -13,6 +13,7 @@
 #include "analysis/rdf.hpp"
 #include "io/common/atomic_file.hpp"
 #include "io/results/hdf5_writer.hpp"
+#include "io/results/result_checksum.hpp"
 #include "io/results/text_writers.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/result.hpp"
@@ -218,7 +219,12 @@ TEST_CASE("HDF5 round trip with a periodic box") {
   CHECK(read_attr<int64_t>(meta, "complete", H5T_STD_I64LE, H5T_NATIVE_INT64) == 1);
   CHECK(read_string_attr(meta, "norm") == "rdf");
   CHECK(read_string_attr(meta, "exclude") == "none");
-  CHECK(H5Aget_num_attrs(meta) == 11);
+  // The checksum of everything else (issue 40), the attribute written last.
+  const std::string checksum = read_string_attr(meta, "checksum");
+  CHECK(checksum.size() == 14);
+  CHECK(checksum.rfind("crc32:", 0) == 0);
+  CHECK(checksum == pairhist::io::result_checksum(f, path));
+  CHECK(H5Aget_num_attrs(meta) == 12);
   H5Gclose(meta);
 
   CHECK(read_1d<double>(f, "/pairhist/bin_edges", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) ==

@@ -280,6 +280,7 @@ PlotResult plot_run(const PlotOptions& options) {
   draw(out, output, gnuplot_script(run, pairs, style));
   result.counts_only = !run.has_rdf();
   result.quantity = result.counts_only ? "pair counts" : "g(r)";
+  result.notes = run.notes;
   for (size_t i : pairs) result.pairs.push_back(run.pairs[i].label);
   return result;
 }
@@ -315,6 +316,8 @@ void add_plot_command(CLI::App& app) {
     o->width = w;
     o->height = h;
     const PlotResult r = plot_run(*o);
+    for (const std::string& note : r.notes)
+      std::fprintf(stderr, "pairhist plot: note: %s\n", note.c_str());
     if (r.counts_only)
       std::fprintf(stderr,
                    "pairhist plot: note: the run has no g(r) (no periodic box and no --volume): "

@@ -23,6 +23,7 @@ struct PlotResult {
   std::vector<std::string> pairs;  // labels drawn (column names for I(q), S(q))
   bool counts_only = false;        // the run had no g(r): counts per frame were drawn
   std::string quantity;            // "g(r)", "pair counts", "I(q)" or "S(q)"
+  std::vector<std::string> notes;  // about the run's file (io::RunOutput::notes)
 };
 
 /// Reads the run, writes the plot atomically with gnuplot (the program in $PAIRHIST_GNUPLOT, or

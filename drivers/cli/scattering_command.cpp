@@ -54,6 +54,7 @@ void describe_inputs(const ScatteringOptions& o, const ScatteringInputs& in,
     c.push_back("sphere = " + res.sphere + " (centre of " + res.sphere_centre +
                 "): each frame's atoms within R of the centre, without a box; the self term "
                 "sum_A N_A f_A^2 takes each species' mean atoms per frame");
+  for (const std::string& n : in.run.notes) notes.push_back(n);  // a file without a checksum
   if (!res.complete)
     notes.push_back("complete = 0, stopped_by = " + res.stopped_by + ": the run " +
                     (res.stopped_by == "in progress" ? "was still counting" : "stopped early") +

@@ -12,6 +12,7 @@
 #include "analysis/rdf.hpp"
 #include "drivers/job/output_lock.hpp"
 #include "io/results/hdf5_writer.hpp"
+#include "io/results/histogram_result_reader.hpp"
 #include "io/results/text_writers.hpp"
 #include "pairhist/errors.hpp"
 
@@ -155,6 +156,17 @@ std::optional<Checkpoint> prepare_output_directory(const std::string& dir, bool 
     throw UsageError(dir +
                      " records a finished run whose results are missing (--overwrite runs "
                      "it again)");
+  if (saved.finished) {
+    // "Nothing to resume" only where the results are this run's, whole and unchanged.
+    const std::string results = (fs::path(dir) / "pairhist.h5").string();
+    try {
+      if (io::read_histogram_result(results).result.frame_indices != saved.state.frame_indices)
+        throw InputError("cannot read '" + results + "': not the frames its checkpoint records");
+    } catch (const InputError& e) {
+      throw InputError(std::string(e.what()) + " (" + dir +
+                       " records a finished run: --overwrite runs it again)");
+    }
+  }
   return saved;
 }
 

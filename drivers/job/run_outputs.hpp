@@ -53,6 +53,8 @@ class EarlierRun {
 /// must be there); with neither, UsageError saying what is there and which flag to add. A
 /// resume with nothing of an earlier run in `dir` starts afresh (nullopt). Leftover temporary
 /// files of killed runs are removed.
+/// A finished run's pairhist.h5 must pass io::read_histogram_result's checks and hold the frames
+/// the record names (else InputError).
 std::optional<Checkpoint> prepare_output_directory(const std::string& dir, bool resume,
                                                    bool overwrite, const RunIdentity& identity);
 

@@ -12,6 +12,7 @@
 #include "analysis/rdf.hpp"
 #include "io/common/atomic_file.hpp"
 #include "io/hdf5/hdf5_util.hpp"
+#include "io/results/result_checksum.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::io {
@@ -294,6 +295,21 @@ void write_curves(const Writer& w, hid_t meta, const HistogramResult& res, const
   w.check(error.close(), "closing group", d.curve_group + "_error");
 }
 
+/// The checksum of everything written so far (io/results/result_checksum.hpp), as /pairhist's
+/// attribute `checksum`: the last thing the file gets.
+void write_checksum(const Writer& w, hid_t file) {
+  std::string checksum;
+  try {
+    checksum = result_checksum(file, "");
+  } catch (const InputError& e) {  // a file of our own making: a bug
+    throw std::logic_error(std::string("pairhist.h5 fails its own checksum walk: ") + e.what());
+  }
+  Handle meta(w.check(H5Gopen2(file, "pairhist", H5P_DEFAULT), "opening group 'pairhist'"),
+              H5Gclose);
+  w.string_attribute(meta.get(), kChecksumAttribute, checksum);
+  w.check(meta.close(), "closing group", "pairhist");
+}
+
 /// The bytes of the in-memory file, which is then closed.
 std::string file_image(const Writer& w, Handle& file) {
   w.check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "flushing file", w.path());
@@ -335,6 +351,7 @@ void write_hdf5(const std::string& path, const HistogramResult& res,
       if (derived.have_curves) write_curves(w, meta.get(), res, derived);
       w.check(meta.close(), "closing group", "pairhist");
     }
+    write_checksum(w, file.get());
     image = file_image(w, file);
   }
   write_bytes_atomically(path, image, "the HDF5 file");

@@ -15,7 +15,9 @@ namespace pairhist::io {
 ///   /<last frame index>/volumes/box          float64 scalar  mean box volume (only with a box)
 ///   /pairhist                                 attributes version, length_unit, r_max, nbins,
 ///                                             box_kind, precision, n_frames, config, complete,
-///                                             norm (rdf|density|none), exclude (none|residue)
+///                                             norm (rdf|density|none), exclude (none|residue),
+///                                             checksum ("crc32:XXXXXXXX" of everything else,
+///                                             io/results/result_checksum.hpp)
 ///   /pairhist/excluded_pairs/<A>,<B>          uint64 scalar   pairs per frame left out by
 ///                                                             the exclusion rule
 ///   /pairhist/shared_atoms/<A>,<B>            uint64 scalar   atoms in both A and B: self

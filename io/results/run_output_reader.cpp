@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "io/hdf5/hdf5_util.hpp"
+#include "io/results/histogram_result_reader.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::io {
@@ -179,6 +180,9 @@ void order_as_run(std::vector<RunOutputPair>& pairs, std::vector<std::string>& h
 }
 
 RunOutput read_hdf5(const std::string& path) {
+  // The checks of `pairhist scattering`'s reader first (its checksum, the bounds of its counts, a
+  // walk by the HDF5 library in a child process), so that what is plotted is what was counted.
+  const std::vector<std::string> notes = read_histogram_result(path).notes;
   Hdf5Gate gate;  // see hdf5_util.hpp
   QuietHdf5 quiet;
   const H5Input in(path);
@@ -191,6 +195,7 @@ RunOutput read_hdf5(const std::string& path) {
 
   RunOutput out;
   out.path = path;
+  out.notes = notes;
   out.length_unit = in.string_attribute(meta.get(), "length_unit");
   out.r_max = in.scalar_attribute<double>(meta.get(), "r_max", H5T_NATIVE_DOUBLE);
   const auto nbins = in.scalar_attribute<int64_t>(meta.get(), "nbins", H5T_NATIVE_INT64);
@@ -359,6 +364,8 @@ RunOutput read_csv(const std::string& path) {
         out.r.push_back(v);
         continue;
       }
+      if (kind == 0 && !(v >= 0 && std::isfinite(v) && v == std::floor(v)))
+        csv_fail(path, line_no, "count '" + excerpt(cells[c]) + "' is not a number of pairs");
       RunOutputPair& p = out.pairs[static_cast<size_t>(pair)];
       (kind == 0   ? p.counts
        : kind == 1 ? p.g

@@ -25,6 +25,7 @@ struct RunOutput {
   double r_max = 0;
   int64_t n_frames = 0;
   std::vector<RunOutputPair> pairs;
+  std::vector<std::string> notes;  // what to tell the user about the file (StoredRun::notes)
 
   bool has_rdf() const { return !pairs.empty() && !pairs.front().g.empty(); }
   bool has_errors() const { return !pairs.empty() && !pairs.front().g_error.empty(); }
@@ -32,9 +33,10 @@ struct RunOutput {
 
 /// Reads a run's output from `path`: a pairhist.h5, an rdf.csv, or the output directory holding
 /// them (pairhist.h5 preferred). Pairs come in the run's order (A-A, A-B, ..., B-B, ... by the
-/// order of --species; HDF5 files without a config attribute: by name). Throws InputError, naming
-/// the path, for a missing or unreadable file, a file that is not a pairhist output, or
-/// inconsistent contents.
+/// order of --species; HDF5 files without a config attribute: by name). A pairhist.h5 is checked
+/// as read_histogram_result() checks it (checksum, bounds of its counts, bins); an rdf.csv's
+/// counts must be non-negative whole numbers. Throws InputError, naming the path, for a missing
+/// or unreadable file, a file that is not a pairhist output, or inconsistent contents.
 RunOutput read_run_output(const std::string& path);
 
 }  // namespace pairhist::io

@@ -303,9 +303,14 @@ def read_run(path):
     volumes, pairs_per_frame, excluded_pairs, shared_atoms, box_kind, precision, norm, exclude,
     frame_species_counts, frame_pairs, sphere, sphere_centre (intervals and rdf_error empty);
     besides path, complete, stopped_by and config (the run's effective settings). A file that is
-    not one raises ValueError with one line.
+    not one raises ValueError with one line, as does a damaged one: the file's checksum and the
+    bounds of its counts are checked as `pairhist scattering` checks them (a file written before
+    pairhist wrote checksums is read with a warning saying it has none).
     """
-    return _pairhist.read_run(os.fspath(path))
+    out = _pairhist.read_run(os.fspath(path))
+    for note in out.pop("notes", []):
+        warnings.warn(note, stacklevel=2)
+    return out
 
 
 def _per_species(value, name):

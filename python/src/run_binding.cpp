@@ -403,6 +403,7 @@ py::dict read_run(const std::string& path) {
   d["complete"] = stored.result.complete;
   d["stopped_by"] = stored.result.stopped_by;
   d["config"] = stored.config;
+  d["notes"] = stored.notes;  // read_run() warns with them
   return d;
 }
 

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import threading
+import warnings
 
 import numpy as np
 
@@ -223,6 +224,28 @@ for label, extra, cli in (
               and all(np.array_equal(theirs["frame_pairs"][k], v)
                       for k, v in mine["frame_pairs"].items()) and mine["sphere"] is None)
 refused("read_run() of a file that is no run", lambda: pairhist.read_run(config), ValueError)
+# A file without a checksum (written before pairhist wrote one) is read with a warning; a file
+# whose contents no longer match its checksum is refused, as `pairhist scattering` refuses it.
+# Edited as bytes (no h5py here): the attribute's name, then a hex digit of its value.
+with open(os.path.join(out, "pairhist.h5"), "rb") as f:
+    good_bytes = f.read()
+check("pairhist.h5 names its checksum once", good_bytes.count(b"checksum") == 1 and
+      good_bytes.count(b"crc32:") == 1)
+old_file = os.path.join(work, "old-pairhist.h5")
+with open(old_file, "wb") as f:
+    f.write(good_bytes.replace(b"checksum", b"checksuX"))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    old = pairhist.read_run(old_file)
+check("read_run() of a file without a checksum: read, with a warning saying so",
+      any("has no checksum" in str(w.message) for w in caught) and "notes" not in old and
+      all(np.array_equal(old["counts"][k], fixed["counts"][k]) for k in fixed["counts"]))
+at = good_bytes.index(b"crc32:") + 6
+digit = b"1" if good_bytes[at:at + 1] != b"1" else b"2"
+with open(old_file, "wb") as f:
+    f.write(good_bytes[:at] + digit + good_bytes[at + 1:])
+refused("read_run() of a file whose checksum does not match", lambda: pairhist.read_run(old_file),
+        ValueError)
 
 refused("histograms() of int coordinates", lambda: pairhist.histograms(
     [np.zeros((4, 3), dtype=int)], None, r_max=1.0, n_bins=10), TypeError)
