@@ -103,13 +103,16 @@ G96Reader::~G96Reader() = default;
 
 void G96Reader::fail(const std::string& problem) {
   error_ = text::line_error(path_, frames_parsed_, line_number_, problem);
-  throw InputError(error_);
+  cut_ = line_cut_;
+  throw_frame_error(error_, cut_);
 }
 
 bool G96Reader::read_line() {
   bool had_newline = false;
+  line_cut_ = false;  // a read error is no cut
   switch (text::read_line(in_, line_, line_number_, had_newline)) {
     case text::LineStatus::ok:
+      line_cut_ = !had_newline;
       return true;
     case text::LineStatus::binary:
       fail("a NUL byte: not a text file");
@@ -120,6 +123,7 @@ bool G96Reader::read_line() {
       break;
   }
   line_.clear();
+  line_cut_ = true;
   ++line_number_;  // a frame cut here is missing this line: its errors name it
   return false;
 }
@@ -308,7 +312,7 @@ void G96Reader::parse_box(std::array<float, 9>& box) {
 }
 
 bool G96Reader::next(TrajectoryFrame& frame) {
-  if (!error_.empty()) throw InputError(error_);
+  if (!error_.empty()) throw_frame_error(error_, cut_);
   if (first_pending_) {
     first_pending_ = false;
     std::swap(frame, first_);

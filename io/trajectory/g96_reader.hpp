@@ -38,8 +38,10 @@ class G96Reader : public TrajectoryReader {
 
   /// Reads the next frame into `frame`. Returns false at a clean end of file (a cut that falls
   /// between two frames cannot be told from one). Throws InputError ("path: frame K: line N:
-  /// problem (last complete frame is K-1)") on malformed or truncated input, or a frame whose atom
-  /// count differs from the first one. After a throw the reader stays failed.
+  /// problem (last complete frame is K-1)") on malformed input, or a frame whose atom count
+  /// differs from the first one; TruncatedFrame where the problem is that the file ends (its
+  /// lines run out, or its last line, without a newline, is cut). After a throw the reader stays
+  /// failed.
   bool next(TrajectoryFrame& frame) override;
 
   int64_t frames_read() const override { return frames_read_; }
@@ -82,6 +84,8 @@ class G96Reader : public TrajectoryReader {
   int64_t frames_read_ = 0;
   int64_t frames_parsed_ = 0;
   std::string error_;
+  bool cut_ = false;       // error_ is the file ending inside the frame
+  bool line_cut_ = false;  // line_ lies past the end of the file or has no newline: its last
 
   TrajectoryFrame first_;  // parsed by the constructor, handed out by the first next()
   bool first_pending_ = false;
