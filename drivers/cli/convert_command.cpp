@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "drivers/job/job_inputs.hpp"
+#include "io/common/input_path.hpp"
 #include "io/topology/gro_writer.hpp"
 #include "io/topology/topology_reader.hpp"
 #include "io/trajectory/cadishi_writer.hpp"
@@ -41,7 +42,7 @@ void convert(const ConvertArgs& a) {
   if (a.step <= 0) throw UsageError("--step must be positive");
   if (a.first < 0) throw UsageError("--first must be >= 0");
   for (const auto& f : {a.input, a.topology})
-    if (!f.empty() && !std::filesystem::is_regular_file(f)) throw InputError(f + ": no such file");
+    if (!f.empty()) io::require_input_file(f);
   if (std::filesystem::exists(a.output) && std::filesystem::equivalent(a.output, a.input))
     throw UsageError("output " + a.output + " is the input file");
 
