@@ -151,7 +151,7 @@ TEST_CASE("garbage in StarPU's numeric variables: one line naming each, never an
   CHECK(fine.status == 0);
 }
 
-TEST_CASE("garbage in pairhist's variables: a warning naming each, never an abort") {
+TEST_CASE("garbage in pairhist's and MPI launchers' variables: warnings, never an abort") {
   Scratch s;
   const Outcome r = run_with("HOME=" + s.dir.string() +
                                  " PAIRHIST_MPI_TIMEOUT=abc PAIRHIST_PIN_BUDGET_MB=-3 "
@@ -161,4 +161,11 @@ TEST_CASE("garbage in pairhist's variables: a warning naming each, never an abor
   CHECK(r.status == 0);
   CHECK(lines_starting(r.output, "pairhist: warning: PAIRHIST_") == 3);
   CHECK(fs::is_regular_file(s.file("out/rdf.csv")));
+  // An MPI launcher's variables only say whether one started the process.
+  const Outcome mpi = run_with(
+      "HOME=" + s.dir.string() + " OMPI_COMM_WORLD_SIZE=abc OMPI_COMM_WORLD_LOCAL_SIZE=abc",
+      s.file("mpi"), s.dir.string());
+  INFO(mpi.output);
+  CHECK(mpi.status == 0);
+  CHECK(fs::is_regular_file(s.file("mpi/rdf.csv")));
 }
