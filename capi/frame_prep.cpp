@@ -37,6 +37,16 @@ std::string frame_problem(const ph_frame* f) {
       return "species " + std::to_string(s) + " has atoms but no coordinates";
   }
   if (f->precision != PH_SINGLE && f->precision != PH_DOUBLE) return "unknown precision";
+  // A NaN distance falls in no bin and an infinite one beyond r_max: either would be left out
+  // of the counts without a word (Engine::submit and pairhist.run refuse them the same way).
+  for (int s = 0; s < f->n_species; ++s)
+    for (int64_t k = 0; k < 3 * f->species_sizes[s]; ++k) {
+      const double x = f->precision == PH_SINGLE ? static_cast<const float*>(f->coordinates[s])[k]
+                                                 : static_cast<const double*>(f->coordinates[s])[k];
+      if (!std::isfinite(x))
+        return "species " + std::to_string(s) + ", atom " + std::to_string(k / 3) +
+               " has a non-finite coordinate";
+    }
   if (!(f->r_max > 0) || !std::isfinite(f->r_max)) return "r_max must be positive and finite";
   if (f->n_bins < 1) return "n_bins must be positive";
   if (f->algorithm != PH_AUTO && f->algorithm != PH_ALL_PAIRS && f->algorithm != PH_CELL_LIST)

@@ -1,9 +1,12 @@
 // The process environment under one lock (include/pairhist/environment.hpp).
 #include "pairhist/environment.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <mutex>
 #include <shared_mutex>
+#include <string>
 
 namespace pairhist {
 namespace {
@@ -28,6 +31,16 @@ void env_set(const char* name, const char* value, bool replace) {
 bool env_flag(const char* name, bool fallback) {
   const char* v = env_get(name);
   return v ? std::atoi(v) != 0 : fallback;
+}
+
+std::vector<std::string> env_names(const std::string& prefix) {
+  std::shared_lock<std::shared_mutex> lock(environment_mutex());
+  std::vector<std::string> names;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string text = *entry;
+    if (text.rfind(prefix, 0) == 0) names.push_back(text.substr(0, text.find('=')));
+  }
+  return names;
 }
 
 void env_unset(const char* name) {

@@ -18,6 +18,7 @@
 #include "pairhist/host_cores.hpp"
 #include "tasks/feeding_plan.hpp"
 #include "tasks/lp_bound.hpp"
+#include "tasks/starpu_environment.hpp"
 #include "tasks/starpu_machine.hpp"
 
 namespace pairhist {
@@ -113,9 +114,22 @@ void set_starpu_environment_defaults() {
   // pairhist's lock (CUDA's, MPI's, StarPU's), while replacing a value does not.
   env_set("STARPU_HWLOC_INPUT", "", false);
   env_set("STARPU_CUDA_PIPELINE", "2", false);
+  // StarPU's model directory as StarPU would find it, so that falling back to another one where
+  // it cannot be written (ensure_perfmodel_dir) only replaces the value.
+  reserve_perfmodel_dir_variable();
 }
 
 void StarpuSession::start(EngineConfig& config, const GpuFit* fit) {
+  // StarPU aborts the process on a numeric variable it cannot read (starpu_conf_init reads most
+  // of them) and on a model directory it cannot make: one line naming the variable instead.
+  if (const std::vector<std::string> problems = starpu_variable_problems(); !problems.empty()) {
+    std::string text;
+    for (const std::string& line : problems) text += (text.empty() ? "" : "\n") + line;
+    throw UsageError(text);
+  }
+  set_starpu_environment_defaults();  // done at the process's start already by pairhist
+  if (const std::string warning = ensure_perfmodel_dir(); !warning.empty())
+    std::fprintf(stderr, "pairhist: warning: %s\n", warning.c_str());
   starpu_conf conf;
   starpu_conf_init(&conf);
   // With GPUs, one central queue by default: lws (StarPU's default) let CPU workers and GPU-only
@@ -143,7 +157,6 @@ void StarpuSession::start(EngineConfig& config, const GpuFit* fit) {
     for (size_t d = 0; d < fit->devices.size() && d < STARPU_NMAXWORKERS; ++d)
       conf.workers_cuda_gpuid[d] = static_cast<unsigned>(fit->devices[d]);
   }
-  set_starpu_environment_defaults();  // done at the process's start already by pairhist
   std::optional<ScopedEnv> one_worker, no_pipeline;
   if (fit && fit->one_task_per_gpu) {
     one_worker.emplace("STARPU_NWORKER_PER_CUDA", "1");

@@ -148,6 +148,22 @@ TEST_CASE("bad frames are refused with a message") {
   for (uint64_t v : h) CHECK(v == 0);  // nothing written by failed calls
 }
 
+TEST_CASE("a NaN or infinite coordinate is refused, naming species and atom") {
+  // Before, such an atom was left out of the counts without a word (issue 40).
+  for (const float bad : {NAN, INFINITY, -INFINITY}) {
+    auto f = test::make_frames({10, 10}, 1, BoxKind::orthorhombic);
+    f.xyz[0][1][3 * 7 + 2] = bad;  // species 1, atom 7, z
+    std::vector<uint64_t> h(3 * 10, 0);
+    FrameView view(f, 0, 0.5, 10);
+    for (const ph_algorithm a : {PH_ALL_PAIRS, PH_CELL_LIST, PH_AUTO}) {
+      view.frame.algorithm = a;
+      CHECK(ph_histograms_cpu(&view.frame, 1, h.data()) == -1);
+      CHECK(std::string(ph_last_error()) == "species 1, atom 7 has a non-finite coordinate");
+    }
+    for (uint64_t v : h) CHECK(v == 0);
+  }
+}
+
 TEST_CASE("spatial order keeps every point and makes neighbours close") {
   for (int64_t n : {0, 1, 2, 1000, 50000}) {
     CAPTURE(n);

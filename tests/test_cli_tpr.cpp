@@ -95,6 +95,18 @@ TEST_CASE("run --top on a truncated or garbled .tpr: one line, exit 1, no output
   }
 }
 
+TEST_CASE("run --top on an empty .tpr: said in pairhist's words, not GROMACS's") {
+  pairhist::test::TempDir dir("cli-tpr-empty");
+  pairhist::test::write_all(dir.file("empty.tpr"), "");
+  const Result r = pairhist_cmd("run " + kXtc + " --top " + dir.file("empty.tpr") +
+                                " --species O=OW" + kCommon + " -o " + dir.file("out"));
+  INFO(r.output);
+  CHECK(r.status == 1);
+  // before: "not a readable .tpr file: wrong string length 0 for string buf (source ...)"
+  CHECK(contains(r.output, dir.file("empty.tpr") + ": an empty file, not a .tpr file"));
+  CHECK(!fs::exists(dir.file("out")));
+}
+
 TEST_CASE("run --species with centres: res_com and mol_com of waters, an ion's centre is the ion") {
   pairhist::test::TempDir dir("cli-centres");
   const auto run = [&](const std::string& species, const std::string& out,

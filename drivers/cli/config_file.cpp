@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "drivers/cli/option_rules.hpp"
+#include "io/common/input_path.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {
@@ -60,6 +62,9 @@ class Reader {
   }
 
   YAML::Node load() const {
+    // YAML's own words for a directory are "basic_filebuf::underflow error reading the file".
+    if (const std::string problem = io::input_file_problem(path_); !problem.empty())
+      throw UsageError(path_ + ": cannot read the config file (" + problem + ")");
     try {
       return YAML::LoadFile(path_);
     } catch (const YAML::BadFile&) {
@@ -269,7 +274,7 @@ void apply_run_config(CLI::App& cmd, const std::string& path) {
       opt->add_result(values);
       opt->run_callback();
     } catch (const CLI::Error& e) {
-      throw UsageError(path + ": " + key + ": " + excerpt(e.what(), 200));
+      throw UsageError(path + ": " + key + ": " + excerpt(parse_error_text(e), 200));
     }
   }
 }

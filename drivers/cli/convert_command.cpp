@@ -8,6 +8,7 @@
 
 #include "drivers/job/job_inputs.hpp"
 #include "io/common/output_paths.hpp"
+#include "io/common/input_path.hpp"
 #include "io/topology/gro_writer.hpp"
 #include "io/topology/topology_reader.hpp"
 #include "io/trajectory/cadishi_writer.hpp"
@@ -43,7 +44,7 @@ void convert(const ConvertArgs& a) {
   if (a.step <= 0) throw UsageError("--step must be positive");
   if (a.first < 0) throw UsageError("--first must be >= 0");
   for (const auto& f : {a.input, a.topology})
-    if (!f.empty() && !std::filesystem::is_regular_file(f)) throw InputError(f + ": no such file");
+    if (!f.empty()) io::require_input_file(f);
 
   JobOptions o;
   o.trajectory = a.input;

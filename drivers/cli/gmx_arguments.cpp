@@ -1,5 +1,6 @@
 #include "drivers/cli/gmx_arguments.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "pairhist/errors.hpp"
@@ -46,6 +47,11 @@ GmxArguments::GmxArguments(const std::vector<GmxOption>& known,
       problems.push_back("unknown option -" + excerpt(name) + " (-h lists the options)");
       continue;
     }
+    // As gmx: "Option specified multiple times" (before, the last value won).
+    const std::string repeated = "-" + option->name + " was given more than once: give it once";
+    if (values_.count(option->name) != 0 &&
+        std::find(problems.begin(), problems.end(), repeated) == problems.end())
+      problems.push_back(repeated);
     std::vector<std::string>& stored = values_[option->name];
     if (option->kind == GmxOption::boolean) {
       stored.assign(1, negated ? "no" : "yes");

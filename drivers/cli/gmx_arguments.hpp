@@ -19,13 +19,14 @@ struct GmxOption {
 class GmxArguments {
  public:
   /// Reads `args` (the words after the command name) against `known`. Every problem (an unknown
-  /// option, a missing value, a word that belongs to no option) is one line of the UsageError.
+  /// option, a missing value, a word that belongs to no option, an option given twice, -b 1 -b 2
+  /// or -excl -noexcl, as gmx refuses them) is one line of the UsageError.
   GmxArguments(const std::vector<GmxOption>& known, const std::vector<std::string>& args);
 
   bool given(const std::string& name) const { return values_.count(name) != 0; }
-  /// The option's value (the last one given), or `fallback`.
+  /// The option's value, or `fallback`.
   std::string value(const std::string& name, const std::string& fallback = "") const;
-  /// Every value given to the option, in order, over all its occurrences.
+  /// Every value given to the option, in order.
   std::vector<std::string> values(const std::string& name) const;
   /// A boolean option: -name (true), -noname (false), or `fallback`.
   bool flag(const std::string& name, bool fallback) const;

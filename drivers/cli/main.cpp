@@ -5,12 +5,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "drivers/cli/bench_command.hpp"
 #include "drivers/cli/convert_command.hpp"
+#include "drivers/cli/option_rules.hpp"
 #include "drivers/cli/plot_command.hpp"
 #include "drivers/cli/rdf_command.hpp"
 #include "drivers/cli/run_command.hpp"
@@ -46,7 +49,7 @@ int report(const char* what, int code) {
 /// type): one line and exit status 2, as every other usage error; help and --version exit 0.
 int parse_failure(const CLI::App& app, const CLI::ParseError& e) {
   if (e.get_exit_code() == 0) return app.exit(e);
-  std::string what = e.what();
+  std::string what = pairhist::parse_error_text(e);
   if (what.empty()) what = e.get_name();
   report((what + " (pairhist COMMAND --help lists the options)").c_str(), 2);
   return 2;
@@ -99,6 +102,7 @@ int main(int argc, char** argv) {
   pairhist::add_plot_command(app);
   pairhist::add_scattering_command(app);
   pairhist::add_rdf_command(app);
+  pairhist::refuse_repeated_options(app);  // as gmx: an option given twice is an error
   if (const std::string word = single_dash_word(argc, argv); !word.empty())
     return report(("'" + word + "': " + argv[1] +
                    " takes one-letter options after one dash (-f, -s, -n, -o, -b, -e) and long "
@@ -125,6 +129,15 @@ int main(int argc, char** argv) {
     return report(e.what(), 2);
   } catch (const pairhist::InputError& e) {
     return report(e.what(), 1);
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A check that did not expect the file system to refuse (a name too long, a directory it
+    // may not enter): the path and the system's reason, not "filesystem error: status: ...".
+    const std::string path = e.path1().empty() ? "" : e.path1().string() + ": ";
+    return report((path + e.code().message()).c_str(), 1);
+  } catch (const std::bad_alloc&) {
+    return report("out of memory: the run needs more memory than this machine (or its limits) "
+                  "allows",
+                  1);
   } catch (const std::exception& e) {
     if (!pairhist::MpiWorld::is_root())
       std::fprintf(stderr, "pairhist: error: rank %d: %s\n", pairhist::MpiWorld::shape().rank,

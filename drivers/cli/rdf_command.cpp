@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
+#include <tuple>
 #include <utility>
 
 #include "analysis/gmx_rdf.hpp"
@@ -14,6 +15,8 @@
 #include "drivers/job/trajectory_job.hpp"
 #include "io/common/atomic_file.hpp"
 #include "io/common/output_paths.hpp"
+#include "io/common/header_text.hpp"
+#include "io/common/input_path.hpp"
 #include "io/topology/ndx_reader.hpp"
 #include "io/topology/topology_reader.hpp"
 #include "io/trajectory/g96_reader.hpp"
@@ -81,6 +84,13 @@ double number(const GmxArguments& a, const std::string& name, double fallback,
   return v;
 }
 
+/// A number as given, in 6 significant digits: -dt 1e-9 was "0.000000" with std::to_string.
+std::string number_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
 /// Frames per -dt in an XTC file whose frames are evenly spaced in time; UsageError otherwise.
 int64_t step_of_dt(const std::string& trajectory, double dt_ps) {
   if (std::filesystem::path(trajectory).extension() != ".xtc")
@@ -95,8 +105,8 @@ int64_t step_of_dt(const std::string& trajectory, double dt_ps) {
       throw UsageError("-dt: the frames of " + trajectory + " are not evenly spaced in time");
   const double steps = std::round(dt_ps / spacing);
   if (steps < 1 || std::fabs(steps * spacing - dt_ps) > 1e-3 * spacing)
-    throw UsageError("-dt " + std::to_string(dt_ps) + " ps is no multiple of the frames' " +
-                     std::to_string(spacing) + " ps");
+    throw UsageError("-dt " + number_text(dt_ps) + " ps is no multiple of the frames' " +
+                     number_text(spacing) + " ps");
   return static_cast<int64_t>(steps);
 }
 
@@ -131,18 +141,19 @@ std::string xvg_text(const std::string& title, const std::string& ylabel,
   char line[64];
   if (headers) {
     f << "# This file was created by pairhist " << kVersionText << " (pairhist rdf)\n";
-    f << "# Command line:\n#   " << command << "\n";
+    // Selections and the command line as given may hold any character: escaped, one line each.
+    f << "# Command line:\n#   " << io::header_text(command) << "\n";
     // As pairhist run's outputs say complete = 0: a trajectory cut inside a frame (gmx rdf:
     // "Incomplete frame") gave the frames before it.
     if (!incomplete.empty())
-      f << "# complete = 0\n# stopped_by = " << excerpt(incomplete, 400) << "\n";
+      f << "# complete = 0\n# stopped_by = " << io::header_text(excerpt(incomplete, 400)) << "\n";
     f << "@    title \"" << title << "\"\n@    xaxis  label \"r (nm)\"\n";
     f << "@    yaxis  label \"" << ylabel << "\"\n@TYPE xy\n";
-    f << "@ subtitle \"reference " << reference << "\"\n";
+    f << "@ subtitle \"reference " << io::header_text(reference, '\'') << "\"\n";
     f << "@ view 0.15, 0.15, 0.75, 0.85\n@ legend on\n@ legend box on\n@ legend loctype view\n";
     f << "@ legend 0.78, 0.8\n@ legend length 2\n";
     for (size_t i = 0; i < legends.size(); ++i)
-      f << "@ s" << i << " legend \"" << legends[i] << "\"\n";
+      f << "@ s" << i << " legend \"" << io::header_text(legends[i], '\'') << "\"\n";
   }
   for (size_t k = 0; k < r.size(); ++k) {
     std::snprintf(line, sizeof line, "%11.3f", r[k]);  // gmx's widths: same r text
@@ -263,22 +274,21 @@ RdfRequest read_rdf_arguments(const std::vector<std::string>& args) {
   files.read(o.trajectory, (a.given("f") ? "-f " : "-s ") + o.trajectory);
   if (o.topology != o.trajectory) files.read(o.topology, "-s " + o.topology);
   files.read(o.index_file, "-n " + o.index_file);
-  for (const auto& [flag, path] :
-       {std::pair<std::string, const std::string*>{"-o", &q.out_rdf}, {"-cn", &q.out_cn}}) {
-    if (path->empty()) continue;
-    const std::filesystem::path f(*path);
-    if (!f.has_filename() || std::filesystem::is_directory(f))
-      p.push_back(flag + " " + *path + " is a directory: " + flag + " names the xvg file (e.g. " +
-                  (flag == "-o" ? "rdf.xvg" : "cn.xvg") + ")");
-    else if (f.has_parent_path() && !std::filesystem::is_directory(f.parent_path()))
-      p.push_back(flag + " " + *path + ": no directory " + f.parent_path().string());
+  for (const auto& [flag, path, example] :
+       {std::tuple<const char*, const std::string&, const char*>{"-o", q.out_rdf, "rdf.xvg"},
+        {"-cn", q.out_cn, "cn.xvg"}}) {
+    if (path.empty()) continue;
+    if (const std::string problem = io::output_file_problem(flag, path, example); !problem.empty())
+      p.push_back(problem);
     else
-      files.write(*path, flag + " " + *path);
+      files.write(path, std::string(flag) + " " + path);
   }
   const bool overwrite = a.flag("overwrite", false);
   for (const std::string& line : files.problems(overwrite)) p.push_back(line);
   for (const std::string& f : {o.trajectory, o.topology, o.index_file})
-    if (!f.empty() && !std::filesystem::is_regular_file(f)) p.push_back(f + ": no such file");
+    if (!f.empty())
+      if (const std::string problem = io::input_file_problem(f); !problem.empty())
+        p.push_back(f + ": " + problem);
   if (!p.empty()) {
     std::string text;
     for (const auto& line : p) text += (text.empty() ? "" : "\n") + line;

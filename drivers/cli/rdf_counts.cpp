@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "drivers/cli/option_rules.hpp"
 #include "drivers/job/box_limit.hpp"
 #include "io/trajectory/trajectory_reader.hpp"
 #include "pairhist/errors.hpp"
@@ -100,7 +101,9 @@ void choose_bins(RdfRequest& q) {
   if (q.cut >= counted_below)
     std::fprintf(stderr, "pairhist rdf: note: -cut %g is not below -rmax %g: nothing is counted\n",
                  q.cut, counted_below);
-  if (halves < 2 || halves * q.split > 1e8) throw UsageError("-rmax / -bin gives no usable bins");
+  if (halves < 2) throw UsageError("-rmax / -bin gives no usable bins");
+  if (const std::string problem = bins_limit_problem(halves * q.split); !problem.empty())
+    throw UsageError("-rmax / -bin makes " + problem);
   o.nbins = static_cast<int>(halves) * q.split;
   o.r_max = halves * half;
   o.r_cut = cut;

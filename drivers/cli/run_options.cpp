@@ -4,9 +4,11 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
+#include <tuple>
 
 #include "analysis/sphere_cut.hpp"
 #include "drivers/cli/config_file.hpp"
+#include "drivers/cli/option_rules.hpp"
 #include "drivers/cli/run_scattering.hpp"
 #include "drivers/cli/scattering_command.hpp"
 #include "drivers/job/box_limit.hpp"
@@ -14,6 +16,7 @@
 #include "drivers/job/length_units.hpp"
 #include "drivers/job/run_outputs.hpp"
 #include "io/common/output_paths.hpp"
+#include "io/common/input_path.hpp"
 #include "io/topology/topology_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tasks/algorithm_choice.hpp"
@@ -76,6 +79,13 @@ std::vector<std::string> argument_problems(const RunArgs& a, JobOptions& o) {
   if (!(a.bin_width >= 0) || !std::isfinite(a.bin_width)) p.push_back("--bin must be positive");
   if (o.step <= 0) p.push_back("--step must be positive");
   if (o.first < 0) p.push_back("--first must be >= 0");
+  // Before: -5 read as -1, the end of the trajectory.
+  if (o.last < -1)
+    p.push_back("--last must be -1 (to the end) or a frame index, 0 or more, got " +
+                std::to_string(o.last));
+  // Before: 128 CPU workers on 2 cores.
+  if (const std::string rule = cpu_workers_problem(o.ncpu); !rule.empty())
+    p.push_back("--ncpu " + rule);
   if (o.begin_time > o.end_time) p.push_back("--begin must not be after --end");
   if (o.interval < 0) p.push_back("--interval must be >= 0");
   if (o.volume < 0 || !std::isfinite(o.volume)) p.push_back("--volume must be positive");
@@ -116,6 +126,16 @@ std::vector<std::string> argument_problems(const RunArgs& a, JobOptions& o) {
   } catch (const UsageError& e) {
     p.push_back(e.what());
   }
+  // Written after the counting: found unwritable before it.
+  for (const auto& [flag, path, example] :
+       {std::tuple<const char*, const std::string&, const char*>{"--report", c.report, "run.json"},
+        {"--activity-svg", c.activity_svg, "activity.svg"},
+        {"--task-trace", c.task_trace, "tasks.csv"},
+        {"--reading-trace", c.reading_trace, "reading.csv"},
+        {"--lp-file", c.lp_file, "bound.lp"}})
+    if (const std::string problem = io::output_file_problem(flag, path, example, c.output);
+        !problem.empty())
+      p.push_back(problem);
   std::set<std::string> names;
   for (const auto& s : o.species)
     if (!names.insert(s.name).second) p.push_back("species '" + s.name + "' is defined twice");
@@ -156,6 +176,8 @@ void resolve_bins(JobOptions& o, double bin_width) {
   if (o.r_max == 0 && !o.sphere.empty())
     o.r_max = 2 * analysis::parse_sphere_option(o.sphere).radius;
   if (o.r_max == 0) o.r_max = smallest_box_limit(o).r_max_nm * factor;
+  if (const std::string problem = bins_limit_problem(o.nbins); !problem.empty())
+    throw UsageError("--nbins " + std::to_string(o.nbins) + " is " + problem);
   if (o.nbins > 0) return;
   const double width = bin_width > 0 ? bin_width : kDefaultBinNm * factor;
   // r_max as given: where it is not a multiple of the width (beyond a relative 1e-9, a decimal
@@ -173,8 +195,8 @@ void resolve_bins(JobOptions& o, double bin_width) {
   if (bins < 1)
     throw UsageError("--bin " + format_length(width, o.units) + " is wider than r_max - r_min " +
                      format_length(span, o.units));
-  if (bins > 1e8)
-    throw UsageError("--bin " + format_length(width, o.units) + " makes over 1e8 bins");
+  if (const std::string problem = bins_limit_problem(bins); !problem.empty())
+    throw UsageError("--bin " + format_length(width, o.units) + " makes " + problem);
   o.nbins = static_cast<int>(bins);
   if (partial) o.r_cut = o.r_max;
   o.r_max = o.r_min + o.nbins * width;
@@ -214,7 +236,8 @@ void add_histogram_options(CLI::App* cmd, RunArgs* args) {
                   "Smallest distance histogrammed (in --units; default 0): the bins span "
                   "[rmin, rmax), pairs closer are not counted and n(r) counts from rmin, as "
                   "MDAnalysis's range and freud's r_min");
-  cmd->add_option("--nbins", args->job.nbins, "Number of bins from rmin to rmax (or give --bin)");
+  cmd->add_option("--nbins", args->job.nbins, "Number of bins from rmin to rmax (or give --bin)")
+      ->check(option_rule::bins());
   cmd->add_option("--bin", args->bin_width,
                   "Bin width (in --units), instead of --nbins; pairs are counted below --rmax "
                   "exactly: where it is not a multiple of the width, the last bin is partial, "
@@ -261,13 +284,17 @@ void add_output_options(CLI::App* cmd, RunArgs* args) {
 
 /// Which frames.
 void add_frame_options(CLI::App* cmd, RunArgs* args) {
+  // --first, --last and --step are checked with the other arguments (argument_problems); nan for
+  // a time is only seen in its text (an unset time is nan).
   cmd->add_option("--first", args->job.first, "First frame (0-based)")->capture_default_str();
   cmd->add_option("--last", args->job.last, "Last frame, inclusive (-1: end)")
       ->capture_default_str();
   cmd->add_option("--step", args->job.step, "Use every step-th frame")->capture_default_str();
   cmd->add_option("--begin,-b", args->job.begin_time,
-                  "Skip frames before this time (ps), like gmx -b");
-  cmd->add_option("--end,-e", args->job.end_time, "Stop after this time (ps), like gmx -e");
+                  "Skip frames before this time (ps), like gmx -b")
+      ->check(option_rule::finite());
+  cmd->add_option("--end,-e", args->job.end_time, "Stop after this time (ps), like gmx -e")
+      ->check(option_rule::finite());
 }
 
 /// How tasks are scheduled and pairs found.
@@ -407,7 +434,9 @@ RunRequest resolve_run_arguments(const RunArgs& a) {
   std::vector<std::string> missing;
   for (const auto& f :
        {job.trajectory, job.topology, job.index_file, a.scattering.q_file, a.scattering.table})
-    if (!f.empty() && !std::filesystem::is_regular_file(f)) missing.push_back(f + ": no such file");
+    if (!f.empty())
+      if (const std::string problem = io::input_file_problem(f); !problem.empty())
+        missing.push_back(f + ": " + problem);
   if (!problems.empty()) {
     problems.insert(problems.end(), missing.begin(), missing.end());
     throw UsageError(joined(problems));
@@ -434,6 +463,10 @@ RunRequest resolve_run_arguments(const RunArgs& a) {
   job.reading_timeline = !r.controls.reading_trace.empty();
   job.distributed.output_place = " in " + r.controls.output;
   resolve_bins(job, a.bin_width);
+  if (r.scattering)
+    if (const std::string problem = scattering_size_problem(r.scattering->q.size(), job.nbins);
+        !problem.empty())
+      throw UsageError("--scattering: " + problem);
   return r;
 }
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <locale>
 #include <map>
 #include <sstream>
@@ -12,6 +12,7 @@
 #include "analysis/scattering_structure.hpp"
 #include "drivers/job/job_inputs.hpp"
 #include "drivers/job/run_definition.hpp"
+#include "io/scattering/q_file_reader.hpp"
 #include "io/scattering/scattering_table_reader.hpp"
 #include "io/topology/topology_reader.hpp"
 #include "pairhist/errors.hpp"
@@ -26,6 +27,9 @@ using analysis::Radiation;
 constexpr double kPi = 3.14159265358979323846;
 // International Tables' Cromer-Mann fits hold for sin(theta)/lambda <= 2/A.
 constexpr double kXrayFitQMax = 4 * kPi * 2 * 10;
+// The most q values a grid or a q file may give, and q values times bins the sums may take.
+constexpr size_t kMaxQValues = 10000000;
+constexpr double kMaxQBins = 1e8;
 
 bool parse_number(const std::string& text, double& value) {
   std::istringstream in(text);
@@ -39,7 +43,7 @@ std::vector<std::string> q_grid_problems(const ScatteringOptions& o) {
   if (!o.q_values.empty() || !o.q_file.empty()) return p;
   if (!(o.q_max > 0) || !std::isfinite(o.q_max))
     p.push_back("--q-max must be a positive number of 1/nm, got " + std::to_string(o.q_max));
-  if (o.nq < 2 || o.nq > 10000000)
+  if (o.nq < 2 || o.nq > static_cast<int>(kMaxQValues))
     p.push_back("--nq must be between 2 and 10^7, got " + std::to_string(o.nq));
   return p;
 }
@@ -62,26 +66,7 @@ std::vector<double> q_grid(const ScatteringOptions& o) {
     }
     return q;
   }
-  if (!o.q_file.empty()) {
-    std::ifstream in(o.q_file);
-    if (!in) throw InputError("cannot read '" + o.q_file + "': cannot open the file");
-    size_t line_no = 0;
-    for (std::string line; std::getline(in, line);) {
-      ++line_no;
-      line = line.substr(0, line.find_first_of("#;@"));
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      std::istringstream fields(line);
-      std::string first;
-      fields >> first;  // the first column; others (e.g. measured intensities) are ignored
-      double v = 0;
-      if (!parse_number(first, v) || v < 0 || (!q.empty() && v <= q.back()))
-        throw InputError(o.q_file + " line " + std::to_string(line_no) + ": '" + excerpt(first) +
-                         "' is not a q (1/nm) above the previous one");
-      q.push_back(v);
-    }
-    if (q.empty()) throw InputError(o.q_file + ": no q values");
-    return q;
-  }
+  if (!o.q_file.empty()) return io::read_q_file(o.q_file, kMaxQValues);
   if (const std::vector<std::string> p = q_grid_problems(o); !p.empty()) throw UsageError(p[0]);
   for (int i = 0; i < o.nq; ++i) q.push_back(o.q_max * i / (o.nq - 1));
   return q;
@@ -196,10 +181,38 @@ void deuterate(const ScatteringOptions& o, const std::vector<std::string>& names
   }
 }
 
-/// Deuteration, every species' weight and its values on the grid, from in.assignment.
+/// The --table keys no species uses: neither its name nor its element, nor D where a species is
+/// deuterated (a misspelt key otherwise left the built-in weight in place without a word).
+std::vector<std::string> unused_table_keys(const analysis::ScattererTable& user,
+                                           const std::vector<analysis::SpeciesScatterer>& species) {
+  std::vector<std::string> unused;
+  for (const auto& entry : user) {
+    const std::string& key = entry.first;
+    bool used = false;
+    for (const analysis::SpeciesScatterer& s : species)
+      used = used || key == s.species || key == s.label || (key == "D" && s.deuterium > 0);
+    if (!used) unused.push_back(key);
+  }
+  return unused;
+}
+
+/// Deuteration, every species' weight and its values on the grid, from in.assignment; a warning
+/// for --table keys that match nothing where `warn_unused`.
 void decide_weights(const ScatteringOptions& o, const std::vector<std::string>& names,
-                    const analysis::ScattererTable& user, ScatteringInputs& in) {
+                    const analysis::ScattererTable& user, ScatteringInputs& in, bool warn_unused) {
   deuterate(o, names, in.assignment.species);
+  if (warn_unused) {
+    const std::vector<std::string> unused = unused_table_keys(user, in.assignment.species);
+    std::string keys, known;
+    for (const std::string& k : unused) keys += (keys.empty() ? "'" : ", '") + excerpt(k) + "'";
+    for (const analysis::SpeciesScatterer& s : in.assignment.species)
+      known += (known.empty() ? "" : ", ") + s.species + " (" + s.label + ")";
+    if (!unused.empty())
+      std::fprintf(stderr,
+                   "pairhist: warning: --table %s: %s match%s no species or element of the run, "
+                   "ignored (species: %s)\n",
+                   o.table.c_str(), keys.c_str(), unused.size() == 1 ? "es" : "", known.c_str());
+  }
   in.weights = analysis::species_weights(in.assignment.species, in.radiation, user);
   if (in.radiation == Radiation::xray && in.q.back() > kXrayFitQMax)
     for (const auto& w : in.weights)
@@ -215,6 +228,9 @@ ScatteringInputs inputs_of_run(const ResolvedScattering& resolved, io::StoredRun
   in.radiation = resolved.radiation;
   in.q = resolved.q;
   in.run = std::move(run);
+  if (const std::string problem = scattering_size_problem(in.q.size(), in.run.result.nbins);
+      !problem.empty())
+    throw UsageError(in.run.path + ": " + problem);
   // Scattering weighs each species by its atoms: one number per run, not per frame.
   if (in.run.result.dynamic())
     throw UsageError(o.input +
@@ -225,7 +241,8 @@ ScatteringInputs inputs_of_run(const ResolvedScattering& resolved, io::StoredRun
   in.assignment = known != nullptr ? *known : scatterers(o, in.run);
   std::vector<std::string> names;
   for (const SpeciesInfo& s : in.run.result.species) names.push_back(s.name);
-  decide_weights(o, names, resolved.table, in);
+  // With `known` the run decided its scatterers, and warned, before it counted.
+  decide_weights(o, names, resolved.table, in, known == nullptr);
   return in;
 }
 
@@ -252,6 +269,16 @@ void refuse_shared_atoms(const std::vector<std::string>& names, const RunDefinit
 }
 
 }  // namespace
+
+std::string scattering_size_problem(size_t nq, int64_t nbins) {
+  const double products = static_cast<double>(nq) * static_cast<double>(nbins);
+  if (products <= kMaxQBins) return "";
+  return std::to_string(nq) + " q values x " + std::to_string(nbins) +
+         " bins are over the limit of 10^8 q x bins (a sine integral each; their kernels would "
+         "take " +
+         scattering_number(products * 8 / 1e9, 3) +
+         " GB): give fewer q values (--nq, --q-file) or count with wider bins";
+}
 
 std::string scattering_number(double v, int digits) {
   std::ostringstream s;
@@ -343,7 +370,7 @@ analysis::ScattererAssignment decide_run_scatterers(const ResolvedScattering& re
   in.assignment = analysis::assign_scatterers(topology, names, run.atoms,
                                               by_species(o.elements, "--element", names));
   const analysis::ScattererAssignment decided = in.assignment;
-  decide_weights(o, names, resolved.table, in);  // deuterates in.assignment
+  decide_weights(o, names, resolved.table, in, true);  // deuterates in.assignment
   return decided;
 }
 

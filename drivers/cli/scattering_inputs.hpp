@@ -97,6 +97,13 @@ analysis::ScattererAssignment decide_run_scatterers(const ResolvedScattering& re
                                                     const RunDefinition& run,
                                                     const analysis::Topology& topology);
 
+/// "" when the sums over `nq` q values and `nbins` bins are within the limit of 10^8 q x bins,
+/// else one line saying so with the memory their kernels would take: every q weighs every bin by
+/// a sine integral (about 1.2 us of a core each here), so a 10^7-line q file on 600 bins ran for
+/// an hour without a word. `pairhist scattering` checks it once the run is read, `run
+/// --scattering` before it counts.
+std::string scattering_size_problem(size_t nq, int64_t nbins);
+
 /// `v` with `digits` significant digits, '.' as the decimal point.
 std::string scattering_number(double v, int digits = 6);
 

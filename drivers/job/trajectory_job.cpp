@@ -62,7 +62,13 @@ SpeciesSpec parse_species(const std::string& text) {
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
     throw UsageError("--species expects NAME=SELECTION (e.g. O=OW or H=HW1,HW2), got '" + text +
                      "'");
-  return {text.substr(0, eq), text.substr(eq + 1)};
+  const std::string name = text.substr(0, eq);
+  // A name becomes the column names and legends of every output: no control characters.
+  for (const char c : name)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      throw UsageError("--species '" + excerpt(text) +
+                       "': a species name may not hold control characters");
+  return {name, text.substr(eq + 1)};
 }
 
 namespace {

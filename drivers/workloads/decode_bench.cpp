@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "io/common/input_path.hpp"
 #include "io/trajectory/trajectory_opening.hpp"
 #include "io/trajectory/trajectory_reader.hpp"
 #include "pairhist/errors.hpp"
@@ -78,7 +79,7 @@ Pass read_all(const DecodeBenchOptions& o) {
 void run_decode_bench(const DecodeBenchOptions& o) {
   if (o.repeats < 1) throw UsageError("--repeats must be at least 1");
   if (o.threads < 0) throw UsageError("--threads must be >= 0 with --decode (0: automatic)");
-  if (!std::filesystem::is_regular_file(o.path)) throw InputError(o.path + ": no such file");
+  io::require_input_file(o.path);
   const double bytes = static_cast<double>(std::filesystem::file_size(o.path));
   std::vector<double> wall, cpu, faults;
   Pass p;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace pairhist {
 
@@ -22,6 +23,8 @@ void env_unset(const char* name);
 /// A switch from the environment: `fallback` when `name` is unset, else whether its value is a
 /// non-zero number (PAIRHIST_X=0 turns a default-on behaviour off, =1 a default-off one on).
 bool env_flag(const char* name, bool fallback);
+/// The names of the variables set, of those starting with `prefix`, under the lock.
+std::vector<std::string> env_names(const std::string& prefix);
 
 /// A variable set for a scope (StarPU reads its settings at starpu_init), its previous value (or
 /// its absence) restored after.

@@ -22,6 +22,7 @@
  * floor(r * n_bins / r_max) == k (r >= r_max is not counted); same-species pairs once (i < j).
  * r is the minimum-image distance in a periodic box: exact at any distance in an orthorhombic
  * box; in a triclinic box r_max may not exceed half the shortest lattice vector (refused).
+ * Every coordinate must be finite: a NaN or infinite one is refused, naming species and atom.
  */
 #ifndef PAIRHIST_C_H
 #define PAIRHIST_C_H

@@ -8,6 +8,7 @@
 
 #include "analysis/rdf.hpp"
 #include "io/common/atomic_file.hpp"
+#include "io/common/header_text.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::io {
@@ -35,12 +36,8 @@ std::string pair_label(const HistogramResult& res, const PairHistogram& p) {
 }
 
 /// Comments and grace strings are single-line; user-supplied text must not break out of them.
-std::string one_line(std::string s, char quote_replacement = '"') {
-  for (char& c : s) {
-    if (c == '\n' || c == '\r') c = ' ';
-    if (c == '"') c = quote_replacement;
-  }
-  return s;
+std::string one_line(const std::string& s, char quote_replacement = '"') {
+  return header_text(s, quote_replacement);
 }
 
 void check_frames(const HistogramResult& res) {
@@ -229,7 +226,8 @@ void write_cn_xvg(const std::string& path, const HistogramResult& res) {
                     });
 }
 
-std::string csv_field(const std::string& s) {
+std::string csv_field(const std::string& raw) {
+  const std::string s = header_text(raw);  // no line break inside a header row
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string quoted = "\"";
   for (char c : s) {

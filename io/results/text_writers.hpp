@@ -8,8 +8,9 @@
 
 namespace pairhist::io {
 
-/// A CSV header field, quoted if it holds a separator, quote or line break (RFC 4180), so that
-/// odd species names cannot shift the columns.
+/// A CSV header field, its control characters escaped (io/common/header_text.hpp) and quoted if
+/// it holds a separator or quote (RFC 4180), so that odd species names cannot shift the columns
+/// or break the header row.
 std::string csv_field(const std::string& s);
 
 /// One CSV table, written atomically. The header row comes first (numpy.genfromtxt(names=True)

@@ -5,6 +5,7 @@
 #include <limits>
 #include <sstream>
 
+#include "io/common/input_path.hpp"
 #include "io/common/text_lines.hpp"
 #include "pairhist/errors.hpp"
 
@@ -32,6 +33,7 @@ bool is_q_table_csv(const std::string& path) {
 }
 
 QTable read_q_table_csv(const std::string& path) {
+  require_input_file(path);
   std::ifstream in(path);
   if (!in) throw InputError("cannot read '" + path + "': cannot open the file");
   QTable t;

@@ -6,11 +6,13 @@
 #include <sstream>
 #include <vector>
 
+#include "io/common/input_path.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::io {
 
 analysis::ScattererTable read_scatterer_table(const std::string& path) {
+  require_input_file(path);
   std::ifstream in(path);
   if (!in) throw InputError("cannot read '" + path + "': cannot open the file");
   analysis::ScattererTable table;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "io/common/atomic_file.hpp"
+#include "io/common/header_text.hpp"
 #include "io/results/text_writers.hpp"
 
 namespace pairhist::io {
@@ -44,12 +45,8 @@ void rows(std::ostringstream& f, const QTable& table, size_t n_columns, char sep
 }
 
 /// Comments and grace strings are single-line; species names must not break out of them.
-std::string one_line(std::string s, char quote_replacement) {
-  for (char& c : s) {
-    if (c == '\n' || c == '\r') c = ' ';
-    if (c == '"') c = quote_replacement;
-  }
-  return s;
+std::string one_line(const std::string& s, char quote_replacement) {
+  return header_text(s, quote_replacement);
 }
 
 void check(const QTable& t) {

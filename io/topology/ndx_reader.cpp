@@ -2,12 +2,14 @@
 
 #include <fstream>
 
+#include "io/common/input_path.hpp"
 #include "io/common/text_lines.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::io {
 
 IndexGroups read_ndx(const std::string& path, int natoms) {
+  require_input_file(path);
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open the index file");
   IndexGroups groups;

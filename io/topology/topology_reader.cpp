@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "io/common/input_path.hpp"
 #include "io/topology/tpr_reader.hpp"
 #include "io/trajectory/cadishi_input.hpp"
 #include "io/trajectory/g96_reader.hpp"
@@ -15,6 +16,7 @@
 namespace pairhist::io {
 
 Topology read_topology(const std::string& path, TopologyContent content) {
+  require_input_file(path);  // a directory, FIFO or device named as such
   const std::string ext = lower_extension(path);
   if (ext == ".gro") return read_gro(path, content);
   if (ext == ".g96") return read_g96_topology(path, content);
@@ -23,7 +25,6 @@ Topology read_topology(const std::string& path, TopologyContent content) {
   if (ext == ".xyz" || ext == ".extxyz") return read_xyz_topology(path);
   if (ext == ".lammpstrj" || ext == ".lammpsdump" || ext == ".dump")
     return read_lammps_dump_topology(path);
-  if (!std::filesystem::exists(path)) throw InputError(path + ": no such file");
   if ((ext == ".h5" || ext == ".hdf5" || ext == ".hdf") && is_cadishi_input(path))
     return read_cadishi_topology(path);
   throw InputError(

@@ -1,6 +1,7 @@
 #include "io/topology/tpr_reader.hpp"
 
 #include "io/common/child_process.hpp"
+#include "io/common/input_path.hpp"
 #include "pairhist/errors.hpp"
 
 #ifdef PAIRHIST_HAVE_GROMACS
@@ -103,16 +104,12 @@ auto guarded(const std::string& path, Call&& call) -> decltype(call()) {
 /// Checks what can be checked before libgromacs allocates by the header's word: the file exists,
 /// has a topology, and is large enough for its atoms' coordinates and its declared body.
 TpxFileHeader checked_header(const std::string& path) {
+  require_input_file(path);
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
-  if (ec)
-    throw InputError(path + ": " +
-                     (std::filesystem::exists(path) ? "cannot read the file" : "no such file"));
-  if (FILE* f = std::fopen(path.c_str(), "rb")) {
-    std::fclose(f);
-  } else {
-    throw InputError(path + ": cannot open the file");
-  }
+  if (ec) throw InputError(path + ": cannot read the file (" + ec.message() + ")");
+  // libgromacs's own words for an empty file are "wrong string length 0 for string buf".
+  if (size == 0) throw InputError(path + ": an empty file, not a .tpr file");
   const TpxFileHeader header = guarded(path, [&] { return readTpxHeader(path.c_str(), true); });
   if (!header.bTop) throw InputError(path + ": the .tpr file holds no topology");
   const auto coordinate_bytes = static_cast<uintmax_t>(header.natoms) * 3 * sizeof(float);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "io/common/input_path.hpp"
 #include "io/trajectory/cadishi_input.hpp"
 #include "io/trajectory/dcd_reader.hpp"
 #include "io/trajectory/g96_reader.hpp"
@@ -27,6 +28,7 @@ std::string lower_extension(const std::string& path) {
 }
 
 std::unique_ptr<TrajectoryReader> open_trajectory(const std::string& path) {
+  require_input_file(path);  // a directory, FIFO or device named as such
   const std::string ext = lower_extension(path);
   if (ext == ".xtc") return std::make_unique<XtcReader>(path);
   if (ext == ".trr") return std::make_unique<TrrReader>(path);
@@ -39,7 +41,6 @@ std::unique_ptr<TrajectoryReader> open_trajectory(const std::string& path) {
   if (ext == ".lammpstrj" || ext == ".lammpsdump" || ext == ".dump")
     return std::make_unique<LammpsDumpReader>(path);
   if (ext == ".h5md") return std::make_unique<H5mdReader>(path);
-  if (!std::filesystem::exists(path)) throw InputError(path + ": no such file");
   if (ext == ".h5" || ext == ".hdf5" || ext == ".hdf") {
     // Both HDF5 layouts use these extensions; H5MD files have /h5md and /particles.
     if (is_cadishi_input(path)) return std::make_unique<CadishiReader>(path);

@@ -53,6 +53,10 @@ def box_rows(box):
     lx, ly, lz, alpha, beta, gamma = (float(v) for v in b)
     if lx <= 0 or ly <= 0 or lz <= 0:
         raise ValueError("box lengths must be positive")
+    # An angle of 0 or 180 degrees (sin 0) made a ZeroDivisionError below.
+    if not all(0 < angle < 180 for angle in (alpha, beta, gamma)):
+        raise ValueError(f"box angles must lie between 0 and 180 degrees, not {alpha}, {beta}, "
+                         f"{gamma}")
 
     def cosine(angle):
         return 0.0 if angle == 90.0 else math.cos(math.radians(angle))

@@ -14,9 +14,11 @@
 #include "analysis/sphere_cut.hpp"
 #include "drivers/cli/config_file.hpp"
 #include "drivers/cli/run_command.hpp"
+#include "drivers/cli/option_rules.hpp"
 #include "drivers/cli/run_options.hpp"
 #include "drivers/job/trajectory_job.hpp"
 #include "io/common/child_process.hpp"
+#include "io/common/input_path.hpp"
 #include "io/results/histogram_result_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "python/src/arrays.hpp"
@@ -342,7 +344,11 @@ py::dict run(const std::vector<std::pair<std::string, Values>>& settings, const 
     throw UsageError("rmax must be positive (or 0: as large as the boxes allow)");
   if (!(o.r_min >= 0) || !std::isfinite(o.r_min)) throw UsageError("rmin must be at least 0");
   if (o.r_max > 0 && !(o.r_min < o.r_max)) throw UsageError("rmin must be below rmax");
-  if (o.nbins < 0) throw UsageError("nbins must be positive");
+  if (o.nbins < 0 || (given.count("nbins") && o.nbins == 0))
+    throw UsageError("nbins must be positive");
+  if (o.last < -1) throw UsageError("last must be -1 (to the end) or a frame index, 0 or more");
+  if (const std::string rule = cpu_workers_problem(o.ncpu); !rule.empty())
+    throw UsageError("ncpu " + rule);
   if (!(bin >= 0) || !std::isfinite(bin)) throw UsageError("bin must be positive");
   if (o.nbins > 0 && bin > 0) throw UsageError("give nbins or bin, not both");
   if (!o.sphere.empty() && o.exclude != "none")
@@ -352,8 +358,9 @@ py::dict run(const std::vector<std::pair<std::string, Values>>& settings, const 
         "schedule 'static' counts all pairs of whole frames: use algorithm auto or "
         "all-pairs with it");
   for (const auto& f : {o.trajectory, o.topology, o.index_file})
-    if (!f.empty() && !std::filesystem::is_regular_file(f))
-      throw py::value_error(f + ": no such file");
+    if (!f.empty())
+      if (const std::string problem = io::input_file_problem(f); !problem.empty())
+        throw py::value_error(f + ": " + problem);
   if (output.empty() && (resume || overwrite))
     throw UsageError(std::string(resume ? "resume" : "overwrite") + " needs an output directory");
   // Ctrl-C asks the run to stop as SIGINT stops `pairhist run`: the frames begun are counted,
