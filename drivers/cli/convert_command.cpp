@@ -7,8 +7,8 @@
 #include <memory>
 
 #include "drivers/job/job_inputs.hpp"
-#include "io/common/output_paths.hpp"
 #include "io/common/input_path.hpp"
+#include "io/common/output_paths.hpp"
 #include "io/topology/gro_writer.hpp"
 #include "io/topology/topology_reader.hpp"
 #include "io/trajectory/cadishi_writer.hpp"

@@ -15,8 +15,8 @@
 #include "drivers/job/engine_settings.hpp"
 #include "drivers/job/length_units.hpp"
 #include "drivers/job/run_outputs.hpp"
-#include "io/common/output_paths.hpp"
 #include "io/common/input_path.hpp"
+#include "io/common/output_paths.hpp"
 #include "io/topology/topology_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "tasks/algorithm_choice.hpp"
@@ -163,7 +163,10 @@ io::CommandFiles run_files(const RunArgs& a, const JobOptions& job) {
         {"--task-trace", &c.task_trace},
         {"--reading-trace", &c.reading_trace},
         {"--lp-file", &c.lp_file}})
-    files.write(*path, std::string(flag) + " " + *path);
+    // One that cannot be written at all (a directory, no such directory) is argument_problems'
+    // line already.
+    if (io::output_file_problem(flag, *path, "", c.output).empty())
+      files.write(*path, std::string(flag) + " " + *path);
   return files;
 }
 
