@@ -2,11 +2,14 @@
 // a frame of such points gets.
 #pragma once
 
+#include <doctest/doctest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
+#include "codelets/cpu/cell_histogram_cpu.hpp"
 #include "codelets/cpu/pair_histogram_cpu.hpp"
 #include "pairhist/cell_grid_setup.hpp"
 #include "tests/random_points.hpp"
@@ -102,6 +105,24 @@ inline std::vector<Setup> small_rmax_setups() {
   out[3].name = "rhombic dodecahedron, small r_max";
   out[4].name = "truncated octahedron, small r_max";
   return out;
+}
+
+/// The CPU cell lists' counts of (a, b) under p equal `all_pairs` bit for bit, in every order
+/// and with reach 1 and 2 (b is a where `same`).
+template <class T>
+void require_cells_equal(const Setup& s, const Species<T>& a, const Species<T>& b, bool same,
+                         const HistogramParams<T>& p, const std::vector<uint64_t>& all_pairs) {
+  for (CellOrder order : kOrders)
+    for (int reach : {1, 2}) {
+      const CellGrid g = grid_for<T>(s, {&a, &b}, reach, order);
+      cpu::CellSortedSpecies<T> sa, sb;
+      cpu::sort_into_cells(a.coords(), g, p, sa);
+      cpu::sort_into_cells(b.coords(), g, p, sb);
+      std::vector<uint64_t> cells(static_cast<size_t>(p.nbins) + 1, 0);
+      cpu::cell_histogram(sa, sb, same, g, 0, g.keys, p, cells.data());
+      cells.pop_back();  // the candidates
+      REQUIRE(cells == all_pairs);
+    }
 }
 
 }  // namespace pairhist::test

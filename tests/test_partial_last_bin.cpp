@@ -106,17 +106,7 @@ void check_setup(const Setup& s, int64_t na, int64_t nb, bool same, int nbins) {
   REQUIRE(got_total <= ref_total + ref.near_cut);
 
   // Cell lists: the same counts bit for bit, every order and reach.
-  for (CellOrder order : test::kOrders)
-    for (int reach : {1, 2}) {
-      const CellGrid g = test::grid_for<T>(s, {&a, &other}, reach, order);
-      cpu::CellSortedSpecies<T> sa, sb;
-      cpu::sort_into_cells(a.coords(), g, partial, sa);
-      cpu::sort_into_cells(other.coords(), g, partial, sb);
-      std::vector<uint64_t> cells(static_cast<size_t>(nbins) + 1, 0);
-      cpu::cell_histogram(sa, sb, same, g, 0, g.keys, partial, cells.data());
-      cells.pop_back();  // the candidates
-      REQUIRE(cells == got);
-    }
+  test::require_cells_equal(s, a, other, same, partial, got);
 }
 
 }  // namespace
