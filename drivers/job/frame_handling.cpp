@@ -65,7 +65,8 @@ double box_angle(const BoxMatrix& box, int u, int v) {
 }  // namespace
 
 void check_frame_box(const BoxMatrix& box, BoxKind kind, const RunSpec& o, double r_max_nm,
-                     const std::string& unit, const std::string& where) {
+                     const std::string& unit, const std::string& where, bool images,
+                     bool can_count_images) {
   if (const std::string problem = box_problem(box); !problem.empty())
     throw InputError(where + problem);
   const BoxKind frame_kind = classify_box(box);
@@ -81,14 +82,19 @@ void check_frame_box(const BoxMatrix& box, BoxKind kind, const RunSpec& o, doubl
     throw InputError(where + "box changes from " + box_kind_name(kind) + " to " +
                      box_kind_name(frame_kind));
   }
+  if (images) return;  // every image is counted: any r_max, any skew
   const double factor = length_factor(o.units);
   const double limit = max_minimum_image_rmax(box);
   // Only the pairs below the cut-off are counted: a partial last bin may reach past the limit.
   const double counted_nm = o.r_cut > 0 ? o.r_cut / factor : r_max_nm;
-  if (!rmax_fits_minimum_image(counted_nm, box))
-    throw InputError(where + "r_max " + format_length(o.r_cut > 0 ? o.r_cut : o.r_max, unit) +
-                     " exceeds the minimum-image limit " + format_length(limit * factor, unit) +
-                     " of this frame's box (half its shortest lattice vector)");
+  if (!rmax_fits_minimum_image(counted_nm, box)) {
+    const std::string problem =
+        where + "r_max " + format_length(o.r_cut > 0 ? o.r_cut : o.r_max, unit) +
+        " exceeds the minimum-image limit " + format_length(limit * factor, unit) +
+        " of this frame's box (half its shortest lattice vector)";
+    if (can_count_images) throw ImagesNeeded(problem);
+    throw InputError(problem);
+  }
   if (frame_kind == BoxKind::triclinic &&
       triclinic_search_size(box, r_max_nm) > static_cast<size_t>(kMaxOctantImages))
     throw InputError(where +

@@ -226,6 +226,11 @@ void print_execution(const JobOptions& job, const JobOutcome& out) {
         act.cell_grid[0], act.cell_grid[1], act.cell_grid[2], act.cell_cut / act.cell_reach * unit,
         r.length_unit.c_str(), act.cell_cut * unit, act.cell_reach, act.cell_order.c_str());
   }
+  if (act.periodic_images)
+    std::printf(
+        "  images        : every periodic image within r_max (beyond the minimum image): up to "
+        "%d lattice translations a frame, %lld image points in the last\n",
+        act.most_image_translations, static_cast<long long>(act.image_points));
   std::printf("  workers       : %d CPU, %d CUDA, scheduler %s\n", out.cpu_workers,
               out.cuda_workers, out.scheduler.c_str());
   if (out.decode_threads > 0) {
