@@ -7,6 +7,7 @@
 
 #include "drivers/job/length_units.hpp"
 #include "pairhist/errors.hpp"
+#include "pairhist/periodic_images.hpp"
 
 namespace pairhist {
 
@@ -82,8 +83,15 @@ void check_frame_box(const BoxMatrix& box, BoxKind kind, const RunSpec& o, doubl
     throw InputError(where + "box changes from " + box_kind_name(kind) + " to " +
                      box_kind_name(frame_kind));
   }
-  if (images) return;  // every image is counted: any r_max, any skew
   const double factor = length_factor(o.units);
+  if (images) {  // every image is counted: any r_max, any skew
+    // -xy's third vector only keeps the layers apart: its images are no part of the plane.
+    if (o.xy && counted_radius(r_max_nm, o.r_cut / factor) >= box[8])
+      throw InputError(where + "-xy with r_max at least 2 max(a_x, b_y) = " +
+                       format_length(box[8] * factor, unit) +
+                       " is not counted: the plane's images would meet the next layer");
+    return;
+  }
   const double limit = max_minimum_image_rmax(box);
   // Only the pairs below the cut-off are counted: a partial last bin may reach past the limit.
   const double counted_nm = o.r_cut > 0 ? o.r_cut / factor : r_max_nm;

@@ -129,6 +129,11 @@ void print_counted(const JobOptions& job, const JobOutcome& out,
   if (!out.incomplete_frame.empty())
     std::printf("  ends early    : %s; the outputs say complete = 0\n",
                 out.incomplete_frame.c_str());
+  if (out.activity.periodic_images)
+    std::printf(
+        "  images        : every periodic image within r_max (r_max beyond half the box): up to "
+        "%d lattice translations a frame, %lld image points in the last\n",
+        out.activity.most_image_translations, static_cast<long long>(out.activity.image_points));
   std::printf("  species       :");
   // Centres are named by their kind; with none, one word for all as before.
   std::vector<std::string> kinds;
@@ -226,11 +231,6 @@ void print_execution(const JobOptions& job, const JobOutcome& out) {
         act.cell_grid[0], act.cell_grid[1], act.cell_grid[2], act.cell_cut / act.cell_reach * unit,
         r.length_unit.c_str(), act.cell_cut * unit, act.cell_reach, act.cell_order.c_str());
   }
-  if (act.periodic_images)
-    std::printf(
-        "  images        : every periodic image within r_max (beyond the minimum image): up to "
-        "%d lattice translations a frame, %lld image points in the last\n",
-        act.most_image_translations, static_cast<long long>(act.image_points));
   std::printf("  workers       : %d CPU, %d CUDA, scheduler %s\n", out.cpu_workers,
               out.cuda_workers, out.scheduler.c_str());
   if (out.decode_threads > 0) {
