@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "pairhist/errors.hpp"
 #include "pairhist/periodic_images.hpp"
@@ -74,6 +76,12 @@ size_t PeriodicImages::internal_pair(int a, int b) const {
 template <class T>
 void PeriodicImages::prepare(const BoxMatrix& box, const std::vector<const float*>& soa,
                              const std::vector<int64_t>& counts) {
+  // Moving points into the cell needs a periodic lower-triangular box (the job checks every
+  // frame's box; a caller of the engine may not).
+  if (classify_box(box) == BoxKind::none)
+    throw std::invalid_argument("HistogramEngine: periodic images need a periodic box");
+  if (const std::string problem = box_problem(box); !problem.empty())
+    throw std::invalid_argument("HistogramEngine: " + problem);
   // The caller's species moved into the cell, and the bounding box of all of them.
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (int s = 0; s < nspecies_; ++s) {
