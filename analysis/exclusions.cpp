@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "pairhist/errors.hpp"
+#include "pairhist/periodic_images.hpp"
 
 namespace pairhist::analysis {
 
@@ -76,6 +77,28 @@ uint64_t bin_pairs(const std::vector<std::pair<int32_t, int32_t>>& pairs, const 
     const int k =
         bin_of_points<K>(p, static_cast<T>(a[0]), static_cast<T>(a[1]), static_cast<T>(a[2]),
                          static_cast<T>(b[0]), static_cast<T>(b[1]), static_cast<T>(b[2]));
+    if (k < p.nbins) ++hist[k];
+  }
+  return binned;
+}
+
+/// bin_pairs for a run that counts every periodic image: each point moved into the cell as the
+/// engine moves it, the pair binned as the engine's image layout counts its minimum image.
+template <class T>
+uint64_t bin_image_pairs(const std::vector<std::pair<int32_t, int32_t>>& pairs,
+                         const float* row_xyz, const float* col_xyz, const uint8_t* row_selected,
+                         const uint8_t* col_selected, bool same_species, const BoxMatrix& box,
+                         const HistogramParams<T>& p, uint64_t* hist) {
+  uint64_t binned = 0;
+  for (const auto& [i, j] : pairs) {
+    if (row_selected && !(row_selected[i] && col_selected[j])) continue;
+    ++binned;
+    const float* a = row_xyz + 3 * static_cast<size_t>(i);
+    const float* b = col_xyz + 3 * static_cast<size_t>(j);
+    T wa[3], wb[3];
+    wrapped_point<T>(box, a[0], a[1], a[2], wa);
+    wrapped_point<T>(box, b[0], b[1], b[2], wb);
+    const int k = image_pair_bin(p, box, wa, wb, same_species);
     if (k < p.nbins) ++hist[k];
   }
   return binned;
@@ -160,8 +183,11 @@ void PairExclusions::add_frame_as(const std::vector<const float*>& species_xyz,
                                   const std::vector<std::vector<uint8_t>>* selected,
                                   const BoxMatrix& box, BoxKind kind, const BinRange& bins,
                                   std::vector<std::vector<uint64_t>>& hist,
-                                  std::vector<uint64_t>* left_out) const {
-  const HistogramParams<T> p = make_params<T>(box, kind, bins);
+                                  std::vector<uint64_t>* left_out, bool images) const {
+  images = images && kind != BoxKind::none;
+  // With images the engine counts without a box: no image tables (any r_max, any skew).
+  const HistogramParams<T> p =
+      images ? make_params<T>(BoxMatrix{}, BoxKind::none, bins) : make_params<T>(box, kind, bins);
   for (size_t q = 0; q < lists_.size(); ++q) {
     const List& l = lists_[q];
     if (l.pairs.empty()) continue;
@@ -170,21 +196,23 @@ void PairExclusions::add_frame_as(const std::vector<const float*>& species_xyz,
     const uint8_t* row_selected = selected ? (*selected)[static_cast<size_t>(l.a)].data() : nullptr;
     const uint8_t* col_selected = selected ? (*selected)[static_cast<size_t>(l.b)].data() : nullptr;
     uint64_t* h = hist[q].data();
-    const uint64_t binned = dispatch_box_kind(kind, [&](auto box_kind) {
-      return bin_pairs<decltype(box_kind)::value>(l.pairs, rows, cols, row_selected, col_selected,
-                                                  p, h);
-    });
+    const uint64_t binned = images ? bin_image_pairs(l.pairs, rows, cols, row_selected,
+                                                     col_selected, l.a == l.b, box, p, h)
+                                   : dispatch_box_kind(kind, [&](auto box_kind) {
+                                       return bin_pairs<decltype(box_kind)::value>(
+                                           l.pairs, rows, cols, row_selected, col_selected, p, h);
+                                     });
     if (left_out) (*left_out)[q] += binned;
   }
 }
 
 void PairExclusions::add_frame(const std::vector<const float*>& species_xyz, const BoxMatrix& box,
                                BoxKind kind, const BinRange& bins, Precision precision,
-                               std::vector<std::vector<uint64_t>>& hist) const {
+                               std::vector<std::vector<uint64_t>>& hist, bool images) const {
   if (empty()) return;
   dispatch_precision(precision, [&](auto coordinate) {
     add_frame_as<typename decltype(coordinate)::type>(species_xyz, nullptr, box, kind, bins, hist,
-                                                      nullptr);
+                                                      nullptr, images);
   });
 }
 
@@ -193,13 +221,13 @@ void PairExclusions::add_selected_frame(const std::vector<const float*>& species
                                         const BoxMatrix& box, BoxKind kind, const BinRange& bins,
                                         Precision precision,
                                         std::vector<std::vector<uint64_t>>& hist,
-                                        std::vector<uint64_t>& left_out) const {
+                                        std::vector<uint64_t>& left_out, bool images) const {
   if (empty()) return;
   if (left_out.size() < lists_.size() || selected.size() < species_xyz.size())
     throw std::logic_error("PairExclusions: flags or sums of another number of species or pairs");
   dispatch_precision(precision, [&](auto coordinate) {
     add_frame_as<typename decltype(coordinate)::type>(species_xyz, &selected, box, kind, bins, hist,
-                                                      &left_out);
+                                                      &left_out, images);
   });
 }
 

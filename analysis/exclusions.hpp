@@ -53,9 +53,12 @@ class PairExclusions {
   /// `bins` (those outside [r_min, r_cut) were never counted and are skipped). species_xyz[s] holds
   /// species s as x,y,z float triples, exactly as given to HistogramEngine::submit_frame; kind is
   /// the run's box kind (the engine's, which can differ from this frame's own classification).
+  /// With `images` (EngineConfig::periodic_images, every periodic image counted) an excluded pair
+  /// stands for its minimum image alone (the other images belong to other molecules), binned as
+  /// the engine lays it out (pairhist/periodic_images.hpp: image_pair_bin).
   void add_frame(const std::vector<const float*>& species_xyz, const BoxMatrix& box, BoxKind kind,
                  const BinRange& bins, Precision precision,
-                 std::vector<std::vector<uint64_t>>& hist) const;
+                 std::vector<std::vector<uint64_t>>& hist, bool images = false) const;
 
   /// add_frame for a frame of dynamic species: only the excluded pairs whose two atoms this frame
   /// selects count. selected[s] flags each atom of species_atoms[s] (as given to the
@@ -65,8 +68,8 @@ class PairExclusions {
   void add_selected_frame(const std::vector<const float*>& species_xyz,
                           const std::vector<std::vector<uint8_t>>& selected, const BoxMatrix& box,
                           BoxKind kind, const BinRange& bins, Precision precision,
-                          std::vector<std::vector<uint64_t>>& hist,
-                          std::vector<uint64_t>& left_out) const;
+                          std::vector<std::vector<uint64_t>>& hist, std::vector<uint64_t>& left_out,
+                          bool images = false) const;
 
  private:
   struct List {
@@ -81,7 +84,7 @@ class PairExclusions {
   void add_frame_as(const std::vector<const float*>& species_xyz,
                     const std::vector<std::vector<uint8_t>>* selected, const BoxMatrix& box,
                     BoxKind kind, const BinRange& bins, std::vector<std::vector<uint64_t>>& hist,
-                    std::vector<uint64_t>* left_out) const;
+                    std::vector<uint64_t>* left_out, bool images) const;
 
   std::vector<List> lists_;
 };

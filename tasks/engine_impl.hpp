@@ -16,6 +16,7 @@
 #include "tasks/cell_histogram_planner.hpp"
 #include "tasks/frame_ring.hpp"
 #include "tasks/pair_histogram_planner.hpp"
+#include "tasks/periodic_images.hpp"
 #include "tasks/starpu_session.hpp"
 #include "tasks/task_submitter.hpp"
 
@@ -23,6 +24,7 @@ namespace pairhist {
 
 struct HistogramEngine::Impl {
   EngineConfig config;
+  std::vector<int64_t> capacities;  // the caller's species_sizes (config's differ with images)
   std::vector<std::pair<int, int>> pairs;
   uint64_t frame_bytes = 0;
   uint64_t frames = 0;
@@ -46,6 +48,10 @@ struct HistogramEngine::Impl {
   codelets::DeviceFaults faults;  // a task that could not count says so here
   int part = -1;                  // of config.frame_parts, for the frames submitted next; -1: all
   std::vector<int64_t> counts_scratch;  // a frame's counts from its atom lists, kept allocated
+  // EngineConfig::periodic_images: the layout of frames as images; `config` and `pairs` are
+  // then the engine's own (no box, more species), the caller's pairs come from folding.
+  std::unique_ptr<PeriodicImages> images;
+  std::vector<std::vector<float>> image_input;  // the caller's species as columns
 
   explicit Impl(const EngineConfig& c);
 
@@ -104,6 +110,11 @@ struct HistogramEngine::Impl {
   template <class Copy>
   void take_frame(const BoxMatrix& box, const std::vector<int64_t>& counts, Copy copy,
                   const CoordinateBounds* given = nullptr);
+
+  /// With images: the caller's species gathered by copy(s, float* out) (which returns a
+  /// non-finite atom or -1, as take_frame's), laid out as images and taken as a frame.
+  template <class Copy>
+  void take_image_frame(const BoxMatrix& box, const std::vector<int64_t>& counts, Copy copy);
 
   /// One frame whose columns replace the next slot's (HistogramEngine::submit_frame_columns_swap).
   bool swap_in(std::vector<HostColumn>& soa, const BoxMatrix& box, const CoordinateBounds& given);

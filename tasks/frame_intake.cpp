@@ -20,7 +20,7 @@ int HistogramEngine::Impl::gather_threads(int64_t atoms) const {
 }
 
 void HistogramEngine::Impl::check_counts(const std::vector<int64_t>& counts) const {
-  const std::vector<int64_t>& capacity = config.species_sizes;
+  const std::vector<int64_t>& capacity = capacities;
   if (counts.size() != capacity.size())
     throw std::invalid_argument("HistogramEngine: one atom count per species expected");
   for (size_t s = 0; s < counts.size(); ++s)
@@ -32,51 +32,54 @@ void HistogramEngine::Impl::check_counts(const std::vector<int64_t>& counts) con
 
 void HistogramEngine::Impl::submit(const std::vector<const float*>& xyz,
                                    const std::vector<int64_t>& counts, const BoxMatrix& box) {
-  if (xyz.size() != config.species_sizes.size())
+  if (xyz.size() != capacities.size())
     throw std::invalid_argument("HistogramEngine: one coordinate array per species expected");
   check_counts(counts);
-  take_frame(box, counts, [&](size_t s, auto* out) {
+  const auto copy = [&](size_t s, auto* out) {
     const float* species = xyz[s];
     return gather_atoms_parallel([species](int64_t i) { return species + 3 * i; }, counts[s], out,
                                  gather_threads(counts[s]));
-  });
+  };
+  if (images) return take_image_frame(box, counts, copy);
+  take_frame(box, counts, copy);
 }
 
 void HistogramEngine::Impl::submit_atoms(const float* frame_xyz,
                                          const std::vector<std::vector<int>>& atoms,
                                          const BoxMatrix& box) {
-  bool sizes_fit = atoms.size() == config.species_sizes.size();
+  bool sizes_fit = atoms.size() == capacities.size();
   for (size_t s = 0; sizes_fit && s < atoms.size(); ++s)
-    sizes_fit = static_cast<int64_t>(atoms[s].size()) <= config.species_sizes[s];
+    sizes_fit = static_cast<int64_t>(atoms[s].size()) <= capacities[s];
   if (!sizes_fit)
     throw std::invalid_argument(
         "HistogramEngine: one atom list per species, of at most its capacity");
   std::vector<int64_t>& counts = counts_scratch;
   counts.resize(atoms.size());
   for (size_t s = 0; s < atoms.size(); ++s) counts[s] = static_cast<int64_t>(atoms[s].size());
-  take_frame(box, counts, [&](size_t s, auto* out) {
+  const auto copy = [&](size_t s, auto* out) {
     const int* picked = atoms[s].data();
     return gather_atoms_parallel(
         [frame_xyz, picked](int64_t i) { return frame_xyz + 3 * int64_t(picked[i]); }, counts[s],
         out, gather_threads(counts[s]));
-  });
+  };
+  if (images) return take_image_frame(box, counts, copy);
+  take_frame(box, counts, copy);
 }
 
 void HistogramEngine::Impl::submit_columns(const std::vector<const float*>& soa,
                                            const std::vector<int64_t>& counts, const BoxMatrix& box,
                                            const CoordinateBounds* given) {
-  if (soa.size() != config.species_sizes.size())
+  if (soa.size() != capacities.size())
     throw std::invalid_argument("HistogramEngine: one column array per species expected");
   check_counts(counts);
-  take_frame(
-      box, counts,
-      [&](size_t s, auto* out) {
-        const int64_t n = counts[s];
-        return run_in_pieces(n, gather_threads(n), [&](int64_t begin, int64_t end) {
-          return copy_columns(soa[s], n, out, begin, end);
-        });
-      },
-      given);
+  const auto copy = [&](size_t s, auto* out) {
+    const int64_t n = counts[s];
+    return run_in_pieces(n, gather_threads(n), [&](int64_t begin, int64_t end) {
+      return copy_columns(soa[s], n, out, begin, end);
+    });
+  };
+  if (images) return take_image_frame(box, counts, copy);
+  take_frame(box, counts, copy, given);
 }
 
 FrameRing::Slot& HistogramEngine::Impl::free_slot(FrameFeed& times, bool allocate) {
@@ -123,17 +126,47 @@ void HistogramEngine::Impl::take_frame(const BoxMatrix& box, const std::vector<i
   submit_slot(slot, box, bounds, times);
 }
 
+template <class Copy>
+void HistogramEngine::Impl::take_image_frame(const BoxMatrix& box,
+                                             const std::vector<int64_t>& counts, Copy copy) {
+  image_input.resize(counts.size());
+  std::vector<const float*> soa;
+  for (size_t s = 0; s < counts.size(); ++s) {
+    image_input[s].resize(3 * static_cast<size_t>(counts[s]));
+    const int64_t bad = copy(s, image_input[s].data());
+    if (bad >= 0) throw NonFiniteCoordinate(static_cast<int>(s), bad);
+    soa.push_back(image_input[s].data());
+  }
+  dispatch_precision(config.precision, [&](auto precision) {
+    images->prepare<typename decltype(precision)::type>(box, soa, counts);
+  });
+  const std::vector<int64_t>& laid_out = images->counts();
+  if (!pair_planner && !cell_planner) {
+    // The planners (made on this first frame) size their work by the capacities: the images'
+    // are this frame's (the frame ring grows its buffers for a later frame that holds more).
+    for (size_t s = counts.size(); s < laid_out.size(); ++s)
+      config.species_sizes[s] = std::max(config.species_sizes[s], laid_out[s]);
+    const size_t value_size =
+        config.precision == Precision::single ? sizeof(float) : sizeof(double);
+    frame_bytes = 0;
+    for (int64_t n : config.species_sizes) frame_bytes += static_cast<uint64_t>(n) * 3 * value_size;
+  }
+  take_frame(BoxMatrix{}, laid_out, [&](size_t s, auto* out) {
+    images->copy(s, out);
+    return int64_t(-1);  // checked as gathered
+  });
+}
+
 bool HistogramEngine::Impl::swap_in(std::vector<HostColumn>& soa, const BoxMatrix& box,
                                     const CoordinateBounds& given) {
-  bool sizes_fit = soa.size() == config.species_sizes.size();
+  bool sizes_fit = soa.size() == capacities.size();
   for (size_t s = 0; sizes_fit && s < soa.size(); ++s)
-    sizes_fit =
-        soa[s].size() % 3 == 0 &&
-        soa[s].size() <= 3 * static_cast<size_t>(std::max<int64_t>(0, config.species_sizes[s]));
+    sizes_fit = soa[s].size() % 3 == 0 &&
+                soa[s].size() <= 3 * static_cast<size_t>(std::max<int64_t>(0, capacities[s]));
   if (!sizes_fit)
     throw std::invalid_argument(
         "HistogramEngine: one column of 3 n values per species expected, n up to its capacity");
-  if (!ring->columns()) {
+  if (!ring->columns() || images) {
     std::vector<const float*> pointers;
     std::vector<int64_t> counts;
     for (const HostColumn& c : soa) {

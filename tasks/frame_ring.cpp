@@ -70,6 +70,7 @@ FrameRing::Slot& FrameRing::slot(uint64_t frame, bool allocate) {
   if (!slot.handles.empty()) return slot;
   if (columns_) slot.columns.resize(sizes_.size());
   slot.counts.assign(sizes_.size(), 0);
+  slot.capacity.assign(sizes_.size(), 0);
   for (size_t s = 0; s < sizes_.size(); ++s) {
     slot.buffers.push_back(nullptr);
     slot.handles.push_back(nullptr);
@@ -82,6 +83,7 @@ FrameRing::Slot& FrameRing::slot(uint64_t frame, bool allocate) {
       slot.buffers[s] = nullptr;
       throw std::runtime_error("out of memory for frame buffers");
     }
+    slot.capacity[s] = sizes_[s];
     register_buffer(slot, s, sizes_[s]);
   }
   return slot;
@@ -89,16 +91,30 @@ FrameRing::Slot& FrameRing::slot(uint64_t frame, bool allocate) {
 
 void FrameRing::fit(Slot& slot, const std::vector<int64_t>& counts) {
   for (size_t s = 0; s < slot.handles.size(); ++s) {
-    if (sizes_[s] <= 0 || slot.counts[s] == counts[s]) continue;
+    if (slot.counts[s] == counts[s]) continue;
     // The slot's tasks are done and its data were last written here (acquired in W mode): no
     // copy comes back from a GPU.
     if (slot.handles[s]) starpu_data_unregister(slot.handles[s]);
     slot.handles[s] = nullptr;
+    if (counts[s] > sizes_[s]) {
+      sizes_[s] = counts[s] + counts[s] / 4;
+      if (static_cast<uint64_t>(sizes_[s]) * 3 > UINT32_MAX)
+        throw UsageError("a species' periodic images have too many points for StarPU 1.3 vectors");
+    }
     const size_t capacity = static_cast<size_t>(sizes_[s]) * 3;
     if (columns_ && slot.columns[s].size() < 3 * static_cast<size_t>(counts[s])) {
       slot.columns[s].clear();  // nothing to keep: reallocated without copying
       slot.columns[s].resize(capacity);
       slot.buffers[s] = slot.columns[s].data();
+    } else if (!columns_ && slot.capacity[s] < counts[s]) {
+      if (slot.buffers[s]) starpu_free(slot.buffers[s]);
+      slot.buffers[s] = nullptr;
+      if (starpu_malloc(&slot.buffers[s], capacity * value_size_) != 0) {
+        slot.buffers[s] = nullptr;
+        slot.capacity[s] = 0;
+        throw std::runtime_error("out of memory for frame buffers");
+      }
+      slot.capacity[s] = sizes_[s];
     }
     register_buffer(slot, s, counts[s]);
   }

@@ -108,6 +108,7 @@ class FrameRing {
     std::vector<starpu_data_handle_t> handles;  // nullptr where the species has no atoms
     std::vector<HostColumn> columns;            // with columns(): the buffers' owners
     std::vector<int64_t> counts;                // atoms each handle covers (0: no handle)
+    std::vector<int64_t> capacity;              // atoms each buffer holds (not columns)
   };
 
   /// Checks the sizes (StarPU 1.3 vectors count in 32 bits); slots get buffers on first use.
@@ -134,7 +135,9 @@ class FrameRing {
   }
   /// On a slot whose tasks are done and whose handles are not acquired: re-registers the
   /// handles of the species whose count changed to cover `counts` atoms (none for 0), first
-  /// giving a buffer its species' capacity where a smaller column was handed over into it.
+  /// giving a buffer its species' capacity where a smaller column was handed over into it. A
+  /// count beyond the capacity (the engine's image halos, whose size comes with the frames)
+  /// grows the species' capacity to it plus a quarter, reallocated slot by slot as they need it.
   void fit(Slot& slot, const std::vector<int64_t>& counts);
   /// Whether the slots hold HostColumns that swap_columns can exchange.
   bool columns() const { return columns_; }

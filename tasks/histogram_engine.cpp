@@ -22,7 +22,7 @@ std::vector<std::pair<int, int>> species_pairs(int nspecies) {
   return pairs;
 }
 
-HistogramEngine::Impl::Impl(const EngineConfig& c) : config(c) {
+HistogramEngine::Impl::Impl(const EngineConfig& c) : config(c), capacities(c.species_sizes) {
   if (config.nbins <= 0) throw UsageError("the number of bins must be positive");
   if (!(config.r_max > 0)) throw UsageError("r_max must be positive");
   if (!(config.r_min >= 0) || !(config.r_min < config.r_max))
@@ -52,6 +52,15 @@ HistogramEngine::Impl::Impl(const EngineConfig& c) : config(c) {
   if (config.frame_parts < 1) throw UsageError("frame_parts must be at least 1");
   if (config.frame_parts > 1 && config.whole_frames)
     throw UsageError("whole-frame tasks cannot count parts of frames");
+  if (config.periodic_images && config.box_kind != BoxKind::none) {
+    // From here on the engine is a run without a box over the species and their images.
+    images = std::make_unique<PeriodicImages>(config);
+    const int flight =
+        c.frames_in_flight > 0 ? config.frames_in_flight : std::min(config.frames_in_flight, 4);
+    config = images->internal();
+    config.frames_in_flight = flight;
+    pairs = species_pairs(static_cast<int>(config.species_sizes.size()));
+  }
 
   // Before any frame buffer exists: an engine that feeds GPUs pins the columns it holds or
   // takes over (a driver calls it earlier, before its readers allocate theirs).
@@ -172,7 +181,7 @@ std::vector<std::vector<uint64_t>> HistogramEngine::Impl::take(bool reset) {
     h.pop_back();
     for (uint64_t v : h) work[p].within += v;
   }
-  return result;
+  return images ? images->fold(std::move(result)) : result;
 }
 
 std::vector<std::vector<uint64_t>> HistogramEngine::Impl::collect() {
@@ -195,7 +204,7 @@ HistogramEngine::~HistogramEngine() = default;
 
 void HistogramEngine::submit_frame(const std::vector<const float*>& species_xyz,
                                    const BoxMatrix& box) {
-  impl_->submit(species_xyz, impl_->config.species_sizes, box);
+  impl_->submit(species_xyz, impl_->capacities, box);
 }
 
 void HistogramEngine::submit_frame(const std::vector<const float*>& species_xyz,
@@ -212,7 +221,7 @@ void HistogramEngine::submit_frame_atoms(const float* frame_xyz,
 
 void HistogramEngine::submit_frame_columns(const std::vector<const float*>& species_soa,
                                            const BoxMatrix& box, const CoordinateBounds* bounds) {
-  impl_->submit_columns(species_soa, impl_->config.species_sizes, box, bounds);
+  impl_->submit_columns(species_soa, impl_->capacities, box, bounds);
 }
 
 void HistogramEngine::submit_frame_columns(const std::vector<const float*>& species_soa,
@@ -322,7 +331,13 @@ RunActivity HistogramEngine::activity() const {
   run.lp_measured_unknown_entries = m.unknown_entries;
   if (impl_->pair_planner) impl_->pair_planner->describe(run);
   if (impl_->cell_planner) impl_->cell_planner->describe(run);
-  run.pair_work = impl_->work;
+  run.pair_work = impl_->images ? impl_->images->fold(impl_->work) : impl_->work;
+  if (const PeriodicImages* images = impl_->images.get()) {
+    run.periodic_images = true;
+    run.image_translations = images->translations();
+    run.most_image_translations = images->most_translations();
+    run.image_points = images->image_points();
+  }
   run.frames_handed_over = impl_->frames_handed_over;
   return run;
 }

@@ -16,6 +16,7 @@
 #include "drivers/job/trajectory_job.hpp"
 #include "io/xtc/xtc_writer.hpp"
 #include "pairhist/errors.hpp"
+#include "pairhist/periodic_images.hpp"
 #include "tests/random_points.hpp"
 #include "tests/test_support.hpp"
 
@@ -257,4 +258,77 @@ TEST_CASE("same-residue exclusions equal a brute force over the other pairs, eve
   for (BoxKind kind : {BoxKind::none, BoxKind::orthorhombic, BoxKind::triclinic})
     for (Precision precision : {Precision::single, Precision::double_})
       check_job(kind, precision, true);
+}
+
+TEST_CASE("same-residue exclusions with every periodic image (r_max beyond half the box)") {
+  // r_max 3.3 nm in boxes of 2.0-2.2 nm: the engine counts every image; an excluded pair is the
+  // molecule's minimum image only. The counts without exclusions less those with them must be,
+  // bin for bit, the excluded pairs binned as the engine's image layout counts them
+  // (image_pair_bin, itself checked against that layout in test_engine_images): the planted
+  // pairs lie on bin edges (bins of 0.02 nm), where only that arithmetic gives the engine's bin.
+  for (BoxKind kind : {BoxKind::orthorhombic, BoxKind::triclinic})
+    for (Precision precision : {Precision::single, Precision::double_}) {
+      CAPTURE(box_kind_name(kind));
+      CAPTURE(precision == Precision::single);
+      test::TempDir dir("exclusions-images");
+      const int natoms = 120, frames = 2, nbins = 165;
+      const double r_max = 3.3;
+      const System sys = make_system(natoms);
+      write_gro(dir.file("top.gro"), sys);
+      write_xtc(dir.file("traj.xtc"), sys, frames, kind);
+      JobOptions o;
+      o.trajectory = dir.file("traj.xtc");
+      o.topology = dir.file("top.gro");
+      o.species = {parse_species("A=index 1-80"), parse_species("B=index 61-120")};
+      const std::vector<std::vector<int>> atoms = {range(0, 79), range(60, 119)};
+      o.r_max = r_max;
+      o.nbins = nbins;
+      o.precision = precision;
+      o.ncpu = 2;
+      o.ncuda = 0;
+      o.exclude = "none";
+      const JobOutcome all = run_trajectory_job(o);
+      o.exclude = "residue";
+      const JobOutcome excl = run_trajectory_job(o);
+      // The expected difference: each same-residue pair (not an atom with itself) at its
+      // minimum image, binned as the engine lays it out.
+      const auto pairs = species_pairs(2);
+      std::vector<std::vector<uint64_t>> expected(pairs.size(), std::vector<uint64_t>(nbins, 0));
+      auto reader = io::open_trajectory(o.trajectory);
+      io::TrajectoryFrame frame;
+      while (reader->next(frame)) {
+        BoxMatrix box;
+        for (int i = 0; i < 9; ++i) box[i] = frame.box[i];
+        dispatch_precision(precision, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          const HistogramParams<T> p = make_params<T>(BoxMatrix{}, BoxKind::none, r_max, nbins);
+          for (size_t q = 0; q < pairs.size(); ++q) {
+            const auto& A = atoms[size_t(pairs[q].first)];
+            const auto& B = atoms[size_t(pairs[q].second)];
+            const bool same = pairs[q].first == pairs[q].second;
+            for (size_t i = 0; i < A.size(); ++i)
+              for (size_t j = same ? i + 1 : 0; j < B.size(); ++j) {
+                const int a = A[i], b = B[j];
+                if (a == b || sys.residue[size_t(a)] != sys.residue[size_t(b)]) continue;
+                T wa[3], wb[3];
+                const float* xa = &frame.xyz[3 * size_t(a)];
+                const float* xb = &frame.xyz[3 * size_t(b)];
+                wrapped_point<T>(box, xa[0], xa[1], xa[2], wa);
+                wrapped_point<T>(box, xb[0], xb[1], xb[2], wb);
+                const int k = image_pair_bin(p, box, wa, wb, same);
+                if (k < nbins) ++expected[q][size_t(k)];
+              }
+          }
+        });
+      }
+      for (size_t q = 0; q < pairs.size(); ++q) {
+        CAPTURE(q);
+        std::vector<uint64_t> diff(nbins);
+        for (int k = 0; k < nbins; ++k)
+          diff[size_t(k)] =
+              all.result.pairs[q].counts[size_t(k)] - excl.result.pairs[q].counts[size_t(k)];
+        CHECK(diff == expected[q]);
+        CHECK(excl.result.pairs[q].excluded_pairs > 20);
+      }
+    }
 }

@@ -126,7 +126,10 @@ void describe_engine(const HistogramEngine& engine, uint64_t frames_here, JobOut
             ? out.result.pairs_per_frame(h) * frames_here
             : static_cast<uint64_t>(std::llround(out.result.mean_pairs_per_frame(h) *
                                                  static_cast<double>(frames_here)));
-    out.pairs_examined += w.algorithm == Algorithm::cell_list ? w.candidates : all_pairs;
+    // With periodic images the engine's pairs are the images' (its candidates), not N_A N_B.
+    out.pairs_examined += w.algorithm == Algorithm::cell_list || out.activity.periodic_images
+                              ? w.candidates
+                              : all_pairs;
   }
   out.cpu_workers = engine.cpu_workers();
   out.cuda_workers = engine.cuda_workers();

@@ -36,7 +36,7 @@ void FrameExclusions::flag_selected(const std::vector<std::vector<int>>& frame_a
 }
 
 SparseBins FrameExclusions::bins_of(const io::TrajectoryFrame& frame, const BoxMatrix& box,
-                                    BoxKind kind, double r_max_nm, Precision precision,
+                                    BoxKind kind, bool images, double r_max_nm, Precision precision,
                                     const std::vector<std::vector<int>>* frame_atoms,
                                     std::vector<uint64_t>* frame_pairs) {
   SparseBins excluded;
@@ -55,10 +55,10 @@ SparseBins FrameExclusions::bins_of(const io::TrajectoryFrame& frame, const BoxM
     flag_selected(*frame_atoms);
     left_out_.assign(bins_.size(), 0);
     exclusions_.add_selected_frame(species_ptr_, selected_, box, kind, range, precision, bins_,
-                                   left_out_);
+                                   left_out_, images);
     for (size_t p = 0; p < left_out_.size(); ++p) frame_pairs->at(p) -= left_out_[p];
   } else {
-    exclusions_.add_frame(species_ptr_, box, kind, range, precision, bins_);
+    exclusions_.add_frame(species_ptr_, box, kind, range, precision, bins_, images);
   }
   for (size_t p = 0; p < bins_.size(); ++p)
     for (size_t k = 0; k < bins_[p].size(); ++k)

@@ -24,8 +24,9 @@ class FrameExclusions {
   /// dynamic species passes its atoms (`frame_atoms`, each species a subset of `atoms`): only
   /// the excluded pairs of atoms it selects count, and their number per pair, at any distance,
   /// is subtracted from `frame_pairs` (the frame's pairs, as select_frame_species made them).
+  /// With `images` (every periodic image counted) an excluded pair is its minimum image only.
   SparseBins bins_of(const io::TrajectoryFrame& frame, const BoxMatrix& box, BoxKind kind,
-                     double r_max_nm, Precision precision,
+                     bool images, double r_max_nm, Precision precision,
                      const std::vector<std::vector<int>>* frame_atoms = nullptr,
                      std::vector<uint64_t>* frame_pairs = nullptr);
 

@@ -7,6 +7,7 @@
 
 #include "drivers/job/length_units.hpp"
 #include "pairhist/errors.hpp"
+#include "pairhist/periodic_images.hpp"
 
 namespace pairhist {
 
@@ -65,7 +66,8 @@ double box_angle(const BoxMatrix& box, int u, int v) {
 }  // namespace
 
 void check_frame_box(const BoxMatrix& box, BoxKind kind, const RunSpec& o, double r_max_nm,
-                     const std::string& unit, const std::string& where) {
+                     const std::string& unit, const std::string& where, bool images,
+                     bool can_count_images) {
   if (const std::string problem = box_problem(box); !problem.empty())
     throw InputError(where + problem);
   const BoxKind frame_kind = classify_box(box);
@@ -82,13 +84,25 @@ void check_frame_box(const BoxMatrix& box, BoxKind kind, const RunSpec& o, doubl
                      box_kind_name(frame_kind));
   }
   const double factor = length_factor(o.units);
+  if (images) {  // every image is counted: any r_max, any skew
+    // -xy's third vector only keeps the layers apart: its images are no part of the plane.
+    if (o.xy && counted_radius(r_max_nm, o.r_cut / factor) >= box[8])
+      throw InputError(where + "-xy with r_max at least 2 max(a_x, b_y) = " +
+                       format_length(box[8] * factor, unit) +
+                       " is not counted: the plane's images would meet the next layer");
+    return;
+  }
   const double limit = max_minimum_image_rmax(box);
   // Only the pairs below the cut-off are counted: a partial last bin may reach past the limit.
   const double counted_nm = o.r_cut > 0 ? o.r_cut / factor : r_max_nm;
-  if (!rmax_fits_minimum_image(counted_nm, box))
-    throw InputError(where + "r_max " + format_length(o.r_cut > 0 ? o.r_cut : o.r_max, unit) +
-                     " exceeds the minimum-image limit " + format_length(limit * factor, unit) +
-                     " of this frame's box (half its shortest lattice vector)");
+  if (!rmax_fits_minimum_image(counted_nm, box)) {
+    const std::string problem =
+        where + "r_max " + format_length(o.r_cut > 0 ? o.r_cut : o.r_max, unit) +
+        " exceeds the minimum-image limit " + format_length(limit * factor, unit) +
+        " of this frame's box (half its shortest lattice vector)";
+    if (can_count_images) throw ImagesNeeded(problem);
+    throw InputError(problem);
+  }
   if (frame_kind == BoxKind::triclinic &&
       triclinic_search_size(box, r_max_nm) > static_cast<size_t>(kMaxOctantImages))
     throw InputError(where +

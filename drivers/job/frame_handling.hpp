@@ -28,12 +28,22 @@ class BoxKindWidens : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A frame whose box is too small for r_max (beyond its minimum-image limit) in a run that counts
+/// the minimum image only: the run is counted again from its first frame with every periodic
+/// image (run_trajectory_job), as a run whose first box had been too small.
+class ImagesNeeded : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// InputError (naming the frame by `where`, "FILE: frame K: ") when a frame cannot be counted
-/// in a run of box kind `kind`: a bad box, a periodic and a non-periodic box in one run, r_max
-/// beyond its minimum-image limit, a triclinic box too skewed; BoxKindWidens for a triclinic box
-/// in an orthorhombic run.
+/// in a run of box kind `kind`: a bad box, a periodic and a non-periodic box in one run; without
+/// `images` r_max beyond its minimum-image limit (ImagesNeeded where `can_count_images`, else
+/// InputError) and a triclinic box too skewed; BoxKindWidens for a triclinic box in an
+/// orthorhombic run. With `images` (every periodic image counted) any r_max and skew will do.
 void check_frame_box(const BoxMatrix& box, BoxKind kind, const RunSpec& o, double r_max_nm,
-                     const std::string& unit, const std::string& where);
+                     const std::string& unit, const std::string& where, bool images = false,
+                     bool can_count_images = false);
 
 /// The volume g(r) normalises a frame by, in the user's units^3: its box's, or without a box
 /// --volume (0: none).

@@ -86,9 +86,8 @@ JobOutcome run_pipeline(const JobOptions& options) {
   return out;
 }
 
-}  // namespace
-
-JobOutcome run_trajectory_job(const JobOptions& options) {
+/// One run; a later triclinic box makes it start again as a triclinic run.
+JobOutcome run_trajectory_job_once(const JobOptions& options) {
   try {
     return run_pipeline(options);
   } catch (const BoxKindWidens& e) {
@@ -105,6 +104,25 @@ JobOutcome run_trajectory_job(const JobOptions& options) {
     again.box_kind = static_cast<int>(BoxKind::triclinic);
     again.resume = nullptr;
     return run_pipeline(again);
+  }
+}
+
+}  // namespace
+
+JobOutcome run_trajectory_job(const JobOptions& options) {
+  try {
+    return run_trajectory_job_once(options);
+  } catch (const ImagesNeeded& e) {
+    // Frames counted with the minimum image alone are counted again with every image (their
+    // roundings differ), so that every frame is counted alike.
+    std::fprintf(stderr,
+                 "pairhist: warning: %s: counting again from the first frame with every periodic "
+                 "image within r_max\n",
+                 e.what());
+    JobOptions again = options;
+    again.periodic_images = 1;
+    again.resume = nullptr;
+    return run_trajectory_job_once(again);
   }
 }
 

@@ -95,6 +95,10 @@ struct JobOptions : RunSpec {
   /// run counted again because a later frame's box was triclinic and the first's orthorhombic
   /// (run_trajectory_job). -1: the first frame's (or the resumed checkpoint's).
   int box_kind = -1;
+  /// Whether every periodic image within r_max is counted (EngineConfig::periodic_images):
+  /// 1 for a run counted again because a later frame's box was too small for its r_max, -1:
+  /// where the first frame's box is (r_max beyond half its shortest lattice vector).
+  int periodic_images = -1;
   DistributedJob distributed;  // a process of a distributed run; empty in one process
 };
 

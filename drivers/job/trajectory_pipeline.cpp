@@ -14,6 +14,7 @@
 #include "io/memory/species_columns.hpp"
 #include "io/trajectory/trajectory_reader.hpp"
 #include "pairhist/errors.hpp"
+#include "pairhist/periodic_images.hpp"
 
 namespace pairhist {
 namespace {
@@ -148,8 +149,8 @@ void TrajectoryPipeline::count_frames() {
   clock_.start = std::chrono::steady_clock::now();
   out_.before_first_frame_seconds = process_seconds();
   out_.start_marks.counting = out_.before_first_frame_seconds;
-  exclusions_.emplace(run_->exclusions, run_->atoms, run_->pairs.size(), o.nbins,
-                      run_->r_cut_nm, run_->r_min_nm);
+  exclusions_.emplace(run_->exclusions, run_->atoms, run_->pairs.size(), o.nbins, run_->r_cut_nm,
+                      run_->r_min_nm);
   // Whole frames in single precision go to the engine as columns, without a copy; a part of a
   // frame leaves the frame's columns in place (the next unit may be another part).
   hands_over_ = stream_->frame_parts() <= 1 && o.precision == Precision::single;
@@ -220,7 +221,9 @@ bool TrajectoryPipeline::count_unit() {
       species_counts = submit_sphere(box, where);
     } else {
       try {
-        check_frame_box(box, kind_, o, run_->r_max_nm, run_->header.length_unit, where);
+        // A distributed run cannot start again on one rank: its frames are refused instead.
+        check_frame_box(box, kind_, o, run_->r_max_nm, run_->header.length_unit, where, images_,
+                        !o.distributed.active());
       } catch (const BoxKindWidens& e) {
         // Every rank counts with the kind rank 0 planned, and one rank cannot start again alone.
         if (o.distributed.active())
@@ -241,7 +244,7 @@ bool TrajectoryPipeline::count_unit() {
     // Kept per frame until the engine has counted it: a stop may drop the frame.
     // A dynamic species' frame leaves out the excluded pairs of the atoms it selects.
     if (whole)
-      excluded = exclusions_->bins_of(frame_, box, kind_, run_->r_max_nm, o.precision,
+      excluded = exclusions_->bins_of(frame_, box, kind_, images_, run_->r_max_nm, o.precision,
                                       dynamic ? &frame_species_.atoms : nullptr,
                                       dynamic ? &frame_species_.pairs : nullptr);
     double volume = frame_volume(box, kind_, run_->length_factor, o.volume);
@@ -305,6 +308,12 @@ void TrajectoryPipeline::start_engine(const io::TrajectoryFrame* first, const Bo
   if (!kind_known_) kind_ = classify_box(*box);
   sink_->set_box_kind(kind_);
   EngineConfig config = engine_config(o, run_->atoms, kind_, run_->r_max_nm);
+  // r_max beyond the first box's minimum-image limit (or a later box's: counted again) counts
+  // every periodic image (a distributed rank decides on the first frame it counts).
+  images_ = kind_ != BoxKind::none &&
+            (o.periodic_images == 1 ||
+             (box && beyond_minimum_image(*box, counted_radius(run_->r_max_nm, config.r_cut))));
+  config.periodic_images = images_;
   config.frame_parts = stream_->frame_parts();
   config.pair_algorithms = stream_->pair_algorithms();
   io::TrajectoryReader& reader = stream_->source().reader();

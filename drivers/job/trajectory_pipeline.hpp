@@ -68,6 +68,7 @@ class TrajectoryPipeline {
   JobClock clock_;
   BoxKind kind_ = BoxKind::none;
   bool kind_known_ = false;
+  bool images_ = false;  // every periodic image within r_max (EngineConfig::periodic_images)
   std::unique_ptr<CountSink> sink_;
   JobOutcome out_;
   std::optional<FrameExclusions> exclusions_;

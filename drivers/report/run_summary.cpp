@@ -129,6 +129,11 @@ void print_counted(const JobOptions& job, const JobOutcome& out,
   if (!out.incomplete_frame.empty())
     std::printf("  ends early    : %s; the outputs say complete = 0\n",
                 out.incomplete_frame.c_str());
+  if (out.activity.periodic_images)
+    std::printf(
+        "  images        : every periodic image within r_max (r_max beyond half the box): up to "
+        "%d lattice translations a frame, %lld image points in the last\n",
+        out.activity.most_image_translations, static_cast<long long>(out.activity.image_points));
   std::printf("  species       :");
   // Centres are named by their kind; with none, one word for all as before.
   std::vector<std::string> kinds;

@@ -165,18 +165,20 @@ SynthResult synth_case(const SynthOptions& o) {
     r.run_args.push_back("--species");
     r.run_args.push_back(s + "=" + s);
   }
-  // `run` refuses distances beyond the minimum-image limit of the box it reads; bench's K2
-  // r_max (the farthest image in a unit cube) is above it, so the run command stops there.
+  // Beyond the minimum-image limit of the box it reads `run` counts every periodic image, which
+  // bench's K2 (minimum image up to the farthest image in a unit cube) does not: the run
+  // command stops at the limit.
   BoxMatrix written_box{};
   for (size_t k = 0; k < 9; ++k) written_box[k] = frame.box[k];
   const double limit = max_minimum_image_rmax(written_box) / to_nm;
   double r_max = c.r_max;
   if (!(r_max <= limit)) {
     r_max = limit;
-    r.note = "r_max " + format_number(c.r_max) + " of the case exceeds the minimum-image limit " +
-             format_number(limit) + " of its box, which `pairhist run` enforces; the run command " +
-             "uses " + format_number(limit) + " with the case's " + std::to_string(c.nbins) +
-             " bins";
+    r.note =
+        "r_max " + format_number(c.r_max) + " of the case exceeds the minimum-image limit " +
+        format_number(limit) +
+        " of its box (beyond it `pairhist run` counts every periodic image); the run command " +
+        "uses " + format_number(limit) + " with the case's " + std::to_string(c.nbins) + " bins";
   }
   r.run_args.insert(r.run_args.end(),
                     {"--rmax", format_number(r_max), "--nbins", std::to_string(c.nbins)});

@@ -52,7 +52,8 @@ struct SynthResult {
 /// F1 is defined in Angstrom (150 A cube, r_max 300 A) and is written converted to nm, with
 /// `--units angstrom` in the run command. Periodic cases (K2, K3) carry their box in every frame
 /// and in the GRO file; the others have a zero box (no periodicity). The run command's --rmax is
-/// the case's, cut to the box's minimum-image limit that `pairhist run` enforces (K2: 0.5 nm
+/// the case's, cut to the box's minimum-image limit, beyond which `pairhist run` counts every
+/// periodic image instead of the case's minimum image (K2: 0.5 nm
 /// instead of sqrt(3)/2, explained in SynthResult::note). Both files appear atomically.
 /// Throws UsageError for an unknown case or bad option, OutputError if the files cannot be written.
 SynthResult synth_case(const SynthOptions& options);

@@ -86,6 +86,14 @@ struct EngineConfig {
   int frame_parts = 1;
   /// Per species pair (species_pairs() order), the algorithm; empty: `algorithm` for every pair.
   std::vector<Algorithm> pair_algorithms;
+  /// Count every periodic image within r_max, not only the minimum image: what r_max beyond half
+  /// a box's shortest lattice vector needs (any r_max, any lower-triangular box however skewed).
+  /// Each frame is counted as a run without a box over the species moved into the cell and
+  /// their images within reach (tasks/periodic_images.hpp), by the same exact kernels; the pairs
+  /// are then (i, j + s) over all lattice translations s, a species with itself each unordered
+  /// pair once (an atom with its own images included). Ignored without a periodic box_kind; not
+  /// with whole_frames. Frames need more memory (the images), so frames_in_flight defaults to 4.
+  bool periodic_images = false;
 };
 
 /// How one species pair was counted over the run.
@@ -190,6 +198,11 @@ struct RunActivity {
   int cell_reach = 0;
   std::string cell_order;
   double cell_cut = 0;
+  /// EngineConfig::periodic_images: lattice translations whose images the last frame counted
+  /// (0 included), the most in any frame, and the last frame's image points (all halos).
+  bool periodic_images = false;
+  int image_translations = 0, most_image_translations = 0;
+  int64_t image_points = 0;
   std::vector<TaskSpan> timeline;   // at most kMaxTimelineSpans, in completion order
   std::vector<FrameFeed> feed;      // per frame in submission order, at most kMaxTimelineSpans
   uint64_t frames_handed_over = 0;  // frames whose columns the engine took without a copy

@@ -13,6 +13,7 @@
 
 #include "pairhist/box_setup.hpp"
 #include "pairhist/errors.hpp"
+#include "pairhist/periodic_images.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
 #include "python/src/interruptible.hpp"
@@ -130,7 +131,11 @@ class PyEngine {
                               std::to_string(frames_));
     }
     const BoxKind run_kind = engine_ ? config_.box_kind : kind;
-    if (run_kind == BoxKind::triclinic) {
+    // As `pairhist run`: r_max beyond the first box's minimum-image limit counts every periodic
+    // image (any later box, any skew); otherwise a triclinic box must allow the minimum image.
+    const double radius = counted_radius(config_.r_max, config_.r_cut);
+    if (!engine_) config_.periodic_images = beyond_minimum_image(box, radius);
+    if (run_kind == BoxKind::triclinic && !config_.periodic_images) {
       if (!rmax_fits_minimum_image(config_.r_max, box))
         throw py::value_error("r_max " + std::to_string(config_.r_max) +
                               " exceeds the minimum-image limit " +
@@ -198,6 +203,7 @@ class PyEngine {
     py::dict d;
     d["frames"] = frames_;
     d["box_kind"] = box_kind_name(config_.box_kind);
+    d["periodic_images"] = config_.periodic_images;
     d["started"] = engine_ != nullptr;
     d["interrupted"] = interrupted_.load();
     if (!engine_) return d;

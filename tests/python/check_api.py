@@ -112,6 +112,19 @@ for algorithm in ("all-pairs", "cell-list"):
         cross = e.finish()
     check(f"Engine(pairs=[(B, A)]), {algorithm}: only A-B, equal to the full engine's",
           list(cross) == [("A", "B")] and np.array_equal(cross[("A", "B")], full[("A", "B")]))
+# r_max beyond half the box: every periodic image counted. The checkerboard crystal as an
+# infinite lattice: per black atom 30 white atoms at r = 3 ((3,0,0) x 6, (2,2,1) x 24), 6 black
+# ones at r = 2 and 12 at sqrt(8) (each black-black pair once).
+for algorithm in ("all-pairs", "cell-list"):
+    with pairhist.Engine({"black": 32, "white": 32}, r_max=3.5, n_bins=35, ncpu=2,
+                         algorithm=algorithm) as e:
+        e.submit({"black": black, "white": white}, np.eye(3) * 4)
+        lattice = e.finish()
+        images = e.info()["periodic_images"]
+    check(f"Engine, r_max beyond half the box ({algorithm}): every image of the crystal",
+          images and lattice[("black", "white")][30] == 32 * 30 and
+          lattice[("black", "white")][10] == 32 * 6 and lattice[("black", "black")][20] == 96 and
+          lattice[("black", "black")][28] == 192)
 refused("Engine(pairs=...) naming no species", lambda: pairhist.Engine(
     {"A": 1, "B": 1}, r_max=1.0, n_bins=10, pairs=[("A", "C")]), ValueError)
 
