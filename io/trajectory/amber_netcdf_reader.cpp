@@ -124,7 +124,8 @@ void AmberNetcdfReader::check_header() {
   }
   // A damaged header cannot make a frame's buffer larger than the file.
   const int64_t stored = (type == NC_FLOAT ? 4 : 8) * 3 * atoms;
-  if (extents.version != 0 && stored > file_size_)
+  // (A NetCDF-4 file may compress: it is allowed HDF5's deflate ratio, at most 1032:1.)
+  if (stored > (extents.version != 0 ? file_size_ : 1032 * file_size_))
     header_fail("declares " + std::to_string(atoms) + " atoms, more than the file's " +
                 std::to_string(file_size_) + " bytes hold");
 }
