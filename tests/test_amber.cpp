@@ -224,7 +224,7 @@ TEST_CASE("NetCDF: a file cut short keeps its whole frames; not AMBER is one lin
   CHECK(message_of([&] { AmberNetcdfReader x(other); }).find("Conventions") != std::string::npos);
   const std::string text = temp_path("text.nc");
   std::ofstream(text) << "not netcdf\n";
-  CHECK(message_of([&] { AmberNetcdfReader x(text); }).find(text + ": not a readable NetCDF") == 0);
+  CHECK(message_of([&] { AmberNetcdfReader x(text); }).find(text + ": not a NetCDF-3 file") == 0);
 }
 
 TEST_CASE("NetCDF restart: random double coordinates and a triclinic cell read back") {

@@ -52,6 +52,15 @@ bool has_convention(const std::string& conventions, const std::string& wanted) {
 }  // namespace
 
 AmberNetcdfReader::AmberNetcdfReader(const std::string& path) : path_(path) {
+  // Our own scan of the header first: libnetcdf allocates the lengths it declares as it reads
+  // them, and HDF5-based NetCDF-4 files are not AMBER's convention (NetCDF-3, 64-bit offset).
+  NetcdfExtents extents;
+  if (const std::string problem = read_netcdf_extents(path, extents); !problem.empty())
+    throw InputError(path + ": damaged NetCDF header: " + problem);
+  if (extents.version == 0)
+    throw InputError(path +
+                     ": not a NetCDF-3 file (AMBER trajectories and restarts are NetCDF-3, "
+                     "64-bit offset; NetCDF-4/HDF5 files are not read)");
   const int status = nc_open(path.c_str(), NC_NOWRITE, &ncid_);
   if (status != NC_NOERR) {
     ncid_ = -1;
@@ -114,7 +123,7 @@ void AmberNetcdfReader::check_header() {
   // known for NetCDF-3; a NetCDF-4 (HDF5) file reports missing data itself.
   NetcdfExtents extents;
   if (const std::string problem = read_netcdf_extents(path_, extents); !problem.empty())
-    header_fail("damaged NetCDF header: " + problem);
+    header_fail("damaged NetCDF header: " + problem);  // (checked before nc_open already)
   std::error_code ec;
   file_size_ = static_cast<int64_t>(std::filesystem::file_size(path_, ec));
   if (extents.version != 0) {

@@ -13,7 +13,7 @@ constexpr uint32_t kMaxListItems = 1u << 20;  // a header of more items is damag
 // Big-endian reads from the header; `ok` turns false at the end of the file.
 class HeaderCursor {
  public:
-  explicit HeaderCursor(std::ifstream& in) : in_(in) {}
+  HeaderCursor(std::ifstream& in, uint64_t file_size) : in_(in), size_(file_size) {}
   uint32_t u32() {
     unsigned char b[4] = {};
     take(b, 4);
@@ -23,14 +23,21 @@ class HeaderCursor {
     const uint64_t high = u32();
     return (high << 32) | u32();
   }
+  // Whether n more bytes lie in the file: a declared length beyond it is damage, caught here
+  // before libnetcdf would allocate it.
+  bool fits(uint64_t n) {
+    const auto at = in_.tellg();
+    if (!ok || at < 0 || n > size_ || static_cast<uint64_t>(at) > size_ - n) ok = false;
+    return ok;
+  }
   void skip(uint64_t n) {
-    if (!ok) return;
+    if (!fits(n)) return;
     in_.seekg(static_cast<std::streamoff>(n), std::ios::cur);
     if (!in_) ok = false;
   }
   std::string name() {
     const uint32_t n = u32();
-    if (!ok || n > 4096) return ok = false, "";
+    if (!ok || n > 4096 || !fits(n)) return ok = false, "";
     std::string s(n, '\0');
     take(s.data(), n);
     skip((4 - n % 4) % 4);
@@ -74,6 +81,7 @@ bool skip_attributes(HeaderCursor& h) {
     const int64_t size = type_bytes(h.u32());
     const uint64_t n = h.u32();
     if (size == 0) return false;
+    if (n > (uint64_t{1} << 40)) return false;
     const uint64_t bytes = n * static_cast<uint64_t>(size);
     h.skip(bytes + (4 - bytes % 4) % 4);
   }
@@ -92,7 +100,10 @@ std::string read_netcdf_extents(const std::string& path, NetcdfExtents& out) {
       (magic[3] != 1 && magic[3] != 2))
     return "";
   const int version = magic[3];
-  HeaderCursor h(in);
+  in.seekg(0, std::ios::end);
+  const auto size = in.tellg();
+  in.seekg(4, std::ios::beg);
+  HeaderCursor h(in, size < 0 ? 0 : static_cast<uint64_t>(size));
   h.u32();  // numrecs: libnetcdf's count is the one used
   std::vector<uint64_t> dims;
   std::vector<bool> unlimited;

@@ -22,7 +22,9 @@ struct NetcdfExtents {
 };
 
 /// Reads the header of the NetCDF-3 file `path` into `out`. Returns "" on success (also for a
-/// file that is not NetCDF-3, with out.version = 0), otherwise the problem with the header.
+/// file that is not NetCDF-3, with out.version = 0), otherwise the problem with the header: also
+/// a name or attribute whose declared length runs past the end of the file (libnetcdf would
+/// allocate it before it noticed).
 std::string read_netcdf_extents(const std::string& path, NetcdfExtents& out);
 
 /// The byte just past record `record` of `variable` (its only data when not a record
