@@ -52,6 +52,7 @@ class HeaderCursor {
     if (in_.gcount() != static_cast<std::streamsize>(n)) ok = false;
   }
   std::ifstream& in_;
+  uint64_t size_;
 };
 
 int64_t type_bytes(uint32_t type) {
