@@ -3,6 +3,8 @@
 #include <fstream>
 #include <vector>
 
+#include "pairhist/errors.hpp"
+
 namespace pairhist::io {
 namespace {
 
@@ -126,23 +128,24 @@ std::string read_netcdf_extents(const std::string& path, NetcdfExtents& out) {
   for (uint32_t v = 0; v < count && h.ok && tag == kVariableTag; ++v) {
     const std::string name = h.name();
     const uint32_t rank = h.u32();
-    if (rank > 1024) return "damaged variable " + name;
+    if (rank > 1024) return "damaged variable " + excerpt(name);
     NetcdfVariableExtent e;
     uint64_t elements = 1;
     for (uint32_t r = 0; r < rank && h.ok; ++r) {
       const uint32_t id = h.u32();
-      if (id >= dims.size()) return "variable " + name + " names an unknown dimension";
+      if (id >= dims.size()) return "variable " + excerpt(name) + " names an unknown dimension";
       if (unlimited[id]) {
-        if (r != 0) return "variable " + name + " has its record dimension inside";
+        if (r != 0) return "variable " + excerpt(name) + " has its record dimension inside";
         e.record = true;
       } else {
         elements *= dims[id];
-        if (elements > (uint64_t{1} << 50)) return "variable " + name + " is impossibly large";
+        if (elements > (uint64_t{1} << 50))
+          return "variable " + excerpt(name) + " is impossibly large";
       }
     }
-    if (!skip_attributes(h)) return "damaged attributes of variable " + name;
+    if (!skip_attributes(h)) return "damaged attributes of variable " + excerpt(name);
     const int64_t size = type_bytes(h.u32());
-    if (size == 0) return "variable " + name + " has an unknown type";
+    if (size == 0) return "variable " + excerpt(name) + " has an unknown type";
     h.u32();  // vsize: 32 bits only, recomputed
     e.begin = static_cast<int64_t>(version == 1 ? h.u32() : h.u64());
     e.bytes = static_cast<int64_t>(elements) * size;
