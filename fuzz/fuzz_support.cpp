@@ -109,7 +109,7 @@ void read_topology(const std::string& path) {
     const size_t n = top.atom_names.size();
     if (top.residue_names.size() != n || top.residue_numbers.size() != n)
       violated("residue lists disagree with the " + std::to_string(n) + " atom names");
-    if (top.xyz.size() != 3 * n)
+    if (!top.xyz.empty() && top.xyz.size() != 3 * n)  // none: a format without coordinates
       violated(std::to_string(top.xyz.size()) + " coordinates for " + std::to_string(n) + " atoms");
     if (!top.elements.empty() && top.elements.size() != n) violated("element list has holes");
     if (!top.types.empty() && top.types.size() != n) violated("type list has holes");

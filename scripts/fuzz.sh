@@ -43,7 +43,8 @@ configure() {
 
 run_one() {
   local name=$1 seconds=$2 extra=${3:-}
-  names | grep -qx "$name" || { echo "fuzz: no harness '$name' (see --list)" >&2; exit 2; }
+  # Not grep -q: its early exit breaks the pipe, which pipefail reports as no match.
+  names | grep -x "$name" >/dev/null || { echo "fuzz: no harness '$name' (see --list)" >&2; exit 2; }
   configure
   cmake --build "$build" --target "fuzz_$name" -j"$(nproc)" >/dev/null
   local corpus="$build/corpus/$name" seeds="$build/seeds/$name" findings="$build/findings/$name"

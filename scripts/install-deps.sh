@@ -7,7 +7,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config git ca-certificates
-  libhdf5-dev libcli11-dev libfmt-dev doctest-dev nlohmann-json3-dev
+  libhdf5-dev libnetcdf-dev libcli11-dev libfmt-dev doctest-dev nlohmann-json3-dev
   libhwloc-dev libltdl-dev libfftw3-dev dpkg-dev devscripts quilt
   gromacs libgromacs-dev gnuplot-nox libyaml-cpp-dev libglpk-dev python3 zlib1g-dev
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-mdanalysis help2man

@@ -21,6 +21,7 @@
 #include "io/topology/topology_reader.hpp"
 #include "io/trajectory/g96_reader.hpp"
 #include "io/trajectory/trajectory_reader.hpp"
+#include "io/trajectory/trajectory_topology.hpp"
 #include "io/xtc/xtc_scanner.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/version.hpp"
@@ -214,7 +215,10 @@ void read_input_files(const GmxArguments& a, JobOptions& o, std::vector<std::str
     return;
   }
   if (o.trajectory.empty()) o.trajectory = o.topology;  // gmx: frames from the structure
-  if (!o.topology.empty()) return;
+  if (!o.topology.empty()) {
+    io::state_trajectory_topology(o.trajectory, o.topology);  // an .mdcrd's atom count
+    return;
+  }
   if (names_its_atoms(o.trajectory)) {
     o.topology = o.trajectory;
     return;

@@ -18,6 +18,7 @@
 #include "io/common/input_path.hpp"
 #include "io/common/output_paths.hpp"
 #include "io/topology/topology_reader.hpp"
+#include "io/trajectory/trajectory_topology.hpp"
 #include "pairhist/errors.hpp"
 #include "tasks/algorithm_choice.hpp"
 
@@ -445,6 +446,8 @@ RunRequest resolve_run_arguments(const RunArgs& a) {
     throw UsageError(joined(problems));
   }
   if (!missing.empty()) throw InputError(joined(missing));
+  // An .mdcrd takes its atom count from the topology, before anything opens it.
+  if (!job.topology.empty()) io::state_trajectory_topology(job.trajectory, job.topology);
   if (!r.controls.overwrite) files.keep_backups();  // of the other files it replaces
   // The q file and table read once here; the scatterers need the topology: the run decides them
   // once it has defined its species over it (run_command.cpp), before it counts.

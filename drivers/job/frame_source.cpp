@@ -1,5 +1,6 @@
 #include "drivers/job/frame_source.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
@@ -11,8 +12,18 @@ namespace pairhist {
 FrameSource::FrameSource(const std::string& path, int decode_threads, const FramePlan& plan,
                          const io::FramePreparation& prep)
     : plan_(plan),
-      reader_(io::open_trajectory_after(
-          path, decode_threads, plan.resume_after >= 0 ? plan.resume_after + 1 : 0, prep)) {}
+      reader_(io::open_trajectory_after(path, decode_threads,
+                                        plan.resume_after >= 0 ? plan.resume_after + 1 : 0, prep)) {
+  // Readers that address frames (AMBER NetCDF) pass over those outside --first/--last/--step
+  // without reading them; next() still checks every frame against the whole plan.
+  if (plan.first <= 0 && plan.step <= 1 && plan.last < 0) return;
+  const FramePlan p = plan;
+  reader_->choose_frames([p](int64_t next) -> int64_t {
+    int64_t wanted = std::max(next, p.first);
+    if (p.step > 1) wanted += (p.step - (wanted - p.first) % p.step) % p.step;
+    return p.last >= 0 && wanted > p.last ? -1 : wanted;
+  });
+}
 
 FrameSource::FrameSource(const std::string& path, int decode_threads, FrameSupply& supply,
                          const io::FramePreparation& prep)

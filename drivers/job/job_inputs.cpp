@@ -10,6 +10,7 @@
 #include "io/topology/ndx_reader.hpp"
 #include "io/topology/topology_reader.hpp"
 #include "io/trajectory/trajectory_reader.hpp"
+#include "io/trajectory/trajectory_topology.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {
@@ -59,6 +60,7 @@ analysis::Topology load_job_topology(JobOptions& o) {
     o.topology = o.trajectory;
   }
   own_species = io::carries_species(o.topology);
+  io::state_trajectory_topology(o.trajectory, o.topology);  // an .mdcrd's atom count
   // The run's positions come from the trajectory.
   analysis::Topology top = io::read_topology(o.topology, io::TopologyContent::names);
   if (o.species.empty() && own_species) o.species = species_of_file(top, o.topology);

@@ -13,6 +13,7 @@
 #include "drivers/job/reading_plan.hpp"
 #include "io/memory/species_columns.hpp"
 #include "io/trajectory/trajectory_reader.hpp"
+#include "io/trajectory/trajectory_topology.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/periodic_images.hpp"
 
@@ -71,6 +72,8 @@ void TrajectoryPipeline::start_loading() {
   // of a distributed run opens its trajectory only once rank 0 has planned the frames: its
   // decoding threads claim them from rank 0.
   out_.start_marks.pipeline = process_seconds();
+  // An .mdcrd takes its atom count from the topology, which loads beside its opening.
+  if (!o.topology.empty()) io::state_trajectory_topology(o.trajectory, o.topology);
   // The hooks that pin the decoding threads' columns as they are first allocated (at their cost;
   // the engine then takes them over without a copy, submit_to_engine) are installed first, on
   // that thread too: the device query initialises CUDA, ~0.5 s on a 4-GPU node, which held

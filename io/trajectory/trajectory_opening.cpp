@@ -70,7 +70,11 @@ std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& pa
                                                            const FramePreparation& prep,
                                                            FrameChooser chooser) {
   if (decode_threads < 0) throw UsageError("--decode-threads must be >= 0 (0: automatic)");
-  if (lower_extension(path) != ".xtc") return open_trajectory(path);
+  if (lower_extension(path) != ".xtc") {
+    auto reader = open_trajectory(path);
+    if (chooser) reader->choose_frames(std::move(chooser));  // readers that can pass over frames
+    return reader;
+  }
   return xtc_reader_after(std::make_unique<xtc::Scanner>(path), decode_threads, prep, 0,
                           std::move(chooser));
 }
