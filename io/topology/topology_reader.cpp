@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "io/common/input_path.hpp"
+#include "io/topology/psf_reader.hpp"
 #include "io/topology/tpr_reader.hpp"
 #include "io/trajectory/cadishi_input.hpp"
 #include "io/trajectory/g96_reader.hpp"
@@ -21,6 +22,7 @@ Topology read_topology(const std::string& path, TopologyContent content) {
   if (ext == ".gro") return read_gro(path, content);
   if (ext == ".g96") return read_g96_topology(path, content);
   if (ext == ".tpr") return read_tpr(path);
+  if (ext == ".psf") return read_psf(path);
   if (ext == ".pdb" || ext == ".ent") return read_pdb_topology(path);
   if (ext == ".xyz" || ext == ".extxyz") return read_xyz_topology(path);
   if (ext == ".lammpstrj" || ext == ".lammpsdump" || ext == ".dump")
@@ -29,7 +31,7 @@ Topology read_topology(const std::string& path, TopologyContent content) {
     return read_cadishi_topology(path);
   throw InputError(
       path + ": unknown topology format '" + ext +
-      "' (supported: .gro, .g96, .tpr, .pdb, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump, "
+      "' (supported: .gro, .g96, .tpr, .psf, .pdb, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump, "
       "CADISHI .h5/.hdf5)");
 }
 

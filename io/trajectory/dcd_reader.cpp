@@ -30,9 +30,26 @@ uint32_t load_native32(const unsigned char* p) {
   return v;
 }
 
-// Cosine of a cell angle that may be stored either in degrees or as its cosine.
-double angle_cosine(double stored, bool stored_as_cosine) {
-  return stored_as_cosine ? stored : cos_degrees(stored);
+// The box of a DCD unit cell record w = (A, gamma, B, beta, alpha, C), lengths positive, in the
+// convention MDAnalysis's DCD reader tells it by (coordinates/DCD.py): all three angle slots in
+// [-1, 1] are cosines (NAMD >= 2.5, and CHARMM's orthorhombic cells, whose shape matrix has zero
+// off-diagonals); a negative slot or one above 180 is CHARMM's symmetric shape matrix
+// (h11, h21, h22, h31, h32, h33: MDAnalysis's tip125_tric_C36.dcd); otherwise degrees (NAMD 2.5,
+// VMD, MDAnalysis's writer). Where the degrees form no cell but the shape matrix does (a CHARMM
+// triclinic cell whose off-diagonals are all positive), it is the shape matrix: MDAnalysis would
+// give a cell that does not exist there. Returns "" or the problem.
+std::string cell_to_box(const double w[6], std::array<double, 9>& box) {
+  const double a = w[0], b = w[2], c = w[5];
+  const double angles[3] = {w[4], w[3], w[1]};  // alpha, beta, gamma
+  if (std::fabs(angles[0]) <= 1 && std::fabs(angles[1]) <= 1 && std::fabs(angles[2]) <= 1)
+    return box_from_cell(a, b, c, angles[0], angles[1], angles[2], box);
+  bool degrees = true;
+  for (double g : angles) degrees = degrees && g >= 0 && g <= 180;
+  if (!degrees) return box_from_shape_matrix(w, box);
+  const std::string problem = box_from_cell(a, b, c, cos_degrees(angles[0]), cos_degrees(angles[1]),
+                                            cos_degrees(angles[2]), box);
+  if (problem.empty() || !box_from_shape_matrix(w, box).empty()) return problem;
+  return "";
 }
 
 }  // namespace
@@ -261,16 +278,8 @@ void DcdReader::read_unit_cell(TrajectoryFrame& frame) {
   if (a < 0 || b < 0 || c < 0) fail("negative unit cell length");
   if (a > 0 || b > 0 || c > 0) {
     if (a == 0 || b == 0 || c == 0) fail("unit cell has a zero length");
-    const bool cosines =
-        std::fabs(cell[1]) <= 1 && std::fabs(cell[3]) <= 1 && std::fabs(cell[4]) <= 1;
-    const double cos_gamma = angle_cosine(cell[1], cosines);
-    const double cos_beta = angle_cosine(cell[3], cosines);
-    const double cos_alpha = angle_cosine(cell[4], cosines);
     std::array<double, 9> cell_box;
-    if (const std::string problem =
-            box_from_cell(a, b, c, cos_alpha, cos_beta, cos_gamma, cell_box);
-        !problem.empty())
-      fail(problem);
+    if (const std::string problem = cell_to_box(cell, cell_box); !problem.empty()) fail(problem);
     for (int k = 0; k < 9; ++k)
       frame.box[k] = static_cast<float>(cell_box[static_cast<size_t>(k)] * kAngstromToNm);
   }

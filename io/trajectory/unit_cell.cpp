@@ -25,6 +25,20 @@ std::string box_from_cell(double a, double b, double c, double cos_alpha, double
   return "";
 }
 
+std::string box_from_shape_matrix(const double h[6], std::array<double, 9>& box) {
+  const double e[3][3] = {{h[0], h[1], h[3]}, {h[1], h[2], h[4]}, {h[3], h[4], h[5]}};
+  double len[3];
+  for (int v = 0; v < 3; ++v)
+    len[v] = std::sqrt(e[v][0] * e[v][0] + e[v][1] * e[v][1] + e[v][2] * e[v][2]);
+  if (!(len[0] > 0 && len[1] > 0 && len[2] > 0))
+    return "degenerate unit cell (a shape matrix edge of length zero)";
+  auto cosine = [&](int u, int v) {
+    const double dot = e[u][0] * e[v][0] + e[u][1] * e[v][1] + e[u][2] * e[v][2];
+    return dot == 0 ? 0.0 : dot / (len[u] * len[v]);  // exactly 90 degrees stays exact
+  };
+  return box_from_cell(len[0], len[1], len[2], cosine(1, 2), cosine(0, 2), cosine(0, 1), box);
+}
+
 std::array<double, 6> cell_from_box(const std::array<double, 9>& m) {
   double len[3];
   for (int v = 0; v < 3; ++v)
