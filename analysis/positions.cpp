@@ -97,9 +97,10 @@ std::vector<int> units_of(const Topology& top, const std::string& path, const Po
     return residue_of_atoms(top, path, position_type_name(t) + " positions");
   const auto n = static_cast<size_t>(top.natoms());
   if (top.molecule_index.size() != n)
-    throw UsageError(path + ": " + position_type_name(t) +
-                     " positions need molecules, which only a .tpr topology states (use res_" +
-                     (t.mass_weighted ? "com" : "cog") + ", or give the .tpr)");
+    throw UsageError(
+        path + ": " + position_type_name(t) +
+        " positions need molecules, which only a .tpr or .psf topology states (use res_" +
+        (t.mass_weighted ? "com" : "cog") + ", or give the .tpr)");
   for (size_t i = 1; i < n; ++i)
     if (top.molecule_index[i] != top.molecule_index[i - 1] &&
         top.molecule_index[i] != top.molecule_index[i - 1] + 1)
