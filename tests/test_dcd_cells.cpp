@@ -112,19 +112,25 @@ TEST_CASE("DCD cells: one cell in degrees, cosines and the shape matrix reads th
   check_cell(cell_of(first_cell({e[0], e[5], e[1], e[4], e[3], e[2]})), e);  // degrees
   check_cell(cell_of(first_cell({e[0], cosd(e[5]), e[1], cosd(e[4]), cosd(e[3]), e[2]})), e);
 
-  // A shape matrix whose off-diagonals are all positive: as degrees (12, 3, 4) no cell (3 + 4 <
-  // 12), so the matrix; its rows' lengths and angles, computed here.
-  const double h[3][3] = {{30, 12, 3}, {12, 31, 4}, {3, 4, 32}};
-  auto len = [&](int u) {
-    return std::sqrt(h[u][0] * h[u][0] + h[u][1] * h[u][1] + h[u][2] * h[u][2]);
-  };
-  auto angle = [&](int u, int v) {
-    return std::acos((h[u][0] * h[v][0] + h[u][1] * h[v][1] + h[u][2] * h[v][2]) /
-                     (len(u) * len(v))) *
-           180 / kPi;
-  };
-  const double matrix_cell[6] = {len(0), len(1), len(2), angle(1, 2), angle(0, 2), angle(0, 1)};
-  check_cell(cell_of(first_cell({30, 12, 31, 3, 4, 32})), matrix_cell);
+  // Shape matrices, with their rows' lengths and angles computed here: one whose off-diagonals
+  // are all positive, as degrees (12, 3, 4) no cell (3 + 4 < 12), so the matrix; one with a
+  // negative off-diagonal, which as degrees (10, 8, -5) would be a needle-thin cell.
+  for (const auto& h : {std::array<double, 9>{30, 12, 3, 12, 31, 4, 3, 4, 32},
+                        std::array<double, 9>{30, 10, 8, 10, 31, -5, 8, -5, 32}}) {
+    auto len = [&](int u) {
+      return std::sqrt(h[3 * u] * h[3 * u] + h[3 * u + 1] * h[3 * u + 1] +
+                       h[3 * u + 2] * h[3 * u + 2]);
+    };
+    auto angle = [&](int u, int v) {
+      return std::acos(
+                 (h[3 * u] * h[3 * v] + h[3 * u + 1] * h[3 * v + 1] + h[3 * u + 2] * h[3 * v + 2]) /
+                 (len(u) * len(v))) *
+             180 / kPi;
+    };
+    const double matrix_cell[6] = {len(0), len(1), len(2), angle(1, 2), angle(0, 2), angle(0, 1)};
+    CAPTURE(h[1]);
+    check_cell(cell_of(first_cell({h[0], h[3], h[4], h[6], h[7], h[8]})), matrix_cell);
+  }
 
   // All zero: no box.
   const TrajectoryFrame none = first_cell({0, 0, 0, 0, 0, 0});

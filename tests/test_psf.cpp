@@ -121,6 +121,17 @@ TEST_CASE("PSF: fields by format (standard, CHEQ, EXT XPLOR, NAMD types, no segi
   CHECK(gui.atom_names[0] == "CAY");
   CHECK(gui.charges[1] == doctest::Approx(0.09));
 
+  // A blank segid in EXT's columns: read by the columns (blank-separated fields would be off).
+  pairhist::test::TempDir dir("psf-ext");
+  std::string ext = pairhist::test::read_all(charmm("1a2c_ins_code.psf"));
+  ext.replace(ext.find("         1 PROA"), 15, "         1     ");
+  pairhist::test::write_all(dir.file("blank.psf"), ext);
+  const Topology blank = pairhist::io::read_psf(dir.file("blank.psf"));
+  CHECK(blank.segment_names[0] == "");
+  CHECK(blank.segment_names[1] == "PROA");
+  CHECK(blank.residue_names[0] == "THR");
+  CHECK(blank.types[0] == "CT3");
+
   const Topology cgenff = pairhist::io::read_psf(charmm("namd_cgenff.psf"));
   CHECK(cgenff.segment_names[0] == "A002");
   CHECK(cgenff.types[0] == "CT2");
