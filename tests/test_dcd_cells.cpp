@@ -3,6 +3,7 @@
 // RefCHARMMtriclinicDCD, RefNAMDtriclinicDCD), and the same cell rewritten in each convention.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include "io/trajectory/dcd_reader.hpp"
 #include "io/trajectory/unit_cell.hpp"
 #include "pairhist/errors.hpp"
+#include "tests/double_reference.hpp"
 #include "tests/test_support.hpp"
 
 namespace {
@@ -145,4 +147,31 @@ TEST_CASE("DCD cells: one cell in degrees, cosines and the shape matrix reads th
     r.next(frame);
   });
   CHECK(pairhist::test::contains(why, path + ": frame 0: degenerate unit cell"));
+}
+
+TEST_CASE("DCD cells: CHARMM's shape matrix is the lattice of the coordinates (rotated with it)") {
+  // Rotated into the lower-triangular box's frame, every O-H pair of the 125 TIP3P waters is at
+  // least the 0.9572 A bond apart in every frame. Lengths and angles alone, put along GROMACS's
+  // axes as MDAnalysis does, give O-H pairs at 0.40-0.51 A in frames 7-9.
+  DcdReader reader(fixture("charmm/tip125_tric_C36.dcd"));
+  TrajectoryFrame frame;
+  int frames = 0;
+  double nearest = 1e9;
+  while (reader.next(frame)) {
+    pairhist::BoxMatrix box;
+    for (int k = 0; k < 9; ++k) box[k] = frame.box[k];
+    REQUIRE(pairhist::classify_box(box) == pairhist::BoxKind::triclinic);
+    for (size_t o = 0; o < 375; o += 3)
+      for (size_t h = 0; h < 375; ++h) {
+        if (h % 3 == 0) continue;
+        double p[3], q[3];
+        for (size_t d = 0; d < 3; ++d) p[d] = frame.xyz[3 * o + d], q[d] = frame.xyz[3 * h + d];
+        const double r = pairhist::test::reference_distance(box, p, q);
+        nearest = std::min(nearest, r);
+        if (h / 3 == o / 3) CHECK(std::fabs(r - 0.09572) < 1e-5);  // its own water, whole
+      }
+    ++frames;
+  }
+  CHECK(frames == 10);
+  CHECK(nearest > 0.0957);
 }
