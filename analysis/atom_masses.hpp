@@ -18,6 +18,11 @@ struct AtomMasses {
 /// The standard atomic weight of an element symbol ("O", "Na", case as written), 0 if unknown.
 double element_mass(const std::string& symbol);
 
+/// The element whose standard atomic weight (element_mass) lies within 0.1 u of `mass`, or ""
+/// where none does (lone pairs and Drude particles, repartitioned hydrogen masses, deuterium):
+/// how the elements of a topology that states masses but no elements (PSF) are found.
+std::string element_of_mass(double mass);
+
 /// Masses of `atoms` (indices of `top`): top.masses where the topology has them, else from
 /// the elements. Throws UsageError naming `topology_path` and the atom when its element is
 /// unknown or cannot be guessed (a virtual site such as TIP4P's MW).

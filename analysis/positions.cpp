@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 
 #include "analysis/selection_keywords.hpp"
 #include "pairhist/errors.hpp"
@@ -46,6 +47,40 @@ std::string type_meant(const std::string& word) {
   return best;
 }
 
+/// "point centre" or "point X,Y,Z" (`rest`: after "point"), a species of one position.
+PositionSelection point_selection(const std::string& selection, std::string rest) {
+  const auto fail = [&](const std::string& problem) {
+    throw UsageError("selection '" + excerpt(selection, 200) + "': " + problem);
+  };
+  PositionSelection out;
+  out.stated = true;
+  for (char& c : rest)
+    if (c == ',') c = ' ';
+  std::vector<std::string> words;
+  for (size_t i = 0; i < rest.size();) {
+    while (i < rest.size() && std::isspace(static_cast<unsigned char>(rest[i]))) ++i;
+    const size_t b = i;
+    while (i < rest.size() && !std::isspace(static_cast<unsigned char>(rest[i]))) ++i;
+    if (i > b) words.push_back(rest.substr(b, i - b));
+  }
+  if (words.size() == 1 && (words[0] == "centre" || words[0] == "center")) {
+    out.point = PointKind::box_centre;
+    return out;
+  }
+  const char* form =
+      "'point X,Y,Z' (a fixed position, in the run's length unit) or 'point centre' "
+      "(the box's centre) expected";
+  if (words.size() != 3) fail(form);
+  for (size_t d = 0; d < 3; ++d) {
+    char* end = nullptr;
+    out.point_xyz[d] = std::strtod(words[d].c_str(), &end);
+    if (end == words[d].c_str() || *end != '\0' || !std::isfinite(out.point_xyz[d]))
+      fail("'" + excerpt(words[d]) + "' is not a coordinate: " + form);
+  }
+  out.point = PointKind::fixed;
+  return out;
+}
+
 }  // namespace
 
 std::string position_type_name(const PositionType& t) {
@@ -62,9 +97,10 @@ std::vector<int> units_of(const Topology& top, const std::string& path, const Po
     return residue_of_atoms(top, path, position_type_name(t) + " positions");
   const auto n = static_cast<size_t>(top.natoms());
   if (top.molecule_index.size() != n)
-    throw UsageError(path + ": " + position_type_name(t) +
-                     " positions need molecules, which only a .tpr topology states (use res_" +
-                     (t.mass_weighted ? "com" : "cog") + ", or give the .tpr)");
+    throw UsageError(
+        path + ": " + position_type_name(t) +
+        " positions need molecules, which only a .tpr or .psf topology states (use res_" +
+        (t.mass_weighted ? "com" : "cog") + ", or give the .tpr)");
   for (size_t i = 1; i < n; ++i)
     if (top.molecule_index[i] != top.molecule_index[i - 1] &&
         top.molecule_index[i] != top.molecule_index[i - 1] + 1)
@@ -103,6 +139,8 @@ PositionSelection split_position_type(const std::string& selection,
   const auto fail = [&](const std::string& problem) {
     throw UsageError("selection '" + excerpt(selection, 200) + "': " + problem);
   };
+  if (w.first == "point")
+    return point_selection(selection, selection.substr(w.rest - w.second.size()));
   PositionType stated;
   const bool is_type = parse_position_type(w.first, stated);
   if (w.second == "of") {
@@ -200,6 +238,17 @@ std::vector<int> Centres::add(const Topology& top, const std::string& topology_p
   return positions;
 }
 
+int Centres::add_point(int natoms, bool box_centre, const std::array<double, 3>& xyz) {
+  offsets_.push_back(offsets_.back());  // no atoms
+  inverse_weight_.push_back(0);
+  if (point_kind_.size() + 1 < inverse_weight_.size())
+    point_kind_.resize(inverse_weight_.size() - 1, 0);
+  point_kind_.push_back(box_centre ? 2 : 1);
+  points_.resize(inverse_weight_.size());
+  points_.back() = xyz;
+  return natoms + static_cast<int>(inverse_weight_.size()) - 1;
+}
+
 int64_t Centres::compute(const float* xyz, const BoxMatrix& box, BoxKind kind, float* out) const {
   Box<double> cell;
   cell.ax = box[0], cell.bx = box[3], cell.by = box[4];
@@ -208,6 +257,16 @@ int64_t Centres::compute(const float* xyz, const BoxMatrix& box, BoxKind kind, f
   if (kind != BoxKind::none) cell.inv_cz = 1 / cell.cz;
   int64_t bad = -1;
   for (size_t c = 0; c < size(); ++c) {
+    if (c < point_kind_.size() && point_kind_[c] != 0) {
+      if (point_kind_[c] == 2 && kind == BoxKind::none) return kNoBoxForCentre;
+      for (int i = 0; i < 3; ++i)
+        out[3 * c + static_cast<size_t>(i)] =
+            static_cast<float>(point_kind_[c] == 1 ? points_[c][static_cast<size_t>(i)]
+                                                   : 0.5 * (box[static_cast<size_t>(i)] +
+                                                            box[3 + static_cast<size_t>(i)] +
+                                                            box[6 + static_cast<size_t>(i)]));
+      continue;
+    }
     const auto begin = static_cast<size_t>(offsets_[c]), end = static_cast<size_t>(offsets_[c + 1]);
     const float* p = xyz + 3 * static_cast<size_t>(members_[begin]);
     const double ref[3] = {p[0], p[1], p[2]};

@@ -10,6 +10,7 @@
 // it in the group, as gmx's -rmpbc makes molecules whole along their bonds before it averages.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -38,17 +39,25 @@ std::string position_type_list();
 /// "res_com", "whole_mol_cog", "atom" (part_ and dyn_ are the default, not named).
 std::string position_type_name(const PositionType& type);
 
+/// A fixed point as a species of one position (`point X,Y,Z` or `point centre`): the
+/// reference of a density profile around a point of space (a droplet's or pore's centre), as
+/// cpptraj's `toxyz x,y,z` or a gmx position selection `[x, y, z]` give it.
+enum class PointKind { none, fixed, box_centre };
+
 /// A selection whose leading "POSTYPE of" (if any) is split off.
 struct PositionSelection {
   PositionType type;
-  bool stated = false;     // the selection states its position type
-  std::string atoms_text;  // the atom expression after "POSTYPE of"
+  bool stated = false;                // the selection states its position type
+  std::string atoms_text;             // the atom expression after "POSTYPE of"
+  PointKind point = PointKind::none;  // a point selects no atoms
+  std::array<double, 3> point_xyz{};  // PointKind::fixed: as written (the run's length unit)
 };
 
 /// Splits "res_com of resname SOL" into res_com and "resname SOL"; a selection without the prefix
-/// gets `default_type` (gmx rdf's -seltype). Throws UsageError for an unknown position type before
-/// "of" (with the one probably meant) and for gmx's single centres "com of", "cog of" (one
-/// position for the whole selection), which pairhist does not compute.
+/// gets `default_type` (gmx rdf's -seltype). "point X,Y,Z" (also "point X Y Z") and "point
+/// centre" (or "center": the centre of each frame's box) are points, stated. Throws UsageError for
+/// an unknown position type before "of" (with the one probably meant) and for gmx's single centres
+/// "com of", "cog of" (one position for the whole selection), which pairhist does not compute.
 PositionSelection split_position_type(const std::string& selection,
                                       const PositionType& default_type = {});
 
@@ -74,15 +83,26 @@ class Centres {
                        const PositionType& type, const std::vector<int>& atoms,
                        const std::vector<double>& masses);
 
+  /// Adds a fixed point (`xyz`, nm) or, for `box_centre`, the centre of each frame's box
+  /// ((a + b + c) / 2); returns its position, top.natoms() + its index here. Points are never
+  /// merged: each species of a point is a position of its own.
+  int add_point(int natoms, bool box_centre, const std::array<double, 3>& xyz);
+
   size_t size() const { return inverse_weight_.size(); }
   bool empty() const { return size() == 0; }
 
   /// Writes every centre of a frame (xyz: all atoms, nm) to out[3c .. 3c + 2], each residue or
-  /// molecule made whole in `box` (of kind `kind`; none: as the coordinates are). Returns -1, or
-  /// the first atom with a non-finite coordinate (its centre is then not finite either).
+  /// molecule made whole in `box` (of kind `kind`; none: as the coordinates are), and every
+  /// point. Returns -1, kNoBoxForCentre where a point is the box's centre and the frame has no
+  /// box, or the first atom with a non-finite coordinate (its centre is then not finite either).
   int64_t compute(const float* xyz, const BoxMatrix& box, BoxKind kind, float* out) const;
+  static constexpr int64_t kNoBoxForCentre = -2;
 
  private:
+  // Per centre: 0 for a centre of atoms, 1 for a fixed point (points_ holds it), 2 for the
+  // box's centre.
+  std::vector<char> point_kind_;
+  std::vector<std::array<double, 3>> points_;
   std::vector<int64_t> offsets_{0};
   std::vector<int> members_;
   std::vector<double> weights_;

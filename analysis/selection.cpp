@@ -8,14 +8,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
-#include <thread>
 #include <vector>
 
 #include "analysis/selection_keywords.hpp"
+#include "analysis/selection_match.hpp"
 #include "analysis/selection_text.hpp"
 #include "analysis/selection_tree.hpp"
 #include "pairhist/errors.hpp"
-#include "pairhist/host_cores.hpp"
 
 namespace pairhist::analysis {
 namespace {
@@ -145,6 +144,9 @@ class Parser {
     if (t == "group") return atoms_node(by_group());
     if (t == "element") return atoms_node(by_element());
     if (t == "type") return atoms_node(by_type());
+    if (t == "segid") return atoms_node(by_pattern(top_.segment_names, t));
+    if (t == "mass") return atoms_node(by_value(t, top_.masses));
+    if (t == "charge") return atoms_node(by_value(t, top_.charges));
     fail(unknown_word(t));
   }
 
@@ -213,7 +215,7 @@ class Parser {
       fail_topology("this file carries no element symbols: select by atom name instead ('name')");
     }
     require_every_atom(top_.elements, "element symbol");
-    return match(top_.elements, patterns, FNM_CASEFOLD);
+    return match_names(top_.elements, patterns, FNM_CASEFOLD);
   }
 
   Mask by_type() {
@@ -222,7 +224,7 @@ class Parser {
       fail_topology(std::string("this file carries no atom types: select with 'name'") +
                     (top_.elements.empty() ? "" : " or 'element'") + " instead");
     require_every_atom(top_.types, "atom type");
-    return match(top_.types, patterns, 0);
+    return match_names(top_.types, patterns, 0);
   }
 
   void require_every_atom(const NameColumn& values, const std::string& what) const {
@@ -250,39 +252,22 @@ class Parser {
     const std::vector<std::string> patterns = take_patterns(keyword);
     if (values.size() != static_cast<size_t>(top_.natoms()))
       fail("the topology has no " + keyword + " information");
-    return match(values, patterns, 0);
+    return match_names(values, patterns, 0);
   }
 
-  /// Each distinct value is matched once (an 11M-atom system has a handful), then the atoms
-  /// take their value's verdict, in stretches on all cores.
-  Mask match(const NameColumn& values, const std::vector<std::string>& patterns, int flags) const {
-    std::vector<char> verdict(values.distinct().size(), 0);
-    for (size_t k = 0; k < verdict.size(); ++k)
-      for (const auto& p : patterns)
-        if (fnmatch(p.c_str(), values.distinct()[k].c_str(), flags) == 0) {
-          verdict[k] = 1;
-          break;
-        }
-    Mask m(values.size(), 0);
-    const NameColumn::Id* ids = values.ids().data();
-    for_stretches(values.size(), [&](size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i) m[i] = verdict[ids[i]];
-    });
-    return m;
-  }
-
-  /// Runs f(begin, end) over [0, n) in stretches, one thread each where n is large.
-  template <class F>
-  static void for_stretches(size_t n, F&& f) {
-    constexpr size_t kMinStretch = size_t{1} << 18;
-    const size_t threads =
-        std::clamp<size_t>(n / kMinStretch, 1, static_cast<size_t>(usable_cores()));
-    std::vector<std::thread> pool;
-    const size_t step = (n + threads - 1) / threads;
-    for (size_t t = 1; t < threads; ++t)
-      pool.emplace_back([&, t] { f(std::min(n, t * step), std::min(n, (t + 1) * step)); });
-    f(0, std::min(n, step));
-    for (std::thread& t : pool) t.join();
+  /// `mass` or `charge` values and ranges (parse_value_range), where the topology states them.
+  Mask by_value(const std::string& keyword, const std::vector<float>& values) {
+    std::vector<std::pair<double, double>> ranges;
+    for (const std::string& r : take_patterns(keyword)) {
+      double lo = 0, hi = 0;
+      if (!parse_value_range(r, lo, hi))
+        fail("'" + excerpt(r) + "' is not a number or range A:B for " + keyword);
+      ranges.emplace_back(lo, hi);
+    }
+    if (values.size() != static_cast<size_t>(top_.natoms()))
+      fail_topology(std::string("this file states no ") +
+                    (keyword == "mass" ? "masses" : "charges") + ": give a .tpr or .psf topology");
+    return match_values(values, ranges);
   }
 
   /// One integer token of a range list; false where it is not all a number that fits a long.

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <iterator>
 #include <string>
 #include <utility>
@@ -10,15 +13,38 @@
 namespace pairhist::analysis {
 namespace {
 
-const char* const kKeywords[] = {"name",  "resname", "resid",  "resnr", "index", "atomnr",
-                                 "group", "element", "type",   "all",   "and",   "or",
-                                 "not",   "within",  "around", "of"};
+const char* const kKeywords[] = {
+    "name", "resname", "resid", "resnr",  "index",  "atomnr", "group", "element", "type",  "all",
+    "and",  "or",      "not",   "within", "around", "of",     "segid", "mass",    "charge"};
+
+bool parse_real(const std::string& s, double& v) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  v = std::strtod(s.c_str(), &end);
+  return errno == 0 && end == s.c_str() + s.size() && std::isfinite(v);
+}
 
 }  // namespace
 
 bool is_keyword(const std::string& word) {
   return std::any_of(std::begin(kKeywords), std::end(kKeywords),
                      [&](const char* k) { return word == k; });
+}
+
+bool parse_value_range(const std::string& token, double& lo, double& hi) {
+  constexpr double kStatedPrecision = 1e-3;
+  size_t sep = token.find(':');
+  // A '-' after the first character that is no exponent's sign separates a range.
+  for (size_t k = 1; sep == std::string::npos && k < token.size(); ++k)
+    if (token[k] == '-' && token[k - 1] != 'e' && token[k - 1] != 'E') sep = k;
+  if (sep == std::string::npos) {
+    double v = 0;
+    if (!parse_real(token, v)) return false;
+    lo = v - kStatedPrecision, hi = v + kStatedPrecision;
+    return true;
+  }
+  return parse_real(token.substr(0, sep), lo) && parse_real(token.substr(sep + 1), hi) && lo <= hi;
 }
 
 size_t edit_distance(const std::string& a, const std::string& b) {
@@ -40,11 +66,12 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 
 std::string keyword_alias(const std::string& word) {
   static const std::pair<const char*, const char*> kAliases[] = {
-      {"atomname", "name"},   {"atomnames", "name"}, {"names", "name"},   {"resnames", "resname"},
-      {"residue", "resname"}, {"resnum", "resid"},   {"resids", "resid"}, {"atomnum", "index"},
-      {"serial", "index"},    {"bynum", "index"},    {"id", "index"},     {"atomtype", "type"},
-      {"types", "type"},      {"elem", "element"},   {"groups", "group"}, {"everything", "all"},
-      {"&&", "and"},          {"||", "or"},          {"!", "not"}};
+      {"atomname", "name"},   {"atomnames", "name"}, {"names", "name"},     {"resnames", "resname"},
+      {"residue", "resname"}, {"resnum", "resid"},   {"resids", "resid"},   {"atomnum", "index"},
+      {"serial", "index"},    {"bynum", "index"},    {"id", "index"},       {"atomtype", "type"},
+      {"types", "type"},      {"elem", "element"},   {"segname", "segid"},  {"masses", "mass"},
+      {"charges", "charge"},  {"groups", "group"},   {"everything", "all"}, {"&&", "and"},
+      {"||", "or"},           {"!", "not"}};
   std::string lower;
   for (char c : word) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const auto& [alias, keyword] : kAliases)

@@ -9,7 +9,13 @@ namespace pairhist::analysis {
 
 /// The keywords, as a message lists them.
 constexpr const char* kSelectionKeywordList =
-    "name, resname, resid, index, group, element, type, all, within, around, and, or, not";
+    "name, resname, resid, segid, index, group, element, type, mass, charge, all, within, around, "
+    "and, or, not";
+
+/// One value or range of a `mass` or `charge` selection into [lo, hi]: "A:B", "A-B" (A not
+/// negative; a negative A needs "A:B") or "A" alone, which stands for [A - 1e-3, A + 1e-3] as
+/// files state masses and charges to a few decimals. False where the token is none of these.
+bool parse_value_range(const std::string& token, double& lo, double& hi);
 
 bool is_keyword(const std::string& word);
 

@@ -17,8 +17,15 @@ std::string joined_lists(const std::string& selection);
 /// Whether the selection is the plain form: one word of comma-separated atom-name globs.
 bool is_name_list(const std::string& selection);
 
-/// The plain form written as a `name` expression ("HW1, HW2" -> "name HW1 HW2"); an expression
-/// is returned as it is.
+/// A cpptraj atom mask of one word as an expression, else "": `:RES` residues (numbers and
+/// ranges as `resid`, names as `resname`, comma separated), `@ATOM` atoms (numbers and ranges as
+/// `index`, names as `name`, %TYPE as `type`), `:RES@ATOM` both (":WAT@O" -> "(resname WAT) and
+/// (name O)", ":1-13" -> "(resid 1-13)"). cpptraj numbers residues 1, 2, ... in topology order;
+/// `resid` is the file's residue numbers, the same for an AMBER topology.
+std::string mask_expression(const std::string& selection);
+
+/// A cpptraj mask (mask_expression) or the plain form written as a `name` expression ("HW1, HW2"
+/// -> "name HW1 HW2"); an expression is returned as it is.
 std::string as_expression(const std::string& selection);
 
 }  // namespace pairhist::analysis

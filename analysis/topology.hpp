@@ -14,16 +14,20 @@ namespace pairhist::analysis {
 struct Topology {
   NameColumn atom_names, residue_names;  // trimmed
   std::vector<int> residue_numbers;
-  // Element symbols and atom types, only where the file states them (never guessed from names):
-  // empty when the format has none; an empty entry marks one atom that lacks it.
+  // Element symbols and atom types, only where the file states them (never guessed from names
+  // alone; a PSF's come from its masses, analysis/atom_masses.hpp): empty when the format has
+  // none; an empty entry marks one atom that lacks it.
   NameColumn elements, types;
+  // Segment identifiers (CHARMM/NAMD PSF segids): empty when the format has none.
+  NameColumn segment_names;
   std::vector<float> xyz;  // natoms*3, nm
   // Box vectors as rows: a = box[0..2], b = box[3..5], c = box[6..8], nm (as TrajectoryFrame).
   std::array<float, 9> box{};
   std::string title;
 
   // What only a GROMACS run input (.tpr) states; empty from every other format.
-  std::vector<int> molecule_index;     // per atom: 0-based molecule, in topology order
+  std::vector<int> molecule_index;  // per atom: 0-based molecule, in topology order
+  // A PSF fills masses, charges, molecules (its bonds' connected atoms) and exclusions too.
   std::vector<float> masses, charges;  // per atom: u, e (state A)
   std::vector<int> atomic_numbers;     // per atom: 0 where the force field gives none
   // Bonded exclusions exactly as GROMACS lists them per atom (each list includes the atom
@@ -49,10 +53,10 @@ struct IndexGroups {
 };
 
 /// Residue of every atom, numbered 0, 1, ... in file order: a residue is a maximal run of
-/// consecutive atoms with the same residue number and name (and molecule, where the topology has
-/// molecules), as GROMACS reads .gro/.pdb files (residue numbers wrap at 99999 in .gro, so equal
-/// numbers far apart are different residues). Throws UsageError naming `topology_path` and what
-/// needed them (`needed_for`, e.g. "--exclude residue") if the topology carries no residues
+/// consecutive atoms with the same residue number and name (and molecule and segment, where the
+/// topology has them), as GROMACS reads .gro/.pdb files (residue numbers wrap at 99999 in .gro, so
+/// equal numbers far apart are different residues). Throws UsageError naming `topology_path` and
+/// what needed them (`needed_for`, e.g. "--exclude residue") if the topology carries no residues
 /// (.xyz, LAMMPS).
 std::vector<int> residue_of_atoms(const Topology& top, const std::string& topology_path,
                                   const std::string& needed_for);

@@ -119,6 +119,8 @@ void append_centres(const analysis::Centres& centres, int natoms, io::Trajectory
   const size_t atoms = 3 * static_cast<size_t>(natoms);
   frame.xyz.resize(atoms + 3 * centres.size());
   const int64_t bad = centres.compute(frame.xyz.data(), box, kind, frame.xyz.data() + atoms);
+  if (bad == analysis::Centres::kNoBoxForCentre)
+    throw InputError(where + "no box, so no box centre for a species 'point centre'");
   if (bad >= 0)
     throw InputError(where + "atom " + std::to_string(bad + 1) + " has a non-finite coordinate");
 }

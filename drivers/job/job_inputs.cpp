@@ -93,6 +93,11 @@ SpeciesPositions resolve_species_positions(const JobOptions& o, const analysis::
   for (const auto& sp : o.species) {
     try {
       split.push_back(analysis::split_position_type(sp.selection));
+      if (split.back().point != analysis::PointKind::none) {  // no atoms: a position of its own
+        selected.emplace_back();
+        dynamic.push_back(nullptr);
+        continue;
+      }
       auto parsed = std::make_shared<analysis::Selection>(
           analysis::parse_selection(top, split.back().atoms_text, o.topology, served));
       // A static selection is not kept: its atoms are moved out, not copied (11M atoms).
@@ -130,6 +135,14 @@ SpeciesPositions resolve_species_positions(const JobOptions& o, const analysis::
     }
   }
   for (size_t s = 0; s < o.species.size(); ++s) {
+    if (split[s].point != analysis::PointKind::none) {
+      std::array<double, 3> nm = split[s].point_xyz;
+      for (double& v : nm) v /= length_factor(o.units);
+      out.atoms.push_back({out.centres.add_point(
+          top.natoms(), split[s].point == analysis::PointKind::box_centre, nm)});
+      out.centred.push_back("point");
+      continue;
+    }
     try {
       out.atoms.push_back(
           out.centres.add(top, o.topology, split[s].type, selected[s], masses.mass));

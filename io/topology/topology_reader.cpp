@@ -5,6 +5,7 @@
 
 #include "io/common/input_path.hpp"
 #include "io/topology/parm7_reader.hpp"
+#include "io/topology/psf_reader.hpp"
 #include "io/topology/tpr_reader.hpp"
 #include "io/trajectory/cadishi_input.hpp"
 #include "io/trajectory/g96_reader.hpp"
@@ -24,6 +25,7 @@ Topology read_topology(const std::string& path, TopologyContent content) {
   if (ext == ".tpr") return read_tpr(path);
   if (ext == ".parm7" || ext == ".prmtop" || (ext == ".top" && is_parm7(path)))
     return read_parm7(path);
+  if (ext == ".psf") return read_psf(path);
   if (ext == ".pdb" || ext == ".ent") return read_pdb_topology(path);
   if (ext == ".xyz" || ext == ".extxyz") return read_xyz_topology(path);
   if (ext == ".lammpstrj" || ext == ".lammpsdump" || ext == ".dump")
@@ -33,7 +35,7 @@ Topology read_topology(const std::string& path, TopologyContent content) {
   throw InputError(
       path + ": unknown topology format '" + ext +
       "' (supported: .gro, .g96, .tpr, .pdb, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump, "
-      "CADISHI .h5/.hdf5, AMBER .parm7/.prmtop" +
+      "CADISHI .h5/.hdf5, AMBER .parm7/.prmtop, CHARMM/NAMD/X-PLOR .psf" +
       std::string(ext == ".top"
                       ? "; a GROMACS .top is not read: give the .tpr gmx grompp makes of it"
                       : "") +

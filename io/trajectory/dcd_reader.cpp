@@ -30,9 +30,37 @@ uint32_t load_native32(const unsigned char* p) {
   return v;
 }
 
-// Cosine of a cell angle that may be stored either in degrees or as its cosine.
-double angle_cosine(double stored, bool stored_as_cosine) {
-  return stored_as_cosine ? stored : cos_degrees(stored);
+// The box of a DCD unit cell record w = (A, gamma, B, beta, alpha, C), lengths positive, in the
+// convention MDAnalysis's DCD reader tells it by (coordinates/DCD.py): all three angle slots in
+// [-1, 1] are cosines (NAMD >= 2.5, and CHARMM's orthorhombic cells, whose shape matrix has zero
+// off-diagonals); a negative slot or one above 180 is CHARMM's symmetric shape matrix
+// (h11, h21, h22, h31, h32, h33: MDAnalysis's tip125_tric_C36.dcd); otherwise degrees (NAMD 2.5,
+// VMD, MDAnalysis's writer). Where the degrees form no cell but the shape matrix does (a CHARMM
+// triclinic cell whose off-diagonals are all positive), it is the shape matrix: MDAnalysis would
+// give a cell that does not exist there. A shape matrix's edges lie in the coordinates' frame,
+// not along GROMACS's axes: `rotation` then turns the frame's coordinates into the lower-
+// triangular box's frame (`rotated`), which MDAnalysis does not do (its lengths and angles are
+// right, its minimum image in tip125_tric_C36.dcd's frames 7-9 puts O-H pairs at 0.4 A).
+// Returns "" or the problem.
+std::string cell_to_box(const double w[6], std::array<double, 9>& box, bool& rotated,
+                        std::array<double, 9>& rotation) {
+  rotated = false;
+  auto shape_matrix = [&] {
+    const std::string problem = box_from_shape_matrix(w, box, rotation);
+    rotated = problem.empty();
+    return problem;
+  };
+  const double a = w[0], b = w[2], c = w[5];
+  const double angles[3] = {w[4], w[3], w[1]};  // alpha, beta, gamma
+  if (std::fabs(angles[0]) <= 1 && std::fabs(angles[1]) <= 1 && std::fabs(angles[2]) <= 1)
+    return box_from_cell(a, b, c, angles[0], angles[1], angles[2], box);
+  bool degrees = true;
+  for (double g : angles) degrees = degrees && g >= 0 && g <= 180;
+  if (!degrees) return shape_matrix();
+  const std::string problem = box_from_cell(a, b, c, cos_degrees(angles[0]), cos_degrees(angles[1]),
+                                            cos_degrees(angles[2]), box);
+  if (problem.empty() || !shape_matrix().empty()) return problem;
+  return "";
 }
 
 }  // namespace
@@ -210,6 +238,7 @@ bool DcdReader::next(TrajectoryFrame& frame) {
   if (got < frame_bytes) truncated(got);
 
   frame.box.fill(0);
+  rotated_ = false;
   if (has_cell_) read_unit_cell(frame);
 
   frame.xyz.resize(3 * n);
@@ -229,6 +258,7 @@ bool DcdReader::next(TrajectoryFrame& frame) {
     }
   }
   if (has_4d_) check_record(cell_record + 3 * coord_record, 4 * n, "fourth-dimension record");
+  if (rotated_) rotate_coordinates(frame);
 
   frame.step = istart_ + frames_read_ * nsavc_;
   frame.time = static_cast<double>(frame.step) * delta_ps_;
@@ -242,6 +272,26 @@ void DcdReader::check_record(size_t at, size_t size, const char* what) {
       to_int(buf_.data() + at + 4 + size) != static_cast<int32_t>(size)) {
     fail(std::string("bad record markers around the ") + what + " (expected " +
          std::to_string(size) + " bytes; corrupt file or wrong header flags)");
+  }
+}
+
+void DcdReader::rotate_coordinates(TrajectoryFrame& frame) const {
+  // From the float32 Angstrom values as stored (the nm floats would round twice).
+  const size_t n = static_cast<size_t>(natoms_);
+  const size_t coord_record = 4 * n + 8;
+  for (size_t i = 0; i < n; ++i) {
+    double x[3];
+    for (size_t d = 0; d < 3; ++d) {
+      uint32_t bits = load_native32(buf_.data() + 56 + coord_record * d + 4 + 4 * i);
+      if (swap_) bits = bswap32(bits);
+      float v;
+      std::memcpy(&v, &bits, 4);
+      x[d] = v;
+    }
+    for (size_t d = 0; d < 3; ++d)
+      frame.xyz[3 * i + d] = static_cast<float>(
+          (rotation_[3 * d] * x[0] + rotation_[3 * d + 1] * x[1] + rotation_[3 * d + 2] * x[2]) *
+          kAngstromToNm);
   }
 }
 
@@ -261,14 +311,8 @@ void DcdReader::read_unit_cell(TrajectoryFrame& frame) {
   if (a < 0 || b < 0 || c < 0) fail("negative unit cell length");
   if (a > 0 || b > 0 || c > 0) {
     if (a == 0 || b == 0 || c == 0) fail("unit cell has a zero length");
-    const bool cosines =
-        std::fabs(cell[1]) <= 1 && std::fabs(cell[3]) <= 1 && std::fabs(cell[4]) <= 1;
-    const double cos_gamma = angle_cosine(cell[1], cosines);
-    const double cos_beta = angle_cosine(cell[3], cosines);
-    const double cos_alpha = angle_cosine(cell[4], cosines);
     std::array<double, 9> cell_box;
-    if (const std::string problem =
-            box_from_cell(a, b, c, cos_alpha, cos_beta, cos_gamma, cell_box);
+    if (const std::string problem = cell_to_box(cell, cell_box, rotated_, rotation_);
         !problem.empty())
       fail(problem);
     for (int k = 0; k < 9; ++k)

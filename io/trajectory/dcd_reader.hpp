@@ -17,11 +17,15 @@ namespace pairhist::io {
 /// Units: DCD stores Angstrom; coordinates and box are converted to nm. The time step is stored in
 /// AKMA units (48.88821 fs); frame.step = ISTART + k * NSAVC and frame.time = step * DELTA in ps.
 ///
-/// Unit cell: CHARMM-style files carry 6 doubles per frame in the order A, gamma, B, beta, alpha,
-/// C. CHARMM (c36+) writes the cosines of the angles, NAMD and MDAnalysis write degrees. As in
-/// VMD and MDAnalysis, the angles are taken as cosines when all three lie in [-1, 1] (a real cell
-/// angle below 1 degree is meaningless). The cell is turned into GROMACS's lower-triangular box
-/// vectors; a cell with all lengths zero means "no box". X-PLOR files (no CHARMM version number)
+/// Unit cell: CHARMM-style files carry 6 doubles per frame in the slots A, gamma, B, beta, alpha,
+/// C, read as MDAnalysis reads them: the angles as cosines when all three lie in [-1, 1] (NAMD >=
+/// 2.5; CHARMM's orthorhombic cells), CHARMM's symmetric shape matrix (h11, h21, h22, h31, h32,
+/// h33; CHARMM c36's triclinic cells) when a slot is negative or above 180, else degrees (NAMD
+/// 2.5, VMD, MDAnalysis) unless they form no cell and the shape matrix does (dcd_reader.cpp).
+/// A shape matrix's edges are in the coordinates' frame: the frame's coordinates are rotated
+/// into the lower-triangular box's frame with it (distances unchanged, periodic images right).
+/// The cell is turned into GROMACS's lower-triangular box vectors; a cell with all lengths zero
+/// means "no box". X-PLOR files (no CHARMM version number)
 /// have no unit cell and give no box.
 ///
 /// The frame count in the header (NSET) is not trusted (NAMD updates it only at the end, crashed
@@ -76,6 +80,8 @@ class DcdReader : public TrajectoryReader {
   // The frame's unit cell record (a, gamma, b, beta, alpha, c in Angstrom and degrees or
   // cosines) into frame.box (nm; zero for an all-zero cell).
   void read_unit_cell(TrajectoryFrame& frame);
+  // Turns the frame's coordinates into the box's frame where its cell was a shape matrix.
+  void rotate_coordinates(TrajectoryFrame& frame) const;
 
   std::string path_;
   xdr::InputFile file_;
@@ -90,6 +96,8 @@ class DcdReader : public TrajectoryReader {
   std::string error_;
   bool cut_ = false;                // it failed where the file ends inside the frame
   std::vector<unsigned char> buf_;  // one whole frame, as stored
+  bool rotated_ = false;            // this frame's coordinates need rotation_ (shape matrix)
+  std::array<double, 9> rotation_{};
 };
 
 }  // namespace pairhist::io

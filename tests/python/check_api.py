@@ -281,6 +281,20 @@ refused("Engine.submit() of the wrong size", lambda: pairhist.Engine(
     [5], r_max=1.0, n_bins=10, ncpu=1).submit([black], None), ValueError)
 refused("Engine.submit() of a NaN coordinate", lambda: pairhist.Engine(
     [1], r_max=1.0, n_bins=10, ncpu=1).submit([np.array([[np.nan, 0, 0]])], None), ValueError)
+# A CHARMM PSF + DCD, a cpptraj mask and a fixed point as species: run() = `pairhist run`.
+charmm = f"{data}/fixtures/charmm/tip125_tric_C36"
+point_args = dict(top=f"{charmm}.psf", species={"C": "point centre", "O": ":TIP3@OH2"},
+                  rmax=0.8, nbins=80, ncpu=2)
+mine = pairhist.run(f"{charmm}.dcd", **point_args)
+out_point = os.path.join(work, "cli-point")
+subprocess.run([binary, "run", f"{charmm}.dcd", "--top", f"{charmm}.psf", "--species",
+                "C=point centre", "--species", "O=:TIP3@OH2", "--rmax", "0.8", "--nbins", "80",
+                "--ncpu", "2", "-q", "--overwrite", "-o", out_point], check=True)
+cli_point = pairhist.read_run(out_point)
+check("run() of a PSF + DCD with a 'point centre' species = `pairhist run`",
+      all(np.array_equal(mine["counts"][k], cli_point["counts"][k]) for k in mine["counts"]) and
+      mine["counts"][("C", "O")].sum() > 0)
+
 refused("run() of a missing file", lambda: pairhist.run("/nonexistent.xtc", top=args["top"],
                                                          species={"O": "OW"}, rmax=1, nbins=10),
         ValueError)
