@@ -214,7 +214,7 @@ ScattererAssignment assign_scatterers(const Topology& top, const std::vector<std
     }
     std::set<std::string> labels;
     std::string example_of_each;  // "OW (O), HW1 (H)" for the error message
-    bool any_guess = false;
+    bool any_guess = false, water = true;
     std::string last_label;
     // The other atoms repeat the kinds, so the labels, of these.
     for (int atom : first_of_kinds(kinds, species_atoms[s])) {
@@ -241,6 +241,7 @@ ScattererAssignment assign_scatterers(const Topology& top, const std::vector<std
       }
       const std::string& element = known->second.element;
       any_guess = any_guess || known->second.guessed;
+      water = water && i < top.residue_names.size() && water_residue(top.residue_names[i]);
       std::string label = element;
       if (kind.single) {
         int charge = usual_ion_charge(element);
@@ -264,6 +265,7 @@ ScattererAssignment assign_scatterers(const Topology& top, const std::vector<std
                        "=SYMBOL to override)");
     if (labels.empty()) throw UsageError("species " + names[s] + " has no atoms");
     sp.label = *labels.begin();
+    sp.water = water;
     sp.origin = any_guess ? "guessed from atom names" : "topology elements";
     if (sp.label != label_element(sp.label))
       sp.origin += kinds.has_charges() ? ", monatomic, topology charge" : ", monatomic ion";

@@ -31,9 +31,10 @@ std::string guess_element(const std::string& atom_name, const std::string& resid
 /// usual one of Li, Na, K, Rb, Cs (1+), Mg, Ca, Zn (2+), F, Cl, Br, I (1-). Throws UsageError
 /// naming the species for one whose atoms are of several elements (scattering refuses an
 /// average: one species per element), for an atom whose element cannot be guessed, and for an
-/// explicit label that is not an element or ion symbol. Reads the atoms over the cores
-/// (parallel_for.hpp), a few nanoseconds each: what is worked out per atom is worked out once
-/// per kind of atom.
+/// explicit label that is not an element or ion symbol. Marks a species `water` where every atom
+/// of it is in a residue water_residue() names (not for one with an explicit label). Reads the
+/// atoms over the cores (parallel_for.hpp), a few nanoseconds each: what is worked out per atom is
+/// worked out once per kind of atom.
 ScattererAssignment assign_scatterers(const Topology& top, const std::vector<std::string>& names,
                                       const std::vector<std::vector<int>>& species_atoms,
                                       const std::map<std::string, std::string>& explicit_labels);

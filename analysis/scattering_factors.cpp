@@ -2,8 +2,10 @@
 
 #include <cctype>
 #include <cmath>
+#include <set>
 #include <sstream>
 
+#include "analysis/xray_form_factor_tables.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::analysis {
@@ -11,62 +13,6 @@ namespace pairhist::analysis {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-
-struct XrayRow {
-  const char* label;
-  std::array<double, 4> a, b;
-  double c;
-};
-
-// X-ray atomic form factors, f(s) = c + sum_i a_i exp(-b_i s^2), s = sin(theta)/lambda in 1/A:
-// International Tables for Crystallography, Vol. C (ed. A. J. C. Wilson, Kluwer 1992), Table
-// 6.1.1.4, the coefficients of Cromer & Mann / Doyle & Turner, a reprint of International Tables
-// for X-ray Crystallography Vol. IV (1974), Table 2.2B; fits to Hartree-Fock scattering factors,
-// valid for s <= 2 / A (q <= 251 / nm). Cross-checked against GROMACS's share/top/sfactor.dat
-// (the same coefficients to 3 decimals) by test_scattering where that file is installed.
-// clang-format off
-const XrayRow kXray[] = {
-    {"H", {0.493002, 0.322912, 0.140191, 0.040810}, {10.5109, 26.1257, 3.14236, 57.7997}, 0.003038},
-    {"He", {0.873400, 0.630900, 0.311200, 0.178000}, {9.10370, 3.35680, 22.9276, 0.982100}, 0.006400},
-    {"Li", {1.12820, 0.750800, 0.617500, 0.465300}, {3.95460, 1.05240, 85.3905, 168.261}, 0.037700},
-    {"Li1+", {0.696800, 0.788800, 0.341400, 0.156300}, {4.62370, 1.95570, 0.631600, 10.0953}, 0.016700},
-    {"Be", {1.59190, 1.12780, 0.539100, 0.702900}, {43.6427, 1.86230, 103.483, 0.542000}, 0.038500},
-    {"Be2+", {6.26030, 0.884900, 0.799300, 0.164700}, {0.002700, 0.831300, 2.27580, 5.11460}, -6.1092},
-    {"B", {2.05450, 1.33260, 1.09790, 0.706800}, {23.2185, 1.02100, 60.3498, 0.140300}, -0.19320},
-    {"C", {2.31000, 1.02000, 1.58860, 0.865000}, {20.8439, 10.2075, 0.568700, 51.6512}, 0.215600},
-    {"N", {12.2126, 3.13220, 2.01250, 1.16630}, {0.005700, 9.89330, 28.9975, 0.582600}, -11.529},
-    {"O", {3.04850, 2.28680, 1.54630, 0.867000}, {13.2771, 5.70110, 0.323900, 32.9089}, 0.250800},
-    {"F", {3.53920, 2.64120, 1.51700, 1.02430}, {10.2825, 4.29440, 0.261500, 26.1476}, 0.277600},
-    {"F1-", {3.63220, 3.51057, 1.26064, 0.940706}, {5.27756, 14.7353, 0.442258, 47.3437}, 0.653396},
-    {"Ne", {3.95530, 3.11250, 1.45460, 1.12510}, {8.40420, 3.42620, 0.230600, 21.7184}, 0.351500},
-    {"Na", {4.76260, 3.17360, 1.26740, 1.11280}, {3.28500, 8.84220, 0.313600, 129.424}, 0.676000},
-    {"Na1+", {3.25650, 3.93620, 1.39980, 1.00320}, {2.66710, 6.11530, 0.200100, 14.0390}, 0.404000},
-    {"Mg", {5.42040, 2.17350, 1.22690, 2.30730}, {2.82750, 79.2611, 0.380800, 7.19370}, 0.858400},
-    {"Mg2+", {3.49880, 3.83780, 1.32840, 0.849700}, {2.16760, 4.75420, 0.185000, 10.1411}, 0.485300},
-    {"Al", {6.42020, 1.90020, 1.59360, 1.96460}, {3.03870, 0.742600, 31.5472, 85.0886}, 1.11510},
-    {"Al3+", {4.17448, 3.38760, 1.20296, 0.528137}, {1.93816, 4.14553, 0.228753, 8.28524}, 0.706786},
-    {"Si", {6.29150, 3.03530, 1.98910, 1.54100}, {2.43860, 32.3337, 0.678500, 81.6937}, 1.14070},
-    {"Si4+", {4.43918, 3.20345, 1.19453, 0.416530}, {1.64167, 3.43757, 0.214900, 6.65365}, 0.746297},
-    {"P", {6.43450, 4.17910, 1.78000, 1.49080}, {1.90670, 27.1570, 0.526000, 68.1645}, 1.11490},
-    {"S", {6.90530, 5.20340, 1.43790, 1.58630}, {1.46790, 22.2151, 0.253600, 56.1720}, 0.866900},
-    {"Cl", {11.4604, 7.19640, 6.25560, 1.64550}, {0.010400, 1.16620, 18.5194, 47.7784}, -9.5574},
-    {"Cl1-", {18.2915, 7.20840, 6.53370, 2.33860}, {0.006600, 1.17170, 19.5424, 60.4486}, -16.378},
-    {"Ar", {7.48450, 6.77230, 0.653900, 1.64420}, {0.907200, 14.8407, 43.8983, 33.3929}, 1.44450},
-    {"K", {8.21860, 7.43980, 1.05190, 0.865900}, {12.7949, 0.774800, 213.187, 41.6841}, 1.42280},
-    {"K1+", {7.95780, 7.49170, 6.35900, 1.19150}, {12.6331, 0.767400, -0.00200, 31.9128}, -4.9978},
-    {"Ca", {8.62660, 7.38730, 1.58990, 1.02110}, {10.4421, 0.659900, 85.7484, 178.437}, 1.37510},
-    {"Ca2+", {15.6348, 7.95180, 8.43720, 0.853700}, {-0.00740, 0.608900, 10.3116, 25.9905}, -14.875},
-    {"Fe", {11.7695, 7.35730, 3.52220, 2.30450}, {4.76110, 0.307200, 15.3535, 76.8805}, 1.03690},
-    {"Fe2+", {11.0424, 7.37400, 4.13460, 0.439900}, {4.65380, 0.305300, 12.0546, 31.2809}, 1.00970},
-    {"Fe3+", {11.1764, 7.38630, 3.39480, 0.072400}, {4.61470, 0.300500, 11.6729, 38.5566}, 0.970700},
-    {"Zn", {14.0743, 7.03180, 5.16520, 2.41000}, {3.26550, 0.233300, 10.3163, 58.7097}, 1.30410},
-    {"Zn2+", {11.9719, 7.38620, 6.46680, 1.39400}, {2.99460, 0.203100, 7.08260, 18.0995}, 0.780700},
-    {"Br", {17.1789, 5.23580, 5.63770, 3.98510}, {2.17230, 16.5796, 0.260900, 41.4328}, 2.95570},
-    {"Br1-", {17.1718, 6.33380, 5.57540, 3.72720}, {2.20590, 19.3345, 0.287100, 58.1535}, 3.17760},
-    {"Rb", {17.1784, 9.64350, 5.13990, 1.52920}, {1.78880, 17.3151, 0.274800, 164.934}, 3.48730},
-    {"Rb1+", {17.5816, 7.65980, 5.89810, 2.78170}, {1.71390, 14.7957, 0.160300, 31.2087}, 2.07820},
-};
-// clang-format on
 
 struct NeutronRow {
   const char* label;
@@ -86,22 +32,49 @@ const NeutronRow kNeutron[] = {
 };
 
 const char* const kXraySource = "International Tables C (1992) Table 6.1.1.4";
+const char* const kWkSource = "Waasmaier & Kirfel 1995 (Acta Cryst. A51, 416)";
+const char* const kWkBondedHSource =
+    "International Tables C (1992) Table 6.1.1.4 (bonded H; Waasmaier & Kirfel have the free "
+    "atom only)";
+const char* const kFreeHSource = "free H atom, exact 1s form factor (a0 = 0.529177 A)";
 const char* const kNeutronSource = "Sears 1992 (NIST)";
 
+/// The built-in X-ray weights of one choice, made once: the set's rows, and hydrogen (with its
+/// isotopes, which X-rays do not tell apart) as the choice says.
+std::map<std::string, ScattererWeight> make_xray(const XrayFactorChoice& choice) {
+  std::map<std::string, ScattererWeight> t;
+  const bool wk = choice.set == FormFactorSet::wk;
+  for (const XrayFormFactorRow& row : wk ? wk1995_rows() : itc1992_rows())
+    t[row.label] = {row.a, row.b, row.c, wk ? kWkSource : kXraySource};
+  if (choice.hydrogen == HydrogenModel::isolated) {
+    ScattererWeight h;
+    h.hydrogen_1s = true;
+    h.source = kFreeHSource;
+    t["H"] = h;
+  } else if (wk) {
+    for (const XrayFormFactorRow& row : itc1992_rows())
+      if (std::string(row.label) == "H") t["H"] = {row.a, row.b, row.c, kWkBondedHSource};
+  }
+  return t;
+}
+
 /// The built-in weights, made once.
-const std::map<std::string, ScattererWeight>& table(Radiation r) {
-  static const auto make = [](Radiation which) {
+const std::map<std::string, ScattererWeight>& table(Radiation r, const XrayFactorChoice& x) {
+  static const std::map<std::string, ScattererWeight> neutron = [] {
     std::map<std::string, ScattererWeight> t;
-    if (which == Radiation::xray) {
-      for (const XrayRow& row : kXray) t[row.label] = {row.a, row.b, row.c, kXraySource};
-    } else {
-      for (const NeutronRow& row : kNeutron) t[row.label] = {{}, {}, row.b, kNeutronSource};
+    for (const NeutronRow& row : kNeutron) {
+      t[row.label].c = row.b;
+      t[row.label].source = kNeutronSource;
     }
     return t;
-  };
-  static const std::map<std::string, ScattererWeight> xray = make(Radiation::xray);
-  static const std::map<std::string, ScattererWeight> neutron = make(Radiation::neutron);
-  return r == Radiation::xray ? xray : neutron;
+  }();
+  static const std::map<std::string, ScattererWeight> xray[2][2] = {
+      {make_xray({FormFactorSet::itc, HydrogenModel::bonded}),
+       make_xray({FormFactorSet::itc, HydrogenModel::isolated})},
+      {make_xray({FormFactorSet::wk, HydrogenModel::bonded}),
+       make_xray({FormFactorSet::wk, HydrogenModel::isolated})}};
+  if (r == Radiation::neutron) return neutron;
+  return xray[x.set == FormFactorSet::wk][x.hydrogen == HydrogenModel::isolated];
 }
 
 }  // namespace
@@ -112,15 +85,49 @@ Radiation parse_radiation(const std::string& name) {
   throw UsageError("--radiation must be xray or neutron, got '" + name + "'");
 }
 
+FormFactorSet parse_form_factor_set(const std::string& name) {
+  if (name == "itc") return FormFactorSet::itc;
+  if (name == "wk") return FormFactorSet::wk;
+  throw UsageError(
+      "--form-factors must be itc (International Tables C 1992) or wk (Waasmaier & "
+      "Kirfel 1995), got '" +
+      name + "'");
+}
+
+HydrogenModel parse_hydrogen_model(const std::string& name) {
+  if (name == "bonded") return HydrogenModel::bonded;
+  if (name == "isolated") return HydrogenModel::isolated;
+  throw UsageError("--hydrogen must be bonded or isolated, got '" + name + "'");
+}
+
+bool water_residue(const std::string& residue_name) {
+  static const std::set<std::string> names = {"SOL",  "WAT",  "HOH",  "H2O", "TIP3",
+                                              "TIP4", "TIP5", "TP3",  "T3P", "T4P",
+                                              "T5P",  "SPC",  "SPCE", "OPC", "SWM4"};
+  std::string upper;
+  for (char ch : residue_name)
+    upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return names.count(upper) > 0;
+}
+
 std::string radiation_name(Radiation r) {
   return r == Radiation::xray ? "xray" : "neutron";
 }
 
 double ScattererWeight::at(double q_nm) const {
-  const double s = q_nm / (4 * kPi) / 10;  // sin(theta)/lambda in 1/A
   double w = c;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i] != 0) w += a[i] * std::exp(-b[i] * s * s);
+  if (hydrogen_1s) {
+    const double x = q_nm / 10 * kBohrRadiusA / 2;  // q a0 / 2, q in 1/A
+    w = 1 / ((1 + x * x) * (1 + x * x));
+  } else {
+    const double s = q_nm / (4 * kPi) / 10;  // sin(theta)/lambda in 1/A
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i] != 0) w += a[i] * std::exp(-b[i] * s * s);
+  }
+  if (maff_alpha != 0) {
+    const double q = q_nm / 10;  // 1/A
+    w *= 1 + maff_alpha * std::exp(-q * q / (2 * kMaffDeltaPerA * kMaffDeltaPerA));
+  }
   return w;
 }
 
@@ -160,8 +167,9 @@ std::string label_element(const std::string& canonical) {
   return canonical.substr(0, n);
 }
 
-const ScattererWeight* builtin_scatterer(const std::string& canonical, Radiation r) {
-  const auto& t = table(r);
+const ScattererWeight* builtin_scatterer(const std::string& canonical, Radiation r,
+                                         const XrayFactorChoice& xray) {
+  const auto& t = table(r, xray);
   auto it = t.find(canonical);
   // X-rays see electrons (isotopes alike); neutrons see nuclei (ions as their element).
   if (it == t.end() && (r == Radiation::neutron || label_element(canonical) == "H"))
@@ -172,7 +180,7 @@ const ScattererWeight* builtin_scatterer(const std::string& canonical, Radiation
 std::vector<std::string> builtin_labels(Radiation r) {
   std::vector<std::string> labels;
   if (r == Radiation::xray) {
-    for (const XrayRow& row : kXray) labels.emplace_back(row.label);
+    for (const XrayFormFactorRow& row : itc1992_rows()) labels.emplace_back(row.label);
   } else {
     for (const NeutronRow& row : kNeutron) labels.emplace_back(row.label);
   }
@@ -180,11 +188,12 @@ std::vector<std::string> builtin_labels(Radiation r) {
 }
 
 std::vector<ScattererWeight> species_weights(const std::vector<SpeciesScatterer>& species,
-                                             Radiation r, const ScattererTable& user) {
+                                             Radiation r, const ScattererTable& user,
+                                             const XrayFactorChoice& xray) {
   auto lookup = [&](const std::string& key, const std::string& label) -> const ScattererWeight* {
     if (auto it = user.find(key); it != user.end()) return &it->second;
     if (auto it = user.find(label); it != user.end()) return &it->second;
-    return builtin_scatterer(label, r);
+    return builtin_scatterer(label, r, xray);
   };
   std::vector<ScattererWeight> out;
   for (const SpeciesScatterer& s : species) {
@@ -208,6 +217,18 @@ std::vector<ScattererWeight> species_weights(const std::vector<SpeciesScatterer>
         fraction << s.deuterium;
         weight.source += ", D fraction " + fraction.str();
       }
+    }
+    if (s.maff) {
+      if (r == Radiation::neutron)
+        throw UsageError("species " + s.species +
+                         ": MAFF modifies X-ray form factors, a neutron sees the nuclei");
+      const std::string element = label_element(s.label);
+      if (element != "O" && element != "H")
+        throw UsageError("species " + s.species + " is " + s.label +
+                         ": MAFF modifies water's O and H only");
+      weight.maff_alpha = element == "O" ? kMaffAlphaO : kMaffAlphaH;
+      weight.source += element == "O" ? ", MAFF alpha 0.12 (Sorenson et al. 2000)"
+                                      : ", MAFF alpha -0.48 (Sorenson et al. 2000)";
     }
     if (r == Radiation::neutron && !weight.constant())
       throw UsageError("species " + s.species +

@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "analysis/parallel_for.hpp"
+#include "drivers/cli/scattering_units.hpp"
 #include "drivers/job/engine_settings.hpp"
 #include "io/scattering/scattering_hdf5.hpp"
 #include "io/scattering/scattering_writers.hpp"
@@ -83,12 +84,14 @@ std::vector<ScatteringResult> write_run_scattering(const ResolvedScattering& res
   ScatteringOptions debye = o;
   debye.structure_factor = false;
   out.push_back(scattering_from_inputs(debye, in, kernels));
+  express_scattering_units(debye, out.back());
   name_scattering_files(debye, out.back());
   // An S(q) that cannot be (a run without a box) leaves the intensity written, as before.
   std::exception_ptr structure_failure;
   if (o.structure_factor) {
     try {
       ScatteringResult sq = scattering_from_inputs(o, in, kernels);
+      express_scattering_units(o, sq);
       name_scattering_files(o, sq);
       out.push_back(std::move(sq));
     } catch (...) {

@@ -7,6 +7,8 @@
 #include <memory>
 
 #include "drivers/cli/scattering_excess.hpp"
+#include "drivers/cli/scattering_factor_options.hpp"
+#include "drivers/cli/scattering_units.hpp"
 #include "io/common/output_paths.hpp"
 #include "io/scattering/scattering_writers.hpp"
 #include "pairhist/errors.hpp"
@@ -200,6 +202,10 @@ void hdf5_data(const ScatteringOptions& o, const ScatteringInputs& in, Scatterin
   const std::string squared = xray ? "electrons^2" : "fm^2";
   const std::vector<std::vector<double>>* partials = &out.intensity.partial;
   d.options = {{"within_bin", o.within_bin}};
+  // Said where not the defaults, so that the default files keep their bytes.
+  if (o.form_factors != "itc") d.options.emplace_back("form_factors", o.form_factors);
+  if (o.hydrogen != "bonded") d.options.emplace_back("hydrogen", o.hydrogen);
+  if (o.water_factors != "standard") d.options.emplace_back("water_factors", o.water_factors);
   if (o.structure_factor) {
     d.options.emplace_back("window", o.window);
     d.density = out.structure.density;
@@ -321,13 +327,18 @@ void add_scattering_options(CLI::App* cmd, ScatteringOptions& o, bool on_run) {
   cmd->add_option("--deuterate", o.deuteration,
                   "Neutron: FRACTION of D in every hydrogen species, or SPECIES=FRACTION");
   cmd->add_option("--table", o.table,
-                  "Weights overriding the built-in ones: KEY w, or KEY a1..a4 b1..b4 c");
+                  "Weights overriding the built-in ones: KEY w, KEY a1..a4 b1..b4 c (Cromer-Mann) "
+                  "or KEY a1..a5 b1..b5 c (Waasmaier-Kirfel)");
+  add_form_factor_options(cmd, o);
+  add_scattering_unit_options(cmd, o);
 }
 
 std::vector<std::string> scattering_flags_given(const CLI::App& cmd) {
   std::vector<std::string> given;
-  for (const char* flag : {"--q-max", "--nq", "--q-file", "--structure-factor", "--window",
-                           "--within-bin", "--element", "--deuterate", "--table"})
+  for (const char* flag :
+       {"--q-max", "--nq", "--q-file", "--structure-factor", "--window", "--within-bin",
+        "--element", "--deuterate", "--table", "--form-factors", "--hydrogen", "--water-factors",
+        "--maff", "--q-unit", "--per", "--molecules", "--concentration", "--number-density"})
     if (cmd.count(flag) > 0) given.push_back(flag);
   return given;
 }
@@ -382,13 +393,15 @@ void add_scattering_command(CLI::App& app) {
   cmd->callback([o, cmd, overwrite]() {
     if (!o->structure_factor && cmd->count("--window") > 0)
       throw UsageError("--window applies to --structure-factor only");
+    refuse_scaled_structure_factor(*o);
     scattering_files(*o).check(*overwrite);
     ScatteringResult r = o->subtract.empty() ? compute_scattering(*o) : compute_excess(*o);
+    express_scattering_units(*o, r);
     write_scattering(*o, r);
     report_scattering("scattering", {r}, true);
-    std::printf("pairhist scattering: wrote %s, %s and %s (%zu q from %g to %g /nm)\n",
+    std::printf("pairhist scattering: wrote %s, %s and %s (%zu q from %g to %g /%s)\n",
                 r.csv.c_str(), r.xvg.c_str(), r.h5.c_str(), r.table.q.size(), r.table.q.front(),
-                r.table.q.back());
+                r.table.q.back(), r.table.q_unit == "A" ? "A" : "nm");
   });
 }
 

@@ -10,6 +10,8 @@
 #include <stdexcept>
 
 #include "analysis/scattering_structure.hpp"
+#include "drivers/cli/scattering_factor_options.hpp"
+#include "drivers/cli/scattering_units.hpp"
 #include "drivers/job/job_inputs.hpp"
 #include "drivers/job/run_definition.hpp"
 #include "io/scattering/q_file_reader.hpp"
@@ -37,24 +39,35 @@ bool parse_number(const std::string& text, double& value) {
   return static_cast<bool>(in >> value) && (in >> std::ws).eof() && std::isfinite(value);
 }
 
+/// "1/nm" or "1/A" as --q-unit says ("1/nm" for a bad one, which is reported on its own).
+std::string q_label(const ScatteringOptions& o) {
+  try {
+    return q_unit_label(o.q_unit);
+  } catch (const UsageError&) {
+    return "1/nm";
+  }
+}
+
 /// The problems of --q-max and --nq (when they make the grid).
 std::vector<std::string> q_grid_problems(const ScatteringOptions& o) {
   std::vector<std::string> p;
   if (!o.q_values.empty() || !o.q_file.empty()) return p;
   if (!(o.q_max > 0) || !std::isfinite(o.q_max))
-    p.push_back("--q-max must be a positive number of 1/nm, got " + std::to_string(o.q_max));
+    p.push_back("--q-max must be a positive number of " + q_label(o) + ", got " +
+                std::to_string(o.q_max));
   if (o.nq < 2 || o.nq > static_cast<int>(kMaxQValues))
     p.push_back("--nq must be between 2 and 10^7, got " + std::to_string(o.nq));
   return p;
 }
 
-std::string beyond_xray_fits(double q) {
-  return "q up to " + scattering_number(q) +
+std::string beyond_xray_fits(double q_nm) {
+  return "q up to " + scattering_number(q_nm) +
          "/nm: the X-ray form factor fits hold for q <= " + scattering_number(kXrayFitQMax, 4) +
          "/nm (sin(theta)/lambda <= 2/A)";
 }
 
-std::vector<double> q_grid(const ScatteringOptions& o) {
+/// The grid in the options' q unit; q_grid() converts it to 1/nm.
+std::vector<double> q_grid_in_unit(const ScatteringOptions& o) {
   std::vector<double> q;
   if (!o.q_values.empty()) {
     for (double v : o.q_values) {
@@ -66,9 +79,18 @@ std::vector<double> q_grid(const ScatteringOptions& o) {
     }
     return q;
   }
-  if (!o.q_file.empty()) return io::read_q_file(o.q_file, kMaxQValues);
+  if (!o.q_file.empty()) return io::read_q_file(o.q_file, kMaxQValues, q_label(o));
   if (const std::vector<std::string> p = q_grid_problems(o); !p.empty()) throw UsageError(p[0]);
   for (int i = 0; i < o.nq; ++i) q.push_back(o.q_max * i / (o.nq - 1));
+  return q;
+}
+
+/// The q grid in 1/nm, what every sum takes.
+std::vector<double> q_grid(const ScatteringOptions& o) {
+  std::vector<double> q = q_grid_in_unit(o);
+  const double per_nm = per_nm_per_q_unit(o.q_unit);
+  if (per_nm != 1)
+    for (double& v : q) v *= per_nm;
   return q;
 }
 
@@ -196,11 +218,12 @@ std::vector<std::string> unused_table_keys(const analysis::ScattererTable& user,
   return unused;
 }
 
-/// Deuteration, every species' weight and its values on the grid, from in.assignment; a warning
-/// for --table keys that match nothing where `warn_unused`.
+/// Deuteration, MAFF, every species' weight and its values on the grid, from in.assignment; a
+/// warning for --table keys that match nothing where `warn_unused`.
 void decide_weights(const ScatteringOptions& o, const std::vector<std::string>& names,
                     const analysis::ScattererTable& user, ScatteringInputs& in, bool warn_unused) {
   deuterate(o, names, in.assignment.species);
+  choose_maff(o, in.assignment.species);
   if (warn_unused) {
     const std::vector<std::string> unused = unused_table_keys(user, in.assignment.species);
     std::string keys, known;
@@ -213,7 +236,7 @@ void decide_weights(const ScatteringOptions& o, const std::vector<std::string>& 
                    "ignored (species: %s)\n",
                    o.table.c_str(), keys.c_str(), unused.size() == 1 ? "es" : "", known.c_str());
   }
-  in.weights = analysis::species_weights(in.assignment.species, in.radiation, user);
+  in.weights = analysis::species_weights(in.assignment.species, in.radiation, user, in.xray);
   if (in.radiation == Radiation::xray && in.q.back() > kXrayFitQMax)
     for (const auto& w : in.weights)
       if (!w.constant()) throw UsageError(beyond_xray_fits(in.q.back()));
@@ -226,6 +249,7 @@ ScatteringInputs inputs_of_run(const ResolvedScattering& resolved, io::StoredRun
   const ScatteringOptions& o = resolved.options;
   ScatteringInputs in;
   in.radiation = resolved.radiation;
+  in.xray = resolved.xray;
   in.q = resolved.q;
   in.run = std::move(run);
   if (const std::string problem = scattering_size_problem(in.q.size(), in.run.result.nbins);
@@ -299,9 +323,10 @@ std::vector<std::string> scattering_option_problems(const ScatteringOptions& o,
       p.push_back(e.what());
     }
   };
-  bool xray = false;
+  bool xray = false, neutron = false;
   try {
     xray = analysis::parse_radiation(o.radiation) == Radiation::xray;
+    neutron = !xray;
   } catch (const UsageError&) {
     p.push_back(radiation_flag + " must be xray or neutron, got '" + excerpt(o.radiation) + "'");
   }
@@ -311,11 +336,20 @@ std::vector<std::string> scattering_option_problems(const ScatteringOptions& o,
   if (o.structure_factor) check([&] { analysis::parse_window(o.window); });
   if (xray && !o.deuteration.empty())
     p.push_back("--deuterate changes neutron scattering only (X-rays see D as H)");
+  for (const std::string& line : form_factor_problems(o, neutron, species, radiation_flag))
+    p.push_back(line);
+  for (const std::string& line : scattering_unit_problems(o)) p.push_back(line);
   for (const std::string& line : q_grid_problems(o)) p.push_back(line);
   // Without a table every X-ray weight is a fitted form factor; a table may make them constant,
   // which decide_weights() tells once the species' labels are known.
-  if (xray && o.table.empty() && o.q_values.empty() && o.q_file.empty() && o.q_max > kXrayFitQMax)
-    p.push_back(beyond_xray_fits(o.q_max));
+  double unit = 1;
+  try {
+    unit = per_nm_per_q_unit(o.q_unit);
+  } catch (const UsageError&) {  // reported above
+  }
+  if (xray && o.table.empty() && o.q_values.empty() && o.q_file.empty() &&
+      o.q_max * unit > kXrayFitQMax)
+    p.push_back(beyond_xray_fits(o.q_max * unit));
   for (const std::string& item : o.deuteration) {
     const size_t eq = item.find('=');
     double x = 0;
@@ -337,6 +371,8 @@ ResolvedScattering resolve_scattering(const ScatteringOptions& o) {
   ResolvedScattering out;
   out.options = o;
   out.radiation = analysis::parse_radiation(o.radiation);
+  out.xray = {analysis::parse_form_factor_set(o.form_factors),
+              analysis::parse_hydrogen_model(o.hydrogen)};
   out.q = q_grid(o);
   if (!o.table.empty()) out.table = io::read_scatterer_table(o.table);
   return out;
@@ -359,6 +395,7 @@ analysis::ScattererAssignment decide_run_scatterers(const ResolvedScattering& re
   const ScatteringOptions& o = resolved.options;
   ScatteringInputs in;
   in.radiation = resolved.radiation;
+  in.xray = resolved.xray;
   in.q = resolved.q;
   const JobOptions& job = run.options;
   std::vector<std::string> names;

@@ -3,6 +3,7 @@
 // is and its weight at every q. docs/scattering.md.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -18,10 +19,11 @@ namespace pairhist {
 struct ScatteringOptions {
   std::string input;             // run output directory or its pairhist.h5
   std::string output_dir;        // empty: the directory of the pairhist.h5
-  double q_max = 50;             // 1/nm
+  double q_max = 50;             // in q_unit
   int nq = 501;                  // q = q_max i / (nq - 1), i = 0 .. nq - 1
-  std::string q_file;            // instead of q_max/nq: one q (1/nm) per line
-  std::vector<double> q_values;  // instead of all three (Python): increasing q, 1/nm
+  std::string q_file;            // instead of q_max/nq: one q (in q_unit) per line
+  std::vector<double> q_values;  // instead of all three (Python): increasing q, in q_unit
+  std::string q_unit = "nm";     // of q in and out: nm (1/nm), angstrom or A (1/A)
   std::string radiation = "xray";
   std::string within_bin = "exact";
   std::string precision = "double";
@@ -32,12 +34,22 @@ struct ScatteringOptions {
   bool structure_factor = false;         // S(q) from g(r) instead of the Debye intensity
   std::string window = "lorch";          // of the structure factor's transform
   std::string subtract;  // the solvent run whose intensity is subtracted (scattering_excess.hpp)
+  std::string form_factors = "itc";        // X-ray: itc (International Tables C 1992) or wk
+  std::string hydrogen = "bonded";         // X-ray H: bonded (International Tables') or isolated
+  std::string water_factors = "standard";  // X-ray: standard, or maff for water's O and H
+  std::vector<std::string> maff;           // species that get MAFF whatever their residues
+  // Intensity units (scattering_units.hpp): per frame in electrons^2 (fm^2) by default.
+  std::string per = "frame";  // frame or molecule (divided by `molecules`)
+  double molecules = std::numeric_limits<double>::quiet_NaN();       // solute molecules a frame
+  double concentration = std::numeric_limits<double>::quiet_NaN();   // mol/L: I in 1/cm
+  double number_density = std::numeric_limits<double>::quiet_NaN();  // per nm^3: I in 1/cm
 };
 
 struct ScatteringInputs {
   io::StoredRun run;
   analysis::Radiation radiation = analysis::Radiation::xray;
-  std::vector<double> q;  // 1/nm
+  analysis::XrayFactorChoice xray;  // --form-factors, --hydrogen
+  std::vector<double> q;            // 1/nm
   analysis::ScattererAssignment assignment;
   std::vector<analysis::ScattererWeight> weights;  // per species
   std::vector<std::vector<double>> weight_grid;    // [species][q]
@@ -59,8 +71,9 @@ struct ScatteringKernels {
 struct ResolvedScattering {
   ScatteringOptions options;
   analysis::Radiation radiation = analysis::Radiation::xray;
-  std::vector<double> q;           // 1/nm
-  analysis::ScattererTable table;  // --table's weights; empty without it
+  analysis::XrayFactorChoice xray;  // --form-factors, --hydrogen
+  std::vector<double> q;            // 1/nm (the options' values converted from q_unit)
+  analysis::ScattererTable table;   // --table's weights; empty without it
 };
 ResolvedScattering resolve_scattering(const ScatteringOptions& options);
 

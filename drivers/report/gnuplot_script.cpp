@@ -177,7 +177,7 @@ std::string q_table_gnuplot_script(const io::QTable& table, const std::string& s
                           " points not drawn (q = 0" + (intensity ? ", I <= 0" : "") +
                           " or not a number)");
   s << "set title " << gnuplot_lines(title_lines) << "\n";
-  s << "set xlabel 'q (nm^-1)'\n";
+  s << "set xlabel 'q (" << (table.q_unit == "A" ? "A" : "nm") << "^-1)'\n";
   s << "set ylabel " << gnuplot_quote(table.y_label) << "\n";
   s << "set logscale x\n";
   if (intensity) s << "set logscale y\nset format y '%g'\n";

@@ -20,7 +20,8 @@ bool q_value(const std::string& text, double& value) {
 
 }  // namespace
 
-std::vector<double> read_q_file(const std::string& path, size_t max_values) {
+std::vector<double> read_q_file(const std::string& path, size_t max_values,
+                                const std::string& unit) {
   require_input_file(path);
   std::ifstream in(path);
   if (!in) throw InputError("cannot read '" + path + "': cannot open the file");
@@ -37,11 +38,13 @@ std::vector<double> read_q_file(const std::string& path, size_t max_values) {
     // A line is one q, whatever else it might have meant (a row of q values, a measured curve).
     if (fields >> more)
       throw InputError(where + "'" + excerpt(line) +
-                       "' holds more than one value: a q file holds one q (1/nm) per line (of a "
+                       "' holds more than one value: a q file holds one q (" + unit +
+                       ") per line (of a "
                        "measured curve, its q column alone)");
     double v = 0;
     if (!q_value(first, v) || v < 0 || (!q.empty() && v <= q.back()))
-      throw InputError(where + "'" + excerpt(first) + "' is not a q (1/nm) above the previous one");
+      throw InputError(where + "'" + excerpt(first) + "' is not a q (" + unit +
+                       ") above the previous one");
     if (q.size() == max_values)
       throw InputError(where + "more than " + std::to_string(max_values) +
                        " q values, the most a q file (or --nq) may give");

@@ -28,7 +28,8 @@ std::vector<std::string> cells(const std::string& line) {
 bool is_q_table_csv(const std::string& path) {
   std::ifstream in(path);
   for (std::string line; std::getline(in, line);)
-    if (line.rfind("#", 0) != 0) return line.rfind("q_per_nm", 0) == 0;
+    if (line.rfind("#", 0) != 0)
+      return line.rfind("q_per_nm", 0) == 0 || line.rfind("q_per_A", 0) == 0;
   return false;
 }
 
@@ -48,8 +49,9 @@ QTable read_q_table_csv(const std::string& path) {
     }
     const std::vector<std::string> row = cells(line);
     if (names.empty()) {
-      if (row.empty() || row[0] != "q_per_nm" || row.size() < 2)
-        throw InputError(where + "expected the header q_per_nm,COLUMN,...");
+      if (row.empty() || (row[0] != "q_per_nm" && row[0] != "q_per_A") || row.size() < 2)
+        throw InputError(where + "expected the header q_per_nm,COLUMN,... (or q_per_A,...)");
+      t.q_unit = row[0] == "q_per_A" ? "A" : "nm";
       names = row;
       for (size_t c = 1; c < names.size(); ++c) t.columns.push_back({names[c], {}});
       continue;
@@ -67,7 +69,8 @@ QTable read_q_table_csv(const std::string& path) {
       (c == 0 ? t.q : t.columns[c - 1].second).push_back(v);
     }
   }
-  if (names.empty()) throw InputError("cannot read '" + path + "': no q_per_nm header");
+  if (names.empty())
+    throw InputError("cannot read '" + path + "': no q_per_nm (or q_per_A) header");
   if (t.q.empty()) throw InputError("cannot read '" + path + "': no rows");
   return t;
 }

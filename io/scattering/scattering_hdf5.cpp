@@ -117,7 +117,7 @@ void write_contents(const Writer& w, hid_t file, const ScatteringData& d) {
   w.text(file, "quantity", d.quantity);
   w.text(file, "radiation", d.radiation);
   w.text(file, "weight_unit", d.weight_unit);
-  w.text(file, "q_unit", "1/nm");
+  w.text(file, "q_unit", d.q_unit);
   w.text(file, "runs", d.runs, true);
   w.integer(file, "n_frames", d.n_frames);
   w.integer(file, "complete", d.complete ? 1 : 0);
@@ -285,13 +285,16 @@ ScatteringData read_scattering_hdf5(const std::string& path) {
   d.quantity = r.text(f, "quantity", "/");
   d.radiation = r.text(f, "radiation", "/");
   d.weight_unit = r.text(f, "weight_unit", "/");
+  d.q_unit = r.text(f, "q_unit", "/");
   d.runs = r.texts(f, "runs", "/");
   d.n_frames = r.number<int64_t>(f, "n_frames", H5T_NATIVE_INT64, "/");
   d.complete = r.number<int64_t>(f, "complete", H5T_NATIVE_INT64, "/") != 0;
   if (!d.complete) d.stopped_by = r.text(f, "stopped_by", "/");
   if (H5Aexists(f, "density") > 0)
     d.density = r.number<double>(f, "density", H5T_NATIVE_DOUBLE, "/");
-  for (const char* key : {"within_bin", "precision", "window"})
+  for (const char* key :
+       {"within_bin", "precision", "window", "form_factors", "hydrogen", "water_factors",
+        "intensity_unit", "molecules", "concentration_mol_per_L", "number_density_per_nm3"})
     if (H5Aexists(f, key) > 0) d.options.emplace_back(key, r.text(f, key, "/"));
   d.header = r.texts(f, "header", "/");
   d.q = r.curve(f, "q", SIZE_MAX);

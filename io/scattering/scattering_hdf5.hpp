@@ -39,6 +39,7 @@ struct ScatteringData {
   std::string quantity;           // intensity | structure_factor | excess_intensity
   std::string radiation;          // xray | neutron
   std::string weight_unit;        // electrons | fm
+  std::string q_unit = "1/nm";    // of q: 1/nm | 1/A
   std::vector<std::string> runs;  // the pairhist.h5 files read
   std::vector<std::pair<std::string, std::string>> options;   // within_bin, precision, window, ...
   int64_t n_frames = 0;                                       // of the (first) run
@@ -46,7 +47,7 @@ struct ScatteringData {
   std::string stopped_by;                                     // when not complete
   double density = std::numeric_limits<double>::quiet_NaN();  // structure factors: atoms/nm^3
   std::vector<std::string> header;                            // the lines the CSV starts with
-  std::vector<double> q;                                      // 1/nm
+  std::vector<double> q;                                      // in q_unit
   std::vector<ScatteringCurve> curves;
   std::vector<ScatteringPartial> partials;
   std::vector<ScatteringSpecies> species;
@@ -58,10 +59,10 @@ struct ScatteringData {
 /// Writes `data` to `path` atomically (temporary file + rename). Layout:
 ///
 ///   /                 attributes format = "pairhist scattering", format_version = 1, version,
-///                     quantity, radiation, weight_unit, q_unit = "1/nm", runs, n_frames,
+///                     quantity, radiation, weight_unit, q_unit ("1/nm" or "1/A"), runs, n_frames,
 ///                     complete, stopped_by (if not complete), density (if known), header (the
 ///                     CSV's comment lines), and one attribute per option
-///   /q                float64 [nq]   1/nm
+///   /q                float64 [nq]   in q_unit
 ///   /<curve>          float64 [nq]   attribute unit; I, or S and F, or dI, I_solution, I_solvent
 ///   /partials/<A>,<B> float64 [nq]   attributes a, b (the species), unit
 ///   /weights/<A>      float64 [nq]   attributes scatterer, origin, source, atoms (int64),

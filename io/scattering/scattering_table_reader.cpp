@@ -46,9 +46,16 @@ analysis::ScattererTable read_scatterer_table(const std::string& path) {
         w.b[i] = numbers[4 + i];
       }
       w.c = numbers[8];
+    } else if (numbers.size() == 11) {
+      for (size_t i = 0; i < 5; ++i) {
+        w.a[i] = numbers[i];
+        w.b[i] = numbers[5 + i];
+      }
+      w.c = numbers[10];
     } else {
       fail(std::to_string(numbers.size()) + " numbers after '" + excerpt(key) +
-           "': expected 1 (a constant weight) or 9 (a1 a2 a3 a4 b1 b2 b3 b4 c)");
+           "': expected 1 (a constant weight), 9 (Cromer-Mann: a1 a2 a3 a4 b1 b2 b3 b4 c) or "
+           "11 (Waasmaier-Kirfel: a1..a5 b1..b5 c)");
     }
     if (!table.emplace(key, w).second) fail("'" + excerpt(key) + "' is given twice");
     const std::string label = analysis::canonical_scatterer_label(key);

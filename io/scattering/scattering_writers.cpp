@@ -65,7 +65,7 @@ void write_q_table_csv(const std::string& path, const QTable& table) {
   check(table);
   std::ostringstream f = text_stream();
   comments(f, table);
-  f << "q_per_nm";
+  f << (table.q_unit == "A" ? "q_per_A" : "q_per_nm");
   for (const auto& column : table.columns) f << ',' << csv_field(column.first);
   f << '\n';
   rows(f, table, table.columns.size(), ',');
@@ -78,7 +78,8 @@ void write_q_table_xvg(const std::string& path, const QTable& table, size_t n_co
   std::ostringstream f = text_stream();
   comments(f, table);
   f << "@    title \"" << one_line(table.title, '\'') << "\"\n";
-  f << "@    xaxis  label \"q (nm\\S-1\\N)\"\n";
+  // \cE\C is xmgrace's Angstrom sign (as GROMACS writes it).
+  f << "@    xaxis  label \"q (" << (table.q_unit == "A" ? "\\cE\\C" : "nm") << "\\S-1\\N)\"\n";
   f << "@    yaxis  label \"" << one_line(table.y_label, '\'') << "\"\n";
   f << "@TYPE xy\n";
   f << "@ view 0.15, 0.15, 0.75, 0.85\n@ legend on\n@ legend box on\n@ legend loctype view\n";

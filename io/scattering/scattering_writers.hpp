@@ -11,11 +11,13 @@ namespace pairhist::io {
 struct QTable {
   std::vector<std::string> comments;  // one line each, written as "# ..." at the top
   std::string title, y_label;         // for the .xvg
-  std::vector<double> q;              // 1/nm
+  std::vector<double> q;              // in 1/q_unit
+  std::string q_unit = "nm";          // nm or A: the CSV's first column is q_per_nm or q_per_A
   std::vector<std::pair<std::string, std::vector<double>>> columns;  // name, one value per q
 };
 
-/// CSV: the comments, a header row `q_per_nm,<names...>`, one row per q (10 significant digits).
+/// CSV: the comments, a header row `q_per_nm,<names...>` (`q_per_A` for q_unit "A"), one row per
+/// q (10 significant digits).
 /// Throws std::logic_error if a column's length differs from q's, OutputError naming `path` if
 /// the file cannot be written.
 void write_q_table_csv(const std::string& path, const QTable& table);

@@ -20,6 +20,8 @@ j in B). Counts are exact uint64 and bit-identical to `pairhist run` on the same
 whichever workers ran them. Lengths are in whatever unit the coordinates are.
 """
 
+import math
+import numbers
 import os
 import sys
 import warnings
@@ -326,14 +328,26 @@ def _per_species(value, name):
     raise TypeError(f"{name}: expected a dict or a list of 'SPECIES=VALUE', not {value!r}")
 
 
+def _optional_number(value, name):
+    """NaN for None (not given), else the value as a float."""
+    if value is None:
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name}: expected a number, not {value!r}")
+    return float(value)
+
+
 def scattering(result, *, radiation="xray", q_max=50.0, nq=501, q=None, within_bin="exact",
                precision="double", structure_factor=False, window="lorch", top=None,
-               element=None, deuterate=None, table=None, subtract=None):
+               element=None, deuterate=None, table=None, subtract=None, form_factors="itc",
+               hydrogen="bonded", water_factors="standard", maff=None, q_unit="nm",
+               per="frame", molecules=None, concentration=None, number_density=None):
     """`pairhist scattering` on a finished run, returning numpy arrays instead of writing files.
 
     result: the run's output directory or its pairhist.h5 (pairhist run -o DIR).
     radiation: "xray" (form factors, electrons) or "neutron" (scattering lengths, fm).
-    q_max, nq: the grid q = 0 .. q_max (1/nm) in nq steps; or q: increasing values (1/nm).
+    q_max, nq: the grid q = 0 .. q_max in nq steps; or q: increasing values; both in q_unit,
+        "nm" (1/nm, default) or "angstrom" / "A" (1/A), which the returned q is in as well.
     within_bin: "exact" or "centre"; precision: "single" or "double" (Debye sums).
     structure_factor: False for the Debye intensity I(q); True (periodic runs) for the
         Faber-Ziman structure factors from g(r), with window "lorch" or "none".
@@ -342,14 +356,20 @@ def scattering(result, *, radiation="xray", q_max=50.0, nq=501, q=None, within_b
     table: a file of weights overriding the built-in ones.
     subtract: a solvent run (directory or pairhist.h5): the excess intensity of `result` over it,
         with the same arguments for both (`pairhist scattering RESULT --subtract SOLVENT`).
+    form_factors: X-ray "itc" (International Tables C 1992) or "wk" (Waasmaier & Kirfel 1995);
+        hydrogen: "bonded" (International Tables' H) or "isolated" (the free atom, exact);
+        water_factors: "standard" or "maff" (Sorenson et al. 2000, water's O and H); maff: a
+        list of species that get MAFF.
+    per: intensities per "frame" or per "molecule" (I / molecules); concentration (mol/L) or
+        number_density (per nm^3): intensities in 1/cm (molecules: solute molecules a frame).
 
     Returns a dict: q; weights {species: f(q) or b}; with I(q): I and partials {(A, B): I_AB}
     (I_AA holds the self term; I = their sum); with structure_factor: S, F, partials
     {(A, B): S_AB}, density (atoms/nm^3) and concentrations {species: c}; guesses (elements
     guessed from atom names, also warned), notes and header (the lines the command's files
-    start with); with subtract: dI, I_solution, I_solvent and partials {(A, B): dI_AB} instead
-    of I and its partials. docs/scattering.md says what each is. Bad arguments or input raise
-    ValueError.
+    start with); units {q, curves, weights}; with subtract: dI, I_solution, I_solvent and
+    partials {(A, B): dI_AB} instead of I and its partials. docs/scattering.md says what each
+    is. Bad arguments or input raise ValueError.
     """
     if isinstance(deuterate, (int, float)) and not isinstance(deuterate, bool):
         deuterate = [repr(float(deuterate))]
@@ -362,7 +382,12 @@ def scattering(result, *, radiation="xray", q_max=50.0, nq=501, q=None, within_b
         choice(precision, "precision", _PRECISIONS), bool(structure_factor),
         choice(window, "window", ("none", "lorch")), "" if top is None else os.fspath(top),
         _per_species(element, "element"), _per_species(deuterate, "deuterate"),
-        "" if table is None else os.fspath(table), "" if subtract is None else os.fspath(subtract))
+        "" if table is None else os.fspath(table), "" if subtract is None else os.fspath(subtract),
+        str(form_factors), str(hydrogen), str(water_factors),
+        [] if maff is None else ([maff] if isinstance(maff, str) else [str(m) for m in maff]),
+        str(q_unit), str(per), _optional_number(molecules, "molecules"),
+        _optional_number(concentration, "concentration"),
+        _optional_number(number_density, "number_density"))
     if out["guesses"]:
         warnings.warn("elements guessed from atom names: " + ", ".join(out["guesses"]) +
                       " (set them with element={species: symbol})", stacklevel=2)

@@ -7,6 +7,7 @@
 
 #include "drivers/cli/scattering_command.hpp"
 #include "drivers/cli/scattering_excess.hpp"
+#include "drivers/cli/scattering_units.hpp"
 #include "io/scattering/scattering_hdf5.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
@@ -44,7 +45,9 @@ py::dict scattering(const ScatteringOptions& o) {
   ScatteringResult r;
   {
     py::gil_scoped_release release;
+    refuse_scaled_structure_factor(o);
     r = o.subtract.empty() ? compute_scattering(o) : compute_excess(o);
+    express_scattering_units(o, r);
   }
   py::dict d;
   d["q"] = array_of(r.table.q);
@@ -74,6 +77,11 @@ py::dict scattering(const ScatteringOptions& o) {
   d["guesses"] = r.guesses;
   d["notes"] = r.notes;
   d["header"] = r.table.comments;
+  py::dict units;
+  units["q"] = r.data.q_unit;
+  for (const io::ScatteringCurve& c : r.data.curves) units[py::str(c.name)] = c.unit;
+  units["weights"] = r.data.weight_unit;
+  d["units"] = units;
   return d;
 }
 
@@ -88,6 +96,7 @@ py::dict read_scattering(const std::string& path) {
   py::dict d;
   d["q"] = array_of(data.q);
   py::dict units;
+  units["q"] = data.q_unit;
   for (const io::ScatteringCurve& c : data.curves) {
     d[py::str(c.name)] = array_of(c.values);
     units[py::str(c.name)] = c.unit;
@@ -135,7 +144,10 @@ void bind_scattering(py::module_& m) {
          const std::vector<double>& q, const std::string& within_bin, const std::string& precision,
          bool structure_factor, const std::string& window, const std::string& top,
          const std::vector<std::string>& elements, const std::vector<std::string>& deuteration,
-         const std::string& table, const std::string& subtract) {
+         const std::string& table, const std::string& subtract, const std::string& form_factors,
+         const std::string& hydrogen, const std::string& water_factors,
+         const std::vector<std::string>& maff, const std::string& q_unit, const std::string& per,
+         double molecules, double concentration, double number_density) {
         ScatteringOptions o;
         o.input = input;
         o.radiation = radiation;
@@ -151,6 +163,15 @@ void bind_scattering(py::module_& m) {
         o.deuteration = deuteration;
         o.table = table;
         o.subtract = subtract;
+        o.form_factors = form_factors;
+        o.hydrogen = hydrogen;
+        o.water_factors = water_factors;
+        o.maff = maff;
+        o.q_unit = q_unit;
+        o.per = per;
+        o.molecules = molecules;
+        o.concentration = concentration;
+        o.number_density = number_density;
         return scattering(o);
       },
       "`pairhist scattering` on a run's pairhist.h5, returning arrays.");

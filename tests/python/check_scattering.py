@@ -90,7 +90,7 @@ check("h5 partials bit for bit", list(h["partials"]) == list(x["partials"]) and 
 check("h5 weights bit for bit", all(np.array_equal(h["weights"][k], x["weights"][k])
                                     for k in x["weights"]))
 check("h5 says what it is", h["quantity"] == "intensity" and h["radiation"] == "xray" and
-      h["units"] == {"I": "electrons^2 per frame", "weights": "electrons"} and
+      h["units"] == {"q": "1/nm", "I": "electrons^2 per frame", "weights": "electrons"} and
       h["scatterers"] == {"O": "O", "H": "H"} and h["atoms"] == {"O": 884, "H": 1768} and
       h["n_frames"] == 5 and h["complete"] and h["header"] == x["header"],
       str({k: h[k] for k in ("quantity", "units", "scatterers", "atoms", "n_frames")}))
@@ -106,6 +106,26 @@ check("excess over itself", np.array_equal(e["I_solution"], x["I"]) and
                                                             e["partials"].values()))
 refused("subtract with structure_factor",
         lambda: pairhist.scattering(run_dir, subtract=run_dir, structure_factor=True))
+
+# q in 1/A and absolute intensities: the command's numbers, the units said; MAFF and W-K.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # the guesses, checked above
+    xa = pairhist.scattering(run_dir, q_max=4, nq=81, q_unit="A", concentration=0.01,
+                             molecules=2, form_factors="wk", water_factors="maff")
+cli("scattering", run_dir, "--q-max", "4", "--nq", "81", "--q-unit", "A", "--concentration",
+    "0.01", "--molecules", "2", "--form-factors", "wk", "--water-factors", "maff", "--overwrite",
+    "-o", os.path.join(work, "py-units"))
+csv_a = read_csv(os.path.join(work, "py-units", "intensity.csv"))
+check("q in 1/A", same(xa["q"], csv_a["q_per_A"]) and np.allclose(xa["q"], x["q"] / 10,
+                                                                      rtol=1e-12))
+check("I in 1/cm", same(xa["I"], csv_a["I"]) and same(xa["weights"]["O"], csv_a["f_O"]))
+check("units said", xa["units"] == {"q": "1/A", "I": "1/cm", "weights": "electrons"},
+      str(xa["units"]))
+refused("per molecule without molecules", lambda: pairhist.scattering(run_dir, per="molecule"))
+refused("molecules not a number", lambda: pairhist.scattering(run_dir, molecules="two"))
+refused("form_factors 'wk95'", lambda: pairhist.scattering(run_dir, form_factors="wk95"))
+refused("concentration with structure_factor",
+        lambda: pairhist.scattering(run_dir, structure_factor=True, concentration=1, molecules=1))
 
 refused("read_scattering of a pairhist.h5",
         lambda: pairhist.read_scattering(os.path.join(run_dir, "pairhist.h5")))
