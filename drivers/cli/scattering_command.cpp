@@ -6,7 +6,10 @@
 #include <filesystem>
 #include <memory>
 
+#include "drivers/cli/scattering_choice.hpp"
+#include "drivers/cli/scattering_errors.hpp"
 #include "drivers/cli/scattering_excess.hpp"
+#include "drivers/report/gnuplot_script.hpp"
 #include "io/common/output_paths.hpp"
 #include "io/scattering/scattering_writers.hpp"
 #include "pairhist/errors.hpp"
@@ -253,7 +256,10 @@ ScatteringResult scattering_from_inputs(const ScatteringOptions& o, const Scatte
     debye_table(o, in, kernels ? &kernels->debye : nullptr, out);
   for (size_t s = 0; s < res.species.size(); ++s)
     out.table.columns.push_back({"f_" + res.species[s].name, in.weight_grid[s]});
+  if (res.box_kind != "none")  // where the cut at r_max stops deciding the curves (plots mark it)
+    out.table.comments.push_back(kReliableRange + number(2 * kPi / out.r_max_nm, 10) + " 1/nm");
   hdf5_data(o, in, out);
+  add_block_errors(o, in, kernels, out);
   return out;
 }
 
@@ -307,11 +313,15 @@ void add_scattering_options(CLI::App* cmd, ScatteringOptions& o, bool on_run) {
       ->excludes(cmd->get_option("--q-max"))
       ->excludes(cmd->get_option("--nq"));
   cmd->add_flag("--structure-factor", o.structure_factor,
-                std::string("Periodic runs: Faber-Ziman S(q), F(q) and partials S_AB(q) by Fourier "
-                            "transform of g(r) (sq.csv, .xvg, .h5) ") +
-                    (on_run ? "as well as" : "instead of") + " the Debye intensity");
-  cmd->add_option("--window", o.window,
-                  "With --structure-factor: none or lorch (sin(pi r/r_max) / (pi r/r_max))")
+                "Faber-Ziman S(q), F(q), S_AB(q) from g(r) (sq.csv, .xvg, .h5): periodic runs' "
+                "default; runs without a box refuse it");
+  cmd->add_flag("--cut-sphere-intensity", o.cut_sphere,
+                std::string("Periodic runs: the Debye I(q) of the histograms cut at r_max (a "
+                            "sphere of the liquid, not the bulk's) ") +
+                    (on_run ? "as well as" : "instead of") + " S(q)");
+  // `scattering` writes one quantity; `run` may write both.
+  if (!on_run) cmd->get_option("--cut-sphere-intensity")->excludes("--structure-factor");
+  cmd->add_option("--window", o.window, "Of S(q): none or lorch (sin(pi r/r_max) / (pi r/r_max))")
       ->capture_default_str();
   cmd->add_option("--within-bin", o.within_bin,
                   "exact (each bin's pairs spread over it) or centre (at the bin centres)")
@@ -326,8 +336,9 @@ void add_scattering_options(CLI::App* cmd, ScatteringOptions& o, bool on_run) {
 
 std::vector<std::string> scattering_flags_given(const CLI::App& cmd) {
   std::vector<std::string> given;
-  for (const char* flag : {"--q-max", "--nq", "--q-file", "--structure-factor", "--window",
-                           "--within-bin", "--element", "--deuterate", "--table"})
+  for (const char* flag :
+       {"--q-max", "--nq", "--q-file", "--structure-factor", "--cut-sphere-intensity", "--window",
+        "--within-bin", "--element", "--deuterate", "--table"})
     if (cmd.count(flag) > 0) given.push_back(flag);
   return given;
 }
@@ -380,11 +391,11 @@ void add_scattering_command(CLI::App& app) {
                 "Replace existing output files without keeping a backup #NAME.N# (default: kept, "
                 "as GROMACS does)");
   cmd->callback([o, cmd, overwrite]() {
-    if (!o->structure_factor && cmd->count("--window") > 0)
-      throw UsageError("--window applies to --structure-factor only");
-    scattering_files(*o).check(*overwrite);
-    ScatteringResult r = o->subtract.empty() ? compute_scattering(*o) : compute_excess(*o);
-    write_scattering(*o, r);
+    ScatteringOptions chosen;  // S(q) or I(q) as the run decides (scattering_choice.hpp)
+    ScatteringResult r = compute_chosen_scattering(
+        *o, cmd->count("--window") > 0,
+        [overwrite](const ScatteringOptions& c) { scattering_files(c).check(*overwrite); }, chosen);
+    write_scattering(chosen, r);
     report_scattering("scattering", {r}, true);
     std::printf("pairhist scattering: wrote %s, %s and %s (%zu q from %g to %g /nm)\n",
                 r.csv.c_str(), r.xvg.c_str(), r.h5.c_str(), r.table.q.size(), r.table.q.front(),

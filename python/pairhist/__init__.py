@@ -301,7 +301,8 @@ def read_run(path):
     Returns a dict keyed as run()'s result for what the file holds: species, units, r_max,
     nbins, edges, r, counts (the interval blocks summed), rdf, coordination, frames, times,
     volumes, pairs_per_frame, excluded_pairs, shared_atoms, box_kind, precision, norm, exclude,
-    frame_species_counts, frame_pairs, sphere, sphere_centre (intervals and rdf_error empty);
+    frame_species_counts, frame_pairs, sphere, sphere_centre, intervals and rdf_error (with two
+    or more interval blocks, else empty);
     besides path, complete, stopped_by and config (the run's effective settings). A file that is
     not one raises ValueError with one line, as does a damaged one: the file's checksum and the
     bounds of its counts are checked as `pairhist scattering` checks them (a file written before
