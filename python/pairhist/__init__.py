@@ -349,7 +349,9 @@ def scattering(result, *, radiation="xray", q_max=50.0, nq=501, q=None, within_b
     {(A, B): S_AB}, density (atoms/nm^3) and concentrations {species: c}; guesses (elements
     guessed from atom names, also warned), notes and header (the lines the command's files
     start with); with subtract: dI, I_solution, I_solvent and partials {(A, B): dI_AB} instead
-    of I and its partials. docs/scattering.md says what each is. Bad arguments or input raise
+    of I and its partials; where the run has two or more interval blocks, the standard errors
+    Ierr, Serr and Ferr, or dIerr, and partial_errors {(A, B): ...} beside them. docs/scattering.md
+    says what each is. Bad arguments or input raise
     ValueError.
     """
     if isinstance(deuterate, (int, float)) and not isinstance(deuterate, bool):
