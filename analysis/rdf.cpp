@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "analysis/block_average.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::analysis {
@@ -158,50 +159,19 @@ RdfCurve compute_rdf(const HistogramResult& res, const PairHistogram& p) {
   return curve;
 }
 
+RdfErrors rdf_block_errors(const HistogramResult& res, size_t pair) {
+  if (!can_normalise(res)) return {};
+  std::vector<std::vector<double>> g, coordination;
+  for (const HistogramResult& part : block_runs(res)) {
+    RdfCurve c = compute_rdf(part, part.pairs.at(pair));
+    g.push_back(std::move(c.g));
+    coordination.push_back(std::move(c.coordination));
+  }
+  return {block_standard_error(g), block_standard_error(coordination)};
+}
+
 std::vector<double> rdf_block_error(const HistogramResult& res, size_t pair) {
-  const size_t blocks = res.intervals.size();
-  if (blocks < 2 || !can_normalise(res)) return {};
-  const size_t nbins = static_cast<size_t>(res.nbins);
-  std::vector<double> sum(nbins, 0), sum2(nbins, 0);
-  for (const IntervalBlock& b : res.intervals) {
-    // The block as a run of its own: its frames, its volumes, its counts.
-    HistogramResult part;
-    part.species = res.species;
-    part.r_max = res.r_max;
-    part.r_min = res.r_min;
-    part.nbins = res.nbins;
-    part.norm = res.norm;
-    part.frame_indices.assign(
-        res.frame_indices.begin() + static_cast<std::ptrdiff_t>(b.frame_begin),
-        res.frame_indices.begin() + static_cast<std::ptrdiff_t>(b.frame_end));
-    if (!res.volumes.empty())
-      part.volumes.assign(res.volumes.begin() + static_cast<std::ptrdiff_t>(b.frame_begin),
-                          res.volumes.begin() + static_cast<std::ptrdiff_t>(b.frame_end));
-    if (!res.frame_species_counts.empty())  // a dynamic species or a --sphere run
-      part.frame_species_counts.assign(
-          res.frame_species_counts.begin() + static_cast<std::ptrdiff_t>(b.frame_begin),
-          res.frame_species_counts.begin() + static_cast<std::ptrdiff_t>(b.frame_end));
-    if (res.dynamic()) {
-      part.pairs = res.pairs;
-      part.frame_pairs.assign(res.frame_pairs.begin() + static_cast<std::ptrdiff_t>(b.frame_begin),
-                              res.frame_pairs.begin() + static_cast<std::ptrdiff_t>(b.frame_end));
-    }
-    PairHistogram p = res.pairs[pair];
-    p.counts = b.counts[pair];
-    const RdfCurve g = compute_rdf(part, p);
-    for (size_t k = 0; k < nbins; ++k) {
-      sum[k] += g.g[k];
-      sum2[k] += g.g[k] * g.g[k];
-    }
-  }
-  const double n = static_cast<double>(blocks);
-  std::vector<double> error(nbins);
-  for (size_t k = 0; k < nbins; ++k) {
-    const double mean = sum[k] / n;
-    const double variance = std::fmax(0.0, (sum2[k] - n * mean * mean) / (n - 1));
-    error[k] = std::sqrt(variance / n);
-  }
-  return error;
+  return rdf_block_errors(res, pair).g;
 }
 
 }  // namespace pairhist::analysis

@@ -68,10 +68,17 @@ struct RdfCurve {
 /// volumes.size() != n_frames).
 RdfCurve compute_rdf(const HistogramResult& res, const PairHistogram& p);
 
-/// Block-average error of the normalised histogram: the standard error of the mean of the curves
-/// that each interval block gives on its own (sample standard deviation over the B blocks /
-/// sqrt(B)), every block weighted alike. Empty unless the result has at least two interval
-/// blocks and can_normalise(). `pair` indexes res.pairs.
+/// Block-average errors of a pair's curves: the standard error of the mean of the curves that
+/// each interval block gives on its own (analysis/block_average.hpp: sample standard deviation over
+/// the B blocks / sqrt(B)), every block weighted alike. Empty unless the result has at least two
+/// interval blocks and can_normalise(). `pair` indexes res.pairs.
+struct RdfErrors {
+  std::vector<double> g;             // of the normalised histogram (g(r) for rdf)
+  std::vector<double> coordination;  // of n(r)
+};
+RdfErrors rdf_block_errors(const HistogramResult& res, size_t pair);
+
+/// rdf_block_errors(res, pair).g.
 std::vector<double> rdf_block_error(const HistogramResult& res, size_t pair);
 
 }  // namespace pairhist::analysis

@@ -148,7 +148,8 @@ TEST_CASE("convert, scattering and synth refuse an output that is one of their i
   INFO(ran.output);
   REQUIRE(ran.status == 0);
   write_all(out + "/intensity.csv", "1\n2\n");
-  refused(pairhist_cmd("scattering " + out + " --element O=O --q-file " + out + "/intensity.csv"),
+  refused(pairhist_cmd("scattering " + out + " --element O=O --cut-sphere-intensity --q-file " +
+                       out + "/intensity.csv"),
           "the output " + out + "/intensity.csv would replace --q-file " + out + "/intensity.csv");
   CHECK(read_all(out + "/intensity.csv") == "1\n2\n");
   // synth writes DIR/W1.xtc and DIR/W1.gro: here its sample.

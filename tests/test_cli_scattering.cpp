@@ -161,7 +161,8 @@ TEST_CASE("scattering of a random cluster equals the brute-force Debye sum withi
 TEST_CASE("scattering of the water sample: guessed elements, the periodic truncation said") {
   const TempDir& dir = water_run();
   std::string log;
-  REQUIRE(pairhist_cli("scattering " + shell_quote(dir.file("run")), log) == 0);
+  REQUIRE(pairhist_cli("scattering " + shell_quote(dir.file("run")) + " --cut-sphere-intensity",
+                       log) == 0);
   CHECK(contains(log, "warning: elements guessed from atom names: HW1 -> H, HW2 -> H, OW -> O"));
   CHECK(contains(log, "periodic box"));
   std::string comments;
@@ -171,7 +172,8 @@ TEST_CASE("scattering of the water sample: guessed elements, the periodic trunca
 
   // Deuteration: fully deuterated water scatters neutrons as D2O.
   REQUIRE(pairhist_cli("scattering " + shell_quote(dir.file("run")) +
-                           " --radiation neutron --deuterate 1 --element O=O --element H=H",
+                           " --radiation neutron --deuterate 1 --element O=O --element H=H" +
+                           " --cut-sphere-intensity",
                        log) == 0);
   auto d2o = read_csv(dir.file("run/intensity.csv"));
   CHECK(d2o["f_H"][0] == doctest::Approx(6.671));
@@ -203,7 +205,10 @@ TEST_CASE("structure factors of the water sample: the Debye sum's pairs, S -> 1 
   // (pairs uniform in r for Debye, in volume for g): second order in the bin width, measured 0.004.
   for (const char* rule : {"centre", "exact"}) {
     CAPTURE(rule);
-    REQUIRE_MESSAGE(pairhist_cli("scattering " + run + " --within-bin " + rule, log) == 0, log);
+    REQUIRE_MESSAGE(
+        pairhist_cli("scattering " + run + " --cut-sphere-intensity --within-bin " + rule, log) ==
+            0,
+        log);
     auto debye = read_csv(dir.file("run/intensity.csv"));
     REQUIRE_MESSAGE(pairhist_cli("scattering " + run + " --structure-factor --window none " +
                                      "--within-bin " + rule,
@@ -279,8 +284,10 @@ TEST_CASE("scattering with a .tpr topology: elements and ion charges from the fo
                                    "--last 4 --ncpu 2 -q -o " + shell_quote(dir.file("run")),
                                log) == 0,
                   log);
-  REQUIRE_MESSAGE(pairhist_cli("scattering " + shell_quote(dir.file("run")) + " --nq 11", log) == 0,
-                  log);
+  REQUIRE_MESSAGE(
+      pairhist_cli("scattering " + shell_quote(dir.file("run")) + " --nq 11 --cut-sphere-intensity",
+                   log) == 0,
+      log);
   CHECK_FALSE(contains(log, "guessed"));
   std::string comments;
   auto csv = read_csv(dir.file("run/intensity.csv"), &comments);
@@ -325,7 +332,8 @@ TEST_CASE("scattering: bad input is one line, a non-zero status and no output") 
       {run + " --element W=O --top " + kData + "/fixtures/gmx_water30.gro", 1, "the run counted"},
       {run + " --element W=O --structure-factor --window hann", 2,
        "--window must be none or lorch"},
-      {run + " --element W=O --window none", 2, "--window applies to --structure-factor only"},
+      {run + " --element W=O --cut-sphere-intensity --window none", 2,
+       "--window applies to the structure factor only"},
       {run + " --element W=O --structure-factor --nq 1", 2, "--nq must be between 2"},
       {run + " --element W=O --structure-factor --q-max 0", 2, "--q-max must be a positive"},
       {run + " --element W=O --structure-factor", 2, "share"},

@@ -83,7 +83,7 @@ TEST_CASE("scattering .h5: the CSV's columns, header, units and scatterers, read
       "run " + kData + "/spce_water.xtc --last 9 --top " + kData +
       "/spce_water.gro --species O=OW --species H=HW1,HW2 --rmax 1.2 --nbins 240 --ncpu 2 -q " +
       "-o " + shell_quote(run) +
-      " --scattering neutron --deuterate 1 --element O=O --structure-factor --nq 101");
+      " --scattering neutron --deuterate 1 --element O=O --cut-sphere-intensity --nq 101");
   INFO(ran.output);
   REQUIRE(ran.status == 0);
 
@@ -128,9 +128,9 @@ TEST_CASE("scattering .h5: the CSV's columns, header, units and scatterers, read
   CHECK(s.species[0].concentration == doctest::Approx(1.0 / 3));
 
   // X-rays, by the command on the same run: the units say electrons.
-  REQUIRE(
-      pairhist_cmd("scattering " + shell_quote(run) + " -o " + shell_quote(dir.file("x"))).status ==
-      0);
+  REQUIRE(pairhist_cmd("scattering " + shell_quote(run) + " --cut-sphere-intensity -o " +
+                       shell_quote(dir.file("x")))
+              .status == 0);
   const ScatteringData x = check_against_csv(dir.file("x"), "intensity", "I_");
   CHECK(x.radiation == "xray");
   CHECK(x.weight_unit == "electrons");
@@ -216,7 +216,7 @@ TEST_CASE("scattering .h5: files that are not one are one line naming the file")
   const std::string run = dir.file("run");
   REQUIRE(pairhist_cmd("run " + kData + "/spce_water.xtc --last 1 --top " + kData +
                        "/spce_water.gro --species O=OW --rmax 1 --nbins 10 --ncpu 2 -q -o " +
-                       shell_quote(run) + " --scattering xray --nq 11")
+                       shell_quote(run) + " --scattering xray --cut-sphere-intensity --nq 11")
               .status == 0);
   pairhist::test::write_all(dir.file("text.h5"), "not HDF5\n");
   const std::string whole = pairhist::test::read_all(run + "/intensity.h5");

@@ -46,13 +46,13 @@ TEST_CASE("run --scattering writes what `pairhist scattering` writes on the run,
   struct Case {
     std::string run_options;        // given to `run` after --scattering
     std::string command_options;    // the same, as `pairhist scattering` takes them
-    std::string structure_options;  // what `scattering --structure-factor` adds for sq.csv
+    std::string structure_options;  // what `scattering` adds for sq.csv (S(q) is its default)
   };
   const Case cases[] = {
-      {"xray --nq 101", "--nq 101", ""},
+      {"xray --nq 101 --cut-sphere-intensity", "--nq 101", ""},
       // Neutron D2O, S(q) without a window: every shared option reaches both computations.
-      {"neutron --deuterate 1 --element O=O --structure-factor --window none --within-bin centre "
-       "--q-max 80 --nq 161",
+      {"neutron --deuterate 1 --element O=O --structure-factor --cut-sphere-intensity --window "
+       "none --within-bin centre --q-max 80 --nq 161",
        "--radiation neutron --deuterate 1 --element O=O --within-bin centre --q-max 80 --nq 161",
        "--structure-factor --window none"},
   };
@@ -70,16 +70,15 @@ TEST_CASE("run --scattering writes what `pairhist scattering` writes on the run,
     CHECK(contains(ran.output, "pairhist run: warning: elements guessed from atom names: "));
     CHECK(contains(ran.output, "pairhist run: note: periodic box"));
     const std::string quoted = shell_quote(run) + " -o " + shell_quote(command) + " ";
-    REQUIRE(pairhist_cmd("scattering " + quoted + c.command_options).status == 0);
+    REQUIRE(pairhist_cmd("scattering " + quoted + c.command_options + " --cut-sphere-intensity")
+                .status == 0);
     check_same_files(run, command, {"intensity.csv", "intensity.xvg", "intensity.h5"});
-    if (c.structure_options.empty()) {
-      CHECK_FALSE(std::filesystem::exists(run + "/sq.csv"));
-      continue;
-    }
+    // A periodic run writes S(q) whether asked or not (the cut-sphere I(q) only when asked).
     REQUIRE(pairhist_cmd("scattering " + quoted + c.command_options + " " + c.structure_options)
                 .status == 0);
     check_same_files(run, command, {"sq.csv", "sq.xvg", "sq.h5"});
-    CHECK(contains(read_all(run + "/intensity.csv"), "b = 6.671 fm"));  // D, not H
+    if (!c.structure_options.empty())
+      CHECK(contains(read_all(run + "/intensity.csv"), "b = 6.671 fm"));  // D, not H
   }
 
   // Without --scattering nothing of it is written, and --overwrite removes what an earlier run
@@ -103,8 +102,7 @@ TEST_CASE("run --scattering: bad options are usage errors before anything is cou
   const Case cases[] = {
       {"--scattering xray --nq 1 --q-max -3 --window none --step 0",
        2,
-       {"--step must be positive", "--nq must be between 2", "--q-max must be a positive",
-        "--window applies to --structure-factor only"}},
+       {"--step must be positive", "--nq must be between 2", "--q-max must be a positive"}},
       {"--nq 100 --element O=O",
        2,
        {"--nq goes with --scattering xray|neutron", "--element goes with --scattering"}},
@@ -157,7 +155,8 @@ TEST_CASE("run --scattering: a bad frame keeps the completed intervals' intensit
   damaged[at] = '\x7f';
   pairhist::test::write_all(dir.file("bad.xtc"), damaged);
   const std::string run = dir.file("run");
-  auto r = pairhist_cmd(water_run(run, "--interval 3 --scattering xray -q", dir.file("bad.xtc")));
+  auto r = pairhist_cmd(water_run(run, "--interval 3 --scattering xray --cut-sphere-intensity -q",
+                                  dir.file("bad.xtc")));
   INFO(r.output);
   REQUIRE(r.status == 1);
   CHECK(contains(r.output, "pairhist: error: " + dir.file("bad.xtc") + ": frame 21: bad magic"));
@@ -168,14 +167,23 @@ TEST_CASE("run --scattering: a bad frame keeps the completed intervals' intensit
   const std::string intensity = read_all(run + "/intensity.csv");
   CHECK(contains(intensity, "# note: complete = 0, " + stopped_by));
   CHECK(contains(intensity, "the run stopped early, 21 frames"));
-  REQUIRE(pairhist_cmd("scattering " + shell_quote(run) + " -o " + shell_quote(dir.file("cmp")))
+  REQUIRE(pairhist_cmd("scattering " + shell_quote(run) + " --cut-sphere-intensity -o " +
+                       shell_quote(dir.file("cmp")))
               .status == 0);
   check_same_files(run, dir.file("cmp"), {"intensity.csv", "intensity.xvg", "intensity.h5"});
+  // S(q), written by default, is marked alike and carries the 7 completed blocks' errors.
+  const std::string sq = read_all(run + "/sq.csv");
+  CHECK(contains(sq, "# note: complete = 0, " + stopped_by));
+  CHECK(contains(sq, "over the run's 7 interval blocks"));
+  REQUIRE(pairhist_cmd("scattering " + shell_quote(run) + " -o " + shell_quote(dir.file("cmp")))
+              .status == 0);
+  check_same_files(run, dir.file("cmp"), {"sq.csv", "sq.xvg", "sq.h5"});
 
   // The sample cut inside frame 21: a run of its 21 whole frames, marked as ending early there.
   pairhist::test::write_all(dir.file("cut.xtc"), whole.substr(0, 200000));
   const std::string cut_run = dir.file("cut-run");
-  r = pairhist_cmd(water_run(cut_run, "--interval 3 --scattering xray -q", dir.file("cut.xtc")));
+  r = pairhist_cmd(water_run(cut_run, "--interval 3 --scattering xray --cut-sphere-intensity -q",
+                             dir.file("cut.xtc")));
   REQUIRE(r.status == 0);
   const std::string cut_by = "stopped_by = " + dir.file("cut.xtc") + ": frame 21: truncated";
   CHECK(contains(read_all(cut_run + "/rdf.csv"), "# complete = 0\n# " + cut_by));

@@ -314,48 +314,82 @@ TEST_CASE("runs without g(r) are plotted as counts, and said so; Angstrom runs s
   CHECK(contains(svg, "r (Å)"));
 }
 
-TEST_CASE("plot draws I(q) and S(q) of pairhist scattering on log axes") {
+TEST_CASE("plot draws I(q) and S(q) with error bands: periodic on linear axes, clusters log") {
   TempDir out("plot-q");
   std::string log;
   const std::string to = " -o " + shell_quote(out.dir.string());
-  REQUIRE_MESSAGE(pairhist_cli("scattering " + shell_quote(run_dir()) + to, log) == 0, log);
   REQUIRE_MESSAGE(
-      pairhist_cli("scattering " + shell_quote(run_dir()) + " --structure-factor" + to, log) == 0,
+      pairhist_cli("scattering " + shell_quote(run_dir()) + " --cut-sphere-intensity" + to, log) ==
+          0,
       log);
+  REQUIRE_MESSAGE(pairhist_cli("scattering " + shell_quote(run_dir()) + to, log) == 0, log);
   // A gnuplot that keeps a copy of its script, to see the axes asked for.
   pairhist::test::write_all(out.file("gnuplot"), "#!/bin/sh\ntee \"$0.script\" | gnuplot\n");
   std::filesystem::permissions(out.file("gnuplot"), std::filesystem::perms::owner_all);
   const std::string env = "PAIRHIST_GNUPLOT=" + shell_quote(out.file("gnuplot"));
 
-  // The default output: the table's name with .png.
+  // The default output: the table's name with .png. The run is periodic (its cut-sphere I(q)):
+  // linear axes, the range below 2 pi / r_max shaded and marked; 4 interval blocks: bands.
   REQUIRE_MESSAGE(pairhist_cli("plot " + shell_quote(out.file("intensity.csv")), log, env) == 0,
                   log);
   CHECK(contains(log, "I(q) of I, I_O-O, I_O-H, I_H-H"));
   check_png(out.file("intensity.png"), 900, 600);
   std::string script = read_all(out.file("gnuplot.script"));
-  CHECK(contains(script, "set logscale x\n"));
-  CHECK(contains(script, "set logscale y\n"));
+  CHECK_FALSE(contains(script, "set logscale"));
+  CHECK(contains(script, "set object 1 rect from graph 0, graph 0 to first 5.235987756, graph 1"));
+  CHECK(contains(script, "set arrow 1 from first 5.235987756, graph 0"));
+  CHECK(contains(script, "$q using 1:3:4 with filledcurves lc 1 notitle"));    // I's band
+  CHECK(contains(script, "$q using 1:12:13 with filledcurves lc 4 notitle"));  // I_H-H's
 
   REQUIRE(pairhist_cli("plot " + shell_quote(out.file("intensity.csv")) + " -o " +
                            shell_quote(out.file("i.svg")),
                        log) == 0);
   std::string svg = checked_svg(out.file("i.svg"));
-  // The periodic run's cut-sphere I(q) dips below 0 somewhere: those points are said to be left
-  // out, as is q = 0.
-  for (const char* text : {">I<", ">I_O-O<", ">I_H-H<", ">q (nm^-1)<", ">I(q)<", "not drawn"})
+  for (const char* text : {">I<", ">I_O-O<", ">I_H-H<", ">q (nm^-1)<", ">I(q)<", "standard error",
+                           "2π/r_max", "not reliable"})
     CHECK_MESSAGE(contains(svg, text), text);
 
   REQUIRE(pairhist_cli("plot " + shell_quote(out.file("sq.csv")) + " --pairs H-O", log, env) == 0);
   CHECK(contains(log, "S(q) of S, S_O-H"));
   script = read_all(out.file("gnuplot.script"));
-  CHECK(contains(script, "set logscale x\n"));
-  CHECK_FALSE(contains(script, "set logscale y"));  // S oscillates about 1, partials go negative
+  CHECK_FALSE(contains(script, "set logscale"));  // S oscillates about 1, partials go negative
+  CHECK(contains(script, "set object 1 rect"));
+  CHECK(contains(script, "$q using 1:6:7 with filledcurves lc 2 notitle"));  // S_O-H's band
   REQUIRE(pairhist_cli(
               "plot " + shell_quote(out.file("sq.csv")) + " -o " + shell_quote(out.file("s.svg")),
               log) == 0);
   svg = checked_svg(out.file("s.svg"));
-  for (const char* text : {">S<", ">S_O-O<", ">S_O-H<", ">S_H-H<", ">S(q)<"})
+  for (const char* text : {">S<", ">S_O-O<", ">S_O-H<", ">S_H-H<", ">S(q)<", "standard error"})
     CHECK_MESSAGE(contains(svg, text), text);
+
+  // A cluster (no box): its intensity on log axes, points at q = 0 left out and said; no
+  // reliable range, no bands (one block). Its excess over itself: log q, linear dI.
+  pairhist::test::write_all(out.file("cluster.xyz"), "3\nno box\nO 0 0 0\nO 0.15 0 0\nO 0 0.2 0\n");
+  REQUIRE(pairhist_cli("run " + shell_quote(out.file("cluster.xyz")) + " --top " +
+                           shell_quote(out.file("cluster.xyz")) +
+                           " --species O=O --rmax 1 --nbins 20 --ncpu 1 -q -o " +
+                           shell_quote(out.file("cluster")) + " --scattering xray",
+                       log) == 0);
+  REQUIRE(pairhist_cli("plot " + shell_quote(out.file("cluster/intensity.csv")) + " -o " +
+                           shell_quote(out.file("c.svg")),
+                       log, env) == 0);
+  script = read_all(out.file("gnuplot.script"));
+  CHECK(contains(script, "set logscale x\n"));
+  CHECK(contains(script, "set logscale y\n"));
+  CHECK_FALSE(contains(script, "set object"));
+  CHECK_FALSE(contains(script, "filledcurves"));
+  CHECK(contains(checked_svg(out.file("c.svg")), "not drawn"));
+  REQUIRE(pairhist_cli("scattering " + shell_quote(out.file("cluster")) + " --subtract " +
+                           shell_quote(out.file("cluster")),
+                       log) == 0);
+  REQUIRE(pairhist_cli("plot " + shell_quote(out.file("cluster/excess.csv")) + " -o " +
+                           shell_quote(out.file("e.svg")),
+                       log, env) == 0);
+  CHECK(contains(log, "dI(q) of dI, dI_O-O"));
+  script = read_all(out.file("gnuplot.script"));
+  CHECK(contains(script, "set logscale x\n"));
+  CHECK_FALSE(contains(script, "set logscale y"));
+  CHECK(contains(checked_svg(out.file("e.svg")), ">dI(q)<"));
 
   // Bad tables and options: one line each.
   pairhist::test::write_all(out.file("bad.csv"), "# x\nq_per_nm,I\n1,2\n2,abc\n");

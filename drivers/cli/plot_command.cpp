@@ -169,8 +169,8 @@ std::vector<size_t> select_pairs(const io::RunOutput& run, const std::vector<std
   return chosen;
 }
 
-/// The columns of a `pairhist scattering` table to draw: the total (I or S) and its partials
-/// (I_A-B, S_A-B), or the total and the partials of the requested pairs.
+/// The columns of a `pairhist scattering` table to draw: the total (I, S or dI) and its partials
+/// (I_A-B, S_A-B, dI_A-B), or the total and the partials of the requested pairs.
 std::vector<size_t> q_table_columns(const io::QTable& t, const std::string& path,
                                     const std::string& total,
                                     const std::vector<std::string>& wanted) {
@@ -256,19 +256,22 @@ PlotResult plot_run(const PlotOptions& options) {
     if (options.coordination)
       throw UsageError("--coordination draws n(r) of a run: " + options.input + " is I(q) or S(q)");
     const io::QTable table = io::read_q_table_csv(options.input);
-    bool intensity = false;
-    for (const auto& c : table.columns) intensity = intensity || c.first == "I";
-    const std::string total = intensity ? "I" : "S";
+    // The kind of table by its first curve: an intensity (I), an excess (dI) or S(q) (S).
+    std::string total = "S";
+    for (const auto& c : table.columns)
+      if (c.first == "I" || c.first == "dI") total = c.first;
     const std::vector<size_t> columns = q_table_columns(table, options.input, total, options.pairs);
     io::AtomicOutput out(output);
     style.output = out.temp_path();
     io::QTable titled = table;
     if (titled.title.empty())
-      titled.title = (intensity ? "Scattering intensity of " : "Structure factor of ") +
+      titled.title = (total == "S"    ? "Structure factor of "
+                      : total == "dI" ? "Excess intensity of "
+                                      : "Scattering intensity of ") +
                      fs::absolute(options.input, ec).parent_path().filename().string();
-    titled.y_label = intensity ? "I(q)" : "S(q)";
-    draw(out, output, q_table_gnuplot_script(titled, options.input, columns, intensity, style));
-    result.quantity = intensity ? "I(q)" : "S(q)";
+    titled.y_label = total + "(q)";
+    draw(out, output, q_table_gnuplot_script(titled, options.input, columns, total, style));
+    result.quantity = total + "(q)";
     for (size_t c : columns) result.pairs.push_back(table.columns[c].first);
     return result;
   }
@@ -291,10 +294,10 @@ void add_plot_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "plot",
       "Draw g(r) of a finished run (its output directory, pairhist.h5 or rdf.csv), or the "
-      "I(q) or S(q) of `pairhist scattering` (intensity.csv, sq.csv) on log axes, with gnuplot "
-      "as PNG or SVG");
+      "I(q), S(q) or excess of `pairhist scattering` (intensity.csv, sq.csv, excess.csv), with "
+      "their block-average errors as bands, with gnuplot as PNG or SVG");
   cmd->add_option("input", o->input,
-                  "Run output directory, pairhist.h5, rdf.csv, intensity.csv or sq.csv")
+                  "Run output directory, pairhist.h5, rdf.csv, intensity.csv, sq.csv or excess.csv")
       ->required();
   cmd->add_option("-o,--output", o->output,
                   "Plot file, .png or .svg (default: rdf.png in the run's directory; for a .csv "

@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "analysis/parallel_for.hpp"
+#include "drivers/cli/scattering_choice.hpp"
 #include "drivers/cli/scattering_units.hpp"
 #include "drivers/job/engine_settings.hpp"
 #include "io/scattering/scattering_hdf5.hpp"
@@ -35,8 +36,8 @@ std::vector<std::string> run_scattering_problems(const ScatteringOptions& o,
   std::vector<std::string> names;
   for (const SpeciesSpec& s : run.species) names.push_back(s.name);
   p = scattering_option_problems(o, names, "--scattering");
-  if (!o.structure_factor && std::count(given.begin(), given.end(), "--window") > 0)
-    p.push_back("--window applies to --structure-factor only");
+  // --window is for the S(q) of periodic runs; whether the run has a box is known only from its
+  // first frame, so a run without one (which writes no S(q) unless --structure-factor) ignores it.
   if (run.exclude != "none")
     p.push_back("--scattering sums over every pair of atoms: --exclude " + run.exclude +
                 " would leave pairs out");
@@ -64,12 +65,12 @@ ScatteringKernels scattering_kernels(const ResolvedScattering& resolved, double 
   const std::vector<double>& q = resolved.q;
   const std::vector<double> edges = analysis::bin_edges_nm(bins);
   // Beyond 2^23 values (64 MiB) none are kept: the sums then compute each q's as they go.
-  if (static_cast<double>(q.size()) * nbins * (o.structure_factor ? 2 : 1) > (1 << 23)) return out;
+  // Both: whether the run is periodic (S(q) by default) is known only from its first frame.
+  if (static_cast<double>(q.size()) * nbins * 2 > (1 << 23)) return out;
   const analysis::WithinBin rule = analysis::parse_within_bin(o.within_bin);
   out.debye = analysis::debye_kernels(q, edges, rule, threads);
-  if (o.structure_factor)
-    out.structure =
-        analysis::structure_kernels(q, edges, analysis::parse_window(o.window), rule, threads);
+  out.structure =
+      analysis::structure_kernels(q, edges, analysis::parse_window(o.window), rule, threads);
   return out;
 }
 
@@ -81,18 +82,26 @@ std::vector<ScatteringResult> write_run_scattering(const ResolvedScattering& res
   // The run is taken once for both: the same inputs either way.
   const ScatteringInputs in = scattering_inputs(resolved, run, known);
   std::vector<ScatteringResult> out;
-  ScatteringOptions debye = o;
-  debye.structure_factor = false;
-  out.push_back(scattering_from_inputs(debye, in, kernels));
-  express_scattering_units(debye, out.back());
-  name_scattering_files(debye, out.back());
+  // A periodic run's Debye sum is a cut sphere's: written only when asked (scattering_choice.hpp).
+  const bool periodic = run.result.box_kind != "none";
+  if (!periodic || o.cut_sphere) {
+    ScatteringOptions debye = o;
+    debye.structure_factor = false;
+    out.push_back(scattering_from_inputs(debye, in, kernels));
+    express_scattering_units(debye, out.back());
+    name_scattering_files(debye, out.back());
+  }
   // An S(q) that cannot be (a run without a box) leaves the intensity written, as before.
   std::exception_ptr structure_failure;
-  if (o.structure_factor) {
+  if (periodic || o.structure_factor) {  // S(q): the default, --cut-sphere-intensity or not
     try {
-      ScatteringResult sq = scattering_from_inputs(o, in, kernels);
-      express_scattering_units(o, sq);
-      name_scattering_files(o, sq);
+      ScatteringOptions structure = o;
+      structure.structure_factor = true;
+      ScatteringResult sq = scattering_from_inputs(structure, in, kernels);
+      if (periodic && !o.structure_factor && !o.cut_sphere)
+        sq.notes.push_back(periodic_default_note(sq.box_kind, true));
+      express_scattering_units(structure, sq);
+      name_scattering_files(structure, sq);
       out.push_back(std::move(sq));
     } catch (...) {
       structure_failure = std::current_exception();

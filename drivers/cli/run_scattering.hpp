@@ -16,7 +16,7 @@ namespace pairhist {
 /// The problems of --scattering and its options as `run` takes them, one line each (no file
 /// read): the options `given` (their flags, on the command line or in --config) without
 /// --scattering, the options themselves (scattering_option_problems(), over the run's species),
-/// --window without --structure-factor, and the run's options that would leave the sums without
+/// and the run's options that would leave the sums without
 /// some pairs (--exclude, --pairs). The one place `run` checks its scattering options; what they
 /// name is read once after it (resolve_scattering()).
 std::vector<std::string> run_scattering_problems(const ScatteringOptions& options,
@@ -31,13 +31,14 @@ ScatteringKernels scattering_kernels(const ResolvedScattering& resolved, double 
                                      const std::string& length_unit, unsigned threads);
 
 /// `pairhist run --scattering`: with resolved.options.input the run's output directory, writes
-/// there what `pairhist scattering DIR` writes (intensity.csv, .xvg, .h5) and, with
-/// options.structure_factor, what `pairhist scattering DIR --structure-factor` writes (sq.csv,
-/// .xvg, .h5) as well: the same computations from the pairhist.h5 just written, so the same
-/// bytes. `known` as for compute_scattering(); `run`: that pairhist.h5's contents as
-/// io::stored_run() makes them from the result in memory, so that it is not read back;
-/// `kernels`: scattering_kernels() of the run's bins, computed ahead (used where they fit).
-/// Throws as compute_scattering() and write_scattering().
+/// there what `pairhist scattering DIR` writes: for a periodic run S(q) (sq.csv, .xvg, .h5) and,
+/// with options.cut_sphere, the cut-sphere intensity (intensity.csv, .xvg, .h5) as well; for a
+/// run without a box its intensity and, with options.structure_factor, S(q) (which then fails):
+/// the same computations from the pairhist.h5 just written, so the same bytes. `known` as for
+/// compute_scattering(); `run`: that pairhist.h5's contents as io::stored_run() makes them from the
+/// result in memory, so that it is not read back; `kernels`: scattering_kernels() of the run's
+/// bins, computed ahead (used where they fit). Throws as compute_scattering() and
+/// write_scattering().
 std::vector<ScatteringResult> write_run_scattering(const ResolvedScattering& resolved,
                                                    const analysis::ScattererAssignment* known,
                                                    const io::StoredRun& run,

@@ -6,9 +6,12 @@
 #include <filesystem>
 #include <memory>
 
+#include "drivers/cli/scattering_choice.hpp"
+#include "drivers/cli/scattering_errors.hpp"
 #include "drivers/cli/scattering_excess.hpp"
 #include "drivers/cli/scattering_factor_options.hpp"
 #include "drivers/cli/scattering_units.hpp"
+#include "drivers/report/gnuplot_script.hpp"
 #include "io/common/output_paths.hpp"
 #include "io/scattering/scattering_writers.hpp"
 #include "pairhist/errors.hpp"
@@ -259,7 +262,10 @@ ScatteringResult scattering_from_inputs(const ScatteringOptions& o, const Scatte
     debye_table(o, in, kernels ? &kernels->debye : nullptr, out);
   for (size_t s = 0; s < res.species.size(); ++s)
     out.table.columns.push_back({"f_" + res.species[s].name, in.weight_grid[s]});
+  if (res.box_kind != "none")  // where the cut at r_max stops deciding the curves (plots mark it)
+    out.table.comments.push_back(kReliableRange + number(2 * kPi / out.r_max_nm, 10) + " 1/nm");
   hdf5_data(o, in, out);
+  add_block_errors(o, in, kernels, out);
   return out;
 }
 
@@ -313,11 +319,15 @@ void add_scattering_options(CLI::App* cmd, ScatteringOptions& o, bool on_run) {
       ->excludes(cmd->get_option("--q-max"))
       ->excludes(cmd->get_option("--nq"));
   cmd->add_flag("--structure-factor", o.structure_factor,
-                std::string("Periodic runs: Faber-Ziman S(q), F(q) and partials S_AB(q) by Fourier "
-                            "transform of g(r) (sq.csv, .xvg, .h5) ") +
-                    (on_run ? "as well as" : "instead of") + " the Debye intensity");
-  cmd->add_option("--window", o.window,
-                  "With --structure-factor: none or lorch (sin(pi r/r_max) / (pi r/r_max))")
+                "Faber-Ziman S(q), F(q), S_AB(q) from g(r) (sq.csv, .xvg, .h5): periodic runs' "
+                "default; runs without a box refuse it");
+  cmd->add_flag("--cut-sphere-intensity", o.cut_sphere,
+                std::string("Periodic runs: the Debye I(q) of the histograms cut at r_max (a "
+                            "sphere of the liquid, not the bulk's) ") +
+                    (on_run ? "as well as" : "instead of") + " S(q)");
+  // `scattering` writes one quantity; `run` may write both.
+  if (!on_run) cmd->get_option("--cut-sphere-intensity")->excludes("--structure-factor");
+  cmd->add_option("--window", o.window, "Of S(q): none or lorch (sin(pi r/r_max) / (pi r/r_max))")
       ->capture_default_str();
   cmd->add_option("--within-bin", o.within_bin,
                   "exact (each bin's pairs spread over it) or centre (at the bin centres)")
@@ -336,9 +346,10 @@ void add_scattering_options(CLI::App* cmd, ScatteringOptions& o, bool on_run) {
 std::vector<std::string> scattering_flags_given(const CLI::App& cmd) {
   std::vector<std::string> given;
   for (const char* flag :
-       {"--q-max", "--nq", "--q-file", "--structure-factor", "--window", "--within-bin",
-        "--element", "--deuterate", "--table", "--form-factors", "--hydrogen", "--water-factors",
-        "--maff", "--q-unit", "--per", "--molecules", "--concentration", "--number-density"})
+       {"--q-max", "--nq", "--q-file", "--structure-factor", "--cut-sphere-intensity", "--window",
+        "--within-bin", "--element", "--deuterate", "--table", "--form-factors", "--hydrogen",
+        "--water-factors", "--maff", "--q-unit", "--per", "--molecules", "--concentration",
+        "--number-density"})
     if (cmd.count(flag) > 0) given.push_back(flag);
   return given;
 }
@@ -391,13 +402,18 @@ void add_scattering_command(CLI::App& app) {
                 "Replace existing output files without keeping a backup #NAME.N# (default: kept, "
                 "as GROMACS does)");
   cmd->callback([o, cmd, overwrite]() {
-    if (!o->structure_factor && cmd->count("--window") > 0)
-      throw UsageError("--window applies to --structure-factor only");
     refuse_scaled_structure_factor(*o);
-    scattering_files(*o).check(*overwrite);
-    ScatteringResult r = o->subtract.empty() ? compute_scattering(*o) : compute_excess(*o);
-    express_scattering_units(*o, r);
-    write_scattering(*o, r);
+    ScatteringOptions chosen;  // S(q) or I(q) as the run decides (scattering_choice.hpp)
+    ScatteringResult r = compute_chosen_scattering(
+        *o, cmd->count("--window") > 0,
+        [overwrite](const ScatteringOptions& c) { scattering_files(c).check(*overwrite); }, chosen);
+    // A periodic run's default S(q) is per atom: intensity units need --cut-sphere-intensity.
+    if (chosen.structure_factor && !o->structure_factor && scaled_intensities(*o))
+      throw UsageError(
+          "--per molecule, --concentration and --number-density scale intensities, and this "
+          "periodic run gives S(q) by default: add --cut-sphere-intensity for its I(q)");
+    express_scattering_units(chosen, r);
+    write_scattering(chosen, r);
     report_scattering("scattering", {r}, true);
     std::printf("pairhist scattering: wrote %s, %s and %s (%zu q from %g to %g /%s)\n",
                 r.csv.c_str(), r.xvg.c_str(), r.h5.c_str(), r.table.q.size(), r.table.q.front(),

@@ -15,6 +15,15 @@
 
 namespace pairhist {
 
+/// Block-average standard errors of a result's curves (drivers/cli/scattering_errors.hpp): empty
+/// unless its run has two or more interval blocks.
+struct ScatteringErrors {
+  size_t blocks = 0;
+  std::vector<double> total;                 // of I, S or dI
+  std::vector<std::vector<double>> partial;  // of the partials, in the pairs' order
+  std::vector<double> f_total;               // of F (structure factors)
+};
+
 struct ScatteringResult {
   std::string run_path;                      // the pairhist.h5 read
   std::vector<std::string> guesses;          // elements guessed from atom names ("OW -> O")
@@ -24,6 +33,7 @@ struct ScatteringResult {
   std::vector<std::vector<double>> weights;  // [species][q]
   analysis::DebyeIntensity intensity;        // without structure_factor
   analysis::StructureFactors structure;      // with structure_factor
+  ScatteringErrors errors;                   // from interval blocks, where the run has them
   io::QTable table;                          // what the text files hold
   io::ScatteringData data;                   // what the .h5 holds: the same, with attributes
   std::string box_kind;                      // of the run: none, orthorhombic, triclinic

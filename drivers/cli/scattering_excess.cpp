@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "drivers/cli/scattering_errors.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/version.hpp"
 
@@ -172,6 +173,7 @@ ScatteringResult compute_excess(const ScatteringOptions& o) {
     t.columns.push_back({"dI_" + p.a + "-" + p.b, p.values});
   out.plotted = t.columns.size();
   for (const io::ScatteringSpecies& s : d.species) t.columns.push_back({"f_" + s.name, s.weight});
+  add_excess_errors(solution, solvent, out);
   d.header = t.comments;
   return out;
 }

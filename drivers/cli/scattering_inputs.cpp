@@ -333,7 +333,8 @@ std::vector<std::string> scattering_option_problems(const ScatteringOptions& o,
   check([&] { analysis::parse_within_bin(o.within_bin); });
   if (o.precision != "single" && o.precision != "double")
     p.push_back("--precision must be single or double, got '" + excerpt(o.precision) + "'");
-  if (o.structure_factor) check([&] { analysis::parse_window(o.window); });
+  // Always: periodic runs compute S(q) by default, known only once the run is read.
+  check([&] { analysis::parse_window(o.window); });
   if (xray && !o.deuteration.empty())
     p.push_back("--deuterate changes neutron scattering only (X-rays see D as H)");
   for (const std::string& line : form_factor_problems(o, neutron, species, radiation_flag))

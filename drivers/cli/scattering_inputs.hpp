@@ -32,7 +32,11 @@ struct ScatteringOptions {
   std::vector<std::string> deuteration;  // FRACTION (every H species) or SPECIES=FRACTION
   std::string table;                     // user weights (io/scattering/scattering_table_reader.hpp)
   bool structure_factor = false;         // S(q) from g(r) instead of the Debye intensity
-  std::string window = "lorch";          // of the structure factor's transform
+  // Periodic runs: the Debye intensity of the histograms cut at r_max, which periodic runs
+  // otherwise do not write (their default is S(q)): `scattering` writes it instead of S(q),
+  // `run --scattering` as well as S(q). Runs without a box write that intensity anyway.
+  bool cut_sphere = false;
+  std::string window = "lorch";  // of the structure factor's transform
   std::string subtract;  // the solvent run whose intensity is subtracted (scattering_excess.hpp)
   std::string form_factors = "itc";        // X-ray: itc (International Tables C 1992) or wk
   std::string hydrogen = "bonded";         // X-ray H: bonded (International Tables') or isolated

@@ -1,7 +1,10 @@
 #include "drivers/report/gnuplot_script.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 
@@ -146,25 +149,55 @@ std::string gnuplot_script(const io::RunOutput& run, const std::vector<size_t>& 
   return s.str();
 }
 
+double reliable_q_min(const io::QTable& table) {
+  for (const std::string& line : table.comments) {
+    const size_t at = line.find(kReliableRange);
+    if (at == std::string::npos) continue;
+    const double q = std::strtod(line.c_str() + at + std::strlen(kReliableRange), nullptr);
+    if (q > 0 && std::isfinite(q)) return q;
+  }
+  return 0;
+}
+
 std::string q_table_gnuplot_script(const io::QTable& table, const std::string& source,
-                                   const std::vector<size_t>& columns, bool intensity,
+                                   const std::vector<size_t>& columns, const std::string& total,
                                    const PlotStyle& style) {
+  // A periodic run's curves (S(q), the cut-sphere I(q), their excess) go on linear axes, the
+  // range below 2 pi / r_max shaded; a cluster's intensity spans decades in q and I: log axes.
+  const double q_min = reliable_q_min(table);
+  const bool log_x = total != "S" && q_min == 0;
+  const bool log_y = total == "I" && q_min == 0;
+  // Each column's error column, <total>err<rest> beside <total><rest>, where the table has it.
+  std::vector<const std::vector<double>*> errors;
+  for (size_t c : columns) {
+    const std::string& name = table.columns[c].first;
+    const std::string err = total + "err" + name.substr(total.size());
+    errors.push_back(nullptr);
+    for (const auto& col : table.columns)
+      if (col.first == err) errors.back() = &col.second;
+  }
+  const bool bands =
+      std::any_of(errors.begin(), errors.end(), [](auto* e) { return e != nullptr; });
+
   std::ostringstream s;
-  s << "# pairhist plot: " << (intensity ? "I(q)" : "S(q)") << " from " << gnuplot_quote(source)
-    << "\n";
+  s << "# pairhist plot: " << total << "(q) from " << gnuplot_quote(source) << "\n";
   preamble(s, style);
-  // A log axis has no place for q = 0 or, for I, values <= 0 (the cut-sphere artefact of
-  // periodic runs, cross partials): they are left out and counted.
+  // A log axis has no place for q = 0 or, for I, values <= 0 (cross partials): they are left out
+  // and counted.
   size_t left_out = 0, drawn = 0;
   std::ostringstream data;
   data << "$q << EOD\n";
   for (size_t i = 0; i < table.q.size(); ++i) {
-    data << number(table.q[i] > 0 ? table.q[i] : NAN);
-    for (size_t c : columns) {
-      const double v = table.columns[c].second[i];
-      const bool show = table.q[i] > 0 && std::isfinite(v) && (!intensity || v > 0);
+    const bool q_shown = !log_x || table.q[i] > 0;
+    data << number(q_shown ? table.q[i] : NAN);
+    for (size_t k = 0; k < columns.size(); ++k) {
+      const double v = table.columns[columns[k]].second[i];
+      const bool show = q_shown && std::isfinite(v) && (!log_y || v > 0);
       (show ? drawn : left_out) += 1;
-      data << ' ' << number(show ? v : NAN);
+      const double e = errors[k] ? (*errors[k])[i] : NAN;
+      const double lo = v - e, hi = v + e;
+      data << ' ' << number(show ? v : NAN) << ' ' << number(show && (!log_y || lo > 0) ? lo : NAN)
+           << ' ' << number(show ? hi : NAN);
     }
     data << '\n';
   }
@@ -172,25 +205,50 @@ std::string q_table_gnuplot_script(const io::QTable& table, const std::string& s
   std::vector<std::string> title_lines = {
       style.title.empty() ? (table.title.empty() ? std::string("Scattering") : table.title)
                           : style.title};
+  if (bands) title_lines.push_back("shaded: ± one standard error of the interval blocks");
+  if (q_min > 0) {
+    char short_q[32];
+    std::snprintf(short_q, sizeof short_q, "%.3g", q_min);
+    title_lines.push_back(std::string("grey: q < 2π / r_max = ") + short_q +
+                          " /nm, where the cut at r_max decides the curve (not reliable)");
+  }
   if (left_out > 0)
     title_lines.push_back(std::to_string(left_out) + " of " + std::to_string(left_out + drawn) +
-                          " points not drawn (q = 0" + (intensity ? ", I <= 0" : "") +
-                          " or not a number)");
+                          " points not drawn (" + (log_x ? "q = 0, " : "") +
+                          (log_y ? "I <= 0, " : "") + "not a number)");
   s << "set title " << gnuplot_lines(title_lines) << "\n";
   s << "set xlabel 'q (" << (table.q_unit == "A" ? "A" : "nm") << "^-1)'\n";
   s << "set ylabel " << gnuplot_quote(table.y_label) << "\n";
-  s << "set logscale x\n";
-  if (intensity) s << "set logscale y\nset format y '%g'\n";
+  if (log_x) s << "set logscale x\n";
+  if (log_y) s << "set logscale y\nset format y '%g'\n";
+  if (!log_x) s << "set xrange [0:*]\n";
+  if (q_min > 0) {
+    s << "set object 1 rect from graph 0, graph 0 to first " << number(q_min)
+      << ", graph 1 behind fillcolor rgb 'gray85' fillstyle solid 0.6 noborder\n";
+    s << "set arrow 1 from first " << number(q_min) << ", graph 0 to first " << number(q_min)
+      << ", graph 1 nohead dt 2 lc rgb 'gray40'\n";
+    s << "set label 1 " << gnuplot_quote("2π/r_max") << " at first " << number(q_min)
+      << ", graph 0.04 left offset 0.5,0 textcolor rgb 'gray30'\n";
+  }
   s << "set grid\nset key top right box opaque\nset datafile missing 'NaN'\n";
+  s << "set style fill transparent solid 0.25 noborder\n";
   s << data.str();
   s << "plot";
   const char* sep = " ";
   for (size_t i = 0; i < columns.size(); ++i) {
-    s << sep << "$q using 1:" << i + 2 << " with lines lt " << i + 1 << " lw "
+    if (!errors[i]) continue;
+    s << sep << "$q using 1:" << 3 * i + 3 << ":" << 3 * i + 4 << " with filledcurves lc " << i + 1
+      << " notitle";
+    sep = ", \\\n     ";
+  }
+  for (size_t i = 0; i < columns.size(); ++i) {
+    s << sep << "$q using 1:" << 3 * i + 2 << " with lines lt " << i + 1 << " lw "
       << (i == 0 ? 2.5 : 1.5) << " title " << gnuplot_quote(table.columns[columns[i]].first);
     sep = ", \\\n     ";
   }
-  if (!intensity) s << sep << "1 with lines lc rgb 'gray50' dt 3 notitle";
+  if (total == "S") s << sep << "1 with lines lc rgb 'gray50' dt 3 notitle";
+  if (total == "dI" || (total == "I" && !log_y))
+    s << sep << "0 with lines lc rgb 'gray50' dt 3 notitle";
   s << "\nunset output\n";
   return s.str();
 }

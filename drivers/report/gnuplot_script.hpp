@@ -26,13 +26,25 @@ struct PlotStyle {
 std::string gnuplot_script(const io::RunOutput& run, const std::vector<size_t>& pairs,
                            const PlotStyle& style);
 
+/// The header line of a periodic run's scattering table (intensity, sq, excess .csv) that gives
+/// the start of its reliable q range, 2 pi / r_max, in 1/nm: written by `pairhist scattering`
+/// after this text (the number follows), read back by reliable_q_min().
+inline constexpr const char* kReliableRange = "reliable range: q >= 2 pi / r_max = ";
+
+/// The start of the reliable q range a table's header gives (kReliableRange); 0 where it gives
+/// none (a run without a box, or a file written before it).
+double reliable_q_min(const io::QTable& table);
+
 /// A gnuplot script drawing the columns `columns` (indices into table.columns) of a
-/// `pairhist scattering` output over q on a logarithmic q axis: an intensity (y_label "I(q)") on a
-/// logarithmic y axis too, where points at q = 0 or I <= 0 are not drawn (the title says how many
-/// were left out); a structure factor on a linear y axis (S oscillates about 1 and partials go
-/// negative), with S = 1 dotted.
+/// `pairhist scattering` output over q; `total` names its kind: "I", "S" or "dI" (an excess).
+/// Every column with an error column beside it (<total>err<rest>: Ierr, Serr_A-B, dIerr) gets a
+/// shaded band of +- one standard error. A table with a reliable range (a periodic run:
+/// reliable_q_min() > 0) goes on linear axes, the range below 2 pi / r_max shaded grey with a
+/// labelled line at its edge; so does every S(q). Otherwise an intensity goes on logarithmic axes
+/// (points at q = 0 or I <= 0 are not drawn, and the title says how many were left out), an excess
+/// on a logarithmic q axis. S = 1 is dotted for S(q), 0 for an intensity on a linear axis.
 std::string q_table_gnuplot_script(const io::QTable& table, const std::string& source,
-                                   const std::vector<size_t>& columns, bool intensity,
+                                   const std::vector<size_t>& columns, const std::string& total,
                                    const PlotStyle& style);
 
 /// The axis label for r in `length_unit` ("r (nm)", "r (Å)").

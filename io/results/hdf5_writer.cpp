@@ -272,7 +272,7 @@ void write_frames(const Writer& w, hid_t meta, const HistogramResult& res, const
 }
 
 /// g(r) (or the norm's quantity) and the coordination numbers of every pair, and with two or
-/// more blocks g(r)'s block-average errors.
+/// more blocks their block-average errors (`<curve>_error`, `coordination_error`).
 void write_curves(const Writer& w, hid_t meta, const HistogramResult& res, const Derived& d) {
   Handle rdf = w.group(meta, d.curve_group);
   Handle coordination = w.group(meta, "coordination");
@@ -287,12 +287,16 @@ void write_curves(const Writer& w, hid_t meta, const HistogramResult& res, const
   w.check(coordination.close(), "closing group", "coordination");
   if (res.intervals.size() < 2) return;
   Handle error = w.group(meta, d.curve_group + "_error");
+  Handle coordination_error = w.group(meta, "coordination_error");
   for (size_t i = 0; i < res.pairs.size(); ++i) {
-    const std::vector<double> e = analysis::rdf_block_error(res, i);
-    w.dataset(error.get(), pair_name(res, res.pairs[i]), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-              e.data(), e.size());
+    const analysis::RdfErrors e = analysis::rdf_block_errors(res, i);
+    const std::string name = pair_name(res, res.pairs[i]);
+    w.dataset(error.get(), name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, e.g.data(), e.g.size());
+    w.dataset(coordination_error.get(), name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+              e.coordination.data(), e.coordination.size());
   }
   w.check(error.close(), "closing group", d.curve_group + "_error");
+  w.check(coordination_error.close(), "closing group", "coordination_error");
 }
 
 /// The checksum of everything written so far (io/results/result_checksum.hpp), as /pairhist's

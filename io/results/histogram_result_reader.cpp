@@ -256,7 +256,8 @@ void read_frame_species_counts(const Reader& in, hid_t meta, HistogramResult& re
 using PairKey = std::pair<int, int>;
 
 /// Every pair's counts, summed over the blocks, as A <= B of the species' order, sorted; with
-/// the atoms the pair shares and the pairs left out per frame. Every block holds the same pairs,
+/// the atoms the pair shares and the pairs left out per frame; two or more blocks also as the
+/// result's intervals. Every block holds the same pairs,
 /// each once, and radii that are the bins' middles; its counts of each pair summed go into its
 /// pair_sums (in the sorted pairs' order), for counts_problem().
 void read_histograms(const Reader& in, hid_t file, const StoredBins& bins,
@@ -267,6 +268,7 @@ void read_histograms(const Reader& in, hid_t file, const StoredBins& bins,
     in.fail("histogram of unknown species '" + name + "'");
   };
   std::vector<std::map<PairKey, uint64_t>> sums(blocks.size());
+  std::vector<std::map<PairKey, std::vector<uint64_t>>> block_counts(blocks.size());
   for (size_t k = 0; k < blocks.size(); ++k) {
     const std::string& block = blocks[k].name;
     H5Handle hist = in.group(file, block + "/histograms");
@@ -312,6 +314,7 @@ void read_histograms(const Reader& in, hid_t file, const StoredBins& bins,
                   " add up to 2^64 or more");
         if (__builtin_add_overflow(sum, c[bin], &sum)) sum = UINT64_MAX;
       }
+      block_counts[k][{a, b}] = c;
     }
     if (k > 0 && sums[k].size() != sums[0].size())
       in.fail("block /" + block + " lacks histograms that block /" + blocks[0].name + " has");
@@ -320,6 +323,14 @@ void read_histograms(const Reader& in, hid_t file, const StoredBins& bins,
   sort_pairs(res.pairs);
   for (size_t k = 0; k < blocks.size(); ++k)
     for (const PairHistogram& p : res.pairs) blocks[k].pair_sums.push_back(sums[k][{p.a, p.b}]);
+  // Two or more blocks are kept as the run's intervals: their scatter gives the errors of what
+  // is computed from them (analysis/block_average.hpp).
+  if (blocks.size() < 2) return;
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    IntervalBlock b{blocks[k].frame_begin, blocks[k].frame_end, {}};
+    for (const PairHistogram& p : res.pairs) b.counts.push_back(block_counts[k][{p.a, p.b}]);
+    res.intervals.push_back(std::move(b));
+  }
 }
 
 /// A run with a dynamic species: its pairs of every frame, by pair name.

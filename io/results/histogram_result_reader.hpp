@@ -29,7 +29,9 @@ struct StoredRun {
 /// (particle_numbers), pairs as A <= B of that order with the atoms they share and the pairs
 /// left out per frame; where the species' atoms vary per frame (--sphere, dynamic species) their
 /// per-frame counts (frame_species_counts, or a sphere run's species_counts of pairhist up to
-/// b187ea5) and a dynamic run's per-frame pairs. Interval blocks are not kept.
+/// b187ea5) and a dynamic run's per-frame pairs. Two or more interval blocks are kept as the
+/// result's intervals (their frames and counts, pairs in the result's order): the errors of
+/// `pairhist scattering` come from them.
 ///
 /// Nothing in the file is believed unchecked: its checksum (io/results/result_checksum.hpp) must
 /// match its contents, and its contents must be what a run can write
@@ -44,7 +46,8 @@ StoredRun read_histogram_result(const std::string& path);
 /// What read_histogram_result(path) gives back once write_hdf5(path, res, config) has written
 /// `res`, made from `res` without the file (`run --scattering` computes from the result it has
 /// just written, in memory): species in the config's order (else by name) with their selections
-/// from it, pairs as A <= B of that order, sorted, intervals summed and dropped, stopped_by only
+/// from it, pairs as A <= B of that order, sorted, intervals summed (and kept where there are two
+/// or more, their pairs in that order), stopped_by only
 /// where the run is not complete. tests/test_writers.cpp checks it against the round trip.
 StoredRun stored_run(const std::string& path, const HistogramResult& res,
                      const std::string& config);

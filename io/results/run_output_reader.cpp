@@ -218,7 +218,7 @@ RunOutput read_hdf5(const std::string& path) {
                              [&](const RunOutputPair& p) { return p.label == label; });
       if (it == out.pairs.end()) {
         out.pairs.push_back(
-            {label, std::vector<double>(static_cast<size_t>(nbins), 0.0), {}, {}, {}});
+            {label, std::vector<double>(static_cast<size_t>(nbins), 0.0), {}, {}, {}, {}});
         h5_names.push_back(name);
         it = out.pairs.end() - 1;
       }
@@ -240,11 +240,16 @@ RunOutput read_hdf5(const std::string& path) {
     p.g = in.vector<double>(meta.get(), "rdf/" + name, H5T_NATIVE_DOUBLE);
     p.coordination = in.vector<double>(meta.get(), "coordination/" + name, H5T_NATIVE_DOUBLE);
     if (errors) p.g_error = in.vector<double>(meta.get(), "rdf_error/" + name, H5T_NATIVE_DOUBLE);
+    if (errors && in.exists(meta.get(), "coordination_error"))
+      p.coordination_error =
+          in.vector<double>(meta.get(), "coordination_error/" + name, H5T_NATIVE_DOUBLE);
     for (const auto* v : {&p.g, &p.coordination})
       if (v->size() != static_cast<size_t>(nbins))
         in.fail("g(r) of " + p.label + " has the wrong length");
     if (errors && p.g_error.size() != static_cast<size_t>(nbins))
       in.fail("rdf_error of " + p.label + " has the wrong length");
+    if (!p.coordination_error.empty() && p.coordination_error.size() != static_cast<size_t>(nbins))
+      in.fail("coordination_error of " + p.label + " has the wrong length");
   }
   return out;
 }
@@ -286,8 +291,8 @@ bool starts_with(const std::string& s, const std::string& prefix) {
   throw InputError("cannot read '" + path + "' line " + std::to_string(line) + ": " + what);
 }
 
-// Per column of an rdf.csv header: which pair and which quantity (0 count, 1 g, 2 n, 3 gerr;
-// -1 the r column). Adds the pairs to `out` in the order of their count_ columns.
+// Per column of an rdf.csv header: which pair and which quantity (0 count, 1 g, 2 n, 3 gerr, 4
+// nerr; -1 the r column). Adds the pairs to `out` in the order of their count_ columns.
 std::vector<std::pair<int, int>> csv_column_roles(const std::vector<std::string>& header,
                                                   const std::string& path, size_t line_no,
                                                   RunOutput& out) {
@@ -296,7 +301,8 @@ std::vector<std::pair<int, int>> csv_column_roles(const std::vector<std::string>
   out.length_unit = header[0].substr(2);
   std::vector<std::pair<int, int>> roles;
   roles.push_back({-1, -1});
-  const std::pair<const char*, int> kinds[] = {{"count_", 0}, {"gerr_", 3}, {"g_", 1}, {"n_", 2}};
+  const std::pair<const char*, int> kinds[] = {
+      {"count_", 0}, {"gerr_", 3}, {"nerr_", 4}, {"g_", 1}, {"n_", 2}};
   for (size_t c = 1; c < header.size(); ++c) {
     int kind = -1;
     std::string label;
@@ -311,7 +317,7 @@ std::vector<std::pair<int, int>> csv_column_roles(const std::vector<std::string>
                            [&](const RunOutputPair& p) { return p.label == label; });
     if (it == out.pairs.end()) {
       if (kind != 0) csv_fail(path, line_no, "column '" + header[c] + "' before count_" + label);
-      out.pairs.push_back({label, {}, {}, {}, {}});
+      out.pairs.push_back({label, {}, {}, {}, {}, {}});
       it = out.pairs.end() - 1;
     }
     roles.push_back({static_cast<int>(it - out.pairs.begin()), kind});
@@ -370,7 +376,8 @@ RunOutput read_csv(const std::string& path) {
       (kind == 0   ? p.counts
        : kind == 1 ? p.g
        : kind == 2 ? p.coordination
-                   : p.g_error)
+       : kind == 3 ? p.g_error
+                   : p.coordination_error)
           .push_back(v);
     }
   }

@@ -15,7 +15,8 @@ struct RunOutputPair {
   std::vector<double> counts;  // pairs per bin summed over all frames (exact up to 2^53)
   std::vector<double> g;       // g(r); NaN where undefined
   std::vector<double> coordination;
-  std::vector<double> g_error;  // block-average standard error of g
+  std::vector<double> g_error;             // block-average standard error of g
+  std::vector<double> coordination_error;  // and of n(r) (empty in files written before it)
 };
 
 struct RunOutput {

@@ -113,6 +113,12 @@ StoredRun stored_run(const std::string& path, const HistogramResult& res,
     for (size_t i = 0; i < order.size(); ++i) row[i] = f[order[i]];
     out.frame_pairs.push_back(std::move(row));
   }
+  if (res.intervals.size() >= 2)  // as the reader keeps them
+    for (const IntervalBlock& b : res.intervals) {
+      IntervalBlock kept{b.frame_begin, b.frame_end, {}};
+      for (size_t i = 0; i < order.size(); ++i) kept.counts.push_back(b.counts.at(order[i]));
+      out.intervals.push_back(std::move(kept));
+    }
   return run;
 }
 

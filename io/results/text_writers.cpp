@@ -1,11 +1,13 @@
 #include "io/results/text_writers.hpp"
 
+#include <cmath>
 #include <locale>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "analysis/block_average.hpp"
 #include "analysis/rdf.hpp"
 #include "io/common/atomic_file.hpp"
 #include "io/common/header_text.hpp"
@@ -89,6 +91,35 @@ std::string exclusion_description(const HistogramResult& res) {
   return s + "\n";
 }
 
+/// The blocks' length and Flyvbjerg and Petersen's check that they are longer than the
+/// correlation time, on each pair's highest g(r) bin: its standard error over the blocks and
+/// over the blocks merged in twos, fours, ...; where it rises as they merge, the blocks are too
+/// short and the errors too small.
+void write_block_check(std::ostringstream& f, const HistogramResult& res,
+                       const std::vector<analysis::RdfCurve>& curves) {
+  const std::vector<HistogramResult> blocks = analysis::block_runs(res);
+  f << "# blocks: " << blocks.size() << " of " << blocks.front().frame_indices.size()
+    << " frames (the last " << blocks.back().frame_indices.size()
+    << "); Flyvbjerg-Petersen check, the standard error of each pair's highest bin with the "
+       "blocks merged in 1s, 2s, 4s, ...:";
+  for (size_t i = 0; i < res.pairs.size(); ++i) {
+    size_t peak = 0;
+    for (size_t k = 0; k < curves[i].g.size(); ++k)
+      if (std::isfinite(curves[i].g[k]) &&
+          (!std::isfinite(curves[i].g[peak]) || curves[i].g[k] > curves[i].g[peak]))
+        peak = k;
+    std::vector<double> per_block;
+    for (const HistogramResult& b : blocks)
+      per_block.push_back(analysis::compute_rdf(b, b.pairs[i]).g[peak]);
+    const std::vector<double> merged = analysis::merged_block_errors(per_block);
+    f << (i == 0 ? " " : "; ") << one_line(pair_label(res, res.pairs[i]));
+    for (double e : merged) f << ' ' << e;
+    f << (analysis::block_errors_level(merged, blocks.size()) ? " (level)"
+                                                              : " (rising: blocks too short)");
+  }
+  f << '\n';
+}
+
 }  // namespace
 
 void write_rdf_csv(const std::string& path, const HistogramResult& res) {
@@ -107,11 +138,11 @@ void write_rdf_csv(const std::string& path, const HistogramResult& res) {
 
   // Block-average errors, when the run was written in intervals, go last so the other columns
   // keep their places.
-  std::vector<std::vector<double>> errors;
+  std::vector<analysis::RdfErrors> errors;
   if (have_curves)
     for (size_t i = 0; i < res.pairs.size(); ++i)
-      errors.push_back(analysis::rdf_block_error(res, i));
-  const bool have_errors = !errors.empty() && !errors[0].empty();
+      errors.push_back(analysis::rdf_block_errors(res, i));
+  const bool have_errors = !errors.empty() && !errors[0].g.empty();
 
   // The column names come first: numpy.genfromtxt(names=True) takes its names from the first
   // line, '#' or not; the '#' lines after it are skipped there, by pandas.read_csv(comment='#')
@@ -123,8 +154,10 @@ void write_rdf_csv(const std::string& path, const HistogramResult& res) {
     f << ',' << csv_field("count_" + label);
     if (have_curves) f << ',' << csv_field(value + "_" + label) << ',' << csv_field("n_" + label);
   }
-  if (have_errors)
+  if (have_errors) {
     for (const auto& p : res.pairs) f << ',' << csv_field(value + "err_" + pair_label(res, p));
+    for (const auto& p : res.pairs) f << ',' << csv_field("nerr_" + pair_label(res, p));
+  }
   f << '\n';
   f << "# pairhist " << kVersion << "\n";
   write_run_comments(f, res);
@@ -140,15 +173,19 @@ void write_rdf_csv(const std::string& path, const HistogramResult& res) {
   }
   if (have_errors)
     f << "# " << value << "err_A-B is the standard error of " << value
-      << "_A-B from the scatter of the " << res.intervals.size() << " interval blocks\n";
+      << "_A-B and nerr_A-B that of n_A-B: the scatter of the " << res.intervals.size()
+      << " interval blocks, each normalised as a run of its own (sqrt(var / B), var over B - 1)\n";
+  if (have_errors) write_block_check(f, res, curves);
   for (int k = 0; k < res.nbins; ++k) {
     f << r[k];
     for (size_t i = 0; i < res.pairs.size(); ++i) {
       f << ',' << res.pairs[i].counts[k];
       if (have_curves) f << ',' << curves[i].g[k] << ',' << curves[i].coordination[k];
     }
-    if (have_errors)
-      for (const auto& e : errors) f << ',' << e[static_cast<size_t>(k)];
+    if (have_errors) {
+      for (const auto& e : errors) f << ',' << e.g[static_cast<size_t>(k)];
+      for (const auto& e : errors) f << ',' << e.coordination[static_cast<size_t>(k)];
+    }
     f << '\n';
   }
   finish(f, path);

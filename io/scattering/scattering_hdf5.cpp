@@ -100,6 +100,7 @@ void validate(const ScatteringData& d) {
   };
   for (const auto& c : d.curves) same_length(c.values, "curve " + c.name);
   for (const auto& p : d.partials) same_length(p.values, "partial " + p.a + "-" + p.b);
+  for (const auto& p : d.partial_errors) same_length(p.values, "error " + p.a + "-" + p.b);
   for (const auto& s : d.species) {
     same_length(s.weight, "weight of " + s.name);
     // '/' would nest groups, '.' names the group itself, ',' would make "A,B" ambiguous.
@@ -129,12 +130,15 @@ void write_contents(const Writer& w, hid_t file, const ScatteringData& d) {
   for (const ScatteringCurve& c : d.curves)
     w.text(w.curve(file, c.name, c.values).get(), "unit", c.unit);
   const std::string unit = d.curves.empty() ? "" : d.curves.front().unit;
-  H5Handle partials = w.group(file, "partials");
-  for (const ScatteringPartial& p : d.partials) {
-    H5Handle set = w.curve(partials.get(), p.a + "," + p.b, p.values);
-    w.text(set.get(), "a", p.a);
-    w.text(set.get(), "b", p.b);
-    w.text(set.get(), "unit", unit);
+  for (const auto* group : {&d.partials, &d.partial_errors}) {
+    if (group == &d.partial_errors && group->empty()) continue;  // files without blocks as before
+    H5Handle partials = w.group(file, group == &d.partials ? "partials" : "partial_errors");
+    for (const ScatteringPartial& p : *group) {
+      H5Handle set = w.curve(partials.get(), p.a + "," + p.b, p.values);
+      w.text(set.get(), "a", p.a);
+      w.text(set.get(), "b", p.b);
+      w.text(set.get(), "unit", unit);
+    }
   }
   H5Handle weights = w.group(file, "weights");
   for (const ScatteringSpecies& s : d.species) {
@@ -300,16 +304,20 @@ ScatteringData read_scattering_hdf5(const std::string& path) {
   d.q = r.curve(f, "q", SIZE_MAX);
   const size_t n = d.q.size();
   for (const std::string& name : r.members(f, ".")) {
-    if (name == "q" || name == "partials" || name == "weights") continue;
+    if (name == "q" || name == "partials" || name == "partial_errors" || name == "weights")
+      continue;
     ScatteringCurve c{name, "", r.curve(f, name, n)};
     c.unit = r.text(r.open(f, name).get(), "unit", "/" + name);
     d.curves.push_back(std::move(c));
   }
-  for (const std::string& name : r.members(f, "partials")) {
-    const std::string at = "partials/" + name;
-    const H5Handle set = r.open(f, at);
-    d.partials.push_back(
-        {r.text(set.get(), "a", at), r.text(set.get(), "b", at), r.curve(f, at, n)});
+  for (const char* group : {"partials", "partial_errors"}) {
+    if (std::string(group) == "partial_errors" && H5Lexists(f, group, H5P_DEFAULT) <= 0) continue;
+    for (const std::string& name : r.members(f, group)) {
+      const std::string at = std::string(group) + "/" + name;
+      const H5Handle set = r.open(f, at);
+      (std::string(group) == "partials" ? d.partials : d.partial_errors)
+          .push_back({r.text(set.get(), "a", at), r.text(set.get(), "b", at), r.curve(f, at, n)});
+    }
   }
   for (const std::string& name : r.members(f, "weights")) {
     const std::string at = "weights/" + name;

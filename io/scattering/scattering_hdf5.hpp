@@ -50,6 +50,9 @@ struct ScatteringData {
   std::vector<double> q;                                      // in q_unit
   std::vector<ScatteringCurve> curves;
   std::vector<ScatteringPartial> partials;
+  // With a run's interval blocks: the standard errors of the partials (those of the curves are
+  // curves named <curve>err: Ierr, Serr, Ferr, dIerr); empty without blocks.
+  std::vector<ScatteringPartial> partial_errors;
   std::vector<ScatteringSpecies> species;
 
   /// The option's value, or "" where the file has none.
@@ -65,6 +68,8 @@ struct ScatteringData {
 ///   /q                float64 [nq]   in q_unit
 ///   /<curve>          float64 [nq]   attribute unit; I, or S and F, or dI, I_solution, I_solvent
 ///   /partials/<A>,<B> float64 [nq]   attributes a, b (the species), unit
+///   /partial_errors/<A>,<B>          as /partials: their block-average standard errors (only
+///                                    with interval blocks; so are the curves <curve>err)
 ///   /weights/<A>      float64 [nq]   attributes scatterer, origin, source, atoms (int64),
 ///                                    deuterium (neutron), concentration (structure factors),
 ///                                    unit

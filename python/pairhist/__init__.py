@@ -303,7 +303,8 @@ def read_run(path):
     Returns a dict keyed as run()'s result for what the file holds: species, units, r_max,
     nbins, edges, r, counts (the interval blocks summed), rdf, coordination, frames, times,
     volumes, pairs_per_frame, excluded_pairs, shared_atoms, box_kind, precision, norm, exclude,
-    frame_species_counts, frame_pairs, sphere, sphere_centre (intervals and rdf_error empty);
+    frame_species_counts, frame_pairs, sphere, sphere_centre, intervals and rdf_error (with two
+    or more interval blocks, else empty);
     besides path, complete, stopped_by and config (the run's effective settings). A file that is
     not one raises ValueError with one line, as does a damaged one: the file's checksum and the
     bounds of its counts are checked as `pairhist scattering` checks them (a file written before
@@ -368,8 +369,10 @@ def scattering(result, *, radiation="xray", q_max=50.0, nq=501, q=None, within_b
     {(A, B): S_AB}, density (atoms/nm^3) and concentrations {species: c}; guesses (elements
     guessed from atom names, also warned), notes and header (the lines the command's files
     start with); units {q, curves, weights}; with subtract: dI, I_solution, I_solvent and
-    partials {(A, B): dI_AB} instead of I and its partials. docs/scattering.md says what each
-    is. Bad arguments or input raise ValueError.
+    partials {(A, B): dI_AB} instead of I and its partials; where the run has two or more
+    interval blocks, the standard errors Ierr, Serr and Ferr, or dIerr, and partial_errors
+    {(A, B): ...} beside them. docs/scattering.md says what each is. Bad arguments or input
+    raise ValueError.
     """
     if isinstance(deuterate, (int, float)) and not isinstance(deuterate, bool):
         deuterate = [repr(float(deuterate))]

@@ -74,6 +74,12 @@ py::dict scattering(const ScatteringOptions& o) {
     d["I"] = array_of(r.intensity.total);
     d["partials"] = by_pair(r, r.intensity.partial);
   }
+  if (!r.errors.total.empty()) {  // from the run's interval blocks (scattering_errors.hpp)
+    const std::string total = !o.subtract.empty() ? "dI" : o.structure_factor ? "S" : "I";
+    d[py::str(total + "err")] = array_of(r.errors.total);
+    d["partial_errors"] = by_pair(r, r.errors.partial);
+    if (o.structure_factor) d["Ferr"] = array_of(r.errors.f_total);
+  }
   d["guesses"] = r.guesses;
   d["notes"] = r.notes;
   d["header"] = r.table.comments;

@@ -44,7 +44,7 @@ with warnings.catch_warnings(record=True) as caught:
     x = pairhist.scattering(run_dir, q_max=40, nq=81)
 check("guessed elements warned", any("HW1 -> H" in str(w.message) for w in caught))
 check("guesses returned", x["guesses"] == ["HW1 -> H", "HW2 -> H", "OW -> O"], str(x["guesses"]))
-cli("scattering", run_dir, "--q-max", "40", "--nq", "81")
+cli("scattering", run_dir, "--q-max", "40", "--nq", "81", "--cut-sphere-intensity")
 csv = read_csv(os.path.join(run_dir, "intensity.csv"))
 check("q", same(x["q"], csv["q_per_nm"]) and x["q"].dtype == np.float64)
 check("I", same(x["I"], csv["I"]))
@@ -82,7 +82,7 @@ w = pairhist.scattering(run_dir, structure_factor=True, window="none",
 check("window changes S", not np.allclose(w["S"], s["S"]))
 
 # The command's .h5 files read back: the arrays pairhist.scattering() returns, bit for bit.
-cli("scattering", run_dir, "--q-max", "40", "--nq", "81")
+cli("scattering", run_dir, "--q-max", "40", "--nq", "81", "--cut-sphere-intensity")
 h = pairhist.read_scattering(os.path.join(run_dir, "intensity.h5"))
 check("h5 q and I bit for bit", np.array_equal(h["q"], x["q"]) and np.array_equal(h["I"], x["I"]))
 check("h5 partials bit for bit", list(h["partials"]) == list(x["partials"]) and all(
