@@ -31,7 +31,8 @@ struct ScatteringOptions {
   std::string table;                     // user weights (io/scattering/scattering_table_reader.hpp)
   bool structure_factor = false;         // S(q) from g(r) instead of the Debye intensity
   std::string window = "lorch";          // of the structure factor's transform
-  std::string subtract;  // the solvent run whose intensity is subtracted (scattering_excess.hpp)
+  std::string subtract;    // the solvent run whose intensity is subtracted (scattering_excess.hpp)
+  double match_shell = 0;  // with subtract, sphere runs: the density-matching shell's width (nm)
 };
 
 struct ScatteringInputs {

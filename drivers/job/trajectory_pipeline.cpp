@@ -148,8 +148,8 @@ void TrajectoryPipeline::count_frames() {
   clock_.start = std::chrono::steady_clock::now();
   out_.before_first_frame_seconds = process_seconds();
   out_.start_marks.counting = out_.before_first_frame_seconds;
-  exclusions_.emplace(run_->exclusions, run_->atoms, run_->pairs.size(), o.nbins,
-                      run_->r_cut_nm, run_->r_min_nm);
+  exclusions_.emplace(run_->exclusions, run_->atoms, run_->pairs.size(), o.nbins, run_->r_cut_nm,
+                      run_->r_min_nm);
   // Whole frames in single precision go to the engine as columns, without a copy; a part of a
   // frame leaves the frame's columns in place (the next unit may be another part).
   hands_over_ = stream_->frame_parts() <= 1 && o.precision == Precision::single;
@@ -247,6 +247,7 @@ bool TrajectoryPipeline::count_unit() {
     double volume = frame_volume(box, kind_, run_->length_factor, o.volume);
     if (o.xy && box[8] > 0) volume /= box[8] * run_->length_factor;  // the x-y area
     FrameRecord record{index, frame_.time, volume, whole, std::move(species_counts), {}, {}};
+    if (run_->sphere.active()) record.centre_counts = sphere_frame_.centre_counts;
     if (dynamic) {
       record.species_counts = frame_species_.counts;
       record.pairs = frame_species_.pairs;
