@@ -112,10 +112,10 @@ TEST_CASE("sphere excess: centre amplitudes and shell atoms from centre counts")
       CHECK(amp[s][i] == doctest::Approx(sum / 3).epsilon(1e-12));
     }
   double inner = 0;
-  const double atoms = shell_atoms(res, 1, 0.92, inner);
-  CHECK(inner == doctest::Approx(0.9));  // the nearest bin edge
+  const double atoms = shell_atoms(res, 1, 0.94, inner);
+  CHECK(inner == doctest::Approx(0.95));  // the nearest bin edge
   double expected = 0;
-  for (size_t k = 18; k < 24; ++k) expected += res.centre_counts[1][k];
+  for (size_t k = 19; k < 24; ++k) expected += res.centre_counts[1][k];
   CHECK(atoms == doctest::Approx(expected / 3));
 }
 
