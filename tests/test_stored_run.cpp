@@ -94,6 +94,8 @@ void check_same(const pairhist::io::StoredRun& read, const pairhist::io::StoredR
   CHECK(x.frame_pairs == y.frame_pairs);
   CHECK(x.sphere == y.sphere);
   CHECK(x.sphere_centre == y.sphere_centre);
+  CHECK(x.centre_counts == y.centre_counts);
+  CHECK(x.centre_bin_width == y.centre_bin_width);
 }
 
 /// Renames `from` to `to` in the HDF5 file at `path`: the layout of an older writer, which wrote
@@ -156,6 +158,9 @@ TEST_CASE("stored_run: what the reader gives back, without the file") {
     res.sphere_centre = "mass";
     // As many atoms in each frame as the counts need (the reader checks them against it).
     res.frame_species_counts = {{2, 3, 1}, {2, 4, 1}, {2, 2, 1}};
+    // Their distances from the centre: as many atoms as the frames hold, species by species.
+    res.centre_bin_width = 0.25;
+    res.centre_counts = {{1, 0, 5}, {4, 4, 1}, {0, 3, 0}};
     check_round_trip(res, config_of(res));
     check_round_trip(res, "");
     // Sphere runs written up to b187ea5 kept the counts under another name.

@@ -54,6 +54,7 @@ std::string effective_config(const RunRequest& a) {
   s << "algorithm = \"" << algorithm_name(a.job.algorithm) << "\"\n";
   if (!a.job.index_file.empty()) s << "index = \"" << a.job.index_file << "\"\n";
   if (!a.job.sphere.empty()) s << "sphere = \"" << a.job.sphere << "\"\n";
+  if (!a.job.sphere_centre.empty()) s << "sphere-centre = \"" << a.job.sphere_centre << "\"\n";
   s << "exclude = \"" << a.job.exclude << "\"\nnorm = \"" << a.job.norm << "\"\n";
   s << "rmax = " << a.job.r_max << "\nnbins = " << a.job.nbins << "\nunits = \"" << a.job.units
     << "\"\nprecision = \"" << (a.job.precision == Precision::double_ ? "double" : "single")

@@ -97,12 +97,19 @@ std::vector<std::string> argument_problems(const RunArgs& a, JobOptions& o) {
     } catch (const UsageError& e) {
       p.push_back(e.what());
     }
+    try {
+      analysis::parse_sphere_centre(o.sphere_centre);
+    } catch (const UsageError& e) {
+      p.push_back(e.what());
+    }
     // A sphere's frames are cut out of whole frames, each counted at once and without a box.
     if (o.xy) p.push_back("--sphere and -xy exclude each other");
     if (o.exclude != "none")
       p.push_back("--sphere counts every pair inside the sphere: leave out --exclude");
     if (o.distributed.frame_parts > 1)
       p.push_back("--sphere counts whole frames: leave out --frame-parts");
+  } else if (!o.sphere_centre.empty()) {
+    p.push_back("--sphere-centre places the centre of --sphere: give --sphere R as well");
   }
   if (o.decode_threads < 0) p.push_back("--decode-threads must be >= 0");
   if (o.distributed.frame_parts < 0) p.push_back("--frame-parts must be >= 0");
@@ -260,7 +267,11 @@ void add_histogram_options(CLI::App* cmd, RunArgs* args) {
                   "centre (of mass with a .tpr's masses, else of geometry; the selection made "
                   "whole), at their minimum image around it, counted without a box (a solute "
                   "with its solvent layer for SAXS/WAXS); R at most half the shortest box vector; "
-                  "default --rmax: 2R");
+                  "default --rmax: 2R; R alone with --sphere-centre box or X,Y,Z");
+  cmd->add_option("--sphere-centre", args->job.sphere_centre,
+                  "Centre of --sphere: mass or geometry (of its selection; default mass where the "
+                  "topology has masses), box (each frame's box centre) or a fixed point X,Y,Z "
+                  "(--units): a solvent run then needs no solute atom");
   cmd->add_option("--index,-n", args->job.index_file,
                   "GROMACS index file (.ndx) for 'group NAME' in species selections");
   cmd->add_option("--exclude", args->job.exclude,

@@ -12,6 +12,7 @@
 #include "drivers/cli/scattering_factor_options.hpp"
 #include "drivers/cli/scattering_units.hpp"
 #include "drivers/report/gnuplot_script.hpp"
+#include "io/common/atomic_file.hpp"
 #include "io/common/output_paths.hpp"
 #include "io/scattering/scattering_writers.hpp"
 #include "pairhist/errors.hpp"
@@ -56,7 +57,7 @@ void describe_inputs(const ScatteringOptions& o, const ScatteringInputs& in,
   // Marked as rdf.csv marks it (complete = 0, stopped_by = ...): written at a completed interval
   // of a run still counting, or when a signal or bad frame stopped it.
   if (!res.sphere.empty())
-    c.push_back("sphere = " + res.sphere + " (centre of " + res.sphere_centre +
+    c.push_back("sphere = " + res.sphere + " (centre: " + res.sphere_centre +
                 "): each frame's atoms within R of the centre, without a box; the self term "
                 "sum_A N_A f_A^2 takes each species' mean atoms per frame");
   for (const std::string& n : in.run.notes) notes.push_back(n);  // a file without a checksum
@@ -283,6 +284,7 @@ void name_scattering_files(const ScatteringOptions& o, ScatteringResult& r) {
   r.csv = (dir / (r.stem + ".csv")).string();
   r.xvg = (dir / (r.stem + ".xvg")).string();
   r.h5 = (dir / (r.stem + ".h5")).string();
+  if (!r.distribution_text.empty()) r.distribution_csv = (dir / (r.stem + "_pr.csv")).string();
 }
 
 void write_scattering(const ScatteringOptions& o, ScatteringResult& r) {
@@ -290,6 +292,8 @@ void write_scattering(const ScatteringOptions& o, ScatteringResult& r) {
   io::write_q_table_csv(r.csv, r.table);
   io::write_q_table_xvg(r.xvg, r.table, r.plotted);
   io::write_scattering_hdf5(r.h5, r.data);
+  if (!r.distribution_csv.empty())
+    io::write_text_atomically(r.distribution_csv, r.distribution_text, "the excess's P(r)");
 }
 
 void report_scattering(const char* command, const std::vector<ScatteringResult>& results,
@@ -373,6 +377,10 @@ io::CommandFiles scattering_files(const ScatteringOptions& o) {
     const std::string file = (dir / (stem + ext)).string();
     files.write(file, "the output " + file);
   }
+  if (!o.subtract.empty()) {
+    const std::string file = (dir / "excess_pr.csv").string();
+    files.write(file, "the output " + file);
+  }
   return files;
 }
 
@@ -397,11 +405,18 @@ void add_scattering_command(CLI::App& app) {
                   "Where the .csv, .xvg and .h5 go (default: beside pairhist.h5)");
   cmd->add_option("--subtract", o->subtract,
                   "A solvent run (directory or pairhist.h5): write the excess intensity "
-                  "I(RESULT) - I(SOLVENT) with the same options (excess.csv, .xvg, .h5)");
+                  "I(RESULT) - I(SOLVENT) with the same options (excess.csv, .xvg, .h5, and P(r) "
+                  "in excess_pr.csv); of two --sphere runs, less the cross term with a uniform "
+                  "solvent background (CAPRIQORN's excess)");
+  cmd->add_option("--match-shell", o->match_shell,
+                  "With --subtract of --sphere runs: scale the solvent run to the solution's "
+                  "solvent density in the shell R - W < d <= R (W in nm)");
   cmd->add_flag("--overwrite", *overwrite,
                 "Replace existing output files without keeping a backup #NAME.N# (default: kept, "
                 "as GROMACS does)");
   cmd->callback([o, cmd, overwrite]() {
+    if (cmd->count("--match-shell") > 0 && (o->subtract.empty() || !(o->match_shell > 0)))
+      throw UsageError("--match-shell takes a width > 0 (nm) and applies to --subtract only");
     refuse_scaled_structure_factor(*o);
     ScatteringOptions chosen;  // S(q) or I(q) as the run decides (scattering_choice.hpp)
     ScatteringResult r = compute_chosen_scattering(
@@ -418,6 +433,11 @@ void add_scattering_command(CLI::App& app) {
     std::printf("pairhist scattering: wrote %s, %s and %s (%zu q from %g to %g /%s)\n",
                 r.csv.c_str(), r.xvg.c_str(), r.h5.c_str(), r.table.q.size(), r.table.q.front(),
                 r.table.q.back(), r.table.q_unit == "A" ? "A" : "nm");
+    if (!r.distribution_csv.empty())
+      std::printf("pairhist scattering: wrote %s (P(r) of the excess)\n",
+                  r.distribution_csv.c_str());
+    for (const std::string& line : r.summary)
+      std::printf("pairhist scattering: %s\n", line.c_str());
   });
 }
 

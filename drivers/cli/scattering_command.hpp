@@ -42,6 +42,10 @@ struct ScatteringResult {
   size_t plotted = 0;                        // the table's first columns go into the .xvg
   std::string stem;                          // "intensity", "sq" or "excess"
   std::string csv, xvg, h5;                  // files written (write_scattering)
+  // An excess: its P(r) as CSV text (written as excess_pr.csv), and the lines that say what was
+  // fitted (on stdout after the files).
+  std::string distribution_text, distribution_csv;
+  std::vector<std::string> summary;
 };
 
 /// Reads the run, decides every species' scatterer and computes the Debye intensity or (with

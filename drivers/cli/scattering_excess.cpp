@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "drivers/cli/scattering_errors.hpp"
+#include "drivers/cli/scattering_excess_terms.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/version.hpp"
 
@@ -78,7 +79,7 @@ void describe_run(const ScatteringResult& r, const std::string& role, std::vecto
 /// Notes of both runs: once where both have it, else prefixed with the run's role; and where
 /// the boxes' volumes differ, what that does.
 std::vector<std::string> excess_notes(const ScatteringResult& solution,
-                                      const ScatteringResult& solvent) {
+                                      const ScatteringResult& solvent, bool sphere) {
   std::vector<std::string> notes;
   for (const std::string& n : solution.notes)
     notes.push_back(std::find(solvent.notes.begin(), solvent.notes.end(), n) != solvent.notes.end()
@@ -88,7 +89,7 @@ std::vector<std::string> excess_notes(const ScatteringResult& solution,
     if (std::find(solution.notes.begin(), solution.notes.end(), n) == solution.notes.end())
       notes.push_back("solvent: " + n);
   const double v = solution.mean_volume_nm3, w = solvent.mean_volume_nm3;
-  if (v > 0 && w > 0 && std::abs(w - v) > 0.005 * v)
+  if (!sphere && v > 0 && w > 0 && std::abs(w - v) > 0.005 * v)
     notes.push_back("the solvent's mean box volume is " + scattering_number(w, 6) +
                     " nm^3, the solution's " + scattering_number(v, 6) +
                     " nm^3: the uniform solvent background cancels only between equal volumes, "
@@ -105,7 +106,8 @@ ScatteringResult compute_excess(const ScatteringOptions& o) {
         "--structure-factor (each S(q) is per atom of its own run's composition)");
   ScatteringOptions solution_options = o;
   solution_options.subtract.clear();
-  const ScatteringResult solution = compute_scattering(solution_options);
+  const ScatteringInputs solution_in = read_scattering_inputs(solution_options);
+  const ScatteringResult solution = scattering_from_inputs(solution_options, solution_in);
   ScatteringOptions solvent_options = solution_options;
   solvent_options.input = o.subtract;
   std::vector<std::string> solvent_names;
@@ -113,15 +115,17 @@ ScatteringResult compute_excess(const ScatteringOptions& o) {
     solvent_names.push_back(s.name);
   solvent_options.elements = for_species(o.elements, solvent_names);
   solvent_options.deuteration = for_species(o.deuteration, solvent_names);
-  const ScatteringResult solvent = compute_scattering(solvent_options);
+  const ScatteringInputs solvent_in = read_scattering_inputs(solvent_options);
+  const ScatteringResult solvent = scattering_from_inputs(solvent_options, solvent_in);
   check_compatible(solution, solvent);
+  const ExcessTerms terms = excess_terms(o, solution_in, solvent_in);
 
   ScatteringResult out;
   out.run_path = solution.run_path;
   std::set<std::string> guesses(solution.guesses.begin(), solution.guesses.end());
   guesses.insert(solvent.guesses.begin(), solvent.guesses.end());
   out.guesses.assign(guesses.begin(), guesses.end());
-  out.notes = excess_notes(solution, solvent);
+  out.notes = excess_notes(solution, solvent, terms.sphere);
   out.species = solution.species;
   out.pairs = solution.pairs;
   out.weights = solution.weights;
@@ -131,41 +135,75 @@ ScatteringResult compute_excess(const ScatteringOptions& o) {
   out.stem = "excess";
 
   const std::vector<double>& q = solution.table.q;
-  std::vector<double> total(q.size());
-  for (size_t i = 0; i < q.size(); ++i)
-    total[i] = solution.intensity.total[i] - solvent.intensity.total[i];
   io::ScatteringData& d = out.data;
   d = solution.data;
   d.quantity = "excess_intensity";
   d.runs = {solution.run_path, solvent.run_path};
   d.complete = solution.data.complete && solvent.data.complete;
   d.stopped_by = !solution.data.complete ? solution.data.stopped_by : solvent.data.stopped_by;
+  // The solution's partials less the (scaled) solvent's of the same species names.
+  std::vector<double> matched(q.size(), 0.0);
+  const HistogramResult& solvent_run = solvent_in.run.result;
+  for (size_t p = 0; p < solvent.data.partials.size(); ++p) {
+    const io::ScatteringPartial& s = solvent.data.partials[p];
+    const PairHistogram& pair = solvent_run.pairs[p];
+    for (io::ScatteringPartial& t : d.partials)
+      if ((s.a == t.a && s.b == t.b) || (s.a == t.b && s.b == t.a))
+        for (size_t i = 0; i < q.size(); ++i) {
+          const double scaled =
+              scaled_solvent_partial(terms, solvent_in, pair.a, pair.b, s.values[i], i);
+          t.values[i] -= scaled;
+          matched[i] += scaled;
+        }
+  }
+  std::vector<double> total(q.size()), raw(q.size());
+  for (size_t i = 0; i < q.size(); ++i) {
+    raw[i] = solution.intensity.total[i] - solvent.intensity.total[i];
+    total[i] = solution.intensity.total[i] - matched[i] + terms.background[i];
+  }
   const std::string unit = solution.data.curves.at(0).unit;
+  const std::string amplitude = solution.data.weight_unit;
   d.curves = {{"dI", unit, total},
               {"I_solution", unit, solution.intensity.total},
               {"I_solvent", unit, solvent.intensity.total}};
-  for (io::ScatteringPartial& p : d.partials)
-    for (const io::ScatteringPartial& s : solvent.data.partials)
-      if ((s.a == p.a && s.b == p.b) || (s.a == p.b && s.b == p.a))
-        for (size_t i = 0; i < q.size(); ++i) p.values[i] -= s.values[i];
+  if (terms.sphere) {
+    d.curves.push_back({"dI_raw", unit, raw});
+    d.curves.push_back({"background", unit, terms.background});
+    d.curves.push_back({"A_bg", amplitude, terms.a_bg});
+    d.curves.push_back({"B_solution", amplitude, terms.b_solution});
+    d.curves.push_back({"B_solvent", amplitude, terms.b_solvent});
+  }
+
+  const analysis::GuinierFit fit = analysis::guinier_fit(q, total);
+  const ExcessDistribution pr = excess_distribution(solution_in, solvent_in, terms);
+  out.summary = excess_summary(fit, pr);
 
   io::QTable& t = out.table;
   t.q = q;
   const bool xray = solution.data.radiation == "xray";
   t.comments.push_back(std::string("pairhist ") + kVersionText +
-                       " scattering: excess intensity dI(q) = I_solution(q) - I_solvent(q), "
-                       "Debye intensities from the pair histograms of " +
-                       solution.run_path + " (solution) and " + solvent.run_path + " (solvent)");
+                       " scattering: excess intensity dI(q) of " + solution.run_path +
+                       " (solution) over " + solvent.run_path +
+                       " (solvent), from their pair histograms");
   t.comments.push_back(std::string("q in 1/nm (4 pi sin(theta) / lambda); I(q) per frame in ") +
                        (xray ? "electrons^2" : "fm^2") +
                        ": each run's intensity is the mean over its frames of one frame's "
                        "intensity, so runs of different lengths subtract");
+  for (const std::string& line : terms.header) t.comments.push_back(line);
+  for (const std::string& line : out.summary) t.comments.push_back(line);
   describe_run(solution, "solution", t.comments);
   describe_run(solvent, "solvent", t.comments);
   for (const std::string& n : out.notes) t.comments.push_back("note: " + n);
   t.comments.push_back(
-      "columns: dI = I_solution - I_solvent; dI_A-B = the solution's I_A-B less the solvent's "
-      "(the solution's own where the solvent lacks A or B); f_A = weight of species A at q");
+      terms.sphere
+          ? "columns: dI = sum of the dI_A-B + background; dI_raw = I_solution - I_solvent (no "
+            "background removed, not matched); background = -2 A_bg (B_solution - s "
+            "B_solvent); A_bg, B_solution, B_solvent: amplitudes; dI_A-B = the solution's I_A-B "
+            "less the matched solvent's (the solution's own where the solvent lacks A or B); "
+            "f_A = weight of species A at q"
+          : "columns: dI = I_solution - I_solvent; dI_A-B = the solution's I_A-B less the "
+            "solvent's (the solution's own where the solvent lacks A or B); f_A = weight of "
+            "species A at q");
   t.title = std::string(xray ? "X-ray" : "Neutron") + " excess intensity (solution - solvent)";
   t.y_label = "dI(q)";
   for (const io::ScatteringCurve& c : d.curves) t.columns.push_back({c.name, c.values});
@@ -173,8 +211,25 @@ ScatteringResult compute_excess(const ScatteringOptions& o) {
     t.columns.push_back({"dI_" + p.a + "-" + p.b, p.values});
   out.plotted = t.columns.size();
   for (const io::ScatteringSpecies& s : d.species) t.columns.push_back({"f_" + s.name, s.weight});
-  add_excess_errors(solution, solvent, out);
+  // The sphere excess's background term needs each block's centre distances, which a run keeps
+  // summed over its frames only: its blocks give no error of dI (yet).
+  if (!terms.sphere)
+    add_excess_errors(solution, solvent, out);
+  else if (solution.errors.blocks >= 2 && solvent.errors.blocks >= 2)
+    t.comments.push_back(
+        "errors: none for the sphere excess (its background term needs per-block centre "
+        "distances, which pairhist.h5 keeps summed over all frames)");
   d.header = t.comments;
+  if (pr.ok) {
+    std::vector<std::string> header = {
+        t.comments[0],
+        "P(r) of the excess from the histograms (not a transform of dI): P_k = the solution's "
+        "pairs in bin k weighted f_A(0) f_B(0), per frame, less the matched solvent's, plus the "
+        "background's share; dI(0) = self + 2 sum_k P_k; r in nm, bin centres"};
+    for (const std::string& line : terms.header) header.push_back(line);
+    for (const std::string& line : out.summary) header.push_back(line);
+    out.distribution_text = excess_distribution_csv(pr, header);
+  }
   return out;
 }
 

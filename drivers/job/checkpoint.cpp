@@ -21,6 +21,8 @@ namespace {
 constexpr char kMagic[8] = {'P', 'H', 'C', 'K', 'P', 'T', '\r', '\n'};
 constexpr uint32_t kFormat = 1;
 constexpr size_t kHeaderBytes = 8 + 4 + 4 + 8;
+// Precedes a --sphere run's centre-distance counts, where a dynamic run has its frame count.
+constexpr uint64_t kCentreCountsMarker = ~uint64_t{0};
 
 std::string number(double v) {
   if (std::isnan(v)) return "none";
@@ -172,6 +174,7 @@ RunIdentity run_identity(const JobOptions& o) {
   set("--exclude", o.exclude);
   set("--norm", o.norm);
   if (!o.sphere.empty()) set("--sphere", o.sphere);
+  if (!o.sphere_centre.empty()) set("--sphere-centre", o.sphere_centre);
   id.inputs.push_back(stamp("trajectory", o.trajectory));
   if (!o.topology.empty() && o.topology != o.trajectory)
     id.inputs.push_back(stamp("topology", o.topology));
@@ -255,6 +258,17 @@ std::string encode_checkpoint(const Checkpoint& c) {
       for (const auto& f : s.frame_pairs)
         for (uint64_t n : f) e.u64(n);
     }
+    // A --sphere run's centre-distance counts, after a marker that no number of frames is.
+    if (!s.centre_open.empty()) {
+      e.u64(kCentreCountsMarker);
+      e.u32(static_cast<uint32_t>(s.centre_open.size()));
+      e.u32(static_cast<uint32_t>(s.centre_open[0].size()));
+      for (const auto* counts : {&s.centre_closed, &s.centre_open}) {
+        e.u32(counts->empty() ? 0 : 1);
+        for (const auto& c : *counts)
+          for (uint64_t n : c) e.u64(n);
+      }
+    }
   }
 
   Encoder file;
@@ -335,12 +349,27 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& path) 
     s.species_counts.assign(frames, std::vector<int64_t>(species));
     for (auto& f : s.species_counts)
       for (int64_t& n : f) n = d.i64();
-    if (!d.at_end()) {
-      if (d.u64() != frames) d.bad("frame pairs do not match the frames");
+    uint64_t next = d.at_end() ? 0 : d.u64();
+    if (next != 0 && next != kCentreCountsMarker) {
+      if (next != frames) d.bad("frame pairs do not match the frames");
       if (frames > 0 && !d.fits(uint64_t{npairs} * 8 * frames)) d.bad("a length runs past the end");
       s.frame_pairs.assign(frames, std::vector<uint64_t>(npairs));
       for (auto& f : s.frame_pairs)
         for (uint64_t& n : f) n = d.u64();
+      next = 0;
+    }
+    if (next == kCentreCountsMarker) {
+      const uint32_t centre_species = d.u32(), centre_bins = d.u32();
+      if (centre_species != species || centre_bins == 0) d.bad("centre counts of other species");
+      for (auto* counts : {&s.centre_closed, &s.centre_open}) {
+        if (d.u32() == 0) continue;
+        if (!d.fits(uint64_t{centre_species} * centre_bins * 8))
+          d.bad("a length runs past the end");
+        counts->assign(centre_species, std::vector<uint64_t>(centre_bins));
+        for (auto& c : *counts)
+          for (uint64_t& n : c) n = d.u64();
+      }
+      if (s.centre_open.empty()) d.bad("centre counts without the open block's");
     }
   }
   if (!d.at_end()) d.bad("bytes after the end");

@@ -5,6 +5,30 @@
 #include <string>
 
 namespace pairhist {
+namespace {
+
+/// sum += add, bin by bin (sum sized as add where empty).
+void add_counts(std::vector<std::vector<uint64_t>>& sum,
+                const std::vector<std::vector<uint64_t>>& add) {
+  if (add.empty()) return;
+  if (sum.empty()) {
+    sum.resize(add.size());
+    for (size_t s = 0; s < add.size(); ++s) sum[s].assign(add[s].size(), 0);
+  }
+  if (sum.size() != add.size())
+    throw std::logic_error("JobAccumulator: centre counts of another number of species");
+  for (size_t s = 0; s < add.size(); ++s) {
+    if (sum[s].size() != add[s].size())
+      throw std::logic_error("JobAccumulator: centre counts of another number of bins");
+    for (size_t k = 0; k < add[s].size(); ++k) sum[s][k] += add[s][k];
+  }
+}
+
+void clear_counts(std::vector<std::vector<uint64_t>>& counts) {
+  for (auto& c : counts) std::fill(c.begin(), c.end(), uint64_t(0));
+}
+
+}  // namespace
 
 JobAccumulator::JobAccumulator(size_t npairs, int nbins, std::vector<uint64_t> shared,
                                int64_t interval, JobState seed)
@@ -78,6 +102,7 @@ void JobAccumulator::taken(std::vector<std::vector<uint64_t>> counts, uint64_t c
     if (f.volume > 0) state_.volumes.push_back(f.volume);
     if (!f.species_counts.empty()) state_.species_counts.push_back(f.species_counts);
     if (!f.pairs.empty()) state_.frame_pairs.push_back(f.pairs);  // dynamic species only
+    add_counts(state_.centre_open, f.centre_counts);
   }
   dropped_ += pending_.size() - confirmed;
   base_ += pending_.size();
@@ -92,6 +117,8 @@ JobState JobAccumulator::take_counted() {
   state_.volumes.clear();
   state_.species_counts.clear();
   state_.frame_pairs.clear();
+  state_.centre_closed.clear();
+  state_.centre_open.clear();
   state_.intervals.clear();
   state_.open_begin = 0;
   for (auto& c : state_.open_counts) std::fill(c.begin(), c.end(), uint64_t(0));
@@ -105,6 +132,8 @@ bool JobAccumulator::block_full() const {
 void JobAccumulator::close_block() {
   if (open_frames() == 0) return;
   state_.intervals.push_back({state_.open_begin, state_.frames(), state_.open_counts});
+  add_counts(state_.centre_closed, state_.centre_open);
+  clear_counts(state_.centre_open);
   state_.open_begin = state_.frames();
   for (auto& c : state_.open_counts) std::fill(c.begin(), c.end(), uint64_t(0));
 }
@@ -126,6 +155,14 @@ HistogramResult JobAccumulator::result(const HistogramResult& header, bool with_
                                   state_.species_counts.begin() + frames);
   if (!state_.frame_pairs.empty())
     r.frame_pairs.assign(state_.frame_pairs.begin(), state_.frame_pairs.begin() + frames);
+  // The frames' centre counts: the closed blocks', and the open block's where it is written.
+  r.centre_counts.clear();
+  if (!state_.centre_open.empty()) {
+    add_counts(r.centre_counts, state_.centre_open);
+    clear_counts(r.centre_counts);
+  }
+  add_counts(r.centre_counts, state_.centre_closed);
+  if (open) add_counts(r.centre_counts, state_.centre_open);
   for (size_t p = 0; p < r.pairs.size(); ++p) {
     std::vector<uint64_t> sum(static_cast<size_t>(nbins_), 0);
     for (const IntervalBlock& b : blocks)

@@ -26,6 +26,9 @@ struct JobState {
   // sizes. A dynamic species' runs also keep every frame's pairs.
   std::vector<std::vector<int64_t>> species_counts;
   std::vector<std::vector<uint64_t>> frame_pairs;
+  // A --sphere run's centre-distance counts per species (HistogramResult::centre_counts): those
+  // of the closed blocks' frames and those of the open block's; empty for other runs.
+  std::vector<std::vector<uint64_t>> centre_closed, centre_open;
   std::vector<IntervalBlock> intervals;            // closed output blocks (`--interval`)
   size_t open_begin = 0;                           // first frame of the open block
   std::vector<std::vector<uint64_t>> open_counts;  // the open block's counts, per pair
@@ -47,6 +50,8 @@ struct FrameRecord {
   std::vector<int64_t> species_counts = {};
   std::vector<uint64_t> pairs = {};
   std::vector<uint64_t> shared = {};
+  // A --sphere frame's atoms per species binned by distance from the centre (SphereFrame).
+  std::vector<std::vector<uint64_t>> centre_counts = {};
 };
 
 /// Bins of a frame's excluded pairs that the kernels counted: (pair * nbins + bin, count).

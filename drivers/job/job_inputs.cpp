@@ -157,6 +157,21 @@ SpeciesPositions resolve_species_positions(const JobOptions& o, const analysis::
 
 analysis::SphereCut resolve_sphere(const JobOptions& o, const analysis::Topology& top) {
   const analysis::SphereOption sphere = analysis::parse_sphere_option(o.sphere);
+  const analysis::SphereCentre centre = analysis::parse_sphere_centre(o.sphere_centre);
+  const double factor = length_factor(o.units);
+  if (!centre.of_selection()) {
+    if (!sphere.selection.empty())
+      throw UsageError("--sphere '" + o.sphere + "' names a selection, but --sphere-centre " +
+                       o.sphere_centre + " does not use one: give --sphere R alone");
+    const double point[3] = {centre.point[0] / factor, centre.point[1] / factor,
+                             centre.point[2] / factor};
+    return analysis::SphereCut(point, centre.kind == analysis::SphereCentreKind::box,
+                               sphere.radius / factor);
+  }
+  if (sphere.selection.empty())
+    throw UsageError("--sphere '" + o.sphere +
+                     "': give SELECTION,R (the centre is the selection's), or --sphere-centre "
+                     "box or X,Y,Z");
   analysis::IndexGroups groups;
   const analysis::IndexGroups* served = nullptr;
   if (!o.index_file.empty()) {
@@ -175,14 +190,17 @@ analysis::SphereCut resolve_sphere(const JobOptions& o, const analysis::Topology
     throw InputError(std::string("--sphere: ") + e.what());
   }
   std::vector<double> masses;
-  if (top.masses.size() == static_cast<size_t>(top.natoms())) {
+  const bool have_masses = top.masses.size() == static_cast<size_t>(top.natoms());
+  if (centre.kind == analysis::SphereCentreKind::mass && !have_masses)
+    throw UsageError("--sphere-centre mass: " + o.topology +
+                     " states no masses (a .tpr does); use --sphere-centre geometry");
+  if (have_masses && centre.kind != analysis::SphereCentreKind::geometry) {
     for (int atom : solute) masses.push_back(top.masses[static_cast<size_t>(atom)]);
     if (std::all_of(masses.begin(), masses.end(), [](double m) { return m == 0; }))
       throw UsageError("--sphere: the atoms of '" + sphere.selection + "' weigh nothing in " +
                        o.topology);
   }
-  return analysis::SphereCut(std::move(solute), std::move(masses),
-                             sphere.radius / length_factor(o.units));
+  return analysis::SphereCut(std::move(solute), std::move(masses), sphere.radius / factor);
 }
 
 void require_fixed_atoms(const std::vector<SpeciesSpec>& species,

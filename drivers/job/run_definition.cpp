@@ -1,6 +1,7 @@
 #include "drivers/job/run_definition.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "drivers/job/box_limit.hpp"
@@ -12,6 +13,15 @@
 
 namespace pairhist {
 namespace {
+
+/// What pairhist.h5's sphere_centre says: "mass" or "geometry" (of the selection), "box" (each
+/// frame's box centre) or "point X,Y,Z UNIT".
+std::string sphere_centre_text(const JobOptions& o, const analysis::SphereCut& sphere) {
+  if (sphere.box_centred()) return "box";
+  if (sphere.fixed_point())
+    return "point " + o.sphere_centre + " " + (o.units == "angstrom" ? "A" : o.units);
+  return sphere.mass_weighted() ? "mass" : "geometry";
+}
 
 HistogramResult result_header(const RunDefinition& run) {
   const JobOptions& o = run.options;
@@ -111,7 +121,13 @@ RunDefinition define_run(JobOptions resolved, const analysis::Topology& topology
   run.header = result_header(run);
   if (run.sphere.active()) {
     run.header.sphere = o.sphere;
-    run.header.sphere_centre = run.sphere.mass_weighted() ? "mass" : "geometry";
+    run.header.sphere_centre = sphere_centre_text(o, run.sphere);
+    run.header.centre_bin_width = (o.r_max - o.r_min) / o.nbins;
+    // The atoms' distances from the centre in the run's bin width, up to R: the excess
+    // intensity's background term (drivers/cli/scattering_excess.cpp) sums them.
+    const double width_nm = (o.r_max - o.r_min) / length_factor(o.units) / o.nbins;
+    run.sphere.set_centre_bins(
+        width_nm, std::max(1, static_cast<int>(std::ceil(run.sphere.radius_nm() / width_nm))));
   }
   // Parallel decoding threads also prepare the species' columns; the exclusions and
   // prepare_positions need whole frames.

@@ -66,6 +66,9 @@ struct RunSpec {
   // --sphere SELECTION,R (analysis/sphere_cut.hpp): per frame only the atoms within R (--units)
   // of the selection's centre, counted without a box. Empty: the whole frames.
   std::string sphere;
+  // --sphere-centre (analysis::parse_sphere_centre): mass, geometry, box or X,Y,Z; empty: the
+  // selection's centre of mass where the topology has masses, else of geometry.
+  std::string sphere_centre;
   std::string index_file;         // GROMACS .ndx serving `group NAME` selections; may be empty
   std::string exclude = "none";   // none | residue: same-residue pairs are not counted
   std::string norm = "rdf";       // rdf | density | none (analysis/rdf.hpp)

@@ -253,6 +253,7 @@ bool TrajectoryPipeline::count_unit() {
     double volume = frame_volume(box, kind_, run_->length_factor, o.volume);
     if (o.xy && box[8] > 0) volume /= box[8] * run_->length_factor;  // the x-y area
     FrameRecord record{index, frame_.time, volume, whole, std::move(species_counts), {}, {}};
+    if (run_->sphere.active()) record.centre_counts = sphere_frame_.centre_counts;
     if (dynamic) {
       record.species_counts = frame_species_.counts;
       record.pairs = frame_species_.pairs;

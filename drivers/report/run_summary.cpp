@@ -188,8 +188,12 @@ void print_counted(const JobOptions& job, const JobOutcome& out,
   std::printf("  analysis      : norm %s, exclude %s (%llu excluded pairs%s)\n", r.norm.c_str(),
               r.exclude.c_str(), static_cast<unsigned long long>(excluded), bounded.c_str());
   if (!r.sphere.empty()) {
-    std::printf("  sphere        : %s, centre of %s, no box; atoms per frame (mean):",
-                r.sphere.c_str(), r.sphere_centre.c_str());
+    const std::string& c = r.sphere_centre;
+    const std::string centre = c == "mass" || c == "geometry" ? "centre of " + c
+                               : c == "box"                   ? "centre of the box"
+                                                              : "centre at the " + c;
+    std::printf("  sphere        : %s, %s, no box; atoms per frame (mean):", r.sphere.c_str(),
+                centre.c_str());
     for (size_t i = 0; i < r.species.size(); ++i)
       std::printf(" %s=%.1f", r.species[i].name.c_str(), r.mean_species_count(static_cast<int>(i)));
     std::printf("\n");

@@ -15,9 +15,10 @@ struct SpeciesInfo {
 };
 
 /// Counts of one species pair (a <= b, indices into HistogramResult::species). Bin k holds the
-/// pairs with floor((r - r_min) * nbins / (r_max - r_min)) == k; same-species pairs are counted once (i < j), cross
-/// pairs as ordered pairs (i in A, j in B, i != j: an atom in both species is never paired with
-/// itself, two atoms both in A and B count as two pairs). Excluded pairs are not counted.
+/// pairs with floor((r - r_min) * nbins / (r_max - r_min)) == k; same-species pairs are counted
+/// once (i < j), cross pairs as ordered pairs (i in A, j in B, i != j: an atom in both species is
+/// never paired with itself, two atoms both in A and B count as two pairs). Excluded pairs are not
+/// counted.
 struct PairHistogram {
   int a = 0;
   int b = 0;
@@ -62,6 +63,11 @@ struct HistogramResult {
   std::vector<std::vector<uint64_t>> frame_pairs;
   std::string sphere;
   std::string sphere_centre;
+  // A sphere run's atoms binned by their distance from the sphere's centre, per species, summed
+  // over the frames: bin k holds [k, k + 1) centre_bin_width (length_unit) from 0, the last bin
+  // also d = R. Empty for other runs (and sphere runs of pairhist before they were kept).
+  std::vector<std::vector<uint64_t>> centre_counts;
+  double centre_bin_width = 0;
 
   /// A run with a dynamic species (its per-frame pairs are kept).
   bool dynamic() const { return !frame_pairs.empty(); }

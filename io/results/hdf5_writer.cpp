@@ -258,6 +258,17 @@ void write_frames(const Writer& w, hid_t meta, const HistogramResult& res, const
     }
     w.check(sizes.close(), "closing group", "frame_species_counts");
   }
+  if (!res.centre_counts.empty()) {
+    // A sphere run's atoms by their distance from the centre, per species, summed over the
+    // frames (bins of centre_bin_width from 0): the sphere's mean amplitude, which the excess
+    // intensity's background term needs (`pairhist scattering --subtract`).
+    w.attribute(meta, "centre_bin_width", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &res.centre_bin_width);
+    Handle centre = w.group(meta, "centre_distances");
+    for (size_t s = 0; s < res.species.size(); ++s)
+      w.dataset(centre.get(), res.species[s].name, H5T_STD_U64LE, H5T_NATIVE_UINT64,
+                res.centre_counts.at(s).data(), res.centre_counts[s].size());
+    w.check(centre.close(), "closing group", "centre_distances");
+  }
   if (res.dynamic()) {
     // A dynamic selection's pairs of every frame (its shared atoms change too).
     Handle pairs = w.group(meta, "frame_pairs");

@@ -251,6 +251,22 @@ void read_frame_species_counts(const Reader& in, hid_t meta, HistogramResult& re
       res.frame_species_counts[f][s] = static_cast<int64_t>(n[f]);
     }
   }
+  if (!h5_exists(meta, "centre_distances")) return;
+  // A sphere run's centre distances: every atom inside the sphere in one bin.
+  res.centre_bin_width = optional_number(in, meta, "centre_bin_width");
+  if (!(res.centre_bin_width > 0) || res.sphere.empty())
+    in.fail("centre_distances without a sphere and a positive centre_bin_width");
+  H5Handle centre = in.group(meta, "centre_distances");
+  for (size_t s = 0; s < res.species.size(); ++s) {
+    const std::string& name = res.species[s].name;
+    res.centre_counts.push_back(in.counts(centre.get(), name));
+    uint64_t inside = 0, binned = 0;
+    for (const auto& f : res.frame_species_counts) inside += static_cast<uint64_t>(f[s]);
+    for (uint64_t n : res.centre_counts.back()) binned += n;
+    if (binned != inside || res.centre_counts.back().size() != res.centre_counts[0].size())
+      in.fail("centre_distances/" + name + " holds " + std::to_string(binned) +
+              " atoms, the frames " + std::to_string(inside));
+  }
 }
 
 using PairKey = std::pair<int, int>;

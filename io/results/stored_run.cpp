@@ -108,6 +108,12 @@ StoredRun stored_run(const std::string& path, const HistogramResult& res,
     for (size_t s = 0; s < f.size(); ++s) row[static_cast<size_t>(index[s])] = f[s];
     out.frame_species_counts.push_back(std::move(row));
   }
+  if (!res.centre_counts.empty()) {
+    out.centre_bin_width = res.centre_bin_width;
+    out.centre_counts.assign(out.species.size(), {});
+    for (size_t s = 0; s < res.centre_counts.size(); ++s)
+      out.centre_counts[static_cast<size_t>(index[s])] = res.centre_counts[s];
+  }
   for (const auto& f : res.frame_pairs) {
     std::vector<uint64_t> row(order.size(), 0);
     for (size_t i = 0; i < order.size(); ++i) row[i] = f[order[i]];

@@ -1,0 +1,402 @@
+// `pairhist scattering SOLUTION --subtract SOLVENT` of two `run --sphere` runs: the excess with
+// the cross term against a uniform solvent background removed (CAPRIQORN's). Fresh random inputs
+// every run (seeds printed), built here as XYZ files:
+//  (a) a rigid 27-ion Rb/Br cube in a "water" of O and H atoms, the water outside a cavity the
+//      same in both runs: dI(0) = dF^2 (where the plain difference is 10-30 times that), and dI
+//      the same for two radii within 3% of its largest value over q = 2..30/nm, X-ray, neutron
+//      (H2O: a negative H length) and D2O (--deuterate 1);
+//  (b) a sphere of contrast (points of weight 3 inside radius a where the solvent has points of
+//      weight 1): against its expected form factor, and its Guinier Rg and P(r);
+//  (c) the centre-distance counts of a fixed-point and a box-centred sphere against a brute-force
+//      binning, and the options' refusals.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/results/histogram_result_reader.hpp"
+#include "tests/scattering_csv.hpp"
+#include "tests/test_support.hpp"
+
+namespace {
+
+using pairhist::test::contains;
+using pairhist::test::pairhist_cmd;
+using pairhist::test::shell_quote;
+using pairhist::test::TempDir;
+
+constexpr double kPi = 3.14159265358979323846;
+
+struct Atom {
+  std::string name;
+  double x, y, z;  // nm
+};
+using Frame = std::vector<Atom>;
+
+/// A point uniform in the shell a <= r < b around the origin.
+std::vector<double> shell_point(std::mt19937_64& rng, double a, double b) {
+  std::uniform_real_distribution<double> u(0, 1);
+  std::normal_distribution<double> n(0, 1);
+  const double r = std::cbrt(a * a * a + u(rng) * (b * b * b - a * a * a));
+  double v[3] = {n(rng), n(rng), n(rng)};
+  const double len = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  return {r * v[0] / len, r * v[1] / len, r * v[2] / len};
+}
+
+/// `count` water-like molecules (O, and two H 0.1 nm from it) with their O in the shell [a, b).
+void add_waters(std::mt19937_64& rng, int count, double a, double b, Frame& out) {
+  for (int i = 0; i < count; ++i) {
+    const auto o = shell_point(rng, a, b);
+    out.push_back({"O", o[0], o[1], o[2]});
+    for (int h = 0; h < 2; ++h) {
+      const auto d = shell_point(rng, 0.1, 0.1);
+      out.push_back({"H", o[0] + d[0], o[1] + d[1], o[2] + d[2]});
+    }
+  }
+}
+
+int shell_count(double density, double a, double b) {
+  return static_cast<int>(std::lround(density * 4 * kPi / 3 * (b * b * b - a * a * a)));
+}
+
+void write_xyz(const std::string& path, const std::vector<Frame>& frames) {
+  std::string text;
+  char line[128];
+  for (const Frame& f : frames) {
+    text += std::to_string(f.size()) + "\nframe\n";
+    for (const Atom& a : f) {  // XYZ holds Angstrom
+      std::snprintf(line, sizeof line, "%s %.6f %.6f %.6f\n", a.name.c_str(), 10 * a.x, 10 * a.y,
+                    10 * a.z);
+      text += line;
+    }
+  }
+  pairhist::test::write_all(path, text);
+}
+
+void run_sphere(const std::string& xyz, const std::string& species, const std::string& sphere,
+                const std::string& out) {
+  const auto r =
+      pairhist_cmd("run " + shell_quote(xyz) + " --top " + shell_quote(xyz) + " " + species + " " +
+                   sphere + " --precision double --ncpu 2 -q -o " + shell_quote(out));
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+}
+
+std::map<std::string, std::vector<double>> excess_of(const std::string& solution,
+                                                     const std::string& solvent,
+                                                     const std::string& options,
+                                                     std::string* comments = nullptr,
+                                                     std::string* output = nullptr) {
+  const auto r = pairhist_cmd("scattering " + shell_quote(solution) + " --subtract " +
+                              shell_quote(solvent) + " --overwrite " + options);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  if (output != nullptr) *output = r.output;
+  return pairhist::test::read_scattering_csv(solution + "/excess.csv", comments);
+}
+
+/// Largest |a - b| over 2 <= q <= 30, and largest |a| or |b| there.
+void compare_range(const std::vector<double>& q, const std::vector<double>& a,
+                   const std::vector<double>& b, double& diff, double& largest) {
+  diff = largest = 0;
+  for (size_t i = 0; i < q.size(); ++i) {
+    if (q[i] < 2 || q[i] > 30) continue;
+    diff = std::max(diff, std::abs(a[i] - b[i]));
+    largest = std::max({largest, std::abs(a[i]), std::abs(b[i])});
+  }
+}
+
+}  // namespace
+
+TEST_CASE("sphere excess: a rigid ion cluster in water the same outside its cavity") {
+  TempDir dir("sphere-excess-cluster");
+  const uint64_t seed = std::random_device{}();
+  std::printf("test_cli_scattering_sphere_excess: cluster in water from seed %llu\n",
+              static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  // Water molecules at 33.4/nm^3, with fixed numbers in the cavity (r < 0.79 nm) and in the
+  // shells up to both radii, so that the removed water dF is the same in every frame. The
+  // noise of dI at 3-6/nm (the cross terms of single frames) shrinks as 1/sqrt(frames): 400
+  // frames keep it below 2% of dI's largest value in every try so far.
+  const double cavity = 0.79, r1 = 1.0, r2 = 1.48, outer = 1.6, density = 33.4;
+  const int frames = 400;
+  const int removed = shell_count(density, 0, cavity);
+  std::vector<Frame> solution, solvent;
+  for (int f = 0; f < frames; ++f) {
+    Frame outside, inside, ions;
+    add_waters(rng, shell_count(density, cavity, r1), cavity, r1, outside);
+    add_waters(rng, shell_count(density, r1, r2), r1, r2, outside);
+    add_waters(rng, shell_count(density, r2, outer), r2, outer, outside);
+    add_waters(rng, removed, 0, cavity, inside);
+    for (int i = -1; i <= 1; ++i)
+      for (int j = -1; j <= 1; ++j)
+        for (int k = -1; k <= 1; ++k)
+          ions.push_back({(i + j + k + 3) % 2 == 0 ? "Br" : "Rb", 0.33 * i, 0.33 * j, 0.33 * k});
+    solution.push_back(outside);
+    solution.back().insert(solution.back().end(), ions.begin(), ions.end());
+    solvent.push_back(outside);
+    solvent.back().insert(solvent.back().end(), inside.begin(), inside.end());
+  }
+  write_xyz(dir.file("solution.xyz"), solution);
+  write_xyz(dir.file("solvent.xyz"), solvent);
+  const std::string water = "--species O=O --species H=H";
+  for (double r : {r1, r2}) {
+    const std::string sphere = "--sphere " + std::to_string(r) + " --sphere-centre 0,0,0";
+    const std::string tag = r == r1 ? "1" : "2";
+    run_sphere(dir.file("solution.xyz"), water + " --species Rb=Rb --species Br=Br", sphere,
+               dir.file("solution" + tag));
+    run_sphere(dir.file("solvent.xyz"), water, sphere, dir.file("solvent" + tag));
+  }
+
+  for (const std::string radiation :
+       {"--radiation xray", "--radiation neutron", "--radiation neutron --deuterate 1"}) {
+    CAPTURE(radiation);
+    const std::string options = radiation + " --q-max 30 --nq 61 --match-shell 0.1";
+    std::string comments;
+    auto one = excess_of(dir.file("solution1"), dir.file("solvent1"), options, &comments);
+    auto two = excess_of(dir.file("solution2"), dir.file("solvent2"), options);
+    CHECK(contains(comments, "CAPRIQORN's excess with a uniform solvent background"));
+    // The shell 0.9 < d <= 1 nm holds the same water in both runs: nothing to scale.
+    CHECK(contains(comments, "factor s = 1:"));
+    // dF: the ions less the removed water, at q = 0.
+    const double f_o = one["f_O"][0], f_h = one["f_H"][0];
+    const double dF = 13 * one["f_Rb"][0] + 14 * one["f_Br"][0] - removed * (f_o + 2 * f_h);
+    for (auto* e : {&one, &two}) {
+      CHECK((*e)["dI"][0] == doctest::Approx(dF * dF).epsilon(1e-6));
+      // The plain difference keeps 2 F_sphere dF: far from dF^2 (for H2O of the other sign).
+      CHECK(std::abs((*e)["dI_raw"][0] - dF * dF) > dF * dF);
+    }
+    double diff = 0, largest = 0;
+    compare_range(one["q_per_nm"], one["dI"], two["dI"], diff, largest);
+    std::printf(
+        "  %s: dF = %.1f, dI(0) raw %.4g and %.4g against dF^2 %.4g; max |dI_R1 - dI_R2| "
+        "over 2-30/nm = %.4f of max |dI|\n",
+        radiation.c_str(), dF, one["dI_raw"][0], two["dI_raw"][0], dF * dF, diff / largest);
+    CHECK(diff <= 0.03 * largest);
+  }
+}
+
+TEST_CASE("sphere excess: a sphere of contrast against its form factor, Guinier and P(r)") {
+  TempDir dir("sphere-excess-contrast");
+  const uint64_t seed = std::random_device{}();
+  std::printf("test_cli_scattering_sphere_excess: sphere of contrast from seed %llu\n",
+              static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  // Solvent points S (weight 1) at 30/nm^3; inside a = 0.8 nm the solution has as many points P
+  // of weight 3 as the solvent has S there. Fixed numbers per region in every frame.
+  const double a = 0.8, radius = 1.2;
+  const int inside = shell_count(30, 0, a), around = shell_count(30, a, radius + 0.1);
+  const int frames = 100;
+  std::vector<Frame> solution, solvent;
+  for (int f = 0; f < frames; ++f) {
+    Frame out, in_s, in_p;
+    for (int i = 0; i < around; ++i) {
+      const auto p = shell_point(rng, a, radius + 0.1);
+      out.push_back({"S", p[0], p[1], p[2]});
+    }
+    for (int i = 0; i < inside; ++i) {
+      const auto p = shell_point(rng, 0, a), s = shell_point(rng, 0, a);
+      in_p.push_back({"P", p[0], p[1], p[2]});
+      in_s.push_back({"S", s[0], s[1], s[2]});
+    }
+    solution.push_back(out);
+    solution.back().insert(solution.back().end(), in_p.begin(), in_p.end());
+    solvent.push_back(out);
+    solvent.back().insert(solvent.back().end(), in_s.begin(), in_s.end());
+  }
+  write_xyz(dir.file("solution.xyz"), solution);
+  write_xyz(dir.file("solvent.xyz"), solvent);
+  pairhist::test::write_all(dir.file("weights.txt"), "S 1\nP 3\n");
+  const std::string sphere = "--sphere 1.2 --sphere-centre 0,0,0";
+  run_sphere(dir.file("solution.xyz"), "--species S=S --species P=P", sphere, dir.file("solution"));
+  run_sphere(dir.file("solvent.xyz"), "--species S=S", sphere, dir.file("solvent"));
+  std::string comments, output;
+  auto e = excess_of(dir.file("solution"), dir.file("solvent"),
+                     "--radiation neutron --table " + shell_quote(dir.file("weights.txt")) +
+                         " --q-max 20 --nq 201",
+                     &comments, &output);
+  // Expected for fixed numbers N of P (weight 3) and of S (weight 1) inside a:
+  // Phi(qa)^2 (dF)^2 + N (3^2 - 1^2) (1 - Phi(qa)^2), dF = 2 N.
+  const double n = inside, dF = 2 * n, spread = n * (9 - 1);
+  double worst = 0;
+  for (size_t i = 0; i < e["q_per_nm"].size(); ++i) {
+    const double x = e["q_per_nm"][i] * a;
+    const double phi = x == 0 ? 1 : 3 * (std::sin(x) - x * std::cos(x)) / (x * x * x);
+    const double expected = phi * phi * dF * dF + spread * (1 - phi * phi);
+    worst = std::max(worst, std::abs(e["dI"][i] - expected) / (dF * dF));
+  }
+  CHECK(e["dI"][0] == doctest::Approx(dF * dF).epsilon(1e-6));
+  std::printf("  sphere of contrast: max |dI - expected| = %.4f of dF^2 = %.0f\n", worst, dF * dF);
+  CHECK(worst < 0.04);
+  // Guinier: Rg^2 = 3 a^2 / 5 (1 - spread / dF^2) from the expansion of the expected curve.
+  const double rg = std::sqrt(0.6 * a * a * (1 - spread / (dF * dF)));
+  CHECK(contains(comments, "Guinier fit of dI: Rg = "));
+  CHECK(contains(output, "pairhist scattering: Guinier fit of dI: Rg = "));
+  const size_t at = comments.find("Guinier fit of dI: Rg = ");
+  REQUIRE(at != std::string::npos);
+  const double fitted = std::stod(comments.substr(at + 24));
+  std::printf("  Guinier Rg %.4f nm against %.4f nm\n", fitted, rg);
+  CHECK(fitted == doctest::Approx(rg).epsilon(0.03));
+  // P(r): its I(0) is dI(0), computed from the same counts another way (the background's
+  // distances integrate to the sphere's volume), and its Rg the sphere's.
+  auto pr = pairhist::test::read_scattering_csv(dir.file("solution/excess_pr.csv"));
+  double self_less = 0, sum = 0, moment = 0;
+  for (size_t k = 0; k < pr["r_nm"].size(); ++k) {
+    sum += pr["P"][k];
+    moment += pr["P"][k] * pr["r_nm"][k] * pr["r_nm"][k];
+  }
+  self_less = e["dI"][0] - 2 * sum;  // the self terms: n (9 - 1) per frame
+  CHECK(self_less == doctest::Approx(spread).epsilon(1e-6));
+  CHECK(std::sqrt(moment / e["dI"][0]) == doctest::Approx(rg).epsilon(0.03));
+}
+
+TEST_CASE("sphere centres: a fixed point and the box centre, their centre distances") {
+  TempDir dir("sphere-excess-centres");
+  const uint64_t seed = std::random_device{}();
+  std::printf("test_cli_scattering_sphere_excess: centres from seed %llu\n",
+              static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 3.0);
+  // Three frames of 300 atoms in a 3 nm periodic cube (GRO), two species.
+  std::string gro;
+  std::vector<Frame> frames;
+  char line[128];
+  for (int f = 0; f < 3; ++f) {
+    frames.emplace_back();
+    gro += "frame t= " + std::to_string(f) + ".0\n300\n";
+    for (int i = 0; i < 300; ++i) {
+      // At the GRO's 3 decimals, as pairhist reads them.
+      const auto at = [&] { return std::round(u(rng) * 1000) / 1000; };
+      const Atom atom{i % 3 == 0 ? "NA" : "OW", at(), at(), at()};
+      frames.back().push_back(atom);
+      std::snprintf(line, sizeof line, "%5d%-5s%5s%5d%8.3f%8.3f%8.3f\n", i + 1, "SOL",
+                    atom.name.c_str(), i + 1, atom.x, atom.y, atom.z);
+      gro += line;
+    }
+    gro += "   3.00000   3.00000   3.00000\n";
+  }
+  pairhist::test::write_all(dir.file("box.gro"), gro);
+  const auto run_centre = [&](const std::string& centre, const double c[3], const char* out) {
+    run_sphere(dir.file("box.gro"), "--species Na=\"name NA\" --species O=\"name OW\"",
+               "--sphere 1.1 --sphere-centre " + centre + " --bin 0.01", dir.file(out));
+    const auto stored = pairhist::io::read_histogram_result(dir.file(out));
+    const auto& res = stored.result;
+    REQUIRE(res.centre_counts.size() == 2);
+    CHECK(res.centre_bin_width == doctest::Approx(0.01));
+    for (size_t s = 0; s < 2; ++s) {
+      std::vector<uint64_t> brute(res.centre_counts[s].size(), 0);
+      const std::string name = res.species[s].name == "Na" ? "NA" : "OW";
+      for (const Frame& fr : frames)
+        for (const Atom& atom : fr) {
+          if (atom.name != name) continue;
+          double d2 = 0;
+          for (int k = 0; k < 3; ++k) {
+            double d = (k == 0 ? atom.x : k == 1 ? atom.y : atom.z) - c[k];
+            d -= 3.0 * std::round(d / 3.0);
+            d2 += d * d;
+          }
+          const double d = std::sqrt(d2);
+          if (d > 1.1) continue;
+          ++brute[std::min(brute.size() - 1, static_cast<size_t>(d / 0.01))];
+        }
+      uint64_t agree = 0, total = 0;
+      for (size_t k = 0; k < brute.size(); ++k) {
+        agree += std::min(brute[k], res.centre_counts[s][k]);
+        total += brute[k];
+      }
+      CAPTURE(centre);
+      CHECK(total > 20);
+      CHECK(total - agree <= 1);  // single precision on a bin edge
+    }
+  };
+  const double point[3] = {0.4, 2.9, 1.5}, middle[3] = {1.5, 1.5, 1.5};
+  run_centre("0.4,2.9,1.5", point, "point");
+  run_centre("box", middle, "box");
+
+  // Refused, one line each: a selection with a point, a point without --sphere, a bad point,
+  // mass without masses, --match-shell without a sphere or wider than it.
+  const std::string run = "run " + shell_quote(dir.file("box.gro")) + " --top " +
+                          shell_quote(dir.file("box.gro")) + " --species O=\"name OW\" -q ";
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--sphere 'name NA,1' --sphere-centre box -o x1", "does not use one"},
+           {"--sphere-centre 1,2,3 -o x2", "give --sphere R as well"},
+           {"--sphere 1 --sphere-centre 1,2 -o x3", "expected mass, geometry, box or a point"},
+           {"--sphere 1 -o x4", "give SELECTION,R"},
+           {"--sphere 'name NA,1' --sphere-centre mass -o x5", "states no masses"}}) {
+    const auto r = pairhist_cmd(run + args);
+    CAPTURE(args);
+    CHECK(r.status != 0);
+    CHECK(contains(r.output, says));
+  }
+  const auto wide = pairhist_cmd("scattering " + shell_quote(dir.file("point")) + " --subtract " +
+                                 shell_quote(dir.file("box")) + " --match-shell 2");
+  CHECK(wide.status != 0);
+  CHECK(contains(wide.output, "is not below the spheres' radius"));
+}
+
+TEST_CASE("sphere excess: the solvent run matched to the solution's density in a shell") {
+  TempDir dir("sphere-excess-matching");
+  const uint64_t seed = std::random_device{}();
+  std::printf("test_cli_scattering_sphere_excess: density matching from seed %llu\n",
+              static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  // The solution: a sphere of contrast as above (P of weight 3 inside a = 0.8 nm, S of weight 1
+  // around it at 30/nm^3); the solvent run: S alone at 34.5/nm^3, its own points (an ideal gas,
+  // whose pair density scales as the density squared). Fixed numbers per region, the shell 1.0
+  // to 1.2 nm one of them.
+  const double a = 0.8, shell = 1.0, radius = 1.2, far = 1.3, rho = 30, rho_solvent = 34.5;
+  const double edges[5] = {0, a, shell, radius, far};
+  const int frames = 100;
+  std::vector<Frame> solution(frames), solvent(frames);
+  int n_p = 0, n_w = 0;
+  for (int f = 0; f < frames; ++f)
+    for (int region = 0; region < 4; ++region) {
+      const double lo = edges[region], hi = edges[region + 1];
+      const int n1 = shell_count(rho, lo, hi), n2 = shell_count(rho_solvent, lo, hi);
+      if (region == 0) n_p = n1, n_w = n2;
+      for (int i = 0; i < n1; ++i) {
+        const auto p = shell_point(rng, lo, hi);
+        solution[f].push_back({region == 0 ? "P" : "S", p[0], p[1], p[2]});
+      }
+      for (int i = 0; i < n2; ++i) {
+        const auto p = shell_point(rng, lo, hi);
+        solvent[f].push_back({"S", p[0], p[1], p[2]});
+      }
+    }
+  write_xyz(dir.file("solution.xyz"), solution);
+  write_xyz(dir.file("solvent.xyz"), solvent);
+  pairhist::test::write_all(dir.file("weights.txt"), "S 1\nP 3\n");
+  const std::string sphere = "--sphere 1.2 --sphere-centre 0,0,0";
+  run_sphere(dir.file("solution.xyz"), "--species S=S --species P=P", sphere, dir.file("solution"));
+  run_sphere(dir.file("solvent.xyz"), "--species S=S", sphere, dir.file("solvent"));
+  const std::string options = "--radiation neutron --table " +
+                              shell_quote(dir.file("weights.txt")) + " --q-max 20 --nq 101";
+  std::string comments;
+  auto e = excess_of(dir.file("solution"), dir.file("solvent"), options + " --match-shell 0.2",
+                     &comments);
+  const double s = static_cast<double>(shell_count(rho, shell, radius)) /
+                   shell_count(rho_solvent, shell, radius);
+  char factor[64];
+  std::snprintf(factor, sizeof factor, "factor s = %.8g:", s);
+  CHECK(contains(comments, factor));
+  const double dF = 3.0 * n_p - s * n_w, spread = 9.0 * n_p - s * n_w;
+  double worst = 0;
+  for (size_t i = 0; i < e["q_per_nm"].size(); ++i) {
+    const double x = e["q_per_nm"][i] * a;
+    const double phi = x == 0 ? 1 : 3 * (std::sin(x) - x * std::cos(x)) / (x * x * x);
+    worst = std::max(
+        worst, std::abs(e["dI"][i] - phi * phi * dF * dF - spread * (1 - phi * phi)) / (dF * dF));
+  }
+  std::printf("  matched (s = %.6f): max |dI - expected| = %.4f of dF^2 = %.0f\n", s, worst,
+              dF * dF);
+  CHECK(worst < 0.04);
+  // Unmatched, the solvent's excess density is part of dI: far off at q = 0.
+  auto plain = excess_of(dir.file("solution"), dir.file("solvent"), options, &comments);
+  CHECK(contains(comments, "density matching: none"));
+  CHECK(std::abs(plain["dI"][0] - dF * dF) > 0.3 * dF * dF);
+}
