@@ -36,8 +36,11 @@ SphereOption parse_sphere_option(const std::string& text) {
   o.radius = std::strtod(radius.c_str(), &end);
   if (comma != std::string::npos && o.selection.find_first_not_of(" \t") == std::string::npos)
     throw UsageError("--sphere '" + text + "': the selection is empty");
-  if (radius.empty() || end == nullptr || *end != '\0' || !std::isfinite(o.radius) ||
-      !(o.radius > 0))
+  const bool number = !radius.empty() && end != nullptr && *end == '\0';
+  if (comma == std::string::npos && !number)
+    throw UsageError("--sphere '" + text +
+                     "': expected SELECTION,R (or R alone with --sphere-centre box or X,Y,Z)");
+  if (!number || !std::isfinite(o.radius) || !(o.radius > 0))
     throw UsageError("--sphere '" + text + "': the radius '" + radius +
                      "' is not a positive number");
   return o;

@@ -43,10 +43,12 @@ const std::string& water_run() {
   return path;
 }
 
-/// `pairhist scattering RUN ARGS -o OUT` (status 0 required) and its intensity.csv (or STEM).
+/// `pairhist scattering RUN ARGS -o OUT` (status 0 required) and its intensity.csv (or STEM):
+/// the water run is periodic, so its Debye intensity is asked for (--cut-sphere-intensity).
 Columns scattering(const std::string& args, const std::string& out, std::string* comments = nullptr,
                    const std::string& stem = "intensity") {
-  const auto r = pairhist_cmd("scattering " + shell_quote(water_run()) + " " + args +
+  const std::string which = stem == "intensity" ? " --cut-sphere-intensity" : "";
+  const auto r = pairhist_cmd("scattering " + shell_quote(water_run()) + " " + args + which +
                               " --overwrite -o " + shell_quote(out));
   INFO(args << "\n" << r.output);
   REQUIRE(r.status == 0);
@@ -204,7 +206,7 @@ TEST_CASE("run --scattering writes what the command writes in the units asked fo
   TempDir dir("scattering-units-run");
   const std::string opts =
       "--q-unit A --q-max 3 --nq 31 --form-factors wk --water-factors maff "
-      "--per molecule --molecules 2";
+      "--per molecule --molecules 2 --cut-sphere-intensity";
   const auto r = pairhist_cmd("run " + kData + "/spce_water.xtc --top " + kData +
                               "/spce_water.gro --species O=OW --species H=HW1,HW2 --rmax 1.2 " +
                               "--nbins 240 --last 4 --ncpu 2 -q --scattering xray " + opts +

@@ -37,7 +37,7 @@ struct ScatteringOptions {
   // `run --scattering` as well as S(q). Runs without a box write that intensity anyway.
   bool cut_sphere = false;
   std::string window = "lorch";  // of the structure factor's transform
-  std::string subtract;  // the solvent run whose intensity is subtracted (scattering_excess.hpp)
+  std::string subtract;    // the solvent run whose intensity is subtracted (scattering_excess.hpp)
   double match_shell = 0;  // with subtract, sphere runs: the density-matching shell's width (nm)
   std::string form_factors = "itc";        // X-ray: itc (International Tables C 1992) or wk
   std::string hydrogen = "bonded";         // X-ray H: bonded (International Tables') or isolated

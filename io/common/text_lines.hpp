@@ -14,9 +14,24 @@
 #include <system_error>
 #include <vector>
 
+#include "pairhist/errors.hpp"
+
 namespace pairhist::io::text {
 
 /// Splits `s` at runs of whitespace into `out` (cleared first); empty fields are dropped.
+/// `s` without leading and trailing blanks and tabs.
+inline std::string trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+/// One line naming the file and its line: "PATH: line N: PROBLEM".
+[[noreturn]] inline void fail_at_line(const std::string& path, long long line,
+                                      const std::string& problem) {
+  throw InputError(path + ": line " + std::to_string(line) + ": " + problem);
+}
+
 inline void split_ws(const std::string& s, std::vector<std::string>& out) {
   out.clear();
   size_t i = 0;

@@ -33,15 +33,8 @@ const char* const kElements[] = {
     "Th", "Pa", "U",  "Np", "Pu", "Am", "Cm", "Bk", "Cf", "Es", "Fm", "Md", "No", "Lr"};
 constexpr int kLastElement = static_cast<int>(std::size(kElements)) - 1;
 
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-
-[[noreturn]] void fail_at(const std::string& path, long long line, const std::string& problem) {
-  throw InputError(path + ": line " + std::to_string(line) + ": " + problem);
-}
+using text::fail_at_line;
+using text::trim;
 
 /// The sections of a read file by flag, and the numbers in them, with messages naming both.
 class Parm7File {
@@ -65,16 +58,16 @@ class Parm7File {
   const Parm7Section& sized(const std::string& flag, long long count, char kind) const {
     const Parm7Section& s = need(flag);
     if (s.kind != kind)
-      fail_at(path_, s.line,
-              "%FLAG " + flag + ": %FORMAT has the wrong type (expected " +
-                  (kind == 'a'   ? "text"
-                   : kind == 'i' ? "integers"
-                                 : "reals") +
-                  ")");
+      fail_at_line(path_, s.line,
+                   "%FLAG " + flag + ": %FORMAT has the wrong type (expected " +
+                       (kind == 'a'   ? "text"
+                        : kind == 'i' ? "integers"
+                                      : "reals") +
+                       ")");
     if (count >= 0 && static_cast<long long>(s.values.size()) != count)
-      fail_at(path_, s.line,
-              "%FLAG " + flag + " has " + std::to_string(s.values.size()) + " values, " +
-                  std::to_string(count) + " expected from POINTERS");
+      fail_at_line(path_, s.line,
+                   "%FLAG " + flag + " has " + std::to_string(s.values.size()) + " values, " +
+                       std::to_string(count) + " expected from POINTERS");
     return s;
   }
   std::vector<long long> integers(const std::string& flag, long long count) const {
@@ -82,9 +75,9 @@ class Parm7File {
     std::vector<long long> out(s.values.size());
     for (size_t k = 0; k < out.size(); ++k)
       if (!text::parse_int(trim(s.values[k]), out[k]))
-        fail_at(path_, s.line,
-                "%FLAG " + flag + ": value " + std::to_string(k + 1) + " '" + excerpt(s.values[k]) +
-                    "' is not an integer");
+        fail_at_line(path_, s.line,
+                     "%FLAG " + flag + ": value " + std::to_string(k + 1) + " '" +
+                         excerpt(s.values[k]) + "' is not an integer");
     return out;
   }
   std::vector<double> reals(const std::string& flag, long long count) const {
@@ -94,14 +87,14 @@ class Parm7File {
       std::string v = trim(s.values[k]);
       std::replace(v.begin(), v.end(), 'D', 'E');  // Fortran double exponents
       if (!text::parse_double(v, out[k]))
-        fail_at(path_, s.line,
-                "%FLAG " + flag + ": value " + std::to_string(k + 1) + " '" + excerpt(s.values[k]) +
-                    "' is not a finite number");
+        fail_at_line(path_, s.line,
+                     "%FLAG " + flag + ": value " + std::to_string(k + 1) + " '" +
+                         excerpt(s.values[k]) + "' is not a finite number");
     }
     return out;
   }
   [[noreturn]] void fail(const std::string& flag, const std::string& problem) const {
-    fail_at(path_, need(flag).line, "%FLAG " + flag + ": " + problem);
+    fail_at_line(path_, need(flag).line, "%FLAG " + flag + ": " + problem);
   }
 
  private:

@@ -3,20 +3,14 @@
 #include <cctype>
 #include <sstream>
 
+#include "io/common/text_lines.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::io {
 namespace {
 
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-
-[[noreturn]] void fail_at(const std::string& path, long long line, const std::string& problem) {
-  throw InputError(path + ": line " + std::to_string(line) + ": " + problem);
-}
+using text::fail_at_line;
+using text::trim;
 
 struct FieldFormat {
   size_t per_line = 0, width = 0;
@@ -80,24 +74,24 @@ std::vector<Parm7Section> parse_parm7_sections(const std::string& text, const st
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find('\0') != std::string::npos)
-      fail_at(path, line_no, "binary data, not a parm7 file");
+      fail_at_line(path, line_no, "binary data, not a parm7 file");
     if (line.rfind("%FLAG", 0) == 0) {
       if (want_format)
-        fail_at(path, line_no, "%FLAG " + sections.back().flag + " has no %FORMAT line");
+        fail_at_line(path, line_no, "%FLAG " + sections.back().flag + " has no %FORMAT line");
       Parm7Section s;
       s.flag = trim(line.substr(5));
       s.line = line_no;
-      if (s.flag.empty()) fail_at(path, line_no, "%FLAG without a name");
+      if (s.flag.empty()) fail_at_line(path, line_no, "%FLAG without a name");
       sections.push_back(std::move(s));
       want_format = any_directive = true;
       continue;
     }
     if (line.rfind("%FORMAT", 0) == 0) {
-      if (!want_format) fail_at(path, line_no, "%FORMAT outside a %FLAG section");
+      if (!want_format) fail_at_line(path, line_no, "%FORMAT outside a %FLAG section");
       if (!parse_format(line.substr(7), format))
-        fail_at(path, line_no,
-                "%FLAG " + sections.back().flag + ": unsupported %FORMAT '" +
-                    excerpt(trim(line.substr(7))) + "'");
+        fail_at_line(path, line_no,
+                     "%FLAG " + sections.back().flag + ": unsupported %FORMAT '" +
+                         excerpt(trim(line.substr(7))) + "'");
       sections.back().kind = format.kind;
       want_format = false;
       continue;
@@ -107,19 +101,20 @@ std::vector<Parm7Section> parse_parm7_sections(const std::string& text, const st
       continue;
     }
     if (!line.empty() && line[0] == '%')
-      fail_at(path, line_no, "unknown directive '" + excerpt(line) + "'");
+      fail_at_line(path, line_no, "unknown directive '" + excerpt(line) + "'");
     if (sections.empty()) {
       if (trim(line).empty()) continue;
-      fail_at(path, line_no,
-              any_directive ? "data before the first %FLAG"
-                            : "not a parm7 topology (no %VERSION or %FLAG line; the old "
-                              "format without %FLAG sections is not supported)");
+      fail_at_line(path, line_no,
+                   any_directive ? "data before the first %FLAG"
+                                 : "not a parm7 topology (no %VERSION or %FLAG line; the old "
+                                   "format without %FLAG sections is not supported)");
     }
     if (want_format)
-      fail_at(path, line_no, "%FLAG " + sections.back().flag + " has no %FORMAT line");
+      fail_at_line(path, line_no, "%FLAG " + sections.back().flag + " has no %FORMAT line");
     split_fields(line, format, sections.back().values);
   }
-  if (want_format) fail_at(path, line_no, "%FLAG " + sections.back().flag + " has no %FORMAT line");
+  if (want_format)
+    fail_at_line(path, line_no, "%FLAG " + sections.back().flag + " has no %FORMAT line");
   if (sections.empty()) throw InputError(path + ": empty file, not a parm7 topology");
   return sections;
 }

@@ -127,8 +127,8 @@ std::string lower_extension(const std::string& path);
 /// Opens a trajectory, choosing the reader by file extension (.xtc, .trr, .pdb, .gro, .g96, .tpr
 /// (its one frame), .dcd, .xyz/.extxyz, .lammpstrj/.lammpsdump/.dump, .h5md; .h5/.hdf5/.hdf by
 /// content: CADISHI's layout or H5MD; AMBER .nc/.ncdf/.ncrst, .mdcrd/.crd (the atom count from
-/// the topology stated for it: state_trajectory_topology), .rst7/.inpcrd/.restrt). Throws InputError for a missing file or an unknown extension
-/// (the message lists the supported ones).
+/// the topology stated for it: state_trajectory_topology), .rst7/.inpcrd/.restrt). Throws
+/// InputError for a missing file or an unknown extension (the message lists the supported ones).
 std::unique_ptr<TrajectoryReader> open_trajectory(const std::string& path);
 
 }  // namespace pairhist::io

@@ -113,7 +113,8 @@ with warnings.catch_warnings():
     xa = pairhist.scattering(run_dir, q_max=4, nq=81, q_unit="A", concentration=0.01,
                              molecules=2, form_factors="wk", water_factors="maff")
 cli("scattering", run_dir, "--q-max", "4", "--nq", "81", "--q-unit", "A", "--concentration",
-    "0.01", "--molecules", "2", "--form-factors", "wk", "--water-factors", "maff", "--overwrite",
+    "0.01", "--molecules", "2", "--form-factors", "wk", "--water-factors", "maff",
+    "--cut-sphere-intensity", "--overwrite",
     "-o", os.path.join(work, "py-units"))
 csv_a = read_csv(os.path.join(work, "py-units", "intensity.csv"))
 check("q in 1/A", same(xa["q"], csv_a["q_per_A"]) and np.allclose(xa["q"], x["q"] / 10,
