@@ -17,7 +17,13 @@ stage_here() {
   bash "$repo/scripts/install-deps.sh"
   bash "$repo/scripts/build-starpu.sh"
   cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$build" -j"$(nproc)"
+  # GPU_STAGE_ONLY builds only what it stages (programs are targets of their own name).
+  local targets=()
+  if [[ -n ${GPU_STAGE_ONLY:-} ]]; then
+    for p in $GPU_STAGE_ONLY; do [[ $p == pairhist ]] || targets+=(--target "$p"); done
+    targets+=(--target pairhist_cli)
+  fi
+  cmake --build "$build" -j"$(nproc)" "${targets[@]}"
   rm -rf "$stage" && mkdir -p "$stage/bin" "$stage/lib"
   if [[ -n ${GPU_STAGE_ONLY:-} ]]; then
     for p in $GPU_STAGE_ONLY; do cp "$build/drivers/$p" "$stage/bin/" 2>/dev/null || cp "$build/tests/$p" "$stage/bin/"; done
