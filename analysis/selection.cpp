@@ -214,7 +214,7 @@ class Parser {
         fail_topology("this file has atom types, not elements: select with 'type' (or 'name')");
       fail_topology("this file carries no element symbols: select by atom name instead ('name')");
     }
-    require_every_atom(top_.elements, "element symbol");
+    require_every_atom(top_.elements, "element symbol", /*massless_may_lack=*/true);
     return match_names(top_.elements, patterns, FNM_CASEFOLD);
   }
 
@@ -227,14 +227,23 @@ class Parser {
     return match_names(top_.types, patterns, 0);
   }
 
-  void require_every_atom(const NameColumn& values, const std::string& what) const {
+  // With massless_may_lack, an atom of mass 0 (a virtual site such as TIP4P's MW, which a .tpr
+  // gives no atomic number) may lack the value: it is no element, so no element selects it.
+  // Atoms with mass and no element stay an error: leaving them out would drop real atoms.
+  void require_every_atom(const NameColumn& values, const std::string& what,
+                          bool massless_may_lack = false) const {
     if (values.size() != static_cast<size_t>(top_.natoms()))
       fail_topology("the topology has " + std::to_string(values.size()) + " " + what + "s for " +
                     std::to_string(top_.natoms()) + " atoms");
     const auto empty = std::find(values.distinct().begin(), values.distinct().end(), "");
     if (empty == values.distinct().end()) return;
     const auto id = static_cast<NameColumn::Id>(empty - values.distinct().begin());
-    const auto atom = std::find(values.ids().begin(), values.ids().end(), id);
+    const bool masses = massless_may_lack && top_.masses.size() == values.size();
+    auto lacking = [&](NameColumn::Id v) { return v == id; };
+    auto atom = std::find_if(values.ids().begin(), values.ids().end(), lacking);
+    while (atom != values.ids().end() && masses &&
+           top_.masses[static_cast<size_t>(atom - values.ids().begin())] == 0.0f)
+      atom = std::find_if(atom + 1, values.ids().end(), lacking);
     if (atom == values.ids().end()) return;
     const auto i = static_cast<size_t>(atom - values.ids().begin());
     fail_topology("atom " + std::to_string(i + 1) + " (" + top_.atom_names[i] + ") has no " + what +

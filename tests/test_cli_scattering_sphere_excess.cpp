@@ -253,6 +253,24 @@ TEST_CASE("sphere excess: a sphere of contrast against its form factor, Guinier 
   self_less = e["dI"][0] - 2 * sum;  // the self terms: n (9 - 1) per frame
   CHECK(self_less == doctest::Approx(spread).epsilon(1e-6));
   CHECK(std::sqrt(moment / e["dI"][0]) == doctest::Approx(rg).epsilon(0.03));
+
+  // The summary speaks the curves' units: q in 1/A, I(0) in 1/cm (n = 1e-3 mol/L x N_A / 1000
+  // per cm^3, 10^-26 cm^2 per fm^2), Rg in nm as before.
+  std::string scaled_comments;
+  auto scaled = excess_of(dir.file("solution"), dir.file("solvent"),
+                          "--radiation neutron --table " + shell_quote(dir.file("weights.txt")) +
+                              " --q-max 2 --nq 201 --q-unit A --concentration 1e-3 --molecules 1",
+                          &scaled_comments, nullptr);
+  const size_t line = scaled_comments.find("Guinier fit of dI: Rg = ");
+  REQUIRE(line != std::string::npos);
+  const std::string guinier = scaled_comments.substr(line, scaled_comments.find('\n', line) - line);
+  INFO(guinier);
+  CHECK(std::stod(guinier.substr(24)) == doctest::Approx(fitted).epsilon(1e-9));
+  CHECK(contains(guinier, " 1/cm, q = "));
+  CHECK(contains(guinier, " 1/A ("));
+  const size_t i0 = guinier.find("I(0) = ");
+  REQUIRE(i0 != std::string::npos);
+  CHECK(std::stod(guinier.substr(i0 + 7)) == doctest::Approx(scaled["dI"][0]).epsilon(0.05));
 }
 
 TEST_CASE("sphere centres: a fixed point and the box centre, their centre distances") {

@@ -173,6 +173,31 @@ TEST_CASE("The NaCl dodecahedron in double precision: 2 and 3 ranks equal one pr
   }
 }
 
+TEST_CASE("Periodic images as the run's first frame decides, on every rank") {
+  // Frame 45 of the water sample allows r_max 1.4815 nm, frames 46-60 at least 1.4826 nm: at
+  // r_max 1.482 the run's first frame needs every image and the others do not. One process counts
+  // them all with images; so must every rank, whatever frame it counts first (the two ways
+  // round differently).
+  CliScratch s("mpi-images");
+  auto args = [&](const std::string& out) {
+    return std::vector<std::string>{"run",     kWaterXtc,    "--top",     kWaterGro, "--species",
+                                    "O=OW",    "--species",  "H=HW1,HW2", "--rmax",  "1.482",
+                                    "--nbins", "296",        "--first",   "45",      "--last",
+                                    "60",      "--interval", "4",         "-o",      out,
+                                    "-q",      "--ncpu",     "1"};
+  };
+  const ChildEnd one = run_one(args(s.file("serial")), s);
+  INFO(one.err);
+  REQUIRE(one.exited(0));
+  for (int ranks : {2, 3}) {
+    INFO(ranks << " ranks");
+    const ChildEnd end = run_mpi(ranks, args(s.file("r" + std::to_string(ranks))), s);
+    INFO(end.err);
+    REQUIRE(end.exited(0));
+    check_identical(s.file("serial"), s.file("r" + std::to_string(ranks)));
+  }
+}
+
 TEST_CASE("Dynamic species: each rank selects its frames' atoms, rank 0 gets every frame's sizes") {
   CliScratch s("mpi-dynamic");
   // Species whose atoms change per frame (within, around), one sharing atoms with a static one,

@@ -223,6 +223,35 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("a resumed run counts periodic images as its checkpoint's frames were counted") {
+  // Frame 45 of the water sample allows r_max 1.4815 nm, frames 46-60 at least 1.4826 nm: at
+  // 1.482 nm the run's first frame needs every image and the others do not. A run resumed after
+  // frame 45 must go on with images (the two ways round differently), as the checkpoint says.
+  JobOptions base = water_job();
+  base.r_max = 1.482;
+  base.nbins = 296;
+  base.first = 45;
+  base.last = 60;
+  base.interval = 4;
+  base.exclude = "none";
+  const JobOutcome whole = run_trajectory_job(base);
+  REQUIRE(whole.result.complete);
+  REQUIRE(whole.result.frame_indices.size() == 16);
+  JobOptions o = base;
+  o.hooks.checkpoint_seconds = 1e-9;
+  std::vector<JobState> kept;
+  o.hooks.on_checkpoint = [&](const JobState& s) { kept.push_back(s); };
+  check_same_result(run_trajectory_job(o).result, whole.result);
+  REQUIRE_FALSE(kept.empty());
+  CHECK(kept[0].periodic_images == 1);
+  for (size_t i : {size_t(0), kept.size() / 2}) {
+    CAPTURE(i);
+    JobOptions r = base;
+    r.resume = &kept[i];
+    check_same_result(run_trajectory_job(r).result, whole.result);
+  }
+}
+
 TEST_CASE("JobAccumulator: a take holds the frames below the engine's bound, the rest dropped") {
   // Two pairs, three bins; pair 0 has one shared atom (a self pair in bin 0 every frame).
   JobAccumulator acc(2, 3, {1, 0}, 2, JobState{});
@@ -255,6 +284,7 @@ TEST_CASE("checkpoints: round trip, and any damage or change is refused with one
   acc.taken({{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11, 12}}, 5);
   acc.close_block();
   acc.set_box_kind(1);
+  acc.set_periodic_images(true);
   c.state = acc.state();
   const std::string bytes = encode_checkpoint(c);
   const Checkpoint back = decode_checkpoint(bytes, "ck");
@@ -267,6 +297,7 @@ TEST_CASE("checkpoints: round trip, and any damage or change is refused with one
   REQUIRE(back.identity.inputs.size() == 2);
   CHECK(back.identity.inputs[0].mtime_ns == c.identity.inputs[0].mtime_ns);
   CHECK(back.state.box_kind == 1);
+  CHECK(back.state.periodic_images == 1);
   CHECK(back.state.frame_indices == c.state.frame_indices);
   CHECK(back.state.frame_times == c.state.frame_times);
   CHECK(back.state.volumes == c.state.volumes);

@@ -201,6 +201,16 @@ TEST_CASE("element/type where the topology lacks them: one-line UsageError namin
   msg = usage_error_of(pdb, "type 1", "x.pdb");
   CHECK(has(msg, "'element'"));
 
+  // A .tpr's virtual sites (TIP4P's MW: mass 0, no atomic number) are no element: never
+  // selected, no error. An atom with mass and no element still is one.
+  analysis::Topology tip4p = small_topology();
+  tip4p.elements = {"O", "H", "H", "", "H", "H", "Na", "Cl"};
+  tip4p.masses = {16, 1, 1, 0, 1, 1, 23, 35.5};
+  CHECK(analysis::select_atoms(tip4p, "element O H", "x.tpr") == std::vector<int>{0, 1, 2, 4, 5});
+  CHECK(analysis::select_atoms(tip4p, "not element O H", "x.tpr") == std::vector<int>{3, 6, 7});
+  tip4p.masses[3] = 16;
+  CHECK(has(usage_error_of(tip4p, "element O", "x.tpr"), "atom 4 (OW)"));
+
   // Malformed use is still an error of the expression, whatever the topology.
   CHECK_THROWS_AS(sel("element"), UsageError);
   CHECK_THROWS_AS(sel("type and name OW"), UsageError);

@@ -176,7 +176,7 @@ ScatteringResult compute_excess(const ScatteringOptions& o) {
 
   const analysis::GuinierFit fit = analysis::guinier_fit(q, total);
   const ExcessDistribution pr = excess_distribution(solution_in, solvent_in, terms);
-  out.summary = excess_summary(fit, pr);
+  out.summary = excess_summary(fit, pr, o, solution.data.radiation == "xray");
 
   io::QTable& t = out.table;
   t.q = q;

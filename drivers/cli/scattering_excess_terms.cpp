@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "drivers/cli/scattering_units.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist {
@@ -225,13 +226,18 @@ ExcessDistribution excess_distribution(const ScatteringInputs& solution,
 }
 
 std::vector<std::string> excess_summary(const analysis::GuinierFit& fit,
-                                        const ExcessDistribution& pr) {
+                                        const ExcessDistribution& pr,
+                                        const ScatteringOptions& options, bool xray) {
   std::vector<std::string> lines;
+  // Fitted in 1/nm and per frame; said in the units the curves are written in.
+  const double per_nm = per_nm_per_q_unit(options.q_unit);
+  const IntensityScale scale = intensity_scale(options, xray);
   if (fit.ok)
     lines.push_back(
         "Guinier fit of dI: Rg = " + scattering_number(fit.rg) +
-        " nm, I(0) = " + scattering_number(fit.i0) + ", q = " + scattering_number(fit.q_lo) +
-        " to " + scattering_number(fit.q_hi) + " /nm (" + std::to_string(fit.points) +
+        " nm, I(0) = " + scattering_number(fit.i0 * scale.factor) + " " + scale.unit + ", q = " +
+        scattering_number(fit.q_lo / per_nm) + " to " + scattering_number(fit.q_hi / per_nm) + " " +
+        q_unit_label(options.q_unit) + " (" + std::to_string(fit.points) +
         " points, q Rg <= 1.3), rms of ln dI - fit = " + scattering_number(fit.rms_log, 3));
   else
     lines.push_back("Guinier fit of dI: none: " + fit.why);
@@ -239,8 +245,11 @@ std::vector<std::string> excess_summary(const analysis::GuinierFit& fit,
     lines.push_back(
         "P(r) from the pair and centre histograms (weights at q = 0; excess_pr.csv): I(0) = "
         "self + 2 sum P = " +
-        scattering_number(pr.i0) + ", Rg = sqrt(sum P r^2 / I(0)) = " +
-        (pr.rg > 0 ? scattering_number(pr.rg) + " nm" : std::string("none (I(0) <= 0)")));
+        scattering_number(pr.i0) + " " + (xray ? "electrons^2" : "fm^2") +
+        " per frame, Rg = sqrt(sum P r^2 / I(0)) = " +
+        (pr.rg > 0 ? scattering_number(pr.rg) + " nm"
+                   : std::string(pr.i0 > 0 ? "none (sum P r^2 <= 0: noise at large r dominates)"
+                                           : "none (I(0) <= 0)")));
   else
     lines.push_back("P(r): not computed: " + pr.why);
   return lines;

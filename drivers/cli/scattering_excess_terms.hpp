@@ -53,8 +53,10 @@ ExcessDistribution excess_distribution(const ScatteringInputs& solution,
                                        const ScatteringInputs& solvent, const ExcessTerms& terms);
 
 /// Header lines for the Guinier fit and P(r), and the CSV text of P(r) (with `header` lines).
+/// The Guinier line says Rg in nm, I(0) and q in the units the options write the curves in.
 std::vector<std::string> excess_summary(const analysis::GuinierFit& fit,
-                                        const ExcessDistribution& pr);
+                                        const ExcessDistribution& pr,
+                                        const ScatteringOptions& options, bool xray);
 std::string excess_distribution_csv(const ExcessDistribution& pr,
                                     const std::vector<std::string>& header);
 

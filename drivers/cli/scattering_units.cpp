@@ -56,6 +56,12 @@ void scale(std::vector<double>& v, double factor) {
 
 }  // namespace
 
+IntensityScale intensity_scale(const ScatteringOptions& o, bool xray) {
+  if (!scaled_intensities(o)) return {1, std::string(xray ? "electrons^2" : "fm^2") + " per frame"};
+  const IntensityUnit u = intensity_unit(o, xray);
+  return {u.factor, u.unit};
+}
+
 void add_scattering_unit_options(CLI::App* cmd, ScatteringOptions& o) {
   cmd->add_option("--q-unit", o.q_unit,
                   "Unit of q in and out (--q-max, --q-file, outputs): nm (1/nm) or angstrom / A")

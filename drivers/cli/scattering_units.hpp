@@ -33,6 +33,14 @@ std::string q_unit_label(const std::string& unit);
 /// --per molecule need --molecules).
 std::vector<std::string> scattering_unit_problems(const ScatteringOptions& options);
 
+/// The factor from an intensity per frame (electrons^2 or fm^2) to the unit the options ask for,
+/// and that unit's name ("electrons^2 per frame", "fm^2 per molecule", "1/cm").
+struct IntensityScale {
+  double factor = 1;
+  std::string unit;
+};
+IntensityScale intensity_scale(const ScatteringOptions& options, bool xray);
+
 /// True where the options ask for intensities other than per frame.
 bool scaled_intensities(const ScatteringOptions& options);
 

@@ -75,9 +75,12 @@ DistributedCountSink::DistributedCountSink(Distribution& dist, const RunDefiniti
                                                run.options.interval, run.seed);
 }
 
-void DistributedCountSink::set_box_kind(BoxKind kind) {
-  CountSink::set_box_kind(kind);
-  if (global_) global_->set_box_kind(static_cast<int>(kind));
+void DistributedCountSink::set_box_kind(BoxKind kind, bool periodic_images) {
+  CountSink::set_box_kind(kind, periodic_images);
+  if (global_) {
+    global_->set_box_kind(static_cast<int>(kind));
+    global_->set_periodic_images(periodic_images);
+  }
 }
 
 void DistributedCountSink::unit_coming(const WorkUnit& unit, HistogramEngine& engine) {

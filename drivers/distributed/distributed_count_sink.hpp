@@ -24,7 +24,7 @@ class DistributedCountSink : public CountSink {
                        BoxKind kind, int frame_parts, int64_t resumed_frames,
                        std::chrono::steady_clock::time_point origin);
 
-  void set_box_kind(BoxKind kind) override;
+  void set_box_kind(BoxKind kind, bool periodic_images) override;
   /// A unit of a later interval: this rank's counts of its interval go to rank 0 first.
   void unit_coming(const WorkUnit& unit, HistogramEngine& engine) override;
   void submitted(const WorkUnit& unit, const FrameRecord& frame, SparseBins excluded) override;

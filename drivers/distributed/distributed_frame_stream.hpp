@@ -31,6 +31,7 @@ class DistributedFrameStream : public FrameStream {
   int frame_parts() const override;
   std::vector<Algorithm> pair_algorithms() const override;
   int box_kind() const override { return plan_.box_kind; }
+  int periodic_images() const override { return plan_.periodic_images; }
   /// An XTC file's frames end where rank 0's listing found it cut (other formats' ranks read
   /// through, and a cut frame is an error, as a damaged one).
   std::string cut_short() const override { return plan_.cut_short; }

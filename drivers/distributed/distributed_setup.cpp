@@ -11,6 +11,7 @@
 #include "io/xtc/xtc_scanner.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
+#include "pairhist/periodic_images.hpp"
 
 namespace pairhist {
 namespace {
@@ -135,6 +136,13 @@ DistributedPlan plan_distributed_run(const RunDefinition& run, const FramePlan& 
     prepare_positions(run, frame, where);
     const BoxMatrix box = to_matrix(frame.box);
     plan.box_kind = box_kind >= 0 ? box_kind : static_cast<int>(classify_box(box));
+    // Every rank counts images or none, as one process decides on the run's first frame (a
+    // rank's own first frame could decide otherwise, and the two ways round differently).
+    plan.periodic_images = plan.box_kind != static_cast<int>(BoxKind::none) &&
+                           !run.sphere.active() &&
+                           (o.periodic_images == 1 ||
+                            beyond_minimum_image(box, counted_radius(run.r_max_nm, config.r_cut)));
+    if (run.seed.periodic_images >= 0) plan.periodic_images = run.seed.periodic_images;
 
     std::string scan_error;
     std::vector<double> times;

@@ -32,7 +32,10 @@ struct DistributedPlan {
   int frame_parts = 1;
   int64_t split_from = std::numeric_limits<int64_t>::max();
   int64_t split_last = 0;
-  int box_kind = -1;                 // the run's BoxKind
+  int box_kind = -1;  // the run's BoxKind
+  /// Whether every periodic image within r_max is counted (EngineConfig::periodic_images), as
+  /// the run's first frame decides it for one process: 1 or 0; -1 before a frame is read.
+  int periodic_images = -1;
   int64_t resumed_frames = 0;        // frames a resumed run's checkpoint holds (before ordinal 0)
   std::vector<int> pair_algorithms;  // Algorithm per species pair; empty: each rank's own choice
   std::string trajectory;            // for the messages that name frames

@@ -74,7 +74,7 @@ std::vector<char> serialise(const DistributedPlan& p) {
   w.put<int32_t>(p.listed);
   w.put_vector(p.indices);
   w.put(p.first), w.put(p.step), w.put(p.last);
-  w.put<int32_t>(p.frame_parts), w.put<int32_t>(p.box_kind);
+  w.put<int32_t>(p.frame_parts), w.put<int32_t>(p.box_kind), w.put<int32_t>(p.periodic_images);
   w.put(p.resumed_frames);
   w.put(p.split_from), w.put(p.split_last);
   w.put_vector(p.pair_algorithms);
@@ -94,6 +94,7 @@ DistributedPlan deserialise(const std::vector<char>& bytes) {
   p.indices = r.get_vector<int64_t>();
   p.first = r.get<int64_t>(), p.step = r.get<int64_t>(), p.last = r.get<int64_t>();
   p.frame_parts = r.get<int32_t>(), p.box_kind = r.get<int32_t>();
+  p.periodic_images = r.get<int32_t>();
   p.resumed_frames = r.get<int64_t>();
   p.split_from = r.get<int64_t>(), p.split_last = r.get<int64_t>();
   p.pair_algorithms = r.get_vector<int>();

@@ -19,7 +19,7 @@ namespace pairhist {
 namespace {
 
 constexpr char kMagic[8] = {'P', 'H', 'C', 'K', 'P', 'T', '\r', '\n'};
-constexpr uint32_t kFormat = 1;
+constexpr uint32_t kFormat = 2;
 constexpr size_t kHeaderBytes = 8 + 4 + 4 + 8;
 // Precedes a --sphere run's centre-distance counts, where a dynamic run has its frame count.
 constexpr uint64_t kCentreCountsMarker = ~uint64_t{0};
@@ -230,6 +230,7 @@ std::string encode_checkpoint(const Checkpoint& c) {
     e.i64(in.mtime_ns);
   }
   e.u32(static_cast<uint32_t>(s.box_kind));
+  e.i64(s.periodic_images);
   e.u32(npairs);
   e.u32(nbins);
   e.u64(s.frames());
@@ -317,6 +318,8 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& path) 
   }
   JobState& s = c.state;
   s.box_kind = static_cast<int32_t>(d.u32());
+  s.periodic_images = static_cast<int>(d.i64());
+  if (s.periodic_images < -1 || s.periodic_images > 1) d.bad("bad periodic-images flag");
   const uint32_t npairs = d.u32(), nbins = d.u32();
   const uint64_t frames = d.count(16);
   for (uint64_t f = 0; f < frames; ++f) s.frame_indices.push_back(d.i64());

@@ -9,9 +9,10 @@ CountSink::CountSink(const RunDefinition& run, const JobClock& clock, BoxKind ki
       kind_(kind),
       counts_(run.pairs.size(), run.options.nbins, run.shared, interval, std::move(seed)) {}
 
-void CountSink::set_box_kind(BoxKind kind) {
+void CountSink::set_box_kind(BoxKind kind, bool periodic_images) {
   kind_ = kind;
   counts_.set_box_kind(static_cast<int>(kind));
+  counts_.set_periodic_images(periodic_images);
 }
 
 void CountSink::submitted(const WorkUnit& unit, const FrameRecord& frame, SparseBins excluded) {

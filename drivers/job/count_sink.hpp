@@ -37,8 +37,8 @@ class CountSink {
   CountSink(const CountSink&) = delete;
   CountSink& operator=(const CountSink&) = delete;
 
-  /// The run's box kind, fixed by its first frame.
-  virtual void set_box_kind(BoxKind kind);
+  /// The run's box kind and whether it counts every periodic image, fixed by its first frame.
+  virtual void set_box_kind(BoxKind kind, bool periodic_images);
   /// Before `unit` goes to the engine.
   virtual void unit_coming(const WorkUnit& unit, HistogramEngine& engine) {
     (void)unit, (void)engine;

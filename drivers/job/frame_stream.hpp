@@ -49,6 +49,10 @@ class FrameStream {
   virtual std::vector<Algorithm> pair_algorithms() const { return {}; }
   /// The run's box kind, when it was decided before any frame; -1: the first frame's.
   virtual int box_kind() const { return -1; }
+  /// Whether every periodic image within r_max is counted, when the run decided it before any
+  /// frame (1 or 0; every rank of a distributed run as rank 0 on the run's first frame); -1:
+  /// this process's first frame decides.
+  virtual int periodic_images() const { return -1; }
   /// What this process's engine holds and where its workers go, after the feeding plan.
   virtual void limit_engine(EngineConfig& config) const { (void)config; }
 

@@ -18,6 +18,9 @@ namespace pairhist {
 /// out (self pairs of shared atoms, excluded pairs) already taken out.
 struct JobState {
   int box_kind = -1;  // the run's BoxKind, fixed by its first frame; -1 before any frame
+  // 1: every periodic image within r_max counted (EngineConfig::periodic_images), 0: the
+  // minimum image; fixed by the first frame, kept by a resumed run; -1 before any frame.
+  int periodic_images = -1;
   std::vector<int64_t> frame_indices;  // every frame counted, in order
   std::vector<double> frame_times;
   std::vector<double> volumes;  // per frame (run's unit^3); empty without box or volume
@@ -92,6 +95,7 @@ class JobAccumulator {
   /// exact once the processes' counts are summed.
   void allow_wrapping() { wrapping_ = true; }
   void set_box_kind(int kind) { state_.box_kind = kind; }
+  void set_periodic_images(bool images) { state_.periodic_images = images ? 1 : 0; }
 
   /// `header` (species, pairs without counts, units, ...) with the frames and counts filled in:
   /// with `with_open`, every counted frame (the open block as a last, shorter interval when

@@ -97,7 +97,8 @@ struct JobOptions : RunSpec {
   int box_kind = -1;
   /// Whether every periodic image within r_max is counted (EngineConfig::periodic_images):
   /// 1 for a run counted again because a later frame's box was too small for its r_max, -1:
-  /// where the first frame's box is (r_max beyond half its shortest lattice vector).
+  /// where the first frame's box is (r_max beyond half its shortest lattice vector), or as the
+  /// resumed checkpoint's frames were counted.
   int periodic_images = -1;
   DistributedJob distributed;  // a process of a distributed run; empty in one process
 };

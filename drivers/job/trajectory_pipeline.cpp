@@ -310,14 +310,17 @@ void TrajectoryPipeline::start_engine(const io::TrajectoryFrame* first, const Bo
   const JobOptions& o = run_->options;
   if (run_->sphere.active()) kind_ = BoxKind::none, kind_known_ = true;  // a cut-out has no box
   if (!kind_known_) kind_ = classify_box(*box);
-  sink_->set_box_kind(kind_);
   EngineConfig config = engine_config(o, run_->atoms, kind_, run_->r_max_nm);
   // r_max beyond the first box's minimum-image limit (or a later box's: counted again) counts
-  // every periodic image (a distributed rank decides on the first frame it counts).
+  // every periodic image (a distributed run as rank 0 decided on the run's first frame).
   images_ = kind_ != BoxKind::none &&
             (o.periodic_images == 1 ||
              (box && beyond_minimum_image(*box, counted_radius(run_->r_max_nm, config.r_cut))));
+  if (stream_->periodic_images() >= 0) images_ = stream_->periodic_images() == 1;
+  // A resumed run counts its frames as the checkpoint's were.
+  if (run_->seed.periodic_images >= 0) images_ = run_->seed.periodic_images == 1;
   config.periodic_images = images_;
+  sink_->set_box_kind(kind_, images_);
   config.frame_parts = stream_->frame_parts();
   config.pair_algorithms = stream_->pair_algorithms();
   io::TrajectoryReader& reader = stream_->source().reader();
