@@ -64,17 +64,8 @@ class PsfParser {
   // The next line; false at the end of the file.
   bool next_line() {
     bool had_newline = true;
-    switch (text::read_line(in_, line_, line_no_, had_newline)) {
-      case text::LineStatus::ok:
-        return true;
-      case text::LineStatus::end:
-        return false;
-      case text::LineStatus::read_error:
-        fail("read error");
-      case text::LineStatus::binary:
-        fail("not a text file (NUL byte)");
-    }
-    return false;
+    return text::next_line_or_fail(in_, line_, line_no_, had_newline, "not a text file (NUL byte)",
+                                   [this](const std::string& problem) { fail(problem); });
   }
 
   // The next line that is not blank, split; false at the end of the file.
