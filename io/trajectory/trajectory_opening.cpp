@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "io/trajectory/amber_netcdf_parallel_reader.hpp"
 #include "io/xtc/xtc_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
@@ -70,7 +71,16 @@ std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& pa
                                                            const FramePreparation& prep,
                                                            FrameChooser chooser) {
   if (decode_threads < 0) throw UsageError("--decode-threads must be >= 0 (0: automatic)");
-  if (lower_extension(path) != ".xtc") {
+  const std::string ext = lower_extension(path);
+  if (ext == ".nc" || ext == ".ncdf")
+    return open_amber_netcdf(
+        path,
+        [&](int natoms) {
+          return decode_threads > 0 ? decode_threads
+                                    : automatic_decode_threads(natoms, usable_cores());
+        },
+        std::move(chooser));
+  if (ext != ".xtc") {
     auto reader = open_trajectory(path);
     if (chooser) reader->choose_frames(std::move(chooser));  // readers that can pass over frames
     return reader;
