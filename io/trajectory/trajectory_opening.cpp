@@ -72,14 +72,11 @@ std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& pa
                                                            FrameChooser chooser) {
   if (decode_threads < 0) throw UsageError("--decode-threads must be >= 0 (0: automatic)");
   const std::string ext = lower_extension(path);
+  // Automatic is serial: threads gained nothing over the page-cached serial reader where it was
+  // measured (docs/performance.md, "AMBER NetCDF on threads"); --decode-threads N asks for them.
   if (ext == ".nc" || ext == ".ncdf")
     return open_amber_netcdf(
-        path,
-        [&](int natoms) {
-          return decode_threads > 0 ? decode_threads
-                                    : automatic_decode_threads(natoms, usable_cores());
-        },
-        std::move(chooser));
+        path, [&](int) { return decode_threads > 1 ? decode_threads : 1; }, std::move(chooser));
   if (ext != ".xtc") {
     auto reader = open_trajectory(path);
     if (chooser) reader->choose_frames(std::move(chooser));  // readers that can pass over frames
