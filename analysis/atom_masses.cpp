@@ -1,6 +1,7 @@
 #include "analysis/atom_masses.hpp"
 
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -32,7 +33,30 @@ const std::map<std::string, double> kMasses = {
     {"Tl", 204.3833}, {"Pb", 207.2},    {"Bi", 208.9804}, {"Po", 209},      {"At", 210},
     {"Rn", 222},      {"Fr", 223},      {"Ra", 226},      {"Ac", 227},      {"Th", 232.0381},
     {"Pa", 231.0359}, {"U", 238.0289},  {"D", 2.0141}};
+
+// Element symbols by atomic number (1..118).
+constexpr const char* kElements[] = {
+    "",   "H",  "He", "Li", "Be", "B",  "C",  "N",  "O",  "F",  "Ne", "Na", "Mg", "Al", "Si",
+    "P",  "S",  "Cl", "Ar", "K",  "Ca", "Sc", "Ti", "V",  "Cr", "Mn", "Fe", "Co", "Ni", "Cu",
+    "Zn", "Ga", "Ge", "As", "Se", "Br", "Kr", "Rb", "Sr", "Y",  "Zr", "Nb", "Mo", "Tc", "Ru",
+    "Rh", "Pd", "Ag", "Cd", "In", "Sn", "Sb", "Te", "I",  "Xe", "Cs", "Ba", "La", "Ce", "Pr",
+    "Nd", "Pm", "Sm", "Eu", "Gd", "Tb", "Dy", "Ho", "Er", "Tm", "Yb", "Lu", "Hf", "Ta", "W",
+    "Re", "Os", "Ir", "Pt", "Au", "Hg", "Tl", "Pb", "Bi", "Po", "At", "Rn", "Fr", "Ra", "Ac",
+    "Th", "Pa", "U",  "Np", "Pu", "Am", "Cm", "Bk", "Cf", "Es", "Fm", "Md", "No", "Lr", "Rf",
+    "Db", "Sg", "Bh", "Hs", "Mt", "Ds", "Rg", "Cn", "Nh", "Fl", "Mc", "Lv", "Ts", "Og"};
+constexpr long long kLastElement = static_cast<long long>(std::size(kElements)) - 1;
 }  // namespace
+
+const char* element_symbol(long long z) {
+  return z >= 1 && z <= kLastElement ? kElements[z] : kElements[0];
+}
+
+int atomic_number(const std::string& symbol) {
+  if (symbol.empty()) return 0;
+  for (long long z = 1; z <= kLastElement; ++z)
+    if (symbol == kElements[z]) return static_cast<int>(z);
+  return 0;
+}
 
 double element_mass(const std::string& symbol) {
   const auto it = kMasses.find(symbol);

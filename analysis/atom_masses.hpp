@@ -15,6 +15,13 @@ struct AtomMasses {
   std::vector<std::string> guesses;  // "OW -> O" for each distinct guess from a name
 };
 
+/// The symbol of the element with atomic number `z` ("O" for 8), "" outside 1..118 (extra
+/// points, virtual sites: GROMACS and AMBER write -1 or 0 there).
+const char* element_symbol(long long z);
+
+/// The atomic number of an element symbol as element_symbol writes it, 0 for "" or an unknown one.
+int atomic_number(const std::string& symbol);
+
 /// The standard atomic weight of an element symbol ("O", "Na", case as written), 0 if unknown.
 double element_mass(const std::string& symbol);
 

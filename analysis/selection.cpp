@@ -287,11 +287,33 @@ class Parser {
     return errno == 0 && end != r.c_str() && *end == '\0';
   }
 
+  /// A residue number with an insertion code ("12A": 12 and "A"); false for anything else.
+  static bool coded_residue(const std::string& r, long& number, std::string& code) {
+    size_t digits = r[0] == '-' ? 1 : 0;
+    const size_t first = digits;
+    while (digits < r.size() && std::isdigit(static_cast<unsigned char>(r[digits]))) ++digits;
+    if (digits == first || digits == r.size()) return false;
+    for (size_t k = digits; k < r.size(); ++k)
+      if (!std::isalpha(static_cast<unsigned char>(r[k]))) return false;
+    code = r.substr(digits);
+    return whole_number(r.substr(0, digits), number);
+  }
+
   Mask by_range(const std::string& keyword, const std::function<int(int)>& value_of) {
     std::vector<std::pair<long, long>> ranges;
+    std::vector<std::pair<long, std::string>> coded;  // resid 12A: residue 12, insertion code A
+    const bool residues = keyword == "resid" || keyword == "resnr";
     while (!at_operand_end()) {
       const std::string r = tokens_[pos_++];
       if (r == "to") fail("'to' needs a number before it (A to B) for " + keyword);
+      long number = 0;
+      std::string code;
+      if (residues && !at("to") && coded_residue(r, number, code)) {
+        if (top_.insertion_codes.size() != static_cast<size_t>(top_.natoms()))
+          fail_topology("'" + excerpt(r) + "': this file has no insertion codes (a .psf has)");
+        coded.emplace_back(number, code);
+        continue;
+      }
       // "A to B" (GROMACS) spans three tokens. As gmx 2022 does, a reversed one ("10 to 1")
       // selects the same as "1 to 10": a selection copied from gmx selects the same atoms.
       if (at("to")) {
@@ -327,9 +349,9 @@ class Parser {
         fail("'" + excerpt(r) + "' is not a number, range A-B or A to B for " + keyword);
       ranges.emplace_back(lo, hi);
     }
-    if (ranges.empty()) fail("'" + keyword + "' needs at least one number or range (A-B, A to B)");
-    if ((keyword == "resid" || keyword == "resnr") &&
-        top_.residue_numbers.size() != static_cast<size_t>(top_.natoms()))
+    if (ranges.empty() && coded.empty())
+      fail("'" + keyword + "' needs at least one number or range (A-B, A to B)");
+    if (residues && top_.residue_numbers.size() != static_cast<size_t>(top_.natoms()))
       fail("the topology has no residue numbers");
     Mask m(static_cast<size_t>(top_.natoms()), 0);
     for (int i = 0; i < top_.natoms(); ++i) {
@@ -339,6 +361,10 @@ class Parser {
           m[static_cast<size_t>(i)] = 1;
           break;
         }
+      // A number alone selects its residues whatever their codes; "12A" only the one coded A.
+      for (const auto& [number, code] : coded)
+        if (v == number && top_.insertion_codes[static_cast<size_t>(i)] == code)
+          m[static_cast<size_t>(i)] = 1;
     }
     return m;
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/selection_keywords.hpp"
+#include "pairhist/errors.hpp"
 
 namespace pairhist::analysis {
 
@@ -86,23 +87,120 @@ std::string mask_part(const std::string& list, const char* numbers, const char* 
 
 }  // namespace
 
+namespace {
+
+// A cpptraj mask read by recursive descent: '!' binds tightest, then '&', then '|' (cpptraj's
+// order); parentheses group. Each operand is `:RES`, `@ATOM`, `:RES@ATOM` or `*`.
+class MaskTranslator {
+ public:
+  explicit MaskTranslator(const std::string& mask) : mask_(mask) {}
+
+  std::string translate() {
+    std::string e = alternatives();
+    if (i_ < mask_.size()) fail(mask_[i_] == ')' ? "a ')' without its '('" : "unexpected text");
+    return e;
+  }
+
+ private:
+  static bool is_operator(char c) {
+    return c == '&' || c == '|' || c == '!' || c == '(' || c == ')';
+  }
+
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw UsageError("selection '" + excerpt(mask_) + "': cpptraj mask: " + problem + " at '" +
+                     excerpt(mask_.substr(std::min(i_, mask_.size()))) + "'");
+  }
+
+  char peek() const { return i_ < mask_.size() ? mask_[i_] : '\0'; }
+
+  std::string alternatives() {
+    std::string e = conjunction();
+    while (peek() == '|') {
+      ++i_;
+      e += " or " + conjunction();
+    }
+    return e;
+  }
+
+  std::string conjunction() {
+    std::string e = operand();
+    while (peek() == '&') {
+      ++i_;
+      e += " and " + operand();
+    }
+    return e;
+  }
+
+  std::string operand() {
+    if (peek() == '!') {
+      ++i_;
+      return "not " + operand();
+    }
+    if (peek() == '(') {
+      ++i_;
+      std::string e = alternatives();
+      if (peek() != ')') fail("missing ')'");
+      ++i_;
+      return "(" + e + ")";
+    }
+    return atoms();
+  }
+
+  // The text of one list (after ':' or '@'), up to an operator or `stop`.
+  std::string list(char stop) {
+    const size_t begin = i_;
+    while (i_ < mask_.size() && !is_operator(mask_[i_]) && mask_[i_] != stop) {
+      const char c = mask_[i_];
+      if (c == '<' || c == '>')
+        fail("distance masks ('<:', '>@', ...) are not supported: use 'within R of SEL'");
+      if (c == '^') fail("molecule masks ('^') are not supported: use 'resname' or 'resid'");
+      if (c == '/' || c == '=')
+        fail(std::string("'") + c + "' is not supported (element masks: use 'element X')");
+      ++i_;
+    }
+    return mask_.substr(begin, i_ - begin);
+  }
+
+  std::string atoms() {
+    if (peek() == '^' || peek() == '<' || peek() == '>') list('\0');  // fails, naming it
+    if (peek() == '*') {
+      ++i_;
+      return "all";
+    }
+    std::string e;
+    if (peek() == ':') {
+      ++i_;
+      e = mask_part(list('@'), "resid", "resname");
+      if (e.empty()) fail("an empty residue list after ':'");
+    }
+    if (peek() == '@') {
+      ++i_;
+      const std::string a = mask_part(list('@'), "index", "name");
+      if (a.empty()) fail("an empty atom list after '@'");
+      if (peek() == '@') fail("a second '@'");
+      e += (e.empty() ? "" : " and ") + a;
+    }
+    if (e.empty()) fail(i_ < mask_.size() ? "':RES' or '@ATOM' expected" : "the mask ends early");
+    return "(" + e + ")";
+  }
+
+  const std::string& mask_;
+  size_t i_ = 0;
+};
+
+}  // namespace
+
 std::string mask_expression(const std::string& selection) {
-  const auto tokens = tokenize_selection(selection);
-  if (tokens.size() != 1 || (tokens[0][0] != ':' && tokens[0][0] != '@')) return "";
-  const std::string& mask = tokens[0];
-  const size_t at = mask.find('@');
-  std::string expr;
-  if (mask[0] == ':') {
-    expr = mask_part(mask.substr(1, at == std::string::npos ? std::string::npos : at - 1), "resid",
-                     "resname");
-    if (expr.empty()) return "";
-  }
-  if (at != std::string::npos) {
-    const std::string atoms = mask_part(mask.substr(at + 1), "index", "name");
-    if (atoms.empty() || mask.find('@', at + 1) != std::string::npos) return "";
-    expr += (expr.empty() ? "" : " and ") + atoms;
-  }
-  return expr;
+  const size_t b = selection.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  const size_t e = selection.find_last_not_of(" \t\r\n");
+  const std::string mask = selection.substr(b, e - b + 1);
+  // A mask is one word (cpptraj takes it as one argument) that starts as one does and names
+  // residues or atoms.
+  if (mask.find_first_of(" \t\r\n") != std::string::npos) return "";
+  if (std::string(":@!(*^").find(mask[0]) == std::string::npos) return "";
+  if (mask.find_first_of(":@") == std::string::npos) return "";
+  return MaskTranslator(mask).translate();
 }
 
 std::string as_expression(const std::string& selection) {

@@ -19,9 +19,12 @@ bool is_name_list(const std::string& selection);
 
 /// A cpptraj atom mask of one word as an expression, else "": `:RES` residues (numbers and
 /// ranges as `resid`, names as `resname`, comma separated), `@ATOM` atoms (numbers and ranges as
-/// `index`, names as `name`, %TYPE as `type`), `:RES@ATOM` both (":WAT@O" -> "(resname WAT) and
-/// (name O)", ":1-13" -> "(resid 1-13)"). cpptraj numbers residues 1, 2, ... in topology order;
-/// `resid` is the file's residue numbers, the same for an AMBER topology.
+/// `index`, names as `name`, %TYPE as `type`), `:RES@ATOM` both, `*` all atoms, combined with `!`
+/// (not), `&` (and), `|` (or) and parentheses in cpptraj's precedence (! before & before |):
+/// ":WAT@O" -> "((resname WAT) and (name O))", "!:WAT" -> "not ((resname WAT))", ":1-13" ->
+/// "((resid 1-13))". cpptraj numbers residues 1, 2, ... in topology order; `resid` is the file's
+/// residue numbers, the same for an AMBER topology. What pairhist cannot translate (distance
+/// masks `<:`, molecules `^`, elements `/`) throws UsageError naming the selection and the part.
 std::string mask_expression(const std::string& selection);
 
 /// A cpptraj mask (mask_expression) or the plain form written as a `name` expression ("HW1, HW2"

@@ -42,13 +42,15 @@ std::vector<int> residue_of_atoms(const Topology& top, const std::string& topolo
   // A .tpr may number the residues of every copy of a molecule alike.
   const bool molecules = top.molecule_index.size() == n;
   const bool segments = top.segment_names.size() == n;
+  const bool codes = top.insertion_codes.size() == n;
   std::vector<int> residue(n);
   int current = -1;
   for (size_t i = 0; i < n; ++i) {
     if (i == 0 || top.residue_numbers[i] != top.residue_numbers[i - 1] ||
         top.residue_names[i] != top.residue_names[i - 1] ||
         (molecules && top.molecule_index[i] != top.molecule_index[i - 1]) ||
-        (segments && top.segment_names.ids()[i] != top.segment_names.ids()[i - 1]))
+        (segments && top.segment_names.ids()[i] != top.segment_names.ids()[i - 1]) ||
+        (codes && top.insertion_codes.ids()[i] != top.insertion_codes.ids()[i - 1]))
       ++current;
     residue[i] = current;
   }

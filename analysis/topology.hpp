@@ -20,6 +20,9 @@ struct Topology {
   NameColumn elements, types;
   // Segment identifiers (CHARMM/NAMD PSF segids): empty when the format has none.
   NameColumn segment_names;
+  // Residue insertion codes ("A" of a PSF's resid "12A"): part of the residue's identity with
+  // its number; empty when the format has none, "" for an atom whose residue has none.
+  NameColumn insertion_codes;
   std::vector<float> xyz;  // natoms*3, nm
   // Box vectors as rows: a = box[0..2], b = box[3..5], c = box[6..8], nm (as TrajectoryFrame).
   std::array<float, 9> box{};
@@ -53,10 +56,11 @@ struct IndexGroups {
 };
 
 /// Residue of every atom, numbered 0, 1, ... in file order: a residue is a maximal run of
-/// consecutive atoms with the same residue number and name (and molecule and segment, where the
-/// topology has them), as GROMACS reads .gro/.pdb files (residue numbers wrap at 99999 in .gro, so
-/// equal numbers far apart are different residues). Throws UsageError naming `topology_path` and
-/// what needed them (`needed_for`, e.g. "--exclude residue") if the topology carries no residues
+/// consecutive atoms with the same residue number and name (and molecule, segment and insertion
+/// code, where the topology has them), as GROMACS reads .gro/.pdb files (residue numbers wrap at
+/// 99999 in .gro, so equal numbers far apart are different residues). Throws UsageError naming
+/// `topology_path` and what needed them (`needed_for`, e.g. "--exclude residue") if the topology
+/// carries no residues
 /// (.xyz, LAMMPS).
 std::vector<int> residue_of_atoms(const Topology& top, const std::string& topology_path,
                                   const std::string& needed_for);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -40,15 +41,14 @@ struct Expected {
 // MDAnalysis: atoms, residues, segments (test_psf.py where it lists them), bonds, fragments,
 // total charge and mass. 1a2c_ins_code.psf (CHARMM-GUI, EXT XPLOR), which MDAnalysis 2.4.2 cannot
 // read, has its header's counts and its charge and mass columns summed by awk. Its residues
-// carry insertion codes (1H, 1G, ...), which pairhist drops: 36 residues as written, 35 here,
-// where two neighbours of one number and name become one.
+// carry insertion codes (1H, 1G, ...), kept in their identity: 36 residues as written.
 const Expected kFiles[] = {
     {"tip125_tric_C36.psf", 375, 125, 1, 375, 125, 0.0, 2251.9250},
     {"parmed_ala3.psf", 33, 3, 1, 32, 1, 0.0, 231.2520},
     {"nosegid.psf", 98, 6, 1, 97, 1, 1.0, 671.7880},
     {"namd_cgenff.psf", 130, 6, 1, 132, 1, 3.0, 919.0756},
     {"watdyn.psf", 15, 5, 1, 15, 5, 0.0, 90.0770},
-    {"1a2c_ins_code.psf", 571, 35, 1, 574, 1, -3.0, 4129.5758},
+    {"1a2c_ins_code.psf", 571, 36, 1, 574, 1, -3.0, 4129.5758},
 };
 
 int count_residues(const Topology& top, const std::string& path) {
@@ -142,6 +142,67 @@ TEST_CASE("PSF: fields by format (standard, CHEQ, EXT XPLOR, NAMD types, no segi
   CHECK(nosegid.residue_names[0] == "GLY");
   CHECK(nosegid.atom_names[2] == "CA");
   CHECK(nosegid.elements[2] == "C");  // by its mass 12.01, not its name
+}
+
+TEST_CASE("PSF: insertion codes are kept in the residue identity and selectable as resid 14A") {
+  const std::string path = charmm("1a2c_ins_code.psf");
+  const Topology top = pairhist::io::read_psf(path);
+  // The resid column read here by splitting the atom lines: number and code.
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line) && !contains(line, "!NATOM")) {
+  }
+  std::vector<std::string> resids;
+  for (int i = 0; i < top.natoms() && std::getline(in, line); ++i) {
+    std::istringstream f(line);
+    std::string number, segid, resid;
+    f >> number >> segid >> resid;
+    resids.push_back(resid);
+  }
+  REQUIRE(top.insertion_codes.size() == resids.size());
+  std::set<std::string> codes;
+  for (size_t i = 0; i < resids.size(); ++i) {
+    const size_t digits = resids[i].find_first_not_of("-0123456789");
+    const std::string code = digits == std::string::npos ? "" : resids[i].substr(digits);
+    CHECK(top.insertion_codes[i] == code);
+    CHECK(top.residue_numbers[i] == std::stoi(resids[i].substr(0, digits)));
+    codes.insert(code);
+  }
+  CHECK(codes.size() == 14);  // none, and A-H (residue 1) within A-M (residue 14)
+  auto select = [&](const std::string& s) {
+    return pairhist::analysis::select_atoms(top, s, path);
+  };
+  auto atoms_of = [&](const std::function<bool(const std::string&)>& keep) {
+    std::vector<int> out;
+    for (size_t i = 0; i < resids.size(); ++i)
+      if (keep(resids[i])) out.push_back(static_cast<int>(i));
+    return out;
+  };
+  CHECK(select("resid 14A") == atoms_of([](const std::string& r) { return r == "14A"; }));
+  CHECK(select("resid 14A 1H") ==
+        atoms_of([](const std::string& r) { return r == "14A" || r == "1H"; }));
+  // A number alone: its residues whatever their codes (MDAnalysis's resid 14 too).
+  CHECK(select("resid 14") == atoms_of([](const std::string& r) { return r.rfind("14", 0) == 0; }));
+  CHECK(select("resid 14 and not resid 14A 14B").size() ==
+        select("resid 14").size() - select("resid 14A 14B").size());
+  // 14A and 14B are residues of their own for --exclude residue and centres of mass.
+  const std::vector<int> residue = pairhist::analysis::residue_of_atoms(top, path, "test");
+  const auto a = select("resid 14A"), b = select("resid 14B");
+  CHECK(residue[static_cast<size_t>(a.front())] != residue[static_cast<size_t>(b.front())]);
+  // A topology without codes says so.
+  const Topology water = pairhist::io::read_psf(charmm("tip125_tric_C36.psf"));
+  CHECK(water.insertion_codes.size() == static_cast<size_t>(water.natoms()));
+  Topology bare;
+  bare.atom_names.push_back("OW");
+  bare.residue_names.push_back("SOL");
+  bare.residue_numbers.push_back(1);
+  try {
+    pairhist::analysis::select_atoms(bare, "resid 1A", "x.gro");
+    FAIL("resid 1A on a topology without insertion codes");
+  } catch (const pairhist::UsageError& e) {
+    CHECK(
+        contains(e.what(), "x.gro: selection 'resid 1A': '1A': this file has no insertion codes"));
+  }
 }
 
 TEST_CASE("PSF: exclusions are the atoms up to three bonds apart, as a shortest-path search") {

@@ -128,4 +128,25 @@ inline LineStatus read_line(std::istream& in, std::string& line, int64_t& line_n
   return LineStatus::ok;
 }
 
+/// read_line for a reader whose errors throw: true for a line, false at the end of the file;
+/// `fail(problem)`, which must throw, on a read error, or on a NUL byte with `binary_problem`
+/// (what the file then is not).
+template <class Fail>
+bool next_line_or_fail(std::istream& in, std::string& line, int64_t& line_no, bool& had_newline,
+                       const std::string& binary_problem, Fail&& fail) {
+  switch (read_line(in, line, line_no, had_newline)) {
+    case LineStatus::ok:
+      return true;
+    case LineStatus::end:
+      return false;
+    case LineStatus::read_error:
+      fail(std::string("read error"));
+      break;
+    case LineStatus::binary:
+      fail(binary_problem);
+      break;
+  }
+  return false;
+}
+
 }  // namespace pairhist::io::text

@@ -23,16 +23,6 @@ constexpr int kExclusionBonds = 3;  // 1-2, 1-3 and 1-4 neighbours, as GROMACS's
 // POINTERS entries (prmtop.pdf): the ones the reader uses.
 constexpr size_t kNatom = 0, kNres = 11, kIfbox = 27;
 
-const char* const kElements[] = {
-    "",   "H",  "He", "Li", "Be", "B",  "C",  "N",  "O",  "F",  "Ne", "Na", "Mg", "Al", "Si",
-    "P",  "S",  "Cl", "Ar", "K",  "Ca", "Sc", "Ti", "V",  "Cr", "Mn", "Fe", "Co", "Ni", "Cu",
-    "Zn", "Ga", "Ge", "As", "Se", "Br", "Kr", "Rb", "Sr", "Y",  "Zr", "Nb", "Mo", "Tc", "Ru",
-    "Rh", "Pd", "Ag", "Cd", "In", "Sn", "Sb", "Te", "I",  "Xe", "Cs", "Ba", "La", "Ce", "Pr",
-    "Nd", "Pm", "Sm", "Eu", "Gd", "Tb", "Dy", "Ho", "Er", "Tm", "Yb", "Lu", "Hf", "Ta", "W",
-    "Re", "Os", "Ir", "Pt", "Au", "Hg", "Tl", "Pb", "Bi", "Po", "At", "Rn", "Fr", "Ra", "Ac",
-    "Th", "Pa", "U",  "Np", "Pu", "Am", "Cm", "Bk", "Cf", "Es", "Fm", "Md", "No", "Lr"};
-constexpr int kLastElement = static_cast<int>(std::size(kElements)) - 1;
-
 using text::fail_at_line;
 using text::trim;
 
@@ -107,11 +97,11 @@ class Parm7File {
 std::string element_of_mass(double mass) {
   std::string best;
   double best_gap = 0.5;
-  for (int z = 1; z <= kLastElement; ++z) {
-    const double m = analysis::element_mass(kElements[z]);
+  for (int z = 1; *analysis::element_symbol(z); ++z) {
+    const double m = analysis::element_mass(analysis::element_symbol(z));
     if (m > 0 && std::fabs(m - mass) < best_gap) {
       best_gap = std::fabs(m - mass);
-      best = kElements[z];
+      best = analysis::element_symbol(z);
     }
   }
   return best;
@@ -257,9 +247,8 @@ void set_elements(const Parm7File& file, Topology& top) {
   if (file.find("ATOMIC_NUMBER")) {
     for (long long z : file.integers("ATOMIC_NUMBER", static_cast<long long>(n))) {
       // Extra points (lone pairs, TIP4P's M) carry -1 or 0.
-      const int known = z >= 1 && z <= kLastElement ? static_cast<int>(z) : 0;
-      top.atomic_numbers.push_back(known);
-      top.elements.emplace_back(kElements[known]);
+      top.elements.emplace_back(analysis::element_symbol(z));
+      top.atomic_numbers.push_back(analysis::atomic_number(top.elements.back()));
     }
     return;
   }
@@ -268,9 +257,7 @@ void set_elements(const Parm7File& file, Topology& top) {
     auto it = by_mass.find(m);
     if (it == by_mass.end()) it = by_mass.emplace(m, element_of_mass(m)).first;
     top.elements.emplace_back(it->second);
-    const auto z = std::find_if(std::begin(kElements), std::end(kElements),
-                                [&](const char* e) { return it->second == e; });
-    top.atomic_numbers.push_back(static_cast<int>(z - std::begin(kElements)));
+    top.atomic_numbers.push_back(analysis::atomic_number(it->second));
   }
 }
 

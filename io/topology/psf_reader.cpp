@@ -4,6 +4,7 @@
 #include <fstream>
 #include <limits>
 #include <set>
+#include <string_view>
 #include <vector>
 
 #include "analysis/atom_masses.hpp"
@@ -64,17 +65,8 @@ class PsfParser {
   // The next line; false at the end of the file.
   bool next_line() {
     bool had_newline = true;
-    switch (text::read_line(in_, line_, line_no_, had_newline)) {
-      case text::LineStatus::ok:
-        return true;
-      case text::LineStatus::end:
-        return false;
-      case text::LineStatus::read_error:
-        fail("read error");
-      case text::LineStatus::binary:
-        fail("not a text file (NUL byte)");
-    }
-    return false;
+    return text::next_line_or_fail(in_, line_, line_no_, had_newline, "not a text file (NUL byte)",
+                                   [this](const std::string& problem) { fail(problem); });
   }
 
   // The next line that is not blank, split; false at the end of the file.
@@ -182,7 +174,7 @@ class PsfParser {
   }
 
   void add_atom(const AtomFields& f) {
-    // A resid may carry an insertion code after its number ("1H"); the number is the residue's.
+    // A resid may carry an insertion code after its number ("1H"): kept beside the number.
     size_t used = 0;
     long long resid = 0;
     while (used < f.resid.size() && (std::isdigit(static_cast<unsigned char>(f.resid[used])) ||
@@ -197,6 +189,7 @@ class PsfParser {
       fail("'" + excerpt(f.mass) + "' is not a mass (u, >= 0)");
     top_.segment_names.push_back(f.segid);
     top_.residue_numbers.push_back(static_cast<int>(resid));
+    top_.insertion_codes.push_back(std::string_view(f.resid).substr(used));
     top_.residue_names.push_back(f.resname);
     top_.atom_names.push_back(f.name);
     top_.types.push_back(f.type);

@@ -1,5 +1,6 @@
 #include "io/topology/tpr_reader.hpp"
 
+#include "analysis/atom_masses.hpp"
 #include "io/common/child_process.hpp"
 #include "io/common/input_path.hpp"
 #include "pairhist/errors.hpp"
@@ -170,18 +171,6 @@ void read_contents(const std::string& path, TprContents& tpr) {
   });
 }
 
-// Element symbols by atomic number (1..118).
-constexpr const char* kElements[] = {
-    "",   "H",  "He", "Li", "Be", "B",  "C",  "N",  "O",  "F",  "Ne", "Na", "Mg", "Al", "Si",
-    "P",  "S",  "Cl", "Ar", "K",  "Ca", "Sc", "Ti", "V",  "Cr", "Mn", "Fe", "Co", "Ni", "Cu",
-    "Zn", "Ga", "Ge", "As", "Se", "Br", "Kr", "Rb", "Sr", "Y",  "Zr", "Nb", "Mo", "Tc", "Ru",
-    "Rh", "Pd", "Ag", "Cd", "In", "Sn", "Sb", "Te", "I",  "Xe", "Cs", "Ba", "La", "Ce", "Pr",
-    "Nd", "Pm", "Sm", "Eu", "Gd", "Tb", "Dy", "Ho", "Er", "Tm", "Yb", "Lu", "Hf", "Ta", "W",
-    "Re", "Os", "Ir", "Pt", "Au", "Hg", "Tl", "Pb", "Bi", "Po", "At", "Rn", "Fr", "Ra", "Ac",
-    "Th", "Pa", "U",  "Np", "Pu", "Am", "Cm", "Bk", "Cf", "Es", "Fm", "Md", "No", "Lr", "Rf",
-    "Db", "Sg", "Bh", "Hs", "Mt", "Ds", "Rg", "Cn", "Nh", "Fl", "Mc", "Lv", "Ts", "Og"};
-constexpr int kLastElement = static_cast<int>(sizeof(kElements) / sizeof(kElements[0])) - 1;
-
 /// Molecule of every atom and the exclusions, from the molecule blocks: each block repeats one
 /// molecule type, whose exclusion lists use indices local to the molecule.
 void add_molecules(const gmx_mtop_t& mtop, analysis::Topology& top) {
@@ -231,9 +220,8 @@ analysis::Topology read_tpr_here(const std::string& path) {
     top.residue_numbers.push_back(residue.nr);
     if (atoms.haveType && atoms.atomtype) top.types.emplace_back(*atoms.atomtype[i]);
     // GROMACS writes -1 or 0 where the force field gives no atomic number.
-    const int z = atom.atomnumber >= 1 && atom.atomnumber <= kLastElement ? atom.atomnumber : 0;
-    top.atomic_numbers.push_back(z);
-    top.elements.emplace_back(kElements[z]);
+    top.elements.emplace_back(analysis::element_symbol(atom.atomnumber));
+    top.atomic_numbers.push_back(analysis::atomic_number(top.elements.back()));
     top.masses.push_back(static_cast<float>(atom.m));
     top.charges.push_back(static_cast<float>(atom.q));
   }

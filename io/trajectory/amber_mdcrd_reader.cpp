@@ -85,17 +85,9 @@ bool AmberMdcrdReader::get_line(std::string& line) {
     line.swap(peek_);
     return true;
   }
-  switch (text::read_line(in_, line, line_no_, had_newline_)) {
-    case text::LineStatus::ok:
-      return true;
-    case text::LineStatus::end:
-      return false;
-    case text::LineStatus::read_error:
-      fail("read error");
-    case text::LineStatus::binary:
-      fail("binary data (NUL byte), not an AMBER .mdcrd trajectory");
-  }
-  return false;
+  return text::next_line_or_fail(in_, line, line_no_, had_newline_,
+                                 "binary data (NUL byte), not an AMBER .mdcrd trajectory",
+                                 [this](const std::string& problem) { fail(problem); });
 }
 
 bool AmberMdcrdReader::next(TrajectoryFrame& frame) {
@@ -166,11 +158,11 @@ AmberRestartReader::AmberRestartReader(const std::string& path) : path_(path) {
     throw_frame_error(text::line_error(path, 0, at, problem), false);
   };
   for (;;) {
-    const auto status = text::read_line(in, line, line_no, had_newline);
-    if (status == text::LineStatus::end) break;
-    if (status == text::LineStatus::binary)
-      fail(line_no, "binary data (NUL byte): not an ASCII AMBER restart (a NetCDF one is .ncrst)");
-    if (status == text::LineStatus::read_error) fail(line_no, "read error");
+    if (!text::next_line_or_fail(
+            in, line, line_no, had_newline,
+            "binary data (NUL byte): not an ASCII AMBER restart (a NetCDF one is .ncrst)",
+            [&](const std::string& problem) { fail(line_no, problem); }))
+      break;
     lines.push_back(line);
   }
   while (!lines.empty() && trim(lines.back()).empty()) lines.pop_back();

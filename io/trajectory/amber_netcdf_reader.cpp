@@ -6,14 +6,12 @@
 #include <cmath>
 #include <filesystem>
 
+#include "io/trajectory/amber_netcdf_frames.hpp"
 #include "io/trajectory/netcdf_extents.hpp"
-#include "io/trajectory/unit_cell.hpp"
 #include "pairhist/errors.hpp"
 
 namespace pairhist::io {
 namespace {
-
-constexpr double kAngstromToNm = 0.1;
 
 // A dimension's length, or -1 where the file has no such dimension.
 int64_t dimension_length(int ncid, const char* name) {
@@ -80,12 +78,9 @@ AmberNetcdfReader::~AmberNetcdfReader() {
 }
 
 void AmberNetcdfReader::fail(int64_t frame, const std::string& problem, bool cut) {
-  std::string msg = path_ + ": frame " + std::to_string(frame) + ": " + problem;
-  msg += frames_read_ > 0 ? " (last complete frame is " + std::to_string(frames_read_ - 1) + ")"
-                          : " (no complete frame)";
-  error_ = msg;
+  error_ = amber_netcdf_frame_error(path_, frame, problem);
   cut_ = cut;
-  throw_frame_error(msg, cut);
+  throw_frame_error(error_, cut);
 }
 
 void AmberNetcdfReader::check_header() {
@@ -110,14 +105,40 @@ void AmberNetcdfReader::check_header() {
   nc_type type = NC_NAT;
   nc_inq_var(ncid_, coords_var_, nullptr, &type, &ndims, dims, nullptr);
   const int want = restart_ ? 2 : 3;
-  if (ndims != want || (type != NC_FLOAT && type != NC_DOUBLE))
+  // The dimensions by name: a variable of the right size in another shape is not read.
+  int atom_dim = -1, spatial_dim = -1, frame_dim = -1;
+  nc_inq_dimid(ncid_, "atom", &atom_dim);
+  nc_inq_dimid(ncid_, "spatial", &spatial_dim);
+  if (!restart_) nc_inq_dimid(ncid_, "frame", &frame_dim);
+  const int* shape = restart_ ? dims : dims + 1;
+  if (ndims != want || (type != NC_FLOAT && type != NC_DOUBLE) ||
+      (!restart_ && dims[0] != frame_dim) || shape[0] != atom_dim || shape[1] != spatial_dim)
     header_fail(std::string("coordinates are not ") +
                 (restart_ ? "(atom, spatial)" : "(frame, atom, spatial)") + " of float or double");
   const bool lengths = nc_inq_varid(ncid_, "cell_lengths", &lengths_var_) == NC_NOERR;
   const bool angles = nc_inq_varid(ncid_, "cell_angles", &angles_var_) == NC_NOERR;
   if (lengths != angles) header_fail("cell_lengths without cell_angles, or the reverse");
   if (!lengths) lengths_var_ = angles_var_ = -1;
+  for (int var : {lengths_var_, angles_var_}) {
+    // (frame, 3) in a trajectory, (3) in a restart: what read_cell reads.
+    int cell_ndims = 0, cell_dims[NC_MAX_VAR_DIMS];
+    size_t len = 0;
+    if (var < 0) continue;
+    nc_inq_var(ncid_, var, nullptr, nullptr, &cell_ndims, cell_dims, nullptr);
+    if (cell_ndims != want - 1 || (!restart_ && cell_dims[0] != frame_dim) ||
+        nc_inq_dimlen(ncid_, cell_dims[want - 2], &len) != NC_NOERR || len != 3)
+      header_fail(std::string("cell_lengths or cell_angles is not ") +
+                  (restart_ ? "(3)" : "(frame, 3)"));
+  }
+
   if (nc_inq_varid(ncid_, "time", &time_var_) != NC_NOERR) time_var_ = -1;
+  if (time_var_ >= 0) {
+    // time(frame) in a trajectory, a scalar in a restart; another shape is not read.
+    int time_ndims = 0, time_dims[NC_MAX_VAR_DIMS];
+    nc_inq_var(ncid_, time_var_, nullptr, nullptr, &time_ndims, time_dims, nullptr);
+    if (time_ndims != (restart_ ? 0 : 1) || (!restart_ && time_dims[0] != frame_dim))
+      time_var_ = -1;
+  }
 
   // The bytes a frame needs, so that a file cut short is not read as zeros. The extents are
   // known for NetCDF-3; a NetCDF-4 (HDF5) file reports missing data itself.
@@ -183,12 +204,8 @@ void AmberNetcdfReader::read_frame(int64_t f, TrajectoryFrame& out) {
   if (const int st = nc_get_vara_double(ncid_, coords_var_, start, count, buffer_.data());
       st != NC_NOERR)
     fail(f, std::string("cannot read coordinates: ") + nc_strerror(st));
-  out.xyz.resize(3 * n);
-  for (size_t k = 0; k < 3 * n; ++k) {
-    if (!std::isfinite(buffer_[k]))
-      fail(f, "non-finite coordinate of atom " + std::to_string(k / 3));
-    out.xyz[k] = static_cast<float>(buffer_[k] * kAngstromToNm);
-  }
+  if (const std::string problem = store_amber_coordinates(buffer_, out); !problem.empty())
+    fail(f, problem);
   read_cell(f, out);
   out.time = 0;
   if (time_var_ >= 0) {
@@ -212,18 +229,8 @@ void AmberNetcdfReader::read_cell(int64_t f, TrajectoryFrame& out) {
   if (nc_get_vara_double(ncid_, lengths_var_, start, count, lengths) != NC_NOERR ||
       nc_get_vara_double(ncid_, angles_var_, start, count, angles) != NC_NOERR)
     fail(f, "cannot read cell_lengths/cell_angles (not 3 values per frame)");
-  for (int k = 0; k < 3; ++k)
-    if (!std::isfinite(lengths[k]) || !std::isfinite(angles[k]) || lengths[k] < 0)
-      fail(f, "bad unit cell (lengths must be finite and >= 0, angles finite)");
-  if (lengths[0] == 0 && lengths[1] == 0 && lengths[2] == 0) return;  // no box in this frame
-  if (lengths[0] == 0 || lengths[1] == 0 || lengths[2] == 0) fail(f, "unit cell has a zero length");
-  std::array<double, 9> box;
-  if (const std::string problem =
-          box_from_cell(lengths[0], lengths[1], lengths[2], cos_degrees(angles[0]),
-                        cos_degrees(angles[1]), cos_degrees(angles[2]), box);
-      !problem.empty())
+  if (const std::string problem = store_amber_cell(lengths, angles, out); !problem.empty())
     fail(f, problem);
-  for (size_t k = 0; k < 9; ++k) out.box[k] = static_cast<float>(box[k] * kAngstromToNm);
 }
 
 }  // namespace pairhist::io

@@ -130,6 +130,7 @@ std::string read_netcdf_extents(const std::string& path, NetcdfExtents& out) {
     const uint32_t rank = h.u32();
     if (rank > 1024) return "damaged variable " + excerpt(name);
     NetcdfVariableExtent e;
+    e.rank = rank;
     uint64_t elements = 1;
     for (uint32_t r = 0; r < rank && h.ok; ++r) {
       const uint32_t id = h.u32();
@@ -144,7 +145,8 @@ std::string read_netcdf_extents(const std::string& path, NetcdfExtents& out) {
       }
     }
     if (!skip_attributes(h)) return "damaged attributes of variable " + excerpt(name);
-    const int64_t size = type_bytes(h.u32());
+    e.type = h.u32();
+    const int64_t size = type_bytes(e.type);
     if (size == 0) return "variable " + excerpt(name) + " has an unknown type";
     h.u32();  // vsize: 32 bits only, recomputed
     e.begin = static_cast<int64_t>(version == 1 ? h.u32() : h.u64());

@@ -13,6 +13,8 @@ struct NetcdfVariableExtent {
   int64_t begin = 0;  // offset of its first byte (of record 0 for a record variable)
   int64_t bytes = 0;  // its size (per record for a record variable)
   bool record = false;
+  uint32_t type = 0;  // NetCDF type: 1 byte, 2 char, 3 short, 4 int, 5 float, 6 double
+  uint32_t rank = 0;  // its dimensions, the record dimension included
 };
 
 struct NetcdfExtents {

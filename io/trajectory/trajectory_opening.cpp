@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "io/trajectory/amber_netcdf_parallel_reader.hpp"
 #include "io/xtc/xtc_reader.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/host_cores.hpp"
@@ -70,7 +71,13 @@ std::unique_ptr<TrajectoryReader> open_trajectory_threaded(const std::string& pa
                                                            const FramePreparation& prep,
                                                            FrameChooser chooser) {
   if (decode_threads < 0) throw UsageError("--decode-threads must be >= 0 (0: automatic)");
-  if (lower_extension(path) != ".xtc") {
+  const std::string ext = lower_extension(path);
+  // Automatic is serial: threads gained nothing over the page-cached serial reader where it was
+  // measured (docs/performance.md, "AMBER NetCDF on threads"); --decode-threads N asks for them.
+  if (ext == ".nc" || ext == ".ncdf")
+    return open_amber_netcdf(
+        path, [&](int) { return decode_threads > 1 ? decode_threads : 1; }, std::move(chooser));
+  if (ext != ".xtc") {
     auto reader = open_trajectory(path);
     if (chooser) reader->choose_frames(std::move(chooser));  // readers that can pass over frames
     return reader;
