@@ -8,9 +8,11 @@
 #include <limits>
 #include <vector>
 
+#include "codelets/cpu/kernel_isa.hpp"
 #include "pairhist/geometry.hpp"
 
 namespace pairhist::cpu {
+inline namespace PAIRHIST_CPU_HELPERS {  // one per build: kernel_isa.hpp
 
 /// Per-pair scratch of the triclinic passes: as many entries as columns in a pass.
 template <class T>
@@ -99,9 +101,10 @@ inline void bins_of_row(const Box<T>& box, T lower, T limit, int nbins, T xi, T 
 /// update loop needs no branch. Flushed into the 64-bit result before any counter can overflow.
 class PartialHistogram {
  public:
-  PartialHistogram(int nbins, uint64_t* target) : target_(target), nbins_(nbins) {
-    counts_.assign(static_cast<size_t>(nbins) + 1, 0);
-  }
+  // Sized by the constructor, not assign(): std::vector<uint32_t>::assign is emitted out of line,
+  // one copy for both kernel builds (tests/check_kernel_isa_objects.py).
+  PartialHistogram(int nbins, uint64_t* target)
+      : counts_(static_cast<size_t>(nbins) + 1, 0u), target_(target), nbins_(nbins) {}
   ~PartialHistogram() { flush(); }
 
   /// Counts n bins (nbins: not counted).
@@ -141,4 +144,5 @@ class PartialHistogram {
   int nbins_;
 };
 
+}  // inline namespace PAIRHIST_CPU_HELPERS
 }  // namespace pairhist::cpu

@@ -12,6 +12,7 @@
 #include "drivers/workloads/plain_loop.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/pairhist_c.h"
+#include "pairhist/settings.hpp"
 
 namespace pairhist {
 namespace {
@@ -163,6 +164,8 @@ void report(const BenchArgs& a, const BenchCase& c, const std::string& device, i
                         {"device", device},
                         {"threads", threads},
                         {"impl", impl},
+                        {"cpu_kernels", impl == "cpu" ? nlohmann::json(ph_cpu_kernels())
+                                                      : nlohmann::json(nullptr)},
                         {"bapps_median", bapps},
                         {"seconds_median", med},
                         {"seconds_min", *lo},
@@ -176,10 +179,11 @@ void report(const BenchArgs& a, const BenchCase& c, const std::string& device, i
   } else {
     std::printf(
         "%-3s n=%-9lld bins=%-6d box=%-12s %-6s %-6s threads=%-3d %-6s %9.3f bapps  "
-        "median %.4f s [%.4f, %.4f] counted %llu\n",
+        "median %.4f s [%.4f, %.4f] counted %llu%s%s\n",
         c.name.c_str(), static_cast<long long>(n), c.nbins, box, a.precision.c_str(),
         device.c_str(), threads, impl.c_str(), bapps, med, *lo, *hi,
-        static_cast<unsigned long long>(m.counted));
+        static_cast<unsigned long long>(m.counted), impl == "cpu" ? "  kernels " : "",
+        impl == "cpu" ? ph_cpu_kernels() : "");
   }
   std::fflush(stdout);
 }
@@ -192,6 +196,7 @@ void run(const BenchArgs& a) {
   if (a.repeats < 1) throw UsageError("--repeats must be at least 1");
   if (!is_liquid_case(a.case_name) && (!a.sample.xtc.empty() || !a.sample.gro.empty()))
     throw UsageError("--sample and --sample-top apply to W1 and W1-T only");
+  ph_force_avx2_kernels(settings().force_avx2_kernels ? 1 : 0);  // PAIRHIST_CPU_KERNELS
   BenchCase c = standard_case(a.case_name, a.n, a.sample);
   apply_overrides(a, c);
   int device_id = -1;
