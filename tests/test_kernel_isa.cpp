@@ -26,8 +26,7 @@ std::vector<KernelIsa> isas_here() {
     isas.push_back(KernelIsa::avx512);
   } else {
     static bool told = false;
-    if (!told)
-      std::printf("test_kernel_isa: no AVX-512 kernels on this build or CPU; AVX2 only\n");
+    if (!told) std::printf("test_kernel_isa: no AVX-512 kernels on this build or CPU; AVX2 only\n");
     told = true;
   }
   return isas;
@@ -95,8 +94,7 @@ TEST_CASE("AVX2 and AVX-512 kernels count every pair as the reference does") {
 }
 
 TEST_CASE("the kernels' build: AVX-512 where available unless AVX2 is forced") {
-  const KernelIsa best =
-      cpu::avx512_kernels_available() ? KernelIsa::avx512 : KernelIsa::avx2;
+  const KernelIsa best = cpu::avx512_kernels_available() ? KernelIsa::avx512 : KernelIsa::avx2;
   CHECK(cpu::kernel_isa() == best);
   cpu::force_avx2_kernels(true);
   CHECK(cpu::kernel_isa() == KernelIsa::avx2);

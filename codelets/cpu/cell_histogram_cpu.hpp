@@ -49,9 +49,8 @@ template <class T>
 void sort_into_cells(KernelIsa isa, Coords<T> raw, const CellGrid& grid,
                      const HistogramParams<T>& params, CellSortedSpecies<T>& out);
 template <class T>
-uint64_t cell_histogram(KernelIsa isa, const CellSortedSpecies<T>& a,
-                        const CellSortedSpecies<T>& b, bool same_species, const CellGrid& grid,
-                        int64_t key_begin, int64_t key_end, const HistogramParams<T>& params,
-                        uint64_t* hist);
+uint64_t cell_histogram(KernelIsa isa, const CellSortedSpecies<T>& a, const CellSortedSpecies<T>& b,
+                        bool same_species, const CellGrid& grid, int64_t key_begin, int64_t key_end,
+                        const HistogramParams<T>& params, uint64_t* hist);
 
 }  // namespace pairhist::cpu

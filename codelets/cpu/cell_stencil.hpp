@@ -123,5 +123,5 @@ void for_each_stencil_run(const CellGrid& g, const CellKeys& keys,
   }
 }
 
-}  // inline namespace PAIRHIST_CPU_HELPERS
+}  // namespace PAIRHIST_CPU_HELPERS
 }  // namespace pairhist::cpu

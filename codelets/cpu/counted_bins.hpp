@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "codelets/cpu/kernel_isa.hpp"
+#include "codelets/cpu/spread_counts.hpp"
 #include "pairhist/geometry.hpp"
 
 #if defined(__AVX2__) || defined(__AVX512F__)
@@ -173,22 +174,17 @@ class CountedBins {
  public:
   /// Counts the pairs at lower <= r < bin_limit (in bin units: HistogramParams::lower, ::limit).
   CountedBins(T lower, T bin_limit, int nbins, uint64_t* target)
-      : counts_(static_cast<size_t>(nbins) + 1, 0u),  // not assign(): row_bins.hpp says why
-        target_(target),
+      : counts_(nbins + 1, nbins, target),
         limit_(uncounted_from<T>(lower, bin_limit, nbins)),
         lower_(lower),
         bin_limit_(bin_limit),
         nbins_(nbins),
         // NaN gets the highest bin, T(nbins): below nbins only where every pair is counted.
         count_all_(bin_of(std::numeric_limits<T>::quiet_NaN(), lower, bin_limit, nbins) < nbins) {}
-  ~CountedBins() { flush(); }
-  CountedBins(const CountedBins&) = delete;
-  CountedBins& operator=(const CountedBins&) = delete;
 
   /// Counts the squared distances d2[lead..valid) (see compact_below); d2_scratch and
   /// bin_scratch hold m entries.
   void add(const T* d2, int64_t m, int64_t valid, int lead, T* d2_scratch, int32_t* bin_scratch) {
-    if (pending_ + static_cast<uint64_t>(m) > kMaxPending) flush();
     const int64_t w = count_all_ ? compact_below<true>(d2, m, valid, limit_, lead, d2_scratch)
                                  : compact_below<false>(d2, m, valid, limit_, lead, d2_scratch);
     // Bins from 0 without the subtraction and its compare (bit for bit the same bins): the
@@ -199,23 +195,13 @@ class CountedBins {
       for (int64_t k = 0; k < w; ++k)
         bin_scratch[k] = bin_of(d2_scratch[k], lower_, bin_limit_, nbins_);
     }
-    pending_ += static_cast<uint64_t>(w);
-    uint32_t* c = counts_.data();
-    for (int64_t k = 0; k < w; ++k) ++c[bin_scratch[k]];
+    counts_.add(bin_scratch, w);
   }
 
-  void flush() {
-    if (pending_ == 0) return;
-    for (size_t k = 0; k + 1 < counts_.size(); ++k) target_[k] += counts_[k];
-    std::fill(counts_.begin(), counts_.end(), 0u);
-    pending_ = 0;
-  }
+  void flush() { counts_.flush(); }
 
  private:
-  static constexpr uint64_t kMaxPending = std::numeric_limits<uint32_t>::max();
-  std::vector<uint32_t> counts_;
-  uint64_t* target_;
-  uint64_t pending_ = 0;
+  SpreadCounts counts_;
   T limit_;      // in squared bin units: only d2 < limit_ can be counted
   T lower_;      // in bin units
   T bin_limit_;  // in bin units
@@ -223,5 +209,5 @@ class CountedBins {
   bool count_all_;
 };
 
-}  // inline namespace PAIRHIST_CPU_HELPERS
+}  // namespace PAIRHIST_CPU_HELPERS
 }  // namespace pairhist::cpu

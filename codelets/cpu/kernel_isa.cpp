@@ -58,24 +58,22 @@ void force_avx2_kernels(bool force) {
 }
 
 #if defined(PAIRHIST_HAVE_AVX512_KERNELS)
-#define PAIRHIST_CALL_KERNEL(name, ...) \
-  with_isa(isa, [&](auto wide) {        \
+#define PAIRHIST_CALL_KERNEL(name, ...)  \
+  with_isa(isa, [&](auto wide) {         \
     if constexpr (decltype(wide)::value) \
       return avx512::name(__VA_ARGS__);  \
     else                                 \
       return avx2::name(__VA_ARGS__);    \
   })
 #else
-#define PAIRHIST_CALL_KERNEL(name, ...) \
-  with_isa(isa, [&](auto) { return avx2::name(__VA_ARGS__); })
+#define PAIRHIST_CALL_KERNEL(name, ...) with_isa(isa, [&](auto) { return avx2::name(__VA_ARGS__); })
 #endif
 
 template <class T>
 uint64_t pair_histogram(KernelIsa isa, Coords<T> a, Coords<T> b, bool same_species,
                         int64_t row_begin, int64_t row_end, const HistogramParams<T>& params,
                         uint64_t* hist) {
-  return PAIRHIST_CALL_KERNEL(pair_histogram, a, b, same_species, row_begin, row_end, params,
-                              hist);
+  return PAIRHIST_CALL_KERNEL(pair_histogram, a, b, same_species, row_begin, row_end, params, hist);
 }
 
 template <class T>
@@ -103,12 +101,11 @@ void sort_into_cells(Coords<T> raw, const CellGrid& grid, const HistogramParams<
 }
 
 template <class T>
-uint64_t cell_histogram(KernelIsa isa, const CellSortedSpecies<T>& a,
-                        const CellSortedSpecies<T>& b, bool same_species, const CellGrid& grid,
-                        int64_t key_begin, int64_t key_end, const HistogramParams<T>& params,
-                        uint64_t* hist) {
-  return PAIRHIST_CALL_KERNEL(cell_histogram, a, b, same_species, grid, key_begin, key_end,
-                              params, hist);
+uint64_t cell_histogram(KernelIsa isa, const CellSortedSpecies<T>& a, const CellSortedSpecies<T>& b,
+                        bool same_species, const CellGrid& grid, int64_t key_begin, int64_t key_end,
+                        const HistogramParams<T>& params, uint64_t* hist) {
+  return PAIRHIST_CALL_KERNEL(cell_histogram, a, b, same_species, grid, key_begin, key_end, params,
+                              hist);
 }
 
 template <class T>
@@ -118,22 +115,22 @@ uint64_t cell_histogram(const CellSortedSpecies<T>& a, const CellSortedSpecies<T
   return cell_histogram(kernel_isa(), a, b, same_species, grid, key_begin, key_end, params, hist);
 }
 
-#define PAIRHIST_INSTANTIATE_CPU_KERNELS(T)                                                       \
-  template uint64_t pair_histogram<T>(KernelIsa, Coords<T>, Coords<T>, bool, int64_t, int64_t,   \
-                                      const HistogramParams<T>&, uint64_t*);                      \
-  template uint64_t pair_histogram<T>(Coords<T>, Coords<T>, bool, int64_t, int64_t,              \
-                                      const HistogramParams<T>&, uint64_t*);                      \
-  template void pair_histogram_reference<T>(Coords<T>, Coords<T>, bool,                          \
-                                            const HistogramParams<T>&, uint64_t*);                \
-  template void sort_into_cells<T>(KernelIsa, Coords<T>, const CellGrid&,                        \
-                                   const HistogramParams<T>&, CellSortedSpecies<T>&);             \
-  template void sort_into_cells<T>(Coords<T>, const CellGrid&, const HistogramParams<T>&,        \
-                                   CellSortedSpecies<T>&);                                        \
-  template uint64_t cell_histogram<T>(KernelIsa, const CellSortedSpecies<T>&,                    \
-                                      const CellSortedSpecies<T>&, bool, const CellGrid&,         \
-                                      int64_t, int64_t, const HistogramParams<T>&, uint64_t*);    \
-  template uint64_t cell_histogram<T>(const CellSortedSpecies<T>&, const CellSortedSpecies<T>&,  \
-                                      bool, const CellGrid&, int64_t, int64_t,                    \
+#define PAIRHIST_INSTANTIATE_CPU_KERNELS(T)                                                        \
+  template uint64_t pair_histogram<T>(KernelIsa, Coords<T>, Coords<T>, bool, int64_t, int64_t,     \
+                                      const HistogramParams<T>&, uint64_t*);                       \
+  template uint64_t pair_histogram<T>(Coords<T>, Coords<T>, bool, int64_t, int64_t,                \
+                                      const HistogramParams<T>&, uint64_t*);                       \
+  template void pair_histogram_reference<T>(Coords<T>, Coords<T>, bool, const HistogramParams<T>&, \
+                                            uint64_t*);                                            \
+  template void sort_into_cells<T>(KernelIsa, Coords<T>, const CellGrid&,                          \
+                                   const HistogramParams<T>&, CellSortedSpecies<T>&);              \
+  template void sort_into_cells<T>(Coords<T>, const CellGrid&, const HistogramParams<T>&,          \
+                                   CellSortedSpecies<T>&);                                         \
+  template uint64_t cell_histogram<T>(KernelIsa, const CellSortedSpecies<T>&,                      \
+                                      const CellSortedSpecies<T>&, bool, const CellGrid&, int64_t, \
+                                      int64_t, const HistogramParams<T>&, uint64_t*);              \
+  template uint64_t cell_histogram<T>(const CellSortedSpecies<T>&, const CellSortedSpecies<T>&,    \
+                                      bool, const CellGrid&, int64_t, int64_t,                     \
                                       const HistogramParams<T>&, uint64_t*);
 
 PAIRHIST_INSTANTIATE_CPU_KERNELS(float)

@@ -1,12 +1,11 @@
 #include "codelets/cpu/pair_histogram_cpu.hpp"
 
-#include "codelets/cpu/kernel_variants.hpp"
-
 #include <algorithm>
 #include <cstring>
 #include <limits>
 #include <vector>
 
+#include "codelets/cpu/kernel_variants.hpp"
 #include "codelets/cpu/row_bins.hpp"
 
 namespace pairhist::cpu {

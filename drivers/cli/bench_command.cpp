@@ -151,29 +151,29 @@ void report(const BenchArgs& a, const BenchCase& c, const std::string& device, i
   for (int64_t s : c.species_sizes) n += s;
   const char* box = box_kind_name(classify_box(c.box));
   if (a.json) {
-    nlohmann::json j = {{"case", c.name},
-                        {"n", n},
-                        {"species", c.species_sizes},
-                        {"frames", c.frames},
-                        {"bins", c.nbins},
-                        {"r_max", c.r_max},
-                        {"box", box},
-                        {"cell", a.box.empty() ? std::string(box) : a.box},
-                        {"precision", a.precision},
-                        {"algorithm", a.algorithm},
-                        {"device", device},
-                        {"threads", threads},
-                        {"impl", impl},
-                        {"cpu_kernels", impl == "cpu" ? nlohmann::json(ph_cpu_kernels())
-                                                      : nlohmann::json(nullptr)},
-                        {"bapps_median", bapps},
-                        {"seconds_median", med},
-                        {"seconds_min", *lo},
-                        {"seconds_max", *hi},
-                        {"repeats", m.seconds.size()},
-                        {"pairs", m.pairs},
-                        {"counted_pairs", m.counted},
-                        {"dropped_pairs", m.pairs - m.counted}};
+    nlohmann::json j = {
+        {"case", c.name},
+        {"n", n},
+        {"species", c.species_sizes},
+        {"frames", c.frames},
+        {"bins", c.nbins},
+        {"r_max", c.r_max},
+        {"box", box},
+        {"cell", a.box.empty() ? std::string(box) : a.box},
+        {"precision", a.precision},
+        {"algorithm", a.algorithm},
+        {"device", device},
+        {"threads", threads},
+        {"impl", impl},
+        {"cpu_kernels", impl == "cpu" ? nlohmann::json(ph_cpu_kernels()) : nlohmann::json(nullptr)},
+        {"bapps_median", bapps},
+        {"seconds_median", med},
+        {"seconds_min", *lo},
+        {"seconds_max", *hi},
+        {"repeats", m.seconds.size()},
+        {"pairs", m.pairs},
+        {"counted_pairs", m.counted},
+        {"dropped_pairs", m.pairs - m.counted}};
     if (c.liquid) j["replicas"] = c.replicas;
     std::printf("%s\n", j.dump().c_str());
   } else {
