@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <stdexcept>
+#include <type_traits>
 
 #include "codelets/cpu/kernel_variants.hpp"
 
