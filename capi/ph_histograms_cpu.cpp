@@ -8,6 +8,7 @@
 
 #include "capi/frame_prep.hpp"
 #include "codelets/cpu/cell_histogram_cpu.hpp"
+#include "codelets/cpu/kernel_isa.hpp"
 #include "codelets/cpu/pair_histogram_cpu.hpp"
 #include "tasks/row_tiles.hpp"
 
@@ -128,4 +129,12 @@ extern "C" int ph_histograms_cpu(const ph_frame* frame, int n_threads, uint64_t*
   } catch (const std::exception& e) {
     return fail(std::string("ph_histograms_cpu: ") + e.what());
   }
+}
+
+extern "C" const char* ph_cpu_kernels(void) {
+  return pairhist::cpu::kernel_isa_name(pairhist::cpu::kernel_isa());
+}
+
+extern "C" void ph_force_avx2_kernels(int force) {
+  pairhist::cpu::force_avx2_kernels(force != 0);
 }

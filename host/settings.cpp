@@ -69,6 +69,13 @@ Settings read_settings() {
     else
       s.warnings.push_back(refused("PAIRHIST_MPI_TIMEOUT", v, "seconds above 0", "60"));
   }
+  if (const char* v = value_of("PAIRHIST_CPU_KERNELS")) {
+    const std::string kernels = v;
+    if (kernels == "avx2" || kernels == "auto")
+      s.force_avx2_kernels = kernels == "avx2";
+    else
+      s.warnings.push_back(refused("PAIRHIST_CPU_KERNELS", v, "auto or avx2", "auto"));
+  }
   return s;
 }
 

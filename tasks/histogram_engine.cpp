@@ -10,7 +10,9 @@
 #include <stdexcept>
 #include <thread>
 
+#include "codelets/cpu/kernel_isa.hpp"
 #include "pairhist/errors.hpp"
+#include "pairhist/settings.hpp"
 #include "tasks/engine_impl.hpp"
 
 namespace pairhist {
@@ -24,6 +26,8 @@ std::vector<std::pair<int, int>> species_pairs(int nspecies) {
 
 HistogramEngine::Impl::Impl(const EngineConfig& c) : config(c), capacities(c.species_sizes) {
   if (config.nbins <= 0) throw UsageError("the number of bins must be positive");
+  // The kernels' build is process-wide, like the settings that pick it.
+  cpu::force_avx2_kernels(settings().force_avx2_kernels);
   if (!(config.r_max > 0)) throw UsageError("r_max must be positive");
   if (!(config.r_min >= 0) || !(config.r_min < config.r_max))
     throw UsageError("r_min must be at least 0 and below r_max (" + std::to_string(config.r_max) +
@@ -315,6 +319,7 @@ RunActivity HistogramEngine::activity() const {
   run.pairs_cell_cpu = counters.pairs[3];
   run.pairs_cell_cuda = counters.pairs[4];
   impl_->recorder->fill(run);
+  if (cpu_workers() > 0) run.cpu_kernels = cpu::kernel_isa_name(cpu::kernel_isa());
   const BoundOutcome& b = impl_->bound;
   run.lp_bound_seconds = b.seconds;
   run.lp_bound_reason = b.reason;

@@ -7,9 +7,19 @@
 #include <vector>
 
 #include "codelets/cpu/counted_bins.hpp"
+#include "codelets/cpu/kernel_isa.hpp"
 #include "tests/random_points.hpp"
 
 using namespace pairhist;
+
+#if defined(PAIRHIST_TEST_AVX512_COMPACTION)
+namespace pairhist::test {  // counted_bins_avx512.cpp: compact_below of the AVX-512 build
+int64_t compact_below_avx512(bool count_all, const float* d2, int64_t m, int64_t valid, float limit,
+                             int lead, float* out);
+int64_t compact_below_avx512(bool count_all, const double* d2, int64_t m, int64_t valid,
+                             double limit, int lead, double* out);
+}  // namespace pairhist::test
+#endif
 
 namespace {
 
@@ -28,8 +38,14 @@ void check_threshold(int nbins) {
   }
 }
 
+/// compact_below of the build these tests are compiled for.
 template <bool CountAll, class T>
-void check_compaction() {
+int64_t compact_here(const T* d2, int64_t m, int64_t valid, T limit, int lead, T* out) {
+  return cpu::compact_below<CountAll>(d2, m, valid, limit, lead, out);
+}
+
+template <bool CountAll, class T, class Compact>
+void check_compaction(Compact compact) {
   const T limit = T(100);
   std::uniform_real_distribution<double> u(0.0, 200.0);
   std::uniform_int_distribution<int> lead_of(0, 7), blocks_of(1, 40), pad_of(0, 7);
@@ -48,7 +64,7 @@ void check_compaction() {
       const T v = d2[static_cast<size_t>(k)];
       if (CountAll || v < limit) expected.push_back(v);
     }
-    const int64_t w = cpu::compact_below<CountAll>(d2.data(), m, valid, limit, lead, out.data());
+    const int64_t w = compact(d2.data(), m, valid, limit, lead, out.data());
     REQUIRE(w == static_cast<int64_t>(expected.size()));
     for (int64_t k = 0; k < w; ++k) {
       const T got = out[static_cast<size_t>(k)], want = expected[static_cast<size_t>(k)];
@@ -75,8 +91,36 @@ TEST_CASE("counted squared distances: the threshold is bin_of's own decision") {
 }
 
 TEST_CASE("counted squared distances: compaction keeps exactly the counted, in order") {
-  check_compaction<false, float>();
-  check_compaction<true, float>();
-  check_compaction<false, double>();
-  check_compaction<true, double>();
+  check_compaction<false, float>(compact_here<false, float>);
+  check_compaction<true, float>(compact_here<true, float>);
+  check_compaction<false, double>(compact_here<false, double>);
+  check_compaction<true, double>(compact_here<true, double>);
+}
+
+TEST_CASE("counted squared distances: the AVX-512 build's compaction") {
+#if defined(PAIRHIST_TEST_AVX512_COMPACTION)
+  if (!cpu::avx512_kernels_available()) {
+    MESSAGE("no AVX-512 on this CPU: the AVX-512 compaction is not checked");
+    return;
+  }
+  for (bool all : {false, true}) {
+    const auto in_float = [all](const float* d2, int64_t m, int64_t valid, float limit, int lead,
+                                float* out) {
+      return test::compact_below_avx512(all, d2, m, valid, limit, lead, out);
+    };
+    const auto in_double = [all](const double* d2, int64_t m, int64_t valid, double limit, int lead,
+                                 double* out) {
+      return test::compact_below_avx512(all, d2, m, valid, limit, lead, out);
+    };
+    if (all) {
+      check_compaction<true, float>(in_float);
+      check_compaction<true, double>(in_double);
+    } else {
+      check_compaction<false, float>(in_float);
+      check_compaction<false, double>(in_double);
+    }
+  }
+#else
+  MESSAGE("built without the AVX-512 kernels: nothing to check");
+#endif
 }

@@ -71,7 +71,8 @@ TEST_CASE("env_flag: the fallback when unset, else whether the value is a non-ze
 TEST_CASE("the user's settings: defaults, values, and one warning naming a refused variable") {
   const char* names[] = {
       "PAIRHIST_DATA_DIR",      "PAIRHIST_GNUPLOT", "PAIRHIST_HDF5_PROBE_SECONDS",
-      "PAIRHIST_PIN_BUDGET_MB", "PAIRHIST_MPI",     "PAIRHIST_MPI_TIMEOUT"};
+      "PAIRHIST_PIN_BUDGET_MB", "PAIRHIST_MPI",     "PAIRHIST_MPI_TIMEOUT",
+      "PAIRHIST_CPU_KERNELS"};
   std::vector<std::string> saved;
   for (const char* name : names) {
     const char* v = env_get(name);
@@ -84,12 +85,14 @@ TEST_CASE("the user's settings: defaults, values, and one warning naming a refus
   CHECK(defaults.hdf5_probe_seconds == 600);
   CHECK(defaults.pin_budget_bytes == Settings::kUnlimited);
   CHECK(defaults.mpi_launched == -1);
+  CHECK(!defaults.force_avx2_kernels);
   CHECK(defaults.mpi_timeout_seconds == 60);
   CHECK(defaults.warnings.empty());
   {
     ScopedEnv data("PAIRHIST_DATA_DIR", "/data"), gnuplot("PAIRHIST_GNUPLOT", "/opt/gnuplot"),
         probe("PAIRHIST_HDF5_PROBE_SECONDS", "0"), pin("PAIRHIST_PIN_BUDGET_MB", "16"),
-        mpi("PAIRHIST_MPI", "0"), timeout("PAIRHIST_MPI_TIMEOUT", "2.5");
+        mpi("PAIRHIST_MPI", "0"), timeout("PAIRHIST_MPI_TIMEOUT", "2.5"),
+        kernels("PAIRHIST_CPU_KERNELS", "avx2");
     const Settings s = Settings::from_environment();
     CHECK(s.data_dir == "/data");
     CHECK(s.gnuplot == "/opt/gnuplot");
@@ -97,22 +100,27 @@ TEST_CASE("the user's settings: defaults, values, and one warning naming a refus
     CHECK(s.pin_budget_bytes == (uint64_t{16} << 20));
     CHECK(s.mpi_launched == 0);
     CHECK(s.mpi_timeout_seconds == 2.5);
+    CHECK(s.force_avx2_kernels);
     CHECK(s.warnings.empty());
   }
   {
     ScopedEnv probe("PAIRHIST_HDF5_PROBE_SECONDS", "10s"), pin("PAIRHIST_PIN_BUDGET_MB", "-1"),
-        timeout("PAIRHIST_MPI_TIMEOUT", "0"), mpi("PAIRHIST_MPI", "yes");
+        timeout("PAIRHIST_MPI_TIMEOUT", "0"), mpi("PAIRHIST_MPI", "yes"),
+        kernels("PAIRHIST_CPU_KERNELS", "avx512");
     const Settings s = Settings::from_environment();
     CHECK(s.hdf5_probe_seconds == 600);
     CHECK(s.pin_budget_bytes == Settings::kUnlimited);
     CHECK(s.mpi_timeout_seconds == 60);
     CHECK(s.mpi_launched == 1);
-    REQUIRE(s.warnings.size() == 4);
+    CHECK(!s.force_avx2_kernels);
+    REQUIRE(s.warnings.size() == 5);
     CHECK(s.warnings[0].rfind("PAIRHIST_HDF5_PROBE_SECONDS=10s ignored: it takes whole seconds",
                               0) == 0);
     CHECK(s.warnings[1].rfind("PAIRHIST_PIN_BUDGET_MB=-1 ignored", 0) == 0);
     CHECK(s.warnings[2] == "PAIRHIST_MPI=yes ignored: it takes 1 or 0; using 1");
     CHECK(s.warnings[3] == "PAIRHIST_MPI_TIMEOUT=0 ignored: it takes seconds above 0; using 60");
+    CHECK(s.warnings[4] ==
+          "PAIRHIST_CPU_KERNELS=avx512 ignored: it takes auto or avx2; using auto");
   }
   for (size_t k = 0; k < saved.size(); ++k)
     if (saved[k] != "\x01") env_set(names[k], saved[k].c_str());

@@ -11,6 +11,7 @@
 
 #include "codelets/cpu/cell_stencil.hpp"
 #include "codelets/cpu/counted_bins.hpp"
+#include "codelets/cpu/kernel_variants.hpp"
 
 namespace pairhist::cpu {
 namespace {
@@ -229,7 +230,10 @@ void sort_kind(Coords<T> raw, const CellGrid& grid, const HistogramParams<T>& p,
   const int64_t n = raw.n;
   std::vector<int64_t> key(static_cast<size_t>(n));
   auto& start = out.cell_start;
-  start.assign(static_cast<size_t>(grid.keys) + 1, 0);
+  // Zeroed by clear and resize, not assign(): std::vector::assign is emitted out of line, one
+  // copy for both kernel builds (tests/check_kernel_isa_objects.py).
+  start.clear();
+  start.resize(static_cast<size_t>(grid.keys) + 1);
   for (int64_t i = 0; i < n; ++i) {
     const CellIndex c =
         cells::cell_of_point(grid, static_cast<double>(raw.x()[i]), static_cast<double>(raw.y()[i]),
@@ -256,6 +260,9 @@ void sort_kind(Coords<T> raw, const CellGrid& grid, const HistogramParams<T>& p,
 }
 
 }  // namespace
+
+// This build's entry points (kernel_isa.hpp): cpu::avx2 or cpu::avx512.
+namespace PAIRHIST_CPU_ISA {
 
 template <class T>
 void sort_into_cells(Coords<T> raw, const CellGrid& grid, const HistogramParams<T>& params,
@@ -300,4 +307,5 @@ template uint64_t cell_histogram<double>(const CellSortedSpecies<double>&,
                                          int64_t, int64_t, const HistogramParams<double>&,
                                          uint64_t*);
 
+}  // namespace PAIRHIST_CPU_ISA
 }  // namespace pairhist::cpu

@@ -42,4 +42,15 @@ uint64_t cell_histogram(const CellSortedSpecies<T>& a, const CellSortedSpecies<T
                         bool same_species, const CellGrid& grid, int64_t key_begin, int64_t key_end,
                         const HistogramParams<T>& params, uint64_t* hist);
 
+/// sort_into_cells and cell_histogram with the kernels built for `isa` (kernel_isa.hpp); the
+/// ones above run kernel_isa()'s. Throw std::invalid_argument for AVX-512 where
+/// avx512_kernels_available() is false.
+template <class T>
+void sort_into_cells(KernelIsa isa, Coords<T> raw, const CellGrid& grid,
+                     const HistogramParams<T>& params, CellSortedSpecies<T>& out);
+template <class T>
+uint64_t cell_histogram(KernelIsa isa, const CellSortedSpecies<T>& a, const CellSortedSpecies<T>& b,
+                        bool same_species, const CellGrid& grid, int64_t key_begin, int64_t key_end,
+                        const HistogramParams<T>& params, uint64_t* hist);
+
 }  // namespace pairhist::cpu

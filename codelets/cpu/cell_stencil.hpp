@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "codelets/cpu/kernel_isa.hpp"
 #include "pairhist/cell_grid.hpp"
 
 namespace pairhist::cpu {
@@ -40,6 +41,8 @@ struct StencilRow {
 
 /// The grid's stencil as rows; every offset for_each_stencil_cell visits lies in exactly one.
 std::vector<StencilRow> stencil_rows(const CellGrid& g);
+
+inline namespace PAIRHIST_CPU_HELPERS {  // one per build: kernel_isa.hpp
 
 /// Index along an axis of a neighbour at offset d (|d| < n, as every stencil offset is): wrapped
 /// on a periodic axis, -1 off the edge of a grid without a box.
@@ -120,4 +123,5 @@ void for_each_stencil_run(const CellGrid& g, const CellKeys& keys,
   }
 }
 
+}  // namespace PAIRHIST_CPU_HELPERS
 }  // namespace pairhist::cpu

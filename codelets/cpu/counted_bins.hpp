@@ -14,13 +14,16 @@
 #include <type_traits>
 #include <vector>
 
+#include "codelets/cpu/kernel_isa.hpp"
+#include "codelets/cpu/spread_counts.hpp"
 #include "pairhist/geometry.hpp"
 
-#if defined(__AVX2__)
+#if defined(__AVX2__) || defined(__AVX512F__)
 #include <immintrin.h>
 #endif
 
 namespace pairhist::cpu {
+inline namespace PAIRHIST_CPU_HELPERS {  // one per build: kernel_isa.hpp
 
 /// The least squared distance above the counted ones: d2 is counted only if d2 < it (NaN never
 /// is), and then iff bin_of(d2, lower, limit, nbins) < nbins (with lower > 0, those below lower
@@ -98,7 +101,32 @@ int64_t compact_below(const T* d2, int64_t m, int64_t valid, T limit, int lead, 
   int64_t w = 0;
   unsigned keep = 0xffu << lead;
   if (CountAll && valid - (m - 8) < 8) m -= 8;  // the last block goes through the scalar tail
-#if defined(__AVX2__)
+#if defined(__AVX512F__)
+  // The AVX-512 build (kernel_isa.hpp) compacts with vcompress, 16 floats or 8 doubles a step; a
+  // last block of 8 floats is a masked half. The masked store writes no lane past k + 8 there.
+  constexpr int kBelow = CountAll ? _CMP_TRUE_UQ : _CMP_LT_OQ;
+  if constexpr (sizeof(T) == 4) {
+    const __m512 lim = _mm512_set1_ps(limit);
+    unsigned keep16 = 0xffffu << lead;
+    for (int64_t k = 0; k < m; k += 16, keep16 = 0xffffu) {
+      const __mmask16 lanes = m - k >= 16 ? 0xffffu : 0x00ffu;
+      const __m512 v = _mm512_maskz_loadu_ps(lanes, d2 + k);
+      const __mmask16 mask =
+          _mm512_mask_cmp_ps_mask(static_cast<__mmask16>(lanes & keep16), v, lim, kBelow);
+      _mm512_mask_storeu_ps(out + w, lanes, _mm512_maskz_compress_ps(mask, v));
+      w += __builtin_popcount(mask);
+    }
+  } else {
+    const __m512d lim = _mm512_set1_pd(limit);
+    for (int64_t k = 0; k < m; k += 8, keep = 0xffu) {
+      const __m512d v = _mm512_loadu_pd(d2 + k);
+      const __mmask8 mask = _mm512_mask_cmp_pd_mask(static_cast<__mmask8>(keep), v, lim, kBelow);
+      _mm512_storeu_pd(out + w, _mm512_maskz_compress_pd(mask, v));
+      w += __builtin_popcount(mask);
+    }
+  }
+  const int64_t tail = m;
+#elif defined(__AVX2__)
   constexpr int kBelow = CountAll ? _CMP_TRUE_UQ : _CMP_LT_OQ;
   if constexpr (sizeof(T) == 4) {
     const __m256 lim = _mm256_set1_ps(limit);
@@ -146,23 +174,17 @@ class CountedBins {
  public:
   /// Counts the pairs at lower <= r < bin_limit (in bin units: HistogramParams::lower, ::limit).
   CountedBins(T lower, T bin_limit, int nbins, uint64_t* target)
-      : target_(target),
+      : counts_(nbins + 1, nbins, target),
         limit_(uncounted_from<T>(lower, bin_limit, nbins)),
         lower_(lower),
         bin_limit_(bin_limit),
         nbins_(nbins),
         // NaN gets the highest bin, T(nbins): below nbins only where every pair is counted.
-        count_all_(bin_of(std::numeric_limits<T>::quiet_NaN(), lower, bin_limit, nbins) < nbins) {
-    counts_.assign(static_cast<size_t>(nbins) + 1, 0);
-  }
-  ~CountedBins() { flush(); }
-  CountedBins(const CountedBins&) = delete;
-  CountedBins& operator=(const CountedBins&) = delete;
+        count_all_(bin_of(std::numeric_limits<T>::quiet_NaN(), lower, bin_limit, nbins) < nbins) {}
 
   /// Counts the squared distances d2[lead..valid) (see compact_below); d2_scratch and
   /// bin_scratch hold m entries.
   void add(const T* d2, int64_t m, int64_t valid, int lead, T* d2_scratch, int32_t* bin_scratch) {
-    if (pending_ + static_cast<uint64_t>(m) > kMaxPending) flush();
     const int64_t w = count_all_ ? compact_below<true>(d2, m, valid, limit_, lead, d2_scratch)
                                  : compact_below<false>(d2, m, valid, limit_, lead, d2_scratch);
     // Bins from 0 without the subtraction and its compare (bit for bit the same bins): the
@@ -173,23 +195,13 @@ class CountedBins {
       for (int64_t k = 0; k < w; ++k)
         bin_scratch[k] = bin_of(d2_scratch[k], lower_, bin_limit_, nbins_);
     }
-    pending_ += static_cast<uint64_t>(w);
-    uint32_t* c = counts_.data();
-    for (int64_t k = 0; k < w; ++k) ++c[bin_scratch[k]];
+    counts_.add(bin_scratch, w);
   }
 
-  void flush() {
-    if (pending_ == 0) return;
-    for (size_t k = 0; k + 1 < counts_.size(); ++k) target_[k] += counts_[k];
-    std::fill(counts_.begin(), counts_.end(), 0u);
-    pending_ = 0;
-  }
+  void flush() { counts_.flush(); }
 
  private:
-  static constexpr uint64_t kMaxPending = std::numeric_limits<uint32_t>::max();
-  std::vector<uint32_t> counts_;
-  uint64_t* target_;
-  uint64_t pending_ = 0;
+  SpreadCounts counts_;
   T limit_;      // in squared bin units: only d2 < limit_ can be counted
   T lower_;      // in bin units
   T bin_limit_;  // in bin units
@@ -197,4 +209,5 @@ class CountedBins {
   bool count_all_;
 };
 
+}  // namespace PAIRHIST_CPU_HELPERS
 }  // namespace pairhist::cpu

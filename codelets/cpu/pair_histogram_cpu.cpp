@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "codelets/cpu/kernel_variants.hpp"
 #include "codelets/cpu/row_bins.hpp"
 
 namespace pairhist::cpu {
@@ -62,6 +63,9 @@ uint64_t histogram_tiled(Coords<T> a, Coords<T> b, bool same, int64_t row_begin,
 
 }  // namespace
 
+// This build's entry points (kernel_isa.hpp): cpu::avx2 or cpu::avx512.
+namespace PAIRHIST_CPU_ISA {
+
 template <class T>
 uint64_t pair_histogram(Coords<T> a, Coords<T> b, bool same_species, int64_t row_begin,
                         int64_t row_end, const HistogramParams<T>& params, uint64_t* hist) {
@@ -103,4 +107,5 @@ template void pair_histogram_reference<float>(Coords<float>, Coords<float>, bool
 template void pair_histogram_reference<double>(Coords<double>, Coords<double>, bool,
                                                const HistogramParams<double>&, uint64_t*);
 
+}  // namespace PAIRHIST_CPU_ISA
 }  // namespace pairhist::cpu

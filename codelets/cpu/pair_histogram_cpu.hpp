@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "codelets/cpu/kernel_isa.hpp"
 #include "pairhist/geometry.hpp"
 
 namespace pairhist::cpu {
@@ -24,6 +25,14 @@ struct Coords {
 template <class T>
 uint64_t pair_histogram(Coords<T> a, Coords<T> b, bool same_species, int64_t row_begin,
                         int64_t row_end, const HistogramParams<T>& params, uint64_t* hist);
+
+/// pair_histogram with the kernels built for `isa` (kernel_isa.hpp); the one above runs
+/// kernel_isa()'s. Throws std::invalid_argument for AVX-512 where avx512_kernels_available() is
+/// false.
+template <class T>
+uint64_t pair_histogram(KernelIsa isa, Coords<T> a, Coords<T> b, bool same_species,
+                        int64_t row_begin, int64_t row_end, const HistogramParams<T>& params,
+                        uint64_t* hist);
 
 /// The plain double loop the kernels are checked against: no blocking, no buffers.
 template <class T>

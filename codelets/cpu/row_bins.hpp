@@ -8,9 +8,12 @@
 #include <limits>
 #include <vector>
 
+#include "codelets/cpu/kernel_isa.hpp"
+#include "codelets/cpu/spread_counts.hpp"
 #include "pairhist/geometry.hpp"
 
 namespace pairhist::cpu {
+inline namespace PAIRHIST_CPU_HELPERS {  // one per build: kernel_isa.hpp
 
 /// Per-pair scratch of the triclinic passes: as many entries as columns in a pass.
 template <class T>
@@ -99,17 +102,11 @@ inline void bins_of_row(const Box<T>& box, T lower, T limit, int nbins, T xi, T 
 /// update loop needs no branch. Flushed into the 64-bit result before any counter can overflow.
 class PartialHistogram {
  public:
-  PartialHistogram(int nbins, uint64_t* target) : target_(target), nbins_(nbins) {
-    counts_.assign(static_cast<size_t>(nbins) + 1, 0);
-  }
-  ~PartialHistogram() { flush(); }
+  PartialHistogram(int nbins, uint64_t* target)
+      : counts_(nbins + 1, nbins, target), nbins_(nbins) {}
 
   /// Counts n bins (nbins: not counted).
-  void add(const int32_t* bins, int64_t n) {
-    reserve(n);
-    uint32_t* c = counts_.data();
-    for (int64_t k = 0; k < n; ++k) ++c[bins[k]];
-  }
+  void add(const int32_t* bins, int64_t n) { counts_.add(bins, n); }
 
   /// Counts n bins of which most are nbins (not counted): the counted ones are packed first, so
   /// the increments of the miss bin do not chain through one memory location.
@@ -122,23 +119,12 @@ class PartialHistogram {
     add(bins, kept);
   }
 
-  void flush() {
-    if (pending_ == 0) return;
-    for (int k = 0; k < nbins_; ++k) target_[k] += counts_[k];
-    std::fill(counts_.begin(), counts_.end(), 0u);
-    pending_ = 0;
-  }
+  void flush() { counts_.flush(); }
 
  private:
-  void reserve(int64_t n) {
-    if (pending_ + static_cast<uint64_t>(n) > kMaxPending) flush();
-    pending_ += static_cast<uint64_t>(n);
-  }
-  static constexpr uint64_t kMaxPending = std::numeric_limits<uint32_t>::max();
-  std::vector<uint32_t> counts_;
-  uint64_t* target_;
-  uint64_t pending_ = 0;
+  SpreadCounts counts_;
   int nbins_;
 };
 
+}  // namespace PAIRHIST_CPU_HELPERS
 }  // namespace pairhist::cpu

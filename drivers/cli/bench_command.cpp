@@ -12,6 +12,7 @@
 #include "drivers/workloads/plain_loop.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/pairhist_c.h"
+#include "pairhist/settings.hpp"
 
 namespace pairhist {
 namespace {
@@ -150,36 +151,39 @@ void report(const BenchArgs& a, const BenchCase& c, const std::string& device, i
   for (int64_t s : c.species_sizes) n += s;
   const char* box = box_kind_name(classify_box(c.box));
   if (a.json) {
-    nlohmann::json j = {{"case", c.name},
-                        {"n", n},
-                        {"species", c.species_sizes},
-                        {"frames", c.frames},
-                        {"bins", c.nbins},
-                        {"r_max", c.r_max},
-                        {"box", box},
-                        {"cell", a.box.empty() ? std::string(box) : a.box},
-                        {"precision", a.precision},
-                        {"algorithm", a.algorithm},
-                        {"device", device},
-                        {"threads", threads},
-                        {"impl", impl},
-                        {"bapps_median", bapps},
-                        {"seconds_median", med},
-                        {"seconds_min", *lo},
-                        {"seconds_max", *hi},
-                        {"repeats", m.seconds.size()},
-                        {"pairs", m.pairs},
-                        {"counted_pairs", m.counted},
-                        {"dropped_pairs", m.pairs - m.counted}};
+    nlohmann::json j = {
+        {"case", c.name},
+        {"n", n},
+        {"species", c.species_sizes},
+        {"frames", c.frames},
+        {"bins", c.nbins},
+        {"r_max", c.r_max},
+        {"box", box},
+        {"cell", a.box.empty() ? std::string(box) : a.box},
+        {"precision", a.precision},
+        {"algorithm", a.algorithm},
+        {"device", device},
+        {"threads", threads},
+        {"impl", impl},
+        {"cpu_kernels", impl == "cpu" ? nlohmann::json(ph_cpu_kernels()) : nlohmann::json(nullptr)},
+        {"bapps_median", bapps},
+        {"seconds_median", med},
+        {"seconds_min", *lo},
+        {"seconds_max", *hi},
+        {"repeats", m.seconds.size()},
+        {"pairs", m.pairs},
+        {"counted_pairs", m.counted},
+        {"dropped_pairs", m.pairs - m.counted}};
     if (c.liquid) j["replicas"] = c.replicas;
     std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf(
         "%-3s n=%-9lld bins=%-6d box=%-12s %-6s %-6s threads=%-3d %-6s %9.3f bapps  "
-        "median %.4f s [%.4f, %.4f] counted %llu\n",
+        "median %.4f s [%.4f, %.4f] counted %llu%s%s\n",
         c.name.c_str(), static_cast<long long>(n), c.nbins, box, a.precision.c_str(),
         device.c_str(), threads, impl.c_str(), bapps, med, *lo, *hi,
-        static_cast<unsigned long long>(m.counted));
+        static_cast<unsigned long long>(m.counted), impl == "cpu" ? "  kernels " : "",
+        impl == "cpu" ? ph_cpu_kernels() : "");
   }
   std::fflush(stdout);
 }
@@ -192,6 +196,7 @@ void run(const BenchArgs& a) {
   if (a.repeats < 1) throw UsageError("--repeats must be at least 1");
   if (!is_liquid_case(a.case_name) && (!a.sample.xtc.empty() || !a.sample.gro.empty()))
     throw UsageError("--sample and --sample-top apply to W1 and W1-T only");
+  ph_force_avx2_kernels(settings().force_avx2_kernels ? 1 : 0);  // PAIRHIST_CPU_KERNELS
   BenchCase c = standard_case(a.case_name, a.n, a.sample);
   apply_overrides(a, c);
   int device_id = -1;

@@ -219,6 +219,8 @@ nlohmann::json activity_json(const JobOutcome& out) {
           {"bapps", out.seconds > 0 ? out.pairs_examined / out.seconds * 1e-9 : 0.0},
           {"scheduler", out.scheduler},
           {"cpu_workers", out.cpu_workers},
+          {"cpu_kernels",
+           a.cpu_kernels.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.cpu_kernels)},
           {"cuda_workers", out.cuda_workers},
           {"tasks", out.tasks},
           {"frames_in_flight", out.frames_in_flight},

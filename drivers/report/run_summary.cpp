@@ -235,8 +235,10 @@ void print_execution(const JobOptions& job, const JobOutcome& out) {
         act.cell_grid[0], act.cell_grid[1], act.cell_grid[2], act.cell_cut / act.cell_reach * unit,
         r.length_unit.c_str(), act.cell_cut * unit, act.cell_reach, act.cell_order.c_str());
   }
-  std::printf("  workers       : %d CPU, %d CUDA, scheduler %s\n", out.cpu_workers,
-              out.cuda_workers, out.scheduler.c_str());
+  std::printf("  workers       : %d CPU", out.cpu_workers);
+  if (!out.activity.cpu_kernels.empty())
+    std::printf(" (%s kernels)", out.activity.cpu_kernels.c_str());
+  std::printf(", %d CUDA, scheduler %s\n", out.cuda_workers, out.scheduler.c_str());
   if (out.decode_threads > 0) {
     std::printf("  reading       : %d decoding threads", out.decode_threads);
     if (out.gpu_seconds > 0 && out.cuda_workers > 0)

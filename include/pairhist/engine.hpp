@@ -164,6 +164,9 @@ struct RunActivity {
   uint64_t tasks_cpu = 0, tasks_cuda_shared = 0, tasks_cuda_global = 0;
   uint64_t pairs_cpu = 0, pairs_cuda_shared = 0, pairs_cuda_global = 0;
   std::vector<WorkerActivity> workers;
+  /// The build of the CPU kernels the CPU workers ran: "avx512" or "avx2" (AVX-512 where the CPU
+  /// has it, unless PAIRHIST_CPU_KERNELS=avx2); empty without CPU workers.
+  std::string cpu_kernels;
   /// StarPU's linear-programming lower bound of the makespan (area bound over task kinds and
   /// workers, from the calibrated perfmodels); 0 when not requested or not computable.
   double lp_bound_seconds = 0;

@@ -65,6 +65,14 @@ int ph_histograms_cpu(const ph_frame* frame, int n_threads, uint64_t* histograms
  * (also when pairhist was built without CUDA). */
 int ph_histograms_gpu(const ph_frame* frame, int device, uint64_t* histograms);
 
+/* The build of the CPU kernels ph_histograms_cpu runs: "avx512" where this library and this CPU
+ * have AVX-512 (x86-64-v4), else "avx2". */
+const char* ph_cpu_kernels(void);
+
+/* force != 0: ph_histograms_cpu runs the AVX2 kernels even on a CPU with AVX-512 (for A/B
+ * measurements; the counts are the same); 0: the best the CPU has. For the whole process. */
+void ph_force_avx2_kernels(int force);
+
 /* Number of CUDA devices usable by ph_histograms_gpu (0 without CUDA). */
 int ph_gpu_count(void);
 

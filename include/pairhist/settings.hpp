@@ -32,6 +32,10 @@ struct Settings {
   int mpi_launched = -1;
   /// PAIRHIST_MPI_TIMEOUT: seconds a rank waits for a peer that stopped answering.
   double mpi_timeout_seconds = 60;
+  /// PAIRHIST_CPU_KERNELS=avx2: the CPU kernels run their AVX2 build even on a CPU with AVX-512
+  /// (for A/B measurements; the counts are the same); auto (the default): AVX-512 where the CPU
+  /// has it (codelets/cpu/kernel_isa.hpp). The engine and `pairhist bench` apply it.
+  bool force_avx2_kernels = false;
 
   /// One line per variable whose value was refused (the default is used instead), naming the
   /// variable, its value and what it takes.

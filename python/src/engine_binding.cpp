@@ -219,6 +219,7 @@ class PyEngine {
     d["notes"] = notes;
     if (finished_) {
       const RunActivity a = engine_->activity();
+      d["cpu_kernels"] = a.cpu_kernels;  // "avx512", "avx2"; "" without CPU workers
       d["makespan_seconds"] = a.makespan_seconds;
       d["tail_idle_seconds"] = a.tail_idle_seconds;
       py::list pairs;

@@ -303,6 +303,7 @@ py::dict result_dict(const JobOutcome& out) {
   d["seconds"] = out.seconds;
   d["pairs_examined"] = out.pairs_examined;
   d["cpu_workers"] = out.cpu_workers;
+  d["cpu_kernels"] = out.activity.cpu_kernels;  // "avx512", "avx2"; "" without CPU workers
   d["cuda_workers"] = out.cuda_workers;
   d["scheduler"] = out.scheduler;
   d["tasks"] = out.tasks;
