@@ -100,6 +100,10 @@ struct CellBoxes {
     const auto rows = static_cast<size_t>(g.n[1]) * static_cast<size_t>(g.n[2]);
     for (int a = 0; a < 2; ++a) row_lo[a].assign(rows, inf), row_hi[a].assign(rows, -inf);
   }
+  void clear() {
+    for (int a = 0; a < 3; ++a) lo[a].clear(), hi[a].clear();
+    for (int a = 0; a < 2; ++a) row_lo[a].clear(), row_hi[a].clear();
+  }
   void add(int64_t key, const CellGrid& g, CellIndex c, const double rel[3]) {
     const auto k = static_cast<size_t>(key);
     for (int a = 0; a < 3; ++a) {

@@ -149,7 +149,7 @@ void sort_kind(Coords<T> raw, const CellGrid& grid, const HistogramParams<T>& p,
     out.boxes.reset(grid);
     for (int a = 0; a < 3; ++a) out.rel[a].resize(static_cast<size_t>(n));
   } else {
-    out.boxes = CellBoxes{};
+    out.boxes.clear();
     for (int a = 0; a < 3; ++a) out.rel[a].clear();
   }
   for (size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
