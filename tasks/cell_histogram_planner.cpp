@@ -56,6 +56,7 @@ CellGrid engine_cell_grid(const EngineConfig& config, const BoxMatrix& box,
   const CellOptions o = engine_cell_options(config);
   r.reach = o.reach;
   r.order = o.order;
+  r.prune = config.cell_prune;
   int64_t atoms = 0;
   for (int64_t n : config.species_sizes) atoms += std::max<int64_t>(n, 0);
   r.max_cells = std::max<int64_t>(64, 4 * atoms);

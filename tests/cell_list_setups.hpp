@@ -58,8 +58,9 @@ struct Species {
 /// points as the kernels get them.
 template <class T>
 CellGrid grid_for(const Setup& s, const std::vector<const Species<T>*>& species, int reach,
-                  CellOrder order) {
+                  CellOrder order, bool prune = true) {
   CellGridRequest r;
+  r.prune = prune;
   r.box = s.box;
   r.kind = s.kind();
   r.r_max = s.r_max;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
 
 #include "codelets/cpu/cell_histogram_cpu.hpp"
@@ -77,40 +78,54 @@ void check_cell_list(const Setup& s, const std::vector<double>& pa, const std::v
   const uint64_t all = same ? uint64_t(a.n) * uint64_t(std::max<int64_t>(a.n - 1, 0)) / 2
                             : uint64_t(a.n) * uint64_t(b.n);
   for (CellOrder order : kOrders)
-    for (int reach : reaches) {
-      CAPTURE(cell_order_name(order));
-      CAPTURE(reach);
-      const CellGrid g = grid_for<T>(s, {&a, &b}, reach, order);
-      cpu::CellSortedSpecies<T> sa, sb;
-      cpu::sort_into_cells(a.coords(), g, p, sa);
-      cpu::sort_into_cells(b.coords(), g, p, sb);
-      if (s.kind() == BoxKind::triclinic) check_sorted<BoxKind::triclinic>(g, a, sa, p);
-      if (s.kind() == BoxKind::orthorhombic) check_sorted<BoxKind::orthorhombic>(g, a, sa, p);
-      if (s.kind() == BoxKind::none) check_sorted<BoxKind::none>(g, a, sa, p);
+    for (int reach : reaches)
+      for (bool prune : {false, true}) {
+        CAPTURE(cell_order_name(order));
+        CAPTURE(reach);
+        CAPTURE(prune);
+        const CellGrid g = grid_for<T>(s, {&a, &b}, reach, order, prune);
+        cpu::CellSortedSpecies<T> sa, sb;
+        cpu::sort_into_cells(a.coords(), g, p, sa);
+        cpu::sort_into_cells(b.coords(), g, p, sb);
+        if (s.kind() == BoxKind::triclinic) check_sorted<BoxKind::triclinic>(g, a, sa, p);
+        if (s.kind() == BoxKind::orthorhombic) check_sorted<BoxKind::orthorhombic>(g, a, sa, p);
+        if (s.kind() == BoxKind::none) check_sorted<BoxKind::none>(g, a, sa, p);
 
-      std::vector<uint64_t> got(static_cast<size_t>(nbins) + 1, 0);
-      const uint64_t candidates = cpu::cell_histogram(sa, sb, same, g, 0, g.keys, p, got.data());
-      REQUIRE(got[nbins] == candidates);
-      expected[nbins] = candidates;
-      REQUIRE(got == expected);
-      REQUIRE(candidates == brute_candidates(g, a, b, same, 0, g.keys));
-      REQUIRE(candidates <= all);
+        std::vector<uint64_t> got(static_cast<size_t>(nbins) + 1, 0);
+        const uint64_t candidates = cpu::cell_histogram(sa, sb, same, g, 0, g.keys, p, got.data());
+        REQUIRE(got[nbins] == candidates);
+        expected[nbins] = candidates;
+        REQUIRE(got == expected);
+        // Pruning examines a part of the stencil's pairs, never fewer than it counts.
+        const uint64_t stencil_pairs = brute_candidates(g, a, b, same, 0, g.keys);
+        if (g.prune) {
+          REQUIRE(candidates <= stencil_pairs);
+          REQUIRE(candidates >= std::accumulate(got.begin(), got.end() - 1, uint64_t(0)));
+        } else {
+          REQUIRE(candidates == stencil_pairs);
+        }
+        REQUIRE(candidates <= all);
 
-      // Arbitrary splits of the key space (empty ranges included) add up to the same.
-      std::uniform_int_distribution<int64_t> cut(0, g.keys);
-      std::vector<int64_t> cuts = {0, g.keys, cut(test::rng()), cut(test::rng()), cut(test::rng())};
-      std::sort(cuts.begin(), cuts.end());
-      std::vector<uint64_t> split(static_cast<size_t>(nbins) + 1, 0);
-      uint64_t split_candidates = 0;
-      for (size_t c = 0; c + 1 < cuts.size(); ++c) {
-        const uint64_t part =
-            cpu::cell_histogram(sa, sb, same, g, cuts[c], cuts[c + 1], p, split.data());
-        CHECK(part == brute_candidates(g, a, b, same, cuts[c], cuts[c + 1]));
-        split_candidates += part;
+        // Arbitrary splits of the key space (empty ranges included) add up to the same.
+        std::uniform_int_distribution<int64_t> cut(0, g.keys);
+        std::vector<int64_t> cuts = {0, g.keys, cut(test::rng()), cut(test::rng()),
+                                     cut(test::rng())};
+        std::sort(cuts.begin(), cuts.end());
+        std::vector<uint64_t> split(static_cast<size_t>(nbins) + 1, 0);
+        uint64_t split_candidates = 0;
+        for (size_t c = 0; c + 1 < cuts.size(); ++c) {
+          const uint64_t part =
+              cpu::cell_histogram(sa, sb, same, g, cuts[c], cuts[c + 1], p, split.data());
+          const uint64_t part_stencil = brute_candidates(g, a, b, same, cuts[c], cuts[c + 1]);
+          if (g.prune)
+            CHECK(part <= part_stencil);
+          else
+            CHECK(part == part_stencil);
+          split_candidates += part;
+        }
+        REQUIRE(split == got);
+        REQUIRE(split_candidates == candidates);
       }
-      REQUIRE(split == got);
-      REQUIRE(split_candidates == candidates);
-    }
 }
 
 template <class T>
@@ -215,4 +230,35 @@ TEST_CASE("cell list with coordinates spread over 1e30 (huge bounding box, no bo
   const Setup s{BoxMatrix{}, 0.2, "no box, 1e30"};
   check_cell_list<double>(s, points, points, true, 20, {2});
   check_cell_list<float>(s, points, points, true, 20, {2});
+}
+
+TEST_CASE("pruned cell lists examine few pairs per counted pair in a liquid") {
+  // Uniform points at water's oxygen density (33.4 per nm^3), r_max 1.2 nm, in boxes of 6 nm:
+  // cells of r_cut / 3 and the boxes of their few points leave ~1.3-1.5 pairs examined per pair
+  // within r_max (issue 43 asks for at most 1.8); without pruning it is ~2.3 (reach 3) to ~4.
+  const double r = 1.2, side = 6.0;
+  const auto n = static_cast<int64_t>(33.4 * side * side * side);
+  const BoxMatrix cube{side, 0, 0, 0, side, 0, 0, 0, side};
+  const BoxMatrix tric{side, 0, 0, side / 3, side, 0, -side / 4, side / 5, side};
+  for (const Setup& s :
+       {Setup{cube, r, "cube"}, Setup{tric, r, "triclinic"}, Setup{BoxMatrix{}, r, "no box"}}) {
+    CAPTURE(s.name);
+    const Species<float> a(cell_points(s.box, side, n, 0));
+    const HistogramParams<float> p = make_params<float>(s.box, s.kind(), s.r_max, 120);
+    std::vector<uint64_t> expected(121, 0);
+    cpu::pair_histogram(a.coords(), a.coords(), true, 0, a.n, p, expected.data());
+    const uint64_t counted = std::accumulate(expected.begin(), expected.end() - 1, uint64_t(0));
+    const CellGrid g = grid_for<float>(s, {&a}, 3, CellOrder::row_major);
+    REQUIRE(g.prune);
+    cpu::CellSortedSpecies<float> sa;
+    cpu::sort_into_cells(a.coords(), g, p, sa);
+    std::vector<uint64_t> got(121, 0);
+    const uint64_t examined = cpu::cell_histogram(sa, sa, true, g, 0, g.keys, p, got.data());
+    expected[120] = examined;
+    REQUIRE(got == expected);
+    const double ratio = static_cast<double>(examined) / static_cast<double>(counted);
+    CAPTURE(ratio);
+    MESSAGE(s.name, ": ", ratio, " examined per counted");
+    CHECK(ratio <= 1.8);
+  }
 }

@@ -55,8 +55,13 @@ TEST_CASE("cell-list engine equals the all-pairs reference under every scheduler
         config.cell_reach = reach;
         config.cell_order = order;
         config.cell_order_set = true;
-        REQUIRE(test::run_engine(frames, config) == expected);
+        for (bool prune : {false, true}) {  // per-point pruning (CPU): the same counts
+          CAPTURE(prune);
+          config.cell_prune = prune;
+          REQUIRE(test::run_engine(frames, config) == expected);
+        }
       }
+    config.cell_prune = true;  // and pruned in double precision below
     // Without CUDA workers, CPU workers count even when told they only sum.
     config.cpu_workers_count = false;
     REQUIRE(test::run_engine(frames, config) == expected);

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "codelets/cpu/cell_pass.hpp"
 #include "codelets/cpu/cell_stencil.hpp"
 #include "codelets/cpu/counted_bins.hpp"
 #include "codelets/cpu/kernel_variants.hpp"
@@ -16,159 +17,12 @@
 namespace pairhist::cpu {
 namespace {
 
-// The distance passes run over whole blocks of kBlock candidates (a gathered stencil is padded
-// with NaN points, which land in no bin), so they have no scalar remainder; a pass covers at most
-// kChunk candidates, so its squared distances and the triclinic temporaries stay in L1 however
-// many points a stencil holds (the all-pairs kernel's tile width).
-constexpr int64_t kBlock = 8;
-constexpr int64_t kChunk = 1024;
-
-/// Uninitialised storage aligned for whole-vector loads; grows, forgetting its contents.
-template <class U>
-class AlignedArray {
- public:
-  U* data() { return data_.get(); }
-  void reserve(int64_t n) {
-    if (n <= size_) return;
-    size_ = std::max(n, 2 * size_);
-    data_.reset(static_cast<U*>(
-        ::operator new(static_cast<size_t>(size_) * sizeof(U), std::align_val_t(64))));
-  }
-
- private:
-  struct Free {
-    void operator()(U* p) const { ::operator delete(p, std::align_val_t(64)); }
-  };
-  std::unique_ptr<U, Free> data_;
-  int64_t size_ = 0;
-};
-
-/// The stencil's points of species b, gathered contiguously for one home cell.
-template <class T>
-struct Gathered {
-  AlignedArray<T> x, y, z;
-  AlignedArray<int64_t> index;
-  std::vector<std::pair<int64_t, int64_t>> ranges;  // point ranges of b, merged where adjacent
-  int64_t n = 0;
-
-  void add_range(int64_t begin, int64_t end) {
-    if (begin == end) return;
-    if (!ranges.empty() && ranges.back().second == begin)
-      ranges.back().second = end;
-    else
-      ranges.emplace_back(begin, end);
-    n += end - begin;
-  }
-
-  void copy(const CellSortedSpecies<T>& b, bool with_index) {
-    // Room for the last range's whole blocks and then a block of padding.
-    x.reserve(n + 2 * kBlock), y.reserve(n + 2 * kBlock), z.reserve(n + 2 * kBlock);
-    if (with_index) index.reserve(n + 2 * kBlock);
-    const int64_t limit = b.size();
-    int64_t at = 0;
-    for (const auto& [begin, end] : ranges) {
-      copy_blocks(b.x.data(), begin, end, limit, x.data() + at);
-      copy_blocks(b.y.data(), begin, end, limit, y.data() + at);
-      copy_blocks(b.z.data(), begin, end, limit, z.data() + at);
-      if (with_index) copy_blocks(b.index.data(), begin, end, limit, index.data() + at);
-      at += end - begin;
-    }
-    const T nan = std::numeric_limits<T>::quiet_NaN();
-    std::fill(x.data() + n, x.data() + n + kBlock, nan);
-    std::fill(y.data() + n, y.data() + n + kBlock, nan);
-    std::fill(z.data() + n, z.data() + n + kBlock, nan);
-    if (with_index) std::fill(index.data() + n, index.data() + n + kBlock, int64_t(0));
-  }
-
- private:
-  // A range holds a few points: whole blocks (one or two vector moves each; the excess is
-  // overwritten by the next range or the padding) where the source has them, not memmove.
-  template <class U>
-  static void copy_blocks(const U* from, int64_t begin, int64_t end, int64_t limit, U* to) {
-    if (end + kBlock <= limit) {
-      for (int64_t q = begin; q < end; q += kBlock, to += kBlock)
-        for (int64_t l = 0; l < kBlock; ++l) to[l] = from[q + l];
-    } else {
-      for (int64_t q = begin; q < end; ++q) *to++ = from[q];
-    }
-  }
-};
-
-template <class T>
-struct HomePoint {
-  T x, y, z;
-  int64_t index;
-};
-
-/// Per-pass temporaries (kChunk candidates and the padding of the last block).
-template <class T>
-struct PassBuffers {
-  alignas(64) T d2[kChunk + kBlock];
-  alignas(64) T counted_d2[kChunk + kBlock];
-  alignas(64) int32_t counted_bins[kChunk + kBlock];
-  alignas(64) int32_t octant[kChunk + kBlock];
-  alignas(64) T rx[kChunk + kBlock];
-  alignas(64) T ry[kChunk + kBlock];
-  alignas(64) T rz[kChunk + kBlock];
-};
-
-/// s.d2[k] for candidates b[k], k < m, exactly as the all-pairs kernel computes them.
-///
-/// Orient (a species with itself in a triclinic cell): that kernel bins p_j - p_i for input
-/// indices i < j, the cell list p_b - p_home. Reversed, every rounding of the displacement and of
-/// its reduction is negated exactly, except that an exact zero does not change sign; only in
-/// a triclinic cell does that sign matter (it picks the octant, and with it the image list that is
-/// searched). So the passes run in the cell list's orientation and the pairs with a reduced
-/// component of zero that the kernel would have reversed (rare: equal coordinates) are binned
-/// again its way.
-template <BoxKind K, class T, bool Orient>
-void distance_pass(const Box<T>& box, const HomePoint<T> h, const T* bx, const T* by, const T* bz,
-                   const int64_t* bi, int64_t m, int lead, PassBuffers<T>& s) {
-  T* d2 = s.d2;
-  if constexpr (K == BoxKind::triclinic) {
-    int zeros = 0;
-    for (int64_t k = 0; k < m; ++k) {
-      T dx = fp::sub(bx[k], h.x), dy = fp::sub(by[k], h.y), dz = fp::sub(bz[k], h.z);
-      reduce_triclinic(box, dx, dy, dz);
-      s.rx[k] = dx;
-      s.ry[k] = dy;
-      s.rz[k] = dz;
-      s.octant[k] = octant_of(dx, dy, dz);
-      d2[k] = norm2(dx, dy, dz);
-      if constexpr (Orient) zeros += (dx == T(0)) | (dy == T(0)) | (dz == T(0));
-    }
-    for (int im = 0; im < box.octant_images; ++im) {
-      T sx[8], sy[8], sz[8];
-      for (int o = 0; o < 8; ++o) {
-        sx[o] = box.octant_image[o][im].x;
-        sy[o] = box.octant_image[o][im].y;
-        sz[o] = box.octant_image[o][im].z;
-      }
-      for (int64_t k = 0; k < m; ++k) {
-        const int o = s.octant[k];
-        d2[k] = fp::min(
-            norm2(fp::add(s.rx[k], sx[o]), fp::add(s.ry[k], sy[o]), fp::add(s.rz[k], sz[o])),
-            d2[k]);
-      }
-    }
-    if constexpr (Orient) {
-      // The entries before `lead` are not candidates (the home point itself among them, at zero
-      // distance): their zeros do not count.
-      for (int k = 0; k < lead; ++k)
-        zeros -= (s.rx[k] == T(0)) | (s.ry[k] == T(0)) | (s.rz[k] == T(0));
-      if (zeros == 0) return;
-      for (int64_t k = lead; k < m; ++k)
-        if (bi[k] < h.index && (s.rx[k] == T(0) || s.ry[k] == T(0) || s.rz[k] == T(0)))
-          d2[k] = distance2<BoxKind::triclinic>(box, fp::sub(h.x, bx[k]), fp::sub(h.y, by[k]),
-                                                fp::sub(h.z, bz[k]));
-    }
-  } else {
-    (void)bi;
-    for (int64_t k = 0; k < m; ++k)
-      d2[k] = pair_distance2<K>(box, image_table(box), fp::sub(bx[k], h.x), fp::sub(by[k], h.y),
-                                fp::sub(bz[k], h.z));
-  }
-}
+using cell_pass::distance_pass;
+using cell_pass::Gathered;
+using cell_pass::HomePoint;
+using cell_pass::kBlock;
+using cell_pass::kChunk;
+using cell_pass::PassBuffers;
 
 template <BoxKind K, class T, bool Orient>
 uint64_t cell_histogram_kind(const CellSortedSpecies<T>& a, const CellSortedSpecies<T>& b,
@@ -178,11 +32,40 @@ uint64_t cell_histogram_kind(const CellSortedSpecies<T>& a, const CellSortedSpec
   const std::vector<StencilRow> rows = stencil_rows(grid);
   const Box<T> box = p.box;  // a local copy: the compiler may keep it in registers
   const int nbins = p.nbins;
-  Gathered<T> g;
+  const bool prune = grid.prune != 0;
+  const CellFrame frame(grid);
+  const double cut2 = grid.prune_cut * grid.prune_cut;
+  const int64_t* start = b.cell_start.data();
+  Gathered<T> g;  // without pruning: the home cell's stencil; with it: one home point's picks
   g.ranges.reserve(static_cast<size_t>(cells::stencil_size(grid)) + 1);
+  std::vector<StencilRun> runs;
   auto buffers = std::make_unique<PassBuffers<T>>();
   CountedBins<T> counts(p.lower, p.limit, nbins, hist);
   uint64_t candidates = 0;
+  HomePoint<T> h{};
+
+  // Home point h against the buffer's points [begin, end): passes of at most kChunk candidates
+  // over whole blocks (the lanes before `begin` are not counted, those from `end` on padding).
+  const auto examine = [&](int64_t begin, int64_t end) {
+    for (int64_t c0 = begin; c0 < end;) {
+      const int64_t aligned = c0 / kBlock * kBlock;
+      const int64_t c1 = std::min(end, aligned + kChunk);
+      const int64_t m = (c1 + kBlock - 1) / kBlock * kBlock - aligned;
+      const int lead = static_cast<int>(c0 - aligned);
+      distance_pass<K, T, Orient>(box, h, g.x.data() + aligned, g.y.data() + aligned,
+                                  g.z.data() + aligned, Orient ? g.index.data() + aligned : nullptr,
+                                  m, lead, *buffers);
+      // A pass that stops short of the buffer's end has points of the buffer in its last
+      // block, not padding: they get no bin.
+      if (c1 < end)
+        for (int64_t k = c1 - aligned; k < m; ++k)
+          buffers->d2[k] = std::numeric_limits<T>::quiet_NaN();
+      counts.add(buffers->d2, m, c1 - aligned, lead, buffers->counted_d2, buffers->counted_bins);
+      candidates += static_cast<uint64_t>(c1 - c0);
+      c0 = c1;
+    }
+  };
+
   for (int64_t key = key_begin; key < key_end; ++key) {
     const int64_t home_begin = a.cell_start[static_cast<size_t>(key)];
     const int64_t home_count = a.cell_start[static_cast<size_t>(key) + 1] - home_begin;
@@ -191,31 +74,50 @@ uint64_t cell_histogram_kind(const CellSortedSpecies<T>& a, const CellSortedSpec
     cells::cell_of_key(grid, key, home);
     g.ranges.clear();
     g.n = 0;
+    runs.clear();
     // A species with itself: the home cell's own points first, so home point i pairs with the
     // buffer from i + 1 on; then the stencil cells of higher key.
-    if (same) g.add_range(home_begin, home_begin + home_count);
-    for_each_stencil_run(grid, keys, rows, home, same ? key : -1, [&](int64_t k0, int64_t k1) {
-      g.add_range(b.cell_start[static_cast<size_t>(k0)], b.cell_start[static_cast<size_t>(k1) + 1]);
-    });
+    if (same) {
+      g.add_range(home_begin, home_begin + home_count);
+      if (prune) runs.push_back(stencil_run(grid, frame, b.boxes, key, key, 0, 0, 0));
+    }
+    for_each_stencil_run(grid, keys, rows, home, same ? key : -1,
+                         [&](int64_t k0, int64_t k1, int dx, int dy, int dz) {
+                           g.add_range(start[k0], start[k1 + 1]);
+                           if (prune)
+                             runs.push_back(stencil_run(grid, frame, b.boxes, k0, k1, dx, dy, dz));
+                         });
     if (g.n == 0) continue;
-    g.copy(b, Orient);
-    const int64_t n = g.n;
-    for (int64_t c0 = 0; c0 < n; c0 += kChunk) {
-      const int64_t c1 = std::min(n, c0 + kChunk);
-      const int64_t end = c1 < n ? c1 : (n + kBlock - 1) / kBlock * kBlock;  // into the padding
+    if (!prune) {
+      g.copy(b, Orient);
       for (int64_t i = 0; i < home_count; ++i) {
-        const int64_t begin = same ? std::max(c0, i + 1) : c0;
-        if (begin >= c1) break;  // only with same: later home points start later still
-        const int64_t aligned = begin / kBlock * kBlock, m = end - aligned;
-        const int lead = static_cast<int>(begin - aligned);
         const size_t at = static_cast<size_t>(home_begin + i);
-        const HomePoint<T> h{a.x[at], a.y[at], a.z[at], Orient ? a.index[at] : 0};
-        distance_pass<K, T, Orient>(box, h, g.x.data() + aligned, g.y.data() + aligned,
-                                    g.z.data() + aligned,
-                                    Orient ? g.index.data() + aligned : nullptr, m, lead, *buffers);
-        counts.add(buffers->d2, m, c1 - aligned, lead, buffers->counted_d2, buffers->counted_bins);
-        candidates += static_cast<uint64_t>(c1 - begin);
+        h = HomePoint<T>{a.x[at], a.y[at], a.z[at], Orient ? a.index[at] : 0};
+        examine(same ? i + 1 : 0, g.n);  // with same, the home cell's j > i
       }
+      continue;
+    }
+    g.reserve(g.n, Orient);
+    for (int64_t i = 0; i < home_count; ++i) {
+      const size_t at = static_cast<size_t>(home_begin + i);
+      h = HomePoint<T>{a.x[at], a.y[at], a.z[at], Orient ? a.index[at] : 0};
+      const double rel[3] = {a.rel[0][at], a.rel[1][at], a.rel[2][at]};
+      // The kept cells of each run (cell_bounds.hpp), picked into the buffer in run order.
+      int64_t picked = 0;
+      for (size_t r = 0; r < runs.size(); ++r) {
+        const StencilRun& run = runs[r];
+        const double gy = gap_to(rel[1], run.y_lo, run.y_hi);
+        const double gz = gap_to(rel[2], run.z_lo, run.z_hi);
+        const double room = cut2 - gy * gy - gz * gz;
+        int64_t first, last;
+        if (!(room > 0) || !kept_cells(run, b.boxes, frame.edge[0][0], rel, cut2, first, last))
+          continue;
+        int64_t begin = start[first];
+        if (same && r == 0) begin = std::max(begin, home_begin + i + 1);  // the home cell: j > i
+        picked = g.pick(b, begin, start[last + 1], picked, Orient);
+      }
+      g.pad(picked, Orient);
+      examine(0, picked);
     }
   }
   counts.flush();
@@ -228,18 +130,31 @@ void sort_kind(Coords<T> raw, const CellGrid& grid, const HistogramParams<T>& p,
                CellSortedSpecies<T>& out) {
   const CellKeys keys(grid);
   const int64_t n = raw.n;
+  const bool prune = grid.prune != 0;
+  const CellFrame frame(grid);
   std::vector<int64_t> key(static_cast<size_t>(n));
+  std::vector<double> rel(prune ? static_cast<size_t>(3 * n) : 0);
+  std::vector<CellIndex> cells_of(prune ? static_cast<size_t>(n) : 0);
   auto& start = out.cell_start;
   // Zeroed by clear and resize, not assign(): std::vector::assign is emitted out of line, one
   // copy for both kernel builds (tests/check_kernel_isa_objects.py).
   start.clear();
   start.resize(static_cast<size_t>(grid.keys) + 1);
   for (int64_t i = 0; i < n; ++i) {
-    const CellIndex c =
-        cells::cell_of_point(grid, static_cast<double>(raw.x()[i]), static_cast<double>(raw.y()[i]),
-                             static_cast<double>(raw.z()[i]));
+    const double x = static_cast<double>(raw.x()[i]), y = static_cast<double>(raw.y()[i]),
+                 z = static_cast<double>(raw.z()[i]);
+    const CellIndex c = prune ? relative_position(grid, frame, x, y, z, &rel[3 * size_t(i)])
+                              : cells::cell_of_point(grid, x, y, z);
+    if (prune) cells_of[static_cast<size_t>(i)] = c;
     key[static_cast<size_t>(i)] = keys(c.x, c.y, c.z);
     ++start[static_cast<size_t>(key[static_cast<size_t>(i)]) + 1];
+  }
+  if (prune) {
+    reset_boxes(out.boxes, grid);
+    for (int a = 0; a < 3; ++a) out.rel[a].resize(static_cast<size_t>(n));
+  } else {
+    clear_boxes(out.boxes);
+    for (int a = 0; a < 3; ++a) out.rel[a].clear();
   }
   for (size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
   out.x.resize(static_cast<size_t>(n));
@@ -254,9 +169,25 @@ void sort_kind(Coords<T> raw, const CellGrid& grid, const HistogramParams<T>& p,
     out.y[to] = loaded<K>(raw.y()[i], p, 1);
     out.z[to] = loaded<K>(raw.z()[i], p, 2);
     out.index[to] = i;
+    if (prune) {
+      const double* r = &rel[3 * static_cast<size_t>(i)];
+      for (int a = 0; a < 3; ++a) out.rel[a][to] = r[a];
+    }
   }
   for (size_t k = start.size() - 1; k > 0; --k) start[k] = start[k - 1];
   start[0] = 0;
+  if (!prune) return;
+  // The boxes in key order (sequential: by input order they would be a cache miss a point).
+  for (int64_t k = 0; k < grid.keys; ++k) {
+    const auto k0 = static_cast<size_t>(start[static_cast<size_t>(k)]);
+    const auto k1 = static_cast<size_t>(start[static_cast<size_t>(k) + 1]);
+    if (k0 == k1) continue;
+    const CellIndex c = cells_of[static_cast<size_t>(out.index[k0])];
+    for (size_t q = k0; q < k1; ++q) {
+      const double r[3] = {out.rel[0][q], out.rel[1][q], out.rel[2][q]};
+      add_to_boxes(out.boxes, k, grid, c, r);
+    }
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "codelets/cpu/cell_bounds.hpp"
 #include "codelets/cpu/pair_histogram_cpu.hpp"
 #include "pairhist/cell_grid.hpp"
 
@@ -16,11 +17,15 @@ namespace pairhist::cpu {
 /// structure-of-arrays form, and where each cell's points start (cell_start[key] ..
 /// cell_start[key + 1]; keys + 1 entries), and each point's index in the input (the all-pairs
 /// kernel orients a pair of one species by it, which a triclinic cell list must follow).
+/// Where the grid prunes (CellGrid::prune) also each point's relative position and each cell's
+/// box of them (cell_bounds.hpp), in the raw coordinates' unit.
 template <class T>
 struct CellSortedSpecies {
   std::vector<T> x, y, z;
   std::vector<int64_t> index;
   std::vector<int64_t> cell_start;
+  std::vector<double> rel[3];
+  CellBoxes boxes;
   int64_t size() const { return static_cast<int64_t>(x.size()); }
 };
 
@@ -32,7 +37,8 @@ void sort_into_cells(Coords<T> raw, const CellGrid& grid, const HistogramParams<
                      CellSortedSpecies<T>& out);
 
 /// Adds to hist[0..nbins) the bins of the pairs (i in a, j in b) whose i lies in a home cell
-/// with key in [key_begin, key_end) and whose j lies in that cell's stencil; with same_species
+/// with key in [key_begin, key_end) and whose j lies in that cell's stencil (where the grid
+/// prunes, only in the stencil cells whose box i's test keeps: cell_bounds.hpp); with same_species
 /// (b is then a too) each unordered pair once: cells of higher key, and j > i within the home
 /// cell. Adds the number of pairs examined (the candidates) to hist[nbins], so hist has
 /// nbins + 1 entries. Returns the candidates. Counts are exact (32-bit partial counters are

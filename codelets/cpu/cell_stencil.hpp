@@ -52,10 +52,11 @@ inline int neighbour_index(int i, int d, int n, bool periodic) {
   return (j < 0 || j >= n) ? -1 : j;
 }
 
-/// Calls visit(k0, k1) for runs of keys k0..k1 whose cells are in the stencil of `home` and have
-/// a key above `above`; every such stencil cell lies in exactly one run (pass -1 for the whole
-/// stencil). A row-major grid yields one run per stencil row (two where it wraps), a curve one
-/// run per cell.
+/// Calls visit(k0, k1, dx, dy, dz) for runs of keys k0..k1 whose cells are in the stencil of
+/// `home` and have a key above `above`; every such stencil cell lies in exactly one run (pass -1
+/// for the whole stencil). A row-major grid yields one run per stencil row (two where it wraps),
+/// a curve one run per cell. (dx, dy, dz) is the stencil offset of the run's first cell; the
+/// cell of key k0 + i lies at offset dx + i (a row-major run runs along x).
 template <class Visit>
 void for_each_stencil_run(const CellGrid& g, const CellKeys& keys,
                           const std::vector<StencilRow>& rows, CellIndex home, int64_t above,
@@ -74,11 +75,11 @@ void for_each_stencil_run(const CellGrid& g, const CellKeys& keys,
       const int64_t i0 = home_index + r.index_offset, i1 = i0 + (r.dx_hi - r.dx_lo);
       if (keys.row_major()) {
         const int64_t first = i0 > above ? i0 : above + 1;
-        if (first <= i1) visit(first, i1);
+        if (first <= i1) visit(first, i1, r.dx_lo + static_cast<int>(first - i0), r.dy, r.dz);
       } else {
         for (int64_t i = i0; i <= i1; ++i) {
           const int64_t k = keys.at(i);
-          if (k > above) visit(k, k);
+          if (k > above) visit(k, k, r.dx_lo + static_cast<int>(i - i0), r.dy, r.dz);
         }
       }
     }
@@ -96,8 +97,10 @@ void for_each_stencil_run(const CellGrid& g, const CellKeys& keys,
     if (!periodic) {
       const int lo = xa < 0 ? 0 : xa, hi = xb >= nx ? nx - 1 : xb;
       if (lo <= hi) span[spans][0] = lo, span[spans++][1] = hi;
-    } else if (xb - xa + 1 >= nx) {
-      span[spans][0] = 0, span[spans++][1] = nx - 1;
+    } else if (xb - xa + 1 >= nx) {  // from xa's residue on, so that offsets run on in a span
+      const int start = ((xa % nx) + nx) % nx;
+      span[spans][0] = start, span[spans++][1] = nx - 1;
+      if (start > 0) span[spans][0] = 0, span[spans++][1] = start - 1;
     } else if (xa < 0) {
       span[spans][0] = xa + nx, span[spans++][1] = nx - 1;
       span[spans][0] = 0, span[spans++][1] = xb;
@@ -107,16 +110,24 @@ void for_each_stencil_run(const CellGrid& g, const CellKeys& keys,
     } else {
       span[spans][0] = xa, span[spans++][1] = xb;
     }
+    // The offset of cell x of a span (no span wraps inside: its offsets are consecutive).
+    const auto offset_of = [&](int x) {
+      int d = x - home.x;
+      if (periodic && d < r.dx_lo) d += nx;
+      if (periodic && d > r.dx_hi) d -= nx;
+      return d;
+    };
     for (int s = 0; s < spans; ++s) {
       if (keys.row_major()) {
         const int64_t k0 = keys.index(span[s][0], y, z);
         const int64_t k1 = k0 + (span[s][1] - span[s][0]);
         const int64_t first = k0 > above ? k0 : above + 1;
-        if (first <= k1) visit(first, k1);
+        if (first <= k1)
+          visit(first, k1, offset_of(span[s][0] + static_cast<int>(first - k0)), r.dy, r.dz);
       } else {
         for (int x = span[s][0]; x <= span[s][1]; ++x) {
           const int64_t k = keys(x, y, z);
-          if (k > above) visit(k, k);
+          if (k > above) visit(k, k, offset_of(x), r.dy, r.dz);
         }
       }
     }

@@ -87,8 +87,9 @@ uint32_t cell_histogram_footprint(starpu_task* task) {
 }  // namespace
 
 uint32_t cell_task_footprint(const CellHistogramArgs& args) {
-  const uint32_t h =
-      starpu_hash_crc32c_be(static_cast<uint32_t>(args.grid.reach), work_footprint(args));
+  uint32_t h = starpu_hash_crc32c_be(static_cast<uint32_t>(args.grid.reach), work_footprint(args));
+  // Pruning changes the cost per pair (unpruned footprints stay those of the shipped models).
+  if (args.grid.prune) h = starpu_hash_crc32c_be(0x9e3779b9u, h);
   // Single pairs keep the footprints of the shipped models.
   return args.npairs > 1 ? starpu_hash_crc32c_be(static_cast<uint32_t>(args.npairs), h) : h;
 }

@@ -334,6 +334,10 @@ void add_algorithm_options(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--cell-order", args->job.cell_order,
                   "Cell lists: order of the cells and points, row-major, morton or hilbert "
                   "(default: the measured fastest)");
+  cmd->add_flag("--cell-prune", args->job.cell_prune,
+                "Cell lists on the CPU: each point skips the stencil cells whose points' "
+                "bounding box lies beyond r_max (fewer pairs examined, the same counts; "
+                "docs/design.md)");
 }
 
 /// Workers, memory and decoding threads.

@@ -104,6 +104,7 @@ EngineConfig engine_config(const RunSpec& o, const std::vector<std::vector<int>>
                                                all.begin())] = true;
   }
   config.cell_reach = o.cell_reach;
+  config.cell_prune = o.cell_prune;
   if (!o.cell_order.empty()) {
     config.cell_order = parse_cell_order(o.cell_order);
     config.cell_order_set = true;

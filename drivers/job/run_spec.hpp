@@ -59,6 +59,7 @@ struct RunSpec {
   Algorithm algorithm = Algorithm::automatic;  // how pairs are found (engine.hpp)
   int cell_reach = 0;                          // cell lists: 0 = default
   std::string cell_order;                      // cell lists: empty = default
+  bool cell_prune = false;                     // cell lists: per-point pruning (CPU)
   double volume = 0;  // for trajectories without a box: the volume g(r) is normalised by (units^3)
   // gmx rdf -xy: distances in the x-y plane only (every position's z and the box's c vector
   // replaced, flatten_xy), and each frame's "volume" its box's x-y area (units^2).

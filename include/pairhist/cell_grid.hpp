@@ -47,6 +47,11 @@ struct CellGrid {
   int clip = 0;
   double side[3] = {0, 0, 0};  // cell widths along x, y, z (axis-aligned cells)
   double r_cut = 0;            // the search radius the grid guarantees, in coordinate units
+  // Per-point pruning (CPU cell lists, cell_bounds.hpp): each point tests the bounding box of
+  // every stencil cell's points before examining them. Needs one stencil offset per neighbour
+  // cell (no aliased axis). prune_cut is r_cut plus the roundings of that double-precision test.
+  int prune = 0;
+  double prune_cut = 0;
   // Periodic cell (GROMACS lower-triangular rows a, b, c) and its inverse diagonal.
   double ax = 0, bx = 0, by = 0, cx = 0, cy = 0, cz = 0;
   double inv_ax = 0, inv_by = 0, inv_cz = 0;
@@ -73,18 +78,27 @@ PH_HD int axis_cell(double u, int n, bool periodic) {
   return i;
 }
 
+/// Fractional coordinates of a point along the grid's axes: along a, b, c of the
+/// lower-triangular periodic cell, or across the bounding box without one.
+PH_HD void fractional_of_point(const CellGrid& g, double x, double y, double z, double s[3]) {
+  if (g.kind == BoxKind::none) {
+    s[0] = fp::mul(fp::sub(x, g.origin[0]), g.inv_extent[0]);
+    s[1] = fp::mul(fp::sub(y, g.origin[1]), g.inv_extent[1]);
+    s[2] = fp::mul(fp::sub(z, g.origin[2]), g.inv_extent[2]);
+    return;
+  }
+  s[2] = fp::mul(z, g.inv_cz);
+  s[1] = fp::mul(fp::fma(-s[2], g.cy, y), g.inv_by);
+  s[0] = fp::mul(fp::fma(-s[2], g.cx, fp::fma(-s[1], g.bx, x)), g.inv_ax);
+}
+
 /// The cell of a point (coordinates in the frame's length unit). Bit-identical on every worker.
 PH_HD CellIndex cell_of_point(const CellGrid& g, double x, double y, double z) {
-  if (g.kind == BoxKind::none) {
-    return {axis_cell(fp::mul(fp::sub(x, g.origin[0]), g.inv_extent[0]), g.n[0], false),
-            axis_cell(fp::mul(fp::sub(y, g.origin[1]), g.inv_extent[1]), g.n[1], false),
-            axis_cell(fp::mul(fp::sub(z, g.origin[2]), g.inv_extent[2]), g.n[2], false)};
-  }
-  // Fractional coordinates along c, b, a of the lower-triangular cell.
-  const double sc = fp::mul(z, g.inv_cz);
-  const double sb = fp::mul(fp::fma(-sc, g.cy, y), g.inv_by);
-  const double sa = fp::mul(fp::fma(-sc, g.cx, fp::fma(-sb, g.bx, x)), g.inv_ax);
-  return {axis_cell(sa, g.n[0], true), axis_cell(sb, g.n[1], true), axis_cell(sc, g.n[2], true)};
+  double s[3];
+  fractional_of_point(g, x, y, z, s);
+  const bool periodic = g.kind != BoxKind::none;
+  return {axis_cell(s[0], g.n[0], periodic), axis_cell(s[1], g.n[1], periodic),
+          axis_cell(s[2], g.n[2], periodic)};
 }
 
 /// Bits 0..9 of v moved to bits 0, 3, 6, ..., 27.

@@ -24,6 +24,7 @@ struct CellGridRequest {
   CellOrder order = CellOrder::row_major;
   int64_t max_cells = int64_t(1) << 24;  // coarser cells beyond this many (sparse frames)
   const CellGrid* previous = nullptr;    // keep its cell counts while still valid (NPT boxes)
+  bool prune = false;                    // per-point pruning where the grid allows it
 };
 
 /// The search radius that makes cell lists exact: r_max plus every rounding the kernels'
@@ -137,6 +138,11 @@ inline CellGrid make_cell_grid(const CellGridRequest& r) {
   }
   // Clipping needs axis-aligned cells (not triclinic) and one offset per neighbour cell.
   g.clip = r.kind != BoxKind::triclinic && !aliased && g.reach >= 2;
+  // Pruning needs one offset per neighbour cell too (that offset names the image it tests). Its
+  // double-precision test makes a few dozen roundings of the coordinates' and the box's
+  // magnitude (cell_bounds.hpp): 1e-12 of them, and of r_cut, covers those with room to spare.
+  g.prune = r.prune && !aliased;
+  g.prune_cut = g.r_cut + 1e-12 * (magnitude + g.r_cut);
 
   g.order = r.order;
   const int64_t count = static_cast<int64_t>(g.n[0]) * g.n[1] * g.n[2];

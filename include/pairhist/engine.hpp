@@ -74,6 +74,7 @@ struct EngineConfig {
   int cell_reach = 0;  // cells of r_cut / reach; 0: the measured default
   CellOrder cell_order = CellOrder::row_major;
   bool cell_order_set = false;  // false: the default
+  bool cell_prune = false;      // CPU cell lists test each point against each cell's box
   /// The species pairs to count, in species_pairs() order; empty: every pair. A pair left out
   /// costs nothing and its histogram stays zero (e.g. only the cross pair of two groups).
   std::vector<bool> counted_pairs;
