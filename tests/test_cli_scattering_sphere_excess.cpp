@@ -294,13 +294,14 @@ TEST_CASE("sphere excess errors: from both runs' interval blocks, shrinking as 1
               static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
   // The sphere of contrast in blocks of 5 frames: its first 100 frames (20 blocks) and all 200
-  // (40 blocks), independent frames.
-  const Contrast c(rng, 200);
+  // (40 blocks), independent frames, and independent runs (the solvent's points are not the
+  // solution's, as in two simulations).
+  const Contrast c(rng, 200), other(rng, 200);
   const std::vector<Frame> solution(c.solution.begin(), c.solution.begin() + 100);
-  const std::vector<Frame> solvent(c.solvent.begin(), c.solvent.begin() + 100);
+  const std::vector<Frame> solvent(other.solvent.begin(), other.solvent.begin() + 100);
   const std::string options =
       run_weighted_pair(dir, solution, solvent, "--interval 5", "100") + " --q-max 20 --nq 81";
-  run_weighted_pair(dir, c.solution, c.solvent, "--interval 5", "200");
+  run_weighted_pair(dir, c.solution, other.solvent, "--interval 5", "200");
   std::string comments;
   auto half = excess_of(dir.file("solution100"), dir.file("solvent100"), options, &comments);
   auto all = excess_of(dir.file("solution200"), dir.file("solvent200"), options);
@@ -310,10 +311,13 @@ TEST_CASE("sphere excess errors: from both runs' interval blocks, shrinking as 1
   CHECK_FALSE(contains(comments, "errors: none"));
   const double dF = 2.0 * c.inside;
   double squares_half = 0, squares_all = 0, differences = 0;
+  int points = 0;
   for (auto* e : {&half, &all}) {
-    // dI(0) = dF^2 in every block (fixed numbers): dI(0) and no error there.
-    CHECK((*e)["dI"][0] == doctest::Approx(dF * dF).epsilon(1e-6));
-    CHECK(std::abs((*e)["dIerr"][0]) <= 1e-6 * dF * dF);
+    // dI(0) = dF^2 on average: the solvent points' number in the sphere varies, so it has an
+    // error, small beside dF^2.
+    CHECK((*e)["dIerr"][0] > 0);
+    CHECK((*e)["dIerr"][0] < 0.1 * dF * dF);
+    CHECK(std::abs((*e)["dI"][0] - dF * dF) < 5 * (*e)["dIerr"][0]);
     for (const char* partial : {"dIerr_S-S", "dIerr_S-P", "dIerr_P-P"}) CHECK(e->count(partial));
   }
   const std::vector<double>& q = half["q_per_nm"];
@@ -327,20 +331,24 @@ TEST_CASE("sphere excess errors: from both runs' interval blocks, shrinking as 1
     }
     squares_half += half["dIerr"][i] * half["dIerr"][i];
     squares_all += all["dIerr"][i] * all["dIerr"][i];
-    differences += (half["dI"][i] - all["dI"][i]) * (half["dI"][i] - all["dI"][i]);
+    // Each q weighted alike: (dI_100 - dI_200)^2 against its expected var_100 / 2.
+    const double d = half["dI"][i] - all["dI"][i];
+    differences += d * d / (half["dIerr"][i] * half["dIerr"][i] / 2);
+    ++points;
   }
   // Twice the frames, half the variance; and the first half's dI differs from the whole's as
-  // the errors say: var(dI_100 - dI_200) = var_100 / 2 = var_100 - var_200.
+  // the errors say: var(dI_100 - dI_200) = var_100 / 2. The q are far from independent (a few
+  // fluctuations of the sphere's content dominate; measured 0.14 to 3.9 in six seeds), so only
+  // errors too small by a factor of 3 or more are caught.
   const double ratio = squares_all / squares_half;
-  const double spread = differences / (squares_half - squares_all);
+  const double spread = differences / points;
   std::printf(
       "  errors: var ratio 200/100 frames %.3f (0.5 expected); (dI_100 - dI_200)^2 over "
-      "var_100 - var_200: %.3f (1 expected)\n",
+      "var_100 / 2 (mean over q): %.3f (1 expected)\n",
       ratio, spread);
   CHECK(ratio > 0.3);
   CHECK(ratio < 0.8);
-  CHECK(spread > 0.15);
-  CHECK(spread < 5);
+  CHECK(spread < 9);
   // excess.h5 holds them too: the curve dIerr and every partial's.
   const pairhist::io::ScatteringData h5 =
       pairhist::io::read_scattering_hdf5(dir.file("solution200/excess.h5"));
