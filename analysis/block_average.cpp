@@ -35,6 +35,7 @@ std::vector<HistogramResult> block_runs(const HistogramResult& res) {
     part.frame_species_counts = slice(res.frame_species_counts, b.frame_begin, b.frame_end);
     part.frame_pairs = slice(res.frame_pairs, b.frame_begin, b.frame_end);
     for (size_t p = 0; p < part.pairs.size(); ++p) part.pairs[p].counts = b.counts[p];
+    part.centre_counts = b.centre_counts;  // none where the block does not keep its own
     runs.push_back(std::move(part));
   }
   return runs;

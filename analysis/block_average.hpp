@@ -11,8 +11,9 @@
 namespace pairhist::analysis {
 
 /// The interval blocks of `res`, each as a run of its own: its frames, times, volumes and
-/// per-frame sizes, its counts as the pairs' counts, no intervals. Empty with fewer than two
-/// blocks (no error can be estimated from one).
+/// per-frame sizes, its counts as the pairs' counts, a --sphere run's centre distances as the
+/// block's own (none where the block keeps none), no intervals. Empty with fewer than two blocks
+/// (no error can be estimated from one).
 std::vector<HistogramResult> block_runs(const HistogramResult& res);
 
 /// The standard error of the mean of B values per point, per_block[b][k], every block weighted

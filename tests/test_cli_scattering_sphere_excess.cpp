@@ -7,6 +7,8 @@
 //      (H2O: a negative H length) and D2O (--deuterate 1);
 //  (b) a sphere of contrast (points of weight 3 inside radius a where the solvent has points of
 //      weight 1): against its expected form factor, and its Guinier Rg and P(r);
+//  (b') its errors from interval blocks: none at q = 0, the variance halved by twice the frames,
+//      the difference of the first half's dI and the whole's as large as the errors say;
 //  (c) the centre-distance counts of a fixed-point and a box-centred sphere against a brute-force
 //      binning, and the options' refusals.
 #include <doctest/doctest.h>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "io/results/histogram_result_reader.hpp"
+#include "io/scattering/scattering_hdf5.hpp"
 #include "tests/scattering_csv.hpp"
 #include "tests/test_support.hpp"
 
@@ -111,6 +114,51 @@ void compare_range(const std::vector<double>& q, const std::vector<double>& a,
   }
 }
 
+/// The sphere of contrast: solvent points S (weight 1) at 30/nm^3; inside a = 0.8 nm the
+/// solution has as many points P of weight 3 as the solvent has S there. Fixed numbers per
+/// region in every frame.
+struct Contrast {
+  static constexpr double a = 0.8, radius = 1.2;
+  int inside = shell_count(30, 0, a);
+  int around = shell_count(30, a, radius + 0.1);
+  std::vector<Frame> solution, solvent;
+
+  Contrast(std::mt19937_64& rng, int frames) {
+    for (int f = 0; f < frames; ++f) {
+      Frame out, in_s, in_p;
+      for (int i = 0; i < around; ++i) {
+        const auto p = shell_point(rng, a, radius + 0.1);
+        out.push_back({"S", p[0], p[1], p[2]});
+      }
+      for (int i = 0; i < inside; ++i) {
+        const auto p = shell_point(rng, 0, a), s = shell_point(rng, 0, a);
+        in_p.push_back({"P", p[0], p[1], p[2]});
+        in_s.push_back({"S", s[0], s[1], s[2]});
+      }
+      solution.push_back(out);
+      solution.back().insert(solution.back().end(), in_p.begin(), in_p.end());
+      solvent.push_back(out);
+      solvent.back().insert(solvent.back().end(), in_s.begin(), in_s.end());
+    }
+  }
+};
+
+/// Writes a solution of S and P and a solvent of S as XYZ with the weights S 1, P 3
+/// (weights.txt), and runs both with --sphere 1.2 around the origin and `extra` options into
+/// dir/solution`tag` and dir/solvent`tag`; the options for their excess with those weights.
+std::string run_weighted_pair(const TempDir& dir, const std::vector<Frame>& solution,
+                              const std::vector<Frame>& solvent, const std::string& extra = "",
+                              const std::string& tag = "") {
+  write_xyz(dir.file("solution.xyz"), solution);
+  write_xyz(dir.file("solvent.xyz"), solvent);
+  pairhist::test::write_all(dir.file("weights.txt"), "S 1\nP 3\n");
+  const std::string sphere = "--sphere 1.2 --sphere-centre 0,0,0 " + extra;
+  run_sphere(dir.file("solution.xyz"), "--species S=S --species P=P", sphere,
+             dir.file("solution" + tag));
+  run_sphere(dir.file("solvent.xyz"), "--species S=S", sphere, dir.file("solvent" + tag));
+  return "--radiation neutron --table " + shell_quote(dir.file("weights.txt"));
+}
+
 }  // namespace
 
 TEST_CASE("sphere excess: a rigid ion cluster in water the same outside its cavity") {
@@ -187,38 +235,12 @@ TEST_CASE("sphere excess: a sphere of contrast against its form factor, Guinier 
   std::printf("test_cli_scattering_sphere_excess: sphere of contrast from seed %llu\n",
               static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
-  // Solvent points S (weight 1) at 30/nm^3; inside a = 0.8 nm the solution has as many points P
-  // of weight 3 as the solvent has S there. Fixed numbers per region in every frame.
-  const double a = 0.8, radius = 1.2;
-  const int inside = shell_count(30, 0, a), around = shell_count(30, a, radius + 0.1);
-  const int frames = 100;
-  std::vector<Frame> solution, solvent;
-  for (int f = 0; f < frames; ++f) {
-    Frame out, in_s, in_p;
-    for (int i = 0; i < around; ++i) {
-      const auto p = shell_point(rng, a, radius + 0.1);
-      out.push_back({"S", p[0], p[1], p[2]});
-    }
-    for (int i = 0; i < inside; ++i) {
-      const auto p = shell_point(rng, 0, a), s = shell_point(rng, 0, a);
-      in_p.push_back({"P", p[0], p[1], p[2]});
-      in_s.push_back({"S", s[0], s[1], s[2]});
-    }
-    solution.push_back(out);
-    solution.back().insert(solution.back().end(), in_p.begin(), in_p.end());
-    solvent.push_back(out);
-    solvent.back().insert(solvent.back().end(), in_s.begin(), in_s.end());
-  }
-  write_xyz(dir.file("solution.xyz"), solution);
-  write_xyz(dir.file("solvent.xyz"), solvent);
-  pairhist::test::write_all(dir.file("weights.txt"), "S 1\nP 3\n");
-  const std::string sphere = "--sphere 1.2 --sphere-centre 0,0,0";
-  run_sphere(dir.file("solution.xyz"), "--species S=S --species P=P", sphere, dir.file("solution"));
-  run_sphere(dir.file("solvent.xyz"), "--species S=S", sphere, dir.file("solvent"));
+  const Contrast c(rng, 100);
+  const double a = Contrast::a;
+  const int inside = c.inside;
   std::string comments, output;
   auto e = excess_of(dir.file("solution"), dir.file("solvent"),
-                     "--radiation neutron --table " + shell_quote(dir.file("weights.txt")) +
-                         " --q-max 20 --nq 201",
+                     run_weighted_pair(dir, c.solution, c.solvent) + " --q-max 20 --nq 201",
                      &comments, &output);
   // Expected for fixed numbers N of P (weight 3) and of S (weight 1) inside a:
   // Phi(qa)^2 (dF)^2 + N (3^2 - 1^2) (1 - Phi(qa)^2), dF = 2 N.
@@ -253,6 +275,16 @@ TEST_CASE("sphere excess: a sphere of contrast against its form factor, Guinier 
   self_less = e["dI"][0] - 2 * sum;  // the self terms: n (9 - 1) per frame
   CHECK(self_less == doctest::Approx(spread).epsilon(1e-6));
   CHECK(std::sqrt(moment / e["dI"][0]) == doctest::Approx(rg).epsilon(0.03));
+  // excess.h5 holds P(r) too, at full precision.
+  const auto h5 = pairhist::io::read_scattering_hdf5(dir.file("solution/excess.h5"));
+  REQUIRE(h5.distribution.r.size() == pr["r_nm"].size());
+  CHECK(h5.distribution.unit == "fm^2 per frame");
+  for (size_t k = 0; k < pr["r_nm"].size(); ++k) {
+    CHECK(h5.distribution.r[k] == doctest::Approx(pr["r_nm"][k]).epsilon(1e-9));
+    CHECK(h5.distribution.total[k] == doctest::Approx(pr["P"][k]).epsilon(1e-8).scale(1));
+    CHECK(h5.distribution.background[k] ==
+          doctest::Approx(pr["P_background"][k]).epsilon(1e-8).scale(1));
+  }
 
   // The summary speaks the curves' units: q in 1/A, I(0) in 1/cm (n = 1e-3 mol/L x N_A / 1000
   // per cm^3, 10^-26 cm^2 per fm^2), Rg in nm as before.
@@ -271,6 +303,81 @@ TEST_CASE("sphere excess: a sphere of contrast against its form factor, Guinier 
   const size_t i0 = guinier.find("I(0) = ");
   REQUIRE(i0 != std::string::npos);
   CHECK(std::stod(guinier.substr(i0 + 7)) == doctest::Approx(scaled["dI"][0]).epsilon(0.05));
+}
+
+TEST_CASE("sphere excess errors: from both runs' interval blocks, shrinking as 1/sqrt(frames)") {
+  TempDir dir("sphere-excess-errors");
+  const uint64_t seed = std::random_device{}();
+  std::printf("test_cli_scattering_sphere_excess: errors from seed %llu\n",
+              static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  // The sphere of contrast in blocks of 5 frames: its first 100 frames (20 blocks) and all 200
+  // (40 blocks), independent frames, and independent runs (the solvent's points are not the
+  // solution's, as in two simulations).
+  const Contrast c(rng, 200), other(rng, 200);
+  const std::vector<Frame> solution(c.solution.begin(), c.solution.begin() + 100);
+  const std::vector<Frame> solvent(other.solvent.begin(), other.solvent.begin() + 100);
+  const std::string options =
+      run_weighted_pair(dir, solution, solvent, "--interval 5", "100") + " --q-max 20 --nq 81";
+  run_weighted_pair(dir, c.solution, other.solvent, "--interval 5", "200");
+  std::string comments;
+  auto half = excess_of(dir.file("solution100"), dir.file("solvent100"), options, &comments);
+  auto all = excess_of(dir.file("solution200"), dir.file("solvent200"), options);
+  CHECK(contains(comments,
+                 "errors: dIerr and dIerr_A-B are standard errors of the sphere "
+                 "excess from the runs' 20 (solution) and 20 (solvent) interval blocks"));
+  CHECK_FALSE(contains(comments, "errors: none"));
+  const double dF = 2.0 * c.inside;
+  double squares_half = 0, squares_all = 0, differences = 0;
+  int points = 0;
+  for (auto* e : {&half, &all}) {
+    // dI(0) = dF^2 on average: the solvent points' number in the sphere varies, so it has an
+    // error, small beside dF^2.
+    CHECK((*e)["dIerr"][0] > 0);
+    CHECK((*e)["dIerr"][0] < 0.1 * dF * dF);
+    CHECK(std::abs((*e)["dI"][0] - dF * dF) < 5 * (*e)["dIerr"][0]);
+    for (const char* partial : {"dIerr_S-S", "dIerr_S-P", "dIerr_P-P"}) CHECK(e->count(partial));
+  }
+  const std::vector<double>& q = half["q_per_nm"];
+  for (size_t i = 0; i < q.size(); ++i) {
+    if (q[i] < 1) continue;
+    CAPTURE(q[i]);
+    for (auto* e : {&half, &all}) {
+      CHECK(std::isfinite((*e)["dIerr"][i]));
+      CHECK((*e)["dIerr"][i] > 0);
+      CHECK((*e)["dIerr_S-P"][i] > 0);
+    }
+    squares_half += half["dIerr"][i] * half["dIerr"][i];
+    squares_all += all["dIerr"][i] * all["dIerr"][i];
+    // Each q weighted alike: (dI_100 - dI_200)^2 against its expected var_100 / 2.
+    const double d = half["dI"][i] - all["dI"][i];
+    differences += d * d / (half["dIerr"][i] * half["dIerr"][i] / 2);
+    ++points;
+  }
+  // Twice the frames, half the variance; and the first half's dI differs from the whole's as
+  // the errors say: var(dI_100 - dI_200) = var_100 / 2. The q are far from independent (a few
+  // fluctuations of the sphere's content dominate; measured 0.14 to 3.9 in six seeds), so only
+  // errors too small by a factor of 3 or more are caught.
+  const double ratio = squares_all / squares_half;
+  const double spread = differences / points;
+  std::printf(
+      "  errors: var ratio 200/100 frames %.3f (0.5 expected); (dI_100 - dI_200)^2 over "
+      "var_100 / 2 (mean over q): %.3f (1 expected)\n",
+      ratio, spread);
+  CHECK(ratio > 0.3);
+  CHECK(ratio < 0.8);
+  CHECK(spread < 9);
+  // excess.h5 holds them too: the curve dIerr and every partial's.
+  const pairhist::io::ScatteringData h5 =
+      pairhist::io::read_scattering_hdf5(dir.file("solution200/excess.h5"));
+  const auto curve =
+      std::find_if(h5.curves.begin(), h5.curves.end(),
+                   [](const pairhist::io::ScatteringCurve& k) { return k.name == "dIerr"; });
+  REQUIRE(curve != h5.curves.end());
+  REQUIRE(curve->values.size() == all["dIerr"].size());
+  for (size_t i = 0; i < q.size(); ++i)  // the CSV's 10 digits
+    CHECK(curve->values[i] == doctest::Approx(all["dIerr"][i]).epsilon(1e-8).scale(dF * dF));
+  CHECK(h5.partial_errors.size() == 3);
 }
 
 TEST_CASE("sphere centres: a fixed point and the box centre, their centre distances") {
@@ -386,14 +493,7 @@ TEST_CASE("sphere excess: the solvent run matched to the solution's density in a
         solvent[f].push_back({"S", p[0], p[1], p[2]});
       }
     }
-  write_xyz(dir.file("solution.xyz"), solution);
-  write_xyz(dir.file("solvent.xyz"), solvent);
-  pairhist::test::write_all(dir.file("weights.txt"), "S 1\nP 3\n");
-  const std::string sphere = "--sphere 1.2 --sphere-centre 0,0,0";
-  run_sphere(dir.file("solution.xyz"), "--species S=S --species P=P", sphere, dir.file("solution"));
-  run_sphere(dir.file("solvent.xyz"), "--species S=S", sphere, dir.file("solvent"));
-  const std::string options = "--radiation neutron --table " +
-                              shell_quote(dir.file("weights.txt")) + " --q-max 20 --nq 101";
+  const std::string options = run_weighted_pair(dir, solution, solvent) + " --q-max 20 --nq 101";
   std::string comments;
   auto e = excess_of(dir.file("solution"), dir.file("solvent"), options + " --match-shell 0.2",
                      &comments);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "analysis/block_average.hpp"
 
@@ -85,33 +86,44 @@ std::vector<double> errors_in_quadrature(const std::vector<double>& a,
 
 void add_excess_errors(const ScatteringResult& solution, const ScatteringResult& solvent,
                        ScatteringResult& out) {
-  io::ScatteringData& d = out.data;
-  d.partial_errors.clear();
-  ScatteringErrors& e = out.errors;
-  e = {};
+  out.data.partial_errors.clear();
+  out.errors = {};
+  ScatteringErrors e;
   e.total = errors_in_quadrature(solution.errors.total, solvent.errors.total);
   if (e.total.empty()) return;
   e.blocks = std::min(solution.errors.blocks, solvent.errors.blocks);
   const std::vector<io::ScatteringPartial>& theirs = solvent.data.partials;
-  for (size_t p = 0; p < d.partials.size(); ++p) {
-    const io::ScatteringPartial& mine = d.partials[p];
+  for (size_t p = 0; p < out.data.partials.size(); ++p) {
+    const io::ScatteringPartial& mine = out.data.partials[p];
     std::vector<double> err = solution.errors.partial.at(p);
     for (size_t s = 0; s < theirs.size(); ++s)
       if ((theirs[s].a == mine.a && theirs[s].b == mine.b) ||
           (theirs[s].a == mine.b && theirs[s].b == mine.a))
         err = errors_in_quadrature(err, solvent.errors.partial.at(s));
     e.partial.push_back(err);
-    d.partial_errors.push_back({mine.a, mine.b, err});
   }
+  attach_excess_errors(
+      std::move(e),
+      "errors: dIerr and dIerr_A-B are the two runs' block-average standard errors (of their " +
+          std::to_string(solution.errors.blocks) + " and " + std::to_string(solvent.errors.blocks) +
+          " interval blocks) in quadrature, the runs being independent",
+      out);
+}
+
+void attach_excess_errors(ScatteringErrors errors, const std::string& comment,
+                          ScatteringResult& out) {
+  io::ScatteringData& d = out.data;
+  ScatteringErrors& e = out.errors;
+  e = std::move(errors);
+  d.partial_errors.clear();
+  for (size_t p = 0; p < d.partials.size(); ++p)
+    d.partial_errors.push_back({d.partials[p].a, d.partials[p].b, e.partial.at(p)});
   d.curves.push_back({"dIerr", d.curves.at(0).unit, e.total});
   io::QTable& t = out.table;
   t.columns.push_back({"dIerr", e.total});
   for (size_t p = 0; p < d.partials.size(); ++p)
     t.columns.push_back({"dIerr_" + d.partials[p].a + "-" + d.partials[p].b, e.partial[p]});
-  t.comments.push_back(
-      "errors: dIerr and dIerr_A-B are the two runs' block-average standard errors (of their " +
-      std::to_string(solution.errors.blocks) + " and " + std::to_string(solvent.errors.blocks) +
-      " interval blocks) in quadrature, the runs being independent");
+  t.comments.push_back(comment);
 }
 
 }  // namespace pairhist

@@ -34,4 +34,10 @@ std::vector<double> errors_in_quadrature(const std::vector<double>& a,
 void add_excess_errors(const ScatteringResult& solution, const ScatteringResult& solvent,
                        ScatteringResult& out);
 
+/// An excess's errors (total and every partial of out.data.partials, in their order) as
+/// out.errors, the curve dIerr and partial_errors in out.data, the columns dIerr and
+/// dIerr_A-B after out.table's others, and `comment` (what they are) as a header line.
+void attach_excess_errors(ScatteringErrors errors, const std::string& comment,
+                          ScatteringResult& out);
+
 }  // namespace pairhist

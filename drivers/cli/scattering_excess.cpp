@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "drivers/cli/scattering_errors.hpp"
+#include "drivers/cli/scattering_excess_errors.hpp"
 #include "drivers/cli/scattering_excess_terms.hpp"
 #include "pairhist/errors.hpp"
 #include "pairhist/version.hpp"
@@ -97,17 +98,19 @@ std::vector<std::string> excess_notes(const ScatteringResult& solution,
   return notes;
 }
 
-}  // namespace
+/// Both runs read and each one's intensity with the same options (--element and --deuterate of
+/// a species apply to it in both runs).
+struct ExcessRuns {
+  ScatteringInputs solution_in, solvent_in;
+  ScatteringResult solution, solvent;
+};
 
-ScatteringResult compute_excess(const ScatteringOptions& o) {
-  if (o.structure_factor)
-    throw UsageError(
-        "--subtract takes the difference of two runs' intensities: leave out "
-        "--structure-factor (each S(q) is per atom of its own run's composition)");
+ExcessRuns read_excess_runs(const ScatteringOptions& o) {
+  ExcessRuns r;
   ScatteringOptions solution_options = o;
   solution_options.subtract.clear();
-  const ScatteringInputs solution_in = read_scattering_inputs(solution_options);
-  const ScatteringResult solution = scattering_from_inputs(solution_options, solution_in);
+  r.solution_in = read_scattering_inputs(solution_options);
+  r.solution = scattering_from_inputs(solution_options, r.solution_in);
   ScatteringOptions solvent_options = solution_options;
   solvent_options.input = o.subtract;
   std::vector<std::string> solvent_names;
@@ -115,11 +118,17 @@ ScatteringResult compute_excess(const ScatteringOptions& o) {
     solvent_names.push_back(s.name);
   solvent_options.elements = for_species(o.elements, solvent_names);
   solvent_options.deuteration = for_species(o.deuteration, solvent_names);
-  const ScatteringInputs solvent_in = read_scattering_inputs(solvent_options);
-  const ScatteringResult solvent = scattering_from_inputs(solvent_options, solvent_in);
-  check_compatible(solution, solvent);
-  const ExcessTerms terms = excess_terms(o, solution_in, solvent_in);
+  r.solvent_in = read_scattering_inputs(solvent_options);
+  r.solvent = scattering_from_inputs(solvent_options, r.solvent_in);
+  return r;
+}
 
+/// The excess's result without its table: what it is, both runs' notes, its curves and
+/// partials.
+ScatteringResult excess_result(const ExcessRuns& runs, const ExcessTerms& terms,
+                               const ExcessCurves& curves) {
+  const ScatteringResult& solution = runs.solution;
+  const ScatteringResult& solvent = runs.solvent;
   ScatteringResult out;
   out.run_path = solution.run_path;
   std::set<std::string> guesses(solution.guesses.begin(), solution.guesses.end());
@@ -133,53 +142,36 @@ ScatteringResult compute_excess(const ScatteringOptions& o) {
   out.r_max_nm = solution.r_max_nm;
   out.mean_volume_nm3 = solution.mean_volume_nm3;
   out.stem = "excess";
-
-  const std::vector<double>& q = solution.table.q;
   io::ScatteringData& d = out.data;
   d = solution.data;
   d.quantity = "excess_intensity";
   d.runs = {solution.run_path, solvent.run_path};
   d.complete = solution.data.complete && solvent.data.complete;
   d.stopped_by = !solution.data.complete ? solution.data.stopped_by : solvent.data.stopped_by;
-  // The solution's partials less the (scaled) solvent's of the same species names.
-  std::vector<double> matched(q.size(), 0.0);
-  const HistogramResult& solvent_run = solvent_in.run.result;
-  for (size_t p = 0; p < solvent.data.partials.size(); ++p) {
-    const io::ScatteringPartial& s = solvent.data.partials[p];
-    const PairHistogram& pair = solvent_run.pairs[p];
-    for (io::ScatteringPartial& t : d.partials)
-      if ((s.a == t.a && s.b == t.b) || (s.a == t.b && s.b == t.a))
-        for (size_t i = 0; i < q.size(); ++i) {
-          const double scaled =
-              scaled_solvent_partial(terms, solvent_in, pair.a, pair.b, s.values[i], i);
-          t.values[i] -= scaled;
-          matched[i] += scaled;
-        }
-  }
-  std::vector<double> total(q.size()), raw(q.size());
-  for (size_t i = 0; i < q.size(); ++i) {
-    raw[i] = solution.intensity.total[i] - solvent.intensity.total[i];
-    total[i] = solution.intensity.total[i] - matched[i] + terms.background[i];
-  }
+  for (size_t p = 0; p < d.partials.size(); ++p) d.partials[p].values = curves.partial.at(p);
   const std::string unit = solution.data.curves.at(0).unit;
   const std::string amplitude = solution.data.weight_unit;
-  d.curves = {{"dI", unit, total},
+  d.curves = {{"dI", unit, curves.total},
               {"I_solution", unit, solution.intensity.total},
               {"I_solvent", unit, solvent.intensity.total}};
   if (terms.sphere) {
-    d.curves.push_back({"dI_raw", unit, raw});
+    d.curves.push_back({"dI_raw", unit, curves.raw});
     d.curves.push_back({"background", unit, terms.background});
     d.curves.push_back({"A_bg", amplitude, terms.a_bg});
     d.curves.push_back({"B_solution", amplitude, terms.b_solution});
     d.curves.push_back({"B_solvent", amplitude, terms.b_solvent});
   }
+  return out;
+}
 
-  const analysis::GuinierFit fit = analysis::guinier_fit(q, total);
-  const ExcessDistribution pr = excess_distribution(solution_in, solvent_in, terms);
-  out.summary = excess_summary(fit, pr, o, solution.data.radiation == "xray");
-
+/// The table: header lines (what dI is, the method, the fit, both runs, the notes, the columns)
+/// and the columns of out.data's curves, partials and weights.
+void excess_columns(const ExcessRuns& runs, const ExcessTerms& terms, ScatteringResult& out) {
+  const ScatteringResult& solution = runs.solution;
+  const ScatteringResult& solvent = runs.solvent;
+  const io::ScatteringData& d = out.data;
   io::QTable& t = out.table;
-  t.q = q;
+  t.q = solution.table.q;
   const bool xray = solution.data.radiation == "xray";
   t.comments.push_back(std::string("pairhist ") + kVersionText +
                        " scattering: excess intensity dI(q) of " + solution.run_path +
@@ -211,25 +203,49 @@ ScatteringResult compute_excess(const ScatteringOptions& o) {
     t.columns.push_back({"dI_" + p.a + "-" + p.b, p.values});
   out.plotted = t.columns.size();
   for (const io::ScatteringSpecies& s : d.species) t.columns.push_back({"f_" + s.name, s.weight});
-  // The sphere excess's background term needs each block's centre distances, which a run keeps
-  // summed over its frames only: its blocks give no error of dI (yet).
-  if (!terms.sphere)
-    add_excess_errors(solution, solvent, out);
-  else if (solution.errors.blocks >= 2 && solvent.errors.blocks >= 2)
-    t.comments.push_back(
-        "errors: none for the sphere excess (its background term needs per-block centre "
-        "distances, which pairhist.h5 keeps summed over all frames)");
-  d.header = t.comments;
-  if (pr.ok) {
-    std::vector<std::string> header = {
-        t.comments[0],
-        "P(r) of the excess from the histograms (not a transform of dI): P_k = the solution's "
-        "pairs in bin k weighted f_A(0) f_B(0), per frame, less the matched solvent's, plus the "
-        "background's share; dI(0) = self + 2 sum_k P_k; r in nm, bin centres"};
-    for (const std::string& line : terms.header) header.push_back(line);
-    for (const std::string& line : out.summary) header.push_back(line);
-    out.distribution_text = excess_distribution_csv(pr, header);
-  }
+}
+
+/// P(r) of the excess as excess_pr.csv's text (its header the table's first line, what P is,
+/// the method and the fits) and in out.data (excess.h5).
+void excess_distribution_text(const ExcessDistribution& pr, const ExcessTerms& terms,
+                              ScatteringResult& out) {
+  if (!pr.ok) return;
+  // excess.h5 holds it as well, in the excess's unit before any intensity unit.
+  out.data.distribution = {out.data.curves.at(0).unit, pr.r, pr.total, pr.pairs, pr.background};
+  std::vector<std::string> header = {
+      out.table.comments.at(0),
+      "P(r) of the excess from the histograms (not a transform of dI): P_k = the solution's "
+      "pairs in bin k weighted f_A(0) f_B(0), per frame, less the matched solvent's, plus the "
+      "background's share; dI(0) = self + 2 sum_k P_k; r in nm, bin centres"};
+  for (const std::string& line : terms.header) header.push_back(line);
+  for (const std::string& line : out.summary) header.push_back(line);
+  out.distribution_text = excess_distribution_csv(pr, header);
+}
+
+}  // namespace
+
+ScatteringResult compute_excess(const ScatteringOptions& o) {
+  if (o.structure_factor)
+    throw UsageError(
+        "--subtract takes the difference of two runs' intensities: leave out "
+        "--structure-factor (each S(q) is per atom of its own run's composition)");
+  const ExcessRuns runs = read_excess_runs(o);
+  check_compatible(runs.solution, runs.solvent);
+  const ExcessTerms terms = excess_terms(o, runs.solution_in, runs.solvent_in);
+  const ExcessCurves curves = excess_curves(runs.solution_in, runs.solvent_in,
+                                            runs.solution.intensity, runs.solvent.intensity, terms);
+  ScatteringResult out = excess_result(runs, terms, curves);
+  const analysis::GuinierFit fit = analysis::guinier_fit(runs.solution.table.q, curves.total);
+  const ExcessDistribution pr = excess_distribution(runs.solution_in, runs.solvent_in, terms);
+  out.summary = excess_summary(fit, pr, o, runs.solution.data.radiation == "xray");
+  excess_columns(runs, terms, out);
+  if (terms.sphere)
+    add_sphere_excess_errors(o, runs.solution_in, runs.solvent_in, runs.solution.intensity,
+                             runs.solvent.intensity, out);
+  else
+    add_excess_errors(runs.solution, runs.solvent, out);
+  out.data.header = out.table.comments;
+  excess_distribution_text(pr, terms, out);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "drivers/cli/scattering_units.hpp"
 #include "pairhist/errors.hpp"
@@ -156,6 +157,42 @@ double scaled_solvent_partial(const ExcessTerms& t, const ScatteringInputs& solv
   const double w = solvent.weight_grid[static_cast<size_t>(a)][iq];
   const double self = solvent.run.result.mean_species_count(a) * w * w;
   return t.scale * self + t.scale * t.scale * (partial - self);
+}
+
+ExcessCurves excess_curves(const ScatteringInputs& solution, const ScatteringInputs& solvent,
+                           const analysis::DebyeIntensity& solution_intensity,
+                           const analysis::DebyeIntensity& solvent_intensity,
+                           const ExcessTerms& terms) {
+  const HistogramResult& a = solution.run.result;
+  const HistogramResult& b = solvent.run.result;
+  const size_t nq = solution.q.size();
+  ExcessCurves c;
+  c.partial = solution_intensity.partial;
+  c.total.assign(nq, 0.0);
+  c.raw.assign(nq, 0.0);
+  std::vector<double> matched(nq, 0.0);  // what is taken away: the scaled solvent's partials
+  const auto names = [](const HistogramResult& res, const PairHistogram& p) {
+    return std::make_pair(res.species[static_cast<size_t>(p.a)].name,
+                          res.species[static_cast<size_t>(p.b)].name);
+  };
+  for (size_t p = 0; p < a.pairs.size(); ++p) {
+    const auto [x, y] = names(a, a.pairs[p]);
+    for (size_t r = 0; r < b.pairs.size(); ++r) {
+      const auto [u, v] = names(b, b.pairs[r]);
+      if (!((u == x && v == y) || (u == y && v == x))) continue;
+      for (size_t i = 0; i < nq; ++i) {
+        const double scaled = scaled_solvent_partial(terms, solvent, b.pairs[r].a, b.pairs[r].b,
+                                                     solvent_intensity.partial[r][i], i);
+        c.partial[p][i] -= scaled;
+        matched[i] += scaled;
+      }
+    }
+  }
+  for (size_t i = 0; i < nq; ++i) {
+    c.raw[i] = solution_intensity.total[i] - solvent_intensity.total[i];
+    c.total[i] = solution_intensity.total[i] - matched[i] + terms.background[i];
+  }
+  return c;
 }
 
 ExcessDistribution excess_distribution(const ScatteringInputs& solution,

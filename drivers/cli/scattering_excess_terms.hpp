@@ -37,6 +37,19 @@ ExcessTerms excess_terms(const ScatteringOptions& options, const ScatteringInput
 double scaled_solvent_partial(const ExcessTerms& terms, const ScatteringInputs& solvent, int a,
                               int b, double partial, size_t iq);
 
+/// dI and its parts from the two runs' Debye intensities (as debye_intensity() gives them, on
+/// the solution's q): `partial` in the solution's pairs' order, each the solution's partial less
+/// the scaled solvent's of the same species names (its own where the solvent lacks them);
+/// `total` = sum of those + the background; `raw` = I_solution - I_solvent.
+struct ExcessCurves {
+  std::vector<double> total, raw;
+  std::vector<std::vector<double>> partial;
+};
+ExcessCurves excess_curves(const ScatteringInputs& solution, const ScatteringInputs& solvent,
+                           const analysis::DebyeIntensity& solution_intensity,
+                           const analysis::DebyeIntensity& solvent_intensity,
+                           const ExcessTerms& terms);
+
 /// The excess pair-distance distribution from the histograms (weights at q = 0), on the
 /// solution's bins: P_k = the solution's weighted pair counts per frame less the scaled
 /// solvent's, and the background's share; dI(0) = self + 2 sum_k P_k.

@@ -150,8 +150,11 @@ void express_scattering_units(const ScatteringOptions& o, ScatteringResult& r) {
       c.unit = u.unit;
     }
     for (io::ScatteringPartial& p : d.partials) scale(p.values, u.factor);
+    for (io::ScatteringPartial& p : d.partial_errors) scale(p.values, u.factor);
     scale(r.intensity.total, u.factor);
     for (std::vector<double>& p : r.intensity.partial) scale(p, u.factor);
+    scale(r.errors.total, u.factor);
+    for (std::vector<double>& p : r.errors.partial) scale(p, u.factor);
     units.push_back(u.line);
     t.y_label += u.unit == "1/cm" ? " (cm\\S-1\\N)" : " per molecule";
     d.options.emplace_back("intensity_unit", u.unit);

@@ -269,6 +269,14 @@ std::string encode_checkpoint(const Checkpoint& c) {
         for (const auto& c : *counts)
           for (uint64_t n : c) e.u64(n);
       }
+      // Then every closed interval's own (their errors of the sphere excess): absent from
+      // checkpoints written before blocks kept them, whose blocks then have none.
+      e.u64(s.intervals.size());
+      for (const IntervalBlock& b : s.intervals) {
+        e.u32(b.centre_counts.empty() ? 0 : 1);
+        for (const auto& c : b.centre_counts)
+          for (uint64_t n : c) e.u64(n);
+      }
     }
   }
 
@@ -373,6 +381,17 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& path) 
           for (uint64_t& n : c) n = d.u64();
       }
       if (s.centre_open.empty()) d.bad("centre counts without the open block's");
+      if (!d.at_end()) {
+        if (d.u64() != s.intervals.size()) d.bad("centre counts of other interval blocks");
+        for (IntervalBlock& b : s.intervals) {
+          if (d.u32() == 0) continue;
+          if (!d.fits(uint64_t{centre_species} * centre_bins * 8))
+            d.bad("a length runs past the end");
+          b.centre_counts.assign(centre_species, std::vector<uint64_t>(centre_bins));
+          for (auto& c : b.centre_counts)
+            for (uint64_t& n : c) n = d.u64();
+        }
+      }
     }
   }
   if (!d.at_end()) d.bad("bytes after the end");

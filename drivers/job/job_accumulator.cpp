@@ -131,7 +131,8 @@ bool JobAccumulator::block_full() const {
 
 void JobAccumulator::close_block() {
   if (open_frames() == 0) return;
-  state_.intervals.push_back({state_.open_begin, state_.frames(), state_.open_counts});
+  state_.intervals.push_back(
+      {state_.open_begin, state_.frames(), state_.open_counts, state_.centre_open});
   add_counts(state_.centre_closed, state_.centre_open);
   clear_counts(state_.centre_open);
   state_.open_begin = state_.frames();
@@ -144,7 +145,8 @@ HistogramResult JobAccumulator::result(const HistogramResult& header, bool with_
   // Without output intervals the open block is the whole run.
   const bool blocked = interval_ > 0;
   const bool open = with_open && open_frames() > 0;
-  if (open && blocked) blocks.push_back({state_.open_begin, state_.frames(), state_.open_counts});
+  if (open && blocked)
+    blocks.push_back({state_.open_begin, state_.frames(), state_.open_counts, state_.centre_open});
   const size_t frames = open ? state_.frames() : state_.open_begin;
   r.frame_indices.assign(state_.frame_indices.begin(), state_.frame_indices.begin() + frames);
   r.frame_times.assign(state_.frame_times.begin(), state_.frame_times.begin() + frames);

@@ -30,7 +30,8 @@ struct JobState {
   std::vector<std::vector<int64_t>> species_counts;
   std::vector<std::vector<uint64_t>> frame_pairs;
   // A --sphere run's centre-distance counts per species (HistogramResult::centre_counts): those
-  // of the closed blocks' frames and those of the open block's; empty for other runs.
+  // of the closed blocks' frames and those of the open block's; empty for other runs. Each
+  // closed interval keeps its own as well (IntervalBlock::centre_counts).
   std::vector<std::vector<uint64_t>> centre_closed, centre_open;
   std::vector<IntervalBlock> intervals;            // closed output blocks (`--interval`)
   size_t open_begin = 0;                           // first frame of the open block

@@ -28,11 +28,14 @@ struct PairHistogram {
 };
 
 /// The counts of consecutive frames written as one block (`run --interval N`): frames
-/// [frame_begin, frame_end) of HistogramResult::frame_indices, one histogram per pair.
+/// [frame_begin, frame_end) of HistogramResult::frame_indices, one histogram per pair; for a
+/// --sphere run also the block's own centre-distance counts (as HistogramResult::centre_counts,
+/// this block's frames only; empty for other runs and files written before blocks kept them).
 struct IntervalBlock {
   size_t frame_begin = 0;
   size_t frame_end = 0;
   std::vector<std::vector<uint64_t>> counts;
+  std::vector<std::vector<uint64_t>> centre_counts = {};
 };
 
 struct HistogramResult {

@@ -122,6 +122,10 @@ void validate(const HistogramResult& res) {
     for (const auto& c : b.counts)
       if (c.size() != static_cast<size_t>(res.nbins))
         throw std::logic_error("interval block histogram has the wrong number of bins");
+    if (!b.centre_counts.empty() &&
+        (res.centre_counts.empty() || b.centre_counts.size() != res.species.size() ||
+         b.centre_counts[0].size() != res.centre_counts[0].size()))
+      throw std::logic_error("interval block centre counts do not match the result's");
   }
 }
 
@@ -178,6 +182,15 @@ void write_blocks(const Writer& w, hid_t file, const HistogramResult& res, const
         w.scalar_dataset(numbers.get(), s.name, H5T_STD_I64LE, H5T_NATIVE_INT64, &n);
       }
       w.check(numbers.close(), "closing group", "particle_numbers");
+    }
+    if (!b.centre_counts.empty()) {
+      // A --sphere run's centre distances of this block's frames (the errors of the sphere
+      // excess); /pairhist/centre_distances holds their sum.
+      Handle centre = w.group(block.get(), "centre_distances");
+      for (size_t s = 0; s < res.species.size(); ++s)
+        w.dataset(centre.get(), res.species[s].name, H5T_STD_U64LE, H5T_NATIVE_UINT64,
+                  b.centre_counts[s].data(), b.centre_counts[s].size());
+      w.check(centre.close(), "closing group", "centre_distances");
     }
     if (d.have_box) {
       Handle volumes = w.group(block.get(), "volumes");

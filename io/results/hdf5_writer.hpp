@@ -13,6 +13,9 @@ namespace pairhist::io {
 ///   /<last frame index>/histograms/radii     float64 [nbins] bin centres
 ///   /<last frame index>/particle_numbers/<S> int64 scalar    atoms of species S per frame
 ///   /<last frame index>/volumes/box          float64 scalar  mean box volume (only with a box)
+///   /<last frame index>/centre_distances/<S> uint64 [bins]   a --sphere run's atoms of S by
+///                                                             distance from the centre, this
+///                                                             block's frames (intervals only)
 ///   /pairhist                                 attributes version, length_unit, r_max, nbins,
 ///                                             box_kind, precision, n_frames, config, complete,
 ///                                             norm (rdf|density|none), exclude (none|residue),
@@ -31,6 +34,10 @@ namespace pairhist::io {
 ///                                             /pairhist/number (analysis/rdf.hpp)
 ///   /pairhist/coordination/<A>,<B>            float64 [nbins] (whenever the above is written)
 ///   /pairhist/<rdf|density|number>_error/<A>,<B>  block-average errors (two or more intervals)
+///   /pairhist/centre_distances/<S>            uint64 [bins]   a --sphere run's atoms of S by
+///                                                             distance from the centre, all
+///                                                             frames (attribute
+///                                                             centre_bin_width)
 ///
 /// String attributes are variable-length UTF-8, so an arbitrarily long config text fits.
 /// Throws UsageError for results that cannot be written (no frames, species names that are not

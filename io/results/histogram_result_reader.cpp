@@ -269,6 +269,42 @@ void read_frame_species_counts(const Reader& in, hid_t meta, HistogramResult& re
   }
 }
 
+/// A --sphere run's centre distances per interval block (`<block>/centre_distances`, written
+/// since the sphere excess has errors): in every block or none, each shaped as the run's, and
+/// together the run's.
+void read_block_centre_counts(const Reader& in, hid_t file, const std::vector<StoredBlock>& blocks,
+                              HistogramResult& res) {
+  size_t with = 0;
+  for (const StoredBlock& block : blocks)
+    if (h5_exists(file, block.name + "/centre_distances")) ++with;
+  if (with == 0) return;
+  if (with != blocks.size() || res.centre_counts.empty())
+    in.fail(with != blocks.size()
+                ? "centre_distances in " + std::to_string(with) + " of " +
+                      std::to_string(blocks.size()) + " blocks"
+                : std::string("blocks hold centre_distances, /pairhist does not"));
+  std::vector<std::vector<uint64_t>> sum(res.centre_counts.size());
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    H5Handle centre = in.group(file, blocks[k].name + "/centre_distances");
+    IntervalBlock& b = res.intervals.at(k);
+    for (size_t s = 0; s < res.species.size(); ++s) {
+      const std::string& name = res.species[s].name;
+      b.centre_counts.push_back(in.counts(centre.get(), name));
+      if (b.centre_counts[s].size() != res.centre_counts[s].size())
+        in.fail("block /" + blocks[k].name + ": centre_distances/" + name +
+                " has other bins than /pairhist's");
+      sum[s].resize(b.centre_counts[s].size());
+      for (size_t j = 0; j < sum[s].size(); ++j)
+        if (__builtin_add_overflow(sum[s][j], b.centre_counts[s][j], &sum[s][j]))
+          in.fail("the blocks' centre_distances/" + name + " add up to 2^64 or more");
+    }
+  }
+  for (size_t s = 0; s < res.species.size(); ++s)
+    if (sum[s] != res.centre_counts[s])
+      in.fail("the blocks' centre_distances/" + res.species[s].name +
+              " do not add up to /pairhist's");
+}
+
 using PairKey = std::pair<int, int>;
 
 /// Every pair's counts, summed over the blocks, as A <= B of the species' order, sorted; with
@@ -347,6 +383,7 @@ void read_histograms(const Reader& in, hid_t file, const StoredBins& bins,
     for (const PairHistogram& p : res.pairs) b.counts.push_back(block_counts[k][{p.a, p.b}]);
     res.intervals.push_back(std::move(b));
   }
+  read_block_centre_counts(in, file, blocks, res);
 }
 
 /// A run with a dynamic species: its pairs of every frame, by pair name.

@@ -123,6 +123,11 @@ StoredRun stored_run(const std::string& path, const HistogramResult& res,
     for (const IntervalBlock& b : res.intervals) {
       IntervalBlock kept{b.frame_begin, b.frame_end, {}};
       for (size_t i = 0; i < order.size(); ++i) kept.counts.push_back(b.counts.at(order[i]));
+      if (!b.centre_counts.empty()) {
+        kept.centre_counts.assign(out.species.size(), {});
+        for (size_t s = 0; s < b.centre_counts.size(); ++s)
+          kept.centre_counts[static_cast<size_t>(index[s])] = b.centre_counts[s];
+      }
       out.intervals.push_back(std::move(kept));
     }
   return run;

@@ -101,6 +101,10 @@ void validate(const ScatteringData& d) {
   for (const auto& c : d.curves) same_length(c.values, "curve " + c.name);
   for (const auto& p : d.partials) same_length(p.values, "partial " + p.a + "-" + p.b);
   for (const auto& p : d.partial_errors) same_length(p.values, "error " + p.a + "-" + p.b);
+  const ScatteringDistribution& pr = d.distribution;
+  for (const auto* v : {&pr.total, &pr.pairs, &pr.background})
+    if (v->size() != pr.r.size())
+      throw std::logic_error("scattering HDF5: P(r) does not have one value per r");
   for (const auto& s : d.species) {
     same_length(s.weight, "weight of " + s.name);
     // '/' would nest groups, '.' names the group itself, ',' would make "A,B" ambiguous.
@@ -139,6 +143,14 @@ void write_contents(const Writer& w, hid_t file, const ScatteringData& d) {
       w.text(set.get(), "b", p.b);
       w.text(set.get(), "unit", unit);
     }
+  }
+  if (!d.distribution.r.empty()) {
+    const ScatteringDistribution& pr = d.distribution;
+    H5Handle group = w.group(file, "distribution");
+    w.text(w.curve(group.get(), "r", pr.r).get(), "unit", "nm");
+    w.text(w.curve(group.get(), "P", pr.total).get(), "unit", pr.unit);
+    w.text(w.curve(group.get(), "P_pairs", pr.pairs).get(), "unit", pr.unit);
+    w.text(w.curve(group.get(), "P_background", pr.background).get(), "unit", pr.unit);
   }
   H5Handle weights = w.group(file, "weights");
   for (const ScatteringSpecies& s : d.species) {
@@ -304,7 +316,8 @@ ScatteringData read_scattering_hdf5(const std::string& path) {
   d.q = r.curve(f, "q", SIZE_MAX);
   const size_t n = d.q.size();
   for (const std::string& name : r.members(f, ".")) {
-    if (name == "q" || name == "partials" || name == "partial_errors" || name == "weights")
+    if (name == "q" || name == "partials" || name == "partial_errors" || name == "weights" ||
+        name == "distribution")
       continue;
     ScatteringCurve c{name, "", r.curve(f, name, n)};
     c.unit = r.text(r.open(f, name).get(), "unit", "/" + name);
@@ -318,6 +331,14 @@ ScatteringData read_scattering_hdf5(const std::string& path) {
       (std::string(group) == "partials" ? d.partials : d.partial_errors)
           .push_back({r.text(set.get(), "a", at), r.text(set.get(), "b", at), r.curve(f, at, n)});
     }
+  }
+  if (H5Lexists(f, "distribution", H5P_DEFAULT) > 0) {
+    ScatteringDistribution& pr = d.distribution;
+    pr.r = r.curve(f, "distribution/r", SIZE_MAX);
+    pr.total = r.curve(f, "distribution/P", pr.r.size());
+    pr.pairs = r.curve(f, "distribution/P_pairs", pr.r.size());
+    pr.background = r.curve(f, "distribution/P_background", pr.r.size());
+    pr.unit = r.text(r.open(f, "distribution/P").get(), "unit", "/distribution/P");
   }
   for (const std::string& name : r.members(f, "weights")) {
     const std::string at = "weights/" + name;

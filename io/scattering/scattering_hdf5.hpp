@@ -35,6 +35,13 @@ struct ScatteringSpecies {
   std::vector<double> weight;  // f(q) in electrons or b in fm, one per q
 };
 
+/// An excess's pair-distance distribution P(r) (as excess_pr.csv): per bin centre r (nm), P =
+/// pairs + background; unit that of the excess before any intensity unit was applied.
+struct ScatteringDistribution {
+  std::string unit;
+  std::vector<double> r, total, pairs, background;
+};
+
 struct ScatteringData {
   std::string quantity;           // intensity | structure_factor | excess_intensity
   std::string radiation;          // xray | neutron
@@ -54,6 +61,7 @@ struct ScatteringData {
   // curves named <curve>err: Ierr, Serr, Ferr, dIerr); empty without blocks.
   std::vector<ScatteringPartial> partial_errors;
   std::vector<ScatteringSpecies> species;
+  ScatteringDistribution distribution;  // an excess's P(r); r empty where there is none
 
   /// The option's value, or "" where the file has none.
   std::string option(const std::string& key) const;
@@ -73,6 +81,8 @@ struct ScatteringData {
 ///   /weights/<A>      float64 [nq]   attributes scatterer, origin, source, atoms (int64),
 ///                                    deuterium (neutron), concentration (structure factors),
 ///                                    unit
+///   /distribution/r, P, P_pairs, P_background  float64 [bins]  an excess's P(r) (excess_pr.csv):
+///                                    r in nm (attribute unit "nm"), the others attribute unit
 ///
 /// Groups track the order in which their members were written (species and pairs in the run's
 /// order; h5py lists them so). No object carries a modification time, so the same data give the

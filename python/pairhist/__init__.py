@@ -342,7 +342,8 @@ def scattering(result, *, radiation="xray", q_max=50.0, nq=501, q=None, within_b
                precision="double", structure_factor=False, window="lorch", top=None,
                element=None, deuterate=None, table=None, subtract=None, form_factors="itc",
                hydrogen="bonded", water_factors="standard", maff=None, q_unit="nm",
-               per="frame", molecules=None, concentration=None, number_density=None):
+               per="frame", molecules=None, concentration=None, number_density=None,
+               match_shell=None):
     """`pairhist scattering` on a finished run, returning numpy arrays instead of writing files.
 
     result: the run's output directory or its pairhist.h5 (pairhist run -o DIR).
@@ -357,6 +358,8 @@ def scattering(result, *, radiation="xray", q_max=50.0, nq=501, q=None, within_b
     table: a file of weights overriding the built-in ones.
     subtract: a solvent run (directory or pairhist.h5): the excess intensity of `result` over it,
         with the same arguments for both (`pairhist scattering RESULT --subtract SOLVENT`).
+    match_shell: with subtract, of two --sphere runs: scale the solvent run to the solution's
+        solvent density in the shell R - match_shell < d <= R (nm; `--match-shell`).
     form_factors: X-ray "itc" (International Tables C 1992) or "wk" (Waasmaier & Kirfel 1995);
         hydrogen: "bonded" (International Tables' H) or "isolated" (the free atom, exact);
         water_factors: "standard" or "maff" (Sorenson et al. 2000, water's O and H); maff: a
@@ -369,7 +372,8 @@ def scattering(result, *, radiation="xray", q_max=50.0, nq=501, q=None, within_b
     {(A, B): S_AB}, density (atoms/nm^3) and concentrations {species: c}; guesses (elements
     guessed from atom names, also warned), notes and header (the lines the command's files
     start with); units {q, curves, weights}; with subtract: dI, I_solution, I_solvent and
-    partials {(A, B): dI_AB} instead of I and its partials; where the run has two or more
+    partials {(A, B): dI_AB} instead of I and its partials, and distribution, the excess's
+    P(r) {r (nm), P, P_pairs, P_background, unit}; where the run has two or more
     interval blocks, the standard errors Ierr, Serr and Ferr, or dIerr, and partial_errors
     {(A, B): ...} beside them. docs/scattering.md says what each is. Bad arguments or input
     raise ValueError.
@@ -379,6 +383,9 @@ def scattering(result, *, radiation="xray", q_max=50.0, nq=501, q=None, within_b
     q_values = [] if q is None else [float(v) for v in np.asarray(q, dtype=float).ravel()]
     if q is not None and not q_values:
         raise ValueError("q: no values")
+    shell = _optional_number(match_shell, "match_shell")
+    if match_shell is not None and (subtract is None or not shell > 0):
+        raise ValueError("match_shell takes a width > 0 (nm) and applies to subtract only")
     out = _pairhist.scattering(
         os.fspath(result), choice(radiation, "radiation", ("xray", "neutron")), float(q_max),
         positive_integer(nq, "nq"), q_values, choice(within_bin, "within_bin", ("exact", "centre")),
@@ -390,7 +397,7 @@ def scattering(result, *, radiation="xray", q_max=50.0, nq=501, q=None, within_b
         [] if maff is None else ([maff] if isinstance(maff, str) else [str(m) for m in maff]),
         str(q_unit), str(per), _optional_number(molecules, "molecules"),
         _optional_number(concentration, "concentration"),
-        _optional_number(number_density, "number_density"))
+        _optional_number(number_density, "number_density"), 0.0 if shell != shell else shell)
     if out["guesses"]:
         warnings.warn("elements guessed from atom names: " + ", ".join(out["guesses"]) +
                       " (set them with element={species: symbol})", stacklevel=2)
@@ -403,7 +410,8 @@ def read_scattering(path):
 
     Returns a dict keyed as scattering() returns it: q; the curves (I, or S and F, or dI,
     I_solution and I_solvent); partials {(A, B): values}; weights {species: f(q) or b}; for
-    structure factors density and concentrations. Besides: quantity ("intensity",
+    structure factors density and concentrations; for an excess its P(r) as distribution.
+    Besides: quantity ("intensity",
     "structure_factor", "excess_intensity"), radiation, units {curve: unit, "weights": unit},
     scatterers {species: element or ion}, atoms {species: atoms per frame}, runs (the pairhist.h5
     files read), n_frames, complete, options and header (the CSV's comment lines). A file that is

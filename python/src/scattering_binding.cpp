@@ -41,6 +41,17 @@ py::dict by_pair(const ScatteringResult& r, const std::vector<std::vector<double
   return d;
 }
 
+/// An excess's P(r): {r, P, P_pairs, P_background, unit}.
+py::dict distribution(const io::ScatteringDistribution& pr) {
+  py::dict d;
+  d["r"] = array_of(pr.r);
+  d["P"] = array_of(pr.total);
+  d["P_pairs"] = array_of(pr.pairs);
+  d["P_background"] = array_of(pr.background);
+  d["unit"] = pr.unit;
+  return d;
+}
+
 py::dict scattering(const ScatteringOptions& o) {
   ScatteringResult r;
   {
@@ -74,6 +85,7 @@ py::dict scattering(const ScatteringOptions& o) {
     d["I"] = array_of(r.intensity.total);
     d["partials"] = by_pair(r, r.intensity.partial);
   }
+  if (!r.data.distribution.r.empty()) d["distribution"] = distribution(r.data.distribution);
   if (!r.errors.total.empty()) {  // from the run's interval blocks (scattering_errors.hpp)
     const std::string total = !o.subtract.empty() ? "dI" : o.structure_factor ? "S" : "I";
     d[py::str(total + "err")] = array_of(r.errors.total);
@@ -136,6 +148,7 @@ py::dict read_scattering(const std::string& path) {
   for (const auto& [key, value] : data.options) options[py::str(key)] = value;
   d["options"] = options;
   d["header"] = data.header;
+  if (!data.distribution.r.empty()) d["distribution"] = distribution(data.distribution);
   return d;
 }
 
@@ -153,7 +166,7 @@ void bind_scattering(py::module_& m) {
          const std::string& table, const std::string& subtract, const std::string& form_factors,
          const std::string& hydrogen, const std::string& water_factors,
          const std::vector<std::string>& maff, const std::string& q_unit, const std::string& per,
-         double molecules, double concentration, double number_density) {
+         double molecules, double concentration, double number_density, double match_shell) {
         ScatteringOptions o;
         o.input = input;
         o.radiation = radiation;
@@ -178,6 +191,7 @@ void bind_scattering(py::module_& m) {
         o.molecules = molecules;
         o.concentration = concentration;
         o.number_density = number_density;
+        o.match_shell = match_shell;
         return scattering(o);
       },
       "`pairhist scattering` on a run's pairhist.h5, returning arrays.");

@@ -107,6 +107,34 @@ check("excess over itself", np.array_equal(e["I_solution"], x["I"]) and
 refused("subtract with structure_factor",
         lambda: pairhist.scattering(run_dir, subtract=run_dir, structure_factor=True))
 
+# The sphere excess of two --sphere runs in interval blocks, the solvent density matched in a
+# shell (match_shell): the command's dI, its errors and P(r); match_shell alone is refused.
+spheres = {}
+for role, centre in (("solution", "resid 1-3"), ("solvent", "resid 200-202")):
+    spheres[role] = os.path.join(work, "py-sphere-" + role)
+    cli("run", f"{data}/spce_water.xtc", "--top", f"{data}/spce_water.gro", "--species", "O=OW",
+        "--species", "H=HW1,HW2", "--sphere", f"{centre},1.0", "--nbins", "200", "--last", "5",
+        "--interval", "2", "--ncpu", "2", "-q", "--overwrite", "-o", spheres[role])
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # the guesses, checked above
+    m = pairhist.scattering(spheres["solution"], subtract=spheres["solvent"], q_max=30, nq=61,
+                            match_shell=0.3)
+cli("scattering", spheres["solution"], "--subtract", spheres["solvent"], "--q-max", "30", "--nq",
+    "61", "--match-shell", "0.3", "--overwrite")
+csv_m = read_csv(os.path.join(spheres["solution"], "excess.csv"))
+pr = read_csv(os.path.join(spheres["solution"], "excess_pr.csv"))
+check("match_shell: the command's dI", same(m["dI"], csv_m["dI"]) and
+      any("density matching (--match-shell 0.3 nm)" in line for line in m["header"]))
+check("sphere excess errors", "dIerr" in m and same(m["dIerr"], csv_m["dIerr"]) and
+      (m["dIerr"][1:] > 0).all() and len(m["partial_errors"]) == 3)
+check("P(r) of the excess", same(m["distribution"]["P"], pr["P"]) and
+      same(m["distribution"]["r"], pr["r_nm"]))
+h_m = pairhist.read_scattering(os.path.join(spheres["solution"], "excess.h5"))
+check("excess.h5 P(r)", np.array_equal(h_m["distribution"]["P"], m["distribution"]["P"]))
+refused("match_shell without subtract", lambda: pairhist.scattering(run_dir, match_shell=0.3))
+refused("match_shell 0", lambda: pairhist.scattering(spheres["solution"],
+                                                     subtract=spheres["solvent"], match_shell=0))
+
 # q in 1/A and absolute intensities: the command's numbers, the units said; MAFF and W-K.
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # the guesses, checked above
