@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <thread>
@@ -102,6 +103,21 @@ void check_identical(const fs::path& serial, const fs::path& ranks) {
         CliScratch::slurp((ranks / "rdf.csv").string()));
 }
 
+/// The run `args(out)` as one process and as each number of `ranks`: the same files, bit for bit.
+template <class Args>
+void same_as_one_process(const CliScratch& s, Args args, std::initializer_list<int> ranks) {
+  const ChildEnd one = run_one(args(s.file("serial")), s);
+  INFO(one.err);
+  REQUIRE(one.exited(0));
+  for (int n : ranks) {
+    INFO(n << " ranks");
+    const ChildEnd end = run_mpi(n, args(s.file("r" + std::to_string(n))), s);
+    INFO(end.err);
+    REQUIRE(end.exited(0));
+    check_identical(s.file("serial"), s.file("r" + std::to_string(n)));
+  }
+}
+
 std::vector<std::string> water(const std::string& out) {
   return {"run",       kWaterXtc,   "--top",  kWaterGro, "--species", "O=OW",
           "--species", "H=HW1,HW2", "--rmax", "1.2",     "--nbins",   "240",
@@ -163,14 +179,7 @@ TEST_CASE("The NaCl dodecahedron in double precision: 2 and 3 ranks equal one pr
                                     "double", "-o",        out,       "--interval", "25",
                                     "-q",     "--ncpu",    "1"};
   };
-  REQUIRE(run_one(args(s.file("serial")), s).exited(0));
-  for (int ranks : {2, 3}) {
-    INFO(ranks << " ranks");
-    const ChildEnd end = run_mpi(ranks, args(s.file("r" + std::to_string(ranks))), s);
-    INFO(end.err);
-    REQUIRE(end.exited(0));
-    check_identical(s.file("serial"), s.file("r" + std::to_string(ranks)));
-  }
+  same_as_one_process(s, args, {2, 3});
 }
 
 TEST_CASE("Periodic images as the run's first frame decides, on every rank") {
@@ -186,16 +195,7 @@ TEST_CASE("Periodic images as the run's first frame decides, on every rank") {
                                     "60",      "--interval", "4",         "-o",      out,
                                     "-q",      "--ncpu",     "1"};
   };
-  const ChildEnd one = run_one(args(s.file("serial")), s);
-  INFO(one.err);
-  REQUIRE(one.exited(0));
-  for (int ranks : {2, 3}) {
-    INFO(ranks << " ranks");
-    const ChildEnd end = run_mpi(ranks, args(s.file("r" + std::to_string(ranks))), s);
-    INFO(end.err);
-    REQUIRE(end.exited(0));
-    check_identical(s.file("serial"), s.file("r" + std::to_string(ranks)));
-  }
+  same_as_one_process(s, args, {2, 3});
 }
 
 TEST_CASE("Dynamic species: each rank selects its frames' atoms, rank 0 gets every frame's sizes") {
